@@ -1,0 +1,144 @@
+# tpuplan: TPU memory planner. See README.md.
+#
+#   make              build bin/tpuplan and bin/tpuplan-server
+#   make run          install what is missing, build, start PostgreSQL (embedded unless
+#                     DATABASE_URL is set) and the server; prints the dashboard URL
+#   make stop         stop what `make run` started
+#   make test         unit tests (plain and ASan+UBSan), CLI, integration and browser tests
+#   make lint         clang-format check, clang-tidy, cppcheck
+#   make bench        layout/model benchmarks; bench-pack, bench-server for the others
+#
+# Sources are found by directory, so adding a module needs no edit here:
+#   server/planner/*.c  -> libtpuplan.a  (pure planner library: no I/O, no globals)
+#   server/cli/*.c      -> bin/tpuplan
+#   server/service/*.c  -> bin/tpuplan-server (main.c holds main(); the rest is libservice.a)
+#   tests/unit/test_*.c -> one cmocka binary each, linked with both libraries
+#   tests/bench/*.c     -> one benchmark binary each
+
+CC      ?= cc
+BUILD   ?= build/release
+BINDIR  ?= bin
+OPT     ?= -O2 -g
+SAN     ?=
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+           -Wformat=2 -Wno-format-nonliteral
+PKGS     = json-c libmicrohttpd libpq
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS   = -std=c11 $(WARN) $(OPT) $(SAN) -D_GNU_SOURCE -Iserver -MMD -MP $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS  = $(SAN) $(EXTRA_LDFLAGS)
+LDLIBS   = $(PKG_LIBS) -lpthread -lm
+
+PLANNER_SRC = $(sort $(wildcard server/planner/*.c))
+CLI_SRC     = $(sort $(wildcard server/cli/*.c))
+SERVICE_SRC = $(sort $(filter-out server/service/main.c,$(wildcard server/service/*.c)))
+UNIT_SRC    = $(sort $(wildcard tests/unit/test_*.c))
+BENCH_SRC   = $(sort $(wildcard tests/bench/*.c))
+
+PLANNER_OBJ = $(PLANNER_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ     = $(CLI_SRC:%.c=$(BUILD)/%.o)
+SERVICE_OBJ = $(SERVICE_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN    = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_BIN   = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+LIBPLANNER  = $(BUILD)/libtpuplan.a
+LIBSERVICE  = $(BUILD)/libservice.a
+
+SAN_OPT   = -O1 -g -fno-omit-frame-pointer
+SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined
+
+.PHONY: all unit bench-bins deps test test-unit lint format format-check run stop bench \
+        bench-pack bench-server clean
+
+all: $(BINDIR)/tpuplan $(if $(wildcard server/service/main.c),$(BINDIR)/tpuplan-server)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBPLANNER): $(PLANNER_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBSERVICE): $(SERVICE_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BINDIR)/tpuplan: $(CLI_OBJ) $(LIBPLANNER)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBPLANNER) $(LDLIBS)
+
+$(BINDIR)/tpuplan-server: $(BUILD)/server/service/main.o $(LIBSERVICE) $(LIBPLANNER)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBSERVICE) $(LIBPLANNER)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Itests/unit -o $@ $< $(LIBSERVICE) $(LIBPLANNER) -lcmocka $(LDLIBS)
+
+$(BUILD)/bench/%: tests/bench/%.c $(LIBPLANNER)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBPLANNER) $(LDLIBS)
+
+unit: $(UNIT_BIN)
+bench-bins: $(BENCH_BIN)
+
+# Installs missing Debian packages (as root; prints the command otherwise). Idempotent.
+deps:
+	@server/scripts/deps.sh $(DEPS_PROFILE)
+
+# Everything: unit tests plain and under ASan+UBSan, then CLI, integration and browser
+# suites. tests/run.sh ends with the line "N passed, N failed".
+test:
+	@server/scripts/deps.sh test
+	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin OPT="$(SAN_OPT)" \
+		SAN="$(SAN_FLAGS)" all unit
+	@tests/run.sh
+
+# Unit tests only (both builds), for a quick loop.
+test-unit:
+	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin OPT="$(SAN_OPT)" \
+		SAN="$(SAN_FLAGS)" all unit
+	@TPUPLAN_SUITES=unit tests/run.sh
+
+C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+
+format:
+	clang-format -i $(C_FILES)
+
+format-check:
+	clang-format --dry-run -Werror $(C_FILES)
+
+lint: format-check
+	clang-tidy --quiet $(filter %.c,$(C_FILES)) -- -std=c11 -D_GNU_SOURCE -Iserver -Itests/unit \
+		$(PKG_CFLAGS)
+	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \
+		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Iserver server tests/unit
+
+run:
+	@server/scripts/deps.sh run
+	@$(MAKE) --no-print-directory all
+	@server/scripts/run.sh start
+
+stop:
+	@server/scripts/run.sh stop
+
+bench:
+	@server/scripts/deps.sh test
+	@$(MAKE) --no-print-directory all bench-bins
+	@tests/bench/run.sh layout
+
+bench-pack:
+	@$(MAKE) --no-print-directory all bench-bins
+	@tests/bench/run.sh pack
+
+bench-server:
+	@server/scripts/deps.sh test
+	@$(MAKE) --no-print-directory all
+	@tests/bench/run.sh server
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)
