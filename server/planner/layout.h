@@ -1,0 +1,68 @@
+/*
+ * layout.h - TPU tiled layouts: default layout choice and padded byte size.
+ *
+ * Byte size follows XLA's ShapeUtil::ArraySize as ../shared/docs/tpu-facts.md 2b and
+ * tpu-padding-rules.md section 3 describe it: only the first tile pads, and it pads the
+ * minor-most *physical* dimensions; sub-tiles only pack; E(n) sets the stored element
+ * width; leading dimensions are never padded. Every size is computed with checked 64-bit
+ * arithmetic.
+ */
+#ifndef TPUPLAN_LAYOUT_H
+#define TPUPLAN_LAYOUT_H
+
+#include <stdint.h>
+
+#include "planner/chip.h"
+#include "planner/err.h"
+#include "planner/shape.h"
+
+enum confidence {
+    CONF_GIVEN = 0, /* the layout came with the input */
+    CONF_CONFIRMED, /* default rule reproduced by real XLA:TPU reports for this generation */
+    CONF_ASSUMED,   /* default rule not confirmed for this generation: labelled an assumption */
+};
+
+/* Stable name for the JSON output: "given", "confirmed", "assumed". */
+const char *confidence_name(enum confidence c);
+
+struct layout_info {
+    int64_t padded_dims[SHAPE_MAX_RANK]; /* logical order, after tile padding */
+    uint64_t logical_bytes;              /* product of dims x dtype bytes (pred = 1) */
+    uint64_t padded_bytes;               /* XLA ArraySize of the tiled layout */
+    uint64_t padding_bytes;              /* padded - logical */
+    double expansion;                    /* padded / logical (1.0 for empty arrays) */
+    const char *rule;       /* static string: "given" or the default rule's name */
+    enum confidence confidence;
+};
+
+/*
+ * Fills in sh's layout (minor_to_major, tiles) with what XLA:TPU chooses by default for
+ * its dtype, rank, second-minor extent and the chip's generation, when sh has no layout.
+ * Leaves a given layout alone. *rule and *conf say which rule applied (see layout.c for
+ * the table and its sources). chip may be NULL (then the v4 rules, the best-confirmed).
+ */
+int layout_default(struct shape *sh, const struct chip *chip, const char **rule,
+                   enum confidence *conf, struct err *e);
+
+/*
+ * Computes sizes of sh, which must have a layout (call layout_default first). Fails with
+ * ERR_OVERFLOW when any product passes 2^64-1 and ERR_INVALID when a tile does not fit
+ * the shape's rank rules.
+ */
+int layout_size(const struct shape *sh, struct layout_info *out, struct err *e);
+
+/*
+ * layout_default + layout_size in one call, on a copy: *resolved gets the shape with its
+ * layout. This is what the CLI, the model planner and the tests use.
+ */
+int layout_resolve(const struct shape *sh, const struct chip *chip, struct shape *resolved,
+                   struct layout_info *out, struct err *e);
+
+/*
+ * XLA's byte formatter (TSL HumanReadableNumBytes without "iB"), as printed in OOM reports:
+ * "512B", "64.0K", "1.17G". Truncating integer division, not rounding: see
+ * tpu-padding-rules.md section 2. Writes at most cap bytes; returns buf.
+ */
+char *layout_format_bytes(uint64_t bytes, char *buf, size_t cap);
+
+#endif

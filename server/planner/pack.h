@@ -1,0 +1,107 @@
+/*
+ * pack.h - static buffer assignment (the dynamic storage allocation problem).
+ *
+ * Buffers have a size and a half-open lifetime [lower, upper) in program steps. A packing
+ * gives each buffer an offset so that no two buffers whose lifetimes overlap overlap in
+ * memory. The peak (heap height) is max(offset + size); the lower bound LB is the maximum
+ * over time of the sum of live sizes; fragmentation is peak - LB (XLA's
+ * HeapSimulator::Finish definition, ../shared/docs/allocators.md section 2).
+ *
+ * Strategies (names are stable; they appear in results, the CLI and the API):
+ *   "xla-spatial"      best fit, size desc then duration desc (XLA kSpatial)
+ *   "xla-temporal"     best fit, duration desc then size desc (XLA kTemporal)
+ *   "xla-area"         best fit, size x duration desc (XLA kSpatialTemporal)
+ *   "xla-default"      the better of xla-spatial and xla-temporal (ChooseBestHeapAlgorithm)
+ *   "first-fit"        lowest fitting offset in program order (a naive runtime allocator)
+ *   "tflite"           TFLite ArenaPlanner: size desc, best gap
+ *   "tpuplan-search"   our strongest heuristic (see pack_heur.c)
+ *   "exact"            the exact solver (pack_exact.c): optimal or best found by the deadline
+ * Aliases accepted by pack_algo_parse: "all" (every heuristic and exact), "best" (the
+ * heuristics, then exact when time allows; the result is the lowest peak found).
+ *
+ * All functions are pure computation on caller memory plus their own bounded allocations;
+ * the exact solver may start threads of its own, joined before it returns.
+ */
+#ifndef TPUPLAN_PACK_H
+#define TPUPLAN_PACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/err.h"
+
+#define PACK_MAX_BUFFERS 10000000 /* bound on n, checked by every entry point */
+
+struct pack_buffer {
+    int64_t lower;  /* first step live */
+    int64_t upper;  /* first step dead; lower < upper */
+    uint64_t size;  /* bytes (already padded and aligned by the caller) */
+};
+
+struct pack_problem {
+    size_t n;
+    const struct pack_buffer *bufs; /* borrowed, n entries */
+    uint64_t capacity;              /* 0 = unbounded (minimise the peak only) */
+    uint64_t alignment;             /* offsets are multiples of this; 0 or 1 = none */
+};
+
+struct pack_opts {
+    double time_limit_s;  /* wall-clock budget for search strategies; 0 = their default */
+    uint64_t seed;        /* search strategies are deterministic for a seed */
+    unsigned threads;     /* exact solver threads; 0 = number of online CPUs */
+};
+
+struct pack_result {
+    char strategy[32];
+    uint64_t *offsets;    /* n entries, malloc'd; owned by the result (pack_result_free) */
+    uint64_t peak;
+    uint64_t lower_bound;
+    bool solved;          /* a packing within the capacity was found (or no capacity) */
+    bool proven_optimal;  /* peak is proven minimal */
+    double seconds;       /* wall-clock time of this strategy */
+};
+
+void pack_result_free(struct pack_result *r);
+
+/* LB = max over time of the sum of live sizes. O(n log n). */
+int pack_lower_bound(const struct pack_problem *p, uint64_t *lb, struct err *e);
+
+/* Validates a problem: bounds, lower < upper, size > 0, no single buffer over capacity
+ * ("buffer 17 alone needs N bytes, capacity is M"). Every entry point calls it. */
+int pack_validate(const struct pack_problem *p, struct err *e);
+
+/* Runs one strategy by name (see the list above; not "all"/"best"). */
+int pack_run(const struct pack_problem *p, const char *strategy, const struct pack_opts *o,
+             struct pack_result *out, struct err *e);
+
+/* Comma-separated names of the single strategies, for help and error messages. */
+const char *pack_strategy_names(void);
+
+/*
+ * The independent checker: a separate code path from every solver. Verifies that each
+ * buffer has an offset, offsets honour the alignment, offset + size <= capacity (when
+ * capacity > 0), the reported peak equals max(offset + size), and no two buffers overlap
+ * in time x space. O(n log n) sweep. Returns ERR_OK or ERR_INVALID naming the first pair.
+ */
+int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t peak,
+               struct err *e);
+
+/* Per-step metrics of a packing, for the plan JSON and the dashboard. */
+struct pack_metrics {
+    size_t nsteps;          /* number of distinct step boundaries used below */
+    int64_t *steps;         /* nsteps ascending step values (segment starts) */
+    uint64_t *live_bytes;   /* sum of live sizes on [steps[i], steps[i+1]) */
+    uint64_t *heap_top;     /* max(offset+size) of live buffers on that segment */
+    uint64_t *free_bytes;   /* heap_top - live_bytes: gaps inside the heap */
+    uint64_t *largest_gap;  /* largest free gap below heap_top on that segment */
+    size_t peak_segment;    /* index of the segment where heap_top is maximal */
+    size_t *peak_buffers;   /* ids of buffers live at the peak segment */
+    size_t npeak_buffers;
+};
+
+int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
+                         struct pack_metrics *out, struct err *e);
+void pack_metrics_free(struct pack_metrics *m);
+
+#endif

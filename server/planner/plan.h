@@ -1,0 +1,80 @@
+/*
+ * plan.h - the planner's front door: input bytes in, result JSON out.
+ *
+ * The CLI (`tpuplan plan`), the service's worker pool and the tests all call these two
+ * functions. The input format is detected from content (a JSON model description, a
+ * safetensors file or header, a MiniMalloc CSV) unless opts->format names one. The result
+ * is the JSON document described by static/schema/result.schema.json, which the service
+ * stores and the dashboard draws.
+ *
+ * Thread-safe: no global state; every allocation is bounded by struct plan_limits.
+ */
+#ifndef TPUPLAN_PLAN_H
+#define TPUPLAN_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/err.h"
+
+enum plan_format {
+    PLAN_FMT_AUTO = 0,
+    PLAN_FMT_JSON,        /* native model description */
+    PLAN_FMT_SAFETENSORS, /* 8-byte LE length + JSON header (+ ignored tensor data) */
+    PLAN_FMT_CSV,         /* MiniMalloc: id,lower,upper,size */
+};
+
+/* "json", "safetensors", "minimalloc-csv"; "auto" for PLAN_FMT_AUTO. */
+const char *plan_format_name(enum plan_format f);
+
+struct plan_opts {
+    enum plan_format format; /* PLAN_FMT_AUTO: detect */
+    const char *chip;        /* NULL: the model's own chip, else chip_default() */
+    const char *strategies;  /* NULL: "best"; or "all", or a comma list (pack.h names) */
+    uint64_t capacity;       /* 0: the chip's usable HBM (CSV inputs: none) */
+    double time_limit_s;     /* packing search budget; 0: default */
+    uint64_t alignment;      /* offset alignment in bytes; 0: default */
+    const char *name;        /* overrides the model name; NULL: keep */
+};
+
+struct plan_limits {
+    size_t max_input_bytes; /* whole input */
+    unsigned max_json_depth;
+    size_t max_tensors;
+    size_t max_ops;
+};
+
+/* Defaults: 64 MiB input, depth 32, 1,000,000 tensors, 1,000,000 ops. */
+void plan_limits_default(struct plan_limits *l);
+
+/* Summary columns the service stores for listing plans. */
+struct plan_summary {
+    char name[128];
+    char chip[16];
+    char source_format[24];
+    size_t tensors;
+    uint64_t logical_bytes;
+    uint64_t padded_bytes;
+    uint64_t peak_bytes;        /* 0 until packed (plan_validate) */
+    uint64_t lower_bound_bytes; /* 0 until packed */
+    uint64_t capacity_bytes;
+    bool fits;
+};
+
+/*
+ * Parses and validates the input completely (format, every tensor, every layout) without
+ * packing: fast enough to run inside a request. Fills *s (may be NULL).
+ */
+int plan_validate(const char *input, size_t len, const struct plan_opts *o,
+                  const struct plan_limits *l, struct plan_summary *s, struct err *e);
+
+/*
+ * Full plan. On success *json is a malloc'd NUL-terminated document (caller frees) of
+ * *json_len bytes, and *s (may be NULL) holds the summary.
+ */
+int plan_run(const char *input, size_t len, const struct plan_opts *o,
+             const struct plan_limits *l, char **json, size_t *json_len,
+             struct plan_summary *s, struct err *e);
+
+#endif
