@@ -46,12 +46,12 @@ struct chip {
     unsigned tensorcores_per_device; /* 2 with megacore (v4, v5p), else 1 */
     unsigned mxu_dim;                /* 128 or 256 */
     unsigned mxus_per_core;
-    double peak_bf16_flops; /* per chip */
-    double peak_int8_ops;   /* per chip, 0 when not available */
-    const char *ici_topology;       /* "2D torus", "3D torus", ... */
-    uint64_t scoped_vmem_default;   /* default scoped VMEM limit, 0 when unknown */
-    unsigned uncertain;             /* enum chip_field bits */
-    const char *notes;              /* why the uncertain figures are uncertain */
+    double peak_bf16_flops;       /* per chip */
+    double peak_int8_ops;         /* per chip, 0 when not available */
+    const char *ici_topology;     /* "2D torus", "3D torus", ... */
+    uint64_t scoped_vmem_default; /* default scoped VMEM limit, 0 when unknown */
+    unsigned uncertain;           /* enum chip_field bits */
+    const char *notes;            /* why the uncertain figures are uncertain */
 };
 
 /* Number of chips in the table and the i-th one (i < chip_count()). */

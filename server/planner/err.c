@@ -7,6 +7,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Copies src into dst[cap], truncating: messages are best effort, never an overflow. */
+static void copy_trunc(char *dst, size_t cap, const char *a, const char *b, const char *c)
+{
+    size_t n = 0;
+    const char *parts[3] = {a, b, c};
+
+    for (int i = 0; i < 3; i++)
+        for (const char *p = parts[i]; p != NULL && *p != '\0' && n + 1 < cap; p++)
+            dst[n++] = *p;
+    dst[n] = '\0';
+}
+
 void err_clear(struct err *e)
 {
     if (e == NULL)
@@ -23,7 +35,7 @@ int err_set(struct err *e, int code, const char *where, const char *fmt, ...)
     if (e == NULL)
         return code;
     e->code = code;
-    snprintf(e->where, sizeof(e->where), "%s", where != NULL ? where : "");
+    copy_trunc(e->where, sizeof(e->where), where, NULL, NULL);
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
     va_end(ap);
@@ -38,12 +50,12 @@ int err_prefix(struct err *e, const char *where_prefix, const char *msg_prefix)
         return ERR_INTERNAL;
     if (where_prefix != NULL && where_prefix[0] != '\0') {
         const char *sep = (e->where[0] == '\0' || e->where[0] == '[') ? "" : ".";
-        snprintf(tmp, sizeof(tmp), "%s%s%s", where_prefix, sep, e->where);
-        snprintf(e->where, sizeof(e->where), "%s", tmp);
+        copy_trunc(tmp, sizeof(e->where), where_prefix, sep, e->where);
+        copy_trunc(e->where, sizeof(e->where), tmp, NULL, NULL);
     }
     if (msg_prefix != NULL && msg_prefix[0] != '\0') {
-        snprintf(tmp, sizeof(tmp), "%s%s", msg_prefix, e->msg);
-        snprintf(e->msg, sizeof(e->msg), "%s", tmp);
+        copy_trunc(tmp, sizeof(tmp), msg_prefix, e->msg, NULL);
+        copy_trunc(e->msg, sizeof(e->msg), tmp, NULL, NULL);
     }
     return e->code;
 }

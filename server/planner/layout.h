@@ -31,7 +31,7 @@ struct layout_info {
     uint64_t padded_bytes;               /* XLA ArraySize of the tiled layout */
     uint64_t padding_bytes;              /* padded - logical */
     double expansion;                    /* padded / logical (1.0 for empty arrays) */
-    const char *rule;       /* static string: "given" or the default rule's name */
+    const char *rule;                    /* static string: "given" or the default rule's name */
     enum confidence confidence;
 };
 

@@ -34,9 +34,9 @@
 #define PACK_MAX_BUFFERS 10000000 /* bound on n, checked by every entry point */
 
 struct pack_buffer {
-    int64_t lower;  /* first step live */
-    int64_t upper;  /* first step dead; lower < upper */
-    uint64_t size;  /* bytes (already padded and aligned by the caller) */
+    int64_t lower; /* first step live */
+    int64_t upper; /* first step dead; lower < upper */
+    uint64_t size; /* bytes (already padded and aligned by the caller) */
 };
 
 struct pack_problem {
@@ -47,19 +47,19 @@ struct pack_problem {
 };
 
 struct pack_opts {
-    double time_limit_s;  /* wall-clock budget for search strategies; 0 = their default */
-    uint64_t seed;        /* search strategies are deterministic for a seed */
-    unsigned threads;     /* exact solver threads; 0 = number of online CPUs */
+    double time_limit_s; /* wall-clock budget for search strategies; 0 = their default */
+    uint64_t seed;       /* search strategies are deterministic for a seed */
+    unsigned threads;    /* exact solver threads; 0 = number of online CPUs */
 };
 
 struct pack_result {
     char strategy[32];
-    uint64_t *offsets;    /* n entries, malloc'd; owned by the result (pack_result_free) */
+    uint64_t *offsets; /* n entries, malloc'd; owned by the result (pack_result_free) */
     uint64_t peak;
     uint64_t lower_bound;
-    bool solved;          /* a packing within the capacity was found (or no capacity) */
-    bool proven_optimal;  /* peak is proven minimal */
-    double seconds;       /* wall-clock time of this strategy */
+    bool solved;         /* a packing within the capacity was found (or no capacity) */
+    bool proven_optimal; /* peak is proven minimal */
+    double seconds;      /* wall-clock time of this strategy */
 };
 
 void pack_result_free(struct pack_result *r);
@@ -84,19 +84,18 @@ const char *pack_strategy_names(void);
  * capacity > 0), the reported peak equals max(offset + size), and no two buffers overlap
  * in time x space. O(n log n) sweep. Returns ERR_OK or ERR_INVALID naming the first pair.
  */
-int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t peak,
-               struct err *e);
+int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t peak, struct err *e);
 
 /* Per-step metrics of a packing, for the plan JSON and the dashboard. */
 struct pack_metrics {
-    size_t nsteps;          /* number of distinct step boundaries used below */
-    int64_t *steps;         /* nsteps ascending step values (segment starts) */
-    uint64_t *live_bytes;   /* sum of live sizes on [steps[i], steps[i+1]) */
-    uint64_t *heap_top;     /* max(offset+size) of live buffers on that segment */
-    uint64_t *free_bytes;   /* heap_top - live_bytes: gaps inside the heap */
-    uint64_t *largest_gap;  /* largest free gap below heap_top on that segment */
-    size_t peak_segment;    /* index of the segment where heap_top is maximal */
-    size_t *peak_buffers;   /* ids of buffers live at the peak segment */
+    size_t nsteps;         /* number of distinct step boundaries used below */
+    int64_t *steps;        /* nsteps ascending step values (segment starts) */
+    uint64_t *live_bytes;  /* sum of live sizes on [steps[i], steps[i+1]) */
+    uint64_t *heap_top;    /* max(offset+size) of live buffers on that segment */
+    uint64_t *free_bytes;  /* heap_top - live_bytes: gaps inside the heap */
+    uint64_t *largest_gap; /* largest free gap below heap_top on that segment */
+    size_t peak_segment;   /* index of the segment where heap_top is maximal */
+    size_t *peak_buffers;  /* ids of buffers live at the peak segment */
     size_t npeak_buffers;
 };
 

@@ -73,8 +73,7 @@ int plan_validate(const char *input, size_t len, const struct plan_opts *o,
  * Full plan. On success *json is a malloc'd NUL-terminated document (caller frees) of
  * *json_len bytes, and *s (may be NULL) holds the summary.
  */
-int plan_run(const char *input, size_t len, const struct plan_opts *o,
-             const struct plan_limits *l, char **json, size_t *json_len,
-             struct plan_summary *s, struct err *e);
+int plan_run(const char *input, size_t len, const struct plan_opts *o, const struct plan_limits *l,
+             char **json, size_t *json_len, struct plan_summary *s, struct err *e);
 
 #endif

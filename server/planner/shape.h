@@ -24,7 +24,7 @@
 
 /* Bounds. SHAPE_MAX_RANK is the largest rank accepted (see shape.c for the source). */
 #define SHAPE_MAX_RANK      16
-#define SHAPE_MAX_TILES     4  /* T(..)(..)(..)(..) */
+#define SHAPE_MAX_TILES     4 /* T(..)(..)(..)(..) */
 #define SHAPE_MAX_TILE_RANK 4
 #define SHAPE_MAX_TEXT      512 /* longest printed shape */
 
