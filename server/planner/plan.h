@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "planner/err.h"
+#include "planner/pack.h"
 
 enum plan_format {
     PLAN_FMT_AUTO = 0,
@@ -75,5 +76,23 @@ int plan_validate(const char *input, size_t len, const struct plan_opts *o,
  */
 int plan_run(const char *input, size_t len, const struct plan_opts *o, const struct plan_limits *l,
              char **json, size_t *json_len, struct plan_summary *s, struct err *e);
+
+/*
+ * The packing problem of an input, for `tpuplan pack` on a model description: one buffer
+ * per tensor (padded bytes rounded up to the alignment) with its lifetime, and its name.
+ * out->bufs and out->names (and each name) are malloc'd and owned by *out until
+ * plan_buffers_free(). For CSV inputs the sizes are used as given (no alignment).
+ */
+struct plan_buffers {
+    size_t n;
+    struct pack_buffer *bufs;
+    char **names;
+    uint64_t capacity;  /* the chip's usable HBM, or 0 for CSV inputs */
+    uint64_t alignment; /* the alignment applied */
+};
+
+int plan_buffers(const char *input, size_t len, const struct plan_opts *o,
+                 const struct plan_limits *l, struct plan_buffers *out, struct err *e);
+void plan_buffers_free(struct plan_buffers *b);
 
 #endif
