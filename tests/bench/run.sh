@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# run.sh KIND - benchmarks behind `make bench`, `make bench-pack`, `make bench-server`.
+# Prints the machine first, so every table says where it was measured.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+kind=${1:-layout}
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+echo "machine: $(nproc) cores, ${cpu:-unknown cpu}, $(free -g | awk '/^Mem:/{print $2}') GiB, $(uname -r)"
+case "$kind" in
+layout)
+    for b in build/release/bench/bench_layout build/release/bench/bench_plan; do
+        [ -x "$b" ] && "$b"
+    done
+    ;;
+pack) build/release/bench/bench_pack "${@:2}" ;;
+server) tests/bench/bench_server.sh ;;
+*)
+    echo "run.sh: unknown benchmark $kind" >&2
+    exit 2
+    ;;
+esac
