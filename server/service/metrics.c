@@ -1,0 +1,216 @@
+/*
+ * metrics.c - counters in static arrays of atomics; rendering walks them once.
+ *
+ * Statuses are counted in a fixed table of the codes this server answers with, plus an
+ * "other" slot, so a counter never needs allocating on the request path.
+ */
+#include "service/metrics.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const int metrics_statuses[] = {200, 201, 202, 204, 304, 400, 401, 403, 404,
+                                       405, 408, 413, 415, 422, 431, 500, 503};
+#define NSTATUS   (sizeof(metrics_statuses) / sizeof(metrics_statuses[0]))
+#define REQ_NB    12
+#define PLAN_NB   12
+#define OTHER_IDX NSTATUS
+
+static const double req_bounds[REQ_NB] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                          0.05,   0.1,   0.25,   0.5,   1.0,  2.5};
+static const double plan_bounds[PLAN_NB] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                            0.1,   0.25,   0.5,   1.0,  5.0,   30.0};
+
+static uint64_t req_count[ROUTE_COUNT][NSTATUS + 1];
+static uint64_t req_hist[ROUTE_COUNT][REQ_NB + 1]; /* last slot: +Inf */
+static uint64_t req_sum_us[ROUTE_COUNT];
+static uint64_t plan_hist[PLAN_NB + 1];
+static uint64_t plan_sum_us;
+static uint64_t plan_fail;
+
+static void add(uint64_t *p, uint64_t v)
+{
+    __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+static uint64_t get(const uint64_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static size_t bucket(const double *bounds, size_t n, double v)
+{
+    size_t i;
+
+    for (i = 0; i < n && v > bounds[i]; i++)
+        ;
+    return i;
+}
+
+static uint64_t to_us(double s)
+{
+    return s <= 0 ? 0 : (uint64_t)(s * 1e6);
+}
+
+void metrics_request_observe(enum route_id route, int status, double seconds)
+{
+    size_t si;
+
+    if ((unsigned)route >= ROUTE_COUNT)
+        route = ROUTE_NONE;
+    for (si = 0; si < NSTATUS && metrics_statuses[si] != status; si++)
+        ;
+    add(&req_count[route][si], 1);
+    add(&req_hist[route][bucket(req_bounds, REQ_NB, seconds)], 1);
+    add(&req_sum_us[route], to_us(seconds));
+}
+
+void metrics_planner_observe(double seconds, int ok)
+{
+    add(&plan_hist[bucket(plan_bounds, PLAN_NB, seconds)], 1);
+    add(&plan_sum_us, to_us(seconds));
+    if (!ok)
+        add(&plan_fail, 1);
+}
+
+/* A growing text buffer; on OOM it sets failed and drops further text. */
+struct tbuf {
+    char *p;
+    size_t len, cap;
+    bool failed;
+};
+
+static void __attribute__((format(printf, 2, 3))) tb_printf(struct tbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (b->failed)
+        return;
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = true;
+            return;
+        }
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t ncap = b->cap * 2 + (size_t)n;
+        char *np = realloc(b->p, ncap);
+        if (np == NULL) {
+            b->failed = true;
+            return;
+        }
+        b->p = np;
+        b->cap = ncap;
+    }
+}
+
+static void render_hist(struct tbuf *b, const char *name, const char *label, const double *bounds,
+                        size_t nb, const uint64_t *hist, uint64_t sum_us)
+{
+    uint64_t cum = 0;
+    const char *sep = label[0] != '\0' ? "," : "";
+    size_t i;
+
+    for (i = 0; i <= nb; i++) {
+        cum += get(&hist[i]);
+        if (i < nb)
+            tb_printf(b, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, label, sep, bounds[i],
+                      (unsigned long long)cum);
+        else
+            tb_printf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, label, sep,
+                      (unsigned long long)cum);
+    }
+    if (label[0] != '\0') {
+        tb_printf(b, "%s_sum{%s} %.6f\n", name, label, (double)sum_us / 1e6);
+        tb_printf(b, "%s_count{%s} %llu\n", name, label, (unsigned long long)cum);
+    } else {
+        tb_printf(b, "%s_sum %.6f\n", name, (double)sum_us / 1e6);
+        tb_printf(b, "%s_count %llu\n", name, (unsigned long long)cum);
+    }
+}
+
+static void render_gauge(struct tbuf *b, const char *name, const char *help, int64_t v)
+{
+    if (v < 0)
+        return;
+    tb_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help, name, name, (long long)v);
+}
+
+char *metrics_render(const struct metrics_gauges *g, size_t *len)
+{
+    struct tbuf b = {.p = malloc(8192), .cap = 8192};
+    char label[64];
+    size_t r, s;
+
+    if (b.p == NULL)
+        return NULL;
+    b.p[0] = '\0';
+    tb_printf(&b, "# HELP tpuplan_http_requests_total HTTP requests by route and status.\n"
+                  "# TYPE tpuplan_http_requests_total counter\n");
+    for (r = 0; r < ROUTE_COUNT; r++)
+        for (s = 0; s <= NSTATUS; s++) {
+            uint64_t c = get(&req_count[r][s]);
+            if (c == 0)
+                continue;
+            if (s == OTHER_IDX)
+                tb_printf(&b, "tpuplan_http_requests_total{route=\"%s\",status=\"other\"} %llu\n",
+                          route_name((enum route_id)r), (unsigned long long)c);
+            else
+                tb_printf(&b, "tpuplan_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
+                          route_name((enum route_id)r), metrics_statuses[s], (unsigned long long)c);
+        }
+    tb_printf(&b, "# HELP tpuplan_http_request_duration_seconds Time from request headers to "
+                  "the response being sent.\n"
+                  "# TYPE tpuplan_http_request_duration_seconds histogram\n");
+    for (r = 0; r < ROUTE_COUNT; r++) {
+        snprintf(label, sizeof(label), "route=\"%s\"", route_name((enum route_id)r));
+        render_hist(&b, "tpuplan_http_request_duration_seconds", label, req_bounds, REQ_NB,
+                    req_hist[r], get(&req_sum_us[r]));
+    }
+    tb_printf(&b, "# HELP tpuplan_planner_duration_seconds plan_run() time per job.\n"
+                  "# TYPE tpuplan_planner_duration_seconds histogram\n");
+    render_hist(&b, "tpuplan_planner_duration_seconds", "", plan_bounds, PLAN_NB, plan_hist,
+                get(&plan_sum_us));
+    tb_printf(&b,
+              "# HELP tpuplan_planner_failures_total plan_run() calls that failed.\n"
+              "# TYPE tpuplan_planner_failures_total counter\n"
+              "tpuplan_planner_failures_total %llu\n",
+              (unsigned long long)get(&plan_fail));
+    if (g != NULL) {
+        if (g->jobs_queued >= 0) {
+            tb_printf(&b, "# HELP tpuplan_jobs Plans by state (database, all instances).\n"
+                          "# TYPE tpuplan_jobs gauge\n");
+            tb_printf(&b, "tpuplan_jobs{state=\"queued\"} %lld\n", (long long)g->jobs_queued);
+            tb_printf(&b, "tpuplan_jobs{state=\"running\"} %lld\n", (long long)g->jobs_running);
+            tb_printf(&b, "tpuplan_jobs{state=\"done\"} %lld\n", (long long)g->jobs_done);
+            tb_printf(&b, "tpuplan_jobs{state=\"failed\"} %lld\n", (long long)g->jobs_failed);
+            render_gauge(&b, "tpuplan_queue_depth", "Plans waiting for a planner worker.",
+                         g->jobs_queued);
+        }
+        render_gauge(&b, "tpuplan_executor_queue_depth",
+                     "Requests waiting for a request-executor thread.", g->executor_queue);
+        render_gauge(&b, "tpuplan_waiting_clients", "Prefer: wait requests parked.",
+                     g->waiting_clients);
+        render_gauge(&b, "tpuplan_cache_entries", "Finished plans cached in memory.",
+                     g->cache_entries);
+        render_gauge(&b, "tpuplan_cache_bytes", "Bytes of cached plan bodies.", g->cache_bytes);
+        render_gauge(&b, "tpuplan_database_up", "1 when the last database call succeeded.",
+                     g->db_up);
+    }
+    if (b.failed) {
+        free(b.p);
+        return NULL;
+    }
+    if (len != NULL)
+        *len = b.len;
+    return b.p;
+}

@@ -1,0 +1,35 @@
+/*
+ * metrics.h - Prometheus counters and histograms for GET /metrics.
+ *
+ * Process-wide and lock-free (relaxed atomics): any thread may observe. The HTTP layer
+ * counts requests by route and status and their duration; the planner workers (jobs.c)
+ * report each plan_run() duration with metrics_planner_observe(). metrics_render() writes
+ * the text exposition format (version 0.0.4).
+ */
+#ifndef TPUPLAN_METRICS_H
+#define TPUPLAN_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "service/route.h"
+
+/* One finished HTTP request: route, final status code, seconds from headers to completion. */
+void metrics_request_observe(enum route_id route, int status, double seconds);
+
+/* One plan_run() call by a planner worker, in seconds; ok = 0 when it failed. */
+void metrics_planner_observe(double seconds, int ok);
+
+/* Gauges sampled when /metrics is served; a negative value means "unknown" (omitted). */
+struct metrics_gauges {
+    int64_t jobs_queued, jobs_running, jobs_done, jobs_failed; /* store_job_counts */
+    int64_t executor_queue;  /* requests waiting for a request-executor thread */
+    int64_t waiting_clients; /* Prefer: wait requests parked until their plan finishes */
+    int64_t cache_entries, cache_bytes;
+    int db_up; /* 1 or 0 */
+};
+
+/* The whole exposition as a malloc'd string (caller frees) of *len bytes; NULL on OOM. */
+char *metrics_render(const struct metrics_gauges *g, size_t *len);
+
+#endif
