@@ -1,29 +1,77 @@
 /*
- * dtype.c - placeholder implementation of dtype.h until the owning module lands.
+ * dtype.c - XLA element types: spellings and storage widths (see dtype.h).
+ *
+ * Spellings follow XLA's primitive_util::LowercasePrimitiveTypeName (the names the HLO
+ * printer writes); widths are primitive_util::BitWidth. One static table, no state.
  */
 #include "planner/dtype.h"
 
+#include <string.h>
+
+struct dtype_def {
+    const char *name;
+    unsigned bits;
+};
+
+static const struct dtype_def defs[DT_COUNT] = {
+    [DT_INVALID] = {"invalid", 0},
+    [DT_PRED] = {"pred", 8}, /* stored as one byte unpacked (tpu-padding-rules.md 2) */
+    [DT_S2] = {"s2", 2},
+    [DT_U2] = {"u2", 2},
+    [DT_S4] = {"s4", 4},
+    [DT_U4] = {"u4", 4},
+    [DT_S8] = {"s8", 8},
+    [DT_U8] = {"u8", 8},
+    [DT_S16] = {"s16", 16},
+    [DT_U16] = {"u16", 16},
+    [DT_S32] = {"s32", 32},
+    [DT_U32] = {"u32", 32},
+    [DT_S64] = {"s64", 64},
+    [DT_U64] = {"u64", 64},
+    [DT_F16] = {"f16", 16},
+    [DT_BF16] = {"bf16", 16},
+    [DT_F32] = {"f32", 32},
+    [DT_F64] = {"f64", 64},
+    [DT_C64] = {"c64", 64},
+    [DT_C128] = {"c128", 128},
+    [DT_F4E2M1FN] = {"f4e2m1fn", 4},
+    [DT_F8E3M4] = {"f8e3m4", 8},
+    [DT_F8E4M3] = {"f8e4m3", 8},
+    [DT_F8E4M3FN] = {"f8e4m3fn", 8},
+    [DT_F8E4M3B11FNUZ] = {"f8e4m3b11fnuz", 8},
+    [DT_F8E4M3FNUZ] = {"f8e4m3fnuz", 8},
+    [DT_F8E5M2] = {"f8e5m2", 8},
+    [DT_F8E5M2FNUZ] = {"f8e5m2fnuz", 8},
+    [DT_F8E8M0FNU] = {"f8e8m0fnu", 8},
+    [DT_TOKEN] = {"token", 0},
+};
+
 const char *dtype_name(enum dtype t)
 {
-    (void)t;
-    return "invalid";
+    if ((unsigned)t >= DT_COUNT)
+        return "invalid";
+    return defs[t].name;
 }
 
 enum dtype dtype_parse(const char *s, size_t len)
 {
-    (void)s;
-    (void)len;
+    for (int t = DT_INVALID + 1; t < DT_COUNT; t++)
+        if (strlen(defs[t].name) == len && memcmp(defs[t].name, s, len) == 0)
+            return (enum dtype)t;
     return DT_INVALID;
 }
 
 unsigned dtype_bits(enum dtype t)
 {
-    (void)t;
-    return 0;
+    if ((unsigned)t >= DT_COUNT)
+        return 0;
+    return defs[t].bits;
 }
 
 unsigned dtype_bytes(enum dtype t)
 {
-    (void)t;
-    return 0;
+    unsigned bits = dtype_bits(t);
+
+    /* ShapeUtil::ByteSizeOfPrimitiveType rounds sub-byte types up to one byte. */
+    return (bits + 7) / 8;
 }

@@ -27,33 +27,43 @@ const char *confidence_name(enum confidence c);
 
 struct layout_info {
     int64_t padded_dims[SHAPE_MAX_RANK]; /* logical order, after tile padding */
-    uint64_t logical_bytes;              /* product of dims x dtype bytes (pred = 1) */
+    uint64_t elements;                   /* logical element count */
+    uint64_t logical_bytes;              /* elements x dtype bits / 8, rounded up (pred = 1 B) */
     uint64_t padded_bytes;               /* XLA ArraySize of the tiled layout */
-    uint64_t padding_bytes;              /* padded - logical */
+    uint64_t padding_bytes;              /* padded - logical (widening by E(n) counts) */
     double expansion;                    /* padded / logical (1.0 for empty arrays) */
     const char *rule;                    /* static string: "given" or the default rule's name */
+    const char *assumption; /* static sentence when confidence is CONF_ASSUMED, else NULL */
     enum confidence confidence;
 };
 
 /*
  * Fills in sh's layout (minor_to_major, tiles) with what XLA:TPU chooses by default for
  * its dtype, rank, second-minor extent and the chip's generation, when sh has no layout.
- * Leaves a given layout alone. *rule and *conf say which rule applied (see layout.c for
- * the table and its sources). chip may be NULL (then the v4 rules, the best-confirmed).
+ * A layout given with tiles (or E(n)) is left alone (*rule "given", CONF_GIVEN). A layout
+ * given as a bare order such as {1,0} keeps that order and gets the default tiles: XLA:TPU
+ * always tiles HBM arrays, and old TF-era reports printed the order without the tile
+ * (tpu-padding-rules.md 3.6). *rule and *conf say which rule applied (see layout.c for the
+ * table and its sources); rule and conf may be NULL. chip may be NULL (then the v4 rules,
+ * the best-confirmed).
  */
 int layout_default(struct shape *sh, const struct chip *chip, const char **rule,
                    enum confidence *conf, struct err *e);
 
 /*
- * Computes sizes of sh, which must have a layout (call layout_default first). Fails with
- * ERR_OVERFLOW when any product passes 2^64-1 and ERR_INVALID when a tile does not fit
- * the shape's rank rules.
+ * Computes sizes of sh as laid out (a shape without layout is sized untiled, like XLA's
+ * ByteSizeOfElements; call layout_default or layout_resolve first for TPU sizes). Fills
+ * padded_dims, elements and the byte counts; leaves rule/assumption/confidence to the
+ * caller (layout_resolve sets them). Fails with ERR_OVERFLOW when any product passes
+ * 2^64-1 and ERR_INVALID (via shape_validate) when a tile does not fit the shape.
+ * Allocation-free.
  */
 int layout_size(const struct shape *sh, struct layout_info *out, struct err *e);
 
 /*
  * layout_default + layout_size in one call, on a copy: *resolved gets the shape with its
- * layout. This is what the CLI, the model planner and the tests use.
+ * layout (resolved may be NULL). Also sets out->rule, out->confidence and out->assumption.
+ * This is what the CLI, the model planner and the tests use. Allocation-free.
  */
 int layout_resolve(const struct shape *sh, const struct chip *chip, struct shape *resolved,
                    struct layout_info *out, struct err *e);

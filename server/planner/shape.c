@@ -1,43 +1,596 @@
 /*
- * shape.c - placeholder implementation of shape.h until the owning module lands.
+ * shape.c - XLA shape strings: parse and print exactly as XLA writes them (see shape.h).
+ *
+ * The grammar is the one XLA's printers produce (xla/shape_util.cc
+ * ShapeUtil::PrintHumanStringWithLayout, xla/layout.cc Layout::Print and Tile::Print,
+ * read in openxla/xla):
+ *
+ *   shape  := dtype '[' [dim {',' dim}] ']' [layout]
+ *   layout := '{' [m2m {',' m2m}] [':' attr...] '}'
+ *   attr   := 'T' tile {tile} | 'L(' n ')' | 'E(' n ')' | 'S(' n ')'
+ *   tile   := '(' n {',' n} ')'
+ *   tuple  := '(' [shape {',' ' '? shape}] ')'
+ *
+ * Layout::Print writes the attributes in the order T, L, #, *, E, S, SC, P, M and omits
+ * each one at its default (no tiles, L(1), E(0), S(0)); we print in that order too, so a
+ * canonical string round-trips byte for byte. A parse never allocates.
  */
 #include "planner/shape.h"
 
-int shape_parse(const char *s, size_t len, struct shape *out, struct err *e)
+#include <stdio.h>
+#include <string.h>
+
+/* Cursor over the whole input, so offsets in messages are offsets in what the user typed. */
+struct cur {
+    const char *s;
+    size_t len;
+    size_t pos;
+    const char *ctx; /* message prefix, "" or "tuple element 3: " */
+};
+
+static int peek(const struct cur *c)
 {
-    (void)s;
-    (void)len;
-    (void)out;
-    return err_set(e, ERR_INTERNAL, NULL, "shape_parse: not implemented");
+    return c->pos < c->len ? (unsigned char)c->s[c->pos] : -1;
 }
 
-int shape_print(const struct shape *sh, char *buf, size_t cap)
+static const char *found(const struct cur *c, char *buf, size_t cap)
 {
-    (void)sh;
-    (void)buf;
-    (void)cap;
-    return ERR_INTERNAL;
+    int ch = peek(c);
+
+    if (ch < 0)
+        snprintf(buf, cap, "end of input");
+    else if (ch >= 0x20 && ch < 0x7f)
+        snprintf(buf, cap, "'%c'", ch);
+    else
+        snprintf(buf, cap, "byte 0x%02x", (unsigned)ch);
+    return buf;
+}
+
+/* ERR_INVALID "expected X at offset N, found Y". */
+static int expected(const struct cur *c, const char *what, struct err *e)
+{
+    char f[32];
+
+    return err_set(e, ERR_INVALID, "shape", "%sexpected %s at offset %zu, found %s", c->ctx, what,
+                   c->pos, found(c, f, sizeof(f)));
+}
+
+static int accept(struct cur *c, char ch)
+{
+    if (peek(c) == ch) {
+        c->pos++;
+        return 1;
+    }
+    return 0;
+}
+
+static int expect(struct cur *c, char ch, const char *what, struct err *e)
+{
+    return accept(c, ch) ? 0 : expected(c, what, e);
+}
+
+/* A decimal number without sign, 0..INT64_MAX. `what` names it in messages ("dimension"). */
+static int parse_num(struct cur *c, const char *what, int64_t *out, struct err *e)
+{
+    size_t start = c->pos;
+    uint64_t v = 0;
+
+    if (peek(c) == '-')
+        return err_set(e, ERR_INVALID, "shape", "%snegative %s at offset %zu", c->ctx, what, start);
+    if (peek(c) < '0' || peek(c) > '9')
+        return expected(c, what, e);
+    while (peek(c) >= '0' && peek(c) <= '9') {
+        unsigned d = (unsigned)(peek(c) - '0');
+        if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, d, &v) ||
+            v > (uint64_t)INT64_MAX)
+            return err_set(e, ERR_OVERFLOW, "shape",
+                           "%s%s at offset %zu is larger than 2^63-1 (9223372036854775807)", c->ctx,
+                           what, start);
+        c->pos++;
+    }
+    *out = (int64_t)v;
+    return 0;
+}
+
+static int parse_small(struct cur *c, const char *what, int64_t lo, int64_t hi, int64_t *out,
+                       struct err *e)
+{
+    size_t start = c->pos;
+    int rc = parse_num(c, what, out, e);
+
+    if (rc == 0 && (*out < lo || *out > hi))
+        rc = err_set(e, ERR_INVALID, "shape", "%s%s %lld at offset %zu is outside %lld..%lld",
+                     c->ctx, what, (long long)*out, start, (long long)lo, (long long)hi);
+    return rc;
+}
+
+static int parse_dtype(struct cur *c, struct shape *out, struct err *e)
+{
+    size_t start = c->pos;
+
+    while ((peek(c) >= 'a' && peek(c) <= 'z') || (peek(c) >= '0' && peek(c) <= '9') ||
+           (peek(c) >= 'A' && peek(c) <= 'Z'))
+        c->pos++;
+    if (c->pos == start)
+        return expected(c, "an element type (f32, bf16, s8, ...)", e);
+    out->dtype = dtype_parse(c->s + start, c->pos - start);
+    if (out->dtype == DT_INVALID)
+        return err_set(e, ERR_NOTFOUND, "shape",
+                       "%sunknown element type '%.*s' at offset %zu (XLA spellings: pred, s4, "
+                       "s8, u8, s16, s32, s64, f16, bf16, f32, f64, c64, c128, f8e4m3fn, "
+                       "f8e5m2, ...)",
+                       c->ctx, (int)(c->pos - start > 32 ? 32 : c->pos - start), c->s + start,
+                       start);
+    return 0;
+}
+
+static int parse_dims(struct cur *c, struct shape *out, struct err *e)
+{
+    int rc;
+
+    if ((rc = expect(c, '[', "'['", e)) != 0)
+        return rc;
+    out->rank = 0;
+    if (accept(c, ']'))
+        return 0;
+    for (;;) {
+        if (peek(c) == '<' || peek(c) == '?')
+            return err_set(e, ERR_INVALID, "shape",
+                           "%sdynamic dimension at offset %zu is not supported: give the "
+                           "bound as a plain number",
+                           c->ctx, c->pos);
+        if (out->rank == SHAPE_MAX_RANK)
+            return err_set(e, ERR_LIMIT, "shape",
+                           "%srank above the limit of %d at offset %zu (XLA sets no limit; "
+                           "tpuplan uses NumPy's 32)",
+                           c->ctx, SHAPE_MAX_RANK, c->pos);
+        if ((rc = parse_num(c, "dimension", &out->dims[out->rank], e)) != 0)
+            return rc;
+        out->rank++;
+        if (accept(c, ']'))
+            return 0;
+        if ((rc = expect(c, ',', "',' or ']' after a dimension", e)) != 0)
+            return rc;
+    }
+}
+
+static int parse_tile(struct cur *c, struct tile *t, struct err *e)
+{
+    int rc;
+
+    t->rank = 0;
+    if ((rc = expect(c, '(', "'(' to start a tile", e)) != 0)
+        return rc;
+    for (;;) {
+        if (peek(c) == '*')
+            return err_set(e, ERR_INVALID, "shape",
+                           "%scombined tile dimension '*' at offset %zu is not supported", c->ctx,
+                           c->pos);
+        if (t->rank == SHAPE_MAX_TILE_RANK)
+            return err_set(e, ERR_LIMIT, "shape",
+                           "%stile at offset %zu has more than %d dimensions", c->ctx, c->pos,
+                           SHAPE_MAX_TILE_RANK);
+        /* Tiles are small: 2^31 elements per tile dim is far past any real TPU tile. */
+        if ((rc = parse_small(c, "tile dimension", 1, INT32_MAX, &t->dims[t->rank], e)) != 0)
+            return rc;
+        t->rank++;
+        if (accept(c, ')'))
+            return 0;
+        if ((rc = expect(c, ',', "',' or ')' in a tile", e)) != 0)
+            return rc;
+    }
+}
+
+/* One attribute after ':' ; `seen` guards against repeats. */
+static int parse_attr(struct cur *c, struct shape *out, unsigned *seen, struct err *e)
+{
+    size_t at = c->pos;
+    int ch = peek(c);
+    int64_t v;
+    int rc;
+    unsigned bit;
+
+    switch (ch) {
+    case 'T':
+        bit = 1;
+        break;
+    case 'L':
+        bit = 2;
+        break;
+    case 'E':
+        bit = 4;
+        break;
+    case 'S':
+        bit = 8;
+        break;
+    case 'D':
+    case '#':
+    case '*':
+    case 'P':
+    case 'M':
+        return err_set(e, ERR_INVALID, "shape",
+                       "%slayout attribute '%c' at offset %zu is not supported (sparse or "
+                       "physical-shape layouts)",
+                       c->ctx, ch, at);
+    default:
+        return expected(c, "a layout attribute T(..), L(n), E(n) or S(n)", e);
+    }
+    if (*seen & bit)
+        return err_set(e, ERR_INVALID, "shape", "%slayout attribute '%c' repeated at offset %zu",
+                       c->ctx, ch, at);
+    *seen |= bit;
+    c->pos++;
+    if (ch == 'S' && peek(c) == 'C')
+        return err_set(e, ERR_INVALID, "shape",
+                       "%slayout attribute 'SC' (split configs) at offset %zu is not supported",
+                       c->ctx, at);
+    if (ch == 'T') {
+        out->ntiles = 0;
+        do {
+            if (out->ntiles == SHAPE_MAX_TILES)
+                return err_set(e, ERR_LIMIT, "shape", "%smore than %d tiles at offset %zu", c->ctx,
+                               SHAPE_MAX_TILES, c->pos);
+            if ((rc = parse_tile(c, &out->tiles[out->ntiles], e)) != 0)
+                return rc;
+            out->ntiles++;
+        } while (peek(c) == '(');
+        return 0;
+    }
+    if ((rc = expect(c, '(', "'('", e)) != 0)
+        return rc;
+    if (ch == 'L') {
+        if ((rc = parse_small(c, "tail padding alignment", 1, INT32_MAX, &v, e)) != 0)
+            return rc;
+        out->tail_align = v;
+    } else if (ch == 'E') {
+        /* E(0) means "unset" and XLA never prints it; the widest element is 128 bits. */
+        if ((rc = parse_small(c, "element size in bits", 1, 128, &v, e)) != 0)
+            return rc;
+        out->element_size_bits = (uint8_t)v;
+    } else {
+        if ((rc = parse_small(c, "memory space", 0, 127, &v, e)) != 0)
+            return rc;
+        out->memory_space = (int8_t)v;
+        out->memory_space_given = true;
+    }
+    return expect(c, ')', "')'", e);
+}
+
+static int parse_layout(struct cur *c, struct shape *out, struct err *e)
+{
+    size_t start = c->pos;
+    uint8_t n = 0;
+    uint32_t used = 0;
+    unsigned seen = 0;
+    int64_t v;
+    int rc;
+
+    c->pos++; /* '{' */
+    out->has_layout = true;
+    if (peek(c) != ':' && peek(c) != '}') {
+        for (;;) {
+            size_t at = c->pos;
+            if (n == out->rank)
+                return err_set(e, ERR_INVALID, "shape",
+                               "%slayout at offset %zu lists more dimensions than the rank %u",
+                               c->ctx, start, out->rank);
+            if ((rc = parse_num(c, "layout dimension", &v, e)) != 0)
+                return rc;
+            if (v >= out->rank)
+                return err_set(e, ERR_INVALID, "shape",
+                               "%slayout dimension %lld at offset %zu is not a dimension of a "
+                               "rank-%u shape",
+                               c->ctx, (long long)v, at, out->rank);
+            if (used & (1u << v))
+                return err_set(e, ERR_INVALID, "shape",
+                               "%slayout dimension %lld at offset %zu is repeated: the layout "
+                               "must be a permutation of the dimensions",
+                               c->ctx, (long long)v, at);
+            used |= 1u << v;
+            out->minor_to_major[n++] = (uint8_t)v;
+            if (peek(c) != ',')
+                break;
+            c->pos++;
+        }
+    }
+    if (n != out->rank)
+        return err_set(e, ERR_INVALID, "shape",
+                       "%slayout at offset %zu lists %u dimensions but the rank is %u: it must "
+                       "be a permutation of the dimensions",
+                       c->ctx, start, n, out->rank);
+    if (accept(c, ':')) {
+        if (peek(c) == '}')
+            return expected(c, "a layout attribute after ':'", e);
+        while (peek(c) != '}' && peek(c) >= 0)
+            if ((rc = parse_attr(c, out, &seen, e)) != 0)
+                return rc;
+    }
+    if ((rc = expect(c, '}', "'}' to close the layout", e)) != 0)
+        return rc;
+    if ((rc = shape_validate(out, e)) != 0) {
+        char pre[64];
+        snprintf(pre, sizeof(pre), "%slayout at offset %zu: ", c->ctx, start);
+        err_prefix(e, NULL, pre);
+    }
+    return rc;
+}
+
+/* One array shape at the cursor; stops after it. */
+static int parse_array(struct cur *c, struct shape *out, struct err *e)
+{
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = parse_dtype(c, out, e)) != 0)
+        return rc;
+    if ((rc = parse_dims(c, out, e)) != 0)
+        return rc;
+    if (peek(c) == '{')
+        return parse_layout(c, out, e);
+    return 0;
+}
+
+static int parse_end(struct cur *c, struct err *e)
+{
+    while (peek(c) == ' ' || peek(c) == '\t' || peek(c) == '\r' || peek(c) == '\n')
+        c->pos++;
+    return peek(c) < 0 ? 0 : expected(c, "end of the shape", e);
+}
+
+static void skip_space(struct cur *c)
+{
+    while (peek(c) == ' ' || peek(c) == '\t' || peek(c) == '\r' || peek(c) == '\n')
+        c->pos++;
+}
+
+int shape_parse(const char *s, size_t len, struct shape *out, struct err *e)
+{
+    struct cur c = {s, len, 0, ""};
+    int rc;
+
+    skip_space(&c);
+    if (peek(&c) == '(')
+        return err_set(e, ERR_INVALID, "shape",
+                       "a tuple at offset %zu where one array shape is expected", c.pos);
+    if ((rc = parse_array(&c, out, e)) != 0)
+        return rc;
+    return parse_end(&c, e);
 }
 
 int shape_list_parse(const char *s, size_t len, struct shape_list *out, struct err *e)
 {
-    (void)s;
-    (void)len;
-    (void)out;
-    return err_set(e, ERR_INTERNAL, NULL, "shape_list_parse: not implemented");
+    struct cur c = {s, len, 0, ""};
+    char ctx[40];
+    int rc;
+
+    out->is_tuple = false;
+    out->n = 0;
+    skip_space(&c);
+    if (!accept(&c, '(')) {
+        if ((rc = parse_array(&c, &out->elems[0], e)) != 0)
+            return rc;
+        out->n = 1;
+        return parse_end(&c, e);
+    }
+    out->is_tuple = true;
+    skip_space(&c);
+    if (!accept(&c, ')')) {
+        for (;;) {
+            skip_space(&c);
+            if (peek(&c) == '(')
+                return err_set(e, ERR_LIMIT, "shape", "nested tuple at offset %zu is not supported",
+                               c.pos);
+            if (out->n == SHAPE_LIST_MAX)
+                return err_set(e, ERR_LIMIT, "shape",
+                               "tuple has more than %d elements (offset %zu)", SHAPE_LIST_MAX,
+                               c.pos);
+            snprintf(ctx, sizeof(ctx), "tuple element %zu: ", out->n);
+            c.ctx = ctx;
+            if ((rc = parse_array(&c, &out->elems[out->n], e)) != 0)
+                return rc;
+            c.ctx = "";
+            out->n++;
+            skip_space(&c);
+            if (accept(&c, ')'))
+                break;
+            if ((rc = expect(&c, ',', "',' or ')' in a tuple", e)) != 0)
+                return rc;
+        }
+    }
+    return parse_end(&c, e);
+}
+
+/* Bounded appender: remembers overflow instead of checking at every call. */
+struct out {
+    char *buf;
+    size_t cap;
+    size_t n;
+};
+
+static void put(struct out *o, const char *s, size_t len)
+{
+    if (o->n + len < o->cap)
+        memcpy(o->buf + o->n, s, len);
+    o->n += len;
+}
+
+static void puts_(struct out *o, const char *s)
+{
+    put(o, s, strlen(s));
+}
+
+static void putc_(struct out *o, char ch)
+{
+    put(o, &ch, 1);
+}
+
+static void putnum(struct out *o, int64_t v)
+{
+    char tmp[24];
+    size_t i = sizeof(tmp);
+    uint64_t u = (uint64_t)v;
+
+    /* Dims and tiles are never negative (the parser rejects signs). */
+    do {
+        tmp[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    put(o, tmp + i, sizeof(tmp) - i);
+}
+
+static void print_array(struct out *o, const struct shape *sh)
+{
+    bool attrs;
+
+    puts_(o, dtype_name(sh->dtype));
+    putc_(o, '[');
+    for (unsigned i = 0; i < sh->rank; i++) {
+        if (i > 0)
+            putc_(o, ',');
+        putnum(o, sh->dims[i]);
+    }
+    putc_(o, ']');
+    if (!sh->has_layout)
+        return;
+    attrs = sh->ntiles > 0 || sh->tail_align > 1 || sh->element_size_bits != 0 ||
+            sh->memory_space != 0 || sh->memory_space_given;
+    if (sh->rank == 0 && !attrs)
+        return; /* XLA does not print "{}" for scalars */
+    putc_(o, '{');
+    for (unsigned i = 0; i < sh->rank; i++) {
+        if (i > 0)
+            putc_(o, ',');
+        putnum(o, sh->minor_to_major[i]);
+    }
+    if (attrs)
+        putc_(o, ':');
+    if (sh->ntiles > 0) {
+        putc_(o, 'T');
+        for (unsigned t = 0; t < sh->ntiles; t++) {
+            putc_(o, '(');
+            for (unsigned k = 0; k < sh->tiles[t].rank; k++) {
+                if (k > 0)
+                    putc_(o, ',');
+                putnum(o, sh->tiles[t].dims[k]);
+            }
+            putc_(o, ')');
+        }
+    }
+    if (sh->tail_align > 1) {
+        puts_(o, "L(");
+        putnum(o, sh->tail_align);
+        putc_(o, ')');
+    }
+    if (sh->element_size_bits != 0) {
+        puts_(o, "E(");
+        putnum(o, sh->element_size_bits);
+        putc_(o, ')');
+    }
+    if (sh->memory_space != 0 || sh->memory_space_given) {
+        puts_(o, "S(");
+        putnum(o, sh->memory_space);
+        putc_(o, ')');
+    }
+    putc_(o, '}');
+}
+
+static int finish(struct out *o)
+{
+    if (o->cap == 0)
+        return ERR_LIMIT;
+    if (o->n >= o->cap) {
+        o->buf[0] = '\0';
+        return ERR_LIMIT;
+    }
+    o->buf[o->n] = '\0';
+    return (int)o->n;
+}
+
+int shape_print(const struct shape *sh, char *buf, size_t cap)
+{
+    struct out o = {buf, cap, 0};
+
+    print_array(&o, sh);
+    return finish(&o);
 }
 
 int shape_list_print(const struct shape_list *l, char *buf, size_t cap)
 {
-    (void)l;
-    (void)buf;
-    (void)cap;
-    return ERR_INTERNAL;
+    struct out o = {buf, cap, 0};
+
+    if (!l->is_tuple && l->n == 1) {
+        print_array(&o, &l->elems[0]);
+        return finish(&o);
+    }
+    putc_(&o, '(');
+    for (size_t i = 0; i < l->n; i++) {
+        if (i > 0)
+            puts_(&o, ", ");
+        print_array(&o, &l->elems[i]);
+    }
+    putc_(&o, ')');
+    return finish(&o);
+}
+
+int shape_validate(const struct shape *sh, struct err *e)
+{
+    uint32_t used = 0;
+    unsigned wmax = sh->rank > 2 ? sh->rank : 2;
+
+    if (sh->dtype <= DT_INVALID || sh->dtype >= DT_COUNT)
+        return err_set(e, ERR_INVALID, "shape", "invalid element type %d", (int)sh->dtype);
+    if (sh->rank > SHAPE_MAX_RANK)
+        return err_set(e, ERR_LIMIT, "shape", "rank %u is above the limit of %d", sh->rank,
+                       SHAPE_MAX_RANK);
+    for (unsigned i = 0; i < sh->rank; i++)
+        if (sh->dims[i] < 0)
+            return err_set(e, ERR_INVALID, "shape", "dimension %u is negative (%lld)", i,
+                           (long long)sh->dims[i]);
+    if (!sh->has_layout)
+        return 0;
+    for (unsigned i = 0; i < sh->rank; i++) {
+        unsigned d = sh->minor_to_major[i];
+        if (d >= sh->rank || (used & (1u << d)))
+            return err_set(e, ERR_INVALID, "shape",
+                           "minor_to_major is not a permutation of the %u dimensions", sh->rank);
+        used |= 1u << d;
+    }
+    if (sh->ntiles > SHAPE_MAX_TILES)
+        return err_set(e, ERR_LIMIT, "shape", "%u tiles, the limit is %d", sh->ntiles,
+                       SHAPE_MAX_TILES);
+    for (unsigned t = 0; t < sh->ntiles; t++) {
+        const struct tile *tl = &sh->tiles[t];
+        if (tl->rank == 0 || tl->rank > SHAPE_MAX_TILE_RANK)
+            return err_set(e, ERR_LIMIT, "shape", "tile %u has %u dimensions (1..%d allowed)", t,
+                           tl->rank, SHAPE_MAX_TILE_RANK);
+        if (tl->rank > wmax)
+            return err_set(e, ERR_INVALID, "shape",
+                           "tile %u has %u dimensions, more than the rank-%u shape can take "
+                           "(at most max(rank, 2) = %u)",
+                           t, tl->rank, sh->rank, wmax);
+        for (unsigned k = 0; k < tl->rank; k++)
+            if (tl->dims[k] < 1 || tl->dims[k] > INT32_MAX)
+                return err_set(e, ERR_INVALID, "shape", "tile %u dimension %u is %lld", t, k,
+                               (long long)tl->dims[k]);
+    }
+    if (sh->element_size_bits != 0 && sh->element_size_bits < dtype_bits(sh->dtype))
+        return err_set(e, ERR_INVALID, "shape",
+                       "element size E(%u) is narrower than the %u-bit element type %s",
+                       sh->element_size_bits, dtype_bits(sh->dtype), dtype_name(sh->dtype));
+    if (sh->tail_align < 0 || sh->tail_align > INT32_MAX)
+        return err_set(e, ERR_INVALID, "shape", "tail padding alignment L(%lld) is out of range",
+                       (long long)sh->tail_align);
+    return 0;
 }
 
 int shape_elements(const struct shape *sh, uint64_t *out, struct err *e)
 {
-    (void)sh;
-    (void)out;
-    return err_set(e, ERR_INTERNAL, NULL, "shape_elements: not implemented");
+    uint64_t n = 1;
+
+    for (unsigned i = 0; i < sh->rank; i++)
+        if (__builtin_mul_overflow(n, (uint64_t)sh->dims[i], &n) || n > (uint64_t)INT64_MAX)
+            return err_set(e, ERR_OVERFLOW, "shape",
+                           "element count of the shape overflows 2^63-1 at dimension %u", i);
+    *out = n;
+    return 0;
 }

@@ -22,11 +22,19 @@
 #include "planner/dtype.h"
 #include "planner/err.h"
 
-/* Bounds. SHAPE_MAX_RANK is the largest rank accepted (see shape.c for the source). */
-#define SHAPE_MAX_RANK      16
-#define SHAPE_MAX_TILES     4 /* T(..)(..)(..)(..) */
+/*
+ * Bounds.
+ *
+ * SHAPE_MAX_RANK: XLA itself sets no rank limit (xla/shape.h keeps dimensions in an
+ * unbounded vector; the HLO parser takes any count). We bound rank at 32, NumPy 1.x's
+ * NPY_MAXDIMS (numpy/core/include/numpy/ndarraytypes.h), the first limit a JAX or
+ * PyTorch user meets, so every array those frameworks can build fits.
+ * SHAPE_MAX_TEXT: 32 dims of 19 digits plus a full layout stay below 1600 characters.
+ */
+#define SHAPE_MAX_RANK      32
+#define SHAPE_MAX_TILES     4 /* T(..)(..)(..)(..); real TPU layouts use at most 3 */
 #define SHAPE_MAX_TILE_RANK 4
-#define SHAPE_MAX_TEXT      512 /* longest printed shape */
+#define SHAPE_MAX_TEXT      2048 /* longest printed array shape, NUL included */
 
 struct tile {
     uint8_t rank;
@@ -44,19 +52,28 @@ struct shape {
     uint8_t element_size_bits; /* E(n); 0 = not given */
     int8_t memory_space;       /* S(n); 0 = default (HBM, printed only when given) */
     bool memory_space_given;
+    int64_t tail_align; /* L(n): element count rounded up to a multiple; 0 = not given */
 };
 
 /*
  * Parses one array shape (not a tuple) from s[0..len). Fails with ERR_INVALID on any
- * syntax error, naming the character offset; ERR_LIMIT above the bounds; ERR_INVALID when
- * the layout is not a permutation of the dims or a tile has more dims than allowed.
+ * syntax error, naming the character offset ("at offset 7"); ERR_NOTFOUND for an unknown
+ * element type; ERR_LIMIT above the bounds (rank, tiles, tile rank); ERR_OVERFLOW for a
+ * number that does not fit 63 bits; ERR_INVALID when the layout is not a permutation of
+ * the dims. e->where is "shape"; callers add context with err_prefix().
+ *
+ * Accepted layout attributes, in XLA's print order (xla/layout.cc Layout::Print):
+ * T(..)(..) tiles, L(n) tail padding alignment, E(n) element size in bits, S(n) memory
+ * space. Sparse and exotic attributes (D, #, *, SC, P, M), combined tile dims ("*") and
+ * dynamic dims ("<=8", "?") are rejected with a message that names them.
  */
 int shape_parse(const char *s, size_t len, struct shape *out, struct err *e);
 
 /*
  * Prints sh into buf (size cap) in XLA's syntax. Returns the length written (excluding
  * the NUL) or a negative ERR_LIMIT if cap is too small. The layout part is printed only
- * when sh->has_layout.
+ * when sh->has_layout; like XLA (ShapeUtil::PrintHumanStringWithLayout) a scalar's layout
+ * is left out when it would print as "{}".
  */
 int shape_print(const struct shape *sh, char *buf, size_t cap);
 
@@ -68,9 +85,23 @@ struct shape_list {
     struct shape elems[SHAPE_LIST_MAX];
 };
 
-/* Parses "shape" or "(shape, shape, ...)" (nested tuples are rejected with ERR_LIMIT). */
+/*
+ * Parses "shape" or "(shape, shape, ...)" (nested tuples are rejected with ERR_LIMIT;
+ * more than SHAPE_LIST_MAX elements too). Errors inside an element say which one
+ * ("tuple element 2: ...") and give offsets into the whole string. Printing a tuple uses
+ * XLA's ", " separator.
+ */
 int shape_list_parse(const char *s, size_t len, struct shape_list *out, struct err *e);
 int shape_list_print(const struct shape_list *l, char *buf, size_t cap);
+
+/*
+ * Checks a shape built in code (the parser already enforces all of this): known dtype,
+ * rank and dims within bounds, minor_to_major a permutation, tiles of rank 1..
+ * SHAPE_MAX_TILE_RANK with positive dims, and the first tile no wider than max(rank, 2)
+ * (a scalar or 1-D array may take a 2-D tile, its missing dims counting as 1: tpu-facts.md
+ * 2b), E(n) no narrower than the element type. ERR_INVALID or ERR_LIMIT, where "shape".
+ */
+int shape_validate(const struct shape *sh, struct err *e);
 
 /* Logical element count of sh, checked: ERR_OVERFLOW past INT64_MAX. */
 int shape_elements(const struct shape *sh, uint64_t *out, struct err *e);
