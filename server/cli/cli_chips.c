@@ -1,14 +1,169 @@
 /*
- * cli_chips.c - `tpuplan chips` (placeholder until the owning module lands).
+ * cli_chips.c - `tpuplan chips`: the TPU generation table, text or JSON.
+ *
+ * Every figure comes from server/planner/chip.c, where each one cites its source. Figures
+ * the sources mark uncertain (or disagree on) are starred in the text table and listed
+ * under "uncertain" in JSON, with the chip's notes saying why.
  */
 #include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "planner/chip.h"
+#include "planner/layout.h"
+
+static const char chips_usage[] = "usage: tpuplan chips [--json]\n"
+                                  "\n"
+                                  "Prints the TPU chip table (v2 ... v7) with the figures the "
+                                  "planner uses. Starred figures are\n"
+                                  "uncertain: the sources conflict or do not confirm them; the "
+                                  "notes say why.\n";
+
+static const struct {
+    unsigned bit;
+    const char *name;
+} fields[] = {
+    {CHIP_F_HBM, "hbm"},
+    {CHIP_F_USABLE_HBM, "usable_hbm"},
+    {CHIP_F_HBM_BW, "hbm_bandwidth"},
+    {CHIP_F_VMEM, "vmem"},
+    {CHIP_F_SMEM, "smem"},
+    {CHIP_F_CMEM, "cmem"},
+    {CHIP_F_CORES, "tensorcores"},
+    {CHIP_F_MXU, "mxu"},
+    {CHIP_F_BF16, "peak_bf16"},
+    {CHIP_F_INT8, "peak_int8"},
+    {CHIP_F_ICI, "ici_topology"},
+    {CHIP_F_SCOPED_VMEM, "scoped_vmem_default"},
+    {CHIP_F_LAYOUT, "default_layout"},
+};
+
+static const char *star(const struct chip *c, unsigned bit)
+{
+    return (c->uncertain & bit) ? " *" : "";
+}
+
+static void text_chip(const struct chip *c)
+{
+    char a[32], b[32];
+
+    printf("%s  (%s; aliases: %s; generation %d)\n", c->name, c->device_kind, c->aliases,
+           c->generation);
+    printf("  HBM per chip / device   %s / %s%s\n",
+           layout_format_bytes(c->hbm_bytes_per_chip, a, sizeof(a)),
+           layout_format_bytes(c->hbm_bytes_per_device, b, sizeof(b)), star(c, CHIP_F_HBM));
+    printf("  usable HBM per device   %s (as the runtime reports it)%s\n",
+           layout_format_bytes(c->usable_hbm_bytes, a, sizeof(a)), star(c, CHIP_F_USABLE_HBM));
+    printf("  HBM bandwidth           %.0f GB/s per chip%s\n", (double)c->hbm_bw_bytes_per_s / 1e9,
+           star(c, CHIP_F_HBM_BW));
+    printf("  VMEM / SMEM per core    %s%s / %s%s\n",
+           layout_format_bytes(c->vmem_bytes, a, sizeof(a)), star(c, CHIP_F_VMEM),
+           layout_format_bytes(c->smem_bytes, b, sizeof(b)), star(c, CHIP_F_SMEM));
+    if (c->cmem_bytes != 0)
+        printf("  CMEM per chip           %s%s\n", layout_format_bytes(c->cmem_bytes, a, sizeof(a)),
+               star(c, CHIP_F_CMEM));
+    else
+        printf("  CMEM per chip           none%s\n", star(c, CHIP_F_CMEM));
+    printf("  TensorCores chip/device %u / %u%s\n", c->tensorcores_per_chip,
+           c->tensorcores_per_device, star(c, CHIP_F_CORES));
+    printf("  MXU                     %u x %ux%u per core%s\n", c->mxus_per_core, c->mxu_dim,
+           c->mxu_dim, star(c, CHIP_F_MXU));
+    printf("  peak bf16               %.3g FLOP/s per chip%s\n", c->peak_bf16_flops,
+           star(c, CHIP_F_BF16));
+    if (c->peak_int8_ops > 0)
+        printf("  peak int8               %.3g OP/s per chip%s\n", c->peak_int8_ops,
+               star(c, CHIP_F_INT8));
+    else
+        printf("  peak int8               not published%s\n", star(c, CHIP_F_INT8));
+    printf("  ICI topology            %s%s\n", c->ici_topology, star(c, CHIP_F_ICI));
+    if (c->scoped_vmem_default != 0)
+        printf("  scoped VMEM default     %s%s\n",
+               layout_format_bytes(c->scoped_vmem_default, a, sizeof(a)),
+               star(c, CHIP_F_SCOPED_VMEM));
+    else
+        printf("  scoped VMEM default     unknown\n");
+    printf("  default tiles           %s%s\n",
+           (c->uncertain & CHIP_F_LAYOUT) ? "assumed (no memory report from this generation)"
+                                          : "confirmed by real XLA:TPU reports",
+           star(c, CHIP_F_LAYOUT));
+    if (c->notes != NULL && c->notes[0] != '\0')
+        printf("  notes: %s\n", c->notes);
+}
+
+static struct json_object *json_chip(const struct chip *c)
+{
+    struct json_object *o = json_object_new_object();
+    struct json_object *u = json_object_new_array();
+
+    json_object_object_add(o, "name", json_object_new_string(c->name));
+    json_object_object_add(o, "aliases", json_object_new_string(c->aliases));
+    json_object_object_add(o, "device_kind", json_object_new_string(c->device_kind));
+    json_object_object_add(o, "generation", json_object_new_int(c->generation));
+    json_object_object_add(o, "hbm_bytes_per_chip", json_object_new_uint64(c->hbm_bytes_per_chip));
+    json_object_object_add(o, "hbm_bytes_per_device",
+                           json_object_new_uint64(c->hbm_bytes_per_device));
+    json_object_object_add(o, "usable_hbm_bytes", json_object_new_uint64(c->usable_hbm_bytes));
+    json_object_object_add(o, "hbm_bw_bytes_per_s", json_object_new_uint64(c->hbm_bw_bytes_per_s));
+    json_object_object_add(o, "vmem_bytes_per_core", json_object_new_uint64(c->vmem_bytes));
+    json_object_object_add(o, "smem_bytes_per_core", json_object_new_uint64(c->smem_bytes));
+    json_object_object_add(o, "cmem_bytes_per_chip", json_object_new_uint64(c->cmem_bytes));
+    json_object_object_add(o, "tensorcores_per_chip",
+                           json_object_new_int((int)c->tensorcores_per_chip));
+    json_object_object_add(o, "tensorcores_per_device",
+                           json_object_new_int((int)c->tensorcores_per_device));
+    json_object_object_add(o, "mxu_dim", json_object_new_int((int)c->mxu_dim));
+    json_object_object_add(o, "mxus_per_core", json_object_new_int((int)c->mxus_per_core));
+    json_object_object_add(o, "peak_bf16_flops", json_object_new_double(c->peak_bf16_flops));
+    json_object_object_add(o, "peak_int8_ops", json_object_new_double(c->peak_int8_ops));
+    json_object_object_add(o, "ici_topology", json_object_new_string(c->ici_topology));
+    json_object_object_add(o, "scoped_vmem_default_bytes",
+                           c->scoped_vmem_default ? json_object_new_uint64(c->scoped_vmem_default)
+                                                  : NULL);
+    json_object_object_add(
+        o, "default_layout",
+        json_object_new_string((c->uncertain & CHIP_F_LAYOUT) ? "assumed" : "confirmed"));
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        if (c->uncertain & fields[i].bit)
+            json_object_array_add(u, json_object_new_string(fields[i].name));
+    json_object_object_add(o, "uncertain", u);
+    json_object_object_add(o, "notes", json_object_new_string(c->notes ? c->notes : ""));
+    return o;
+}
 
 int cli_chips(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("tpuplan: chips is not implemented yet\n", stderr);
-    return 2;
+    int json = 0;
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if (strcmp(argv[i], "--text") == 0) {
+            json = 0;
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(chips_usage, stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "tpuplan chips: unknown argument '%s'\n%s", argv[i], chips_usage);
+            return 2;
+        }
+    }
+    if (json) {
+        struct json_object *a = json_object_new_array();
+        for (size_t i = 0; i < chip_count(); i++)
+            json_object_array_add(a, json_chip(chip_at(i)));
+        puts(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY |
+                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(a);
+    } else {
+        printf("TPU chips (sizes in XLA's units: G = GiB). * = uncertain, see notes. "
+               "Default chip: %s.\n",
+               chip_default()->name);
+        for (size_t i = 0; i < chip_count(); i++) {
+            putchar('\n');
+            text_chip(chip_at(i));
+        }
+    }
+    return fflush(stdout) == 0 ? 0 : 2;
 }
