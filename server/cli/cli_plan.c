@@ -1,14 +1,323 @@
 /*
- * cli_plan.c - `tpuplan plan` (placeholder until the owning module lands).
+ * cli_plan.c - `tpuplan plan FILE`: plan a model description, safetensors file or header,
+ * or MiniMalloc CSV, and print the result JSON (pretty) or a text report.
+ *
+ * The text report is drawn from the result JSON, the same document the service stores
+ * and the dashboard reads, so the two never disagree. Exit status: 0 fits, 1 does not
+ * fit, 2 bad input or usage.
  */
+#include <errno.h>
+#include <json-c/json.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "planner/layout.h"
+#include "planner/plan.h"
+#include "planner/safetensors.h"
+
+static const char usage[] =
+    "usage: tpuplan plan FILE [--chip CHIP] [--format json|text] [--strategies S]\n"
+    "                         [--capacity BYTES] [--time-limit SECONDS] [--alignment BYTES]\n"
+    "                         [--input json|safetensors|csv]\n"
+    "FILE is a model description (JSON), a safetensors file or header, or a MiniMalloc CSV;\n"
+    "\"-\" reads stdin. BYTES may end in K, M, G or T (powers of 1024).\n"
+    "exit status: 0 fits, 1 does not fit, 2 bad input\n";
+
+/* "17179869184", "16G", "15.75G" (powers of 1024). 0 on success. */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    double v;
+    uint64_t mul = 1;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (end == s || errno != 0 || !(v > 0))
+        return -1;
+    switch (*end) {
+    case 'T':
+        mul <<= 10;
+        /* fallthrough */
+    case 'G':
+        mul <<= 10;
+        /* fallthrough */
+    case 'M':
+        mul <<= 10;
+        /* fallthrough */
+    case 'K':
+        mul <<= 10;
+        end++;
+        if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
+            end += strlen(end);
+        break;
+    case 'B':
+        end++;
+        break;
+    default:
+        break;
+    }
+    if (*end != '\0' || v * (double)mul >= 18446744073709551615.0)
+        return -1;
+    *out = (uint64_t)(v * (double)mul);
+    return *out > 0 ? 0 : -1;
+}
+
+/*
+ * Reads the input. A safetensors file is read only up to the end of its header: the
+ * tensor data can be many gigabytes and is never needed.
+ */
+static int read_input(const char *path, size_t max, char **buf, size_t *len)
+{
+    unsigned char head[9];
+    FILE *f;
+    size_t got;
+
+    if (strcmp(path, "-") == 0)
+        return cli_read_file(path, max, buf, len);
+    if ((f = fopen(path, "rb")) == NULL) {
+        fprintf(stderr, "tpuplan: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    got = fread(head, 1, sizeof(head), f);
+    if (got == sizeof(head) && safetensors_detect((const char *)head, got)) {
+        uint64_t n = 0;
+        for (int i = 7; i >= 0; i--)
+            n = (n << 8) | head[i];
+        if (n + 8 > max) {
+            fclose(f);
+            fprintf(stderr,
+                    "tpuplan: %s: safetensors header of %llu bytes is larger than the "
+                    "limit of %zu\n",
+                    path, (unsigned long long)n, max);
+            return -1;
+        }
+        char *data = malloc((size_t)n + 9);
+        if (data == NULL) {
+            fclose(f);
+            fprintf(stderr, "tpuplan: %s: out of memory\n", path);
+            return -1;
+        }
+        memcpy(data, head, sizeof(head));
+        got += fread(data + sizeof(head), 1, (size_t)n - 1, f);
+        fclose(f);
+        data[got] = '\0';
+        *buf = data;
+        *len = got; /* a short read leaves a truncated header for the planner to report */
+        return 0;
+    }
+    fclose(f);
+    return cli_read_file(path, max, buf, len);
+}
+
+static const char *fmt_bytes(json_object *v, char *buf, size_t cap)
+{
+    if (v == NULL || json_object_is_type(v, json_type_null))
+        return "-";
+    return layout_format_bytes((uint64_t)json_object_get_int64(v), buf, cap);
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    json_object_object_get_ex(o, key, &v);
+    return v;
+}
+
+static const char *str(json_object *o, const char *key)
+{
+    json_object *v = get(o, key);
+    return v != NULL && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "-";
+}
+
+static void print_text(json_object *r)
+{
+    json_object *model = get(r, "model"), *chip = get(r, "chip"), *sum = get(r, "summary");
+    json_object *pk = get(r, "packing"), *v;
+    char a[32], b[32], c[32], d[32];
+
+    printf("model      %s (%s, %lld tensors", str(model, "name"), str(model, "source_format"),
+           (long long)json_object_get_int64(get(sum, "tensors")));
+    if (json_object_get_int64(get(model, "devices")) > 1)
+        printf(", %lld devices; every figure is per device",
+               (long long)json_object_get_int64(get(model, "devices")));
+    printf(")\n");
+    if (chip != NULL && !json_object_is_type(chip, json_type_null))
+        printf("chip       %s (%s), usable HBM %s\n", str(chip, "name"), str(chip, "device_kind"),
+               fmt_bytes(get(chip, "usable_hbm_bytes"), a, sizeof(a)));
+    printf("bytes      logical %s, padded %s, padding %s (%.2fx)\n",
+           fmt_bytes(get(sum, "logical_bytes"), a, sizeof(a)),
+           fmt_bytes(get(sum, "padded_bytes"), b, sizeof(b)),
+           fmt_bytes(get(sum, "padding_bytes"), c, sizeof(c)),
+           json_object_get_double(get(sum, "expansion")));
+    printf("peak       %s (lower bound %s, fragmentation %s = %.1f%%), strategy %s\n",
+           fmt_bytes(get(sum, "peak_bytes"), a, sizeof(a)),
+           fmt_bytes(get(sum, "lower_bound_bytes"), b, sizeof(b)),
+           fmt_bytes(get(sum, "fragmentation_bytes"), c, sizeof(c)),
+           100.0 * json_object_get_double(get(sum, "fragmentation")), str(sum, "strategy"));
+    if (json_object_get_boolean(get(sum, "fits")))
+        printf("fit        FITS: headroom %s of %s\n",
+               fmt_bytes(get(sum, "headroom_bytes"), a, sizeof(a)),
+               fmt_bytes(get(sum, "capacity_bytes"), b, sizeof(b)));
+    else
+        printf("fit        DOES NOT FIT: over by %s (capacity %s)\n",
+               fmt_bytes(get(sum, "overflow_bytes"), a, sizeof(a)),
+               fmt_bytes(get(sum, "capacity_bytes"), b, sizeof(b)));
+
+    printf("\nby kind      %8s %12s %12s\n", "count", "logical", "padded");
+    json_object_object_foreach(get(sum, "by_kind"), kname, kv) printf(
+        "  %-10s %8lld %12s %12s\n", kname, (long long)json_object_get_int64(get(kv, "count")),
+        fmt_bytes(get(kv, "logical_bytes"), a, sizeof(a)),
+        fmt_bytes(get(kv, "padded_bytes"), b, sizeof(b)));
+
+    v = get(r, "suggestions");
+    if (v != NULL && json_object_array_length(v) > 0) {
+        printf("\npadding fixes (most bytes first)\n");
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+            json_object *s = json_object_array_get_idx(v, i);
+            json_object *t = json_object_array_get_idx(
+                get(r, "tensors"), (size_t)json_object_get_int64(get(s, "tensor")));
+            printf("  %zu. %s %s: %s\n", i + 1, str(s, "name"), str(t, "shape"), str(s, "text"));
+        }
+    }
+
+    v = get(pk, "strategies");
+    if (v != NULL && json_object_array_length(v) > 0) {
+        printf("\nstrategy           %12s %12s %8s %9s\n", "peak", "frag", "optimal", "seconds");
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+            json_object *s = json_object_array_get_idx(v, i);
+            if (!json_object_get_boolean(get(s, "solved"))) {
+                printf("  %-16s failed: %s\n", str(s, "name"), str(s, "error"));
+                continue;
+            }
+            printf("  %-16s %12s %12s %8s %9.4f%s\n", str(s, "name"),
+                   fmt_bytes(get(s, "peak_bytes"), a, sizeof(a)),
+                   fmt_bytes(get(s, "fragmentation_bytes"), d, sizeof(d)),
+                   json_object_get_boolean(get(s, "proven_optimal")) ? "yes" : "no",
+                   json_object_get_double(get(s, "seconds")),
+                   strcmp(str(s, "name"), str(pk, "chosen")) == 0 ? "  <- chosen" : "");
+        }
+    }
+    v = chip != NULL ? get(chip, "assumptions") : NULL;
+    if (v != NULL && json_object_array_length(v) > 0) {
+        printf("\nassumptions\n");
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            printf("  - %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
+    }
+    v = get(r, "warnings");
+    if (v != NULL && json_object_array_length(v) > 0) {
+        printf("\nwarnings\n");
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            printf("  - %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
+    }
+}
 
 int cli_plan(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("tpuplan: plan is not implemented yet\n", stderr);
-    return 2;
+    struct plan_opts o = {0};
+    struct plan_limits l;
+    struct plan_summary s;
+    struct err e;
+    const char *path = NULL, *format = "json";
+    char *input = NULL, *json = NULL;
+    size_t len = 0, json_len = 0;
+    json_object *doc = NULL;
+    int status = 2;
+
+    plan_limits_default(&l);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (a[0] == '-' && a[1] == '-') {
+            if (val == NULL) {
+                fprintf(stderr, "tpuplan plan: %s needs a value\n%s", a, usage);
+                return 2;
+            }
+            i++;
+            if (strcmp(a, "--chip") == 0) {
+                o.chip = val;
+            } else if (strcmp(a, "--format") == 0) {
+                format = val;
+            } else if (strcmp(a, "--strategies") == 0) {
+                o.strategies = val;
+            } else if (strcmp(a, "--capacity") == 0) {
+                if (parse_bytes(val, &o.capacity) != 0) {
+                    fprintf(stderr, "tpuplan plan: --capacity: bad byte count '%s'\n", val);
+                    return 2;
+                }
+            } else if (strcmp(a, "--alignment") == 0) {
+                if (parse_bytes(val, &o.alignment) != 0) {
+                    fprintf(stderr, "tpuplan plan: --alignment: bad byte count '%s'\n", val);
+                    return 2;
+                }
+            } else if (strcmp(a, "--time-limit") == 0) {
+                char *end;
+                o.time_limit_s = strtod(val, &end);
+                if (end == val || *end != '\0' || !(o.time_limit_s > 0)) {
+                    fprintf(stderr, "tpuplan plan: --time-limit: bad number of seconds '%s'\n",
+                            val);
+                    return 2;
+                }
+            } else if (strcmp(a, "--input") == 0) {
+                if (strcmp(val, "json") == 0)
+                    o.format = PLAN_FMT_JSON;
+                else if (strcmp(val, "safetensors") == 0)
+                    o.format = PLAN_FMT_SAFETENSORS;
+                else if (strcmp(val, "csv") == 0 || strcmp(val, "minimalloc-csv") == 0)
+                    o.format = PLAN_FMT_CSV;
+                else {
+                    fprintf(stderr, "tpuplan plan: --input: unknown format '%s'\n", val);
+                    return 2;
+                }
+            } else {
+                fprintf(stderr, "tpuplan plan: unknown option %s\n%s", a, usage);
+                return 2;
+            }
+        } else if (path == NULL) {
+            path = a;
+        } else {
+            fprintf(stderr, "tpuplan plan: more than one FILE\n%s", usage);
+            return 2;
+        }
+    }
+    if (path == NULL) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (strcmp(format, "json") != 0 && strcmp(format, "text") != 0) {
+        fprintf(stderr, "tpuplan plan: --format must be json or text\n");
+        return 2;
+    }
+    if (read_input(path, l.max_input_bytes, &input, &len) != 0)
+        goto out;
+    if (plan_run(input, len, &o, &l, &json, &json_len, &s, &e) != ERR_OK) {
+        fprintf(stderr, "tpuplan: %s: %s\n", path, e.msg);
+        goto out;
+    }
+    /* Re-read our own document: pretty printing and the text report both come from it. */
+    struct json_tokener *tok = json_tokener_new_ex(64);
+    if (tok == NULL)
+        goto out;
+    doc = json_tokener_parse_ex(tok, json, (int)json_len);
+    json_tokener_free(tok);
+    if (doc == NULL) {
+        fprintf(stderr, "tpuplan: internal error: the result is not valid JSON\n");
+        goto out;
+    }
+    if (strcmp(format, "text") == 0)
+        print_text(doc);
+    else
+        puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                     JSON_C_TO_STRING_NOSLASHESCAPE));
+    status = s.fits ? 0 : 1;
+out:
+    json_object_put(doc);
+    free(json);
+    free(input);
+    return status;
 }

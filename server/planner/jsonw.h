@@ -1,0 +1,56 @@
+/*
+ * jsonw.h - a bounded, streaming JSON writer for the plan result.
+ *
+ * The result of a million-tensor plan is hundreds of megabytes of JSON; building it as a
+ * json-c DOM first would cost several times that in small allocations. jsonw appends text
+ * to one growing buffer instead. Errors are sticky: after the first failure (ERR_NOMEM, or
+ * ERR_LIMIT past max_bytes) every call is a no-op and jsonw_finish() reports it, so callers
+ * write a whole document and check once.
+ *
+ * Keys are passed with each value; inside arrays pass key = NULL. Strings are escaped as
+ * RFC 8259 requires (control characters as \u00XX); the writer never emits NaN or
+ * infinities (they become null).
+ */
+#ifndef TPUPLAN_JSONW_H
+#define TPUPLAN_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define JSONW_MAX_DEPTH 32
+
+struct jsonw {
+    char *buf; /* malloc'd; owned by the writer until jsonw_finish() hands it over */
+    size_t len;
+    size_t cap;
+    size_t max_bytes; /* ERR_LIMIT past this many bytes of output */
+    int err;          /* first error (ERR_OK while none) */
+    unsigned depth;
+    bool first[JSONW_MAX_DEPTH]; /* no element written yet at this depth */
+};
+
+void jsonw_init(struct jsonw *w, size_t max_bytes);
+void jsonw_obj_begin(struct jsonw *w, const char *key);
+void jsonw_obj_end(struct jsonw *w);
+void jsonw_arr_begin(struct jsonw *w, const char *key);
+void jsonw_arr_end(struct jsonw *w);
+void jsonw_str(struct jsonw *w, const char *key, const char *s); /* s NULL writes null */
+void jsonw_strn(struct jsonw *w, const char *key, const char *s, size_t n);
+void jsonw_u64(struct jsonw *w, const char *key, uint64_t v);
+void jsonw_i64(struct jsonw *w, const char *key, int64_t v);
+void jsonw_double(struct jsonw *w, const char *key, double v);
+void jsonw_bool(struct jsonw *w, const char *key, bool v);
+void jsonw_null(struct jsonw *w, const char *key);
+
+/*
+ * Ends the document. On success *out is the NUL-terminated text (malloc'd, the caller
+ * frees) of *out_len bytes and ERR_OK is returned; on failure the buffer is freed and the
+ * sticky error code is returned.
+ */
+int jsonw_finish(struct jsonw *w, char **out, size_t *out_len);
+
+/* Frees the buffer without producing a document (error paths). */
+void jsonw_discard(struct jsonw *w);
+
+#endif

@@ -1,0 +1,1052 @@
+/*
+ * model.c - model descriptions: the native JSON parser, sharding, and the pieces the
+ * importers share (string arena, name index, warnings). See model.h for the format.
+ *
+ * Every error names the tensor (index and name) and the field, as a JSON path in
+ * err.where and a full sentence in err.msg. Memory is bounded by the input: the tensor
+ * array by max_tensors, strings by the input length (they are copies of input text).
+ */
+#include "planner/model.h"
+
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- string arena ---------------------------------------------------------------- */
+
+struct arena_block {
+    struct arena_block *next;
+    size_t used, cap;
+    _Alignas(8) char data[];
+};
+
+struct model_arena {
+    struct arena_block *head;
+};
+
+#define ARENA_BLOCK (256u * 1024u)
+
+static void *arena_alloc(struct model *m, size_t n)
+{
+    struct model_arena *a = m->arena;
+    struct arena_block *b = a->head;
+
+    n = (n + 7) & ~(size_t)7;
+    if (b == NULL || b->cap - b->used < n) {
+        size_t cap = n > ARENA_BLOCK ? n : ARENA_BLOCK;
+        b = malloc(sizeof(*b) + cap);
+        if (b == NULL)
+            return NULL;
+        b->cap = cap;
+        b->used = 0;
+        b->next = a->head;
+        a->head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+const char *model_strdup(struct model *m, const char *s, size_t n)
+{
+    char *p = arena_alloc(m, n + 1);
+    if (p == NULL)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------- */
+
+int model_init(struct model *m, const char *source_format, size_t ntensors)
+{
+    memset(m, 0, sizeof(*m));
+    m->source_format = source_format;
+    m->devices = 1;
+    m->arena = calloc(1, sizeof(*m->arena));
+    if (m->arena == NULL)
+        return ERR_NOMEM;
+    if (ntensors > 0) {
+        m->tensors = calloc(ntensors, sizeof(*m->tensors));
+        if (m->tensors == NULL)
+            return ERR_NOMEM;
+    }
+    m->n = ntensors;
+    return ERR_OK;
+}
+
+void model_free(struct model *m)
+{
+    if (m == NULL)
+        return;
+    if (m->arena != NULL) {
+        struct arena_block *b = m->arena->head;
+        while (b != NULL) {
+            struct arena_block *next = b->next;
+            free(b);
+            b = next;
+        }
+        free(m->arena);
+    }
+    for (size_t i = 0; i < m->warnings.n; i++)
+        free(m->warnings.lines[i]);
+    free(m->tensors);
+    free(m->ops);
+    memset(m, 0, sizeof(*m));
+}
+
+void model_warn(struct model *m, const char *fmt, ...)
+{
+    char buf[ERR_MSG_MAX];
+    va_list ap;
+
+    if (m->warnings.n == MODEL_MAX_WARNINGS) {
+        m->warnings.dropped++;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    char *line = strdup(buf);
+    if (line == NULL) {
+        m->warnings.dropped++;
+        return;
+    }
+    m->warnings.lines[m->warnings.n++] = line;
+}
+
+/* ---- kinds ----------------------------------------------------------------------- */
+
+static const char *const kind_names[KIND_COUNT] = {
+    "param", "grad", "optimizer", "activation", "temp", "input", "output",
+};
+
+const char *kind_name(enum tensor_kind k)
+{
+    return (unsigned)k < KIND_COUNT ? kind_names[k] : "invalid";
+}
+
+enum tensor_kind kind_parse(const char *s)
+{
+    for (int k = 0; k < KIND_COUNT; k++)
+        if (strcmp(s, kind_names[k]) == 0)
+            return (enum tensor_kind)k;
+    return KIND_COUNT;
+}
+
+/* ---- name index ------------------------------------------------------------------ */
+
+static uint64_t hash_name(const char *s, size_t n)
+{
+    uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= UINT64_C(1099511628211);
+    }
+    return h;
+}
+
+int model_index_build(const struct model *m, struct model_index *ix, struct err *e)
+{
+    size_t cap = 16;
+
+    ix->slots = NULL;
+    while (cap < 2 * m->n)
+        cap *= 2;
+    ix->slots = malloc(cap * sizeof(*ix->slots));
+    if (ix->slots == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory indexing %zu tensor names", m->n);
+    memset(ix->slots, 0xff, cap * sizeof(*ix->slots));
+    ix->mask = cap - 1;
+    for (size_t i = 0; i < m->n; i++) {
+        const char *name = m->tensors[i].name;
+        size_t len = strlen(name);
+        size_t s = (size_t)hash_name(name, len) & ix->mask;
+        while (ix->slots[s] != UINT32_MAX) {
+            uint32_t j = ix->slots[s];
+            if (strcmp(m->tensors[j].name, name) == 0) {
+                char where[48];
+                snprintf(where, sizeof(where), "tensors[%zu].name", i);
+                return err_set(e, ERR_INVALID, where,
+                               "tensors[%zu] \"%s\": name: duplicate tensor name (first used by "
+                               "tensors[%u])",
+                               i, name, j);
+            }
+            s = (s + 1) & ix->mask;
+        }
+        ix->slots[s] = (uint32_t)i;
+    }
+    return ERR_OK;
+}
+
+int64_t model_index_find(const struct model *m, const struct model_index *ix, const char *name,
+                         size_t n)
+{
+    size_t s = (size_t)hash_name(name, n) & ix->mask;
+    while (ix->slots[s] != UINT32_MAX) {
+        const char *t = m->tensors[ix->slots[s]].name;
+        if (strncmp(t, name, n) == 0 && t[n] == '\0')
+            return ix->slots[s];
+        s = (s + 1) & ix->mask;
+    }
+    return -1;
+}
+
+void model_index_free(struct model_index *ix)
+{
+    free(ix->slots);
+    ix->slots = NULL;
+}
+
+/* ---- JSON helpers ---------------------------------------------------------------- */
+
+struct ctx {
+    struct model *m;
+    struct err *e;
+    const struct model_limits *l;
+    /* sharding statistics, reported as a few aggregated warnings */
+    size_t replicated[MODEL_MAX_AXES];
+    size_t replicated_example[MODEL_MAX_AXES];
+    size_t uneven;
+    char uneven_example[256];
+};
+
+/* Error about field `field` of tensors[i] (name may be NULL before it is known). */
+static int terr(struct ctx *c, int code, size_t i, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static int terr(struct ctx *c, int code, size_t i, const char *field, const char *fmt, ...)
+{
+    char where[ERR_WHERE_MAX], what[ERR_MSG_MAX];
+    const char *name = c->m->tensors != NULL ? c->m->tensors[i].name : NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(where, sizeof(where), "tensors[%zu]%s%s", i, field[0] ? "." : "", field);
+    if (name != NULL)
+        return err_set(c->e, code, where, "tensors[%zu] \"%.200s\": %s%s%s", i, name, field,
+                       field[0] ? ": " : "", what);
+    return err_set(c->e, code, where, "tensors[%zu]: %s%s%s", i, field, field[0] ? ": " : "", what);
+}
+
+static const char *type_name(const json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null:
+        return "null";
+    case json_type_boolean:
+        return "a boolean";
+    case json_type_double:
+        return "a non-integer number";
+    case json_type_int:
+        return "an integer";
+    case json_type_object:
+        return "an object";
+    case json_type_array:
+        return "an array";
+    case json_type_string:
+        return "a string";
+    }
+    return "unknown";
+}
+
+/* 0 ok, 1 not an integer, 2 out of range (json-c clamped it or it sits on the clamp). */
+int model_json_int(const json_object *v, int64_t *out)
+{
+    if (!json_object_is_type(v, json_type_int))
+        return 1;
+    *out = json_object_get_int64(v);
+    return (*out == INT64_MAX || *out == INT64_MIN) ? 2 : 0;
+}
+
+/* A string without embedded NULs, 1..max bytes. 0 ok, 1 wrong type, 2 empty/long/NUL. */
+static int get_str(const json_object *v, size_t max, const char **s, size_t *n)
+{
+    if (!json_object_is_type(v, json_type_string))
+        return 1;
+    *s = json_object_get_string((json_object *)v);
+    *n = (size_t)json_object_get_string_len(v);
+    return (*n == 0 || *n > max || strlen(*s) != *n) ? 2 : 0;
+}
+
+static bool key_allowed(const char *key, const char *const *allowed)
+{
+    for (; *allowed != NULL; allowed++)
+        if (strcmp(key, *allowed) == 0)
+            return true;
+    return false;
+}
+
+/* Line and column (1-based) of byte offset off, for JSON syntax errors. */
+static void line_col(const char *s, size_t off, size_t *line, size_t *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (s[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+int model_json_load(const char *input, size_t len, unsigned max_depth, const char *what,
+                    json_object **root, struct err *e)
+{
+    struct json_tokener *tok = NULL;
+    enum json_tokener_error jerr;
+    size_t line, col;
+    int rc = ERR_OK;
+
+    *root = NULL;
+    if (len > INT_MAX)
+        return err_set(e, ERR_LIMIT, NULL, "%s: %zu bytes is more than the JSON parser accepts",
+                       what, len);
+    if (max_depth < 2 || max_depth > INT_MAX)
+        return err_set(e, ERR_INVALID, NULL, "%s: JSON depth limit %u is out of range", what,
+                       max_depth);
+    tok = json_tokener_new_ex((int)max_depth);
+    if (tok == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "%s: out of memory", what);
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    *root = json_tokener_parse_ex(tok, input, (int)len);
+    jerr = json_tokener_get_error(tok);
+    if (jerr == json_tokener_success && json_tokener_get_parse_end(tok) < len) {
+        /* json-c stops at the first NUL; anything left is an error. */
+        line_col(input, json_tokener_get_parse_end(tok), &line, &col);
+        rc = err_set(e, ERR_INVALID, "",
+                     "%s: unexpected data after the JSON value at line %zu "
+                     "column %zu",
+                     what, line, col);
+        goto out;
+    }
+    if (jerr == json_tokener_continue) {
+        rc = err_set(e, ERR_INVALID, "", "%s: the JSON text ends early (truncated input?)", what);
+        goto out;
+    }
+    if (jerr == json_tokener_error_depth) {
+        rc = err_set(e, ERR_LIMIT, "", "%s: JSON nesting is deeper than the limit of %u levels",
+                     what, max_depth);
+        goto out;
+    }
+    if (jerr != json_tokener_success) {
+        line_col(input, json_tokener_get_parse_end(tok), &line, &col);
+        rc = err_set(e, ERR_INVALID, "", "%s: invalid JSON at line %zu column %zu: %s", what, line,
+                     col, json_tokener_error_desc(jerr));
+        goto out;
+    }
+out:
+    if (rc != ERR_OK && *root != NULL) {
+        json_object_put(*root);
+        *root = NULL;
+    }
+    json_tokener_free(tok);
+    return rc;
+}
+
+/* ---- tensors --------------------------------------------------------------------- */
+
+static const char *const tensor_keys[] = {
+    "name", "shape",    "dtype", "layout",  "xla_shape",   "kind",
+    "live", "sharding", "tags",  "donated", "description", NULL,
+};
+
+static int parse_dims(struct ctx *c, size_t i, json_object *js, struct shape *sh)
+{
+    size_t rank;
+
+    if (!json_object_is_type(js, json_type_array))
+        return terr(c, ERR_INVALID, i, "shape", "must be an array of dims, got %s", type_name(js));
+    rank = json_object_array_length(js);
+    if (rank > SHAPE_MAX_RANK)
+        return terr(c, ERR_LIMIT, i, "shape", "rank %zu is above the limit of %d", rank,
+                    SHAPE_MAX_RANK);
+    sh->rank = (uint8_t)rank;
+    for (size_t d = 0; d < rank; d++) {
+        json_object *v = json_object_array_get_idx(js, d);
+        char field[24];
+        int64_t x;
+        int r = model_json_int(v, &x);
+        snprintf(field, sizeof(field), "shape[%zu]", d);
+        if (r == 1)
+            return terr(c, ERR_INVALID, i, field, "must be an integer, got %s", type_name(v));
+        if (r == 2)
+            return terr(c, ERR_OVERFLOW, i, field, "out of range (|dim| must be below 2^63-1)");
+        if (x < 0)
+            return terr(c, ERR_INVALID, i, field, "must be >= 0, got %lld", (long long)x);
+        sh->dims[d] = x;
+    }
+    return ERR_OK;
+}
+
+/* shape + dtype (+ layout): the layout text goes through shape_parse, the one parser of
+ * XLA syntax, so "{1,0:T(8,128)}" means exactly what it means in an xla_shape. */
+static int parse_shape_fields(struct ctx *c, size_t i, json_object *jt, struct model_tensor *t)
+{
+    json_object *js = NULL, *jd = NULL, *jl = NULL;
+    const char *s;
+    size_t n;
+    int rc, r;
+
+    if (!json_object_object_get_ex(jt, "shape", &js))
+        return terr(c, ERR_INVALID, i, "shape",
+                    "missing (give \"shape\" and \"dtype\", or "
+                    "\"xla_shape\")");
+    if (!json_object_object_get_ex(jt, "dtype", &jd))
+        return terr(c, ERR_INVALID, i, "dtype", "missing");
+    if ((r = get_str(jd, 32, &s, &n)) != 0)
+        return terr(c, ERR_INVALID, i, "dtype",
+                    "must be an XLA type name such as \"f32\" or "
+                    "\"bf16\", got %s",
+                    r == 1 ? type_name(jd) : "an empty or overlong string");
+    memset(&t->shape, 0, sizeof(t->shape));
+    t->shape.dtype = dtype_parse(s, n);
+    if (t->shape.dtype == DT_INVALID)
+        return terr(c, ERR_NOTFOUND, i, "dtype",
+                    "unknown dtype \"%s\" (use XLA names: pred, s8, "
+                    "u8, s16, s32, s64, u32, bf16, f16, f32, f64, f8e4m3fn, f8e5m2, ...)",
+                    s);
+    if ((rc = parse_dims(c, i, js, &t->shape)) != ERR_OK)
+        return rc;
+    if (!json_object_object_get_ex(jt, "layout", &jl))
+        return ERR_OK;
+    if ((r = get_str(jl, SHAPE_MAX_TEXT, &s, &n)) != 0 || s[0] != '{')
+        return terr(c, ERR_INVALID, i, "layout",
+                    "must be an XLA layout string such as "
+                    "\"{1,0:T(8,128)}\", got %s",
+                    r == 1 ? type_name(jl) : "\"\"");
+
+    /* Compose "dtype[d0,d1,...]{layout}" and parse it. */
+    char text[SHAPE_MAX_TEXT * 2];
+    int len = snprintf(text, sizeof(text), "%s[", dtype_name(t->shape.dtype));
+    for (unsigned d = 0; d < t->shape.rank && len < (int)sizeof(text); d++)
+        len += snprintf(text + len, sizeof(text) - (size_t)len, "%s%lld", d ? "," : "",
+                        (long long)t->shape.dims[d]);
+    if (len < (int)sizeof(text))
+        len += snprintf(text + len, sizeof(text) - (size_t)len, "]%s", s);
+    if (len >= (int)sizeof(text))
+        return terr(c, ERR_LIMIT, i, "layout", "shape text is longer than %zu bytes",
+                    sizeof(text) - 1);
+    struct shape parsed;
+    if ((rc = shape_parse(text, (size_t)len, &parsed, c->e)) != ERR_OK) {
+        char where[48], msg[ERR_MSG_MAX];
+        snprintf(where, sizeof(where), "tensors[%zu].layout", i);
+        snprintf(msg, sizeof(msg), "tensors[%zu] \"%.200s\": layout \"%.100s\" of %.100s: ", i,
+                 t->name, s, text);
+        c->e->where[0] = '\0';
+        return err_prefix(c->e, where, msg);
+    }
+    t->shape = parsed;
+    return ERR_OK;
+}
+
+static int parse_xla_shape(struct ctx *c, size_t i, json_object *jx, struct model_tensor *t)
+{
+    const char *s;
+    size_t n;
+    int r, rc;
+
+    if ((r = get_str(jx, SHAPE_MAX_TEXT, &s, &n)) != 0)
+        return terr(c, ERR_INVALID, i, "xla_shape",
+                    "must be an XLA shape string such as "
+                    "\"f32[8,128]{1,0:T(8,128)}\", got %s",
+                    r == 1 ? type_name(jx) : "an empty or overlong string");
+    if ((rc = shape_parse(s, n, &t->shape, c->e)) != ERR_OK) {
+        char where[48], msg[ERR_MSG_MAX];
+        snprintf(where, sizeof(where), "tensors[%zu].xla_shape", i);
+        snprintf(msg, sizeof(msg), "tensors[%zu] \"%.200s\": xla_shape: ", i, t->name);
+        c->e->where[0] = '\0';
+        return err_prefix(c->e, where, msg);
+    }
+    for (unsigned d = 0; d < t->shape.rank; d++)
+        if (t->shape.dims[d] < 0)
+            return terr(c, ERR_INVALID, i, "xla_shape", "dim %u must be >= 0, got %lld", d,
+                        (long long)t->shape.dims[d]);
+    return ERR_OK;
+}
+
+static int find_axis(const struct model *m, const char *s)
+{
+    for (size_t a = 0; a < m->naxes; a++)
+        if (strcmp(m->axis_names[a], s) == 0)
+            return (int)a;
+    return -1;
+}
+
+/* One sharding entry: a single axis name. Adds it to *mask and multiplies *parts. */
+static int shard_axis(struct ctx *c, size_t i, const char *field, json_object *v, uint16_t *used,
+                      uint16_t *mask, uint64_t *parts)
+{
+    const char *s;
+    size_t n;
+    int a;
+
+    if (get_str(v, MODEL_MAX_NAME, &s, &n) != 0)
+        return terr(c, ERR_INVALID, i, field,
+                    "must be null, a mesh axis name or a list of "
+                    "names, got %s",
+                    type_name(v));
+    if ((a = find_axis(c->m, s)) < 0)
+        return terr(c, ERR_NOTFOUND, i, field, "unknown mesh axis \"%.100s\"%s", s,
+                    c->m->naxes == 0 ? " (the model has no \"mesh\")" : "");
+    if (*used & (1u << a))
+        return terr(c, ERR_INVALID, i, field,
+                    "mesh axis \"%.100s\" is used twice (an axis can "
+                    "shard only one dim)",
+                    s);
+    *used |= (uint16_t)(1u << a);
+    *mask |= (uint16_t)(1u << a);
+    /* Mesh products were checked when the mesh was parsed, so this cannot overflow. */
+    *parts *= (uint64_t)c->m->axis_sizes[a];
+    return ERR_OK;
+}
+
+static int parse_sharding(struct ctx *c, size_t i, json_object *js, struct model_tensor *t)
+{
+    uint16_t used = 0;
+    int rc;
+
+    if (json_object_is_type(js, json_type_null))
+        goto replication;
+    if (!json_object_is_type(js, json_type_array))
+        return terr(c, ERR_INVALID, i, "sharding",
+                    "must be an array with one entry per dim, "
+                    "got %s",
+                    type_name(js));
+    if (json_object_array_length(js) != t->shape.rank)
+        return terr(c, ERR_INVALID, i, "sharding", "has %zu entries but the shape has rank %u",
+                    json_object_array_length(js), t->shape.rank);
+    t->global_dims = arena_alloc(c->m, sizeof(int64_t) * (t->shape.rank ? t->shape.rank : 1));
+    if (t->global_dims == NULL)
+        return terr(c, ERR_NOMEM, i, "sharding", "out of memory");
+    memcpy(t->global_dims, t->shape.dims, sizeof(int64_t) * t->shape.rank);
+    t->sharded = true;
+    for (unsigned d = 0; d < t->shape.rank; d++) {
+        json_object *v = json_object_array_get_idx(js, d);
+        uint64_t parts = 1;
+        char field[40];
+        snprintf(field, sizeof(field), "sharding[%u]", d);
+        if (v == NULL || json_object_is_type(v, json_type_null))
+            continue;
+        if (json_object_is_type(v, json_type_array)) {
+            size_t k = json_object_array_length(v);
+            for (size_t j = 0; j < k; j++) {
+                char sub[48];
+                snprintf(sub, sizeof(sub), "sharding[%u][%zu]", d, j);
+                rc = shard_axis(c, i, sub, json_object_array_get_idx(v, j), &used,
+                                &t->shard_mask[d], &parts);
+                if (rc != ERR_OK)
+                    return rc;
+            }
+        } else if ((rc = shard_axis(c, i, field, v, &used, &t->shard_mask[d], &parts)) != ERR_OK) {
+            return rc;
+        }
+        /* Per-device extent: XLA gives every shard ceil(d/p) (tpu-facts.md 5b). */
+        int64_t g = t->shape.dims[d];
+        if (g % (int64_t)parts != 0) {
+            if (c->uneven++ == 0)
+                snprintf(c->uneven_example, sizeof(c->uneven_example),
+                         "tensors[%zu] \"%.100s\" dim %u: %lld over %llu devices -> %lld", i,
+                         t->name, d, (long long)g, (unsigned long long)parts,
+                         (long long)(g == 0 ? 0 : (g - 1) / (int64_t)parts + 1));
+        }
+        t->shape.dims[d] = g == 0 ? 0 : (g - 1) / (int64_t)parts + 1;
+    }
+replication:
+    if (t->kind == KIND_PARAM || t->kind == KIND_OPTIMIZER || t->kind == KIND_GRAD)
+        for (size_t a = 0; a < c->m->naxes; a++)
+            if (!(used & (1u << a)) && c->m->axis_sizes[a] > 1 && c->replicated[a]++ == 0)
+                c->replicated_example[a] = i;
+    return ERR_OK;
+}
+
+static int parse_live(struct ctx *c, size_t i, json_object *jl, struct model_tensor *t)
+{
+    int64_t v[2];
+
+    if (!json_object_is_type(jl, json_type_array) || json_object_array_length(jl) != 2)
+        return terr(c, ERR_INVALID, i, "live", "must be [start, end), two integers");
+    for (size_t k = 0; k < 2; k++) {
+        json_object *x = json_object_array_get_idx(jl, k);
+        int r = model_json_int(x, &v[k]);
+        char field[16];
+        snprintf(field, sizeof(field), "live[%zu]", k);
+        if (r == 1)
+            return terr(c, ERR_INVALID, i, field, "must be an integer, got %s", type_name(x));
+        if (r == 2 || v[k] < 0 || v[k] > MODEL_MAX_STEP)
+            return terr(c, ERR_INVALID, i, field, "must be between 0 and 2^53");
+    }
+    if (v[0] >= v[1])
+        return terr(c, ERR_INVALID, i, "live",
+                    "start %lld must be below end %lld (the interval "
+                    "is half-open)",
+                    (long long)v[0], (long long)v[1]);
+    t->live_given = true;
+    t->live_start = v[0];
+    t->live_end = v[1];
+    return ERR_OK;
+}
+
+static int parse_tags(struct ctx *c, size_t i, json_object *jt, struct model_tensor *t)
+{
+    size_t k;
+
+    if (!json_object_is_type(jt, json_type_array))
+        return terr(c, ERR_INVALID, i, "tags", "must be an array of strings, got %s",
+                    type_name(jt));
+    k = json_object_array_length(jt);
+    if (k > MODEL_MAX_TAGS)
+        return terr(c, ERR_LIMIT, i, "tags", "%zu tags; the limit is %d", k, MODEL_MAX_TAGS);
+    if (k == 0)
+        return ERR_OK;
+    t->tags = arena_alloc(c->m, k * sizeof(*t->tags));
+    if (t->tags == NULL)
+        return terr(c, ERR_NOMEM, i, "tags", "out of memory");
+    for (size_t j = 0; j < k; j++) {
+        json_object *v = json_object_array_get_idx(jt, j);
+        const char *s;
+        size_t n;
+        char field[24];
+        snprintf(field, sizeof(field), "tags[%zu]", j);
+        if (get_str(v, MODEL_MAX_NAME, &s, &n) != 0)
+            return terr(c, ERR_INVALID, i, field,
+                        "must be a non-empty string of at most %d "
+                        "bytes, got %s",
+                        MODEL_MAX_NAME, type_name(v));
+        if ((t->tags[j] = model_strdup(c->m, s, n)) == NULL)
+            return terr(c, ERR_NOMEM, i, field, "out of memory");
+    }
+    t->ntags = (uint8_t)k;
+    return ERR_OK;
+}
+
+static int parse_tensor(struct ctx *c, size_t i, json_object *jt)
+{
+    struct model_tensor *t = &c->m->tensors[i];
+    json_object *v;
+    const char *s;
+    size_t n;
+    int rc, r;
+
+    if (!json_object_is_type(jt, json_type_object))
+        return terr(c, ERR_INVALID, i, "", "must be an object, got %s", type_name(jt));
+    if (!json_object_object_get_ex(jt, "name", &v))
+        return terr(c, ERR_INVALID, i, "name", "missing");
+    if ((r = get_str(v, MODEL_MAX_NAME, &s, &n)) != 0)
+        return terr(c, ERR_INVALID, i, "name",
+                    "must be a non-empty string of at most %d bytes "
+                    "without NUL, got %s",
+                    MODEL_MAX_NAME, r == 1 ? type_name(v) : "another");
+    if ((t->name = model_strdup(c->m, s, n)) == NULL)
+        return terr(c, ERR_NOMEM, i, "name", "out of memory");
+    json_object_object_foreach(jt, key, val)
+    {
+        (void)val;
+        if (!key_allowed(key, tensor_keys))
+            return terr(c, ERR_INVALID, i, "",
+                        "unknown field \"%.100s\" (known: name, shape, "
+                        "dtype, layout, xla_shape, kind, live, sharding, tags, donated, "
+                        "description)",
+                        key);
+    }
+
+    t->kind = KIND_TEMP;
+    if (json_object_object_get_ex(jt, "kind", &v)) {
+        if (get_str(v, 32, &s, &n) != 0 || (t->kind = kind_parse(s)) == KIND_COUNT)
+            return terr(c, ERR_INVALID, i, "kind",
+                        "must be one of param, grad, optimizer, "
+                        "activation, temp, input, output; got %s%.40s%s",
+                        json_object_is_type(v, json_type_string) ? "\"" : "",
+                        json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+                                                                 : type_name(v),
+                        json_object_is_type(v, json_type_string) ? "\"" : "");
+    }
+
+    if (json_object_object_get_ex(jt, "xla_shape", &v)) {
+        if (json_object_object_get_ex(jt, "shape", NULL) ||
+            json_object_object_get_ex(jt, "dtype", NULL) ||
+            json_object_object_get_ex(jt, "layout", NULL))
+            return terr(c, ERR_INVALID, i, "xla_shape",
+                        "give either \"xla_shape\" or "
+                        "\"shape\" + \"dtype\" (+ \"layout\"), not both");
+        rc = parse_xla_shape(c, i, v, t);
+    } else {
+        rc = parse_shape_fields(c, i, jt, t);
+    }
+    if (rc != ERR_OK)
+        return rc;
+
+    if (json_object_object_get_ex(jt, "sharding", &v)) {
+        if ((rc = parse_sharding(c, i, v, t)) != ERR_OK)
+            return rc;
+    } else if ((rc = parse_sharding(c, i, NULL, t)) != ERR_OK) {
+        return rc;
+    }
+    if (json_object_object_get_ex(jt, "live", &v) && (rc = parse_live(c, i, v, t)) != ERR_OK)
+        return rc;
+    if (json_object_object_get_ex(jt, "tags", &v) && (rc = parse_tags(c, i, v, t)) != ERR_OK)
+        return rc;
+    if (json_object_object_get_ex(jt, "donated", &v)) {
+        if (!json_object_is_type(v, json_type_boolean))
+            return terr(c, ERR_INVALID, i, "donated", "must be true or false, got %s",
+                        type_name(v));
+        t->donated = json_object_get_boolean(v);
+    }
+    if (json_object_object_get_ex(jt, "description", &v) &&
+        !json_object_is_type(v, json_type_string))
+        return terr(c, ERR_INVALID, i, "description", "must be a string, got %s", type_name(v));
+    return ERR_OK;
+}
+
+/* ---- mesh, options, ops ---------------------------------------------------------- */
+
+static int parse_mesh(struct ctx *c, json_object *jm)
+{
+    struct model *m = c->m;
+
+    if (!json_object_is_type(jm, json_type_object))
+        return err_set(c->e, ERR_INVALID, "mesh",
+                       "mesh: must be an object mapping axis names "
+                       "to sizes, got %s",
+                       type_name(jm));
+    json_object_object_foreach(jm, key, val)
+    {
+        char where[MODEL_MAX_NAME + 16];
+        int64_t size;
+        int r = model_json_int(val, &size);
+        size_t klen = strlen(key);
+        snprintf(where, sizeof(where), "mesh.%.100s", key);
+        if (m->naxes == MODEL_MAX_AXES)
+            return err_set(c->e, ERR_LIMIT, "mesh", "mesh: more than %d axes", MODEL_MAX_AXES);
+        if (klen == 0 || klen > MODEL_MAX_NAME)
+            return err_set(c->e, ERR_INVALID, "mesh", "mesh: axis names must be 1 to %d bytes",
+                           MODEL_MAX_NAME);
+        if (r != 0 || size < 1 || size > (INT64_C(1) << 32))
+            return err_set(c->e, ERR_INVALID, where,
+                           "mesh: axis \"%.100s\": size must be an "
+                           "integer from 1 to 2^32, got %s",
+                           key, r == 1 ? type_name(val) : "an out-of-range value");
+        if (__builtin_mul_overflow(m->devices, (uint64_t)size, &m->devices) ||
+            m->devices > (UINT64_C(1) << 53))
+            return err_set(c->e, ERR_OVERFLOW, where,
+                           "mesh: the product of the axis sizes is "
+                           "above 2^53");
+        if ((m->axis_names[m->naxes] = model_strdup(m, key, klen)) == NULL)
+            return err_set(c->e, ERR_NOMEM, where, "out of memory");
+        m->axis_sizes[m->naxes++] = size;
+    }
+    return ERR_OK;
+}
+
+static int parse_options(struct ctx *c, json_object *jo)
+{
+    static const char *const keys[] = {"strategies", "capacity", "time_limit", "alignment", NULL};
+    struct model_options *o = &c->m->options;
+    json_object *v;
+    const char *s;
+    size_t n;
+    int64_t x;
+
+    if (!json_object_is_type(jo, json_type_object))
+        return err_set(c->e, ERR_INVALID, "options", "options: must be an object, got %s",
+                       type_name(jo));
+    json_object_object_foreach(jo, key, val)
+    {
+        (void)val;
+        if (!key_allowed(key, keys))
+            return err_set(c->e, ERR_INVALID, "options",
+                           "options: unknown field \"%.100s\" "
+                           "(known: strategies, capacity, time_limit, alignment)",
+                           key);
+    }
+    if (json_object_object_get_ex(jo, "strategies", &v)) {
+        if (get_str(v, 256, &s, &n) != 0)
+            return err_set(c->e, ERR_INVALID, "options.strategies",
+                           "options.strategies: must "
+                           "be a strategy name or a comma-separated list, got %s",
+                           type_name(v));
+        if ((o->strategies = model_strdup(c->m, s, n)) == NULL)
+            return err_set(c->e, ERR_NOMEM, "options.strategies", "out of memory");
+    }
+    if (json_object_object_get_ex(jo, "capacity", &v)) {
+        if (model_json_int(v, &x) != 0 || x <= 0)
+            return err_set(c->e, ERR_INVALID, "options.capacity",
+                           "options.capacity: must be a "
+                           "positive integer number of bytes");
+        o->capacity = (uint64_t)x;
+    }
+    if (json_object_object_get_ex(jo, "alignment", &v)) {
+        if (model_json_int(v, &x) != 0 || x <= 0 || x > (INT64_C(1) << 30) || (x & (x - 1)) != 0)
+            return err_set(c->e, ERR_INVALID, "options.alignment",
+                           "options.alignment: must be "
+                           "a power of two from 1 to 2^30 bytes");
+        o->alignment = (uint64_t)x;
+    }
+    if (json_object_object_get_ex(jo, "time_limit", &v)) {
+        double d = json_object_get_double(v);
+        if ((!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) ||
+            !(d > 0 && d <= 3600))
+            return err_set(c->e, ERR_INVALID, "options.time_limit",
+                           "options.time_limit: must "
+                           "be a number of seconds above 0 and at most 3600");
+        o->time_limit_s = d;
+    }
+    return ERR_OK;
+}
+
+static int op_refs(struct ctx *c, const struct model_index *ix, size_t k, const char *field,
+                   json_object *ja, uint32_t **out, uint32_t *nout)
+{
+    struct model *m = c->m;
+    const char *opname = m->ops[k].name;
+    size_t cnt;
+
+    *nout = 0;
+    if (ja == NULL)
+        return ERR_OK;
+    if (!json_object_is_type(ja, json_type_array))
+        return err_set(c->e, ERR_INVALID, field,
+                       "ops[%zu] \"%.200s\": %s: must be an array of "
+                       "tensor names, got %s",
+                       k, opname, strchr(field, '.') + 1, type_name(ja));
+    cnt = json_object_array_length(ja);
+    if (cnt > UINT32_MAX)
+        return err_set(c->e, ERR_LIMIT, field, "ops[%zu]: too many references", k);
+    if (cnt == 0)
+        return ERR_OK;
+    *out = arena_alloc(m, cnt * sizeof(**out));
+    if (*out == NULL)
+        return err_set(c->e, ERR_NOMEM, field, "out of memory");
+    for (size_t j = 0; j < cnt; j++) {
+        json_object *v = json_object_array_get_idx(ja, j);
+        const char *s;
+        size_t n;
+        int64_t t;
+        char where[64];
+        snprintf(where, sizeof(where), "%s[%zu]", field, j);
+        if (get_str(v, MODEL_MAX_NAME, &s, &n) != 0)
+            return err_set(c->e, ERR_INVALID, where,
+                           "ops[%zu] \"%.200s\": %s[%zu]: must be a "
+                           "tensor name, got %s",
+                           k, opname, strchr(field, '.') + 1, j, type_name(v));
+        if ((t = model_index_find(m, ix, s, n)) < 0)
+            return err_set(c->e, ERR_NOTFOUND, where,
+                           "ops[%zu] \"%.200s\": %s[%zu]: unknown "
+                           "tensor \"%.200s\"",
+                           k, opname, strchr(field, '.') + 1, j, s);
+        (*out)[j] = (uint32_t)t;
+    }
+    *nout = (uint32_t)cnt;
+    return ERR_OK;
+}
+
+static int parse_ops(struct ctx *c, json_object *ja, const struct model_index *ix)
+{
+    struct model *m = c->m;
+    size_t n;
+
+    if (!json_object_is_type(ja, json_type_array))
+        return err_set(c->e, ERR_INVALID, "ops", "ops: must be an array, got %s", type_name(ja));
+    n = json_object_array_length(ja);
+    if (n > c->l->max_ops)
+        return err_set(c->e, ERR_LIMIT, "ops", "ops: %zu ops; the limit is %zu", n, c->l->max_ops);
+    if (n == 0)
+        return ERR_OK;
+    m->ops = calloc(n, sizeof(*m->ops));
+    if (m->ops == NULL)
+        return err_set(c->e, ERR_NOMEM, "ops", "out of memory for %zu ops", n);
+    m->nops = n;
+    for (size_t k = 0; k < n; k++) {
+        json_object *jo = json_object_array_get_idx(ja, k), *v = NULL;
+        struct model_op *op = &m->ops[k];
+        char where[40], fin[48], fout[48];
+        const char *s;
+        size_t len;
+        int rc;
+        snprintf(where, sizeof(where), "ops[%zu]", k);
+        if (!json_object_is_type(jo, json_type_object))
+            return err_set(c->e, ERR_INVALID, where, "ops[%zu]: must be an object, got %s", k,
+                           type_name(jo));
+        json_object_object_foreach(jo, key, val)
+        {
+            (void)val;
+            if (strcmp(key, "name") != 0 && strcmp(key, "inputs") != 0 &&
+                strcmp(key, "outputs") != 0)
+                return err_set(c->e, ERR_INVALID, where,
+                               "ops[%zu]: unknown field \"%.100s\" "
+                               "(known: name, inputs, outputs)",
+                               k, key);
+        }
+        op->name = "";
+        if (json_object_object_get_ex(jo, "name", &v)) {
+            if (get_str(v, MODEL_MAX_NAME, &s, &len) != 0)
+                return err_set(c->e, ERR_INVALID, where,
+                               "ops[%zu]: name: must be a non-empty "
+                               "string, got %s",
+                               k, type_name(v));
+            if ((op->name = model_strdup(m, s, len)) == NULL)
+                return err_set(c->e, ERR_NOMEM, where, "out of memory");
+        }
+        snprintf(fin, sizeof(fin), "ops[%zu].inputs", k);
+        snprintf(fout, sizeof(fout), "ops[%zu].outputs", k);
+        v = NULL;
+        json_object_object_get_ex(jo, "inputs", &v);
+        if ((rc = op_refs(c, ix, k, fin, v, &op->inputs, &op->ninputs)) != ERR_OK)
+            return rc;
+        v = NULL;
+        json_object_object_get_ex(jo, "outputs", &v);
+        if ((rc = op_refs(c, ix, k, fout, v, &op->outputs, &op->noutputs)) != ERR_OK)
+            return rc;
+    }
+    return ERR_OK;
+}
+
+/* ---- top level ------------------------------------------------------------------- */
+
+static void sharding_warnings(struct ctx *c)
+{
+    struct model *m = c->m;
+
+    for (size_t a = 0; a < m->naxes; a++)
+        if (c->replicated[a] > 0)
+            model_warn(m,
+                       "%zu param/grad/optimizer tensors are replicated over mesh axis "
+                       "\"%.100s\" (size %lld): every device holds a full copy along it (e.g. "
+                       "tensors[%zu] \"%.100s\"); XLA defaults to replication when sharding is "
+                       "missing",
+                       c->replicated[a], m->axis_names[a], (long long)m->axis_sizes[a],
+                       c->replicated_example[a], m->tensors[c->replicated_example[a]].name);
+    if (c->uneven > 0)
+        model_warn(m,
+                   "%zu sharded dims do not divide evenly; each device allocates the "
+                   "ceil-divided extent and the last shard holds padding (e.g. %s)",
+                   c->uneven, c->uneven_example);
+}
+
+int model_parse_json(const char *input, size_t len, const struct model_limits *l, struct model *m,
+                     struct err *e)
+{
+    static const char *const keys[] = {"name",    "chip",    "tensors",     "mesh", "ops",
+                                       "options", "$schema", "description", NULL};
+    struct ctx c = {.m = m, .e = e, .l = l};
+    struct model_index ix = {0};
+    json_object *root = NULL, *v, *jt;
+    const char *s;
+    size_t n;
+    int rc;
+
+    memset(m, 0, sizeof(*m));
+    if (len > l->max_input_bytes)
+        return err_set(e, ERR_LIMIT, "", "input is %zu bytes; the limit is %zu", len,
+                       l->max_input_bytes);
+    if ((rc = model_json_load(input, len, l->max_json_depth, "model", &root, e)) != ERR_OK)
+        return rc;
+    if (!json_object_is_type(root, json_type_object)) {
+        rc = err_set(e, ERR_INVALID, "", "model: the top level must be an object, got %s",
+                     type_name(root));
+        goto out;
+    }
+    json_object_object_foreach(root, key, val)
+    {
+        (void)val;
+        if (!key_allowed(key, keys)) {
+            rc = err_set(e, ERR_INVALID, key,
+                         "model: unknown top-level field \"%.100s\" (known: "
+                         "name, chip, mesh, tensors, ops, options, description)",
+                         key);
+            goto out;
+        }
+    }
+    if (!json_object_object_get_ex(root, "tensors", &jt) ||
+        !json_object_is_type(jt, json_type_array)) {
+        rc = err_set(e, ERR_INVALID, "tensors",
+                     "model: \"tensors\" must be an array of tensor "
+                     "objects");
+        goto out;
+    }
+    n = json_object_array_length(jt);
+    if (n > l->max_tensors) {
+        rc = err_set(e, ERR_LIMIT, "tensors", "model: %zu tensors; the limit is %zu", n,
+                     l->max_tensors);
+        goto out;
+    }
+    if (n > UINT32_MAX - 1) {
+        rc = err_set(e, ERR_LIMIT, "tensors", "model: too many tensors");
+        goto out;
+    }
+    if ((rc = model_init(m, "json", n)) != ERR_OK) {
+        rc = err_set(e, ERR_NOMEM, "tensors", "out of memory for %zu tensors", n);
+        goto out;
+    }
+    m->name = "model";
+    if (json_object_object_get_ex(root, "name", &v)) {
+        if (get_str(v, 127, &s, &n) != 0) {
+            rc = err_set(e, ERR_INVALID, "name", "name: must be a string of 1 to 127 bytes");
+            goto out;
+        }
+        if ((m->name = model_strdup(m, s, n)) == NULL)
+            goto nomem;
+    }
+    if (json_object_object_get_ex(root, "chip", &v)) {
+        if (get_str(v, 32, &s, &n) != 0) {
+            rc = err_set(e, ERR_INVALID, "chip", "chip: must be a chip name such as \"v5e\"");
+            goto out;
+        }
+        if ((m->chip = model_strdup(m, s, n)) == NULL)
+            goto nomem;
+    }
+    if (json_object_object_get_ex(root, "mesh", &v) && (rc = parse_mesh(&c, v)) != ERR_OK)
+        goto out;
+    if (json_object_object_get_ex(root, "options", &v) && (rc = parse_options(&c, v)) != ERR_OK)
+        goto out;
+    for (size_t i = 0; i < m->n; i++)
+        if ((rc = parse_tensor(&c, i, json_object_array_get_idx(jt, i))) != ERR_OK)
+            goto out;
+    if ((rc = model_index_build(m, &ix, e)) != ERR_OK)
+        goto out;
+    if (json_object_object_get_ex(root, "ops", &v) && (rc = parse_ops(&c, v, &ix)) != ERR_OK)
+        goto out;
+    sharding_warnings(&c);
+    goto out;
+nomem:
+    rc = err_set(e, ERR_NOMEM, "", "out of memory");
+out:
+    model_index_free(&ix);
+    json_object_put(root);
+    if (rc != ERR_OK)
+        model_free(m);
+    return rc;
+}
+
+int model_resolve(struct model *m, const struct chip *chip, struct err *e)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        struct model_tensor *t = &m->tensors[i];
+        struct layout_info info;
+        struct shape resolved;
+        int rc;
+
+        if (t->raw)
+            continue;
+        if ((rc = layout_resolve(&t->shape, chip, &resolved, &info, e)) != ERR_OK) {
+            char where[32], msg[ERR_MSG_MAX];
+            snprintf(where, sizeof(where), "tensors[%zu]", i);
+            snprintf(msg, sizeof(msg), "tensors[%zu] \"%.200s\": ", i, t->name);
+            return err_prefix(e, where, msg);
+        }
+        t->shape = resolved;
+        t->logical_bytes = info.logical_bytes;
+        t->padded_bytes = info.padded_bytes;
+        t->layout_rule = info.rule;
+        t->confidence = info.confidence;
+    }
+    return ERR_OK;
+}

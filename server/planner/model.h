@@ -1,0 +1,184 @@
+/*
+ * model.h - a model description: the tensors a program holds in HBM, per device.
+ *
+ * Native format (JSON; full schema: static/schema/model.schema.json):
+ *
+ *   {
+ *     "name": "tiny-lm-train",                 optional, default "model"
+ *     "chip": "v5e",                           optional; plan_opts.chip overrides it
+ *     "mesh": {"data": 4, "model": 2},         optional: mesh axis -> size
+ *     "tensors": [
+ *       {"name": "wq", "shape": [1024, 1024], "dtype": "bf16", "kind": "param",
+ *        "sharding": [null, "model"]},
+ *       {"name": "ids", "xla_shape": "s32[8,512]{1,0:T(8,128)}", "kind": "input",
+ *        "donated": true},
+ *       {"name": "h", "shape": [8, 512, 1024], "dtype": "bf16", "layout": "{2,1,0}",
+ *        "kind": "activation", "live": [1, 3], "tags": ["layer0"]}
+ *     ],
+ *     "ops": [{"name": "embed", "inputs": ["ids"], "outputs": ["h"]}],
+ *     "options": {"strategies": "best", "capacity": 16000000000, "time_limit": 2,
+ *                 "alignment": 512}
+ *   }
+ *
+ * Tensor fields: "name" (unique, required); either "shape" (dims, each >= 0) + "dtype" (XLA
+ * spelling: f32, bf16, s8, pred, ...) + optional "layout" ("{1,0:T(8,128)}"), or
+ * "xla_shape" (a full XLA shape string); "kind": param, grad, optimizer, activation, temp,
+ * input or output (default temp); "live": [start, end) in program steps; "sharding": one
+ * entry per dim, each null, a mesh axis name or a list of axis names; "tags": strings;
+ * "donated": true lets an argument die after its last use; "description": ignored.
+ * Unknown fields are errors (they are usually typos).
+ *
+ * Sharding: the per-device dim is ceil(dim / product of its axes' sizes) (XLA pads the
+ * last shard, ../shared/docs/tpu-facts.md 5b) and layout and padding apply to that local
+ * shape (5c); every byte count of a plan is per device.
+ *
+ * Integers must lie strictly between -2^63 and 2^63-1: json-c clamps out-of-range
+ * numbers to those two values without an error, so both are rejected as "out of range".
+ *
+ * Lifetimes are filled later by lifetime.h. A model owns all its memory (tensors, ops,
+ * strings) until model_free().
+ */
+#ifndef TPUPLAN_MODEL_H
+#define TPUPLAN_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/err.h"
+#include "planner/layout.h"
+#include "planner/shape.h"
+
+enum tensor_kind {
+    KIND_PARAM = 0,
+    KIND_GRAD,
+    KIND_OPTIMIZER,
+    KIND_ACTIVATION,
+    KIND_TEMP,
+    KIND_INPUT,
+    KIND_OUTPUT,
+    KIND_COUNT
+};
+
+/* "param", "grad", ...; kind_parse returns KIND_COUNT when unknown. */
+const char *kind_name(enum tensor_kind k);
+enum tensor_kind kind_parse(const char *s);
+
+#define MODEL_MAX_AXES     16  /* mesh axes (a uint16_t mask per dim) */
+#define MODEL_MAX_NAME     512 /* bytes in a tensor, op, axis or model name */
+#define MODEL_MAX_TAGS     32  /* tags per tensor */
+#define MODEL_MAX_WARNINGS 64  /* distinct warning lines kept; the rest are counted */
+#define MODEL_MAX_STEP     (INT64_C(1) << 53) /* program steps stay exact in JSON */
+
+struct model_tensor {
+    const char *name;     /* in the model's string arena */
+    struct shape shape;   /* per-device shape (sharding applied); given layout if any. After
+                           * model_resolve: the resolved shape with its layout. */
+    int64_t *global_dims; /* NULL unless sharded: the dims as written (arena) */
+    uint16_t shard_mask[SHAPE_MAX_RANK]; /* mesh axes sharding each dim (bit i = axis i) */
+    bool sharded;                        /* a "sharding" was given */
+    enum tensor_kind kind;
+    bool donated;
+    bool live_given;
+    int64_t live_start, live_end; /* [start, end); filled by lifetime_derive when not given */
+    const char **tags;            /* ntags strings (arena) */
+    uint8_t ntags;
+    bool raw; /* MiniMalloc CSV buffer: no dtype or layout, size given */
+    /* Filled by model_resolve (or set from the CSV size for raw buffers): */
+    uint64_t logical_bytes;
+    uint64_t padded_bytes;
+    const char *layout_rule; /* static string from layout.h */
+    enum confidence confidence;
+};
+
+struct model_op {
+    const char *name;
+    uint32_t *inputs; /* tensor indices (arena) */
+    uint32_t *outputs;
+    uint32_t ninputs, noutputs;
+};
+
+struct model_options {
+    const char *strategies; /* NULL when not given */
+    uint64_t capacity;      /* 0 when not given */
+    double time_limit_s;    /* 0 when not given */
+    uint64_t alignment;     /* 0 when not given */
+};
+
+struct model_warnings {
+    char *lines[MODEL_MAX_WARNINGS]; /* malloc'd */
+    size_t n;
+    size_t dropped; /* warnings past MODEL_MAX_WARNINGS */
+};
+
+struct model_arena; /* model.c */
+
+struct model {
+    const char *name;          /* arena */
+    const char *chip;          /* arena; NULL when the input names none */
+    const char *source_format; /* static: "json", "safetensors", "minimalloc-csv" */
+    size_t n;
+    struct model_tensor *tensors; /* n entries, malloc'd */
+    size_t naxes;
+    const char *axis_names[MODEL_MAX_AXES];
+    int64_t axis_sizes[MODEL_MAX_AXES];
+    uint64_t devices; /* product of the axis sizes; 1 without a mesh */
+    size_t nops;
+    struct model_op *ops; /* nops entries, malloc'd */
+    int64_t nsteps;       /* program length; filled by lifetime_derive */
+    struct model_options options;
+    struct model_warnings warnings;
+    struct model_arena *arena;
+};
+
+struct model_limits {
+    size_t max_input_bytes;
+    unsigned max_json_depth;
+    size_t max_tensors;
+    size_t max_ops;
+};
+
+/* Parses a native JSON description. On failure *m is left empty (nothing to free). */
+int model_parse_json(const char *input, size_t len, const struct model_limits *l, struct model *m,
+                     struct err *e);
+
+/* Resolves every tensor's layout on chip (layout_resolve) and fills the byte counts;
+ * errors name the tensor. Raw (CSV) tensors are left as they are. */
+int model_resolve(struct model *m, const struct chip *chip, struct err *e);
+
+void model_free(struct model *m);
+
+/*
+ * JSON helpers shared with the safetensors importer. model_json_load parses text with
+ * json-c in strict mode (UTF-8 validated, depth bounded); *root is owned by the caller
+ * (json_object_put). model_json_int: 0 ok, 1 not an integer, 2 out of range (json-c
+ * clamps silently, so the two clamp values are rejected).
+ */
+struct json_object;
+int model_json_load(const char *input, size_t len, unsigned max_depth, const char *what,
+                    struct json_object **root, struct err *e);
+int model_json_int(const struct json_object *v, int64_t *out);
+
+/* Building blocks shared with the importers (safetensors.c, plan.c's CSV path). */
+int model_init(struct model *m, const char *source_format, size_t ntensors);
+/* Copies s[0..n) into the arena; NULL on allocation failure. */
+const char *model_strdup(struct model *m, const char *s, size_t n);
+/* Adds a warning line (printf format); silently counts it once the list is full. */
+void model_warn(struct model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Name index over m->tensors, for duplicate detection and op references: an
+ * open-addressing table of tensor indices (malloc'd, owned by the caller through
+ * model_index_free).
+ */
+struct model_index {
+    uint32_t *slots; /* UINT32_MAX = empty */
+    size_t mask;
+};
+int model_index_build(const struct model *m, struct model_index *ix, struct err *e);
+/* Index of the tensor called name[0..n), or -1. */
+int64_t model_index_find(const struct model *m, const struct model_index *ix, const char *name,
+                         size_t n);
+void model_index_free(struct model_index *ix);
+
+#endif

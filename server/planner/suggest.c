@@ -1,0 +1,163 @@
+/*
+ * suggest.c - padding fixes sized exactly with layout_resolve (see suggest.h).
+ */
+#include "planner/suggest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define LANES 128 /* minor tile extent of every TPU generation (tpu-facts.md 1b, 2c) */
+
+char *suggest_tiles_text(const struct shape *sh, char *buf, size_t cap)
+{
+    size_t n = 0;
+
+    if (cap == 0)
+        return buf;
+    buf[0] = '\0';
+    for (unsigned k = 0; k < sh->ntiles && n < cap; k++) {
+        n += (size_t)snprintf(buf + n, cap - n, "%s(", k == 0 ? "T" : "");
+        for (unsigned d = 0; d < sh->tiles[k].rank && n < cap; d++)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? "," : "",
+                                  (long long)sh->tiles[k].dims[d]);
+        if (n < cap)
+            n += (size_t)snprintf(buf + n, cap - n, ")");
+    }
+    return buf;
+}
+
+/* A shape without layout whose logical dims are phys[0..r) (major to minor). */
+static void make_shape(struct shape *out, enum dtype dt, const int64_t *phys, unsigned r)
+{
+    memset(out, 0, sizeof(*out));
+    out->dtype = dt;
+    out->rank = (uint8_t)r;
+    memcpy(out->dims, phys, r * sizeof(*phys));
+}
+
+struct best {
+    uint64_t padded;
+    struct shape shape;
+    const char *action;
+    bool found;
+};
+
+static void try_candidate(const struct shape *cand, const struct chip *chip, const char *action,
+                          struct best *b)
+{
+    struct shape resolved;
+    struct layout_info info;
+    struct err ignore;
+
+    if (layout_resolve(cand, chip, &resolved, &info, &ignore) != ERR_OK)
+        return; /* a candidate that cannot be sized is simply not suggested */
+    if (info.padded_bytes < b->padded) {
+        b->padded = info.padded_bytes;
+        b->shape = resolved;
+        b->action = action;
+        b->found = true;
+    }
+}
+
+int suggest_tensor(const struct shape *sh, const struct chip *chip, struct suggestion *out,
+                   struct err *e)
+{
+    struct layout_info info;
+    struct best b = {0};
+    int64_t phys[SHAPE_MAX_RANK], cand[SHAPE_MAX_RANK];
+    unsigned r = sh->rank;
+    int rc;
+
+    if (!sh->has_layout || r == 0)
+        return 0;
+    if ((rc = layout_size(sh, &info, e)) != ERR_OK)
+        return rc;
+    if (info.padded_bytes <= info.logical_bytes)
+        return 0;
+    b.padded = info.padded_bytes;
+    for (unsigned k = 0; k < r; k++)
+        phys[k] = sh->dims[sh->minor_to_major[r - 1 - k]];
+
+    /* Fold the j minor-most physical dims into [M/128, 128]. */
+    for (unsigned j = 1; j <= r; j++) {
+        uint64_t mprod = 1;
+        bool ok = true;
+        for (unsigned k = r - j; k < r && ok; k++)
+            ok = !__builtin_mul_overflow(mprod, (uint64_t)phys[k], &mprod);
+        if (!ok || mprod == 0 || mprod % LANES != 0 || (j == 1 && phys[r - 1] == LANES))
+            continue;
+        memcpy(cand, phys, (r - j) * sizeof(*cand));
+        cand[r - j] = (int64_t)(mprod / LANES);
+        cand[r - j + 1] = LANES;
+        struct shape s;
+        make_shape(&s, sh->dtype, cand, r - j + 2);
+        try_candidate(&s, chip, "fold-minor", &b);
+    }
+    /* Merge the j dims just above the minor dim into one second-minor dim. */
+    for (unsigned j = 2; j < r; j++) {
+        uint64_t mprod = 1;
+        bool ok = true;
+        for (unsigned k = r - 1 - j; k < r - 1 && ok; k++)
+            ok = !__builtin_mul_overflow(mprod, (uint64_t)phys[k], &mprod);
+        if (!ok || mprod > INT64_MAX)
+            continue;
+        memcpy(cand, phys, (r - 1 - j) * sizeof(*cand));
+        cand[r - 1 - j] = (int64_t)mprod;
+        cand[r - j] = phys[r - 1];
+        struct shape s;
+        make_shape(&s, sh->dtype, cand, r - j + 1);
+        try_candidate(&s, chip, "merge-major", &b);
+    }
+    /* Make dim k the minor-most one. */
+    for (unsigned k = 0; k + 1 < r; k++) {
+        unsigned n = 0;
+        for (unsigned q = 0; q < r; q++)
+            if (q != k)
+                cand[n++] = phys[q];
+        cand[n] = phys[k];
+        struct shape s;
+        make_shape(&s, sh->dtype, cand, r);
+        try_candidate(&s, chip, "reorder", &b);
+    }
+    /* A fix that recovers under 1% of the tensor is noise next to the real ones. */
+    if (!b.found || (info.padded_bytes - b.padded) < info.padded_bytes / 100)
+        return 0;
+
+    /* Explain where the padding comes from, then the fix. */
+    char tiles[64], cause[256], plain[SHAPE_MAX_TEXT], saves[32];
+    size_t n = 0;
+    unsigned minor = sh->minor_to_major[0];
+    suggest_tiles_text(sh, tiles, sizeof(tiles));
+    if (info.padded_dims[minor] != sh->dims[minor])
+        n += (size_t)snprintf(cause + n, sizeof(cause) - n,
+                              "minor dim %u (size %lld) pads to %lld under %s", minor,
+                              (long long)sh->dims[minor], (long long)info.padded_dims[minor],
+                              tiles[0] ? tiles : "its tile");
+    if (r >= 2) {
+        unsigned second = sh->minor_to_major[1];
+        if (info.padded_dims[second] != sh->dims[second] && n < sizeof(cause))
+            n += (size_t)snprintf(
+                cause + n, sizeof(cause) - n, "%ssecond-minor dim %u (size %lld) pads to %lld%s%s",
+                n ? "; " : "", second, (long long)sh->dims[second],
+                (long long)info.padded_dims[second], n ? "" : " under ", n ? "" : tiles);
+    }
+    if (n == 0)
+        snprintf(cause, sizeof(cause), "elements are stored wider than %s under %s",
+                 dtype_name(sh->dtype), tiles[0] ? tiles : "its layout");
+
+    struct shape noLayout = b.shape;
+    noLayout.has_layout = false;
+    if (shape_print(&noLayout, plain, sizeof(plain)) < 0 ||
+        shape_print(&b.shape, out->suggested_shape, sizeof(out->suggested_shape)) < 0)
+        return err_set(e, ERR_INTERNAL, NULL, "suggest: shape does not print");
+    out->padded_bytes = info.padded_bytes;
+    out->suggested_padded_bytes = b.padded;
+    out->saves_bytes = info.padded_bytes - b.padded;
+    out->action = b.action;
+    layout_format_bytes(out->saves_bytes, saves, sizeof(saves));
+    /* Shapes are at most a few hundred bytes in practice; a longer text is cut, not lost. */
+    if (snprintf(out->text, sizeof(out->text), "%s; storing it as %s saves %s", cause, plain,
+                 saves) >= (int)sizeof(out->text))
+        out->text[sizeof(out->text) - 1] = '\0';
+    return 1;
+}

@@ -1,0 +1,46 @@
+/*
+ * suggest.h - concrete fixes for tile padding, each with the exact bytes it saves.
+ *
+ * For a tensor whose resolved layout pads, suggest_tensor() tries reshapes that keep the
+ * element count and dtype and are common ways to avoid padding:
+ *   - fold the j minor-most physical dims into [M/128, 128] (when M is a multiple of 128),
+ *     e.g. u32[12582912,1] -> u32[98304,128];
+ *   - merge the dims above the minor dim into one second-minor dim, e.g.
+ *     f32[29184,1,2560] -> f32[29184,2560] (a size-1 second-minor pads to the tile height);
+ *   - make another dim the minor-most one (a transpose), e.g. f32[1024,64,245] with 245
+ *     minor -> 64 minor.
+ * Every candidate is sized with layout_resolve() on the same chip with the default layout,
+ * so the saving is computed by the same rules as the tensor itself, never estimated. Only a
+ * candidate that saves bytes is returned; the one that saves the most wins.
+ */
+#ifndef TPUPLAN_SUGGEST_H
+#define TPUPLAN_SUGGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/chip.h"
+#include "planner/err.h"
+#include "planner/layout.h"
+#include "planner/shape.h"
+
+struct suggestion {
+    uint64_t padded_bytes;                /* the tensor as it is */
+    uint64_t suggested_padded_bytes;      /* after the fix */
+    uint64_t saves_bytes;                 /* padded_bytes - suggested_padded_bytes > 0 */
+    const char *action;                   /* static: "fold-minor", "merge-major", "reorder" */
+    char suggested_shape[SHAPE_MAX_TEXT]; /* with its default layout */
+    char text[ERR_MSG_MAX];               /* "minor dim 1 (size 1) pads to 128 under ..." */
+};
+
+/*
+ * sh must be a resolved shape (with a layout). Returns 1 and fills *out when a fix saves
+ * bytes, 0 when none does, or a negative ERR_* code.
+ */
+int suggest_tensor(const struct shape *sh, const struct chip *chip, struct suggestion *out,
+                   struct err *e);
+
+/* "T(8,128)(2,1)": the tile chain of sh's layout ("" when untiled). Returns buf. */
+char *suggest_tiles_text(const struct shape *sh, char *buf, size_t cap);
+
+#endif
