@@ -3,9 +3,19 @@
  *
  * One struct store wraps one PGconn and its prepared statements; it is used by exactly one
  * thread at a time (each request-executor and planner worker thread owns one). Every call
- * that fails because the database is unreachable returns STORE_UNAVAILABLE after trying to
- * reconnect once (PQreset, then re-prepare every statement); the HTTP layer maps that to
- * 503 with Retry-After. Writes are single transactions: nothing is half-written.
+ * that fails because the database is unreachable returns STORE_UNAVAILABLE; the HTTP layer
+ * maps that to 503 with Retry-After. A call whose connection turns out dead before anything
+ * was sent reconnects (PQreset, statements re-prepared lazily, LISTEN re-issued) and retries
+ * once; while the database stays down, reconnects back off from 100 ms to 5 s so a request
+ * never waits on a dead server more than one connect attempt. Writes are single
+ * transactions: nothing is half-written.
+ *
+ * Schema: migrations/0001_init.sql. main.c calls store_migrate() once at startup (before
+ * starting the HTTP daemon and jobs_start()) and for `tpuplan-server migrate` alone; several
+ * servers starting together serialise on the advisory lock.
+ *
+ * All SQL is PQexecParams/PQexecPrepared with parameters; migration files are the only
+ * text sent verbatim.
  */
 #ifndef TPUPLAN_STORE_H
 #define TPUPLAN_STORE_H
@@ -23,17 +33,25 @@ enum store_rc {
     STORE_FORBIDDEN = -3,   /* wrong manage token */
     STORE_UNAVAILABLE = -4, /* database down or unreachable (HTTP 503) */
     STORE_ERROR = -5,       /* anything else (HTTP 500); message logged */
+    STORE_INVALID = -6,     /* malformed argument: cursor, limit, id (HTTP 400) */
 };
+
+/* "ok", "notfound", ... for logs. */
+const char *store_rc_name(int rc);
 
 struct store;
 
-/* Opens a connection (conninfo: a libpq URI or key=value string). NULL on failure with a
- * message in errbuf. The store is owned by the caller: store_close() it. */
+/* Opens a connection (conninfo: a libpq URI or key=value string; connect_timeout defaults
+ * to 5 s and application_name to "tpuplan" unless conninfo sets them). NULL on failure
+ * with a message in errbuf. The store is owned by the caller: store_close() it. Statements
+ * are prepared on first use, so a store may be opened before store_migrate(). */
 struct store *store_open(const char *conninfo, char *errbuf, size_t cap);
 void store_close(struct store *s);
 
 /* Applies migrations/NNNN_*.sql from dir in order, each in one transaction, under
- * pg_advisory_lock, recording them in schema_migrations. */
+ * pg_advisory_lock, recording them in schema_migrations (version = file name without
+ * ".sql"). Files must not contain BEGIN/COMMIT. 0, or a STORE_* code with the failing file
+ * and PostgreSQL's message in errbuf. */
 int store_migrate(struct store *s, const char *dir, char *errbuf, size_t cap);
 
 /* 1 when the database answers and every migration in dir is applied, else 0. */
@@ -44,16 +62,16 @@ struct store_new_plan {
     const char *name;
     const char *chip;
     const char *source_format; /* plan_format_name() */
-    const char *options_json;  /* the plan_opts as a JSON object */
+    const char *options_json;  /* store_opts_json(); NULL means {} */
     const char *input;         /* raw input bytes (may contain NULs: stored as bytea) */
     size_t input_len;
     const char *idempotency_key;        /* NULL when none */
-    const char *body_sha256_hex;        /* hash of input+options, for idempotency comparison */
+    const char *body_sha256_hex;        /* hash of input+options; required with a key */
     const struct plan_summary *summary; /* from plan_validate */
 };
 
 /* Ids are 22 URL-safe base64 characters of 128 random bits (getrandom); manage tokens are
- * 43 characters of 256 random bits, stored only as a SHA-256 hash. */
+ * 43 characters of 256 random bits, stored only as a SHA-256 hash (computed in SQL). */
 #define STORE_ID_LEN    22
 #define STORE_TOKEN_LEN 43
 
@@ -63,7 +81,8 @@ struct store_created {
     bool replayed;                          /* the key matched an existing plan */
 };
 
-/* Inserts plan + job (+ idempotency key) in one transaction and NOTIFYs the workers. */
+/* Inserts plan + job (+ idempotency key) in one transaction and NOTIFYs the workers.
+ * STORE_CONFLICT: the key exists with another body hash. */
 int store_plan_create(struct store *s, const struct store_new_plan *np, struct store_created *out);
 
 /* One plan as the API returns it. Strings are malloc'd, owned by the struct until
@@ -76,22 +95,27 @@ struct store_plan {
     char *status;      /* "queued" "running" "done" "failed" */
     char *error_json;  /* problem details object when failed, else NULL */
     char *result_json; /* the planner's result when done, else NULL */
-    char *created_at;  /* RFC 3339 */
+    char *created_at;  /* RFC 3339, UTC, microseconds */
     char *updated_at;
     int64_t version; /* bumps on every change; the ETag is derived from id+version */
     struct plan_summary summary;
 };
 void store_plan_free(struct store_plan *p);
 
+/* STORE_NOTFOUND also for ids that cannot exist (wrong length or alphabet). */
 int store_plan_get(struct store *s, const char *id, struct store_plan *out);
 
-/* Newest first. cursor: NULL or an opaque string from a previous page; name_filter: NULL or a
- * substring. Returns a JSON array text of summaries (malloc'd) and *next_cursor (malloc'd or
- * NULL at the end). */
+/* Newest first. limit: 1..1000; cursor: NULL or an opaque string from a previous page
+ * (STORE_INVALID when malformed); name_filter: NULL or a case-insensitive substring (% _ and
+ * \ match literally). *items_json (malloc'd) is a JSON array of objects {id, name, chip,
+ * source_format, status, created_at, updated_at, tensors, logical_bytes, padded_bytes,
+ * peak_bytes, lower_bound_bytes, capacity_bytes, fits}; *next_cursor is malloc'd, or NULL
+ * on the last page. */
 int store_plan_list(struct store *s, int limit, const char *cursor, const char *name_filter,
                     char **items_json, char **next_cursor);
 
-/* Deletes when token matches the stored hash: STORE_OK, STORE_NOTFOUND, STORE_FORBIDDEN. */
+/* Deletes when token matches the stored hash: STORE_OK, STORE_NOTFOUND, STORE_FORBIDDEN.
+ * The plan's job goes with it; a worker still planning it discards its result. */
 int store_plan_delete(struct store *s, const char *id, const char *manage_token);
 
 /* Job counts by state, for /metrics. */
@@ -99,5 +123,67 @@ struct store_job_counts {
     int64_t queued, running, done, failed;
 };
 int store_job_counts(struct store *s, struct store_job_counts *out);
+
+/*
+ * Plan options as stored in plans.options (jsonb): an object with the keys format (a
+ * plan_format_name), chip, strategies, capacity, time_limit_s, alignment, name; unset
+ * fields (NULL, 0, PLAN_FMT_AUTO) are omitted. store_opts_json() returns a malloc'd string
+ * (caller frees) or NULL on OOM. store_opts_parse() fills *o from such a document; the
+ * strings in *o point into buf (cap bytes, caller-owned), -1 when malformed or too long.
+ */
+char *store_opts_json(const struct plan_opts *o);
+int store_opts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap);
+
+/*
+ * ---- Planner jobs (used by jobs.c) ----
+ *
+ * A claim hands out a lease: a random lease_token and an expiry. Only the holder of the
+ * current token can renew, finish or release the job, so a worker whose lease expired and
+ * was re-claimed elsewhere can never complete it a second time.
+ */
+#define STORE_LEASE_LEN 36 /* uuid text */
+
+struct store_job {
+    char plan_id[STORE_ID_LEN + 1];
+    char lease_token[STORE_LEASE_LEN + 1];
+    int attempts; /* including this one */
+    char *input;  /* malloc'd, input_len bytes (+ a NUL not counted) */
+    size_t input_len;
+    char *options_json; /* malloc'd */
+};
+void store_job_free(struct store_job *j);
+
+/* Claims the oldest runnable queued job for worker (a name for locked_by) with a lease of
+ * lease_ms, marks its plan running and loads its input. STORE_NOTFOUND when none. */
+int store_job_claim(struct store *s, const char *worker, int lease_ms, struct store_job *out);
+
+/* Extends the leases given by n tokens (uuid text) to now + lease_ms. *renewed (may be NULL)
+ * receives how many were still held. */
+int store_job_renew(struct store *s, const char *const *tokens, size_t n, int lease_ms,
+                    size_t *renewed);
+
+/* Finishes a claimed job in one transaction, only while j->lease_token still holds it:
+ * done with result_json and the summary (error_json NULL), or failed with error_json
+ * (result_json and summary NULL). Bumps the completion counter and NOTIFYs tpuplan_done.
+ * STORE_NOTFOUND when the lease was lost or the plan deleted (the result is dropped). */
+int store_job_finish(struct store *s, const struct store_job *j, const char *result_json,
+                     const char *error_json, const struct plan_summary *summary);
+
+/* Gives running jobs back to the queue (graceful stop), by lease token. */
+int store_job_release(struct store *s, const char *const *tokens, size_t n);
+
+/* Requeues jobs whose lease expired (their server died); those already claimed
+ * max_attempts times fail with error_json instead. *requeued (may be NULL) gets the count
+ * put back in the queue. */
+int store_job_reap(struct store *s, int max_attempts, const char *error_json, int *requeued);
+
+/* LISTENs on tpuplan_jobs (new work) and tpuplan_done (payload: a finished plan id); kept
+ * across reconnects. */
+int store_listen(struct store *s);
+
+/* Waits up to timeout_ms for notifications and calls cb(channel, payload, arg) for each.
+ * Returns how many arrived (0 on timeout) or STORE_UNAVAILABLE. */
+int store_wait_notify(struct store *s, int timeout_ms,
+                      void (*cb)(const char *channel, const char *payload, void *arg), void *arg);
 
 #endif

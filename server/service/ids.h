@@ -1,0 +1,35 @@
+/*
+ * ids.h - random identifiers: plan ids and manage tokens.
+ *
+ * Both come from getrandom() and are written in URL-safe base64 without padding, so they
+ * can appear in paths and headers unescaped. A plan id carries 128 random bits (22
+ * characters), a manage token 256 bits (43 characters); ids are unguessable, so listing
+ * them is the only way to find a plan, and only the token lets one delete it.
+ */
+#ifndef TPUPLAN_IDS_H
+#define TPUPLAN_IDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define IDS_ID_LEN    22 /* ceil(128 / 6) */
+#define IDS_TOKEN_LEN 43 /* ceil(256 / 6) */
+
+/* Fills out (IDS_ID_LEN + 1 bytes) with a new id. 0, or -1 when getrandom fails. */
+int ids_new_id(char *out);
+
+/* Fills out (IDS_TOKEN_LEN + 1 bytes) with a new manage token. 0 or -1. */
+int ids_new_token(char *out);
+
+/* Writes base64url (no padding) of n bytes into out, which holds 4 * ceil(n / 3) + 1
+ * bytes; NUL-terminates. Returns the number of characters written. */
+size_t ids_b64url_encode(const unsigned char *in, size_t n, char *out);
+
+/* Decodes unpadded base64url text of length len into out (cap bytes). Returns the byte
+ * count, or -1 on a character outside the alphabet, a bad length or a full buffer. */
+long ids_b64url_decode(const char *in, size_t len, unsigned char *out, size_t cap);
+
+/* True when s is exactly IDS_ID_LEN base64url characters (an id from ids_new_id). */
+bool ids_valid_id(const char *s);
+
+#endif

@@ -1,0 +1,524 @@
+/*
+ * test_store.c - store.c against a real, throwaway PostgreSQL (tests/pg.sh).
+ *
+ * The group setup starts a cluster and migrates it; every test starts from empty tables
+ * (TRUNCATE is ~20x faster than a CREATE DATABASE ... TEMPLATE copy here), so queue tests
+ * start from an empty queue. Run from the repository root (tests/run.sh does).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libpq-fe.h>
+
+#include "service/ids.h"
+#include "service/store.h"
+
+static char pgdir[128];
+static char host[256];   /* the socket directory */
+static char dbinfo[512]; /* conninfo of the test database */
+
+/* Runs one SQL command with no parameters on conninfo; returns the first value (malloc'd)
+ * or NULL. Test-only glue: the statements are constants of this file. */
+static char *sql1(const char *conninfo, const char *sql)
+{
+    PGconn *c = PQconnectdb(conninfo);
+    char *v = NULL;
+    if (PQstatus(c) == CONNECTION_OK) {
+        PGresult *r = PQexec(c, sql);
+        if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0)
+            v = strdup(PQgetvalue(r, 0, 0));
+        else if (PQresultStatus(r) == PGRES_COMMAND_OK)
+            v = strdup("");
+        else
+            fprintf(stderr, "sql1: %s", PQerrorMessage(c));
+        PQclear(r);
+    }
+    PQfinish(c);
+    return v;
+}
+
+static long sql_long(const char *sql)
+{
+    char *v = sql1(dbinfo, sql);
+    long n = v ? strtol(v, NULL, 10) : -1;
+    free(v);
+    return n;
+}
+
+static int pg(const char *verb)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "tests/pg.sh %s %s >/dev/null", verb, pgdir);
+    return system(cmd);
+}
+
+static int group_setup(void **state)
+{
+    char cmd[256], err[512], info[512];
+    (void)state;
+    snprintf(pgdir, sizeof pgdir, "build/test-pg/store-%ld", (long)getpid());
+    snprintf(cmd, sizeof cmd, "tests/pg.sh start %s", pgdir);
+    FILE *p = popen(cmd, "r");
+    if (p == NULL || fgets(info, sizeof info, p) == NULL) {
+        if (p)
+            pclose(p);
+        return -1;
+    }
+    if (pclose(p) != 0)
+        return -1;
+    info[strcspn(info, "\n")] = '\0';
+    if (sscanf(info, "host=%255s", host) != 1)
+        return -1;
+    snprintf(dbinfo, sizeof dbinfo, "host=%s dbname=postgres user=tpuplan", host);
+    struct store *s = store_open(dbinfo, err, sizeof err);
+    if (s == NULL) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    int rc = store_migrate(s, "migrations", err, sizeof err);
+    store_close(s);
+    if (rc != STORE_OK)
+        fprintf(stderr, "%s\n", err);
+    return rc;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    return pg("stop") == 0 ? 0 : -1;
+}
+
+/* Empty tables and a store on them. */
+static int setup(void **state)
+{
+    char err[256];
+    char *ok = sql1(dbinfo, "TRUNCATE plans, jobs, idempotency_keys");
+    if (ok == NULL)
+        return -1;
+    free(ok);
+    *state = store_open(dbinfo, err, sizeof err);
+    return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    store_close(*state);
+    return 0;
+}
+
+static const struct plan_summary sum = {
+    .name = "m",
+    .chip = "v5e",
+    .source_format = "json",
+    .tensors = 7,
+    .logical_bytes = 1000,
+    .padded_bytes = 4096,
+    .capacity_bytes = 16ull << 30,
+};
+
+static void create(struct store *s, const char *name, struct store_created *out)
+{
+    struct store_new_plan np = {.name = name,
+                                .chip = "v5e",
+                                .source_format = "json",
+                                .options_json = "{\"chip\":\"v5e\"}",
+                                .input = "{}",
+                                .input_len = 2,
+                                .summary = &sum};
+    assert_int_equal(store_plan_create(s, &np, out), STORE_OK);
+}
+
+static void test_migrate_idempotent(void **state)
+{
+    char err[256];
+    assert_int_equal(store_migrate(*state, "migrations", err, sizeof err), STORE_OK);
+    assert_int_equal(store_ready(*state, "migrations"), 1);
+    assert_int_equal(sql_long("SELECT count(*) FROM schema_migrations"), 1);
+    assert_int_equal(store_ready(*state, "/nonexistent"), 0);
+    assert_int_not_equal(store_migrate(*state, "/nonexistent", err, sizeof err), STORE_OK);
+    assert_non_null(strstr(err, "/nonexistent"));
+}
+
+/* Bytes with NULs survive; uint64 summaries above INT64_MAX round-trip exactly. */
+static void test_create_get_roundtrip(void **state)
+{
+    struct store *s = *state;
+    static const char input[] = {'a', '\0', 'b', '\xff', '\0'};
+    struct plan_summary big = sum;
+    big.logical_bytes = UINT64_MAX;
+    big.peak_bytes = (1ull << 63) + 5;
+    big.fits = true;
+    struct store_new_plan np = {.name = "roundtrip",
+                                .chip = "v5p",
+                                .source_format = "json",
+                                .input = input,
+                                .input_len = sizeof input,
+                                .summary = &big};
+    struct store_created c;
+    struct store_plan p;
+    assert_int_equal(store_plan_create(s, &np, &c), STORE_OK);
+    assert_true(ids_valid_id(c.id));
+    assert_int_equal(strlen(c.manage_token), STORE_TOKEN_LEN);
+    assert_false(c.replayed);
+    assert_int_equal(store_plan_get(s, c.id, &p), STORE_OK);
+    assert_string_equal(p.name, "roundtrip");
+    assert_string_equal(p.chip, "v5p");
+    assert_string_equal(p.status, "queued");
+    assert_null(p.result_json);
+    assert_null(p.error_json);
+    assert_int_equal(p.version, 1);
+    assert_int_equal(strlen(p.created_at), strlen("2026-01-01T00:00:00.000000Z"));
+    assert_true(p.summary.logical_bytes == UINT64_MAX);
+    assert_true(p.summary.peak_bytes == (1ull << 63) + 5);
+    assert_int_equal(p.summary.tensors, 7);
+    assert_true(p.summary.fits);
+    store_plan_free(&p);
+    /* The token is stored only as its hash. */
+    assert_int_equal(sql_long("SELECT count(*) FROM plans WHERE length(manage_token_hash) = 32"),
+                     1);
+    assert_int_equal(sql_long("SELECT length(input) FROM plans"), (long)sizeof input);
+    assert_int_equal(store_plan_get(s, "AAAAAAAAAAAAAAAAAAAAAA", &p), STORE_NOTFOUND);
+    assert_int_equal(store_plan_get(s, "../etc/passwd", &p), STORE_NOTFOUND);
+}
+
+static void test_idempotency(void **state)
+{
+    struct store *s = *state;
+    struct store_new_plan np = {.name = "idem",
+                                .chip = "v5e",
+                                .source_format = "json",
+                                .input = "{}",
+                                .input_len = 2,
+                                .idempotency_key = "k-1",
+                                .body_sha256_hex = "aa",
+                                .summary = &sum};
+    struct store_created a, b;
+    assert_int_equal(store_plan_create(s, &np, &a), STORE_OK);
+    assert_false(a.replayed);
+    assert_int_equal(strlen(a.manage_token), STORE_TOKEN_LEN);
+    assert_int_equal(store_plan_create(s, &np, &b), STORE_OK);
+    assert_true(b.replayed);
+    assert_string_equal(a.id, b.id);
+    assert_string_equal(b.manage_token, "");
+    np.body_sha256_hex = "bb";
+    assert_int_equal(store_plan_create(s, &np, &b), STORE_CONFLICT);
+    assert_int_equal(sql_long("SELECT count(*) FROM plans"), 1);
+    assert_int_equal(sql_long("SELECT count(*) FROM jobs"), 1);
+    /* A key needs a body hash to compare against. */
+    np.body_sha256_hex = NULL;
+    assert_int_equal(store_plan_create(s, &np, &b), STORE_INVALID);
+}
+
+static void test_list_pagination(void **state)
+{
+    struct store *s = *state;
+    struct store_created c[7];
+    char *items, *next, *cursor = NULL;
+    int seen = 0;
+    const char *names[7] = {"alpha-0", "alpha-1", "alpha-2", "Alpha-3", "alpha-4", "b%_x", "bxyx"};
+    for (int i = 0; i < 7; i++)
+        create(s, names[i], &c[i]);
+    /* Walk alpha-* two at a time, newest first: ids 4 3 | 2 1 | 0. */
+    for (int page = 0; page < 3; page++) {
+        assert_int_equal(store_plan_list(s, 2, cursor, "ALPHA", &items, &next), STORE_OK);
+        for (int k = 4 - 2 * page; k >= 0 && k > 2 - 2 * page; k--) {
+            assert_non_null(strstr(items, c[k].id));
+            seen++;
+        }
+        if (page < 2) {
+            char *first = strstr(items, c[4 - 2 * page].id);
+            char *second = strstr(items, c[3 - 2 * page].id);
+            assert_true(first != NULL && second != NULL && first < second);
+            assert_non_null(next);
+        } else {
+            assert_null(next);
+        }
+        free(items);
+        free(cursor);
+        cursor = next;
+    }
+    assert_int_equal(seen, 5);
+    /* % and _ match literally: only "b%_x", not "bxyx". */
+    assert_int_equal(store_plan_list(s, 10, NULL, "%_", &items, &next), STORE_OK);
+    assert_non_null(strstr(items, c[5].id));
+    assert_null(strstr(items, c[6].id));
+    assert_non_null(strstr(items, "\"capacity_bytes\" : 17179869184"));
+    free(items);
+    assert_int_equal(store_plan_list(s, 10, NULL, "nomatch", &items, &next), STORE_OK);
+    assert_string_equal(items, "[]");
+    free(items);
+    assert_int_equal(store_plan_list(s, 2, "bm90LWEtY3Vyc29y", NULL, &items, &next), STORE_INVALID);
+    assert_int_equal(store_plan_list(s, 0, NULL, NULL, &items, &next), STORE_INVALID);
+}
+
+static void test_delete(void **state)
+{
+    struct store *s = *state;
+    struct store_created c;
+    create(s, "del", &c);
+    assert_int_equal(store_plan_delete(s, c.id, "wrong"), STORE_FORBIDDEN);
+    assert_int_equal(store_plan_delete(s, c.id, NULL), STORE_FORBIDDEN);
+    assert_int_equal(store_plan_delete(s, c.id, c.manage_token), STORE_OK);
+    assert_int_equal(store_plan_delete(s, c.id, c.manage_token), STORE_NOTFOUND);
+    assert_int_equal(sql_long("SELECT count(*) FROM jobs"), 0);
+}
+
+static const char result[] = "{\"peak\": 1}";
+
+static void test_claim_finish_once(void **state)
+{
+    struct store *s = *state;
+    struct store *s2;
+    struct store_created a, b;
+    struct store_job j1, j2, j3;
+    struct store_job_counts n;
+    struct store_plan p;
+    struct plan_summary done = sum;
+    char err[256];
+    size_t renewed;
+    done.peak_bytes = 3000;
+    done.lower_bound_bytes = 2900;
+    done.fits = true;
+    create(s, "first", &a);
+    create(s, "second", &b);
+    s2 = store_open(dbinfo, err, sizeof err);
+    assert_non_null(s2);
+    /* Oldest first; a second connection skips the locked row and takes the other one. */
+    assert_int_equal(store_job_claim(s, "w1", 10000, &j1), STORE_OK);
+    assert_string_equal(j1.plan_id, a.id);
+    assert_int_equal(j1.input_len, 2);
+    assert_string_equal(j1.options_json, "{\"chip\": \"v5e\"}");
+    assert_int_equal(j1.attempts, 1);
+    assert_int_equal(store_job_claim(s2, "w2", 10000, &j2), STORE_OK);
+    assert_string_equal(j2.plan_id, b.id);
+    assert_int_equal(store_job_claim(s2, "w2", 10000, &j3), STORE_NOTFOUND);
+    assert_int_equal(store_job_counts(s, &n), STORE_OK);
+    assert_true(n.queued == 0 && n.running == 2);
+    {
+        const char *toks[2] = {j1.lease_token, j2.lease_token};
+        assert_int_equal(store_job_renew(s, toks, 2, 10000, &renewed), STORE_OK);
+        assert_int_equal(renewed, 2);
+    }
+    assert_int_equal(store_plan_get(s, a.id, &p), STORE_OK);
+    assert_string_equal(p.status, "running");
+    assert_int_equal(p.version, 2);
+    store_plan_free(&p);
+    assert_int_equal(store_job_finish(s, &j1, result, NULL, &done), STORE_OK);
+    assert_int_equal(store_job_finish(s, &j1, result, NULL, &done), STORE_NOTFOUND);
+    assert_int_equal(store_job_finish(s2, &j2, NULL, "{\"status\": 422}", NULL), STORE_OK);
+    assert_int_equal(store_plan_get(s, a.id, &p), STORE_OK);
+    assert_string_equal(p.status, "done");
+    assert_string_equal(p.result_json, result);
+    assert_true(p.summary.peak_bytes == 3000 && p.summary.fits);
+    store_plan_free(&p);
+    assert_int_equal(store_plan_get(s, b.id, &p), STORE_OK);
+    assert_string_equal(p.status, "failed");
+    assert_string_equal(p.error_json, "{\"status\": 422}");
+    assert_true(p.summary.padded_bytes == 4096); /* submit-time summary kept */
+    store_plan_free(&p);
+    assert_int_equal(sql_long("SELECT sum(completions) FROM jobs"), 2);
+    {
+        const char *toks[1] = {j1.lease_token};
+        assert_int_equal(store_job_renew(s, toks, 1, 10000, &renewed), STORE_OK);
+        assert_int_equal(renewed, 0);
+        const char *bad[1] = {"'); DROP TABLE jobs; --"};
+        assert_int_equal(store_job_renew(s, bad, 1, 10000, &renewed), STORE_INVALID);
+    }
+    /* jsonb cannot hold \u0000: refused before it reaches SQL. */
+    assert_int_equal(store_job_finish(s, &j2, "{\"a\": \"\\u0000\"}", NULL, NULL), STORE_INVALID);
+    store_job_free(&j1);
+    store_job_free(&j2);
+    store_close(s2);
+}
+
+/* A worker whose lease expired and was re-claimed cannot finish the job any more. */
+static void test_lease_expiry(void **state)
+{
+    struct store *s = *state;
+    struct store_created a;
+    struct store_job zombie, j;
+    struct store_plan p;
+    int requeued = -1;
+    create(s, "expiring", &a);
+    assert_int_equal(store_job_claim(s, "w1", 1, &zombie), STORE_OK);
+    usleep(20000);
+    assert_int_equal(store_job_reap(s, 5, "{}", &requeued), STORE_OK);
+    assert_int_equal(requeued, 1);
+    assert_int_equal(store_plan_get(s, a.id, &p), STORE_OK);
+    assert_string_equal(p.status, "queued");
+    store_plan_free(&p);
+    assert_int_equal(store_job_claim(s, "w2", 10000, &j), STORE_OK);
+    assert_int_equal(j.attempts, 2);
+    assert_string_not_equal(j.lease_token, zombie.lease_token);
+    assert_int_equal(store_job_finish(s, &zombie, result, NULL, NULL), STORE_NOTFOUND);
+    assert_int_equal(store_job_finish(s, &j, result, NULL, NULL), STORE_OK);
+    assert_int_equal(sql_long("SELECT completions FROM jobs"), 1);
+    store_job_free(&zombie);
+    store_job_free(&j);
+}
+
+/* A job that keeps killing its server fails after max_attempts claims. */
+static void test_reap_gives_up(void **state)
+{
+    struct store *s = *state;
+    struct store_created a;
+    struct store_job j;
+    struct store_plan p;
+    int requeued = -1;
+    create(s, "poison", &a);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(store_job_claim(s, "w", 1, &j), STORE_OK);
+        store_job_free(&j);
+        usleep(20000);
+        assert_int_equal(store_job_reap(s, 2, "{\"title\": \"gave up\"}", &requeued), STORE_OK);
+        assert_int_equal(requeued, i == 0 ? 1 : 0);
+    }
+    assert_int_equal(store_plan_get(s, a.id, &p), STORE_OK);
+    assert_string_equal(p.status, "failed");
+    assert_string_equal(p.error_json, "{\"title\": \"gave up\"}");
+    store_plan_free(&p);
+    assert_int_equal(sql_long("SELECT completions FROM jobs"), 1);
+}
+
+static void test_release(void **state)
+{
+    struct store *s = *state;
+    struct store_created a;
+    struct store_job j, k;
+    create(s, "released", &a);
+    assert_int_equal(store_job_claim(s, "w", 10000, &j), STORE_OK);
+    const char *toks[1] = {j.lease_token};
+    assert_int_equal(store_job_release(s, toks, 1), STORE_OK);
+    assert_int_equal(store_job_finish(s, &j, result, NULL, NULL), STORE_NOTFOUND);
+    assert_int_equal(store_job_claim(s, "w", 10000, &k), STORE_OK);
+    assert_int_equal(k.attempts, 1); /* a give-back is not a failed attempt */
+    store_job_free(&j);
+    store_job_free(&k);
+}
+
+struct seen {
+    int jobs, done;
+};
+
+static void on_notify(const char *channel, const char *payload, void *arg)
+{
+    struct seen *n = arg;
+    (void)payload;
+    if (strcmp(channel, "tpuplan_jobs") == 0)
+        n->jobs++;
+    else if (strcmp(channel, "tpuplan_done") == 0)
+        n->done++;
+}
+
+static void test_notify(void **state)
+{
+    struct store *s = *state;
+    struct store *l;
+    struct store_created a;
+    struct store_job j;
+    struct seen n = {0, 0};
+    char err[256];
+    l = store_open(dbinfo, err, sizeof err);
+    assert_non_null(l);
+    assert_int_equal(store_listen(l), STORE_OK);
+    assert_int_equal(store_wait_notify(l, 10, on_notify, &n), 0);
+    create(s, "notified", &a);
+    for (int i = 0; i < 50 && n.jobs == 0; i++)
+        assert_true(store_wait_notify(l, 100, on_notify, &n) >= 0);
+    assert_int_equal(n.jobs, 1);
+    assert_int_equal(store_job_claim(s, "w", 10000, &j), STORE_OK);
+    assert_int_equal(store_job_finish(s, &j, result, NULL, NULL), STORE_OK);
+    for (int i = 0; i < 50 && n.done == 0; i++)
+        assert_true(store_wait_notify(l, 100, on_notify, &n) >= 0);
+    assert_int_equal(n.done, 1);
+    store_job_free(&j);
+    store_close(l);
+}
+
+static void test_opts_roundtrip(void **state)
+{
+    struct plan_opts o = {.chip = "v5e",
+                          .strategies = "all",
+                          .capacity = 1ull << 40,
+                          .time_limit_s = 2.5,
+                          .alignment = 512,
+                          .name = "n\"q"};
+    struct plan_opts back;
+    char buf[256];
+    (void)state;
+    char *j = store_opts_json(&o);
+    assert_non_null(j);
+    assert_int_equal(store_opts_parse(j, &back, buf, sizeof buf), 0);
+    assert_string_equal(back.chip, "v5e");
+    assert_string_equal(back.strategies, "all");
+    assert_string_equal(back.name, "n\"q");
+    assert_true(back.capacity == 1ull << 40 && back.alignment == 512);
+    assert_true(back.time_limit_s == 2.5);
+    assert_int_equal(back.format, PLAN_FMT_AUTO);
+    assert_int_equal(store_opts_parse(j, &back, buf, 8), -1); /* strings do not fit */
+    free(j);
+    assert_int_equal(store_opts_parse("{\"capacity\": -1}", &back, buf, sizeof buf), -1);
+    assert_int_equal(store_opts_parse("{\"chip\": 5}", &back, buf, sizeof buf), -1);
+    assert_int_equal(store_opts_parse("[]", &back, buf, sizeof buf), -1);
+    assert_int_equal(store_opts_parse("{}", &back, buf, sizeof buf), 0);
+}
+
+/* PostgreSQL stops: calls fail fast with STORE_UNAVAILABLE; it comes back: the same store
+ * reconnects by itself, within the backoff ceiling. Runs last: it restarts the cluster. */
+static void test_unavailable_and_back(void **state)
+{
+    struct store *s = *state;
+    struct store_created c;
+    struct store_plan p;
+    struct timespec t0, t1;
+    int rc = STORE_ERROR;
+    create(s, "before", &c);
+    assert_int_equal(pg("pause"), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(store_plan_get(s, c.id, &p), STORE_UNAVAILABLE);
+    assert_int_equal(store_plan_get(s, c.id, &p), STORE_UNAVAILABLE);
+    struct store_new_plan np = {.name = "during",
+                                .chip = "v5e",
+                                .source_format = "json",
+                                .input = "{}",
+                                .input_len = 2,
+                                .summary = &sum};
+    assert_int_equal(store_plan_create(s, &np, &c), STORE_UNAVAILABLE);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_true(t1.tv_sec - t0.tv_sec < 2);
+    assert_int_equal(pg("start"), 0);
+    for (int i = 0; i < 80 && rc != STORE_OK; i++) {
+        rc = store_plan_create(s, &np, &c);
+        if (rc != STORE_OK)
+            usleep(100000);
+    }
+    assert_int_equal(rc, STORE_OK);
+    assert_int_equal(sql_long("SELECT count(*) FROM plans"), 2); /* nothing half-written */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_migrate_idempotent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_create_get_roundtrip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idempotency, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_pagination, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_claim_finish_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lease_expiry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reap_gives_up, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_release, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_notify, setup, teardown),
+        cmocka_unit_test(test_opts_roundtrip),
+        cmocka_unit_test_setup_teardown(test_unavailable_and_back, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
