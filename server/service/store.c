@@ -23,7 +23,9 @@
 
 #include "service/ids.h"
 
-#define RFC3339(col)        "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+/* RFC 3339 in UTC with microseconds. */
+#define TS_CREATED          "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+#define TS_UPDATED          "to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 #define BACKOFF_MIN_MS      100
 #define BACKOFF_MAX_MS      5000
 #define MIGRATION_MAX_BYTES (1u << 20)
