@@ -172,6 +172,11 @@ char *metrics_render(const struct metrics_gauges *g, size_t *len)
                   "the response being sent.\n"
                   "# TYPE tpuplan_http_request_duration_seconds histogram\n");
     for (r = 0; r < ROUTE_COUNT; r++) {
+        uint64_t any = 0;
+        for (s = 0; s <= REQ_NB; s++)
+            any += get(&req_hist[r][s]);
+        if (any == 0)
+            continue;
         snprintf(label, sizeof(label), "route=\"%s\"", route_name((enum route_id)r));
         render_hist(&b, "tpuplan_http_request_duration_seconds", label, req_bounds, REQ_NB,
                     req_hist[r], get(&req_sum_us[r]));

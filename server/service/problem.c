@@ -103,6 +103,13 @@ char *problem_from_err(const struct err *e, const char *instance, int *status, s
     const char *slug, *title;
 
     problem_for_err(e->code, &st, &slug, &title);
+    /* The planner reports syntax errors (JSON, CSV, safetensors framing) without a location
+     * inside the model; those are 400, while errors tied to a field are 422. */
+    if (e->code == ERR_INVALID && e->where[0] == '\0') {
+        st = 400;
+        slug = "malformed-input";
+        title = "The input could not be parsed";
+    }
     if (status != NULL)
         *status = st;
     return problem_json(st, slug, title, e->msg, e->where, instance, len);

@@ -32,7 +32,9 @@ char *problem_json(int status, const char *slug, const char *title, const char *
 void problem_for_err(int code, int *status, const char **slug, const char **title);
 
 /* problem_json() for a planner error: detail = e->msg, where = e->where. *status receives
- * the HTTP status when status is not NULL. Caller frees the result. */
+ * the HTTP status when status is not NULL: problem_for_err(), except that ERR_INVALID
+ * without a location (a syntax error: the planner names no field) is 400 malformed-input.
+ * Caller frees the result. */
 char *problem_from_err(const struct err *e, const char *instance, int *status, size_t *len);
 
 #endif

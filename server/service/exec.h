@@ -1,0 +1,51 @@
+/*
+ * exec.h - the request-executor pool: threads that do a suspended request's database work.
+ *
+ * Each thread owns one struct store (its own PostgreSQL connection) for its lifetime. A
+ * request enters with exec_submit(); the thread calls the handler, which must either
+ * answer (http_reply, which resumes the connection) or park the request with exec_park().
+ *
+ * Parking serves Prefer: wait=N. A parked request goes back to the run queue when
+ * exec_plan_finished() names its plan (the planner workers' completion callback), every
+ * poll interval (so plans finished by another server instance are seen too), and at its
+ * deadline. Ownership: a request is owned by exactly one of the run queue, a running
+ * handler, or the parking list; moving between them happens under the pool's mutex.
+ */
+#ifndef TPUPLAN_EXEC_H
+#define TPUPLAN_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct store;
+struct request;
+struct exec;
+
+/* Runs one request on an executor thread. */
+typedef void (*exec_handler)(struct store *st, struct request *r);
+/* Answers a request the pool will never run (shutdown): parked says whether it was parked. */
+typedef void (*exec_abandon)(struct request *r, bool parked);
+
+/* Opens nthreads store connections and starts the threads. NULL with errbuf on failure. */
+struct exec *exec_start(const char *conninfo, unsigned nthreads, double poll_interval_s,
+                        exec_handler run, exec_abandon abandon, char *errbuf, size_t cap);
+
+/* Queues a suspended request. After exec_stop() began it is abandoned at once. */
+void exec_submit(struct exec *x, struct request *r);
+
+/* From a handler: parks r (r->plan_id, r->deadline set) until its plan finishes. */
+void exec_park(struct exec *x, struct request *r);
+
+/* Wakes the requests parked on plan_id. Safe from any thread (the jobs callback). */
+void exec_plan_finished(struct exec *x, const char *plan_id);
+
+/* Abandons queued and parked requests, lets running handlers finish, joins the threads
+ * and closes their connections. Requests submitted afterwards are abandoned at once. */
+void exec_stop(struct exec *x);
+
+/* Frees the pool after exec_stop(), once no thread can call exec_submit() any more. */
+void exec_free(struct exec *x);
+
+void exec_stats(struct exec *x, long *queued, long *parked);
+
+#endif

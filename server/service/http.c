@@ -1,0 +1,561 @@
+/*
+ * http.c - the libmicrohttpd daemon and the access handler.
+ *
+ * The access handler runs on MHD's epoll threads and never blocks: it reads bodies into
+ * bounded buffers, serves static files and cached finished plans itself, and suspends
+ * every other request to the executor pool (exec.h). See http.h for the flow.
+ */
+#include "service/http.h"
+
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "planner/plan.h"
+#include "service/exec.h"
+#include "service/metrics.h"
+#include "service/response.h"
+
+#define POST_BUFFER 65536
+#define CONN_MEMORY (64 * 1024)
+
+const char *const req_param_names[P_COUNT] = {
+    [P_LIMIT] = "limit",
+    [P_CURSOR] = "cursor",
+    [P_NAME] = "name",
+    [P_CHIP] = "chip",
+    [P_STRATEGIES] = "strategies",
+    [P_CAPACITY] = "capacity",
+    [P_TIME_LIMIT] = "time_limit",
+    [P_ALIGNMENT] = "alignment",
+    [P_FORMAT] = "format",
+};
+
+/* Shown at /p/{id} until the dashboard's static/plan.html exists. No inline script: the
+ * CSP forbids it. */
+static const char share_fallback[] =
+    "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>tpuplan plan</title>"
+    "</head><body><h1>tpuplan plan</h1><p>The dashboard is not installed on this server. The "
+    "plan is available as JSON under <code>/api/v1/plans/</code> followed by the id in this "
+    "page's address.</p></body></html>\n";
+
+double http_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool shutting_down(const struct server *srv)
+{
+    return __atomic_load_n(&srv->shutting_down, __ATOMIC_ACQUIRE) != 0;
+}
+
+static void req_free(struct request *r)
+{
+    size_t i;
+
+    if (r->pp != NULL)
+        MHD_destroy_post_processor(r->pp);
+    body_free(&r->body);
+    for (i = 0; i < P_COUNT; i++)
+        free(r->param[i]);
+    free(r->authorization);
+    free(r->if_none_match);
+    free(r->idempotency_key);
+    if (r->resp != NULL)
+        MHD_destroy_response(r->resp);
+    free(r);
+}
+
+/* Queues resp (taking it) as the answer; NULL resp means out of memory: close. */
+static enum MHD_Result req_queue(struct request *r, int status, struct MHD_Response *resp)
+{
+    enum MHD_Result ret;
+
+    if (resp == NULL) {
+        r->status = 500;
+        r->phase = REQ_ANSWERED;
+        return MHD_NO;
+    }
+    if (shutting_down(r->srv))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    ret = MHD_queue_response(r->conn, (unsigned)status, resp);
+    MHD_destroy_response(resp);
+    r->status = status;
+    r->phase = REQ_ANSWERED;
+    return ret;
+}
+
+static enum MHD_Result req_problem(struct request *r, int status, const char *slug,
+                                   const char *title, const char *detail)
+{
+    struct MHD_Response *resp = response_problem(status, slug, title, detail, NULL, NULL);
+
+    if (resp != NULL && status == 405 && r->route.allow != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->route.allow);
+    if (resp != NULL && status == 503)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    return req_queue(r, status, resp);
+}
+
+void http_reply(struct request *r, int status, struct MHD_Response *resp)
+{
+    struct MHD_Connection *conn = r->conn;
+
+    if (resp == NULL) {
+        /* Out of memory building the answer: a body-less 500 still needs no allocation. */
+        resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
+        status = 500;
+    }
+    r->status = status;
+    r->resp = resp;
+    r->phase = REQ_READY;
+    /* After this the MHD thread may run and free r: touch nothing of it below. */
+    MHD_resume_connection(conn);
+}
+
+void http_reply_problem(struct request *r, int status, const char *slug, const char *title,
+                        const char *detail)
+{
+    http_reply(r, status, response_problem(status, slug, title, detail, NULL, NULL));
+}
+
+static char *dup_header(struct MHD_Connection *conn, enum MHD_ValueKind kind, const char *key)
+{
+    const char *v = MHD_lookup_connection_value(conn, kind, key);
+
+    if (v == NULL)
+        return NULL;
+    return strndup(v, REQ_PARAM_MAX);
+}
+
+/* Copies what the executor needs out of MHD's connection memory. */
+static void req_capture(struct request *r)
+{
+    size_t i;
+    const char *prefer;
+
+    for (i = 0; i < P_COUNT; i++)
+        if (r->param[i] == NULL)
+            r->param[i] = dup_header(r->conn, MHD_GET_ARGUMENT_KIND, req_param_names[i]);
+    r->authorization = dup_header(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    r->if_none_match = dup_header(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    r->idempotency_key = dup_header(r->conn, MHD_HEADER_KIND, "Idempotency-Key");
+    prefer = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Prefer");
+    r->prefer_wait = reqparse_prefer_wait(prefer, r->srv->cfg->max_wait_s);
+}
+
+/* Hands r to the executor pool. */
+static enum MHD_Result req_submit(struct request *r)
+{
+    req_capture(r);
+    r->phase = REQ_EXEC;
+    MHD_suspend_connection(r->conn);
+    exec_submit(r->srv->exec, r);
+    return MHD_YES;
+}
+
+static enum MHD_Result serve_file(struct request *r, const struct static_root *root,
+                                  const char *path)
+{
+    const char *inm =
+        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    int status;
+    struct MHD_Response *resp = static_serve(root, path, inm, &status);
+
+    if (resp == NULL && status == 404 && r->route.id == ROUTE_SHARE) {
+        resp =
+            response_copy(share_fallback, sizeof(share_fallback) - 1, "text/html; charset=utf-8");
+        status = 200;
+    }
+    if (resp == NULL)
+        return req_problem(r, 404, "not-found", "Not found", "There is no such file or endpoint.");
+    if (r->route.id == ROUTE_SHARE)
+        MHD_add_response_header(resp, "X-Robots-Tag", "noindex");
+    return req_queue(r, status, resp);
+}
+
+/* A request without a body (everything but POST): answered or suspended on the first call. */
+static enum MHD_Result dispatch(struct request *r)
+{
+    struct server *srv = r->srv;
+    static const char ok[] = "{\"status\":\"ok\"}";
+
+    if (shutting_down(srv))
+        return req_problem(r, 503, "shutting-down", "The server is shutting down",
+                           "Retry the request; another instance or a restarted one will answer "
+                           "it.");
+    if (r->route.status == 404)
+        return req_problem(r, 404, "not-found", "Not found", "There is no such file or endpoint.");
+    if (r->route.status == 405)
+        return req_problem(r, 405, "method-not-allowed", "Method not allowed",
+                           "See the Allow header for the methods this resource supports.");
+    switch (r->route.id) {
+    case ROUTE_HEALTHZ:
+        return req_queue(r, 200, response_copy(ok, sizeof(ok) - 1, "application/json"));
+    case ROUTE_OPENAPI:
+    case ROUTE_STATIC:
+    case ROUTE_SHARE:
+        return serve_file(r, &srv->static_root, r->route.path);
+    case ROUTE_VENDOR:
+        return serve_file(r, &srv->vendor_root, r->route.path);
+    case ROUTE_PLAN:
+        if (r->route.method != METHOD_DELETE) {
+            const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+                                                          MHD_HTTP_HEADER_IF_NONE_MATCH);
+            int st = plancache_queue(srv->cache, r->route.plan_id, inm, r->conn);
+            if (st != 0) {
+                r->status = st;
+                r->phase = REQ_ANSWERED;
+                return MHD_YES;
+            }
+        }
+        return req_submit(r);
+    default:
+        return req_submit(r);
+    }
+}
+
+static void early_error(struct request *r, int status, const char *slug, const char *title,
+                        const char *detail)
+{
+    if (r->early_status != 0)
+        return;
+    r->early_status = status;
+    r->early_slug = slug;
+    r->early_title = title;
+    snprintf(r->early_detail, sizeof(r->early_detail), "%s", detail);
+}
+
+static void too_large(struct request *r)
+{
+    char d[200];
+
+    snprintf(d, sizeof(d), "The body (or a safetensors header) exceeds the limit of %llu bytes.",
+             (unsigned long long)r->srv->cfg->max_body);
+    early_error(r, 413, "body-too-large", "The request body is too large", d);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+/* Multipart fields: "file" is the input; known option names become parameters. */
+static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *filename, const char *content_type,
+                                 const char *transfer_encoding, const char *data, uint64_t off,
+                                 size_t size)
+{
+    struct request *r = cls;
+    size_t i;
+
+    (void)kind;
+    (void)transfer_encoding;
+    if (strcmp(key, "file") == 0) {
+        if (!r->file_seen) {
+            const char *fn = filename != NULL ? filename : "";
+            enum body_kind k = reqparse_media_type(content_type);
+            r->file_seen = true;
+            if (ends_with(fn, ".safetensors") || k == BODY_SAFETENSORS) {
+                r->file_format = PLAN_FMT_SAFETENSORS;
+                r->body.safetensors = true;
+            } else if (ends_with(fn, ".csv") || k == BODY_CSV) {
+                r->file_format = PLAN_FMT_CSV;
+            } else if (ends_with(fn, ".json") || k == BODY_JSON) {
+                r->file_format = PLAN_FMT_JSON;
+            } else {
+                r->file_format = PLAN_FMT_AUTO;
+            }
+        }
+        if (size > 0 && body_append(&r->body, data, size) != 0) {
+            too_large(r);
+            return MHD_NO;
+        }
+        return MHD_YES;
+    }
+    for (i = 0; i < P_COUNT; i++) {
+        if (strcmp(key, req_param_names[i]) != 0)
+            continue;
+        size_t have = r->param[i] != NULL ? strlen(r->param[i]) : 0;
+        if (off != have || have + size > REQ_PARAM_MAX) {
+            early_error(r, 400, "invalid-parameter", "A request parameter is invalid",
+                        "A form field is too long.");
+            return MHD_NO;
+        }
+        char *p = realloc(r->param[i], have + size + 1);
+        if (p == NULL)
+            return MHD_NO;
+        memcpy(p + have, data, size);
+        p[have + size] = '\0';
+        r->param[i] = p;
+    }
+    return MHD_YES;
+}
+
+/* First call of POST /api/v1/plans: checks the media type and length, sets up the body. */
+static enum MHD_Result post_begin(struct request *r)
+{
+    const struct config *cfg = r->srv->cfg;
+    const char *ct =
+        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *cl =
+        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    uint64_t len = 0;
+
+    r->kind = reqparse_media_type(ct);
+    body_init(&r->body, cfg->max_body, r->kind == BODY_SAFETENSORS);
+    if (r->kind == BODY_NONE || r->kind == BODY_UNSUPPORTED) {
+        char d[200];
+        snprintf(d, sizeof(d),
+                 "Content-Type %.60s is not supported: send application/json, "
+                 "application/octet-stream (safetensors), text/csv or multipart/form-data.",
+                 ct != NULL ? ct : "(none)");
+        early_error(r, 415, "unsupported-media-type", "Unsupported media type", d);
+        return MHD_YES;
+    }
+    if ((r->kind == BODY_JSON || r->kind == BODY_CSV) && cl != NULL &&
+        reqparse_u64(cl, &len) == 0 && len > cfg->max_body) {
+        /* Refuse before reading: MHD then skips the body (or never sends 100 Continue). */
+        too_large(r);
+        return req_problem(r, r->early_status, r->early_slug, r->early_title, r->early_detail);
+    }
+    if (r->kind == BODY_MULTIPART) {
+        r->pp = MHD_create_post_processor(r->conn, POST_BUFFER, post_iter, r);
+        if (r->pp == NULL)
+            early_error(r, 400, "malformed-multipart", "Malformed multipart body",
+                        "The multipart/form-data Content-Type has no usable boundary.");
+    }
+    return MHD_YES;
+}
+
+static void post_chunk(struct request *r, const char *data, size_t n)
+{
+    if (r->early_status != 0)
+        return; /* swallowed: the answer goes out at the end */
+    if (r->pp != NULL) {
+        if (MHD_post_process(r->pp, data, n) != MHD_YES)
+            early_error(r, 400, "malformed-multipart", "Malformed multipart body",
+                        "The multipart/form-data body could not be parsed.");
+        return;
+    }
+    if (body_append(&r->body, data, n) != 0) {
+        if (r->body.nomem)
+            early_error(r, 503, "out-of-memory", "Out of memory",
+                        "The server could not buffer the body; retry later.");
+        else
+            too_large(r);
+    }
+}
+
+/* Last call of POST /api/v1/plans: the body is complete. */
+static enum MHD_Result post_end(struct request *r)
+{
+    bool st_mode = r->kind == BODY_SAFETENSORS ||
+                   (r->kind == BODY_MULTIPART && r->file_format == PLAN_FMT_SAFETENSORS);
+
+    if (r->pp != NULL) {
+        if (MHD_destroy_post_processor(r->pp) != MHD_YES && r->early_status == 0)
+            early_error(r, 400, "malformed-multipart", "Malformed multipart body",
+                        "The multipart/form-data body ends early.");
+        r->pp = NULL;
+    }
+    if (r->early_status != 0)
+        return req_problem(r, r->early_status, r->early_slug, r->early_title, r->early_detail);
+    if (r->kind == BODY_MULTIPART && !r->file_seen)
+        return req_problem(r, 400, "missing-file", "The form has no file",
+                           "Send the model as the multipart field \"file\".");
+    if (r->body.len == 0)
+        return req_problem(r, 400, "empty-body", "The request body is empty",
+                           "Send a model description, a safetensors header or a MiniMalloc "
+                           "CSV.");
+    if (st_mode && !body_header_complete(&r->body)) {
+        char d[200];
+        if (r->body.len < 8)
+            snprintf(d, sizeof(d),
+                     "A safetensors file starts with an 8-byte header length; only %zu bytes "
+                     "arrived.",
+                     r->body.len);
+        else
+            snprintf(d, sizeof(d),
+                     "The safetensors header declares %llu bytes but only %zu arrived.",
+                     (unsigned long long)(r->body.want - 8), r->body.len - 8);
+        struct MHD_Response *resp =
+            response_problem(400, "truncated-safetensors", "Truncated safetensors header", d,
+                             "header", "/api/v1/plans");
+        return req_queue(r, 400, resp);
+    }
+    return req_submit(r);
+}
+
+static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
+                                   const char *method, const char *version, const char *upload_data,
+                                   size_t *upload_data_size, void **con_cls)
+{
+    struct server *srv = cls;
+    struct request *r = *con_cls;
+
+    (void)version;
+    if (r == NULL) {
+        r = calloc(1, sizeof(*r));
+        if (r == NULL)
+            return MHD_NO;
+        r->srv = srv;
+        r->conn = conn;
+        r->t_start = http_now();
+        r->prefer_wait = -1;
+        route_match(method, url, &r->route);
+        *con_cls = r;
+        __atomic_add_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
+        if (r->route.id == ROUTE_PLANS && r->route.method == METHOD_POST && r->route.status == 0 &&
+            !shutting_down(srv)) {
+            r->submission = true;
+            return post_begin(r);
+        }
+        /* Answering on this first call would make MHD 0.9.75 close the connection
+         * (it cannot know the request had no body yet), so wait for the next call. */
+        return MHD_YES;
+    }
+    switch (r->phase) {
+    case REQ_READY: {
+        struct MHD_Response *resp = r->resp;
+        r->resp = NULL;
+        return req_queue(r, r->status, resp);
+    }
+    case REQ_NEW:
+        break;
+    default:
+        /* Answered already (a body we refused is being skipped), or still suspended. */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (!r->submission) {
+        /* Not a plan submission: any body is ignored. */
+        if (*upload_data_size > 0) {
+            *upload_data_size = 0;
+            return MHD_YES;
+        }
+        return dispatch(r);
+    }
+    if (*upload_data_size > 0) {
+        post_chunk(r, upload_data, *upload_data_size);
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    return post_end(r);
+}
+
+static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                           enum MHD_RequestTerminationCode toe)
+{
+    struct server *srv = cls;
+    struct request *r = *con_cls;
+
+    (void)conn;
+    if (r == NULL)
+        return;
+    *con_cls = NULL;
+    metrics_request_observe(
+        r->route.status == 404 && r->route.id != ROUTE_SHARE && r->route.id != ROUTE_PLAN
+            ? ROUTE_NONE
+            : r->route.id,
+        toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? r->status : 0, http_now() - r->t_start);
+    req_free(r);
+    __atomic_sub_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
+}
+
+static void http_log(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    fputs("tpuplan-server: mhd: ", stderr);
+    vfprintf(stderr, fmt, ap);
+}
+
+int http_start(struct server *srv)
+{
+    const struct config *cfg = srv->cfg;
+    struct addrinfo hints, *ai = NULL;
+    char host[256], portstr[8];
+    unsigned port;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+                     MHD_USE_ERROR_LOG;
+    int rc = -1;
+
+    if (config_listen_split(cfg->listen, host, sizeof(host), &port) != 0) {
+        fprintf(stderr, "tpuplan-server: bad --listen %s\n", cfg->listen);
+        return -1;
+    }
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    snprintf(portstr, sizeof(portstr), "%u", port);
+    if (getaddrinfo(host[0] != '\0' ? host : NULL, portstr, &hints, &ai) != 0 || ai == NULL) {
+        fprintf(stderr, "tpuplan-server: cannot resolve listen address %s\n", cfg->listen);
+        goto out;
+    }
+    if (ai->ai_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    static_root_open(&srv->static_root, cfg->static_dir);
+    static_root_open(&srv->vendor_root, cfg->vendor_dir);
+    if (srv->static_root.dirfd < 0)
+        fprintf(stderr, "tpuplan-server: warning: static directory %s is missing\n",
+                cfg->static_dir);
+    srv->daemon = MHD_start_daemon(
+        flags, (uint16_t)port, NULL, NULL, http_access, srv, MHD_OPTION_EXTERNAL_LOGGER, http_log,
+        NULL, MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)cfg->http_threads, MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->max_per_ip,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)CONN_MEMORY, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
+        MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_END);
+    if (srv->daemon == NULL) {
+        fprintf(stderr, "tpuplan-server: cannot listen on %s\n", cfg->listen);
+        goto out;
+    }
+    rc = 0;
+out:
+    if (ai != NULL)
+        freeaddrinfo(ai);
+    return rc;
+}
+
+unsigned http_port(const struct server *srv)
+{
+    const union MHD_DaemonInfo *i = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return i != NULL ? i->port : 0;
+}
+
+void http_quiesce(struct server *srv)
+{
+    MHD_socket fd;
+
+    __atomic_store_n(&srv->shutting_down, 1, __ATOMIC_RELEASE);
+    if (srv->daemon == NULL)
+        return;
+    fd = MHD_quiesce_daemon(srv->daemon);
+    if (fd != MHD_INVALID_SOCKET)
+        close(fd);
+}
+
+void http_stop(struct server *srv, double timeout_s)
+{
+    double until = http_now() + timeout_s;
+
+    while (__atomic_load_n(&srv->inflight, __ATOMIC_RELAXED) > 0 && http_now() < until)
+        usleep(10000);
+    if (srv->daemon != NULL)
+        MHD_stop_daemon(srv->daemon);
+    srv->daemon = NULL;
+    static_root_close(&srv->static_root);
+    static_root_close(&srv->vendor_root);
+}

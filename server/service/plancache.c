@@ -1,0 +1,198 @@
+/*
+ * plancache.c - a chained hash table plus an LRU list, under one mutex.
+ */
+#include "service/plancache.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "service/reqparse.h"
+#include "service/response.h"
+
+#define NBUCKETS       4096
+#define ENTRY_OVERHEAD 512 /* headers and bookkeeping, so tiny bodies still count */
+
+struct entry {
+    char id[32];
+    char etag[64];
+    struct MHD_Response *resp;
+    size_t bytes;
+    time_t expires;
+    struct entry *hnext;               /* bucket chain */
+    struct entry *lru_prev, *lru_next; /* most recent at head */
+};
+
+struct plancache {
+    pthread_mutex_t mu;
+    struct entry *buckets[NBUCKETS];
+    struct entry *head, *tail;
+    uint64_t max_bytes, bytes;
+    int64_t n;
+    unsigned ttl_s;
+};
+
+static size_t hash(const char *s)
+{
+    size_t h = 5381;
+    while (*s != '\0')
+        h = h * 33 + (unsigned char)*s++;
+    return h % NBUCKETS;
+}
+
+struct plancache *plancache_new(uint64_t max_bytes, unsigned ttl_s)
+{
+    struct plancache *c = calloc(1, sizeof(*c));
+
+    if (c == NULL)
+        return NULL;
+    pthread_mutex_init(&c->mu, NULL);
+    c->max_bytes = max_bytes;
+    c->ttl_s = ttl_s;
+    return c;
+}
+
+static void lru_unlink(struct plancache *c, struct entry *e)
+{
+    if (e->lru_prev != NULL)
+        e->lru_prev->lru_next = e->lru_next;
+    else
+        c->head = e->lru_next;
+    if (e->lru_next != NULL)
+        e->lru_next->lru_prev = e->lru_prev;
+    else
+        c->tail = e->lru_prev;
+    e->lru_prev = e->lru_next = NULL;
+}
+
+static void lru_push(struct plancache *c, struct entry *e)
+{
+    e->lru_next = c->head;
+    e->lru_prev = NULL;
+    if (c->head != NULL)
+        c->head->lru_prev = e;
+    c->head = e;
+    if (c->tail == NULL)
+        c->tail = e;
+}
+
+static struct entry **find(struct plancache *c, const char *id)
+{
+    struct entry **pp = &c->buckets[hash(id)];
+    while (*pp != NULL && strcmp((*pp)->id, id) != 0)
+        pp = &(*pp)->hnext;
+    return pp;
+}
+
+/* Unlinks and frees *pp (caller holds the lock). */
+static void remove_at(struct plancache *c, struct entry **pp)
+{
+    struct entry *e = *pp;
+    *pp = e->hnext;
+    lru_unlink(c, e);
+    c->bytes -= e->bytes;
+    c->n--;
+    MHD_destroy_response(e->resp);
+    free(e);
+}
+
+void plancache_free(struct plancache *c)
+{
+    if (c == NULL)
+        return;
+    while (c->tail != NULL)
+        remove_at(c, find(c, c->tail->id));
+    pthread_mutex_destroy(&c->mu);
+    free(c);
+}
+
+void plancache_put(struct plancache *c, const char *id, const char *etag, struct MHD_Response *resp,
+                   size_t bytes)
+{
+    struct entry *e = NULL, **pp;
+
+    if (c == NULL || resp == NULL || strlen(id) >= sizeof(e->id) ||
+        strlen(etag) >= sizeof(e->etag) || bytes + ENTRY_OVERHEAD > c->max_bytes) {
+        if (resp != NULL)
+            MHD_destroy_response(resp);
+        return;
+    }
+    e = calloc(1, sizeof(*e));
+    if (e == NULL) {
+        MHD_destroy_response(resp);
+        return;
+    }
+    strcpy(e->id, id);
+    strcpy(e->etag, etag);
+    e->resp = resp;
+    e->bytes = bytes + ENTRY_OVERHEAD;
+    e->expires = time(NULL) + (time_t)c->ttl_s;
+    pthread_mutex_lock(&c->mu);
+    pp = find(c, id);
+    if (*pp != NULL)
+        remove_at(c, pp);
+    while (c->tail != NULL && c->bytes + e->bytes > c->max_bytes)
+        remove_at(c, find(c, c->tail->id));
+    pp = &c->buckets[hash(id)];
+    e->hnext = *pp;
+    *pp = e;
+    lru_push(c, e);
+    c->bytes += e->bytes;
+    c->n++;
+    pthread_mutex_unlock(&c->mu);
+}
+
+int plancache_queue(struct plancache *c, const char *id, const char *if_none_match,
+                    struct MHD_Connection *conn)
+{
+    struct entry **pp;
+    int status = 0;
+
+    if (c == NULL)
+        return 0;
+    pthread_mutex_lock(&c->mu);
+    pp = find(c, id);
+    if (*pp == NULL)
+        goto out;
+    if ((*pp)->expires <= time(NULL)) {
+        remove_at(c, pp);
+        goto out;
+    }
+    lru_unlink(c, *pp);
+    lru_push(c, *pp);
+    if (reqparse_etag_match(if_none_match, (*pp)->etag)) {
+        struct MHD_Response *nm = response_copy("", 0, NULL);
+        if (nm == NULL)
+            goto out;
+        MHD_add_response_header(nm, MHD_HTTP_HEADER_ETAG, (*pp)->etag);
+        status = MHD_queue_response(conn, MHD_HTTP_NOT_MODIFIED, nm) == MHD_YES ? 304 : 0;
+        MHD_destroy_response(nm);
+    } else {
+        status = MHD_queue_response(conn, MHD_HTTP_OK, (*pp)->resp) == MHD_YES ? 200 : 0;
+    }
+out:
+    pthread_mutex_unlock(&c->mu);
+    return status;
+}
+
+void plancache_evict(struct plancache *c, const char *id)
+{
+    struct entry **pp;
+
+    if (c == NULL)
+        return;
+    pthread_mutex_lock(&c->mu);
+    pp = find(c, id);
+    if (*pp != NULL)
+        remove_at(c, pp);
+    pthread_mutex_unlock(&c->mu);
+}
+
+void plancache_stats(struct plancache *c, int64_t *entries, int64_t *bytes)
+{
+    pthread_mutex_lock(&c->mu);
+    *entries = c->n;
+    *bytes = (int64_t)c->bytes;
+    pthread_mutex_unlock(&c->mu);
+}

@@ -1,0 +1,38 @@
+/*
+ * plancache.h - finished plans' GET responses in memory, so GET /api/v1/plans/{id} of a
+ * done or failed plan never touches the database.
+ *
+ * Finished plans are immutable; the only change is deletion. A DELETE on this instance
+ * evicts at once; a DELETE on another instance is seen when the entry expires (ttl_s, the
+ * documented staleness bound). Bounded by bytes with least-recently-used eviction.
+ * Thread-safe (one mutex). The cache owns its MHD responses; plancache_queue() queues one
+ * while holding the lock, so an eviction can never free a response being queued.
+ */
+#ifndef TPUPLAN_PLANCACHE_H
+#define TPUPLAN_PLANCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+struct plancache;
+
+struct plancache *plancache_new(uint64_t max_bytes, unsigned ttl_s);
+void plancache_free(struct plancache *c);
+
+/* Stores the response for id (takes ownership of resp, also on failure). bytes is its
+ * body size; etag the strong ETag it carries. Replaces an older entry. */
+void plancache_put(struct plancache *c, const char *id, const char *etag, struct MHD_Response *resp,
+                   size_t bytes);
+
+/* On a hit queues 200 with the cached response, or 304 when if_none_match matches, and
+ * returns that status; returns 0 on a miss (nothing queued). Access-handler only. */
+int plancache_queue(struct plancache *c, const char *id, const char *if_none_match,
+                    struct MHD_Connection *conn);
+
+void plancache_evict(struct plancache *c, const char *id);
+
+void plancache_stats(struct plancache *c, int64_t *entries, int64_t *bytes);
+
+#endif

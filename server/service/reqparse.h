@@ -1,0 +1,46 @@
+/*
+ * reqparse.h - pure parsers for request headers and parameters (unit-tested).
+ */
+#ifndef TPUPLAN_REQPARSE_H
+#define TPUPLAN_REQPARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a POST body is, from its Content-Type (parameters such as charset ignored). */
+enum body_kind {
+    BODY_NONE = 0,    /* no Content-Type */
+    BODY_JSON,        /* application/json (or any application/...+json) */
+    BODY_SAFETENSORS, /* application/octet-stream */
+    BODY_CSV,         /* text/csv */
+    BODY_MULTIPART,   /* multipart/form-data */
+    BODY_UNSUPPORTED,
+};
+
+enum body_kind reqparse_media_type(const char *content_type);
+
+/*
+ * The wait=N preference of an RFC 7240 Prefer header value ("respond-async, wait=10"),
+ * clamped to max. -1 when there is none or it is malformed.
+ */
+int reqparse_prefer_wait(const char *prefer, unsigned max);
+
+/* Decimal unsigned 64-bit integer, whole string. 0 or -1. */
+int reqparse_u64(const char *s, uint64_t *out);
+
+/* Finite non-negative decimal number, whole string. 0 or -1. */
+int reqparse_seconds(const char *s, double *out);
+
+/* Percent-encodes s for a query parameter value into out (cap bytes incl. NUL). Returns
+ * the length, or -1 when it does not fit. */
+long reqparse_urlencode(const char *s, char *out, size_t cap);
+
+/* True when the two entity-tag lists match: If-None-Match value against one ETag ("*"
+ * matches anything; weak comparison as RFC 9110 13.1.2 asks for If-None-Match). */
+bool reqparse_etag_match(const char *if_none_match, const char *etag);
+
+/* Bearer token of an Authorization header value, or NULL (points into the value). */
+const char *reqparse_bearer(const char *authorization);
+
+#endif

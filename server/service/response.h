@@ -1,0 +1,34 @@
+/*
+ * response.h - MHD response constructors that every reply goes through, so each carries
+ * the security headers (CSP, nosniff, no-referrer, DENY framing) and a Content-Type.
+ *
+ * Each function returns a new struct MHD_Response owned by the caller (queue it, then
+ * MHD_destroy_response), or NULL when out of memory. Creating a response is safe on any
+ * thread; only queueing it must happen in the access handler.
+ */
+#ifndef TPUPLAN_RESPONSE_H
+#define TPUPLAN_RESPONSE_H
+
+#include <stddef.h>
+
+#include <microhttpd.h>
+
+#define RESPONSE_CSP                                                                               \
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "              \
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+/* Adds the security headers to resp. */
+void response_secure(struct MHD_Response *resp);
+
+/* A response that takes ownership of the malloc'd buffer body (freed with the response,
+ * also when this fails). ctype may be NULL for an empty body. */
+struct MHD_Response *response_take(char *body, size_t len, const char *ctype);
+
+/* A response copying a static or borrowed buffer. */
+struct MHD_Response *response_copy(const char *body, size_t len, const char *ctype);
+
+/* An application/problem+json response (see problem.h). */
+struct MHD_Response *response_problem(int status, const char *slug, const char *title,
+                                      const char *detail, const char *where, const char *instance);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * sha256.h - SHA-256 (FIPS 180-4), for idempotency-key body fingerprints and ETags.
+ *
+ * Written from the FIPS 180-4 specification. Pure: the caller owns the context.
+ */
+#ifndef TPUPLAN_SHA256_H
+#define TPUPLAN_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sha256 {
+    uint32_t h[8];
+    uint64_t len; /* bytes hashed so far */
+    unsigned char buf[64];
+    size_t nbuf;
+};
+
+void sha256_init(struct sha256 *c);
+void sha256_update(struct sha256 *c, const void *data, size_t n);
+/* Writes the 32-byte digest. */
+void sha256_final(struct sha256 *c, unsigned char out[32]);
+/* Writes the digest as 64 lower-case hex characters plus a NUL. */
+void sha256_hex(struct sha256 *c, char out[65]);
+
+#endif
