@@ -1,0 +1,627 @@
+/*
+ * api.c - REST handlers: create, get, list and delete plans; readiness and metrics.
+ *
+ * Plan documents are built with json-c for the small fields; the stored result and error
+ * documents (already JSON text) are spliced in verbatim rather than re-parsed, since a
+ * result can be megabytes.
+ */
+#include "service/api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "planner/plan.h"
+#include "service/exec.h"
+#include "service/http.h"
+#include "service/metrics.h"
+#include "service/problem.h"
+#include "service/response.h"
+#include "service/sha256.h"
+#include "service/store.h"
+
+#define JSON_FLAGS       (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define RETRY_AFTER_DOWN "5"
+
+static void set_db(struct request *r, int rc)
+{
+    __atomic_store_n(&r->srv->db_up, rc == STORE_UNAVAILABLE ? 0 : 1, __ATOMIC_RELAXED);
+}
+
+/* Answers a store failure: 503 (database down), 400 (bad argument) or 500. */
+static void reply_store_error(struct request *r, int rc)
+{
+    struct MHD_Response *resp;
+
+    if (rc == STORE_UNAVAILABLE) {
+        resp = response_problem(503, "database-unavailable", "The database is unavailable",
+                                "The database cannot be reached; retry later.", NULL, NULL);
+        if (resp != NULL)
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, RETRY_AFTER_DOWN);
+        http_reply(r, 503, resp);
+    } else if (rc == STORE_INVALID) {
+        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
+                           "The cursor or limit is malformed.");
+    } else if (rc == STORE_NOTFOUND) {
+        http_reply_problem(r, 404, "not-found", "No such plan",
+                           "No plan has this id (it may have been deleted).");
+    } else {
+        http_reply_problem(r, 500, "internal", "Internal error",
+                           "The database call failed; see the server log.");
+    }
+}
+
+/* Takes ownership of o; returns its text (malloc'd) or NULL. */
+static char *json_take_text(struct json_object *o, size_t *len)
+{
+    size_t n = 0;
+    const char *t = json_object_to_json_string_length(o, JSON_FLAGS, &n);
+    char *out = t != NULL ? malloc(n + 1) : NULL;
+
+    if (out != NULL) {
+        memcpy(out, t, n + 1);
+        *len = n;
+    }
+    json_object_put(o);
+    return out;
+}
+
+static void add_str(struct json_object *o, const char *k, const char *v)
+{
+    json_object_object_add(o, k, v != NULL ? json_object_new_string(v) : NULL);
+}
+
+static struct json_object *links_new(const char *id)
+{
+    struct json_object *l = json_object_new_object();
+    char buf[64];
+
+    snprintf(buf, sizeof(buf), "/api/v1/plans/%s", id);
+    add_str(l, "self", buf);
+    snprintf(buf, sizeof(buf), "/p/%s", id);
+    add_str(l, "share", buf);
+    return l;
+}
+
+static struct json_object *summary_new(const struct plan_summary *s)
+{
+    struct json_object *o = json_object_new_object();
+
+    json_object_object_add(o, "tensors", json_object_new_int64((int64_t)s->tensors));
+    json_object_object_add(o, "logical_bytes", json_object_new_uint64(s->logical_bytes));
+    json_object_object_add(o, "padded_bytes", json_object_new_uint64(s->padded_bytes));
+    json_object_object_add(o, "peak_bytes", json_object_new_uint64(s->peak_bytes));
+    json_object_object_add(o, "lower_bound_bytes", json_object_new_uint64(s->lower_bound_bytes));
+    json_object_object_add(o, "capacity_bytes", json_object_new_uint64(s->capacity_bytes));
+    json_object_object_add(o, "fits", json_object_new_boolean(s->fits));
+    return o;
+}
+
+/* Appends `,"key":raw` before the closing brace of the object text t (malloc'd, len n). */
+static char *splice(char *t, size_t *n, const char *key, const char *raw)
+{
+    size_t kl = strlen(key), rl = strlen(raw), need = *n + kl + rl + 5;
+    char *p;
+
+    if (t == NULL)
+        return NULL;
+    p = realloc(t, need + 1);
+    if (p == NULL) {
+        free(t);
+        return NULL;
+    }
+    /* p[*n - 1] is the object's '}'. */
+    *n = (size_t)snprintf(p + *n - 1, need + 1 - (*n - 1), ",\"%s\":%s}", key, raw) + *n - 1;
+    return p;
+}
+
+/* The plan document of GET /api/v1/plans/{id}; manage_token added when not NULL. */
+static char *plan_doc(const struct store_plan *p, const char *manage_token, size_t *len)
+{
+    struct json_object *o = json_object_new_object();
+    char *t;
+
+    add_str(o, "id", p->id);
+    add_str(o, "name", p->name);
+    add_str(o, "chip", p->chip);
+    add_str(o, "source_format", p->source_format);
+    add_str(o, "status", p->status);
+    add_str(o, "created_at", p->created_at);
+    add_str(o, "updated_at", p->updated_at);
+    json_object_object_add(o, "summary", summary_new(&p->summary));
+    json_object_object_add(o, "links", links_new(p->id));
+    if (manage_token != NULL && manage_token[0] != '\0')
+        add_str(o, "manage_token", manage_token);
+    t = json_take_text(o, len);
+    if (t != NULL && p->result_json != NULL)
+        t = splice(t, len, "result", p->result_json);
+    if (t != NULL && p->error_json != NULL)
+        t = splice(t, len, "error", p->error_json);
+    return t;
+}
+
+static bool finished(const struct store_plan *p)
+{
+    return strcmp(p->status, "done") == 0 || strcmp(p->status, "failed") == 0;
+}
+
+static void etag_of(const struct store_plan *p, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "\"%s-%lld\"", p->id, (long long)p->version);
+}
+
+static void add_location(struct MHD_Response *resp, const char *id)
+{
+    char loc[64];
+
+    snprintf(loc, sizeof(loc), "/api/v1/plans/%s", id);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, loc);
+}
+
+/* ---- GET /api/v1/plans/{id} ---- */
+
+static void api_plan_get(struct store *st, struct request *r)
+{
+    struct store_plan p;
+    struct MHD_Response *resp;
+    char etag[64];
+    char *doc;
+    size_t len = 0;
+    int rc;
+
+    memset(&p, 0, sizeof(p));
+    rc = store_plan_get(st, r->route.plan_id, &p);
+    set_db(r, rc);
+    if (rc != STORE_OK) {
+        reply_store_error(r, rc);
+        return;
+    }
+    etag_of(&p, etag, sizeof(etag));
+    doc = plan_doc(&p, NULL, &len);
+    if (doc == NULL) {
+        http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+        goto out;
+    }
+    if (finished(&p)) {
+        /* A second copy for the cache: the cache owns its response outright. */
+        struct MHD_Response *c = response_copy(doc, len, "application/json");
+        if (c != NULL) {
+            MHD_add_response_header(c, MHD_HTTP_HEADER_ETAG, etag);
+            MHD_add_response_header(c, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+            plancache_put(r->srv->cache, p.id, etag, c, len);
+        }
+    }
+    if (reqparse_etag_match(r->if_none_match, etag)) {
+        free(doc);
+        resp = response_copy("", 0, NULL);
+        if (resp != NULL)
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+        http_reply(r, 304, resp);
+        goto out;
+    }
+    resp = response_take(doc, len, "application/json");
+    if (resp != NULL) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+        if (!finished(&p))
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    }
+    http_reply(r, 200, resp);
+out:
+    store_plan_free(&p);
+}
+
+/* ---- GET /api/v1/plans ---- */
+
+static void api_plan_list(struct store *st, struct request *r)
+{
+    char *items = NULL, *next = NULL, *doc = NULL;
+    struct MHD_Response *resp;
+    uint64_t limit = 20;
+    size_t len;
+    int rc;
+
+    if (r->param[P_LIMIT] != NULL && (reqparse_u64(r->param[P_LIMIT], &limit) != 0 || limit == 0)) {
+        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
+                           "limit must be a whole number from 1 to 100.");
+        return;
+    }
+    if (limit > 100)
+        limit = 100;
+    rc = store_plan_list(st, (int)limit, r->param[P_CURSOR], r->param[P_NAME], &items, &next);
+    set_db(r, rc);
+    if (rc != STORE_OK) {
+        if (rc == STORE_INVALID)
+            http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
+                               "cursor is not a cursor this server returned.");
+        else
+            reply_store_error(r, rc);
+        goto out;
+    }
+    {
+        size_t il = strlen(items), nl = next != NULL ? strlen(next) : 0;
+        len = il + nl + 64;
+        doc = malloc(len);
+        if (doc == NULL) {
+            http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+            goto out;
+        }
+        if (next != NULL)
+            len = (size_t)snprintf(doc, len, "{\"items\":%s,\"next_cursor\":\"%s\",\"limit\":%d}",
+                                   items, next, (int)limit);
+        else
+            len = (size_t)snprintf(doc, len, "{\"items\":%s,\"next_cursor\":null,\"limit\":%d}",
+                                   items, (int)limit);
+    }
+    resp = response_take(doc, len, "application/json");
+    doc = NULL;
+    if (resp != NULL) {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+        if (next != NULL) {
+            char link[2304], enc_c[512], enc_n[3 * REQ_PARAM_MAX + 1] = "";
+            if (reqparse_urlencode(next, enc_c, sizeof(enc_c)) >= 0 &&
+                (r->param[P_NAME] == NULL ||
+                 reqparse_urlencode(r->param[P_NAME], enc_n, sizeof(enc_n)) >= 0)) {
+                snprintf(link, sizeof(link), "</api/v1/plans?limit=%d&cursor=%s%s%s>; rel=\"next\"",
+                         (int)limit, enc_c, r->param[P_NAME] != NULL ? "&name=" : "", enc_n);
+                MHD_add_response_header(resp, MHD_HTTP_HEADER_LINK, link);
+            }
+        }
+    }
+    http_reply(r, 200, resp);
+out:
+    free(doc);
+    free(items);
+    free(next);
+}
+
+/* ---- DELETE /api/v1/plans/{id} ---- */
+
+static void api_plan_delete(struct store *st, struct request *r)
+{
+    const char *token = reqparse_bearer(r->authorization);
+    struct MHD_Response *resp;
+    int rc;
+
+    if (token == NULL) {
+        resp = response_problem(401, "unauthorized", "A manage token is required",
+                                "Send the manage token returned at creation as "
+                                "Authorization: Bearer TOKEN.",
+                                NULL, NULL);
+        if (resp != NULL)
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+        http_reply(r, 401, resp);
+        return;
+    }
+    rc = store_plan_delete(st, r->route.plan_id, token);
+    set_db(r, rc);
+    if (rc == STORE_OK) {
+        plancache_evict(r->srv->cache, r->route.plan_id);
+        http_reply(r, 204, response_copy("", 0, NULL));
+    } else if (rc == STORE_FORBIDDEN) {
+        http_reply_problem(r, 403, "forbidden", "Wrong manage token",
+                           "This token does not manage this plan; share links are read-only.");
+    } else {
+        reply_store_error(r, rc);
+    }
+}
+
+/* ---- POST /api/v1/plans ---- */
+
+/* The 202 document: {id, status, manage_token, links}. */
+static void reply_accepted(struct request *r, const char *id, const char *status, const char *token,
+                           bool waited)
+{
+    struct json_object *o = json_object_new_object();
+    struct MHD_Response *resp;
+    char *t;
+    size_t len = 0;
+
+    add_str(o, "id", id);
+    add_str(o, "status", status);
+    if (token != NULL && token[0] != '\0')
+        add_str(o, "manage_token", token);
+    json_object_object_add(o, "links", links_new(id));
+    t = json_take_text(o, &len);
+    resp = t != NULL ? response_take(t, len, "application/json") : NULL;
+    if (resp != NULL) {
+        add_location(resp, id);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+        if (waited) {
+            char pa[32];
+            snprintf(pa, sizeof(pa), "wait=%d", r->prefer_wait);
+            MHD_add_response_header(resp, "Preference-Applied", pa);
+        }
+    }
+    http_reply(r, 202, resp);
+}
+
+/* A finished plan as the answer to a POST: 200 (idempotent replay) or 201 (waited). */
+static void reply_plan(struct request *r, int status, const struct store_plan *p, const char *token)
+{
+    struct MHD_Response *resp;
+    char etag[64];
+    size_t len = 0;
+    char *doc = plan_doc(p, token, &len);
+
+    if (doc == NULL) {
+        http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+        return;
+    }
+    resp = response_take(doc, len, "application/json");
+    if (resp != NULL) {
+        etag_of(p, etag, sizeof(etag));
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+        add_location(resp, p->id);
+        if (r->prefer_wait >= 0 && status == 201) {
+            char pa[32];
+            snprintf(pa, sizeof(pa), "wait=%d", r->prefer_wait);
+            MHD_add_response_header(resp, "Preference-Applied", pa);
+        }
+    }
+    http_reply(r, status, resp);
+}
+
+/* A parked Prefer: wait submission: answer when finished or due, else park again. */
+static void api_plan_wait_check(struct store *st, struct request *r)
+{
+    struct store_plan p;
+    int rc;
+
+    memset(&p, 0, sizeof(p));
+    rc = store_plan_get(st, r->plan_id, &p);
+    set_db(r, rc);
+    if (rc == STORE_OK && finished(&p)) {
+        reply_plan(r, 201, &p, r->manage_token);
+    } else if (rc == STORE_NOTFOUND) {
+        /* Deleted while we waited (the token holder did it). */
+        reply_store_error(r, rc);
+    } else if (http_now() >= r->deadline) {
+        reply_accepted(r, r->plan_id, rc == STORE_OK ? p.status : "queued", r->manage_token, true);
+    } else {
+        store_plan_free(&p);
+        exec_park(r->srv->exec, r);
+        return;
+    }
+    store_plan_free(&p);
+}
+
+static int parse_format(const char *s, enum plan_format *f)
+{
+    if (strcmp(s, "auto") == 0)
+        *f = PLAN_FMT_AUTO;
+    else if (strcmp(s, "json") == 0)
+        *f = PLAN_FMT_JSON;
+    else if (strcmp(s, "safetensors") == 0)
+        *f = PLAN_FMT_SAFETENSORS;
+    else if (strcmp(s, "minimalloc-csv") == 0 || strcmp(s, "csv") == 0)
+        *f = PLAN_FMT_CSV;
+    else
+        return -1;
+    return 0;
+}
+
+/* Fills *o from the request's parameters; answers 400 and returns -1 when one is bad. */
+static int opts_from_params(struct request *r, struct plan_opts *o)
+{
+    const char *bad = NULL;
+
+    memset(o, 0, sizeof(*o));
+    switch (r->kind) {
+    case BODY_JSON:
+        o->format = PLAN_FMT_JSON;
+        break;
+    case BODY_SAFETENSORS:
+        o->format = PLAN_FMT_SAFETENSORS;
+        break;
+    case BODY_CSV:
+        o->format = PLAN_FMT_CSV;
+        break;
+    default:
+        o->format = (enum plan_format)r->file_format;
+        break;
+    }
+    if (r->param[P_FORMAT] != NULL && parse_format(r->param[P_FORMAT], &o->format) != 0)
+        bad = "format must be auto, json, safetensors or minimalloc-csv.";
+    o->chip = r->param[P_CHIP];
+    o->strategies = r->param[P_STRATEGIES];
+    o->name = r->param[P_NAME];
+    if (r->param[P_CAPACITY] != NULL && reqparse_u64(r->param[P_CAPACITY], &o->capacity) != 0)
+        bad = "capacity must be a whole number of bytes.";
+    if (r->param[P_ALIGNMENT] != NULL && reqparse_u64(r->param[P_ALIGNMENT], &o->alignment) != 0)
+        bad = "alignment must be a whole number of bytes.";
+    if (r->param[P_TIME_LIMIT] != NULL &&
+        (reqparse_seconds(r->param[P_TIME_LIMIT], &o->time_limit_s) != 0 || o->time_limit_s > 600))
+        bad = "time_limit must be a number of seconds from 0 to 600.";
+    if (bad != NULL) {
+        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid", bad);
+        return -1;
+    }
+    return 0;
+}
+
+static void api_plan_create(struct store *st, struct request *r)
+{
+    const struct config *cfg = r->srv->cfg;
+    struct plan_opts o;
+    struct plan_limits lim;
+    struct plan_summary sum;
+    struct store_new_plan np;
+    struct store_created created;
+    struct err e;
+    struct sha256 h;
+    char hex[65];
+    char *opts_json = NULL;
+    int rc;
+
+    if (opts_from_params(r, &o) != 0)
+        return;
+    plan_limits_default(&lim);
+    if (lim.max_input_bytes > cfg->max_body)
+        lim.max_input_bytes = (size_t)cfg->max_body;
+    memset(&sum, 0, sizeof(sum));
+    err_clear(&e);
+    rc = plan_validate(r->body.p, r->body.len, &o, &lim, &sum, &e);
+    if (rc != 0) {
+        int status;
+        size_t len = 0;
+        char *pj = problem_from_err(&e, "/api/v1/plans", &status, &len);
+        http_reply(r, status, pj != NULL ? response_take(pj, len, PROBLEM_MEDIA_TYPE) : NULL);
+        return;
+    }
+    opts_json = store_opts_json(&o);
+    if (opts_json == NULL) {
+        http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+        return;
+    }
+    sha256_init(&h);
+    sha256_update(&h, r->body.p, r->body.len);
+    sha256_update(&h, "\n", 1);
+    sha256_update(&h, opts_json, strlen(opts_json));
+    sha256_hex(&h, hex);
+
+    memset(&np, 0, sizeof(np));
+    np.name = o.name != NULL ? o.name : sum.name;
+    np.chip = sum.chip;
+    np.source_format =
+        sum.source_format[0] != '\0' ? sum.source_format : plan_format_name(o.format);
+    np.options_json = opts_json;
+    np.input = r->body.p;
+    np.input_len = r->body.len;
+    np.idempotency_key = r->idempotency_key;
+    np.body_sha256_hex = hex;
+    np.summary = &sum;
+    memset(&created, 0, sizeof(created));
+    rc = store_plan_create(st, &np, &created);
+    set_db(r, rc);
+    if (rc == STORE_CONFLICT) {
+        http_reply_problem(r, 422, "idempotency-key-reused",
+                           "The Idempotency-Key was used with another request",
+                           "This Idempotency-Key belongs to a submission with a different body "
+                           "or options; use a new key.");
+        goto out;
+    }
+    if (rc != STORE_OK) {
+        reply_store_error(r, rc);
+        goto out;
+    }
+    if (created.replayed) {
+        struct store_plan p;
+        memset(&p, 0, sizeof(p));
+        rc = store_plan_get(st, created.id, &p);
+        if (rc == STORE_OK && finished(&p))
+            reply_plan(r, 200, &p, NULL);
+        else if (rc == STORE_OK)
+            reply_accepted(r, created.id, p.status, NULL, false);
+        else
+            reply_store_error(r, rc);
+        store_plan_free(&p);
+        goto out;
+    }
+    if (r->prefer_wait > 0) {
+        snprintf(r->plan_id, sizeof(r->plan_id), "%s", created.id);
+        snprintf(r->manage_token, sizeof(r->manage_token), "%s", created.manage_token);
+        r->deadline = r->t_start + r->prefer_wait;
+        r->waited = true;
+        exec_park(r->srv->exec, r);
+        goto out;
+    }
+    reply_accepted(r, created.id, "queued", created.manage_token, false);
+out:
+    free(opts_json);
+}
+
+/* ---- /readyz and /metrics ---- */
+
+static void api_readyz(struct store *st, struct request *r)
+{
+    int ok = store_ready(st, r->srv->cfg->migrations_dir);
+    static const char body[] = "{\"status\":\"ready\"}";
+
+    __atomic_store_n(&r->srv->db_up, ok, __ATOMIC_RELAXED);
+    if (ok)
+        http_reply(r, 200, response_copy(body, sizeof(body) - 1, "application/json"));
+    else
+        http_reply_problem(r, 503, "not-ready", "Not ready",
+                           "The database is unreachable or migrations are not applied.");
+}
+
+static void api_metrics(struct store *st, struct request *r)
+{
+    struct metrics_gauges g;
+    struct store_job_counts jc;
+    long q = 0, parked = 0;
+    size_t len = 0;
+    char *t;
+    int rc;
+
+    memset(&g, 0, sizeof(g));
+    g.jobs_queued = -1;
+    rc = store_job_counts(st, &jc);
+    set_db(r, rc);
+    if (rc == STORE_OK) {
+        g.jobs_queued = jc.queued;
+        g.jobs_running = jc.running;
+        g.jobs_done = jc.done;
+        g.jobs_failed = jc.failed;
+    }
+    exec_stats(r->srv->exec, &q, &parked);
+    g.executor_queue = q;
+    g.waiting_clients = parked;
+    plancache_stats(r->srv->cache, &g.cache_entries, &g.cache_bytes);
+    g.db_up = rc == STORE_OK;
+    t = metrics_render(&g, &len);
+    http_reply(r, 200,
+               t != NULL ? response_take(t, len, "text/plain; version=0.0.4; charset=utf-8")
+                         : NULL);
+}
+
+void api_run(struct store *st, struct request *r)
+{
+    switch (r->route.id) {
+    case ROUTE_READYZ:
+        api_readyz(st, r);
+        break;
+    case ROUTE_METRICS:
+        api_metrics(st, r);
+        break;
+    case ROUTE_PLANS:
+        if (r->route.method == METHOD_POST) {
+            if (r->phase == REQ_PARKED)
+                api_plan_wait_check(st, r);
+            else
+                api_plan_create(st, r);
+        } else {
+            api_plan_list(st, r);
+        }
+        break;
+    case ROUTE_PLAN:
+        if (r->route.method == METHOD_DELETE)
+            api_plan_delete(st, r);
+        else
+            api_plan_get(st, r);
+        break;
+    default:
+        http_reply_problem(r, 500, "internal", "Internal error", "Unroutable request.");
+        break;
+    }
+}
+
+void api_abandon(struct request *r, bool parked)
+{
+    struct MHD_Response *resp;
+
+    if (parked) {
+        reply_accepted(r, r->plan_id, "queued", r->manage_token, true);
+        return;
+    }
+    resp = response_problem(503, "shutting-down", "The server is shutting down",
+                            "Retry the request; another instance or a restarted one will "
+                            "answer it.",
+                            NULL, NULL);
+    if (resp != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    http_reply(r, 503, resp);
+}

@@ -1,0 +1,109 @@
+/*
+ * main.c - tpuplan-server: configuration, migrations, the executor and planner pools, the
+ * HTTP daemon, and graceful shutdown on SIGTERM/SIGINT.
+ *
+ * Shutdown order: stop accepting (quiesce), answer every request still waiting on the
+ * executor or parked on Prefer: wait, let in-flight responses go out, stop the daemon,
+ * then stop the planner workers (which finish or hand back their running plans).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+
+#include "service/api.h"
+#include "service/config.h"
+#include "service/exec.h"
+#include "service/http.h"
+#include "service/plancache.h"
+#include "service/store.h"
+
+/* How often a parked Prefer: wait request re-reads its plan, to see plans finished by
+ * another server instance (this instance's own workers wake it at once). */
+#define WAIT_POLL_S 1.0
+
+static int migrate(const struct config *cfg)
+{
+    char err[512] = "";
+    struct store *st = store_open(cfg->database_url, err, sizeof(err));
+    int rc = -1;
+
+    if (st == NULL) {
+        fprintf(stderr, "tpuplan-server: database: %s\n", err);
+        goto out;
+    }
+    if (store_migrate(st, cfg->migrations_dir, err, sizeof(err)) != 0) {
+        fprintf(stderr, "tpuplan-server: migrations in %s: %s\n", cfg->migrations_dir, err);
+        goto out;
+    }
+    fprintf(stderr, "tpuplan-server: migrations in %s applied\n", cfg->migrations_dir);
+    rc = 0;
+out:
+    if (st != NULL)
+        store_close(st);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct config cfg;
+    struct server srv;
+    sigset_t sigs;
+    char err[512] = "";
+    int sig = 0, rc;
+
+    rc = config_parse(&cfg, argc, argv);
+    if (rc != 0)
+        return rc > 0 ? 0 : 2;
+    config_print(&cfg, stderr);
+    signal(SIGPIPE, SIG_IGN);
+    /* Every thread inherits this mask, so only sigwait() below sees the signals. */
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+    if (migrate(&cfg) != 0)
+        return 1;
+    if (cfg.migrate_only)
+        return 0;
+
+    memset(&srv, 0, sizeof(srv));
+    srv.cfg = &cfg;
+    srv.db_up = 1;
+    srv.cache = plancache_new(cfg.cache_bytes, cfg.cache_ttl_s);
+    if (srv.cache == NULL) {
+        fprintf(stderr, "tpuplan-server: out of memory\n");
+        return 1;
+    }
+    srv.exec = exec_start(cfg.database_url, cfg.executors, WAIT_POLL_S, api_run, api_abandon, err,
+                          sizeof(err));
+    if (srv.exec == NULL) {
+        fprintf(stderr, "tpuplan-server: executor pool: %s\n", err);
+        plancache_free(srv.cache);
+        return 1;
+    }
+    if (http_start(&srv) != 0) {
+        exec_stop(srv.exec);
+        exec_free(srv.exec);
+        plancache_free(srv.cache);
+        return 1;
+    }
+    fprintf(stderr, "tpuplan-server: listening on http://%s:%u/\n",
+            strncmp(cfg.listen, "0.0.0.0:", 8) == 0 || cfg.listen[0] == ':' ? "localhost"
+                                                                            : "127.0.0.1",
+            http_port(&srv));
+
+    while (sig != SIGINT && sig != SIGTERM)
+        if (sigwait(&sigs, &sig) != 0)
+            break;
+    fprintf(stderr, "tpuplan-server: %s: shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    http_quiesce(&srv);
+    exec_stop(srv.exec);
+    http_stop(&srv, 10.0);
+    exec_free(srv.exec);
+    plancache_free(srv.cache);
+    fprintf(stderr, "tpuplan-server: stopped\n");
+    return 0;
+}
