@@ -10,40 +10,46 @@
 
 struct dtype_def {
     const char *name;
+    unsigned len; /* strlen(name), so parsing compares lengths first */
     unsigned bits;
 };
 
+#define D(name, bits)                                                                              \
+    {                                                                                              \
+        name, sizeof(name) - 1, bits                                                               \
+    }
+
 static const struct dtype_def defs[DT_COUNT] = {
-    [DT_INVALID] = {"invalid", 0},
-    [DT_PRED] = {"pred", 8}, /* stored as one byte unpacked (tpu-padding-rules.md 2) */
-    [DT_S2] = {"s2", 2},
-    [DT_U2] = {"u2", 2},
-    [DT_S4] = {"s4", 4},
-    [DT_U4] = {"u4", 4},
-    [DT_S8] = {"s8", 8},
-    [DT_U8] = {"u8", 8},
-    [DT_S16] = {"s16", 16},
-    [DT_U16] = {"u16", 16},
-    [DT_S32] = {"s32", 32},
-    [DT_U32] = {"u32", 32},
-    [DT_S64] = {"s64", 64},
-    [DT_U64] = {"u64", 64},
-    [DT_F16] = {"f16", 16},
-    [DT_BF16] = {"bf16", 16},
-    [DT_F32] = {"f32", 32},
-    [DT_F64] = {"f64", 64},
-    [DT_C64] = {"c64", 64},
-    [DT_C128] = {"c128", 128},
-    [DT_F4E2M1FN] = {"f4e2m1fn", 4},
-    [DT_F8E3M4] = {"f8e3m4", 8},
-    [DT_F8E4M3] = {"f8e4m3", 8},
-    [DT_F8E4M3FN] = {"f8e4m3fn", 8},
-    [DT_F8E4M3B11FNUZ] = {"f8e4m3b11fnuz", 8},
-    [DT_F8E4M3FNUZ] = {"f8e4m3fnuz", 8},
-    [DT_F8E5M2] = {"f8e5m2", 8},
-    [DT_F8E5M2FNUZ] = {"f8e5m2fnuz", 8},
-    [DT_F8E8M0FNU] = {"f8e8m0fnu", 8},
-    [DT_TOKEN] = {"token", 0},
+    [DT_INVALID] = D("invalid", 0),
+    [DT_PRED] = D("pred", 8), /* stored as one byte unpacked (tpu-padding-rules.md 2) */
+    [DT_S2] = D("s2", 2),
+    [DT_U2] = D("u2", 2),
+    [DT_S4] = D("s4", 4),
+    [DT_U4] = D("u4", 4),
+    [DT_S8] = D("s8", 8),
+    [DT_U8] = D("u8", 8),
+    [DT_S16] = D("s16", 16),
+    [DT_U16] = D("u16", 16),
+    [DT_S32] = D("s32", 32),
+    [DT_U32] = D("u32", 32),
+    [DT_S64] = D("s64", 64),
+    [DT_U64] = D("u64", 64),
+    [DT_F16] = D("f16", 16),
+    [DT_BF16] = D("bf16", 16),
+    [DT_F32] = D("f32", 32),
+    [DT_F64] = D("f64", 64),
+    [DT_C64] = D("c64", 64),
+    [DT_C128] = D("c128", 128),
+    [DT_F4E2M1FN] = D("f4e2m1fn", 4),
+    [DT_F8E3M4] = D("f8e3m4", 8),
+    [DT_F8E4M3] = D("f8e4m3", 8),
+    [DT_F8E4M3FN] = D("f8e4m3fn", 8),
+    [DT_F8E4M3B11FNUZ] = D("f8e4m3b11fnuz", 8),
+    [DT_F8E4M3FNUZ] = D("f8e4m3fnuz", 8),
+    [DT_F8E5M2] = D("f8e5m2", 8),
+    [DT_F8E5M2FNUZ] = D("f8e5m2fnuz", 8),
+    [DT_F8E8M0FNU] = D("f8e8m0fnu", 8),
+    [DT_TOKEN] = D("token", 0),
 };
 
 const char *dtype_name(enum dtype t)
@@ -56,7 +62,7 @@ const char *dtype_name(enum dtype t)
 enum dtype dtype_parse(const char *s, size_t len)
 {
     for (int t = DT_INVALID + 1; t < DT_COUNT; t++)
-        if (strlen(defs[t].name) == len && memcmp(defs[t].name, s, len) == 0)
+        if (defs[t].len == len && memcmp(defs[t].name, s, len) == 0)
             return (enum dtype)t;
     return DT_INVALID;
 }

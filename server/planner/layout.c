@@ -522,15 +522,12 @@ static int overflow(struct err *e, const char *what)
     return err_set(e, ERR_OVERFLOW, "shape", "%s of the shape overflows 64 bits", what);
 }
 
-int layout_size(const struct shape *sh, struct layout_info *out, struct err *e)
+/* layout_size on a shape already validated. */
+static int size_of(const struct shape *sh, struct layout_info *out, struct err *e)
 {
     const struct tile *t0 = NULL;
     uint64_t n = 1, count = 1;
     unsigned tr = 0, span;
-    int rc;
-
-    if ((rc = shape_validate(sh, e)) != 0)
-        return rc;
     for (unsigned i = 0; i < sh->rank; i++) {
         if (__builtin_mul_overflow(n, (uint64_t)sh->dims[i], &n))
             return overflow(e, "element count");
@@ -578,6 +575,13 @@ int layout_size(const struct shape *sh, struct layout_info *out, struct err *e)
     return 0;
 }
 
+int layout_size(const struct shape *sh, struct layout_info *out, struct err *e)
+{
+    int rc = shape_validate(sh, e);
+
+    return rc != 0 ? rc : size_of(sh, out, e);
+}
+
 int layout_resolve(const struct shape *sh, const struct chip *chip, struct shape *resolved,
                    struct layout_info *out, struct err *e)
 {
@@ -586,7 +590,7 @@ int layout_resolve(const struct shape *sh, const struct chip *chip, struct shape
 
     if ((rc = layout_fill(&tmp, chip, &out->rule, &out->confidence, &out->assumption, e)) != 0)
         return rc;
-    if ((rc = layout_size(&tmp, out, e)) != 0)
+    if ((rc = size_of(&tmp, out, e)) != 0)
         return rc;
     if (resolved != NULL)
         *resolved = tmp;

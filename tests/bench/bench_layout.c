@@ -1,0 +1,127 @@
+/*
+ * bench_layout.c - throughput of the layout core: default layout + padded size for
+ * 1,000,000 random shapes, and parse + print of 1,000,000 shape strings. Prints a small
+ * table with shapes/s, parse MB/s and peak RSS. Target: >= 2M shapes/s for layouts.
+ *
+ *   bench_layout [N]     (default N = 1000000)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "planner/layout.h"
+
+#define POOL 65536 /* distinct strings for the parse benchmark, cycled */
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static const enum dtype types[] = {DT_F32, DT_BF16, DT_S32, DT_U8,  DT_PRED,
+                                   DT_S8,  DT_F16,  DT_S4,  DT_F64, DT_F8E4M3FN};
+
+/* A random shape like the ones models have: rank 0-5, dims up to 2^16, no layout. */
+static void random_shape(struct shape *sh)
+{
+    sh->dtype = types[next() % (sizeof(types) / sizeof(types[0]))];
+    sh->rank = (uint8_t)(next() % 6);
+    sh->has_layout = false;
+    sh->ntiles = 0;
+    sh->element_size_bits = 0;
+    sh->memory_space = 0;
+    sh->memory_space_given = false;
+    sh->tail_align = 0;
+    for (unsigned i = 0; i < sh->rank; i++)
+        sh->dims[i] = (int64_t)(1 + next() % (i + 1u == sh->rank ? 65536 : 512));
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 1000000;
+    struct shape sh, res;
+    struct layout_info li;
+    struct err e;
+    uint64_t sum = 0, bytes = 0;
+    double t0, t_layout, t_parse;
+    char *pool;
+    size_t *off;
+    int failures = 0;
+    struct rusage ru;
+
+    if (n <= 0)
+        n = 1000000;
+    /* 1. default layout + size, shapes generated on the fly (generation included). */
+    t0 = now();
+    for (long i = 0; i < n; i++) {
+        random_shape(&sh);
+        if (layout_resolve(&sh, chip_at((size_t)i % chip_count()), &res, &li, &e) != 0)
+            failures++;
+        sum += li.padded_bytes;
+    }
+    t_layout = now() - t0;
+
+    /* 2. parse + print: POOL resolved shapes printed once, then parsed and re-printed. */
+    pool = malloc((size_t)POOL * SHAPE_MAX_TEXT / 8);
+    off = malloc(sizeof(*off) * (POOL + 1));
+    if (pool == NULL || off == NULL) {
+        fputs("bench_layout: out of memory\n", stderr);
+        return 1;
+    }
+    off[0] = 0;
+    for (int i = 0; i < POOL; i++) {
+        int len;
+        do {
+            random_shape(&sh);
+            layout_resolve(&sh, chip_at((size_t)i % chip_count()), &res, &li, &e);
+            len = shape_print(&res, pool + off[i], SHAPE_MAX_TEXT / 8);
+        } while (len <= 0);
+        off[i + 1] = off[i] + (size_t)len;
+    }
+    t0 = now();
+    for (long i = 0; i < n; i++) {
+        const char *s = pool + off[i % POOL];
+        size_t len = off[i % POOL + 1] - off[i % POOL];
+        char out[SHAPE_MAX_TEXT];
+        if (shape_parse(s, len, &sh, &e) != 0 || shape_print(&sh, out, sizeof(out)) != (int)len ||
+            memcmp(out, s, len) != 0)
+            failures++;
+        bytes += len;
+    }
+    t_parse = now() - t0;
+    getrusage(RUSAGE_SELF, &ru);
+
+    printf("bench_layout: %ld shapes (checksum %llu)\n", n, (unsigned long long)sum);
+    printf("  %-36s %12s %12s\n", "benchmark", "time (s)", "rate");
+    printf("  %-36s %12.3f %9.2f M shapes/s\n", "layout_resolve (default + size)", t_layout,
+           (double)n / t_layout / 1e6);
+    printf("  %-36s %12.3f %9.2f M shapes/s\n", "shape_parse + shape_print", t_parse,
+           (double)n / t_parse / 1e6);
+    printf("  %-36s %12s %9.1f MB/s (%.1f B/shape)\n", "parse + print throughput", "",
+           (double)bytes / t_parse / 1e6, (double)bytes / (double)n);
+    printf("  %-36s %12s %9ld KiB\n", "peak RSS", "", ru.ru_maxrss);
+    printf("  target >= 2M shapes/s for layouts: %s\n",
+           (double)n / t_layout >= 2e6 ? "met" : "NOT met");
+    free(pool);
+    free(off);
+    if (failures != 0) {
+        fprintf(stderr, "bench_layout: %d failures\n", failures);
+        return 1;
+    }
+    return 0;
+}
