@@ -78,21 +78,7 @@ int suggest_tensor(const struct shape *sh, const struct chip *chip, struct sugge
     for (unsigned k = 0; k < r; k++)
         phys[k] = sh->dims[sh->minor_to_major[r - 1 - k]];
 
-    /* Fold the j minor-most physical dims into [M/128, 128]. */
-    for (unsigned j = 1; j <= r; j++) {
-        uint64_t mprod = 1;
-        bool ok = true;
-        for (unsigned k = r - j; k < r && ok; k++)
-            ok = !__builtin_mul_overflow(mprod, (uint64_t)phys[k], &mprod);
-        if (!ok || mprod == 0 || mprod % LANES != 0 || (j == 1 && phys[r - 1] == LANES))
-            continue;
-        memcpy(cand, phys, (r - j) * sizeof(*cand));
-        cand[r - j] = (int64_t)(mprod / LANES);
-        cand[r - j + 1] = LANES;
-        struct shape s;
-        make_shape(&s, sh->dtype, cand, r - j + 2);
-        try_candidate(&s, chip, "fold-minor", &b);
-    }
+    /* Candidates in order of how little they change the program; on a tie the first wins. */
     /* Merge the j dims just above the minor dim into one second-minor dim. */
     for (unsigned j = 2; j < r; j++) {
         uint64_t mprod = 1;
@@ -107,6 +93,21 @@ int suggest_tensor(const struct shape *sh, const struct chip *chip, struct sugge
         struct shape s;
         make_shape(&s, sh->dtype, cand, r - j + 1);
         try_candidate(&s, chip, "merge-major", &b);
+    }
+    /* Fold the j minor-most physical dims into [M/128, 128]. */
+    for (unsigned j = 1; j <= r; j++) {
+        uint64_t mprod = 1;
+        bool ok = true;
+        for (unsigned k = r - j; k < r && ok; k++)
+            ok = !__builtin_mul_overflow(mprod, (uint64_t)phys[k], &mprod);
+        if (!ok || mprod == 0 || mprod % LANES != 0 || (j == 1 && phys[r - 1] == LANES))
+            continue;
+        memcpy(cand, phys, (r - j) * sizeof(*cand));
+        cand[r - j] = (int64_t)(mprod / LANES);
+        cand[r - j + 1] = LANES;
+        struct shape s;
+        make_shape(&s, sh->dtype, cand, r - j + 2);
+        try_candidate(&s, chip, "fold-minor", &b);
     }
     /* Make dim k the minor-most one. */
     for (unsigned k = 0; k + 1 < r; k++) {

@@ -1,0 +1,353 @@
+/*
+ * test_model.c - the native model description parser (model.h) and lifetimes
+ * (lifetime.h): fields, sharding arithmetic (tpu-facts.md 5b/5c), derived lifetimes, and
+ * one test per malformed-input class, each checking the error code, the location and
+ * that the message names the tensor.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "planner/lifetime.h"
+#include "planner/model.h"
+
+static const struct model_limits limits = {64u << 20, 32, 1000, 1000};
+
+static void parse_ok(const char *json, struct model *m)
+{
+    struct err e;
+    err_clear(&e);
+    if (model_parse_json(json, strlen(json), &limits, m, &e) != ERR_OK)
+        fail_msg("parse: %s (%s)", e.msg, e.where);
+}
+
+static void test_fields(void **state)
+{
+    struct model m;
+    (void)state;
+    parse_ok("{\"name\":\"m\",\"chip\":\"v5e\",\"tensors\":["
+             "{\"name\":\"w\",\"shape\":[1024,512],\"dtype\":\"bf16\",\"kind\":\"param\","
+             "\"tags\":[\"a\",\"b\"]},"
+             "{\"name\":\"x\",\"xla_shape\":\"f32[8,128]{1,0:T(8,128)}\",\"kind\":\"input\","
+             "\"donated\":true,\"live\":[0,3]},"
+             "{\"name\":\"y\",\"shape\":[4,128],\"dtype\":\"f32\",\"layout\":\"{0,1:T(4,128)}\"}"
+             "],\"options\":{\"strategies\":\"xla-spatial\",\"capacity\":1000,"
+             "\"alignment\":256,\"time_limit\":0.5}}",
+             &m);
+    assert_string_equal(m.name, "m");
+    assert_string_equal(m.chip, "v5e");
+    assert_int_equal(m.n, 3);
+    assert_string_equal(m.tensors[0].name, "w");
+    assert_int_equal(m.tensors[0].shape.dtype, DT_BF16);
+    assert_int_equal(m.tensors[0].shape.rank, 2);
+    assert_int_equal(m.tensors[0].shape.dims[0], 1024);
+    assert_false(m.tensors[0].shape.has_layout);
+    assert_int_equal(m.tensors[0].kind, KIND_PARAM);
+    assert_int_equal(m.tensors[0].ntags, 2);
+    assert_string_equal(m.tensors[0].tags[1], "b");
+    assert_true(m.tensors[1].shape.has_layout);
+    assert_true(m.tensors[1].donated);
+    assert_true(m.tensors[1].live_given);
+    assert_int_equal(m.tensors[1].live_end, 3);
+    assert_int_equal(m.tensors[2].kind, KIND_TEMP); /* the default kind */
+    assert_true(m.tensors[2].shape.has_layout);
+    assert_int_equal(m.tensors[2].shape.minor_to_major[0], 0);
+    assert_int_equal(m.tensors[2].shape.tiles[0].dims[0], 4);
+    assert_string_equal(m.options.strategies, "xla-spatial");
+    assert_int_equal(m.options.capacity, 1000);
+    assert_int_equal(m.options.alignment, 256);
+    assert_true(m.options.time_limit_s == 0.5);
+    model_free(&m);
+}
+
+/* Per-device dims are ceil(dim / product of axes), tpu-facts.md 5b: f32[7,2] on a [4,2]
+ * mesh is f32[2,1] per device (Reactant.jl PR #822). */
+static void test_sharding(void **state)
+{
+    struct model m;
+    (void)state;
+    parse_ok("{\"mesh\":{\"x\":4,\"y\":2,\"z\":3},\"tensors\":["
+             "{\"name\":\"a\",\"shape\":[7,2],\"dtype\":\"f32\",\"kind\":\"param\","
+             "\"sharding\":[\"x\",\"y\"]},"
+             "{\"name\":\"b\",\"shape\":[48,256],\"dtype\":\"f32\",\"kind\":\"param\","
+             "\"sharding\":[[\"x\",\"z\"],null]},"
+             "{\"name\":\"c\",\"shape\":[0,5],\"dtype\":\"f32\",\"kind\":\"activation\","
+             "\"sharding\":[\"x\",null]}]}",
+             &m);
+    assert_int_equal(m.devices, 24);
+    assert_int_equal(m.tensors[0].shape.dims[0], 2);
+    assert_int_equal(m.tensors[0].shape.dims[1], 1);
+    assert_int_equal(m.tensors[0].global_dims[0], 7);
+    assert_int_equal(m.tensors[0].shard_mask[0], 1);
+    assert_int_equal(m.tensors[1].shape.dims[0], 4); /* 48 / (4*3) */
+    assert_int_equal(m.tensors[1].shape.dims[1], 256);
+    assert_int_equal(m.tensors[1].shard_mask[0], 1 | 4);
+    assert_int_equal(m.tensors[2].shape.dims[0], 0);
+    /* a is replicated over z, b over y: one warning per axis; a's 7/4 is uneven */
+    assert_int_equal(m.warnings.n, 3);
+    assert_non_null(strstr(m.warnings.lines[0], "\"y\""));
+    assert_non_null(strstr(m.warnings.lines[2], "7 over 4"));
+    model_free(&m);
+}
+
+static struct model_tensor *find(struct model *m, const char *name)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (strcmp(m->tensors[i].name, name) == 0)
+            return &m->tensors[i];
+    fail_msg("no tensor %s", name);
+    return NULL;
+}
+
+static void expect_live(struct model *m, const char *name, int64_t s, int64_t e)
+{
+    struct model_tensor *t = find(m, name);
+    if (t->live_start != s || t->live_end != e)
+        fail_msg("%s: live [%lld, %lld), expected [%lld, %lld)", name, (long long)t->live_start,
+                 (long long)t->live_end, (long long)s, (long long)e);
+}
+
+static void test_lifetimes(void **state)
+{
+    struct model m;
+    struct err e;
+    (void)state;
+    parse_ok("{\"tensors\":["
+             "{\"name\":\"w\",\"shape\":[8],\"dtype\":\"f32\",\"kind\":\"param\"},"
+             "{\"name\":\"x\",\"shape\":[8],\"dtype\":\"f32\",\"kind\":\"input\",\"donated\":true},"
+             "{\"name\":\"h\",\"shape\":[8],\"dtype\":\"f32\",\"kind\":\"activation\"},"
+             "{\"name\":\"g\",\"shape\":[8],\"dtype\":\"f32\",\"kind\":\"temp\"},"
+             "{\"name\":\"dead\",\"shape\":[8],\"dtype\":\"f32\",\"kind\":\"temp\"},"
+             "{\"name\":\"fixed\",\"shape\":[8],\"dtype\":\"f32\",\"live\":[2,7]},"
+             "{\"name\":\"y\",\"shape\":[8],\"dtype\":\"f32\",\"kind\":\"output\"},"
+             "{\"name\":\"free\",\"shape\":[8],\"dtype\":\"f32\",\"kind\":\"activation\"}],"
+             "\"ops\":[{\"name\":\"f\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"h\"]},"
+             "{\"name\":\"g\",\"inputs\":[\"h\"],\"outputs\":[\"g\",\"dead\"]},"
+             "{\"name\":\"k\",\"inputs\":[\"g\",\"h\"],\"outputs\":[\"y\",\"w\"]},"
+             "{\"name\":\"l\",\"inputs\":[\"y\"],\"outputs\":[]}]}",
+             &m);
+    err_clear(&e);
+    assert_int_equal(lifetime_derive(&m, &e), ERR_OK);
+    assert_int_equal(m.nsteps, 7); /* the explicit [2,7) extends the 4 ops */
+    expect_live(&m, "w", 0, 7);    /* param: whole program, even when updated in place */
+    expect_live(&m, "x", 0, 1);    /* donated input: dies after its last use (op 0) */
+    expect_live(&m, "h", 0, 3);    /* produced by op 0, last used by op 2 */
+    expect_live(&m, "g", 1, 3);
+    expect_live(&m, "dead", 1, 2); /* never used: one step */
+    expect_live(&m, "fixed", 2, 7);
+    expect_live(&m, "y", 0, 7);    /* outputs: whole program */
+    expect_live(&m, "free", 0, 7); /* not mentioned by any op */
+    assert_int_equal(m.warnings.n, 1);
+    model_free(&m);
+
+    /* Without ops: everything lives for the whole program, nsteps = max(1, given ends). */
+    parse_ok("{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"}]}", &m);
+    assert_int_equal(lifetime_derive(&m, &e), ERR_OK);
+    assert_int_equal(m.nsteps, 1);
+    expect_live(&m, "a", 0, 1);
+    model_free(&m);
+}
+
+struct bad {
+    const char *json;
+    int code;
+    const char *where;
+    const char *msg; /* a substring of the message */
+};
+
+static const struct bad bad_models[] = {
+    {"[1]", ERR_INVALID, "", "top level must be an object"},
+    {"{\"tensors\":{}}", ERR_INVALID, "tensors", "must be an array"},
+    {"{\"tensors\":[]", ERR_INVALID, "", "ends early"},
+    {"{\"tensors\":[]} x", ERR_INVALID, "", "line 1 column 16"},
+    {"{\"tensors\":[],}", ERR_INVALID, "", "invalid JSON"},
+    {"{\"tensors\":[{\"name\":\"\xff\"}]}", ERR_INVALID, "", "invalid JSON"},
+    {"{\"tensors\":[],\"shapes\":1}", ERR_INVALID, "shapes", "unknown top-level field"},
+    {"{\"tensors\":[7]}", ERR_INVALID, "tensors[0]", "tensors[0]: must be an object"},
+    {"{\"tensors\":[{\"shape\":[1],\"dtype\":\"f32\"}]}", ERR_INVALID, "tensors[0].name",
+     "missing"},
+    {"{\"tensors\":[{\"name\":5,\"shape\":[1],\"dtype\":\"f32\"}]}", ERR_INVALID, "tensors[0].name",
+     "got an integer"},
+    {"{\"tensors\":[{\"name\":\"a\\u0000b\",\"shape\":[1],\"dtype\":\"f32\"}]}", ERR_INVALID,
+     "tensors[0].name", "without NUL"},
+    {"{\"tensors\":[{\"name\":\"w\",\"dtype\":\"f32\"}]}", ERR_INVALID, "tensors[0].shape",
+     "tensors[0] \"w\": shape: missing"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[1]}]}", ERR_INVALID, "tensors[0].dtype", "missing"},
+    {"{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"},"
+     "{\"name\":\"w\",\"shape\":[1],\"dtype\":\"float33\"}]}",
+     ERR_NOTFOUND, "tensors[1].dtype", "tensors[1] \"w\": dtype: unknown dtype \"float33\""},
+    {"{\"tensors\":[{\"name\":\"x\",\"shape\":[1],\"dtype\":\"f32\"},{\"name\":\"x\",\"shape\":"
+     "[1],\"dtype\":\"f32\"},{\"name\":\"x\",\"shape\":[1],\"dtype\":\"f32\"},{\"name\":"
+     "\"attn.wq\",\"shape\":[8,-4],\"dtype\":\"f32\"}]}",
+     ERR_INVALID, "tensors[3].shape[1]", "tensors[3] \"attn.wq\": shape[1]: must be >= 0, got -4"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[1,2.5],\"dtype\":\"f32\"}]}", ERR_INVALID,
+     "tensors[0].shape[1]", "must be an integer, got a non-integer number"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":\"[1]\",\"dtype\":\"f32\"}]}", ERR_INVALID,
+     "tensors[0].shape", "must be an array of dims, got a string"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[99999999999999999999],\"dtype\":\"f32\"}]}",
+     ERR_OVERFLOW, "tensors[0].shape[0]", "out of range"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[9223372036854775807],\"dtype\":\"f32\"}]}",
+     ERR_OVERFLOW, "tensors[0].shape[0]", "out of range"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
+     "1,1,1,1,1,1,1,1,1,1,1],\"dtype\":\"f32\"}]}",
+     ERR_LIMIT, "tensors[0].shape", "rank 33 is above the limit of 32"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[4,8],\"dtype\":\"f32\",\"layout\":\"{1,1}\"}]}",
+     ERR_INVALID, "tensors[0].layout", "tensors[0] \"w\": layout \"{1,1}\""},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[4,8],\"dtype\":\"f32\",\"layout\":\"1,0\"}]}",
+     ERR_INVALID, "tensors[0].layout", "must be an XLA layout string"},
+    {"{\"tensors\":[{\"name\":\"w\",\"xla_shape\":\"f32[4,8]{1,0:T(1,2,3,4,5)}\"}]}", ERR_LIMIT,
+     "tensors[0].xla_shape", "tensors[0] \"w\": xla_shape: "},
+    {"{\"tensors\":[{\"name\":\"w\",\"xla_shape\":\"f32[4,8\"}]}", ERR_INVALID,
+     "tensors[0].xla_shape", "tensors[0] \"w\": xla_shape: "},
+    {"{\"tensors\":[{\"name\":\"w\",\"xla_shape\":\"f32[4]\",\"dtype\":\"f32\"}]}", ERR_INVALID,
+     "tensors[0].xla_shape", "not both"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[4],\"dtype\":\"f32\",\"kind\":\"weights\"}]}",
+     ERR_INVALID, "tensors[0].kind", "got \"weights\""},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[4],\"dtype\":\"f32\",\"live\":[3,3]}]}", ERR_INVALID,
+     "tensors[0].live", "start 3 must be below end 3"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[4],\"dtype\":\"f32\",\"live\":[-1,3]}]}",
+     ERR_INVALID, "tensors[0].live[0]", "between 0 and 2^53"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[4],\"dtype\":\"f32\",\"live\":[1]}]}", ERR_INVALID,
+     "tensors[0].live", "two integers"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[4],\"dtype\":\"f32\",\"donated\":1}]}", ERR_INVALID,
+     "tensors[0].donated", "true or false"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[4],\"dtype\":\"f32\",\"tags\":[1]}]}", ERR_INVALID,
+     "tensors[0].tags[0]", "non-empty string"},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[4],\"dtype\":\"f32\",\"shap\":[4]}]}", ERR_INVALID,
+     "tensors[0]", "unknown field \"shap\""},
+    {"{\"tensors\":[{\"name\":\"w\",\"shape\":[4],\"dtype\":\"f32\",\"sharding\":[\"x\"]}]}",
+     ERR_NOTFOUND, "tensors[0].sharding[0]", "unknown mesh axis \"x\" (the model has no"},
+    {"{\"mesh\":{\"x\":2},\"tensors\":[{\"name\":\"w\",\"shape\":[4,4],\"dtype\":\"f32\","
+     "\"sharding\":[\"x\",\"x\"]}]}",
+     ERR_INVALID, "tensors[0].sharding[1]", "used twice"},
+    {"{\"mesh\":{\"x\":2},\"tensors\":[{\"name\":\"w\",\"shape\":[4,4],\"dtype\":\"f32\","
+     "\"sharding\":[[\"x\",\"x\"],null]}]}",
+     ERR_INVALID, "tensors[0].sharding[0][1]", "used twice"},
+    {"{\"mesh\":{\"x\":2},\"tensors\":[{\"name\":\"w\",\"shape\":[4,4],\"dtype\":\"f32\","
+     "\"sharding\":[\"x\"]}]}",
+     ERR_INVALID, "tensors[0].sharding", "1 entries but the shape has rank 2"},
+    {"{\"mesh\":{\"x\":2},\"tensors\":[{\"name\":\"w\",\"shape\":[4],\"dtype\":\"f32\","
+     "\"sharding\":[3]}]}",
+     ERR_INVALID, "tensors[0].sharding[0]", "got an integer"},
+    {"{\"mesh\":{\"x\":0},\"tensors\":[]}", ERR_INVALID, "mesh.x", "size must be"},
+    {"{\"mesh\":[2],\"tensors\":[]}", ERR_INVALID, "mesh", "must be an object"},
+    {"{\"options\":{\"alignment\":3},\"tensors\":[]}", ERR_INVALID, "options.alignment",
+     "power of two"},
+    {"{\"options\":{\"capacity\":-1},\"tensors\":[]}", ERR_INVALID, "options.capacity", "positive"},
+    {"{\"options\":{\"time_limit\":\"2\"},\"tensors\":[]}", ERR_INVALID, "options.time_limit",
+     "seconds"},
+    {"{\"options\":{\"strategy\":\"x\"},\"tensors\":[]}", ERR_INVALID, "options",
+     "unknown field \"strategy\""},
+    {"{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"}],\"ops\":[{\"name\":"
+     "\"matmul\",\"inputs\":[\"a\",\"b\"]}]}",
+     ERR_NOTFOUND, "ops[0].inputs[1]", "ops[0] \"matmul\": inputs[1]: unknown tensor \"b\""},
+    {"{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"}],\"ops\":[{\"name\":"
+     "\"f\",\"outputs\":\"a\"}]}",
+     ERR_INVALID, "ops[0].outputs", "must be an array"},
+    {"{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"}],\"ops\":[{\"nam\":"
+     "\"f\"}]}",
+     ERR_INVALID, "ops[0]", "unknown field \"nam\""},
+    {"{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"},{\"name\":\"b\",\"shape\":"
+     "[1],\"dtype\":\"f32\"},{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"}]}",
+     ERR_INVALID, "tensors[2].name",
+     "tensors[2] \"a\": name: duplicate tensor name (first used "
+     "by tensors[0])"},
+};
+
+static void test_errors(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad_models) / sizeof(bad_models[0]); i++) {
+        const struct bad *b = &bad_models[i];
+        struct model m;
+        struct err e;
+        err_clear(&e);
+        int rc = model_parse_json(b->json, strlen(b->json), &limits, &m, &e);
+        if (rc != b->code || strcmp(e.where, b->where) != 0 || strstr(e.msg, b->msg) == NULL)
+            fail_msg("case %zu %s:\n got %d where \"%s\" msg \"%s\"\n want %d where \"%s\" msg "
+                     "containing \"%s\"",
+                     i, b->json, rc, e.where, e.msg, b->code, b->where, b->msg);
+        assert_int_equal(e.code, rc);
+    }
+}
+
+static void test_lifetime_errors(void **state)
+{
+    static const struct bad cases[] = {
+        {"{\"tensors\":[{\"name\":\"h\",\"shape\":[1],\"dtype\":\"f32\",\"kind\":\"temp\"}],"
+         "\"ops\":[{\"name\":\"a\",\"outputs\":[\"h\"]},{\"name\":\"b\",\"outputs\":[\"h\"]}]}",
+         ERR_INVALID, "ops[1].outputs[0]", "produced twice, by ops[0] and ops[1]"},
+        {"{\"tensors\":[{\"name\":\"h\",\"shape\":[1],\"dtype\":\"f32\",\"kind\":\"temp\"}],"
+         "\"ops\":[{\"name\":\"a\",\"inputs\":[\"h\"]},{\"name\":\"b\",\"outputs\":[\"h\"]}]}",
+         ERR_INVALID, "ops[1].outputs[0]", "used by ops[0] before this op produces it"},
+        {"{\"tensors\":[{\"name\":\"h\",\"shape\":[1],\"dtype\":\"f32\",\"kind\":\"temp\","
+         "\"donated\":true}]}",
+         ERR_INVALID, "tensors[0].donated", "only arguments"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct model m;
+        struct err e;
+        parse_ok(cases[i].json, &m);
+        err_clear(&e);
+        int rc = lifetime_derive(&m, &e);
+        if (rc != cases[i].code || strcmp(e.where, cases[i].where) != 0 ||
+            strstr(e.msg, cases[i].msg) == NULL)
+            fail_msg("case %zu: got %d \"%s\" \"%s\"", i, rc, e.where, e.msg);
+        model_free(&m);
+    }
+}
+
+/* Depth, tensor count, op count and input size limits. */
+static void test_limits(void **state)
+{
+    struct model_limits l = {64, 4, 2, 1};
+    struct model m;
+    struct err e;
+    const char *deep = "{\"tensors\":[{\"tags\":[[[1]]]}]}";
+    const char *three = "{\"tensors\":[{},{},{}]}";
+    const char *ops = "{\"tensors\":[],\"ops\":[{},{}]}";
+    (void)state;
+    assert_int_equal(model_parse_json(deep, strlen(deep), &l, &m, &e), ERR_LIMIT);
+    assert_non_null(strstr(e.msg, "deeper than the limit of 4"));
+    assert_int_equal(model_parse_json(three, strlen(three), &l, &m, &e), ERR_LIMIT);
+    assert_non_null(strstr(e.msg, "3 tensors; the limit is 2"));
+    assert_int_equal(model_parse_json(ops, strlen(ops), &l, &m, &e), ERR_LIMIT);
+    assert_string_equal(e.where, "ops");
+    l.max_input_bytes = 10;
+    assert_int_equal(model_parse_json(three, strlen(three), &l, &m, &e), ERR_LIMIT);
+    assert_non_null(strstr(e.msg, "the limit is 10"));
+}
+
+/* Byte sizes that pass 2^64 are an error naming the tensor, never a wrapped number. */
+static void test_overflow(void **state)
+{
+    struct model m;
+    struct err e;
+    (void)state;
+    parse_ok("{\"tensors\":[{\"name\":\"ok\",\"shape\":[8,128],\"dtype\":\"f32\"},"
+             "{\"name\":\"huge\",\"shape\":[4294967296,4294967296],\"dtype\":\"f32\"}]}",
+             &m);
+    err_clear(&e);
+    assert_int_equal(model_resolve(&m, chip_find("v4"), &e), ERR_OVERFLOW);
+    assert_string_equal(strncmp(e.where, "tensors[1]", 10) == 0 ? "ok" : e.where, "ok");
+    assert_non_null(strstr(e.msg, "tensors[1] \"huge\": "));
+    model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fields),          cmocka_unit_test(test_sharding),
+        cmocka_unit_test(test_lifetimes),       cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_lifetime_errors), cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_overflow),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

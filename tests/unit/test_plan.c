@@ -1,0 +1,464 @@
+/*
+ * test_plan.c - plan_run / plan_validate / plan_buffers end to end on the library:
+ * exact byte counts and suggestions from the real OOM reports in tpu-facts.md 2g,
+ * per-device sharded sizes (5c), every input format, fit and overflow, properties of
+ * random models (totals add up, padded >= logical, offsets never overlap in time x space),
+ * and the error paths.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "planner/plan.h"
+
+/* Dotted path lookup with [i] for array elements: "tensors[0].padded_bytes". */
+static json_object *jget(json_object *root, const char *path)
+{
+    char key[128];
+    json_object *cur = root;
+    const char *p = path;
+
+    while (*p != '\0' && cur != NULL) {
+        size_t n = strcspn(p, ".[");
+        if (n > 0) {
+            snprintf(key, sizeof(key), "%.*s", (int)n, p);
+            if (!json_object_object_get_ex(cur, key, &cur))
+                return NULL;
+            p += n;
+        }
+        if (*p == '[') {
+            char *end;
+            long i = strtol(p + 1, &end, 10);
+            cur = json_object_array_get_idx(cur, (size_t)i);
+            p = end + 1;
+        }
+        if (*p == '.')
+            p++;
+    }
+    return cur;
+}
+
+static int64_t jint(json_object *root, const char *path)
+{
+    json_object *v = jget(root, path);
+    if (v == NULL)
+        fail_msg("no %s", path);
+    return json_object_get_int64(v);
+}
+
+static const char *jstr(json_object *root, const char *path)
+{
+    json_object *v = jget(root, path);
+    if (v == NULL)
+        fail_msg("no %s", path);
+    return json_object_get_string(v);
+}
+
+/* Plans text; fails the test on error. Caller frees with json_object_put. */
+static json_object *plan(const char *text, size_t len, const struct plan_opts *o,
+                         struct plan_summary *s)
+{
+    struct plan_limits l;
+    struct err e;
+    char *out = NULL;
+    size_t out_len = 0;
+    json_object *doc;
+
+    plan_limits_default(&l);
+    err_clear(&e);
+    if (plan_run(text, len, o, &l, &out, &out_len, s, &e) != ERR_OK)
+        fail_msg("plan_run: %s (%s)", e.msg, e.where);
+    assert_int_equal(strlen(out), out_len);
+    struct json_tokener *tok = json_tokener_new_ex(64);
+    doc = json_tokener_parse_ex(tok, out, (int)out_len);
+    assert_int_equal(json_tokener_get_error(tok), json_tokener_success);
+    json_tokener_free(tok);
+    free(out);
+    assert_non_null(doc);
+    assert_int_equal(jint(doc, "schema_version"), 1);
+    return doc;
+}
+
+static json_object *plan_str(const char *text, const struct plan_opts *o)
+{
+    return plan(text, strlen(text), o, NULL);
+}
+
+/* tpu-facts.md 2g: three real allocations, with the exact sizes the reports print. */
+static void test_real_reports(void **state)
+{
+    const char *text =
+        "{\"name\":\"reports\",\"chip\":\"v4\",\"tensors\":["
+        "{\"name\":\"ids\",\"xla_shape\":\"u32[12582912,1]{1,0:T(8,128)}\",\"kind\":\"temp\"},"
+        "{\"name\":\"flowpm\",\"xla_shape\":\"s32[8388608,8,4]{2,1,0:T(8,128)}\"},"
+        "{\"name\":\"xla3041\",\"xla_shape\":\"f32[29184,1,2560]{2,1,0:T(2,128)}\"}]}";
+    json_object *r = plan_str(text, NULL);
+    (void)state;
+
+    /* pytorch/xla #1965: 48.00M unpadded, 6.00G (128.0x) */
+    assert_int_equal(jint(r, "tensors[0].logical_bytes"), 50331648);
+    assert_int_equal(jint(r, "tensors[0].padded_bytes"), 6442450944);
+    assert_string_equal(jstr(r, "tensors[0].tiles"), "T(8,128)");
+    assert_int_equal(jint(r, "tensors[0].padded_dims[1]"), 128);
+    assert_string_equal(jstr(r, "tensors[0].confidence"), "given");
+    /* flowpm #27: 1.00G -> 32.00G */
+    assert_int_equal(jint(r, "tensors[1].logical_bytes"), 1073741824);
+    assert_int_equal(jint(r, "tensors[1].padded_bytes"), 34359738368);
+    /* pytorch/xla #3041: 285.00M -> 570.00M */
+    assert_int_equal(jint(r, "tensors[2].logical_bytes"), 298844160);
+    assert_int_equal(jint(r, "tensors[2].padded_bytes"), 597688320);
+
+    assert_int_equal(jint(r, "summary.padded_bytes"), 6442450944 + 34359738368 + 597688320);
+    assert_int_equal(jint(r, "summary.logical_bytes"), 50331648 + 1073741824 + 298844160);
+    /* Everything lives for the whole program: the peak is the padded sum, exactly. */
+    assert_int_equal(jint(r, "summary.peak_bytes"), jint(r, "summary.padded_bytes"));
+    assert_int_equal(jint(r, "summary.capacity_bytes"), 33017561088); /* v4: 30.75G */
+    assert_false(json_object_get_boolean(jget(r, "summary.fits")));
+    assert_int_equal(jint(r, "summary.overflow_bytes"),
+                     jint(r, "summary.peak_bytes") - 33017561088);
+
+    /* Suggestions, biggest padding first, each sized exactly. */
+    assert_int_equal(jint(r, "suggestions[0].tensor"), 1);
+    assert_string_equal(jstr(r, "suggestions[0].suggested_shape"),
+                        "s32[2097152,128]{1,0:T(8,128)}");
+    assert_int_equal(jint(r, "suggestions[0].saves_bytes"), 34359738368 - 1073741824);
+    assert_int_equal(jint(r, "suggestions[1].tensor"), 0);
+    assert_string_equal(jstr(r, "suggestions[1].text"),
+                        "minor dim 1 (size 1) pads to 128 under T(8,128); storing it as "
+                        "u32[98304,128] saves 5.95G");
+    assert_int_equal(jint(r, "suggestions[1].saves_bytes"), 6442450944 - 50331648);
+    assert_int_equal(jint(r, "suggestions[2].tensor"), 2);
+    assert_string_equal(jstr(r, "suggestions[2].action"), "merge-major");
+    assert_int_equal(jint(r, "suggestions[2].saves_bytes"), 298844160);
+    assert_non_null(strstr(jstr(r, "suggestions[2].text"),
+                           "second-minor dim 1 (size 1) pads to 2 under T(2,128)"));
+    json_object_put(r);
+}
+
+/* Per-device shapes: a [1024,256] f32 sharded 4 ways on its minor dim is [1024,64] per
+ * device, which pads back to 128 lanes (tpu-facts.md 5c). */
+static void test_sharded(void **state)
+{
+    const char *text = "{\"chip\":\"v5p\",\"mesh\":{\"data\":4,\"model\":2},\"tensors\":["
+                       "{\"name\":\"p\",\"shape\":[1024,256],\"dtype\":\"f32\",\"kind\":\"param\","
+                       "\"sharding\":[\"model\",\"data\"]},"
+                       "{\"name\":\"q\",\"shape\":[7,2],\"dtype\":\"f32\",\"kind\":\"param\","
+                       "\"sharding\":[\"data\",\"model\"]}]}";
+    json_object *r = plan_str(text, NULL);
+    (void)state;
+    assert_int_equal(jint(r, "model.devices"), 8);
+    assert_int_equal(jint(r, "tensors[0].dims[0]"), 512);
+    assert_int_equal(jint(r, "tensors[0].dims[1]"), 64);
+    assert_int_equal(jint(r, "tensors[0].global_dims[1]"), 256);
+    assert_string_equal(jstr(r, "tensors[0].sharding[1][0]"), "data");
+    assert_int_equal(jint(r, "tensors[0].logical_bytes"), 512 * 64 * 4);
+    assert_int_equal(jint(r, "tensors[0].padded_bytes"), 512 * 128 * 4);
+    assert_int_equal(jint(r, "tensors[1].dims[0]"), 2); /* ceil(7/4) */
+    assert_int_equal(jint(r, "tensors[1].dims[1]"), 1);
+    assert_true(json_object_array_length(jget(r, "warnings")) >= 1);
+    json_object_put(r);
+}
+
+/* Random models: totals add up, padded >= logical, offsets never collide. */
+static void test_properties(void **state)
+{
+    static const char *dtypes[] = {"f32", "bf16", "s8", "pred", "s32", "f16", "u8", "s4"};
+    char *text = malloc(1 << 20);
+    unsigned seed = 12345;
+    (void)state;
+
+    for (int round = 0; round < 8; round++) {
+        size_t n = 0, len = 0;
+        int count = 20 + round * 10;
+        len +=
+            (size_t)sprintf(text + len, "{\"chip\":\"%s\",\"tensors\":[", round % 2 ? "v5e" : "v4");
+        for (int i = 0; i < count; i++) {
+            int rank = 1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 4;
+            len += (size_t)sprintf(text + len, "%s{\"name\":\"t%d\",\"dtype\":\"%s\",\"shape\":[",
+                                   i ? "," : "", i, dtypes[(seed >> 8) % 8]);
+            for (int d = 0; d < rank; d++) {
+                seed = seed * 1103515245 + 12345;
+                len += (size_t)sprintf(text + len, "%s%u", d ? "," : "", 1 + (seed >> 16) % 300);
+            }
+            seed = seed * 1103515245 + 12345;
+            unsigned a = (seed >> 16) % 20, b = a + 1 + (seed >> 8) % 10;
+            len += (size_t)sprintf(text + len, "],\"kind\":\"%s\",\"live\":[%u,%u]}",
+                                   i % 3 ? "activation" : "param", a, b);
+            n++;
+        }
+        len += (size_t)sprintf(text + len, "]}");
+        struct plan_opts o = {.strategies = round % 2 ? "best" : "xla-default,first-fit"};
+        struct plan_summary s;
+        json_object *r = plan(text, len, &o, &s);
+        uint64_t sum_l = 0, sum_p = 0, top = 0;
+        uint64_t align = (uint64_t)jint(r, "packing.alignment");
+        json_object *ts = jget(r, "tensors");
+        assert_int_equal(json_object_array_length(ts), n);
+        for (size_t i = 0; i < n; i++) {
+            json_object *t = json_object_array_get_idx(ts, i);
+            uint64_t lb = (uint64_t)jint(t, "logical_bytes"),
+                     pb = (uint64_t)jint(t, "padded_bytes");
+            uint64_t off = (uint64_t)jint(t, "offset");
+            assert_true(pb >= lb);
+            assert_int_equal(jint(t, "padding_bytes"), pb - lb);
+            assert_int_equal(off % align, 0);
+            sum_l += lb;
+            sum_p += pb;
+            top = off + pb > top ? off + pb : top;
+            for (size_t j = 0; j < i; j++) {
+                json_object *u = json_object_array_get_idx(ts, j);
+                int64_t a0 = jint(t, "live[0]"), a1 = jint(t, "live[1]");
+                int64_t b0 = jint(u, "live[0]"), b1 = jint(u, "live[1]");
+                uint64_t uo = (uint64_t)jint(u, "offset"), up = (uint64_t)jint(u, "padded_bytes");
+                if (a0 < b1 && b0 < a1 && pb > 0 && up > 0 && off < uo + up && uo < off + pb)
+                    fail_msg("round %d: tensors %zu and %zu overlap", round, i, j);
+            }
+        }
+        assert_int_equal(jint(r, "summary.logical_bytes"), sum_l);
+        assert_int_equal(jint(r, "summary.padded_bytes"), sum_p);
+        assert_int_equal(s.padded_bytes, sum_p);
+        uint64_t peak = (uint64_t)jint(r, "summary.peak_bytes");
+        assert_true(peak >= top);
+        assert_true(peak >= (uint64_t)jint(r, "summary.lower_bound_bytes"));
+        assert_int_equal(jint(r, "summary.fragmentation_bytes"),
+                         peak - (uint64_t)jint(r, "summary.lower_bound_bytes"));
+        uint64_t kl = 0, kp = 0;
+        json_object_object_foreach(jget(r, "summary.by_kind"), k, v)
+        {
+            (void)k;
+            kl += (uint64_t)jint(v, "logical_bytes");
+            kp += (uint64_t)jint(v, "padded_bytes");
+        }
+        assert_int_equal(kl, sum_l);
+        assert_int_equal(kp, sum_p);
+        assert_int_equal(peak, s.peak_bytes);
+        /* the timeline's maximum heap is the peak */
+        json_object *heap = jget(r, "packing.timeline.heap_bytes");
+        uint64_t hmax = 0;
+        for (size_t q = 0; q < json_object_array_length(heap); q++) {
+            uint64_t h = (uint64_t)json_object_get_int64(json_object_array_get_idx(heap, q));
+            hmax = h > hmax ? h : hmax;
+        }
+        assert_int_equal(hmax, peak);
+        json_object_put(r);
+    }
+    free(text);
+}
+
+static void test_formats(void **state)
+{
+    static const char header[] = "{\"w\":{\"dtype\":\"BF16\",\"shape\":[4,1],"
+                                 "\"data_offsets\":[0,8]},\"__metadata__\":{\"format\":\"pt\"}}";
+    char st[sizeof(header) + 8] = {(char)(sizeof(header) - 1)};
+    const char *csv = "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\n";
+    struct plan_opts o = {0};
+    json_object *r;
+    (void)state;
+
+    memcpy(st + 8, header, sizeof(header) - 1);
+    r = plan(st, sizeof(st) - 1, NULL, NULL);
+    assert_string_equal(jstr(r, "model.source_format"), "safetensors");
+    assert_string_equal(jstr(r, "tensors[0].kind"), "param");
+    assert_string_equal(jstr(r, "tensors[0].dtype"), "bf16");
+    /* bf16[4,1]: second-minor 4 -> T(4,128)(2,1) rule, minor 1 -> 128: 4*128*2 bytes */
+    assert_int_equal(jint(r, "tensors[0].padded_bytes"), 1024);
+    json_object_put(r);
+
+    r = plan_str(csv, NULL);
+    assert_string_equal(jstr(r, "model.source_format"), "minimalloc-csv");
+    assert_true(json_object_is_type(jget(r, "chip"), json_type_null));
+    assert_true(json_object_is_type(jget(r, "summary.capacity_bytes"), json_type_null));
+    assert_true(json_object_get_boolean(jget(r, "summary.fits")));
+    assert_true(json_object_is_type(jget(r, "tensors[0].dtype"), json_type_null));
+    assert_int_equal(jint(r, "tensors[3].live[1]"), 21);
+    assert_int_equal(jint(r, "summary.peak_bytes"), 8); /* MiniMalloc input.12: b1|b2 + b3 */
+    assert_int_equal(jint(r, "packing.alignment"), 1);
+    json_object_put(r);
+
+    o.capacity = 7;
+    struct plan_summary s;
+    r = plan(csv, strlen(csv), &o, &s);
+    assert_false(s.fits);
+    assert_int_equal(jint(r, "summary.overflow_bytes"), 1);
+    json_object_put(r);
+}
+
+/* plan_opts override the model's own options; the model's options apply otherwise. */
+static void test_options(void **state)
+{
+    const char *text = "{\"chip\":\"v5e\",\"options\":{\"capacity\":1000,\"alignment\":2048,"
+                       "\"strategies\":\"first-fit\"},\"tensors\":["
+                       "{\"name\":\"a\",\"shape\":[8,128],\"dtype\":\"f32\"},"
+                       "{\"name\":\"b\",\"shape\":[8,128],\"dtype\":\"f32\"}]}";
+    struct plan_opts o = {0};
+    struct plan_summary s;
+    json_object *r = plan(text, strlen(text), NULL, &s);
+    (void)state;
+    assert_false(s.fits);
+    assert_int_equal(s.capacity_bytes, 1000);
+    assert_int_equal(jint(r, "packing.alignment"), 2048);
+    assert_string_equal(jstr(r, "packing.chosen"), "first-fit");
+    assert_int_equal(json_object_array_length(jget(r, "packing.strategies")), 1);
+    json_object_put(r);
+
+    o.capacity = 1u << 20;
+    o.alignment = 512;
+    o.strategies = "xla-spatial,xla-temporal";
+    o.name = "renamed";
+    r = plan(text, strlen(text), &o, &s);
+    assert_true(s.fits);
+    assert_string_equal(s.name, "renamed");
+    assert_int_equal(jint(r, "summary.headroom_bytes"), (1 << 20) - 8192);
+    assert_int_equal(json_object_array_length(jget(r, "packing.strategies")), 2);
+    json_object_put(r);
+}
+
+static void test_validate_and_buffers(void **state)
+{
+    const char *text = "{\"chip\":\"v4\",\"tensors\":["
+                       "{\"name\":\"a\",\"shape\":[3,100],\"dtype\":\"f32\",\"live\":[0,2]},"
+                       "{\"name\":\"z\",\"shape\":[0,100],\"dtype\":\"f32\"},"
+                       "{\"name\":\"b\",\"shape\":[1000],\"dtype\":\"bf16\",\"live\":[1,4]}]}";
+    struct plan_summary s;
+    struct plan_buffers b;
+    struct err e;
+    (void)state;
+    assert_int_equal(plan_validate(text, strlen(text), NULL, NULL, &s, &e), ERR_OK);
+    assert_int_equal(s.tensors, 3);
+    assert_string_equal(s.chip, "v4");
+    assert_string_equal(s.source_format, "json");
+    assert_int_equal(s.peak_bytes, 0);
+    assert_int_equal(s.logical_bytes, 3 * 100 * 4 + 1000 * 2);
+    assert_int_equal(plan_buffers(text, strlen(text), NULL, NULL, &b, &e), ERR_OK);
+    assert_int_equal(b.n, 2); /* the zero-byte tensor is not a buffer */
+    assert_string_equal(b.names[1], "b");
+    assert_int_equal(b.alignment, 512);
+    assert_int_equal(b.capacity, 33017561088);
+    assert_int_equal(b.bufs[0].lower, 0);
+    assert_int_equal(b.bufs[0].upper, 2);
+    assert_int_equal(b.bufs[1].upper, 4);
+    for (size_t i = 0; i < b.n; i++)
+        assert_int_equal(b.bufs[i].size % 512, 0);
+    plan_buffers_free(&b);
+}
+
+/* More segments than the timeline keeps: downsampled by maximum to at most 4096. */
+static void test_timeline_downsampled(void **state)
+{
+    size_t cap = 6000 * 90, len = 0;
+    char *text = malloc(cap);
+    struct plan_opts o = {.strategies = "xla-spatial"};
+    (void)state;
+    len += (size_t)sprintf(text, "{\"tensors\":[");
+    for (int i = 0; i < 6000; i++)
+        len += (size_t)sprintf(text + len,
+                               "%s{\"name\":\"t%d\",\"shape\":[8,%d],\"dtype\":"
+                               "\"f32\",\"live\":[%d,%d]}",
+                               i ? "," : "", i, i == 4321 ? 1280 : 128, i, i + 1);
+    len += (size_t)sprintf(text + len, "]}");
+    json_object *r = plan(text, len, &o, NULL);
+    json_object *tl = jget(r, "packing.timeline");
+    size_t k = json_object_array_length(jget(tl, "step"));
+    assert_true(k <= 4096 && k >= 2048);
+    assert_true(json_object_get_boolean(jget(tl, "downsampled")));
+    assert_int_equal(json_object_array_length(jget(tl, "live_bytes")), k);
+    uint64_t mx = 0;
+    for (size_t i = 0; i < k; i++) {
+        uint64_t v =
+            (uint64_t)json_object_get_int64(json_object_array_get_idx(jget(tl, "live_bytes"), i));
+        mx = v > mx ? v : mx;
+    }
+    assert_int_equal(mx, 8 * 1280 * 4); /* the one big tensor survives downsampling */
+    assert_int_equal(jint(r, "packing.peak.step"), 4321);
+    assert_int_equal(jint(r, "packing.peak.buffers[0]"), 4321);
+    json_object_put(r);
+    free(text);
+}
+
+struct bad {
+    const char *text;
+    struct plan_opts o;
+    int code;
+    const char *where;
+    const char *msg;
+};
+
+static void test_errors(void **state)
+{
+    const struct bad cases[] = {
+        {"{\"chip\":\"v9\",\"tensors\":[]}", {0}, ERR_NOTFOUND, "chip", "unknown chip \"v9\""},
+        {"{\"tensors\":[]}", {.chip = "h100"}, ERR_NOTFOUND, "chip", "unknown chip \"h100\""},
+        {"{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"}]}",
+         {.strategies = "xla-spatial,magic"},
+         ERR_NOTFOUND,
+         "strategies",
+         "unknown strategy \"magic\""},
+        {"{\"tensors\":[]}", {.alignment = 3}, ERR_INVALID, "alignment", "not a power of two"},
+        {"{\"tensors\":[]}", {.time_limit_s = -1}, ERR_INVALID, "time_limit", "seconds"},
+        {"hello", {0}, ERR_INVALID, "", "unrecognized input"},
+        {"", {0}, ERR_INVALID, "", "unrecognized input"},
+        {"{\"tensors\":[]}", {.format = PLAN_FMT_CSV}, ERR_INVALID, "", ""},
+        {"id,lower,upper,size\nb1,5,3,4\n", {0}, ERR_INVALID, "", "lower"},
+        {"id,lower,upper,size\nb1,x,3,4\n", {0}, ERR_INVALID, "", ""},
+        /* two tensors of 2^63 bytes each: the total passes 2^64 */
+        {"{\"tensors\":[{\"name\":\"a\",\"shape\":[2305843009213693952],\"dtype\":\"f32\"},"
+         "{\"name\":\"b\",\"shape\":[2305843009213693952],\"dtype\":\"f32\"}]}",
+         {0},
+         ERR_OVERFLOW,
+         "tensors[1]",
+         "tensors[1] \"b\": the total byte count passes"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct plan_limits l;
+        struct err e;
+        char *out = NULL;
+        size_t out_len;
+        plan_limits_default(&l);
+        err_clear(&e);
+        int rc = plan_run(cases[i].text, strlen(cases[i].text), &cases[i].o, &l, &out, &out_len,
+                          NULL, &e);
+        if (rc != cases[i].code || strstr(e.msg, cases[i].msg) == NULL ||
+            (cases[i].where[0] != '\0' && strcmp(e.where, cases[i].where) != 0))
+            fail_msg("case %zu: got %d \"%s\" \"%s\"", i, rc, e.where, e.msg);
+        assert_null(out);
+    }
+    /* the input bound */
+    struct plan_limits l;
+    struct err e;
+    plan_limits_default(&l);
+    l.max_input_bytes = 8;
+    assert_int_equal(plan_validate("{\"tensors\":[]}", 14, NULL, &l, NULL, &e), ERR_LIMIT);
+}
+
+static void test_format_names(void **state)
+{
+    (void)state;
+    assert_string_equal(plan_format_name(PLAN_FMT_AUTO), "auto");
+    assert_string_equal(plan_format_name(PLAN_FMT_JSON), "json");
+    assert_string_equal(plan_format_name(PLAN_FMT_SAFETENSORS), "safetensors");
+    assert_string_equal(plan_format_name(PLAN_FMT_CSV), "minimalloc-csv");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_real_reports),
+        cmocka_unit_test(test_sharded),
+        cmocka_unit_test(test_properties),
+        cmocka_unit_test(test_formats),
+        cmocka_unit_test(test_options),
+        cmocka_unit_test(test_validate_and_buffers),
+        cmocka_unit_test(test_timeline_downsampled),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_format_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
