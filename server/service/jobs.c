@@ -1,0 +1,556 @@
+/*
+ * jobs.c - the planner worker pool over the jobs table (see jobs.h for the design).
+ *
+ * Shared state lives in struct jobs under one mutex: the wake-up generation counter that
+ * jobs_kick() bumps, the stop flags, and one slot per worker naming the job it is running
+ * (plan id and lease token), which the coordinator reads to renew leases and jobs_stop()
+ * reads to hand plans back. Workers and the coordinator each own their struct store; no
+ * connection is ever shared between threads.
+ */
+#include "service/jobs.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "service/metrics.h"
+#include "service/problem.h"
+#include "service/store.h"
+
+#define DEFAULT_LEASE_MS 15000
+#define DEFAULT_POLL_MS  1000
+#define DEFAULT_ATTEMPTS 5
+#define BACKOFF_MIN_MS   100
+#define BACKOFF_MAX_MS   5000
+#define COORD_SLICE_MS   250 /* longest the coordinator blocks, so jobs_stop joins fast */
+#define ABANDON_MS       1000
+#define MAX_WORKERS      1024
+#define OPTS_BUF         2048
+
+/* What may end a wait early. */
+enum wake { WAKE_KICK = 1, WAKE_STOP = 2, WAKE_HARD = 4 };
+
+struct slot {
+    struct jobs *j;
+    unsigned idx;
+    pthread_t tid;
+    bool busy;
+    char plan_id[STORE_ID_LEN + 1];
+    char token[STORE_LEASE_LEN + 1];
+};
+
+struct jobs {
+    char *conninfo;
+    char *name;
+    struct plan_limits limits;
+    int lease_ms, renew_ms, poll_ms, max_attempts;
+    void (*on_done)(const char *plan_id, void *arg);
+    void *arg;
+    unsigned n;
+    struct slot *slots;
+    pthread_t coord;
+    bool coord_started;
+
+    pthread_mutex_t mu;
+    pthread_cond_t wake; /* gen, stopping, hard_stop, coord_exit changed */
+    pthread_cond_t idle; /* busy decreased */
+    unsigned long gen;
+    bool stopping;   /* claim nothing more */
+    bool hard_stop;  /* grace is over: stop retrying, drop results */
+    bool coord_exit; /* coordinator: leave */
+    unsigned busy;
+    struct jobs_stats stats;
+};
+
+static void jobs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void jobs_log(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "jobs: %s\n", line);
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct timespec deadline_ts(int64_t at_ms)
+{
+    struct timespec ts = {.tv_sec = (time_t)(at_ms / 1000),
+                          .tv_nsec = (long)(at_ms % 1000) * 1000000};
+    return ts;
+}
+
+static unsigned backoff_next(unsigned b)
+{
+    if (b == 0)
+        return BACKOFF_MIN_MS;
+    return b * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : b * 2;
+}
+
+/* True when a wait with these wake conditions should end. Called with mu held. */
+static bool woken(const struct jobs *j, int on, unsigned long seen)
+{
+    return ((on & WAKE_KICK) && j->gen != seen) || ((on & WAKE_STOP) && j->stopping) ||
+           ((on & WAKE_HARD) && j->hard_stop) || j->coord_exit;
+}
+
+/* Sleeps up to ms, or less when one of the `on` conditions happens. */
+static void wait_for(struct jobs *j, int ms, int on, unsigned long seen)
+{
+    struct timespec until = deadline_ts(now_ms() + ms);
+    pthread_mutex_lock(&j->mu);
+    while (!woken(j, on, seen))
+        if (pthread_cond_timedwait(&j->wake, &j->mu, &until) == ETIMEDOUT)
+            break;
+    pthread_mutex_unlock(&j->mu);
+}
+
+void jobs_kick(struct jobs *j)
+{
+    pthread_mutex_lock(&j->mu);
+    j->gen++;
+    pthread_cond_broadcast(&j->wake);
+    pthread_mutex_unlock(&j->mu);
+}
+
+static bool flag(struct jobs *j, const bool *f)
+{
+    pthread_mutex_lock(&j->mu);
+    bool v = *f;
+    pthread_mutex_unlock(&j->mu);
+    return v;
+}
+
+/* Problem JSON for a planner failure (caller frees; NULL on OOM). */
+static char *job_problem(const struct err *e)
+{
+    return problem_from_err(e, NULL, NULL, NULL);
+}
+
+/* Runs one claimed job and stores its outcome. */
+static void job_run(struct slot *sl, struct store *st, const struct store_job *job)
+{
+    struct jobs *j = sl->j;
+    struct plan_opts opts;
+    struct plan_summary sum;
+    struct err e;
+    char *buf = malloc(OPTS_BUF);
+    char *json = NULL;
+    char *problem = NULL;
+    size_t len = 0;
+    unsigned backoff = 0;
+    int rc;
+    enum { STORED, STORED_ERROR, LOST, ABANDONED } outcome = ABANDONED;
+
+    pthread_mutex_lock(&j->mu);
+    memcpy(sl->plan_id, job->plan_id, sizeof sl->plan_id);
+    memcpy(sl->token, job->lease_token, sizeof sl->token);
+    sl->busy = true;
+    j->busy++;
+    pthread_mutex_unlock(&j->mu);
+
+    err_clear(&e);
+    memset(&sum, 0, sizeof sum);
+    if (buf == NULL) {
+        rc = err_set(&e, ERR_NOMEM, NULL, "out of memory reading the options of plan %s",
+                     job->plan_id);
+    } else if (store_opts_parse(job->options_json, &opts, buf, OPTS_BUF) < 0) {
+        rc = err_set(&e, ERR_INTERNAL, "options", "the stored options of plan %s are malformed",
+                     job->plan_id);
+    } else {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        rc = plan_run(job->input, job->input_len, &opts, &j->limits, &json, &len, &sum, &e);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        metrics_planner_observe(
+            (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9, rc == 0);
+    }
+    if (rc != 0) {
+        free(json);
+        json = NULL;
+        problem = job_problem(&e);
+    }
+    for (;;) {
+        rc = store_job_finish(st, job, json, problem, json ? &sum : NULL);
+        if (rc == STORE_OK) {
+            outcome = json ? STORED : STORED_ERROR;
+            break;
+        }
+        if (rc == STORE_NOTFOUND) {
+            outcome = LOST;
+            break;
+        }
+        if (rc != STORE_UNAVAILABLE && json != NULL) {
+            /* The result itself cannot be stored (e.g. \u0000, or not valid JSON): record
+             * that as the plan's error rather than retrying forever. */
+            jobs_log("plan %s: result not storable (%s); storing an error", job->plan_id,
+                     store_rc_name(rc));
+            free(json);
+            json = NULL;
+            err_set(&e, ERR_INTERNAL, NULL, "the planner's result for plan %s could not be stored",
+                    job->plan_id);
+            problem = job_problem(&e);
+            continue;
+        }
+        if (rc != STORE_UNAVAILABLE) {
+            jobs_log("plan %s: cannot store the outcome (%s); its lease will expire", job->plan_id,
+                     store_rc_name(rc));
+            break;
+        }
+        /* Database down: keep the result and retry until it is back or the grace of a
+         * stop runs out (then the lease expires and another worker plans it again). */
+        if (flag(j, &j->hard_stop))
+            break;
+        backoff = backoff_next(backoff);
+        wait_for(j, (int)backoff, WAKE_HARD, 0);
+    }
+    free(json);
+    free(problem);
+    free(buf);
+
+    pthread_mutex_lock(&j->mu);
+    sl->busy = false;
+    sl->token[0] = '\0';
+    j->busy--;
+    if (outcome == STORED)
+        j->stats.done++;
+    else if (outcome == STORED_ERROR)
+        j->stats.failed++;
+    else if (outcome == LOST)
+        j->stats.lost++;
+    pthread_cond_broadcast(&j->idle);
+    pthread_mutex_unlock(&j->mu);
+    if ((outcome == STORED || outcome == STORED_ERROR) && j->on_done)
+        j->on_done(job->plan_id, j->arg);
+}
+
+static void *worker_main(void *p)
+{
+    struct slot *sl = p;
+    struct jobs *j = sl->j;
+    struct store *st = NULL;
+    unsigned backoff = 0;
+    char who[160];
+    char err[512];
+    snprintf(who, sizeof who, "%s/w%u", j->name, sl->idx);
+    for (;;) {
+        struct store_job job;
+        unsigned long seen;
+        int rc;
+        pthread_mutex_lock(&j->mu);
+        seen = j->gen;
+        bool stop = j->stopping;
+        pthread_mutex_unlock(&j->mu);
+        if (stop)
+            break;
+        if (st == NULL) {
+            st = store_open(j->conninfo, err, sizeof err);
+            if (st == NULL) {
+                if (backoff == 0 && sl->idx == 0)
+                    jobs_log("%s; retrying", err);
+                backoff = backoff_next(backoff);
+                wait_for(j, (int)backoff, WAKE_STOP, 0);
+                continue;
+            }
+        }
+        rc = store_job_claim(st, who, j->lease_ms, &job);
+        if (rc == STORE_OK) {
+            backoff = 0;
+            job_run(sl, st, &job);
+            store_job_free(&job);
+            continue;
+        }
+        store_job_free(&job);
+        if (rc == STORE_NOTFOUND) {
+            backoff = 0;
+            wait_for(j, j->poll_ms, WAKE_KICK | WAKE_STOP, seen);
+            continue;
+        }
+        if (backoff == 0 && sl->idx == 0)
+            jobs_log("claim: database %s; retrying", store_rc_name(rc));
+        backoff = backoff_next(backoff);
+        wait_for(j, (int)backoff, WAKE_STOP, 0);
+    }
+    store_close(st);
+    return NULL;
+}
+
+static void coord_notify(const char *channel, const char *payload, void *arg)
+{
+    struct jobs *j = arg;
+    if (strcmp(channel, "tpuplan_jobs") == 0)
+        jobs_kick(j);
+    else if (strcmp(channel, "tpuplan_done") == 0 && j->on_done && payload)
+        j->on_done(payload, j->arg);
+}
+
+/* The lease tokens of the plans running here; returns how many (at most j->n). */
+static size_t running_tokens(struct jobs *j, char (*toks)[STORE_LEASE_LEN + 1])
+{
+    size_t n = 0;
+    pthread_mutex_lock(&j->mu);
+    for (unsigned i = 0; i < j->n; i++)
+        if (j->slots[i].busy && j->slots[i].token[0])
+            memcpy(toks[n++], j->slots[i].token, STORE_LEASE_LEN + 1);
+    pthread_mutex_unlock(&j->mu);
+    return n;
+}
+
+static void *coord_main(void *p)
+{
+    struct jobs *j = p;
+    struct store *ls = NULL;
+    unsigned backoff = 0;
+    bool missed = true; /* notifications may have been missed: wake the workers */
+    int64_t next_renew = now_ms() + j->renew_ms;
+    int64_t next_reap = now_ms();
+    char err[512];
+    char(*toks)[STORE_LEASE_LEN + 1] = calloc(j->n, sizeof *toks);
+    const char **ptrs = calloc(j->n, sizeof *ptrs);
+    char *gaveup = NULL;
+    {
+        char detail[160];
+        snprintf(detail, sizeof detail,
+                 "the plan was claimed %d times and its server stopped each time", j->max_attempts);
+        gaveup = problem_json(500, "planner-crashed", "The planner did not finish", detail, NULL,
+                              NULL, NULL);
+    }
+    if (toks == NULL || ptrs == NULL || gaveup == NULL) {
+        jobs_log("coordinator: out of memory; leases will not be renewed");
+        goto out;
+    }
+    while (!flag(j, &j->coord_exit)) {
+        int64_t now = now_ms();
+        int64_t next = next_renew < next_reap ? next_renew : next_reap;
+        int timeout = next - now < 0 ? 0 : (int)(next - now);
+        int n;
+        if (ls == NULL) {
+            ls = store_open(j->conninfo, err, sizeof err);
+            if (ls != NULL && store_listen(ls) != STORE_OK) {
+                store_close(ls);
+                ls = NULL;
+            }
+            if (ls == NULL) {
+                backoff = backoff_next(backoff);
+                wait_for(j, (int)backoff, 0, 0);
+                continue;
+            }
+        }
+        if (timeout > COORD_SLICE_MS)
+            timeout = COORD_SLICE_MS;
+        n = store_wait_notify(ls, timeout, coord_notify, j);
+        if (n < 0) {
+            missed = true;
+            backoff = backoff_next(backoff);
+            wait_for(j, (int)backoff, 0, 0);
+            continue;
+        }
+        backoff = 0;
+        if (missed) {
+            missed = false;
+            jobs_kick(j);
+        }
+        now = now_ms();
+        if (now >= next_renew) {
+            size_t k = running_tokens(j, toks);
+            for (size_t i = 0; i < k; i++)
+                ptrs[i] = toks[i];
+            if (k > 0 && store_job_renew(ls, ptrs, k, j->lease_ms, NULL) != STORE_OK)
+                missed = true;
+            next_renew = now + j->renew_ms;
+        }
+        if (now >= next_reap) {
+            int requeued = 0;
+            if (store_job_reap(ls, j->max_attempts, gaveup, &requeued) == STORE_OK &&
+                requeued > 0) {
+                jobs_log("requeued %d plans whose server stopped renewing their lease", requeued);
+                pthread_mutex_lock(&j->mu);
+                j->stats.requeued += (unsigned long)requeued;
+                pthread_mutex_unlock(&j->mu);
+                jobs_kick(j);
+            }
+            next_reap = now + j->poll_ms;
+        }
+    }
+out:
+    store_close(ls);
+    free(gaveup);
+    free(ptrs);
+    free(toks);
+    return NULL;
+}
+
+static void jobs_free(struct jobs *j)
+{
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->wake);
+    pthread_cond_destroy(&j->idle);
+    free(j->slots);
+    free(j->conninfo);
+    free(j->name);
+    free(j);
+}
+
+struct jobs *jobs_start(const struct jobs_config *c, char *errbuf, size_t cap)
+{
+    struct jobs *j = calloc(1, sizeof *j);
+    pthread_condattr_t ca;
+    unsigned started = 0;
+    char host[64] = "localhost";
+    char name[128];
+    if (j == NULL)
+        goto nomem;
+    j->n = c->workers;
+    if (j->n == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        j->n = cpus > 0 ? (unsigned)cpus : 1;
+    }
+    if (j->n > MAX_WORKERS)
+        j->n = MAX_WORKERS;
+    j->lease_ms = c->lease_ms > 0 ? c->lease_ms : DEFAULT_LEASE_MS;
+    j->renew_ms = c->renew_ms > 0 ? c->renew_ms : j->lease_ms / 3;
+    if (j->renew_ms <= 0)
+        j->renew_ms = 1;
+    j->poll_ms = c->poll_ms > 0 ? c->poll_ms : DEFAULT_POLL_MS;
+    j->max_attempts = c->max_attempts > 0 ? c->max_attempts : DEFAULT_ATTEMPTS;
+    j->on_done = c->on_done;
+    j->arg = c->arg;
+    if (c->limits)
+        j->limits = *c->limits;
+    else
+        plan_limits_default(&j->limits);
+    if (c->name == NULL) {
+        gethostname(host, sizeof host - 1);
+        snprintf(name, sizeof name, "%s:%ld", host, (long)getpid());
+    }
+    j->name = strdup(c->name ? c->name : name);
+    j->conninfo = strdup(c->conninfo ? c->conninfo : "");
+    j->slots = calloc(j->n, sizeof *j->slots);
+    if (j->name == NULL || j->conninfo == NULL || j->slots == NULL) {
+        free(j->name);
+        free(j->conninfo);
+        free(j->slots);
+        free(j);
+        goto nomem;
+    }
+    pthread_mutex_init(&j->mu, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&j->wake, &ca);
+    pthread_cond_init(&j->idle, &ca);
+    pthread_condattr_destroy(&ca);
+
+    if (pthread_create(&j->coord, NULL, coord_main, j) != 0) {
+        snprintf(errbuf, cap, "cannot start the coordinator thread");
+        jobs_free(j);
+        return NULL;
+    }
+    j->coord_started = true;
+    for (; started < j->n; started++) {
+        j->slots[started].j = j;
+        j->slots[started].idx = started;
+        if (pthread_create(&j->slots[started].tid, NULL, worker_main, &j->slots[started]) != 0)
+            break;
+    }
+    if (started < j->n) {
+        snprintf(errbuf, cap, "cannot start planner worker %u of %u", started + 1, j->n);
+        j->n = started;
+        jobs_stop(j, 0);
+        return NULL;
+    }
+    j->stats.workers = j->n;
+    return j;
+nomem:
+    snprintf(errbuf, cap, "out of memory");
+    return NULL;
+}
+
+void jobs_stop(struct jobs *j, int grace_ms)
+{
+    struct timespec until = deadline_ts(now_ms() + (grace_ms > 0 ? grace_ms : 0));
+    char(*toks)[STORE_LEASE_LEN + 1] = NULL;
+    const char **ptrs = NULL;
+    size_t ntok = 0;
+    bool leaked = false;
+    if (j == NULL)
+        return;
+    pthread_mutex_lock(&j->mu);
+    j->stopping = true;
+    pthread_cond_broadcast(&j->wake);
+    while (j->busy > 0)
+        if (pthread_cond_timedwait(&j->idle, &j->mu, &until) == ETIMEDOUT)
+            break;
+    if (j->busy > 0) {
+        j->hard_stop = true;
+        pthread_cond_broadcast(&j->wake);
+    }
+    pthread_mutex_unlock(&j->mu);
+
+    /* Plans still running go back to the queue now rather than after their lease expires,
+     * so another instance can take them at once; our late finish will then be refused. */
+    if (flag(j, &j->hard_stop)) {
+        toks = calloc(j->n, sizeof *toks);
+        ptrs = calloc(j->n, sizeof *ptrs);
+        if (toks && ptrs)
+            ntok = running_tokens(j, toks);
+        if (ntok > 0) {
+            char err[256];
+            struct store *st = store_open(j->conninfo, err, sizeof err);
+            for (size_t i = 0; i < ntok; i++)
+                ptrs[i] = toks[i];
+            if (st != NULL && store_job_release(st, ptrs, ntok) == STORE_OK)
+                jobs_log("gave %zu running plans back to the queue", ntok);
+            else
+                jobs_log("could not give %zu running plans back; their leases will expire", ntok);
+            store_close(st);
+        }
+        free(toks);
+        free(ptrs);
+    }
+
+    for (unsigned i = 0; i < j->n; i++) {
+        if (flag(j, &j->hard_stop)) {
+            struct timespec t;
+            clock_gettime(CLOCK_REALTIME, &t);
+            t.tv_sec += ABANDON_MS / 1000;
+            if (pthread_timedjoin_np(j->slots[i].tid, NULL, &t) != 0) {
+                pthread_detach(j->slots[i].tid);
+                leaked = true;
+            }
+        } else {
+            pthread_join(j->slots[i].tid, NULL);
+        }
+    }
+    pthread_mutex_lock(&j->mu);
+    j->coord_exit = true;
+    pthread_cond_broadcast(&j->wake);
+    pthread_mutex_unlock(&j->mu);
+    if (j->coord_started)
+        pthread_join(j->coord, NULL);
+    if (leaked) {
+        jobs_log("abandoned planner threads still inside plan_run()");
+        return;
+    }
+    jobs_free(j);
+}
+
+void jobs_stats(struct jobs *j, struct jobs_stats *out)
+{
+    pthread_mutex_lock(&j->mu);
+    *out = j->stats;
+    out->busy = j->busy;
+    pthread_mutex_unlock(&j->mu);
+}

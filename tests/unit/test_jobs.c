@@ -1,0 +1,294 @@
+/*
+ * test_jobs.c - the planner worker pool against a real, throwaway PostgreSQL (tests/pg.sh)
+ * and the real planner, on the small models in tests/data/service/.
+ *
+ * Checks what the pool promises: every plan finishes exactly once (jobs.completions = 1)
+ * also with two pools (two "servers") on one database, planner errors are stored as
+ * problem details, a NOTIFY wakes an idle pool at once (poll fallback set to a minute),
+ * and a pool survives PostgreSQL restarting under it. Run from the repository root.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libpq-fe.h>
+
+#include "service/jobs.h"
+#include "service/store.h"
+
+static char pgdir[128];
+static char dbinfo[512];
+static char *tiny, *bad;
+static size_t tiny_len, bad_len;
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    if (f == NULL)
+        return NULL;
+    buf = calloc(1, 1 << 16);
+    if (buf != NULL)
+        *len = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    return buf;
+}
+
+static long sql_long(const char *sql)
+{
+    PGconn *c = PQconnectdb(dbinfo);
+    long v = -1;
+    if (PQstatus(c) == CONNECTION_OK) {
+        PGresult *r = PQexec(c, sql);
+        if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0))
+            v = strtol(PQgetvalue(r, 0, 0), NULL, 10);
+        else if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
+            fprintf(stderr, "sql: %s", PQerrorMessage(c));
+        PQclear(r);
+    }
+    PQfinish(c);
+    return v;
+}
+
+static int pg(const char *verb)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "tests/pg.sh %s %s >/dev/null", verb, pgdir);
+    return system(cmd);
+}
+
+static int group_setup(void **state)
+{
+    char cmd[256], err[512], info[512], host[256];
+    (void)state;
+    tiny = slurp("tests/data/service/tiny.json", &tiny_len);
+    bad = slurp("tests/data/service/bad-dtype.json", &bad_len);
+    if (tiny == NULL || bad == NULL)
+        return -1;
+    snprintf(pgdir, sizeof pgdir, "build/test-pg/jobs-%ld", (long)getpid());
+    snprintf(cmd, sizeof cmd, "tests/pg.sh start %s", pgdir);
+    FILE *p = popen(cmd, "r");
+    if (p == NULL || fgets(info, sizeof info, p) == NULL) {
+        if (p)
+            pclose(p);
+        return -1;
+    }
+    if (pclose(p) != 0 || sscanf(info, "host=%255s", host) != 1)
+        return -1;
+    snprintf(dbinfo, sizeof dbinfo, "host=%s dbname=postgres user=tpuplan", host);
+    struct store *s = store_open(dbinfo, err, sizeof err);
+    if (s == NULL)
+        return -1;
+    int rc = store_migrate(s, "migrations", err, sizeof err);
+    store_close(s);
+    return rc;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    free(tiny);
+    free(bad);
+    return pg("stop") == 0 ? 0 : -1;
+}
+
+static int setup(void **state)
+{
+    char err[256];
+    if (sql_long("TRUNCATE plans, jobs, idempotency_keys") != -1)
+        return -1;
+    *state = store_open(dbinfo, err, sizeof err);
+    return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    store_close(*state);
+    return 0;
+}
+
+static void submit(struct store *s, bool good)
+{
+    struct plan_summary sum = {.tensors = 1};
+    struct store_new_plan np = {.name = good ? "tiny" : "bad",
+                                .chip = "v5e",
+                                .source_format = "json",
+                                .input = good ? tiny : bad,
+                                .input_len = good ? tiny_len : bad_len,
+                                .summary = &sum};
+    struct store_created c;
+    assert_int_equal(store_plan_create(s, &np, &c), STORE_OK);
+}
+
+/* Polls until every job is finished; returns how many are. */
+static long wait_finished(long want, int timeout_s)
+{
+    long n = -1;
+    for (int i = 0; i < timeout_s * 20; i++) {
+        n = sql_long("SELECT count(*) FROM jobs WHERE state IN ('done', 'failed')");
+        if (n == want)
+            break;
+        usleep(50000);
+    }
+    return n;
+}
+
+static struct jobs *pool(unsigned workers, int poll_ms, const char *name,
+                         void (*on_done)(const char *, void *), void *arg)
+{
+    char err[256];
+    struct jobs_config c = {.conninfo = dbinfo,
+                            .workers = workers,
+                            .poll_ms = poll_ms,
+                            .name = name,
+                            .on_done = on_done,
+                            .arg = arg};
+    struct jobs *j = jobs_start(&c, err, sizeof err);
+    assert_non_null(j);
+    return j;
+}
+
+static void test_each_plan_once(void **state)
+{
+    struct store *s = *state;
+    struct jobs_stats st;
+    for (int i = 0; i < 40; i++)
+        submit(s, i % 4 != 3);
+    struct jobs *j = pool(3, 200, "one", NULL, NULL);
+    assert_int_equal(wait_finished(40, 30), 40);
+    jobs_stats(j, &st);
+    jobs_stop(j, 5000);
+    assert_int_equal(st.done, 30);
+    assert_int_equal(st.failed, 10);
+    assert_int_equal(st.lost, 0);
+    assert_int_equal(sql_long("SELECT count(*) FROM jobs WHERE completions <> 1"), 0);
+    assert_int_equal(sql_long("SELECT count(*) FROM plans WHERE status = 'done'"
+                              " AND result IS NOT NULL AND peak_bytes > 0"),
+                     30);
+    /* Planner errors are problem details naming the field. */
+    assert_int_equal(sql_long("SELECT count(*) FROM plans WHERE status = 'failed'"
+                              " AND (error->>'status')::int = 422"
+                              " AND error->>'where' = 'tensors[0].dtype'"
+                              " AND error->>'detail' LIKE '%f33%'"),
+                     10);
+    assert_int_equal(sql_long("SELECT count(*) FROM jobs WHERE lease_token IS NOT NULL"), 0);
+}
+
+/* Two pools on one database, as two server instances: 100 plans, each exactly once. */
+static void test_two_pools(void **state)
+{
+    struct store *s = *state;
+    struct jobs_stats a, b;
+    struct jobs *ja = pool(2, 100, "server-a", NULL, NULL);
+    struct jobs *jb = pool(2, 100, "server-b", NULL, NULL);
+    for (int i = 0; i < 100; i++)
+        submit(s, true);
+    assert_int_equal(wait_finished(100, 60), 100);
+    jobs_stats(ja, &a);
+    jobs_stats(jb, &b);
+    jobs_stop(ja, 5000);
+    jobs_stop(jb, 5000);
+    assert_int_equal(a.done + b.done, 100);
+    assert_int_equal(sql_long("SELECT count(*) FROM jobs WHERE completions = 1"), 100);
+    assert_int_equal(sql_long("SELECT sum(completions) FROM jobs"), 100);
+    assert_int_equal(sql_long("SELECT count(*) FROM plans WHERE status = 'done'"), 100);
+    printf("# two pools: server-a %lu, server-b %lu plans\n", a.done, b.done);
+}
+
+struct done_log {
+    pthread_mutex_t mu;
+    int calls;
+    struct timespec first;
+};
+
+static void on_done(const char *plan_id, void *arg)
+{
+    struct done_log *d = arg;
+    (void)plan_id;
+    pthread_mutex_lock(&d->mu);
+    if (d->calls++ == 0)
+        clock_gettime(CLOCK_MONOTONIC, &d->first);
+    pthread_mutex_unlock(&d->mu);
+}
+
+static double since(const struct timespec *t0, const struct timespec *t1)
+{
+    return (double)(t1->tv_sec - t0->tv_sec) + (double)(t1->tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* With the poll fallback at a minute, only LISTEN/NOTIFY can wake the pool quickly, and
+ * on_done reports the finished plan. Also measures submit-to-done latency. */
+static double notify_latency(struct store *s, struct done_log *d)
+{
+    struct timespec t0, t1;
+    pthread_mutex_lock(&d->mu);
+    d->calls = 0;
+    pthread_mutex_unlock(&d->mu);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    submit(s, true);
+    for (int i = 0; i < 400; i++) {
+        pthread_mutex_lock(&d->mu);
+        int calls = d->calls;
+        t1 = d->first;
+        pthread_mutex_unlock(&d->mu);
+        if (calls > 0)
+            return since(&t0, &t1);
+        usleep(5000);
+    }
+    return 1e9;
+}
+
+static void test_notify_wakes_and_restart(void **state)
+{
+    struct store *s = *state;
+    struct done_log d = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    struct jobs *j = pool(2, 60000, "listener", on_done, &d);
+    usleep(300000); /* let the coordinator LISTEN */
+    double lat = notify_latency(s, &d);
+    printf("# submit to done via NOTIFY: %.1f ms\n", lat * 1e3);
+    assert_true(lat < 1.0);
+
+    /* PostgreSQL restarts under the pool: it reconnects, re-LISTENs, and plans again. */
+    assert_int_equal(pg("pause"), 0);
+    usleep(500000);
+    assert_int_equal(pg("start"), 0);
+    int rc = STORE_ERROR;
+    struct plan_summary sum = {.tensors = 1};
+    struct store_new_plan np = {.name = "after",
+                                .chip = "v5e",
+                                .source_format = "json",
+                                .input = tiny,
+                                .input_len = tiny_len,
+                                .summary = &sum};
+    struct store_created c;
+    for (int i = 0; i < 100 && rc != STORE_OK; i++)
+        if ((rc = store_plan_create(s, &np, &c)) != STORE_OK)
+            usleep(100000);
+    assert_int_equal(rc, STORE_OK);
+    assert_int_equal(wait_finished(2, 15), 2);
+    /* Once reconnected, a NOTIFY wakes it again within the same latency. */
+    usleep(200000);
+    lat = notify_latency(s, &d);
+    printf("# after a restart, submit to done via NOTIFY: %.1f ms\n", lat * 1e3);
+    assert_true(lat < 6.0);
+    jobs_stop(j, 5000);
+    assert_int_equal(sql_long("SELECT count(*) FROM jobs WHERE completions <> 1"), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_each_plan_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_pools, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_notify_wakes_and_restart, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
