@@ -1,0 +1,369 @@
+// plan.js - the plan page (/p/{id}), the link people share. Reads the id from the path, GETs
+// /api/v1/plans/{id}, waits while the plan is queued or running, then draws the result
+// (server/planner/RESULT.md): summary cards, layout chart, timeline, strategies, padding.
+
+import { el, $, fmtBytes, fmtInt, fmtPct, apiGet, retryAfter, sleep, download, statusBadge } from './util.js';
+import { KINDS, onThemeChange } from './theme.js';
+import { LayoutChart } from './layoutchart.js';
+import { TimelineChart } from './timeline.js';
+
+const PAGE_ROWS = 200;
+const hooks = (window.__tpuplan = { ready: false });
+
+function planId() {
+    const m = location.pathname.match(/\/p\/([A-Za-z0-9_-]{1,64})\/?$/);
+    if (m) return m[1];
+    return new URLSearchParams(location.search).get('id');
+}
+
+function showError(text) {
+    $('#loading').classList.add('hidden');
+    $('#error').classList.remove('hidden');
+    $('#error-text').textContent = text;
+}
+
+async function main() {
+    const id = planId();
+    if (!id) return showError('No plan id in this address.');
+    let plan;
+    const started = Date.now();
+    for (;;) {
+        let got;
+        try {
+            got = await apiGet('/api/v1/plans/' + encodeURIComponent(id));
+        } catch (err) {
+            return showError(err.status === 404 ? 'There is no plan at this address (it may have expired or been deleted).' : err.detail);
+        }
+        plan = got.body;
+        if (plan.status !== 'queued' && plan.status !== 'running') break;
+        const secs = Math.round((Date.now() - started) / 1000);
+        $('#loading-text').textContent = `Plan is ${plan.status}… (${secs} s)`;
+        await sleep(retryAfter(got.res));
+    }
+    if (plan.status === 'failed' || !plan.result) {
+        const e = plan.error || {};
+        return showError((e.detail || 'The planner failed.') + (e.where ? ` (at ${e.where})` : ''));
+    }
+    render(plan);
+}
+
+const t = (label) => ((hooks.timings ||= {})[label] = Math.round(performance.now()));
+
+function render(plan) {
+    t('fetched');
+    const r = plan.result;
+    hooks.result = r;
+    document.title = `${plan.name || r.model?.name || 'Plan'} · tpuplan`;
+    $('#loading').classList.add('hidden');
+    $('#plan').classList.remove('hidden');
+    $('#plan-name').textContent = plan.name || r.model?.name || 'Unnamed plan';
+    const meta = $('#plan-meta');
+    meta.append(statusBadge(plan.status), ' ');
+    meta.append(`${r.chip?.name || plan.chip || '?'} · input: ${r.model?.source_format || plan.source_format || '?'}`);
+    if (plan.created_at) meta.append(` · created ${plan.created_at}`);
+
+    const s = r.summary || {};
+    const pk = r.packing || {};
+    renderCards(r, s, pk);
+    const tensors = Array.isArray(r.tensors) ? r.tensors : [];
+    const capacity = s.capacity_bytes || pk.capacity_bytes || 0;
+    const peakStep = pk.peak && Number.isFinite(pk.peak.step) ? pk.peak.step : undefined;
+
+    let timeline = null;
+    const tl = pk.timeline;
+    const end = Array.isArray(pk.steps) ? pk.steps[1] : undefined;
+    if (tl && Array.isArray(tl.step) && tl.step.length) {
+        timeline = new TimelineChart($('#timeline-canvas'), $('#timeline-tip'), tl, end ?? tl.step[tl.step.length - 1] + 1, { capacity, peakStep });
+        $('#timeline-note').textContent = tl.downsampled ? 'Downsampled: each point is the maximum over merged steps.' : '';
+    } else {
+        $('#timeline-note').textContent = 'No timeline in this result.';
+    }
+    const layout = new LayoutChart($('#layout-canvas'), $('#layout-tip'), tensors, {
+        capacity,
+        peakStep,
+        onView: (x0, x1) => timeline && timeline.setX(x0, x1),
+    });
+    t('layout-indexed');
+    hooks.layout = layout;
+    hooks.timeline = timeline;
+    renderLegend(layout);
+    layout.draw();
+    t('layout-drawn');
+    if (!timeline) $('#timeline-canvas').classList.add('hidden');
+    const unplaced = tensors.length - layout.placed;
+    $('#layout-note').textContent =
+        `${fmtInt(layout.placed)} buffers placed by strategy "${pk.chosen || s.strategy || '?'}"` +
+        (unplaced ? `; ${fmtInt(unplaced)} have no offset and are not drawn.` : '.') +
+        ' Rectangle height is the padded size; the dashed line marks the peak step.';
+
+    let searchTimer = 0;
+    $('#search').addEventListener('input', (ev) => {
+        clearTimeout(searchTimer);
+        searchTimer = setTimeout(() => {
+            const q = ev.target.value;
+            const n = layout.setSearch(q);
+            $('#search-count').textContent = q.trim() ? `${fmtInt(n)} match${n === 1 ? '' : 'es'}` + (n ? ' (Enter zooms to the first)' : '') : '';
+        }, 120);
+    });
+    $('#search').addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter') layout.focus(layout.firstMatch());
+    });
+    $('#reset-zoom').addEventListener('click', () => layout.reset());
+    onThemeChange(() => {
+        layout.draw();
+        if (timeline) timeline.draw();
+    });
+
+    renderStrategies(pk);
+    renderByKind(s);
+    renderSuggestions(r);
+    wireActions(plan);
+    // The charts are on screen after the next frame; the padding table (sorting up to
+    // 1,000,000 rows) waits until then so it never delays the first paint.
+    requestAnimationFrame(() =>
+        setTimeout(() => {
+            hooks.firstPaintMs = Math.round(performance.now());
+            renderNotes(r);
+            renderPaddingTable(r);
+            t('table');
+            hooks.ready = true;
+            document.body.dataset.ready = '1';
+        }, 0),
+    );
+}
+
+function card(label, value, detail, cls) {
+    const c = el('div', { class: 'card' + (cls ? ' ' + cls : '') }, el('div', { class: 'label', text: label }), el('div', { class: 'value', text: value }));
+    if (detail) c.append(el('div', { class: 'detail', text: detail }));
+    return c;
+}
+
+function renderCards(r, s, pk) {
+    const cards = $('#cards');
+    const chip = r.chip || {};
+    const cap = s.capacity_bytes;
+    cards.append(card('Chip', chip.name || '?', [chip.device_kind, chip.usable_hbm_bytes ? `usable HBM ${fmtBytes(chip.usable_hbm_bytes)}` : null].filter(Boolean).join(' · ')));
+    if (cap) {
+        if (s.fits) cards.append(card('Fits', 'fits', `headroom ${fmtBytes(s.headroom_bytes)} of ${fmtBytes(cap)}`, 'good'));
+        else cards.append(card('Fits', `over by ${fmtBytes(s.peak_bytes - cap)}`, `peak ${fmtBytes(s.peak_bytes)} > capacity ${fmtBytes(cap)}`, 'bad'));
+    } else {
+        cards.append(card('Fits', 'no capacity', 'no capacity was given (CSV input): nothing to compare against'));
+    }
+    const above = s.lower_bound_bytes > 0 ? s.peak_bytes / s.lower_bound_bytes - 1 : null;
+    cards.append(card('Peak vs lower bound', fmtBytes(s.peak_bytes), `lower bound ${fmtBytes(s.lower_bound_bytes)}` + (above !== null ? ` (peak ${fmtPct(above)} above)` : '')));
+    cards.append(card('Fragmentation', fmtPct(s.fragmentation), `${fmtBytes(s.fragmentation_bytes)} lost to gaps at peak`));
+    const padPct = s.logical_bytes > 0 ? s.padding_bytes / s.logical_bytes : null;
+    cards.append(card('Padding overhead', fmtBytes(s.padding_bytes), `logical ${fmtBytes(s.logical_bytes)} → padded ${fmtBytes(s.padded_bytes)}` + (padPct !== null ? ` (+${fmtPct(padPct)})` : '')));
+    cards.append(card('Tensors', fmtInt(s.tensors), Object.entries(s.by_kind || {}).map(([k, v]) => `${k} ${fmtInt(v.count)}`).join(' · ')));
+    const chosen = (pk.strategies || []).find((x) => x.name === pk.chosen);
+    cards.append(card('Strategy', pk.chosen || s.strategy || '?', chosen ? (chosen.proven_optimal ? 'proven optimal' : chosen.solved ? 'solved (optimality not proven)' : 'not solved') : null));
+    const nAssumed = Number.isFinite(s.assumed_layouts) ? s.assumed_layouts : null;
+    const nChip = (chip.assumptions || []).length;
+    cards.append(card('Assumptions', nAssumed === null ? '–' : `${fmtInt(nAssumed)} of ${fmtInt(s.tensors)} layouts`, `layouts not confirmed by a source; ${nChip} chip assumption${nChip === 1 ? '' : 's'} (listed below)`, nAssumed ? '' : 'good'));
+}
+
+function renderLegend(layout) {
+    const legend = $('#legend');
+    for (const k of layout.kindsPresent) {
+        legend.append(el('li', { 'data-kind': k }, el('span', { class: 'swatch k-' + k }), k));
+    }
+}
+
+function bar(label, fills, text) {
+    const track = el('div', { class: 'bar-track' });
+    for (const f of fills) {
+        const d = el('div', { class: 'bar-fill ' + f.cls });
+        const pct = Math.max(0, Math.min(100, f.frac * 100)).toFixed(2) + '%';
+        // A marker (the lower bound) sits at its value; a fill grows to it.
+        if (f.marker) d.style.left = `calc(${pct} - 1px)`;
+        else d.style.width = pct;
+        track.append(d);
+    }
+    return el('div', { class: 'bar-row' }, el('div', { class: 'bar-label', text: label }), track, el('div', { class: 'bar-text', text }));
+}
+
+function renderStrategies(pk) {
+    const box = $('#strategies');
+    const list = pk.strategies || [];
+    if (!list.length) {
+        box.append(el('p', { class: 'note', text: 'No strategy comparison in this result.' }));
+        return;
+    }
+    const max = Math.max(1, ...list.map((x) => Math.max(x.peak_bytes || 0, x.lower_bound_bytes || 0)));
+    for (const x of list) {
+        const chosen = x.name === pk.chosen;
+        const over = x.lower_bound_bytes > 0 ? ` (+${fmtPct(x.peak_bytes / x.lower_bound_bytes - 1)})` : '';
+        const text = x.solved === false ? 'not solved' : `${fmtBytes(x.peak_bytes)}${over} · frag ${fmtPct(x.fragmentation)}` + (x.proven_optimal ? ' · optimal' : '');
+        const row = bar(x.name + (chosen ? ' (chosen)' : ''), [
+            { cls: 'peak' + (chosen ? ' chosen' : ''), frac: (x.peak_bytes || 0) / max },
+            { cls: 'lb', marker: true, frac: (x.lower_bound_bytes || 0) / max },
+        ], text);
+        row.dataset.strategy = x.name;
+        box.append(row);
+    }
+}
+
+function renderByKind(s) {
+    const box = $('#by-kind');
+    const entries = Object.entries(s.by_kind || {});
+    if (!entries.length) {
+        box.append(el('p', { class: 'note', text: 'No per-kind totals in this result.' }));
+        return;
+    }
+    entries.sort((a, b) => (b[1].padded_bytes || 0) - (a[1].padded_bytes || 0));
+    const max = Math.max(1, ...entries.map(([, v]) => v.padded_bytes || 0));
+    for (const [k, v] of entries) {
+        const pct = v.logical_bytes > 0 ? ` (+${fmtPct(v.padded_bytes / v.logical_bytes - 1)})` : '';
+        const kk = KINDS.includes(k) ? k : 'other';
+        box.append(bar(`${k} (${fmtInt(v.count)})`, [
+            { cls: 'k-' + kk, frac: (v.padded_bytes || 0) / max },
+            { cls: 'logical', frac: (v.logical_bytes || 0) / max },
+        ], `${fmtBytes(v.padded_bytes)}${pct}`));
+    }
+}
+
+function renderNotes(r) {
+    const ul = $('#assumptions');
+    const items = [];
+    for (const a of r.chip?.assumptions || []) items.push(['chip', a]);
+    const assumed = (r.tensors || []).filter((t) => t.confidence === 'assumed').length;
+    if (assumed) items.push(['layout', `${fmtInt(assumed)} tensor layout${assumed === 1 ? ' is' : 's are'} assumed (see each tensor's layout source in the chart's details)`]);
+    for (const w of r.warnings || []) items.push(['warning', typeof w === 'string' ? w : w.text || w.message || JSON.stringify(w)]);
+    if (!items.length) items.push(['', 'None: every rule used is documented.']);
+    for (const [tag, text] of items) ul.append(el('li', null, tag ? el('strong', { text: tag + ': ' }) : null, text));
+}
+
+function renderSuggestions(r) {
+    const list = r.suggestions || [];
+    if (!list.length) {
+        $('#suggest-panel').classList.add('hidden');
+        return;
+    }
+    const ul = $('#suggestions');
+    const sorted = [...list].sort((a, b) => (b.saves_bytes || 0) - (a.saves_bytes || 0));
+    for (const sg of sorted.slice(0, 20)) {
+        ul.append(el('li', null, el('strong', { text: `saves ${fmtBytes(sg.saves_bytes)}: ` }), sg.text || ''));
+    }
+    if (sorted.length > 20) ul.append(el('li', { class: 'note', text: `…and ${sorted.length - 20} more in the padding table.` }));
+}
+
+function renderPaddingTable(r) {
+    const tensors = r.tensors || [];
+    const sugg = new Map();
+    for (const sg of r.suggestions || []) sugg.set(sg.tensor, sg.text);
+    const rows = tensors.map((t, i) => {
+        const logical = t.logical_bytes || 0, padded = t.padded_bytes ?? logical;
+        return {
+            i,
+            name: String(t.name ?? ''),
+            kind: t.kind || '',
+            shape: t.shape || (t.dtype ? `${t.dtype}[${(t.dims || []).join(',')}]` : ''),
+            logical_bytes: logical,
+            padded_bytes: padded,
+            overhead: logical > 0 ? padded / logical - 1 : 0,
+            suggestion: sugg.get(t.id ?? i) || '',
+        };
+    });
+    let key = 'overhead', dir = -1, limit = PAGE_ROWS, filter = '';
+    let view = rows;
+    const tbody = $('#pad-table tbody');
+    const ths = [...document.querySelectorAll('#pad-table th.sortable')];
+    const apply = () => {
+        const q = filter.trim().toLowerCase();
+        view = q ? rows.filter((x) => x.name.toLowerCase().includes(q) || x.kind.includes(q) || x.shape.toLowerCase().includes(q)) : rows.slice();
+        const numeric = key !== 'name' && key !== 'kind' && key !== 'shape';
+        view.sort((a, b) => {
+            const c = numeric ? a[key] - b[key] : a[key].localeCompare(b[key]);
+            return c !== 0 ? c * dir : (b.padded_bytes - b.logical_bytes) - (a.padded_bytes - a.logical_bytes);
+        });
+        for (const th of ths) th.setAttribute('aria-sort', th.dataset.key === key ? (dir > 0 ? 'ascending' : 'descending') : 'none');
+        paint();
+    };
+    const paint = () => {
+        const frag = document.createDocumentFragment();
+        for (const x of view.slice(0, limit)) {
+            frag.append(el('tr', { 'data-index': x.i },
+                el('td', { class: 'name', text: x.name }),
+                el('td', { text: x.kind }),
+                el('td', { class: 'mono', text: x.shape }),
+                el('td', { class: 'num', text: fmtBytes(x.logical_bytes), title: fmtInt(x.logical_bytes) + ' B' }),
+                el('td', { class: 'num', text: fmtBytes(x.padded_bytes), title: fmtInt(x.padded_bytes) + ' B' }),
+                el('td', { class: 'num', text: fmtPct(x.overhead) }),
+                el('td', { class: 'small', text: x.suggestion })));
+        }
+        tbody.replaceChildren(frag);
+        const shown = Math.min(limit, view.length);
+        $('#pad-count').textContent = `showing ${fmtInt(shown)} of ${fmtInt(view.length)}` + (view.length !== rows.length ? ` (filtered from ${fmtInt(rows.length)})` : '');
+        $('#pad-more').classList.toggle('hidden', shown >= view.length);
+    };
+    for (const th of ths) {
+        th.tabIndex = 0;
+        const sort = () => {
+            if (key === th.dataset.key) dir = -dir;
+            else {
+                key = th.dataset.key;
+                dir = key === 'name' || key === 'kind' || key === 'shape' ? 1 : -1;
+            }
+            limit = PAGE_ROWS;
+            apply();
+        };
+        th.addEventListener('click', sort);
+        th.addEventListener('keydown', (ev) => (ev.key === 'Enter' || ev.key === ' ') && (ev.preventDefault(), sort()));
+    }
+    let t = 0;
+    $('#pad-filter').addEventListener('input', (ev) => {
+        clearTimeout(t);
+        t = setTimeout(() => {
+            filter = ev.target.value;
+            limit = PAGE_ROWS;
+            apply();
+        }, 120);
+    });
+    $('#pad-more').addEventListener('click', () => {
+        limit += PAGE_ROWS * 5;
+        paint();
+    });
+    apply();
+}
+
+function csvField(v) {
+    const s = v === null || v === undefined ? '' : String(v);
+    return /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+}
+
+function layoutCsv(r) {
+    const lines = ['id,lower,upper,size,offset,name,kind'];
+    (r.tensors || []).forEach((t, i) => {
+        const live = t.live || ['', ''];
+        lines.push([t.id ?? i, live[0], live[1], t.padded_bytes ?? t.logical_bytes, t.offset ?? '', t.name, t.kind].map(csvField).join(','));
+    });
+    return lines.join('\n') + '\n';
+}
+
+function safeFileName(name) {
+    return (String(name || 'plan').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'plan');
+}
+
+function wireActions(plan) {
+    const r = plan.result;
+    const status = $('#action-status');
+    const share = plan.links?.share ? new URL(plan.links.share, location.origin).href : location.origin + '/p/' + encodeURIComponent(plan.id || planId());
+    const input = $('#share-url');
+    input.value = share;
+    $('#copy-link').addEventListener('click', async () => {
+        try {
+            await navigator.clipboard.writeText(share);
+            status.textContent = 'Share link copied: ' + share;
+        } catch {
+            // Clipboard blocked (insecure origin or permissions): let the user copy by hand.
+            input.classList.remove('hidden');
+            input.select();
+            status.textContent = 'Copy the selected link (Ctrl+C):';
+        }
+    });
+    const base = safeFileName(plan.name || r.model?.name);
+    $('#dl-json').addEventListener('click', () => download(base + '.plan.json', new Blob([JSON.stringify(r, null, 2)], { type: 'application/json' })));
+    $('#dl-csv').addEventListener('click', () => download(base + '.layout.csv', new Blob([layoutCsv(r)], { type: 'text/csv' })));
+}
+
+main().catch((err) => showError(String(err && err.message ? err.message : err)));

@@ -1,0 +1,52 @@
+// theme.js - colours for canvas charts, read from the CSS custom properties of the current
+// colour scheme (css/app.css), and a hook to redraw when the system theme changes.
+
+export const KINDS = ['param', 'grad', 'optimizer', 'activation', 'temp', 'input', 'output', 'other'];
+
+const KIND_INDEX = new Map(KINDS.map((k, i) => [k, i]));
+
+export function kindIndex(kind) {
+    const i = KIND_INDEX.get(kind);
+    return i === undefined ? KINDS.length - 1 : i;
+}
+
+export function themeColors() {
+    const cs = getComputedStyle(document.documentElement);
+    const v = (name) => cs.getPropertyValue(name).trim();
+    return {
+        bg: v('--panel'),
+        fg: v('--fg'),
+        muted: v('--muted'),
+        grid: v('--grid'),
+        border: v('--border'),
+        accent: v('--accent'),
+        highlight: v('--highlight'),
+        peak: v('--peak'),
+        capacity: v('--capacity'),
+        live: v('--live'),
+        liveFill: v('--live-fill'),
+        heap: v('--heap'),
+        gap: v('--gap'),
+        kinds: KINDS.map((k) => v('--k-' + k)),
+    };
+}
+
+export function onThemeChange(fn) {
+    const mq = window.matchMedia('(prefers-color-scheme: dark)');
+    mq.addEventListener('change', fn);
+}
+
+// A canvas sized to its CSS box at device pixel ratio; returns the 2D context scaled so
+// drawing code works in CSS pixels.
+export function fitCanvas(canvas) {
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(1, Math.round(canvas.clientWidth));
+    const h = Math.max(1, Math.round(canvas.clientHeight));
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+        canvas.width = Math.round(w * dpr);
+        canvas.height = Math.round(h * dpr);
+    }
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    return { ctx, w, h, dpr };
+}

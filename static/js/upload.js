@@ -1,0 +1,238 @@
+// upload.js - the upload page (/): pick or drop a model description, a safetensors file (only
+// its header is read and sent) or a MiniMalloc CSV, choose chip and strategies, POST it to
+// /api/v1/plans, follow the job until it is done, then open the plan page.
+
+import { el, $, fmtBytes, fmtInt, apiGet, retryAfter, sleep, statusBadge } from './util.js';
+import { readSafetensorsHeader, detectFormat } from './safetensors.js';
+
+const FIELDS = ['file', 'name', 'chip', 'strategies', 'capacity', 'time_limit'];
+// Canonical chip names from server/planner/chip.h, used only when the server offers no chip
+// list; the usable HBM of each chip then comes back in the plan result.
+const FALLBACK_CHIPS = ['v2', 'v3', 'v4', 'v5e', 'v5p', 'v6e', 'v7'];
+
+let picked = null; // {file, format, body (Blob to send), info}
+
+function clearErrors() {
+    for (const f of [...FIELDS, 'general']) {
+        $('#err-' + f).textContent = '';
+        const input = $('#' + f);
+        if (input) input.classList.remove('invalid');
+    }
+    $('#drop').classList.remove('invalid');
+}
+
+// Puts an API problem next to the field its `where` names (model errors go to the file).
+function showProblem(err) {
+    const where = (err.where || '').toLowerCase();
+    let field = 'file';
+    for (const f of FIELDS) if (where === f || where.startsWith(f + '.') || where.startsWith(f + '[')) field = f;
+    if (where.startsWith('time_limit') || where.startsWith('time-limit')) field = 'time_limit';
+    if (!err.status && !err.where) field = 'general';
+    const text = err.detail + (err.where && field === 'file' && where !== 'file' ? `\n(at ${err.where})` : '');
+    $('#err-' + field).textContent = text;
+    (field === 'file' ? $('#drop') : $('#' + field) || $('#drop')).classList.add('invalid');
+}
+
+async function pick(file) {
+    clearErrors();
+    picked = null;
+    $('#submit-hint').textContent = 'Reading…';
+    const info = $('#file-info');
+    info.textContent = '';
+    try {
+        const format = await detectFormat(file);
+        if (format === 'safetensors') {
+            const h = await readSafetensorsHeader(file);
+            picked = { file, format, body: h.blob, info: h };
+            info.textContent = `${file.name}: safetensors, ${fmtInt(h.tensors)} tensors; only the ${fmtBytes(h.blob.size)} header is sent (${fmtBytes(file.size - h.blob.size)} of weights stay here).`;
+        } else {
+            const limit = 64 * 1024 * 1024;
+            if (file.size > limit) throw new Error(`${file.name} is ${fmtBytes(file.size)}; model descriptions and CSVs are limited to ${fmtBytes(limit)}.`);
+            picked = { file, format, body: file };
+            info.textContent = `${file.name}: ${format === 'csv' ? 'MiniMalloc CSV' : 'model description (JSON)'}, ${fmtBytes(file.size)}.`;
+        }
+        if (!$('#name').value) $('#name').placeholder = file.name.replace(/\.(json|safetensors|csv)$/i, '');
+        $('#submit-hint').textContent = 'Ready.';
+    } catch (err) {
+        $('#err-file').textContent = err.message;
+        $('#drop').classList.add('invalid');
+        $('#submit-hint').textContent = 'Choose another file.';
+    }
+}
+
+const MIME = { safetensors: 'application/octet-stream', json: 'application/json', csv: 'text/csv' };
+
+async function submit(ev) {
+    ev.preventDefault();
+    clearErrors();
+    if (!picked) {
+        $('#err-file').textContent = 'Choose a model description, a safetensors file or a CSV first.';
+        $('#drop').classList.add('invalid');
+        return;
+    }
+    const form = new FormData();
+    // The file part carries only what must be sent: the safetensors header, or the whole text.
+    const blob = new Blob([picked.body], { type: MIME[picked.format] });
+    form.append('file', blob, picked.file.name);
+    const name = $('#name').value.trim();
+    if (name) form.append('name', name);
+    if ($('#chip').value) form.append('chip', $('#chip').value);
+    form.append('strategies', $('#strategies').value);
+    const cap = $('#capacity').value.trim();
+    if (cap) {
+        const gib = Number(cap);
+        if (!(gib > 0)) {
+            showProblem({ status: 400, detail: 'Capacity must be a positive number of GiB.', where: 'capacity' });
+            return;
+        }
+        form.append('capacity', String(Math.round(gib * 1024 * 1024 * 1024)));
+    }
+    const tl = $('#time_limit').value.trim();
+    if (tl) form.append('time_limit', tl);
+
+    const button = $('#submit');
+    button.disabled = true;
+    $('#progress').classList.remove('hidden');
+    const text = $('#progress-text');
+    text.textContent = `Uploading ${fmtBytes(blob.size)}…`;
+    try {
+        const headers = { Accept: 'application/json' };
+        if (crypto.randomUUID) headers['Idempotency-Key'] = crypto.randomUUID();
+        const res = await fetch('/api/v1/plans', { method: 'POST', body: form, headers });
+        const body = await res.json().catch(() => null);
+        if (!res.ok) {
+            const e = new Error((body && (body.detail || body.title)) || `${res.status} ${res.statusText}`);
+            e.status = res.status;
+            e.detail = e.message;
+            e.where = body && body.where;
+            throw e;
+        }
+        try {
+            if (body.manage_token) localStorage.setItem('tpuplan.manage.' + body.id, body.manage_token);
+        } catch {
+            // storage disabled: the token is only needed to delete the plan later
+        }
+        await follow(body, res, text);
+    } catch (err) {
+        $('#progress').classList.add('hidden');
+        showProblem(err.status ? err : { detail: 'Could not reach the server: ' + err.message });
+    } finally {
+        button.disabled = false;
+    }
+}
+
+// Polls the plan (honouring Retry-After) until done, then opens its page.
+async function follow(created, res, text) {
+    const started = Date.now();
+    const self = created.links?.self || '/api/v1/plans/' + encodeURIComponent(created.id);
+    let status = created.status || 'queued';
+    let wait = retryAfter(res);
+    while (status !== 'done') {
+        text.textContent = `Plan ${status}… ${Math.round((Date.now() - started) / 1000)} s`;
+        await sleep(wait);
+        const got = await apiGet(self);
+        status = got.body.status;
+        wait = retryAfter(got.res);
+        if (status === 'failed') {
+            const e = got.body.error || {};
+            const err = new Error(e.detail || 'The planner failed.');
+            err.status = e.status || 422;
+            err.detail = err.message;
+            err.where = e.where;
+            throw err;
+        }
+    }
+    text.textContent = 'Done. Opening the plan…';
+    location.assign('/p/' + encodeURIComponent(created.id));
+}
+
+async function loadChips() {
+    const select = $('#chip');
+    const hint = $('#chip-hint');
+    let chips = null;
+    try {
+        const { body } = await apiGet('/api/v1/chips');
+        chips = Array.isArray(body) ? body : body.chips || body.items;
+    } catch {
+        chips = null;
+    }
+    if (Array.isArray(chips) && chips.length) {
+        for (const c of chips) {
+            const hbm = c.usable_hbm_bytes;
+            select.append(el('option', { value: c.name, text: `${c.name}${c.device_kind ? ' — ' + c.device_kind : ''}${hbm ? ' · usable HBM ' + fmtBytes(hbm) : ''}` }));
+        }
+        hint.textContent = 'Usable HBM is what the runtime reports as capacity.';
+    } else {
+        for (const n of FALLBACK_CHIPS) select.append(el('option', { value: n, text: n }));
+        hint.textContent = "The chip's usable HBM is shown with the plan.";
+    }
+}
+
+let cursor = null;
+async function loadRecent(reset) {
+    const tbody = $('#recent tbody');
+    const note = $('#recent-note');
+    if (reset) {
+        cursor = null;
+        tbody.replaceChildren();
+    }
+    const params = new URLSearchParams({ limit: '20' });
+    if (cursor) params.set('cursor', cursor);
+    const q = $('#recent-filter').value.trim();
+    if (q) params.set('name', q);
+    try {
+        const { body } = await apiGet('/api/v1/plans?' + params);
+        const items = body.items || [];
+        for (const p of items) {
+            const s = p.summary || {};
+            const link = el('a', { href: '/p/' + encodeURIComponent(p.id), text: p.name || p.id });
+            const fits = s.fits === true ? el('span', { class: 'badge ok', text: 'fits' }) : s.fits === false && p.status === 'done' ? el('span', { class: 'badge bad', text: 'over' }) : '–';
+            tbody.append(el('tr', null, el('td', { class: 'name' }, link), el('td', { text: p.chip || '' }), el('td', null, statusBadge(p.status)),
+                el('td', { class: 'num', text: fmtInt(s.tensors) }), el('td', { class: 'num', text: s.peak_bytes ? fmtBytes(s.peak_bytes) : '–' }),
+                el('td', null, fits), el('td', { class: 'small muted', text: p.created_at ? String(p.created_at).replace('T', ' ').slice(0, 19) : '' })));
+        }
+        cursor = body.next_cursor || null;
+        $('#recent-more').classList.toggle('hidden', !cursor);
+        note.textContent = tbody.children.length ? '' : q ? 'No plan matches.' : 'No plans yet.';
+    } catch (err) {
+        note.textContent = 'Could not list plans: ' + (err.detail || err.message);
+    }
+}
+
+function wire() {
+    const drop = $('#drop');
+    const input = $('#file');
+    input.addEventListener('change', () => input.files[0] && pick(input.files[0]));
+    drop.addEventListener('click', (ev) => {
+        if (ev.target.closest('label') || ev.target === input) return;
+        input.click();
+    });
+    drop.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' || ev.key === ' ') {
+            ev.preventDefault();
+            input.click();
+        }
+    });
+    drop.addEventListener('dragover', (ev) => {
+        ev.preventDefault();
+        drop.classList.add('over');
+    });
+    drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+    drop.addEventListener('drop', (ev) => {
+        ev.preventDefault();
+        drop.classList.remove('over');
+        const f = ev.dataTransfer.files[0];
+        if (f) pick(f);
+    });
+    $('#upload-form').addEventListener('submit', submit);
+    let t = 0;
+    $('#recent-filter').addEventListener('input', () => {
+        clearTimeout(t);
+        t = setTimeout(() => loadRecent(true), 200);
+    });
+    $('#recent-more').addEventListener('click', () => loadRecent(false));
+}
+
+wire();
+loadChips();
+loadRecent(true);
