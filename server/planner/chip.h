@@ -35,6 +35,7 @@ struct chip {
     const char *aliases;     /* comma-separated: "v5litepod,v5lite" */
     const char *device_kind; /* jax device_kind, e.g. "TPU v5 lite" */
     int generation;          /* 2..7 */
+    unsigned uncertain;      /* enum chip_field bits: which figures are assumptions */
     uint64_t hbm_bytes_per_chip;
     uint64_t hbm_bytes_per_device; /* what one JAX device sees */
     uint64_t usable_hbm_bytes;     /* capacity printed by the runtime in OOM reports */
@@ -50,7 +51,6 @@ struct chip {
     double peak_int8_ops;         /* per chip, 0 when not available */
     const char *ici_topology;     /* "2D torus", "3D torus", ... */
     uint64_t scoped_vmem_default; /* default scoped VMEM limit, 0 when unknown */
-    unsigned uncertain;           /* enum chip_field bits */
     const char *notes;            /* why the uncertain figures are uncertain */
 };
 

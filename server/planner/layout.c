@@ -25,8 +25,8 @@ struct rule {
     uint8_t ntiles;
     int32_t tiles[3][2]; /* {a,b} 2-D, {n,0} 1-D */
     uint8_t e_bits;      /* E(n), 0 = none */
-    uint64_t seen;       /* DT() mask of element types seen with this tile in real reports */
     uint8_t gens;        /* GEN() mask where those reports confirm it */
+    uint64_t seen;       /* DT() mask of element types seen with this tile in real reports */
     const char *note;    /* the assumption sentence when not confirmed for this dtype */
 };
 
@@ -84,15 +84,15 @@ enum rule_id {
 static const struct rule rules[R_COUNT] = {
     /* tpu-padding-rules.md 3.5 and tpu-facts.md 2d (XLA-tiled: "second most minor
      * dimension size is 1 or 2 ... 2x128", "3 or 4 ... 4x128"); f32[29184,1,2560] 2.0x. */
-    [R_32_T2] = {"32bit-small-T(2,128)", 1, {{2, 128}}, 0, SEEN32, GEN(2, 4), gen_note},
-    [R_32_T4] = {"32bit-small-T(4,128)", 1, {{4, 128}}, 0, SEEN32, GEN(2, 4), gen_note},
+    [R_32_T2] = {"32bit-small-T(2,128)", 1, {{2, 128}}, 0, GEN(2, 4), SEEN32, gen_note},
+    [R_32_T4] = {"32bit-small-T(4,128)", 1, {{4, 128}}, 0, GEN(2, 4), SEEN32, gen_note},
     /* tpu-padding-rules.md 3.2: 47/47 printed sizes; XLA-tiled "most common format". */
-    [R_32_T8] = {"32bit-T(8,128)", 1, {{8, 128}}, 0, SEEN32, GEN(2, 4), gen_note},
+    [R_32_T8] = {"32bit-T(8,128)", 1, {{8, 128}}, 0, GEN(2, 4), SEEN32, gen_note},
     /* tpu-padding-rules.md 3.5, table 5: bf16 T(4,128)(2,1) for second-minor 1-4. */
     [R_16_T4] =
-        {"16bit-small-T(4,128)(2,1)", 2, {{4, 128}, {2, 1}}, 0, DT(DT_BF16), GEN(2, 4), gen_note},
+        {"16bit-small-T(4,128)(2,1)", 2, {{4, 128}, {2, 1}}, 0, GEN(2, 4), DT(DT_BF16), gen_note},
     /* table 5: bf16 T(8,128)(2,1) in every generation seen 2019-2024. */
-    [R_16_T8] = {"16bit-T(8,128)(2,1)", 2, {{8, 128}, {2, 1}}, 0, DT(DT_BF16), GEN(2, 4), gen_note},
+    [R_16_T8] = {"16bit-T(8,128)(2,1)", 2, {{8, 128}, {2, 1}}, 0, GEN(2, 4), DT(DT_BF16), gen_note},
     /* tpu-facts.md 2c: tpu_info get_sublane_tiling, large 2nd-minor tiling is the default
      * from TPU7x; real dump bf16[128,4096,352]{2,1,0:T(16,128)(2,1)} (tpu-inference #1882). */
     [R_16_T16] = {"16bit-v7-T(16,128)(2,1)",
@@ -108,8 +108,8 @@ static const struct rule rules[R_COUNT] = {
                 2,
                 {{8, 128}, {4, 1}},
                 0,
-                DT(DT_U8),
                 GEN(2, 4),
+                DT(DT_U8),
                 "8-bit tiling T(8,128)(4,1) is seen for u8 only; s8 and fp8 are assumed to "
                 "tile alike (XLA may also pick T(32,128)(4,1), tpu-facts.md 2c)."},
     /* tpu-facts.md 2c: T(32,128)(4,1) is the "large 2nd minor" 8-bit tile; chosen on v7 as
@@ -127,8 +127,8 @@ static const struct rule rules[R_COUNT] = {
                     1,
                     {{8, 128}},
                     32,
-                    DT(DT_PRED),
                     GEN(2, 3),
+                    DT(DT_PRED),
                     "pred is stored as 32-bit words on v2/v3 (older reports); not confirmed "
                     "for this element type."},
     /* table 5: newer reports pack pred T(8,128)(4,1) (t5x 2023), generation not stated. */
@@ -173,9 +173,9 @@ static const struct rule rules[R_COUNT] = {
                   "c128 arrays are assumed to tile T(8,128); never observed on TPU."},
     /* tpu-padding-rules.md 7: 1-D 32-bit T(256) up to 256, T(512) at 512, T(1024) from
      * 1024 (XLA labels, not Size lines); lengths 257-511 and 513-1023 are assumed. */
-    [R1_32_256] = {"1d-32bit-T(256)", 1, {{256, 0}}, 0, SEEN32, GEN(2, 4), gen_note},
-    [R1_32_512] = {"1d-32bit-T(512)", 1, {{512, 0}}, 0, DT(DT_F32), GEN(2, 4), gen_note},
-    [R1_32_1024] = {"1d-32bit-T(1024)", 1, {{1024, 0}}, 0, DT(DT_F32), GEN(2, 4), gen_note},
+    [R1_32_256] = {"1d-32bit-T(256)", 1, {{256, 0}}, 0, GEN(2, 4), SEEN32, gen_note},
+    [R1_32_512] = {"1d-32bit-T(512)", 1, {{512, 0}}, 0, GEN(2, 4), DT(DT_F32), gen_note},
+    [R1_32_1024] = {"1d-32bit-T(1024)", 1, {{1024, 0}}, 0, GEN(2, 4), DT(DT_F32), gen_note},
     /* tpu-facts.md 2e: bf16[6144]{0:T(1024)(128)(2,1)} (SB-profiling, HLO tests); the short
      * form mirrors the observed scalar tile bf16[]{:T(512)(2,1)}. */
     [R1_16_512] = {"1d-16bit-T(512)(2,1)",
@@ -196,9 +196,9 @@ static const struct rule rules[R_COUNT] = {
                     "report."},
     /* table 5: pred 1-D T(256)E(32) / T(1024)E(32) in older logs. */
     [R1_PRED_E32_256] =
-        {"1d-pred-E(32)-T(256)E(32)", 1, {{256, 0}}, 32, DT(DT_PRED), GEN(2, 3), gen_note},
+        {"1d-pred-E(32)-T(256)E(32)", 1, {{256, 0}}, 32, GEN(2, 3), DT(DT_PRED), gen_note},
     [R1_PRED_E32_1024] =
-        {"1d-pred-E(32)-T(1024)E(32)", 1, {{1024, 0}}, 32, DT(DT_PRED), GEN(2, 3), gen_note},
+        {"1d-pred-E(32)-T(1024)E(32)", 1, {{1024, 0}}, 32, GEN(2, 3), DT(DT_PRED), gen_note},
     /* table 5: pred[2000]{0:T(1024)(128)(4,1)} (jax #7404, 2021), generation not stated. */
     [R1_PRED_PACKED] = {"1d-pred-packed-T(1024)(128)(4,1)",
                         3,
@@ -237,7 +237,7 @@ static const struct rule rules[R_COUNT] = {
                  0,
                  "1-D 64/128-bit arrays are assumed to tile T(1024); never observed."},
     /* tpu-padding-rules.md 7: f32[]{:T(256)}, s32, u32 scalars (v2-v4 labels), 1 KiB. */
-    [R0_32_256] = {"scalar-32bit-T(256)", 1, {{256, 0}}, 0, SEEN32, GEN(2, 4), gen_note},
+    [R0_32_256] = {"scalar-32bit-T(256)", 1, {{256, 0}}, 0, GEN(2, 4), SEEN32, gen_note},
     /* tpu-facts.md 2e: s32[]{:T(128)}, f32[]{:T(128)} in newer HLO tests (512 B). */
     [R0_32_128] = {"scalar-32bit-T(128)",
                    1,
@@ -249,7 +249,7 @@ static const struct rule rules[R_COUNT] = {
                    "(f32[]{:T(128)}, bf16[]{:T(256)}, pred[]{:T(512)}) from v5e on; their "
                    "generation is not stated."},
     [R0_16_512] =
-        {"scalar-16bit-T(512)(2,1)", 2, {{512, 0}, {2, 1}}, 0, DT(DT_BF16), GEN(2, 4), gen_note},
+        {"scalar-16bit-T(512)(2,1)", 2, {{512, 0}, {2, 1}}, 0, GEN(2, 4), DT(DT_BF16), gen_note},
     [R0_16_256] = {"scalar-16bit-T(256)",
                    1,
                    {{256, 0}},
@@ -317,7 +317,7 @@ static const struct rule rules[R_COUNT] = {
                      "64/128-bit scalars are assumed to take the 32-bit scalar tile; never "
                      "observed."},
     /* token[] holds no data (XLA sizes it at 0 bytes). */
-    [R_TOKEN] = {"token-no-storage", 0, {{0, 0}}, 0, ~0ull, GEN(2, 7), NULL},
+    [R_TOKEN] = {"token-no-storage", 0, {{0, 0}}, 0, GEN(2, 7), ~0ull, NULL},
 };
 
 /* Writes r's tiles and E(n) into sh. A tile {n, 0} is the 1-D tile (n). */

@@ -81,6 +81,8 @@ int main(int argc, char **argv)
     off = malloc(sizeof(*off) * (POOL + 1));
     if (pool == NULL || off == NULL) {
         fputs("bench_layout: out of memory\n", stderr);
+        free(pool);
+        free(off);
         return 1;
     }
     off[0] = 0;
