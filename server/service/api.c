@@ -16,6 +16,7 @@
 #include "planner/plan.h"
 #include "service/exec.h"
 #include "service/http.h"
+#include "service/jobs.h"
 #include "service/metrics.h"
 #include "service/problem.h"
 #include "service/response.h"
@@ -507,6 +508,8 @@ static void api_plan_create(struct store *st, struct request *r)
         reply_store_error(r, rc);
         goto out;
     }
+    if (!created.replayed && r->srv->jobs != NULL)
+        jobs_kick(r->srv->jobs);
     if (created.replayed) {
         struct store_plan p;
         memset(&p, 0, sizeof(p));

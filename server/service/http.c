@@ -397,6 +397,24 @@ static enum MHD_Result post_end(struct request *r)
     return req_submit(r);
 }
 
+/* Marks requests whose raw target has an encoded NUL in its path: MHD decodes "%00" and the
+ * handler would see a silently shortened path. The pointer becomes the first *con_cls. */
+static char raw_nul_mark;
+
+static void *http_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    const char *q = strchr(uri, '?');
+    size_t n = q != NULL ? (size_t)(q - uri) : strlen(uri);
+    size_t i;
+
+    (void)cls;
+    (void)conn;
+    for (i = 0; i + 2 < n; i++)
+        if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0')
+            return &raw_nul_mark;
+    return NULL;
+}
+
 static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
                                    const char *method, const char *version, const char *upload_data,
                                    size_t *upload_data_size, void **con_cls)
@@ -405,7 +423,8 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
     struct request *r = *con_cls;
 
     (void)version;
-    if (r == NULL) {
+    if (r == NULL || (void *)r == (void *)&raw_nul_mark) {
+        bool nul = r != NULL;
         r = calloc(1, sizeof(*r));
         if (r == NULL)
             return MHD_NO;
@@ -414,6 +433,10 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         r->t_start = http_now();
         r->prefer_wait = -1;
         route_match(method, url, &r->route);
+        if (nul) {
+            r->route.status = 404;
+            r->route.id = ROUTE_NONE;
+        }
         *con_cls = r;
         __atomic_add_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
         if (r->route.id == ROUTE_PLANS && r->route.method == METHOD_POST && r->route.status == 0 &&
@@ -461,7 +484,7 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cl
     struct request *r = *con_cls;
 
     (void)conn;
-    if (r == NULL)
+    if (r == NULL || (void *)r == (void *)&raw_nul_mark)
         return;
     *con_cls = NULL;
     metrics_request_observe(
@@ -512,12 +535,12 @@ int http_start(struct server *srv)
                 cfg->static_dir);
     srv->daemon = MHD_start_daemon(
         flags, (uint16_t)port, NULL, NULL, http_access, srv, MHD_OPTION_EXTERNAL_LOGGER, http_log,
-        NULL, MHD_OPTION_SOCK_ADDR, ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)cfg->http_threads, MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->max_per_ip,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        (size_t)CONN_MEMORY, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
-        MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_END);
+        NULL, MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, NULL, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->http_threads, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)cfg->max_per_ip, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+        (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_END);
     if (srv->daemon == NULL) {
         fprintf(stderr, "tpuplan-server: cannot listen on %s\n", cfg->listen);
         goto out;

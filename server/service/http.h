@@ -29,6 +29,7 @@
 #include "service/static_files.h"
 
 struct exec;
+struct jobs;
 
 /* Request parameters, from the query string or (multipart) form fields. */
 enum req_param {
@@ -63,6 +64,7 @@ struct server {
     struct static_root static_root, vendor_root;
     struct plancache *cache;
     struct exec *exec;
+    struct jobs *jobs; /* planner workers; NULL in tests that run none */
     int shutting_down; /* atomic */
     long inflight;     /* atomic: requests between first call and completion */
     int db_up;         /* atomic: last database call succeeded */

@@ -16,12 +16,21 @@
 #include "service/config.h"
 #include "service/exec.h"
 #include "service/http.h"
+#include "service/jobs.h"
 #include "service/plancache.h"
 #include "service/store.h"
 
 /* How often a parked Prefer: wait request re-reads its plan, to see plans finished by
  * another server instance (this instance's own workers wake it at once). */
 #define WAIT_POLL_S 1.0
+/* How long running plans may take to finish at shutdown before they go back to the queue. */
+#define JOBS_GRACE_MS 10000
+
+/* jobs on_done: wakes the Prefer: wait requests parked on this plan. */
+static void plan_done(const char *plan_id, void *arg)
+{
+    exec_plan_finished(arg, plan_id);
+}
 
 static int migrate(const struct config *cfg)
 {
@@ -84,7 +93,22 @@ int main(int argc, char **argv)
         plancache_free(srv.cache);
         return 1;
     }
+    struct jobs_config jc = {
+        .conninfo = cfg.database_url,
+        .workers = cfg.workers,
+        .on_done = plan_done,
+        .arg = srv.exec,
+    };
+    srv.jobs = jobs_start(&jc, err, sizeof(err));
+    if (srv.jobs == NULL) {
+        fprintf(stderr, "tpuplan-server: planner workers: %s\n", err);
+        exec_stop(srv.exec);
+        exec_free(srv.exec);
+        plancache_free(srv.cache);
+        return 1;
+    }
     if (http_start(&srv) != 0) {
+        jobs_stop(srv.jobs, 0);
         exec_stop(srv.exec);
         exec_free(srv.exec);
         plancache_free(srv.cache);
@@ -102,6 +126,7 @@ int main(int argc, char **argv)
     http_quiesce(&srv);
     exec_stop(srv.exec);
     http_stop(&srv, 10.0);
+    jobs_stop(srv.jobs, JOBS_GRACE_MS);
     exec_free(srv.exec);
     plancache_free(srv.cache);
     fprintf(stderr, "tpuplan-server: stopped\n");
