@@ -112,6 +112,8 @@ static const struct report reports[] = {
     {"s8[2,6144,2,256]{3,1,0,2:T(32,128)(4,1)S(1)}", "6.00M", NULL, NULL, NULL, 6291456},
     {"pred[2,6144,1,256]{3,1,0,2:T(8,128)(4,1)}", "3.00M", NULL, NULL, NULL, 3145728},
     {"bf16[8,1024,8192]{2,1,0:T(8,128)(2,1)}", "128.00M", NULL, NULL, NULL, 134217728},
+    /* XLA docs/tiled_layout.md: sub-tiles never pad, whatever their rank */
+    {"bf16[32,256]{1,0:T(8,128)(2,1,1,1)}", "16.0K", "16.0K", NULL, "1.0x", 16384},
 };
 
 static void test_reports(void **state)
