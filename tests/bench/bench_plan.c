@@ -1,0 +1,113 @@
+/*
+ * bench_plan.c - the whole planner on a synthetic 1,000,000-tensor model description:
+ * generate the JSON in memory, validate it (parse + layouts + lifetimes), then plan it
+ * with the greedy xla-spatial strategy (exact search is pointless at this size). Prints
+ * input MB, parse+validate MB/s, total plan time, result size and peak RSS. Target: the
+ * plan is bounded by JSON parsing (a small multiple of the validate time).
+ *
+ *   bench_plan [N]     (default N = 1000000)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "planner/plan.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long peak_rss_mb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024;
+}
+
+/* A model like a long training step: mixed dtypes and kinds, short-lived activations. */
+static char *generate(long n, size_t *len)
+{
+    static const char *dtypes[] = {"bf16", "f32", "s8", "s32", "f16", "pred"};
+    static const char *kinds[] = {"activation", "activation", "temp", "param", "grad"};
+    size_t cap = (size_t)n * 160 + 64, pos = 0;
+    char *buf = malloc(cap);
+
+    if (buf == NULL)
+        return NULL;
+    pos += (size_t)snprintf(buf, cap, "{\"name\":\"synthetic\",\"chip\":\"v5p\",\"tensors\":[");
+    for (long i = 0; i < n; i++) {
+        uint64_t r = next();
+        long start = i / 4, dur = 1 + (long)(r % 64);
+        int rank = 1 + (int)(r >> 8) % 3;
+        pos += (size_t)snprintf(buf + pos, cap - pos,
+                                "%s{\"name\":\"t%ld\",\"dtype\":\"%s\",\"shape\":[", i ? "," : "",
+                                i, dtypes[(r >> 16) % 6]);
+        for (int d = 0; d < rank; d++)
+            pos += (size_t)snprintf(buf + pos, cap - pos, "%s%u", d ? "," : "",
+                                    (unsigned)(1 + (next() % (d + 1 == rank ? 4096 : 256))));
+        pos += (size_t)snprintf(buf + pos, cap - pos, "],\"kind\":\"%s\",\"live\":[%ld,%ld]}",
+                                kinds[(r >> 24) % 5], start, start + dur);
+    }
+    pos += (size_t)snprintf(buf + pos, cap - pos, "]}");
+    *len = pos;
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 1000000;
+    struct plan_limits l;
+    struct plan_opts o = {.strategies = "xla-spatial"};
+    struct plan_summary s;
+    struct err e;
+    size_t len = 0, out_len = 0;
+    char *out = NULL;
+    double t0, t1, t2;
+
+    char *text = generate(n, &len);
+    if (text == NULL) {
+        fprintf(stderr, "bench_plan: out of memory\n");
+        return 1;
+    }
+    plan_limits_default(&l);
+    l.max_input_bytes = len + 1;
+    l.max_tensors = (size_t)n;
+    t0 = now();
+    if (plan_validate(text, len, &o, &l, &s, &e) != ERR_OK) {
+        fprintf(stderr, "bench_plan: validate: %s\n", e.msg);
+        return 1;
+    }
+    t1 = now();
+    if (plan_run(text, len, &o, &l, &out, &out_len, &s, &e) != ERR_OK) {
+        fprintf(stderr, "bench_plan: plan: %s\n", e.msg);
+        return 1;
+    }
+    t2 = now();
+    printf("bench_plan: %ld tensors, input %.1f MB\n", n, (double)len / 1e6);
+    printf("  parse+validate  %8.3f s  %7.1f MB/s\n", t1 - t0, (double)len / 1e6 / (t1 - t0));
+    printf("  plan (total)    %8.3f s  %7.1f MB/s  (%.2fx validate)\n", t2 - t1,
+           (double)len / 1e6 / (t2 - t1), (t2 - t1) / (t1 - t0));
+    printf("  result JSON     %8.1f MB\n", (double)out_len / 1e6);
+    printf("  peak %.3f GB, lower bound %.3f GB, padded %.3f GB\n", (double)s.peak_bytes / 1e9,
+           (double)s.lower_bound_bytes / 1e9, (double)s.padded_bytes / 1e9);
+    printf("  peak RSS        %8ld MB\n", peak_rss_mb());
+    free(out);
+    free(text);
+    return 0;
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# plan.sh - `tpuplan plan` end to end on tests/data: exit codes (0 fits, 1 does not fit,
+# 2 bad input), key values of the result JSON (checked with python3), the text report,
+# stdin, and error messages that name the tensor and field. Prints TAP.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bin=${TPUPLAN:-bin/tpuplan}
+data=tests/data
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; [ -n "${2:-}" ] && echo "# $2"; }
+
+# expect_exit NAME CODE ARGS... : runs bin plan ARGS, stdout to $tmp/out, stderr to $tmp/err
+expect_exit() {
+    local name=$1 code=$2
+    shift 2
+    "$bin" plan "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" -eq "$code" ]; then ok "$name (exit $code)"; else nok "$name" "exit $rc, wanted $code: $(head -c 300 "$tmp/err")"; fi
+}
+
+# check NAME PYTHON-EXPR : evaluates EXPR with r = the JSON in $tmp/out
+check() {
+    if python3 - "$tmp/out" "$2" <<'PY' 2>"$tmp/pyerr"; then ok "$1"; else nok "$1" "$(tail -1 "$tmp/pyerr")"; fi
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert eval(sys.argv[2]), sys.argv[2]
+PY
+}
+
+# errmsg NAME SUBSTRING : stderr of the last run contains SUBSTRING
+errmsg() {
+    if grep -qF -- "$2" "$tmp/err"; then ok "$1"; else nok "$1" "stderr: $(head -c 300 "$tmp/err")"; fi
+}
+
+# --- the real pytorch/xla #1965 padding disaster, with its suggestion
+expect_exit "embedding model fits on v4" 0 $data/models/embedding-padding.json
+check "token_ids padded to 6.00G exactly" \
+    'r["tensors"][0]["padded_bytes"] == 6442450944 and r["tensors"][0]["logical_bytes"] == 50331648'
+check "suggestion folds the minor dim" \
+    'r["suggestions"][0]["text"] == "minor dim 1 (size 1) pads to 128 under T(8,128); storing it as u32[98304,128] saves 5.95G"'
+check "totals are the sum of the tensors" \
+    'r["summary"]["padded_bytes"] == sum(t["padded_bytes"] for t in r["tensors"]) and r["summary"]["logical_bytes"] == sum(t["logical_bytes"] for t in r["tensors"])'
+check "by_kind adds up" \
+    'sum(k["padded_bytes"] for k in r["summary"]["by_kind"].values()) == r["summary"]["padded_bytes"]'
+check "headroom = capacity - peak" \
+    'r["summary"]["headroom_bytes"] == r["summary"]["capacity_bytes"] - r["summary"]["peak_bytes"] and r["summary"]["fits"]'
+expect_exit "same model does not fit in 8G" 1 $data/models/embedding-padding.json --capacity 8G
+check "overflow reported" 'not r["summary"]["fits"] and r["summary"]["overflow_bytes"] == r["summary"]["peak_bytes"] - 8 * 2**30'
+
+# --- training step with ops: derived lifetimes, packing
+expect_exit "tiny LM training step" 0 $data/models/tiny-lm-train.json
+check "lifetimes derived from ops" \
+    '[t["live"] for t in r["tensors"] if t["name"] == "l0.scores"] == [[2, 28]] and r["model"]["steps"] == len(json.load(open("'$data'/models/tiny-lm-train.json"))["ops"])'
+check "peak >= lower bound >= largest tensor" \
+    'r["summary"]["peak_bytes"] >= r["summary"]["lower_bound_bytes"] >= max(t["padded_bytes"] for t in r["tensors"])'
+check "offsets never overlap in time and space" '
+all(not (a["live"][0] < b["live"][1] and b["live"][0] < a["live"][1] and a["offset"] < b["offset"] + b["padded_bytes"] and b["offset"] < a["offset"] + a["padded_bytes"])
+    for i, a in enumerate(r["tensors"]) for b in r["tensors"][:i] if a["padded_bytes"] and b["padded_bytes"])'
+check "assumed v5e layouts are labelled" \
+    'r["summary"]["assumed_layouts"] > 0 and any("assumed" in a for a in r["chip"]["assumptions"])'
+
+# --- sharding: per-device shapes
+expect_exit "sharded model on v5p" 0 $data/models/sharded-lm.json
+check "per-device shape of an uneven shard" \
+    '[t["dims"] for t in r["tensors"] if t["name"] == "embed"] == [[16001, 1024]] and r["model"]["devices"] == 8'
+check "minor dim sharded below 128 pads back" \
+    '[(t["dims"], t["padded_dims"]) for t in r["tensors"] if t["name"] == "head_proj"] == [([1024, 64], [1024, 128])]'
+check "replication warning" 'any("replicated" in w for w in r["warnings"])'
+
+# --- importers
+expect_exit "safetensors header" 0 $data/tiny-llama.safetensors-header --chip v6e
+check "safetensors tensors are params" \
+    'r["model"]["source_format"] == "safetensors" and len(r["tensors"]) == 6 and all(t["kind"] == "param" for t in r["tensors"])'
+check "safetensors bf16 embedding" \
+    'r["tensors"][0]["dtype"] == "bf16" and r["tensors"][0]["padded_bytes"] == 32000 * 128 * 2'
+expect_exit "MiniMalloc CSV at its capacity" 0 $data/minimalloc-small.csv --capacity 12
+check "CSV peak" 'r["summary"]["peak_bytes"] == 12 and r["chip"] is None'
+expect_exit "MiniMalloc CSV over capacity" 1 $data/minimalloc-small.csv --capacity 11
+
+# --- stdin and text
+"$bin" plan - --format text <$data/models/embedding-padding.json >"$tmp/out" 2>"$tmp/err"
+if [ $? -eq 0 ] && grep -q "FITS" "$tmp/out" && grep -q "saves 5.95G" "$tmp/out"; then ok "text report from stdin"; else nok "text report from stdin"; fi
+expect_exit "strategies option" 0 $data/models/tiny-lm-train.json --strategies xla-spatial,first-fit --time-limit 0.5
+check "two strategies ran" '[s["name"] for s in r["packing"]["strategies"]] == ["xla-spatial", "first-fit"]'
+
+# --- bad input: exit 2 and a message naming the tensor and the field
+bad() {
+    local name=$1 json=$2 msg=$3
+    printf '%s' "$json" >"$tmp/in.json"
+    expect_exit "$name" 2 "$tmp/in.json"
+    errmsg "$name: message" "$msg"
+}
+bad "negative dim" '{"tensors":[{"name":"a","shape":[1],"dtype":"f32"},{"name":"attn.wq","shape":[8,-4],"dtype":"f32"}]}' \
+    'tensors[1] "attn.wq": shape[1]: must be >= 0, got -4'
+bad "unknown dtype" '{"tensors":[{"name":"w","shape":[8],"dtype":"f33"}]}' 'tensors[0] "w": dtype: unknown dtype "f33"'
+bad "unknown chip" '{"chip":"v99","tensors":[]}' 'unknown chip "v99"'
+bad "duplicate names" '{"tensors":[{"name":"w","shape":[8],"dtype":"f32"},{"name":"w","shape":[8],"dtype":"f32"}]}' \
+    'tensors[1] "w": name: duplicate tensor name'
+bad "layout not a permutation" '{"tensors":[{"name":"w","shape":[8,8],"dtype":"f32","layout":"{0,0}"}]}' 'tensors[0] "w": layout'
+bad "unknown op tensor" '{"tensors":[{"name":"w","shape":[8],"dtype":"f32"}],"ops":[{"name":"mm","inputs":["v"]}]}' \
+    'ops[0] "mm": inputs[0]: unknown tensor "v"'
+bad "byte overflow" '{"tensors":[{"name":"big","shape":[4294967296,4294967296],"dtype":"f32"}]}' 'tensors[0] "big"'
+bad "not JSON" '{"tensors":[' 'ends early'
+bad "unknown format" 'hello world' 'unrecognized input'
+printf '\x64\x00\x00\x00\x00\x00\x00\x00{"a":1}' >"$tmp/trunc.st"
+expect_exit "truncated safetensors header" 2 "$tmp/trunc.st"
+errmsg "truncated safetensors header: message" "header length 100 is larger than"
+printf 'id,lower,upper,size\nb1,5,3,4\n' >"$tmp/bad.csv"
+expect_exit "CSV lower >= upper" 2 "$tmp/bad.csv"
+expect_exit "missing file" 2 "$tmp/nope.json"
+expect_exit "unknown option" 2 $data/models/embedding-padding.json --colour
+expect_exit "bad capacity" 2 $data/models/embedding-padding.json --capacity -5
+expect_exit "unknown strategy" 2 $data/models/embedding-padding.json --strategies magic
+errmsg "unknown strategy: message" 'unknown strategy "magic"'
+head -c $((65 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
+expect_exit "input above the 64 MiB limit" 2 "$tmp/huge.json"
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
