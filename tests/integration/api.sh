@@ -1,0 +1,285 @@
+#!/usr/bin/env bash
+# api.sh - the REST API end to end: a throwaway PostgreSQL (tests/pg.sh), bin/tpuplan-server
+# on a free loopback port, and curl over real HTTP. Prints TAP.
+#
+# Covers every endpoint and status code of static/openapi.json: submission in each format,
+# Prefer: wait, Idempotency-Key, ETag/304, cursor pagination, DELETE token rules, problem+json
+# bodies for bad input (malformed JSON, wrong types, overflowing dims, depth bomb, oversize
+# body, wrong content type, truncated safetensors header), static files with path traversal
+# attempts, security headers, /metrics, and a graceful SIGTERM. The database fault tests
+# live in tests/integration/faults.sh.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
+tmp=$(mktemp -d /tmp/tpuplan-api.XXXXXX)
+pid=""
+n=0
+failed=0
+
+cleanup() {
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+        kill -TERM "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    fi
+    tests/pg.sh stop "$tmp/pg" >/dev/null 2>&1
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() {
+    n=$((n + 1))
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    shift
+    for line in "$@"; do echo "#   $line"; done
+}
+# check NAME COMMAND...: ok when the command succeeds; on failure shows the last response.
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else nok "$name" "status $status" "$(head -c 400 "$tmp/b")"; fi
+}
+
+# req METHOD PATH [curl args...]: sets $status; headers in $tmp/h, body in $tmp/b.
+req() {
+    local m=$1 p=$2
+    shift 2
+    status=$(curl -s --path-as-is -X "$m" -o "$tmp/b" -D "$tmp/h" -w '%{http_code}' "$@" \
+        "$base$p")
+}
+hdr() { grep -i "^$1:" "$tmp/h" | head -1 | cut -d: -f2- | sed 's/^ *//; s/\r$//'; }
+# jstr KEY: the first string value of KEY in the last body (compact or spaced JSON).
+jstr() { grep -o "\"$1\" *: *\"[^\"]*\"" "$tmp/b" | head -1 | sed 's/.*: *"\(.*\)"/\1/'; }
+body_has() { grep -q -- "$1" "$tmp/b"; }
+is() { [ "$status" = "$1" ]; }
+problem() { # problem STATUS SLUG: a problem+json body of that status and type
+    is "$1" && hdr Content-Type | grep -q '^application/problem+json' &&
+        body_has "\"type\":\"/problems/$2\"" && body_has "\"status\":$1"
+}
+
+
+if ! DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err"); then
+    echo "Bail out! cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
+    exit 1
+fi
+export DATABASE_URL
+"$SERVER" --listen 127.0.0.1:0 --max-body 1M --workers 2 --executors 2 --http-threads 2 \
+    --cache-ttl 2 >"$tmp/log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+    grep -q 'listening on' "$tmp/log" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+port=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$tmp/log" | sed 's/.*://')
+if [ -z "$port" ]; then
+    echo "Bail out! server did not start: $(tail -5 "$tmp/log")"
+    exit 1
+fi
+base="http://127.0.0.1:$port"
+
+# ---- operational endpoints and security headers ----
+req GET /healthz
+check "GET /healthz is 200" is 200
+check "every response has the CSP" \
+    eval '[ "$(hdr Content-Security-Policy)" = "default-src '"'"'self'"'"'; script-src '"'"'self'"'"'; style-src '"'"'self'"'"'; img-src '"'"'self'"'"' data:; connect-src '"'"'self'"'"'; frame-ancestors '"'"'none'"'"'; base-uri '"'"'none'"'"'; form-action '"'"'self'"'"'" ]'
+check "nosniff, no-referrer and DENY headers" \
+    eval '[ "$(hdr X-Content-Type-Options)" = nosniff ] && [ "$(hdr Referrer-Policy)" = no-referrer ] && [ "$(hdr X-Frame-Options)" = DENY ]'
+req GET /readyz
+check "GET /readyz is 200 once migrations are applied" is 200
+req GET /api/v1/openapi.json
+check "GET /api/v1/openapi.json serves the OpenAPI 3.1 document" \
+    eval 'is 200 && [ "$(hdr Content-Type)" = application/json ] && body_has "\"openapi\": *\"3.1"'
+
+# ---- routing errors ----
+req GET /api/v1/nope
+check "unknown API route is 404 problem+json" problem 404 not-found
+req PUT /api/v1/plans
+check "wrong method is 405 with Allow" eval 'problem 405 method-not-allowed && [ "$(hdr Allow)" = "GET, HEAD, POST" ]'
+req GET /api/v1/plans/AAAAAAAAAAAAAAAAAAAAAA
+check "unknown plan id is 404 problem+json" problem 404 not-found
+req GET /api/v1/plans/not-an-id
+check "malformed plan id is 404 without a database lookup" problem 404 not-found
+
+# ---- static files ----
+req GET /
+check "/ serves index.html as HTML with no-cache" \
+    eval 'is 200 && hdr Content-Type | grep -q "^text/html" && [ "$(hdr Cache-Control)" = no-cache ]'
+etag=$(hdr ETag)
+req GET / -H "If-None-Match: $etag"
+check "static If-None-Match gives 304" is 304
+js=$(grep -o 'src="[^"]*\.m\?js"' static/index.html | head -1 | sed 's/src="\.\?\/\?//; s/"$//')
+if [ -n "$js" ]; then
+    req GET "/$js"
+    check "scripts are text/javascript" eval 'is 200 && hdr Content-Type | grep -q "^text/javascript"'
+else
+    ok "scripts are text/javascript # SKIP index.html has no script"
+fi
+traversal_ok=1
+for p in /../Makefile /%2e%2e/Makefile /..%2fMakefile /%2e%2e%2fMakefile /js/..%2f..%2fMakefile \
+    '/js/..%5c..%5cMakefile' /vendor/../Makefile /.git/config /%2e%2e/%2e%2e/etc/passwd \
+    '/index.html%00.js' /static/../../etc/passwd; do
+    req GET "$p"
+    if [ "$status" != 404 ] || body_has 'root:' || body_has 'CFLAGS'; then
+        traversal_ok=0
+        echo "# $p -> $status"
+    fi
+done
+check "path traversal (.., %2e%2e, encoded slashes, backslashes, NUL, dot-files) is 404" \
+    [ "$traversal_ok" = 1 ]
+req GET /p/AAAAAAAAAAAAAAAAAAAAAA
+check "/p/{id} serves the plan page" eval 'is 200 && hdr Content-Type | grep -q "^text/html"'
+
+# ---- submission ----
+model='{"name":"api-test-small","chip":"v5e","tensors":[{"name":"w","shape":[4,128],"dtype":"f32","kind":"param"},{"name":"x","shape":[8,128],"dtype":"bf16","kind":"activation","live":[0,2]}]}'
+req POST /api/v1/plans -H 'Content-Type: application/json' --data "$model"
+check "POST JSON model is 202" is 202
+id=$(jstr id)
+token=$(jstr manage_token)
+check "202 carries Location and Retry-After" \
+    eval '[ "$(hdr Location)" = "/api/v1/plans/$id" ] && [ "$(hdr Retry-After)" = 1 ]'
+check "202 body has id, queued status, manage token and share link" \
+    eval '[ ${#id} = 22 ] && [ ${#token} = 43 ] && [ "$(jstr status)" = queued ] && [ "$(jstr share)" = "/p/$id" ]'
+req GET "/api/v1/plans/$id"
+check "GET plan shows its fields" \
+    eval 'is 200 && [ "$(jstr name)" = api-test-small ] && [ "$(jstr source_format)" = json ] && body_has "\"summary\":{\"tensors\":2"'
+etag=$(hdr ETag)
+req GET "/api/v1/plans/$id" -H "If-None-Match: $etag"
+check "GET plan with If-None-Match gives 304" eval 'is 304 || [ "$(hdr ETag)" != "$etag" ]'
+
+# Prefer: wait: 201 with the finished plan (and the manage token, shown once).
+req POST /api/v1/plans -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data "${model/api-test-small/api-test-wait}"
+check "Prefer: wait=20 answers 201 with the finished plan" \
+    eval 'is 201 && [ "$(jstr status)" = done ] && body_has "\"result\":"'
+check "201 has Preference-Applied, Location, ETag and the manage token" \
+    eval '[ "$(hdr Preference-Applied)" = wait=20 ] && [ -n "$(hdr Location)" ] && [ -n "$(hdr ETag)" ] && [ ${#token} = 43 ] && [ -n "$(jstr manage_token)" ]'
+wid=$(jstr id)
+req GET "/api/v1/plans/$wid"
+check "GET of a done plan includes the result" eval 'is 200 && [ "$(jstr status)" = done ] && body_has "\"schema_version\": *1"'
+wetag=$(hdr ETag)
+req GET "/api/v1/plans/$wid"
+check "cached GET answers the same document and ETag" eval 'is 200 && [ "$(hdr ETag)" = "$wetag" ] && body_has "\"result\":"'
+req GET "/api/v1/plans/$wid" -H "If-None-Match: $wetag"
+check "cached GET honours If-None-Match" is 304
+req HEAD "/api/v1/plans/$wid"
+check "HEAD of a plan is 200" is 200
+
+# Formats: CSV, safetensors (only the header is read), multipart form.
+printf 'id,lower,upper,size\n0,0,10,4096\n1,5,15,8192\n2,12,20,4096\n' >"$tmp/mm.csv"
+req POST /api/v1/plans -H 'Content-Type: text/csv' --data-binary @"$tmp/mm.csv"
+check "POST MiniMalloc CSV is 202" eval 'is 202 && [ -n "$(jstr manage_token)" ]'
+hjson='{"w":{"dtype":"F32","shape":[4,128],"data_offsets":[0,2048]},"__metadata__":{"format":"pt"}}'
+{
+    printf "$(printf '\\x%02x' $((${#hjson} & 255)) $((${#hjson} >> 8)) 0 0 0 0 0 0)"
+    printf '%s' "$hjson"
+    head -c 2048 /dev/zero
+} >"$tmp/m.safetensors"
+req POST /api/v1/plans -H 'Content-Type: application/octet-stream' --data-binary @"$tmp/m.safetensors"
+check "POST safetensors file is 202 (header read, data skipped)" is 202
+printf '%s' "$model" >"$tmp/model.json"
+req POST /api/v1/plans -F "file=@$tmp/model.json;type=application/json" -F name=api-test-form -F chip=v5p
+check "POST multipart form is 202" is 202
+fid=$(jstr id)
+req GET "/api/v1/plans/$fid"
+check "form fields become options (name, chip)" \
+    eval '[ "$(jstr name)" = api-test-form ] && [ "$(jstr chip)" = v5p ]'
+req POST "/api/v1/plans?name=api-test-query&chip=v4" -H 'Content-Type: application/json' --data "$model"
+qid=$(jstr id)
+req GET "/api/v1/plans/$qid"
+check "query parameters become options (name, chip)" \
+    eval '[ "$(jstr name)" = api-test-query ] && [ "$(jstr chip)" = v4 ]'
+
+# ---- idempotency ----
+key="k-$RANDOM-$$"
+req POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: $key" --data "$model"
+iid=$(jstr id)
+check "first request with an Idempotency-Key is 202" is 202
+req POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: $key" --data "$model"
+check "retry with the same key and body returns the same plan without a token" \
+    eval '{ is 202 || is 200; } && [ "$(jstr id)" = "$iid" ] && ! body_has manage_token'
+req POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: $key" \
+    --data "${model/api-test-small/other}"
+check "same key with another body is 422" problem 422 idempotency-key-reused
+
+# ---- bad input: problem+json naming the field ----
+req POST /api/v1/plans -H 'Content-Type: application/json' --data '{"tensors":[{"name":"w",'
+check "malformed JSON is 400" problem 400 malformed-input
+req POST /api/v1/plans -H 'Content-Type: application/json' \
+    --data '{"tensors":[{"name":"w","shape":"big","dtype":"f32"}]}'
+check "a wrong type is 422 naming the tensor" \
+    eval 'is 422 && body_has "\"where\":\"tensors\[0\]" && body_has "\\\\\"w\\\\\""'
+req POST /api/v1/plans -H 'Content-Type: application/json' \
+    --data '{"tensors":[{"name":"a","shape":[1,2],"dtype":"f32"},{"name":"huge","shape":[4294967296,4294967296,4294967296],"dtype":"f32"}]}'
+check "overflowing dims are 422 naming tensor 1" eval '[ "${status:0:1}" = 4 ] && body_has "tensors\[1\]" && hdr Content-Type | grep -q problem'
+bomb=$(printf '[%.0s' $(seq 200))
+req POST /api/v1/plans -H 'Content-Type: application/json' --data "{\"tensors\":$bomb"
+check "a JSON depth bomb is refused with a problem" \
+    eval '{ is 400 || is 422; } && hdr Content-Type | grep -q problem && body_has "nesting"'
+head -c $((1024 * 1024 + 10)) /dev/zero | tr '\0' ' ' >"$tmp/big.json"
+req POST /api/v1/plans -H 'Content-Type: application/json' --data-binary @"$tmp/big.json"
+check "a body over --max-body is 413" problem 413 body-too-large
+req POST /api/v1/plans -H 'Content-Type: application/json' -H 'Transfer-Encoding: chunked' \
+    --data-binary @"$tmp/big.json"
+check "a chunked body over --max-body is 413 (counted while streaming)" problem 413 body-too-large
+req POST /api/v1/plans -H 'Content-Type: text/plain' --data "$model"
+check "an unsupported content type is 415" problem 415 unsupported-media-type
+req POST /api/v1/plans -H 'Content-Type:' --data "$model"
+check "a missing content type is 415" problem 415 unsupported-media-type
+printf '\x00\x10\x00\x00\x00\x00\x00\x00{"w":' >"$tmp/trunc.safetensors"
+req POST /api/v1/plans -H 'Content-Type: application/octet-stream' --data-binary @"$tmp/trunc.safetensors"
+check "a truncated safetensors header is 400" problem 400 truncated-safetensors
+printf '\xff\xff\xff\xff\x00\x00\x00\x00' >"$tmp/huge.safetensors"
+req POST /api/v1/plans -H 'Content-Type: application/octet-stream' --data-binary @"$tmp/huge.safetensors"
+check "a safetensors header longer than --max-body is 413" problem 413 body-too-large
+req POST /api/v1/plans -H 'Content-Type: application/json' --data ''
+check "an empty body is 400" problem 400 empty-body
+req POST '/api/v1/plans?capacity=lots' -H 'Content-Type: application/json' --data "$model"
+check "a malformed option is 400" problem 400 invalid-parameter
+req POST '/api/v1/plans?chip=v99' -H 'Content-Type: application/json' --data "$model"
+check "an unknown chip is 422" eval '[ "$status" = 422 ] && hdr Content-Type | grep -q problem'
+
+# ---- listing ----
+for i in 1 2 3; do
+    req POST "/api/v1/plans?name=page-$$-$i" -H 'Content-Type: application/json' --data "$model"
+done
+req GET "/api/v1/plans?limit=2&name=page-$$-"
+cursor=$(jstr next_cursor)
+link=$(hdr Link)
+check "list is newest first, limited, with next_cursor and Link rel=next" \
+    eval 'is 200 && [ "$(jstr name)" = "page-$$-3" ] && [ -n "$cursor" ] && [[ "$link" == *"rel=\"next\""* ]]'
+req GET "/api/v1/plans?limit=2&name=page-$$-&cursor=$cursor"
+check "the next page has the rest and no cursor" \
+    eval 'is 200 && [ "$(jstr name)" = "page-$$-1" ] && body_has "\"next_cursor\":null"'
+req GET "/api/v1/plans?limit=0"
+check "limit=0 is 400" problem 400 invalid-parameter
+req GET "/api/v1/plans?cursor=@@@"
+check "a forged cursor is 400" problem 400 invalid-parameter
+
+# ---- delete ----
+req DELETE "/api/v1/plans/$id"
+check "DELETE without a token is 401 with WWW-Authenticate" \
+    eval 'problem 401 unauthorized && [ "$(hdr WWW-Authenticate)" = Bearer ]'
+req DELETE "/api/v1/plans/$id" -H 'Authorization: Bearer AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
+check "DELETE with a wrong token is 403" problem 403 forbidden
+req DELETE "/api/v1/plans/$wid" -H "Authorization: Bearer $token"
+check "one plan's token cannot delete another (403)" problem 403 forbidden
+req DELETE "/api/v1/plans/$id" -H "Authorization: Bearer $token"
+check "DELETE with the manage token is 204" is 204
+req GET "/api/v1/plans/$id"
+check "a deleted plan is 404" problem 404 not-found
+
+# ---- metrics and shutdown ----
+req GET /metrics
+check "/metrics has requests by route and status, durations, jobs and planner histogram" \
+    eval 'is 200 && body_has "tpuplan_http_requests_total{route=\"plans\",status=\"202\"}" && body_has "tpuplan_http_request_duration_seconds_bucket" && body_has "tpuplan_jobs{state=\"done\"}" && body_has "tpuplan_planner_duration_seconds_count"'
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=""
+check "SIGTERM stops the server with status 0" [ "$rc" = 0 ]
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
