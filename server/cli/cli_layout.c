@@ -54,7 +54,7 @@ struct ctx {
     const struct chip *chip;
     int text;
     struct shape_list list; /* scratch, reused per input (large: kept off the stack) */
-    char buf[SHAPE_MAX_TEXT];
+    char buf[SHAPE_MAX_TEXT * (SHAPE_LIST_MAX + 1)]; /* room for the longest tuple */
 };
 
 static struct json_object *jnum(double v)

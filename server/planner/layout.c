@@ -56,6 +56,8 @@ enum rule_id {
     R1_32_256,
     R1_32_512,
     R1_32_1024,
+    R1_32_512_GAP,
+    R1_32_1024_GAP,
     R1_16_512,
     R1_16_1024,
     R1_PRED_E32_256,
@@ -83,9 +85,13 @@ enum rule_id {
 
 static const struct rule rules[R_COUNT] = {
     /* tpu-padding-rules.md 3.5 and tpu-facts.md 2d (XLA-tiled: "second most minor
-     * dimension size is 1 or 2 ... 2x128", "3 or 4 ... 4x128"); f32[29184,1,2560] 2.0x. */
-    [R_32_T2] = {"32bit-small-T(2,128)", 1, {{2, 128}}, 0, GEN(2, 4), SEEN32, gen_note},
-    [R_32_T4] = {"32bit-small-T(4,128)", 1, {{4, 128}}, 0, GEN(2, 4), SEEN32, gen_note},
+     * dimension size is 1 or 2 ... 2x128", "3 or 4 ... 4x128"); f32[29184,1,2560] 2.0x.
+     * `seen` lists exactly the types table 5 shows with each tile (f32/u32 T(2,128),
+     * f32/s32 T(4,128)); another 32-bit type with that tile is labelled assumed. */
+    [R_32_T2] =
+        {"32bit-small-T(2,128)", 1, {{2, 128}}, 0, GEN(2, 4), DT(DT_F32) | DT(DT_U32), gen_note},
+    [R_32_T4] =
+        {"32bit-small-T(4,128)", 1, {{4, 128}}, 0, GEN(2, 4), DT(DT_F32) | DT(DT_S32), gen_note},
     /* tpu-padding-rules.md 3.2: 47/47 printed sizes; XLA-tiled "most common format". */
     [R_32_T8] = {"32bit-T(8,128)", 1, {{8, 128}}, 0, GEN(2, 4), SEEN32, gen_note},
     /* tpu-padding-rules.md 3.5, table 5: bf16 T(4,128)(2,1) for second-minor 1-4. */
@@ -173,9 +179,27 @@ static const struct rule rules[R_COUNT] = {
                   "c128 arrays are assumed to tile T(8,128); never observed on TPU."},
     /* tpu-padding-rules.md 7: 1-D 32-bit T(256) up to 256, T(512) at 512, T(1024) from
      * 1024 (XLA labels, not Size lines); lengths 257-511 and 513-1023 are assumed. */
-    [R1_32_256] = {"1d-32bit-T(256)", 1, {{256, 0}}, 0, GEN(2, 4), SEEN32, gen_note},
+    [R1_32_256] =
+        {"1d-32bit-T(256)", 1, {{256, 0}}, 0, GEN(2, 4), DT(DT_F32) | DT(DT_U32), gen_note},
     [R1_32_512] = {"1d-32bit-T(512)", 1, {{512, 0}}, 0, GEN(2, 4), DT(DT_F32), gen_note},
     [R1_32_1024] = {"1d-32bit-T(1024)", 1, {{1024, 0}}, 0, GEN(2, 4), DT(DT_F32), gen_note},
+    /* Lengths between the observed ones take the next observed tile: an assumption. */
+    [R1_32_512_GAP] = {"1d-32bit-T(512)-between",
+                       1,
+                       {{512, 0}},
+                       0,
+                       0,
+                       0,
+                       "1-D lengths 257-511 were never observed; they are assumed to take the "
+                       "next observed tile, T(512)."},
+    [R1_32_1024_GAP] = {"1d-32bit-T(1024)-between",
+                        1,
+                        {{1024, 0}},
+                        0,
+                        0,
+                        0,
+                        "1-D lengths 513-1023 were never observed; they are assumed to take the "
+                        "next observed tile, T(1024)."},
     /* tpu-facts.md 2e: bf16[6144]{0:T(1024)(128)(2,1)} (SB-profiling, HLO tests); the short
      * form mirrors the observed scalar tile bf16[]{:T(512)(2,1)}. */
     [R1_16_512] = {"1d-16bit-T(512)(2,1)",
@@ -388,7 +412,13 @@ static enum rule_id rule_choose(const struct shape *sh, int gen)
         int64_t n = sh->dims[0];
         switch (c) {
         case C_32:
-            return n <= 256 ? R1_32_256 : n <= 512 ? R1_32_512 : R1_32_1024;
+            if (n <= 256)
+                return R1_32_256;
+            if (n < 512)
+                return R1_32_512_GAP;
+            if (n == 512)
+                return R1_32_512;
+            return n < 1024 ? R1_32_1024_GAP : R1_32_1024;
         case C_16:
             return n <= 512 ? R1_16_512 : R1_16_1024;
         case C_PRED:
