@@ -120,5 +120,21 @@ errmsg "unknown strategy: message" 'unknown strategy "magic"'
 head -c $((65 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
 expect_exit "input above the 64 MiB limit" 2 "$tmp/huge.json"
 
+# --- every example model and every result validates against the published JSON Schemas
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    for f in $data/models/*.json $data/tiny-llama.safetensors-header $data/minimalloc-small.csv; do
+        "$bin" plan "$f" >"$tmp/out" 2>/dev/null
+        if python3 - "$f" "$tmp/out" <<'PY' 2>"$tmp/pyerr"; then ok "schemas: $f"; else nok "schemas: $f" "$(tail -1 "$tmp/pyerr")"; fi
+import json, sys, jsonschema
+V = jsonschema.Draft202012Validator
+if sys.argv[1].endswith(".json"):
+    V(json.load(open("static/schema/model.schema.json"))).validate(json.load(open(sys.argv[1])))
+V(json.load(open("static/schema/result.schema.json"))).validate(json.load(open(sys.argv[2])))
+PY
+    done
+else
+    ok "schemas # SKIP python3 jsonschema is not installed"
+fi
+
 echo "1..$n"
 [ "$fails" -eq 0 ]
