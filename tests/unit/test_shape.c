@@ -348,6 +348,59 @@ static void test_validate(void **state)
     assert_non_null(strstr(e.msg, "overflows"));
 }
 
+/* Mutated canonical strings: the parser either accepts (and then print is a fixed point)
+ * or fails with a code and a message; it never reads past len (ASan run checks that). */
+static void test_fuzz(void **state)
+{
+    uint64_t r = 0x853c49e6748fea9bull;
+    static const char alphabet[] = "0123456789[](){},:TSELfsbu*-<?# \x01";
+
+    (void)state;
+    for (int it = 0; it < 200000; it++) {
+        const char *base = canonical[it % (sizeof(canonical) / sizeof(canonical[0]))];
+        char buf[128], out[SHAPE_MAX_TEXT * 4], out2[SHAPE_MAX_TEXT * 4];
+        size_t len = strlen(base);
+        struct shape_list l, l2;
+        struct err e;
+
+        memcpy(buf, base, len);
+        for (int k = 0; k < 3; k++) {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            size_t pos = (size_t)(r % (len + 1));
+            switch ((r >> 20) % 3) {
+            case 0: /* overwrite */
+                if (pos < len)
+                    buf[pos] = alphabet[(r >> 32) % (sizeof(alphabet) - 1)];
+                break;
+            case 1: /* truncate */
+                len = pos;
+                break;
+            default: /* insert */
+                if (len + 1 < sizeof(buf)) {
+                    memmove(buf + pos + 1, buf + pos, len - pos);
+                    buf[pos] = alphabet[(r >> 32) % (sizeof(alphabet) - 1)];
+                    len++;
+                }
+            }
+        }
+        err_clear(&e);
+        int rc = shape_list_parse(buf, len, &l, &e);
+        if (rc != 0) {
+            assert_true(rc < 0);
+            assert_int_equal(e.code, rc);
+            assert_true(strlen(e.msg) > 0);
+            continue;
+        }
+        int n = shape_list_print(&l, out, sizeof(out));
+        assert_true(n >= 0);
+        assert_int_equal(shape_list_parse(out, (size_t)n, &l2, &e), 0);
+        assert_int_equal(shape_list_print(&l2, out2, sizeof(out2)), n);
+        assert_string_equal(out, out2);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -355,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_normalise),    cmocka_unit_test(test_dtypes),
         cmocka_unit_test(test_errors),       cmocka_unit_test(test_tuple_limits),
         cmocka_unit_test(test_print_bounds), cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_fuzz),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
