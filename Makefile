@@ -111,8 +111,8 @@ format-check:
 	clang-format --dry-run -Werror $(C_FILES)
 
 lint: format-check
-	clang-tidy --quiet $(filter %.c,$(C_FILES)) -- -std=c11 -D_GNU_SOURCE -Iserver -Itests/unit \
-		$(PKG_CFLAGS)
+	printf '%s\n' $(filter %.c,$(C_FILES)) | xargs -P "$$(nproc)" -I{} clang-tidy --quiet {} -- \
+		-std=c11 -D_GNU_SOURCE -Iserver -Itests/unit $(PKG_CFLAGS)
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \
 		--inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -Iserver server tests/unit
 
