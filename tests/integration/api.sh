@@ -275,11 +275,23 @@ check "a deleted plan is 404" problem 404 not-found
 req GET /metrics
 check "/metrics has requests by route and status, durations, jobs and planner histogram" \
     eval 'is 200 && body_has "tpuplan_http_requests_total{route=\"plans\",status=\"202\"}" && body_has "tpuplan_http_request_duration_seconds_bucket" && body_has "tpuplan_jobs{state=\"done\"}" && body_has "tpuplan_planner_duration_seconds_count"'
+# Graceful stop: a request parked on Prefer: wait still gets an answer (201 if its plan
+# finished first, else 202 with its location), never a reset; the exit status is 0.
+awk 'BEGIN { printf "{\"name\":\"api-test-big\",\"tensors\":["; for (i = 0; i < 3000; i++) printf "%s{\"name\":\"t%d\",\"shape\":[%d,256],\"dtype\":\"bf16\",\"kind\":\"activation\",\"live\":[%d,%d]}", (i ? "," : ""), i, 8 + i % 300, i % 90, i % 90 + 3; printf "]}" }' >"$tmp/big-model.json"
+curl -s -o "$tmp/parked.out" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -H 'Prefer: wait=60' --data-binary @"$tmp/big-model.json" "$base/api/v1/plans" \
+    >"$tmp/parked.code" 2>/dev/null &
+curl_pid=$!
+sleep 0.5
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
 pid=""
+wait "$curl_pid"
+parked=$(cat "$tmp/parked.code")
 check "SIGTERM stops the server with status 0" [ "$rc" = 0 ]
+check "a request parked on Prefer: wait is answered at shutdown (got $parked)" \
+    eval '[ "$parked" = 202 ] || [ "$parked" = 201 ]'
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
