@@ -34,19 +34,21 @@ CLI_SRC     = $(sort $(wildcard server/cli/*.c))
 SERVICE_SRC = $(sort $(filter-out server/service/main.c,$(wildcard server/service/*.c)))
 UNIT_SRC    = $(sort $(wildcard tests/unit/test_*.c))
 BENCH_SRC   = $(sort $(wildcard tests/bench/*.c))
+FUZZ_SRC    = $(sort $(wildcard tests/fuzz/fuzz_*.c))
 
 PLANNER_OBJ = $(PLANNER_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ     = $(CLI_SRC:%.c=$(BUILD)/%.o)
 SERVICE_OBJ = $(SERVICE_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN    = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BIN   = $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+FUZZ_BIN    = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 LIBPLANNER  = $(BUILD)/libtpuplan.a
 LIBSERVICE  = $(BUILD)/libservice.a
 
 SAN_OPT   = -O1 -g -fno-omit-frame-pointer
 SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: all unit bench-bins deps test test-unit lint format format-check run stop bench \
+.PHONY: all unit bench-bins fuzz-bins fuzz deps test test-unit lint format format-check run stop bench \
         bench-pack bench-server clean
 
 all: $(BINDIR)/tpuplan $(if $(wildcard server/service/main.c),$(BINDIR)/tpuplan-server)
@@ -79,8 +81,20 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIBPLANNER)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBPLANNER) $(LDLIBS)
 
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIBPLANNER)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(LIBPLANNER) $(LDLIBS)
+
 unit: $(UNIT_BIN)
 bench-bins: $(BENCH_BIN)
+fuzz-bins: $(FUZZ_BIN)
+
+# libFuzzer targets (clang), instrumented planner; FUZZ_SECONDS per target (make test: 15).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@$(MAKE) --no-print-directory CC=clang BUILD=build/fuzz BINDIR=build/fuzz/bin OPT="-O1 -g" \
+		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" fuzz-bins
+	@tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # Installs missing Debian packages (as root; prints the command otherwise). Idempotent.
 deps:
