@@ -91,22 +91,24 @@ fuzz-bins: $(FUZZ_BIN)
 
 # libFuzzer targets (clang), instrumented planner; FUZZ_SECONDS per target (make test: 15).
 FUZZ_SECONDS ?= 60
+FUZZ_MAKE = CC=clang BUILD=build/fuzz BINDIR=build/fuzz/bin OPT="-O1 -g" \
+	SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 fuzz:
-	@$(MAKE) --no-print-directory CC=clang BUILD=build/fuzz BINDIR=build/fuzz/bin OPT="-O1 -g" \
-		SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined" fuzz-bins
+	@$(MAKE) --no-print-directory $(FUZZ_MAKE) fuzz-bins
 	@tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # Installs missing Debian packages (as root; prints the command otherwise). Idempotent.
 deps:
 	@server/scripts/deps.sh $(DEPS_PROFILE)
 
-# Everything: unit tests plain and under ASan+UBSan, then CLI, integration and browser
-# suites. tests/run.sh ends with the line "N passed, N failed".
+# Everything: unit tests plain and under ASan+UBSan, CLI, integration and browser suites,
+# and a short libFuzzer run of each fuzz target. tests/run.sh ends with the line "N passed, N failed".
 test:
 	@server/scripts/deps.sh test
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin OPT="$(SAN_OPT)" \
 		SAN="$(SAN_FLAGS)" all unit
+	@$(MAKE) --no-print-directory $(FUZZ_MAKE) fuzz-bins
 	@tests/run.sh
 
 # Unit tests only (both builds), for a quick loop.

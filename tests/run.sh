@@ -11,10 +11,11 @@
 #   cli         tests/cli/*.sh               (bin/tpuplan end to end)
 #   integration tests/integration/*.sh       (real PostgreSQL + bin/tpuplan-server over HTTP)
 #   browser     tests/browser/run.sh         (real Chromium against the real server)
+#   fuzz        tests/fuzz/run.sh            (each libFuzzer target, TPUPLAN_FUZZ_SECONDS each)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-suites=${TPUPLAN_SUITES:-"unit unit-asan cli integration browser"}
+suites=${TPUPLAN_SUITES:-"unit unit-asan cli integration browser fuzz"}
 logdir=build/test-logs
 mkdir -p "$logdir"
 passed=0
@@ -69,6 +70,9 @@ for suite in $suites; do
         ;;
     browser)
         [ -x tests/browser/run.sh ] && run_one browser tests/browser/run.sh
+        ;;
+    fuzz)
+        run_one fuzz tests/fuzz/run.sh "${TPUPLAN_FUZZ_SECONDS:-15}"
         ;;
     *)
         echo "run.sh: unknown suite $suite" >&2
