@@ -94,7 +94,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_MAKE = CC=clang BUILD=build/fuzz BINDIR=build/fuzz/bin OPT="-O1 -g" \
 	SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 fuzz:
-	@$(MAKE) --no-print-directory $(FUZZ_MAKE) fuzz-bins
+	@$(MAKE) --no-print-directory -j"$$(nproc)" $(FUZZ_MAKE) fuzz-bins
 	@tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # Installs missing Debian packages (as root; prints the command otherwise). Idempotent.
@@ -105,16 +105,16 @@ deps:
 # and a short libFuzzer run of each fuzz target. tests/run.sh ends with the line "N passed, N failed".
 test:
 	@server/scripts/deps.sh test
-	@$(MAKE) --no-print-directory all unit
-	@$(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin OPT="$(SAN_OPT)" \
+	@$(MAKE) --no-print-directory -j"$$(nproc)" all unit
+	@$(MAKE) --no-print-directory -j"$$(nproc)" BUILD=build/asan BINDIR=build/asan/bin OPT="$(SAN_OPT)" \
 		SAN="$(SAN_FLAGS)" all unit
-	@$(MAKE) --no-print-directory $(FUZZ_MAKE) fuzz-bins
+	@$(MAKE) --no-print-directory -j"$$(nproc)" $(FUZZ_MAKE) fuzz-bins
 	@tests/run.sh
 
 # Unit tests only (both builds), for a quick loop.
 test-unit:
-	@$(MAKE) --no-print-directory all unit
-	@$(MAKE) --no-print-directory BUILD=build/asan BINDIR=build/asan/bin OPT="$(SAN_OPT)" \
+	@$(MAKE) --no-print-directory -j"$$(nproc)" all unit
+	@$(MAKE) --no-print-directory -j"$$(nproc)" BUILD=build/asan BINDIR=build/asan/bin OPT="$(SAN_OPT)" \
 		SAN="$(SAN_FLAGS)" all unit
 	@TPUPLAN_SUITES=unit tests/run.sh
 
@@ -134,7 +134,7 @@ lint: format-check
 
 run:
 	@server/scripts/deps.sh run
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j"$$(nproc)" all
 	@server/scripts/run.sh start
 
 stop:
@@ -142,16 +142,16 @@ stop:
 
 bench:
 	@server/scripts/deps.sh test
-	@$(MAKE) --no-print-directory all bench-bins
+	@$(MAKE) --no-print-directory -j"$$(nproc)" all bench-bins
 	@tests/bench/run.sh layout
 
 bench-pack:
-	@$(MAKE) --no-print-directory all bench-bins
+	@$(MAKE) --no-print-directory -j"$$(nproc)" all bench-bins
 	@tests/bench/run.sh pack
 
 bench-server:
 	@server/scripts/deps.sh test
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j"$$(nproc)" all
 	@tests/bench/run.sh server
 
 clean:
