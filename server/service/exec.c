@@ -136,7 +136,7 @@ struct exec *exec_start(const char *conninfo, unsigned nthreads, double poll_int
     x->run = run;
     x->abandon = abandon;
     x->threads = calloc(nthreads, sizeof(*x->threads));
-    x->stores = calloc(nthreads, sizeof(*x->stores));
+    x->stores = calloc(nthreads, sizeof(struct store *)); /* NOLINT(bugprone-sizeof-expression) */
     if (x->threads == NULL || x->stores == NULL) {
         snprintf(errbuf, cap, "out of memory");
         goto fail;

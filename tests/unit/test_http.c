@@ -194,7 +194,7 @@ static void test_body_plain(void **state)
 
 static void test_body_safetensors(void **state)
 {
-    static const char hdr[] = "{\"a\":1}"; /* 7 bytes */
+    static const char hdr[7] = {'{', '"', 'a', '"', ':', '1', '}'};
     char data[8 + 7 + 100];
     struct body b;
     size_t i;
