@@ -615,15 +615,18 @@ int layout_size(const struct shape *sh, struct layout_info *out, struct err *e)
 int layout_resolve(const struct shape *sh, const struct chip *chip, struct shape *resolved,
                    struct layout_info *out, struct err *e)
 {
-    struct shape tmp = *sh;
+    struct shape tmp;
+    struct shape *w = resolved != NULL && resolved != sh ? resolved : &tmp;
     int rc;
 
-    if ((rc = layout_fill(&tmp, chip, &out->rule, &out->confidence, &out->assumption, e)) != 0)
+    /* Work in the caller's buffer when there is one: one copy of the shape, not two. */
+    *w = *sh;
+    if ((rc = layout_fill(w, chip, &out->rule, &out->confidence, &out->assumption, e)) != 0)
         return rc;
-    if ((rc = size_of(&tmp, out, e)) != 0)
+    if ((rc = size_of(w, out, e)) != 0)
         return rc;
-    if (resolved != NULL)
-        *resolved = tmp;
+    if (resolved != NULL && w != resolved)
+        *resolved = *w;
     return 0;
 }
 

@@ -62,7 +62,8 @@ int layout_size(const struct shape *sh, struct layout_info *out, struct err *e);
 
 /*
  * layout_default + layout_size in one call, on a copy: *resolved gets the shape with its
- * layout (resolved may be NULL). Also sets out->rule, out->confidence and out->assumption.
+ * layout (resolved may be NULL, or equal to sh; on error its contents are unspecified). Also
+ * sets out->rule, out->confidence and out->assumption.
  * This is what the CLI, the model planner and the tests use. Allocation-free.
  */
 int layout_resolve(const struct shape *sh, const struct chip *chip, struct shape *resolved,
