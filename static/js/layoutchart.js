@@ -62,7 +62,7 @@ export class LayoutChart {
         const seen = new Uint8Array(KINDS.length);
         for (let i = 0; i < n; i++) seen[this.kind[i]] = 1;
         this.kindsPresent = KINDS.filter((_, k) => seen[k]);
-        this.buildIndex();
+        this.grid = null; // built on the first hover, so it never delays the first paint
     }
 
     buildIndex() {
@@ -340,7 +340,8 @@ export class LayoutChart {
 
     // The buffer under (or within 4 px of) a canvas point, or -1.
     hit(sx, sy) {
-        if (!this.grid || sx < M.left || sx > M.left + this.pw || sy < M.top || sy > M.top + this.ph) return -1;
+        if (!this.grid) this.buildIndex();
+        if (sx < M.left || sx > M.left + this.pw || sy < M.top || sy > M.top + this.ph) return -1;
         const { g, sx: gsx, sy: gsy, start, items, cell } = this.grid;
         const e = this.extent;
         const tol = 4;

@@ -145,7 +145,7 @@ function renderCards(r, s, pk) {
     cards.append(card('Chip', chip.name || '?', [chip.device_kind, chip.usable_hbm_bytes ? `usable HBM ${fmtBytes(chip.usable_hbm_bytes)}` : null].filter(Boolean).join(' · ')));
     if (cap) {
         if (s.fits) cards.append(card('Fits', 'fits', `headroom ${fmtBytes(s.headroom_bytes)} of ${fmtBytes(cap)}`, 'good'));
-        else cards.append(card('Fits', `over by ${fmtBytes(s.peak_bytes - cap)}`, `peak ${fmtBytes(s.peak_bytes)} > capacity ${fmtBytes(cap)}`, 'bad'));
+        else cards.append(card('Fits', `over by ${fmtBytes(s.overflow_bytes || s.peak_bytes - cap)}`, `peak ${fmtBytes(s.peak_bytes)} > capacity ${fmtBytes(cap)}`, 'bad'));
     } else {
         cards.append(card('Fits', 'no capacity', 'no capacity was given (CSV input): nothing to compare against'));
     }

@@ -25,6 +25,9 @@ function clearErrors() {
 function showProblem(err) {
     const where = (err.where || '').toLowerCase();
     let field = 'file';
+    // A parameter problem without `where` names its field first ("capacity must be ...").
+    const first = !where && /^([a-z_]+)\b/.exec(err.detail || '');
+    if (first && FIELDS.includes(first[1])) field = first[1];
     for (const f of FIELDS) if (where === f || where.startsWith(f + '.') || where.startsWith(f + '[')) field = f;
     if (where.startsWith('time_limit') || where.startsWith('time-limit')) field = 'time_limit';
     if (!err.status && !err.where) field = 'general';
@@ -184,7 +187,7 @@ async function loadRecent(reset) {
         const { body } = await apiGet('/api/v1/plans?' + params);
         const items = body.items || [];
         for (const p of items) {
-            const s = p.summary || {};
+            const s = p.summary || p; // list items carry the summary columns inline
             const link = el('a', { href: '/p/' + encodeURIComponent(p.id), text: p.name || p.id });
             const fits = s.fits === true ? el('span', { class: 'badge ok', text: 'fits' }) : s.fits === false && p.status === 'done' ? el('span', { class: 'badge bad', text: 'over' }) : '–';
             tbody.append(el('tr', null, el('td', { class: 'name' }, link), el('td', { text: p.chip || '' }), el('td', null, statusBadge(p.status)),

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# run.sh - the dashboard in real Chromium (Debian's /usr/bin/chromium driven by playwright-core)
+# against the real bin/tpuplan-server on a free loopback port and a throwaway PostgreSQL
+# (tests/pg.sh). Prints TAP. Screenshots go to tests/artifacts/ (git-ignored).
+#
+# playwright-core is pinned in tests/browser/package-lock.json and installed with `npm ci`
+# when node_modules is missing; it never downloads a browser.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+tmp=$(mktemp -d /tmp/tpuplan-browser.XXXXXX)
+pid=""
+
+cleanup() {
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+        kill -TERM "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    fi
+    tests/pg.sh stop "$tmp/pg" >/dev/null 2>&1
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+bail() {
+    echo "Bail out! $*"
+    exit 1
+}
+
+[ -x "$CHROMIUM" ] || bail "no Chromium at $CHROMIUM (server/scripts/deps.sh test installs it)"
+command -v node >/dev/null || bail "no node on PATH (server/scripts/deps.sh test installs it)"
+[ -x "$SERVER" ] || bail "no $SERVER: run make first"
+if [ ! -d tests/browser/node_modules/playwright-core ]; then
+    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) >"$tmp/npm.log" 2>&1 ||
+        bail "npm ci failed: $(tail -3 "$tmp/npm.log")"
+fi
+
+DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err") ||
+    bail "cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
+export DATABASE_URL
+"$SERVER" --listen 127.0.0.1:0 --static static --workers 2 --executors 2 --http-threads 2 \
+    >"$tmp/server.log" 2>&1 &
+pid=$!
+for _ in $(seq 150); do
+    grep -q 'listening on' "$tmp/server.log" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+base=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$tmp/server.log" | head -1 | sed 's/^listening on //')
+[ -n "$base" ] || bail "server did not start: $(tail -5 "$tmp/server.log")"
+
+mkdir -p tests/artifacts
+node tests/browser/dashboard.test.mjs "$base" "$tmp" "$CHROMIUM"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+    echo "# server log (last lines):"
+    tail -15 "$tmp/server.log" | sed 's/^/#   /'
+fi
+exit "$rc"
