@@ -1,9 +1,55 @@
 /*
- * pack.c - placeholder implementation of pack.h until the owning module lands.
+ * pack.c - static buffer assignment: validation, the lower bound and strategy dispatch.
+ *
+ * The strategies live in pack_heur.c (greedy orders and our search heuristic) and
+ * pack_exact.c (the exact solver); pack_check.c verifies every packing independently
+ * before pack_run returns it, so a solver bug surfaces as ERR_INTERNAL, never as a wrong
+ * answer.
  */
 #include "planner/pack.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "planner/pack_int.h"
+
+/* Values stay below 2^62 so sums, differences and alignment round-ups cannot wrap. */
+#define PACK_VALUE_MAX ((int64_t)1 << 62)
+#define PACK_ALIGN_MAX ((uint64_t)1 << 32)
+
+/* Default budgets when pack_opts.time_limit_s is 0. */
+#define PACK_SEARCH_DEFAULT_S 1.0
+#define PACK_EXACT_DEFAULT_S  10.0
+
+enum strategy_kind { KIND_GREEDY, KIND_DEFAULT, KIND_SEARCH, KIND_EXACT, KIND_BEST };
+
+static const struct strategy {
+    const char *name;
+    enum strategy_kind kind;
+    enum pack_order ord;
+    enum pack_fit fit;
+} strategies[] = {
+    {"xla-spatial", KIND_GREEDY, PACK_ORDER_SPATIAL, PACK_FIT_BEST},
+    {"xla-temporal", KIND_GREEDY, PACK_ORDER_TEMPORAL, PACK_FIT_BEST},
+    {"xla-area", KIND_GREEDY, PACK_ORDER_AREA, PACK_FIT_BEST},
+    {"xla-default", KIND_DEFAULT, PACK_ORDER_SPATIAL, PACK_FIT_BEST},
+    {"first-fit", KIND_GREEDY, PACK_ORDER_PROGRAM, PACK_FIT_LOWEST},
+    {"tflite", KIND_GREEDY, PACK_ORDER_TFLITE, PACK_FIT_BEST},
+    {"tpuplan-search", KIND_SEARCH, PACK_ORDER_SPATIAL, PACK_FIT_BEST},
+    {"exact", KIND_EXACT, PACK_ORDER_SPATIAL, PACK_FIT_BEST},
+    {"best", KIND_BEST, PACK_ORDER_SPATIAL, PACK_FIT_BEST},
+};
+#define NSTRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
+
+double pack_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 void pack_result_free(struct pack_result *r)
 {
@@ -13,52 +59,244 @@ void pack_result_free(struct pack_result *r)
     r->offsets = NULL;
 }
 
-int pack_lower_bound(const struct pack_problem *p, uint64_t *lb, struct err *e)
+const char *pack_strategy_names(void)
 {
-    (void)p;
-    (void)lb;
-    return err_set(e, ERR_INTERNAL, NULL, "pack_lower_bound: not implemented");
+    return "xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite,tpuplan-search,exact";
 }
 
 int pack_validate(const struct pack_problem *p, struct err *e)
 {
-    (void)p;
-    return err_set(e, ERR_INTERNAL, NULL, "pack_validate: not implemented");
+    uint64_t total = 0;
+    char where[48];
+
+    if (p == NULL)
+        return err_set(e, ERR_INVALID, NULL, "no packing problem given");
+    if (p->n > PACK_MAX_BUFFERS)
+        return err_set(e, ERR_LIMIT, "buffers", "%zu buffers, the limit is %d", p->n,
+                       PACK_MAX_BUFFERS);
+    if (p->n > 0 && p->bufs == NULL)
+        return err_set(e, ERR_INVALID, "buffers", "%zu buffers but no buffer array", p->n);
+    if (p->alignment > PACK_ALIGN_MAX)
+        return err_set(e, ERR_LIMIT, "alignment", "alignment %llu is above the limit %llu",
+                       (unsigned long long)p->alignment, (unsigned long long)PACK_ALIGN_MAX);
+    if (p->capacity > (uint64_t)PACK_VALUE_MAX)
+        return err_set(e, ERR_LIMIT, "capacity", "capacity %llu is above the limit %llu",
+                       (unsigned long long)p->capacity, (unsigned long long)PACK_VALUE_MAX);
+    for (size_t i = 0; i < p->n; i++) {
+        const struct pack_buffer *b = &p->bufs[i];
+
+        snprintf(where, sizeof(where), "buffers[%zu]", i);
+        if (b->size == 0)
+            return err_set(e, ERR_INVALID, where, "buffer %zu: size must be positive", i);
+        if (b->lower >= b->upper)
+            return err_set(e, ERR_INVALID, where,
+                           "buffer %zu: lower %lld is not below upper %lld (lifetimes are "
+                           "half-open [lower, upper))",
+                           i, (long long)b->lower, (long long)b->upper);
+        if (b->lower < -PACK_VALUE_MAX || b->upper > PACK_VALUE_MAX)
+            return err_set(e, ERR_LIMIT, where, "buffer %zu: lifetime [%lld, %lld) is out of range",
+                           i, (long long)b->lower, (long long)b->upper);
+        if (b->size > (uint64_t)PACK_VALUE_MAX)
+            return err_set(e, ERR_LIMIT, where, "buffer %zu: size %llu is out of range", i,
+                           (unsigned long long)b->size);
+        if (p->capacity > 0 && b->size > p->capacity)
+            return err_set(e, ERR_INVALID, where,
+                           "buffer %zu alone needs %llu bytes, capacity is %llu", i,
+                           (unsigned long long)b->size, (unsigned long long)p->capacity);
+        /* Every offset is at most the sum of the aligned sizes, so bounding that sum
+         * bounds every intermediate value of every solver. */
+        uint64_t step = b->size + (p->alignment > 1 ? p->alignment : 0);
+        if (__builtin_add_overflow(total, step, &total) || total > (uint64_t)PACK_VALUE_MAX)
+            return err_set(e, ERR_OVERFLOW, where,
+                           "buffer %zu: the total size of the buffers exceeds 2^62 bytes", i);
+    }
+    return ERR_OK;
+}
+
+struct lb_event {
+    int64_t t;
+    int64_t delta; /* +size at lower, -size at upper */
+};
+
+static int lb_event_cmp(const void *a, const void *b)
+{
+    const struct lb_event *x = a, *y = b;
+
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    /* Half-open lifetimes: a buffer ending at t frees before one starting at t. */
+    return (x->delta > y->delta) - (x->delta < y->delta);
+}
+
+int pack_lower_bound(const struct pack_problem *p, uint64_t *lb, struct err *e)
+{
+    struct lb_event *ev = NULL;
+    int64_t live = 0, best = 0;
+    int rc = pack_validate(p, e);
+
+    if (rc != ERR_OK)
+        return rc;
+    *lb = 0;
+    if (p->n == 0)
+        return ERR_OK;
+    ev = malloc(2 * p->n * sizeof(*ev));
+    if (ev == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+    for (size_t i = 0; i < p->n; i++) {
+        ev[2 * i] = (struct lb_event){p->bufs[i].lower, (int64_t)p->bufs[i].size};
+        ev[2 * i + 1] = (struct lb_event){p->bufs[i].upper, -(int64_t)p->bufs[i].size};
+    }
+    qsort(ev, 2 * p->n, sizeof(*ev), lb_event_cmp);
+    for (size_t i = 0; i < 2 * p->n; i++) {
+        live += ev[i].delta; /* bounded by the validated total */
+        if (live > best)
+            best = live;
+    }
+    *lb = (uint64_t)best;
+    free(ev);
+    return ERR_OK;
+}
+
+static const struct strategy *strategy_find(const char *name)
+{
+    for (size_t i = 0; i < NSTRATEGIES; i++)
+        if (strcmp(strategies[i].name, name) == 0)
+            return &strategies[i];
+    return NULL;
+}
+
+static uint64_t peak_of(const struct pack_problem *p, const uint64_t *offsets)
+{
+    uint64_t peak = 0;
+
+    for (size_t i = 0; i < p->n; i++)
+        if (offsets[i] + p->bufs[i].size > peak)
+            peak = offsets[i] + p->bufs[i].size;
+    return peak;
+}
+
+/* Runs the single greedy strategies that seed the search strategies; keeps the best. */
+static int run_greedy_best(const struct pack_problem *p, uint64_t *offsets, uint64_t *peak,
+                           uint64_t *tmp, struct err *e)
+{
+    static const enum pack_order ords[] = {PACK_ORDER_SPATIAL, PACK_ORDER_TFLITE,
+                                           PACK_ORDER_TEMPORAL};
+    int rc;
+
+    *peak = UINT64_MAX;
+    for (size_t i = 0; i < sizeof(ords) / sizeof(ords[0]); i++) {
+        for (int fit = 0; fit < 2; fit++) {
+            uint64_t pk;
+            rc = pack_greedy(p, ords[i], (enum pack_fit)fit, NULL, tmp, &pk, e);
+            if (rc != ERR_OK)
+                return rc;
+            if (pk < *peak) {
+                *peak = pk;
+                memcpy(offsets, tmp, p->n * sizeof(*tmp));
+            }
+        }
+    }
+    return ERR_OK;
 }
 
 int pack_run(const struct pack_problem *p, const char *strategy, const struct pack_opts *o,
              struct pack_result *out, struct err *e)
 {
-    (void)p;
-    (void)strategy;
-    (void)o;
-    (void)out;
-    return err_set(e, ERR_INTERNAL, NULL, "pack_run: not implemented");
-}
+    const struct strategy *s;
+    struct pack_opts defopts = {0};
+    uint64_t *offsets = NULL, *tmp = NULL, peak = 0, lb = 0, pk2;
+    bool proven = false;
+    double solved_at = -1;
+    double t0 = pack_now(), limit;
+    int rc;
 
-const char *pack_strategy_names(void)
-{
-    return "";
-}
-
-int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t peak, struct err *e)
-{
-    (void)p;
-    (void)offsets;
-    (void)peak;
-    return err_set(e, ERR_INTERNAL, NULL, "pack_check: not implemented");
-}
-
-int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
-                         struct pack_metrics *out, struct err *e)
-{
-    (void)p;
-    (void)offsets;
-    (void)out;
-    return err_set(e, ERR_INTERNAL, NULL, "pack_metrics_compute: not implemented");
-}
-
-void pack_metrics_free(struct pack_metrics *m)
-{
-    (void)m;
+    if (out == NULL)
+        return err_set(e, ERR_INVALID, NULL, "pack_run: no result given");
+    memset(out, 0, sizeof(*out));
+    if (o == NULL)
+        o = &defopts;
+    if (strategy == NULL || (s = strategy_find(strategy)) == NULL)
+        return err_set(e, ERR_NOTFOUND, "strategy",
+                       "unknown packing strategy \"%s\" (one of %s, best)",
+                       strategy == NULL ? "" : strategy, pack_strategy_names());
+    if (!(o->time_limit_s >= 0 && o->time_limit_s <= PACK_TIME_LIMIT_MAX))
+        return err_set(e, ERR_INVALID, "time_limit", "time limit %g s is out of range [0, %d]",
+                       o->time_limit_s, PACK_TIME_LIMIT_MAX);
+    rc = pack_lower_bound(p, &lb, e); /* validates */
+    if (rc != ERR_OK)
+        return rc;
+    offsets = malloc((p->n ? p->n : 1) * sizeof(*offsets));
+    tmp = malloc((p->n ? p->n : 1) * sizeof(*tmp));
+    if (offsets == NULL || tmp == NULL) {
+        rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+        goto out;
+    }
+    switch (s->kind) {
+    case KIND_GREEDY:
+        rc = pack_greedy(p, s->ord, s->fit, NULL, offsets, &peak, e);
+        break;
+    case KIND_DEFAULT:
+        /* ChooseBestHeapAlgorithm: the first of the minimum heap sizes wins. */
+        rc = pack_greedy(p, PACK_ORDER_SPATIAL, PACK_FIT_BEST, NULL, offsets, &peak, e);
+        if (rc == ERR_OK)
+            rc = pack_greedy(p, PACK_ORDER_TEMPORAL, PACK_FIT_BEST, NULL, tmp, &pk2, e);
+        if (rc == ERR_OK && pk2 < peak) {
+            peak = pk2;
+            memcpy(offsets, tmp, p->n * sizeof(*tmp));
+        }
+        break;
+    case KIND_SEARCH:
+        limit = o->time_limit_s > 0 ? o->time_limit_s : PACK_SEARCH_DEFAULT_S;
+        rc = run_greedy_best(p, offsets, &peak, tmp, e);
+        if (rc == ERR_OK)
+            rc = pack_search(p, o, t0 + limit, offsets, &peak, e);
+        break;
+    case KIND_EXACT:
+    case KIND_BEST:
+        limit = o->time_limit_s > 0 ? o->time_limit_s : PACK_EXACT_DEFAULT_S;
+        rc = run_greedy_best(p, offsets, &peak, tmp, e);
+        if (p->capacity > 0 && peak <= p->capacity)
+            solved_at = pack_now();
+        /* "best" spends a slice of the budget on the search heuristic first: a lower
+         * incumbent shortens the exact solver's descent. */
+        if (rc == ERR_OK && s->kind == KIND_BEST && peak > lb)
+            rc = pack_search(p, o, t0 + limit * 0.1, offsets, &peak, e);
+        if (rc == ERR_OK)
+            rc = pack_exact(p, o, t0 + limit, lb, offsets, &peak, &proven, &solved_at, e);
+        break;
+    }
+    if (rc != ERR_OK)
+        goto out;
+    if (peak != peak_of(p, offsets)) {
+        rc = err_set(e, ERR_INTERNAL, NULL, "%s: reported peak %llu is not the packing's peak",
+                     s->name, (unsigned long long)peak);
+        goto out;
+    }
+    /* The independent checker guards every answer (capacity excluded: an over-capacity
+     * packing is a valid answer with solved = false). */
+    {
+        struct pack_problem q = *p;
+        q.capacity = 0;
+        rc = pack_check(&q, offsets, peak, e);
+        if (rc != ERR_OK) {
+            err_prefix(e, NULL, "internal error, packing failed the checker: ");
+            rc = e != NULL ? (e->code = ERR_INTERNAL) : ERR_INTERNAL;
+            goto out;
+        }
+    }
+    snprintf(out->strategy, sizeof(out->strategy), "%s", s->name);
+    out->offsets = offsets;
+    offsets = NULL;
+    out->peak = peak;
+    out->lower_bound = lb;
+    out->solved = p->capacity == 0 || peak <= p->capacity;
+    out->proven_optimal = proven || peak == lb;
+    out->seconds = pack_now() - t0;
+    out->solved_seconds = out->solved ? out->seconds : -1;
+    if (out->solved && solved_at >= t0)
+        out->solved_seconds = solved_at - t0;
+out:
+    free(offsets);
+    free(tmp);
+    return rc;
 }

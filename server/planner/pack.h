@@ -31,7 +31,8 @@
 
 #include "planner/err.h"
 
-#define PACK_MAX_BUFFERS 10000000 /* bound on n, checked by every entry point */
+#define PACK_MAX_BUFFERS    10000000 /* bound on n, checked by every entry point */
+#define PACK_TIME_LIMIT_MAX 86400    /* seconds; pack_opts.time_limit_s must lie in [0, this] */
 
 struct pack_buffer {
     int64_t lower; /* first step live */
@@ -57,9 +58,10 @@ struct pack_result {
     uint64_t *offsets; /* n entries, malloc'd; owned by the result (pack_result_free) */
     uint64_t peak;
     uint64_t lower_bound;
-    bool solved;         /* a packing within the capacity was found (or no capacity) */
-    bool proven_optimal; /* peak is proven minimal */
-    double seconds;      /* wall-clock time of this strategy */
+    bool solved;           /* a packing within the capacity was found (or no capacity) */
+    bool proven_optimal;   /* peak is proven minimal */
+    double seconds;        /* wall-clock time of this strategy */
+    double solved_seconds; /* when a packing within the capacity was first found; -1: never */
 };
 
 void pack_result_free(struct pack_result *r);

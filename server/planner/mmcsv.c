@@ -1,0 +1,390 @@
+/*
+ * mmcsv.c - MiniMalloc CSV reader and solution writer (see mmcsv.h).
+ */
+#include "planner/mmcsv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum col { COL_ID, COL_LOWER, COL_UPPER, COL_END, COL_SIZE, COL_IGNORED, COL_NONE };
+
+#define MMCSV_COLS_MAX 16
+
+static const struct {
+    const char *name;
+    enum col col;
+} col_names[] = {
+    {"id", COL_ID},        {"buffer", COL_ID},
+    {"buffer_id", COL_ID}, {"lower", COL_LOWER},
+    {"begin", COL_LOWER},  {"start", COL_LOWER},
+    {"upper", COL_UPPER},  {"end", COL_END},
+    {"size", COL_SIZE},    {"alignment", COL_IGNORED},
+    {"hint", COL_IGNORED}, {"offset", COL_IGNORED},
+    {"gaps", COL_IGNORED},
+};
+
+static const char *col_label(enum col c)
+{
+    switch (c) {
+    case COL_ID:
+        return "id";
+    case COL_LOWER:
+        return "lower";
+    case COL_UPPER:
+        return "upper";
+    case COL_END:
+        return "end";
+    case COL_SIZE:
+        return "size";
+    default:
+        return "?";
+    }
+}
+
+/* One line of input: [s, s+len) without the newline (and without a trailing '\r'). */
+struct span {
+    const char *s;
+    size_t len;
+};
+
+static struct span trim(struct span f)
+{
+    while (f.len > 0 && (f.s[0] == ' ' || f.s[0] == '\t')) {
+        f.s++;
+        f.len--;
+    }
+    while (f.len > 0 && (f.s[f.len - 1] == ' ' || f.s[f.len - 1] == '\t'))
+        f.len--;
+    return f;
+}
+
+static bool span_is(struct span f, const char *name)
+{
+    return f.len == strlen(name) && memcmp(f.s, name, f.len) == 0;
+}
+
+/* Splits line into at most max fields at commas; returns the number of fields. */
+static size_t split(struct span line, struct span *fields, size_t max)
+{
+    size_t n = 0;
+    const char *p = line.s, *end = line.s + line.len;
+
+    for (;;) {
+        const char *c = memchr(p, ',', (size_t)(end - p));
+        if (n < max)
+            fields[n] = trim((struct span){p, c ? (size_t)(c - p) : (size_t)(end - p)});
+        n++;
+        if (c == NULL)
+            return n;
+        p = c + 1;
+    }
+}
+
+/* Parses a decimal integer; 0 ok, -1 not a number, -2 out of range. */
+static int parse_i64(struct span f, int64_t *v)
+{
+    size_t i = 0;
+    bool neg = false;
+    uint64_t acc = 0, lim;
+
+    if (f.len > 0 && (f.s[0] == '-' || f.s[0] == '+')) {
+        neg = f.s[0] == '-';
+        i++;
+    }
+    if (i == f.len)
+        return -1;
+    lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; i < f.len; i++) {
+        if (f.s[i] < '0' || f.s[i] > '9')
+            return -1;
+        if (acc > (lim - (uint64_t)(f.s[i] - '0')) / 10)
+            return -2;
+        acc = acc * 10 + (uint64_t)(f.s[i] - '0');
+    }
+    *v = neg ? (int64_t)(0 - acc) : (int64_t)acc;
+    return 0;
+}
+
+static bool next_line(const char *text, size_t len, size_t *pos, struct span *line)
+{
+    const char *nl;
+
+    if (*pos >= len)
+        return false;
+    nl = memchr(text + *pos, '\n', len - *pos);
+    line->s = text + *pos;
+    line->len = nl ? (size_t)(nl - (text + *pos)) : len - *pos;
+    *pos += line->len + (nl ? 1 : 0);
+    if (line->len > 0 && line->s[line->len - 1] == '\r')
+        line->len--;
+    return true;
+}
+
+bool mmcsv_detect(const char *text, size_t len)
+{
+    struct span line, f;
+    size_t pos = 0;
+
+    if (text == NULL || !next_line(text, len, &pos, &line))
+        return false;
+    if (line.len >= 3 && (unsigned char)line.s[0] == 0xEF && (unsigned char)line.s[1] == 0xBB &&
+        (unsigned char)line.s[2] == 0xBF) {
+        line.s += 3;
+        line.len -= 3;
+    }
+    split(line, &f, 1);
+    return span_is(f, "id") || span_is(f, "buffer") || span_is(f, "buffer_id");
+}
+
+void mmcsv_free(struct mmcsv *m)
+{
+    if (m == NULL)
+        return;
+    if (m->ids != NULL)
+        for (size_t i = 0; i < m->n; i++)
+            free(m->ids[i]);
+    free(m->ids);
+    free(m->bufs);
+    free(m->lines);
+    memset(m, 0, sizeof(*m));
+}
+
+static uint64_t hash_id(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Rejects duplicate ids with an open-addressing table of buffer indices. */
+static int check_duplicates(const struct mmcsv *m, struct err *e)
+{
+    size_t cap = 16, *tab;
+    int rc = ERR_OK;
+
+    while (cap < 2 * m->n)
+        cap *= 2;
+    tab = malloc(cap * sizeof(*tab));
+    if (tab == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", m->n);
+    for (size_t i = 0; i < cap; i++)
+        tab[i] = SIZE_MAX;
+    for (size_t i = 0; i < m->n && rc == ERR_OK; i++) {
+        size_t h = (size_t)hash_id(m->ids[i]) & (cap - 1);
+        for (; tab[h] != SIZE_MAX; h = (h + 1) & (cap - 1)) {
+            if (strcmp(m->ids[tab[h]], m->ids[i]) == 0) {
+                char where[48];
+                snprintf(where, sizeof(where), "line %zu, column id", m->lines[i]);
+                rc = err_set(e, ERR_INVALID, where,
+                             "line %zu, column id: duplicate id \"%s\" (first on line %zu)",
+                             m->lines[i], m->ids[i], m->lines[tab[h]]);
+                break;
+            }
+        }
+        tab[h] = i;
+    }
+    free(tab);
+    return rc;
+}
+
+static int field_err(struct err *e, int code, size_t lineno, enum col c, const char *what)
+{
+    char where[48];
+
+    snprintf(where, sizeof(where), "line %zu, column %s", lineno, col_label(c));
+    return err_set(e, code, where, "line %zu, column %s: %s", lineno, col_label(c), what);
+}
+
+int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *out, struct err *e)
+{
+    enum col cols[MMCSV_COLS_MAX];
+    int have[COL_NONE] = {0};
+    struct span line, f[MMCSV_COLS_MAX];
+    size_t pos = 0, lineno = 1, ncols, cap = 0;
+    int rc = ERR_OK;
+
+    if (out == NULL)
+        return err_set(e, ERR_INVALID, NULL, "mmcsv_parse: no result given");
+    memset(out, 0, sizeof(*out));
+    if (text == NULL || !next_line(text, len, &pos, &line))
+        return err_set(e, ERR_INVALID, "header",
+                       "empty input: expected a header id,lower,upper,size");
+    if (line.len >= 3 && (unsigned char)line.s[0] == 0xEF && (unsigned char)line.s[1] == 0xBB &&
+        (unsigned char)line.s[2] == 0xBF) {
+        line.s += 3;
+        line.len -= 3;
+    }
+    ncols = split(line, f, MMCSV_COLS_MAX);
+    if (ncols > MMCSV_COLS_MAX)
+        return err_set(e, ERR_LIMIT, "header", "header: %zu columns, the limit is %d", ncols,
+                       MMCSV_COLS_MAX);
+    for (size_t i = 0; i < ncols; i++) {
+        cols[i] = COL_NONE;
+        for (size_t k = 0; k < sizeof(col_names) / sizeof(col_names[0]); k++)
+            if (span_is(f[i], col_names[k].name))
+                cols[i] = col_names[k].col;
+        if (cols[i] == COL_NONE)
+            return err_set(
+                e, ERR_INVALID, "header",
+                "header, column %zu: unknown column \"%.*s\" (expected id,lower,upper,size)", i + 1,
+                (int)(f[i].len > 64 ? 64 : f[i].len), f[i].s);
+        if (cols[i] == COL_IGNORED) {
+            size_t used = strlen(out->ignored);
+            snprintf(out->ignored + used, sizeof(out->ignored) - used, "%s%.*s", used ? "," : "",
+                     (int)f[i].len, f[i].s);
+            continue;
+        }
+        if (have[cols[i]]++)
+            return err_set(e, ERR_INVALID, "header",
+                           "header: column %.*s given twice (or with an alias)", (int)f[i].len,
+                           f[i].s);
+    }
+    if (!have[COL_ID] || !have[COL_LOWER] || !have[COL_SIZE] || have[COL_UPPER] == have[COL_END])
+        return err_set(e, ERR_INVALID, "header",
+                       "header: expected the columns id,lower,upper,size (upper or end, not both)");
+
+    while (next_line(text, len, &pos, &line)) {
+        struct pack_buffer b = {0};
+        struct span id = {0};
+        size_t nf;
+
+        lineno++;
+        if (trim(line).len == 0)
+            continue;
+        nf = split(line, f, MMCSV_COLS_MAX);
+        if (nf != ncols) {
+            char where[32];
+            snprintf(where, sizeof(where), "line %zu", lineno);
+            rc = err_set(e, ERR_INVALID, where, "line %zu: expected %zu columns, found %zu", lineno,
+                         ncols, nf);
+            goto out;
+        }
+        if (out->n == max_buffers) {
+            char where[32];
+            snprintf(where, sizeof(where), "line %zu", lineno);
+            rc = err_set(e, ERR_LIMIT, where, "line %zu: more than %zu buffers", lineno,
+                         max_buffers);
+            goto out;
+        }
+        for (size_t i = 0; i < ncols; i++) {
+            int64_t v = 0;
+            int prc;
+
+            if (cols[i] == COL_IGNORED)
+                continue;
+            if (cols[i] == COL_ID) {
+                id = f[i];
+                if (id.len == 0) {
+                    rc = field_err(e, ERR_INVALID, lineno, COL_ID, "empty id");
+                    goto out;
+                }
+                if (id.len > MMCSV_ID_MAX) {
+                    rc = field_err(e, ERR_LIMIT, lineno, COL_ID, "id longer than 256 bytes");
+                    goto out;
+                }
+                continue;
+            }
+            prc = parse_i64(f[i], &v);
+            if (prc != 0) {
+                rc = field_err(e, ERR_INVALID, lineno, cols[i],
+                               prc == -1 ? "not a number" : "number out of range");
+                goto out;
+            }
+            switch (cols[i]) {
+            case COL_LOWER:
+                b.lower = v;
+                break;
+            case COL_UPPER:
+                b.upper = v;
+                break;
+            case COL_END:
+                if (v == INT64_MAX) {
+                    rc = field_err(e, ERR_INVALID, lineno, COL_END, "number out of range");
+                    goto out;
+                }
+                b.upper = v + 1; /* inclusive end */
+                break;
+            case COL_SIZE:
+                if (v <= 0) {
+                    rc = field_err(e, ERR_INVALID, lineno, COL_SIZE, "must be positive");
+                    goto out;
+                }
+                b.size = (uint64_t)v;
+                break;
+            default:
+                break;
+            }
+        }
+        if (b.lower >= b.upper) {
+            char where[32], msg[96];
+            snprintf(where, sizeof(where), "line %zu", lineno);
+            snprintf(msg, sizeof(msg), "lower %lld is not below upper %lld", (long long)b.lower,
+                     (long long)b.upper);
+            rc = err_set(e, ERR_INVALID, where,
+                         "line %zu: %s (lifetimes are half-open [lower, upper))", lineno, msg);
+            goto out;
+        }
+        if (out->n == cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            struct pack_buffer *nb;
+            char **ni;
+            size_t *nl;
+            if (ncap > max_buffers)
+                ncap = max_buffers;
+            nb = realloc(out->bufs, ncap * sizeof(*nb));
+            if (nb != NULL)
+                out->bufs = nb;
+            ni = realloc(out->ids, ncap * sizeof(*ni));
+            if (ni != NULL)
+                out->ids = ni;
+            nl = realloc(out->lines, ncap * sizeof(*nl));
+            if (nl != NULL)
+                out->lines = nl;
+            if (nb == NULL || ni == NULL || nl == NULL) {
+                rc = err_set(e, ERR_NOMEM, NULL, "out of memory at line %zu", lineno);
+                goto out;
+            }
+            cap = ncap;
+        }
+        out->ids[out->n] = strndup(id.s, id.len);
+        if (out->ids[out->n] == NULL) {
+            rc = err_set(e, ERR_NOMEM, NULL, "out of memory at line %zu", lineno);
+            goto out;
+        }
+        out->bufs[out->n] = b;
+        out->lines[out->n] = lineno;
+        out->n++;
+    }
+    rc = check_duplicates(out, e);
+out:
+    if (rc != ERR_OK)
+        mmcsv_free(out);
+    return rc;
+}
+
+int mmcsv_format(const struct mmcsv *m, const uint64_t *offsets, char **text, size_t *len,
+                 struct err *e)
+{
+    static const char header[] = "id,lower,upper,size,offset\n";
+    size_t cap = sizeof(header), used = 0;
+    char *buf;
+
+    /* Each row is at most the id plus four 20-digit numbers, commas and a newline. */
+    for (size_t i = 0; i < m->n; i++)
+        cap += strlen(m->ids[i]) + 4 * 21 + 1;
+    buf = malloc(cap);
+    if (buf == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory formatting %zu buffers", m->n);
+    used = (size_t)snprintf(buf, cap, "%s", header);
+    for (size_t i = 0; i < m->n; i++)
+        used +=
+            (size_t)snprintf(buf + used, cap - used, "%s,%lld,%lld,%llu,%llu\n", m->ids[i],
+                             (long long)m->bufs[i].lower, (long long)m->bufs[i].upper,
+                             (unsigned long long)m->bufs[i].size, (unsigned long long)offsets[i]);
+    *text = buf;
+    *len = used;
+    return ERR_OK;
+}

@@ -1,0 +1,53 @@
+/*
+ * mmcsv.h - MiniMalloc CSV instances (../shared/docs/allocators.md section 1.2).
+ *
+ * Input: a header row naming the columns, then one buffer per row. Required columns are
+ * id, lower, upper and size; lifetimes are half-open [lower, upper). MiniMalloc's legacy
+ * aliases are accepted: begin/start -> lower, buffer/buffer_id -> id, and an `end` column
+ * is inclusive (upper = end + 1). The optional columns alignment, hint, offset and gaps
+ * are read past and listed in mmcsv.ignored so the caller can say so; ignoring gaps is
+ * safe (a buffer then occupies its whole extent), ignoring the others only drops a wish.
+ * Output: the same buffers with an offset column appended (MiniMalloc's solution form).
+ *
+ * Errors name the line and column: "line 17, column size: not a number".
+ */
+#ifndef TPUPLAN_MMCSV_H
+#define TPUPLAN_MMCSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/err.h"
+#include "planner/pack.h"
+
+#define MMCSV_ID_MAX 256 /* bytes in one id */
+
+struct mmcsv {
+    size_t n;
+    struct pack_buffer *bufs; /* n entries, malloc'd, owned (mmcsv_free) */
+    char **ids;               /* n NUL-terminated ids, each malloc'd, owned */
+    size_t *lines;            /* n: the input line of each buffer (1-based), owned */
+    char ignored[128];        /* comma list of optional columns read past, "" if none */
+};
+
+/* True when text starts with a MiniMalloc header (first column id or an alias). */
+bool mmcsv_detect(const char *text, size_t len);
+
+/*
+ * Parses len bytes of text (need not be NUL-terminated). At most max_buffers rows
+ * (ERR_LIMIT beyond). Checks duplicate ids, size > 0, lower < upper, numbers in range.
+ * On failure *out is left empty.
+ */
+int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *out, struct err *e);
+
+void mmcsv_free(struct mmcsv *m);
+
+/*
+ * Formats the solution "id,lower,upper,size,offset" (one row per buffer, in input order)
+ * into a malloc'd NUL-terminated string *text of *len bytes, owned by the caller.
+ */
+int mmcsv_format(const struct mmcsv *m, const uint64_t *offsets, char **text, size_t *len,
+                 struct err *e);
+
+#endif

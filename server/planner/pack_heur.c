@@ -1,0 +1,331 @@
+/*
+ * pack_heur.c - greedy placement (XLA's and TFLite's heuristics, a naive first fit).
+ *
+ * Each buffer in sort order goes into the free gaps left by the already-placed buffers that
+ * overlap it in time (../shared/docs/allocators.md sections 1.7, 2 and 7):
+ *   best fit   the smallest (gap size, gap start) that fits, else the top of the overlapping
+ *              buffers (XLA ChunkPlacement::kBestFit, TFLite SimpleMemoryArena::Allocate);
+ *   lowest     the first gap from offset 0 that fits (XLA ChunkPlacement::kLowestOffset).
+ * The placed buffers that overlap a lifetime are found with a static augmented tree: the
+ * leaves are the buffers sorted by lower, each internal node keeps the largest upper of the
+ * placed leaves below it, so a query reports the k overlapping buffers in O((k+1) log n).
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/pack_int.h"
+
+struct sort_key {
+    unsigned __int128 k1;
+    uint64_t k2;
+    uint64_t k3;
+    uint32_t idx;
+};
+
+static bool sort_key_less(const struct sort_key *x, const struct sort_key *y)
+{
+    if (x->k1 != y->k1)
+        return x->k1 < y->k1;
+    if (x->k2 != y->k2)
+        return x->k2 < y->k2;
+    if (x->k3 != y->k3)
+        return x->k3 < y->k3;
+    return x->idx < y->idx;
+}
+
+/* Bottom-up merge sort (keys are unique by idx, so stability does not matter); tmp holds n
+ * keys. Inlined comparisons make it several times faster than qsort on these keys. */
+static void sort_keys(struct sort_key *a, struct sort_key *tmp, size_t n)
+{
+    struct sort_key *src = a, *dst = tmp;
+
+    for (size_t i = 0; i + 1 < n; i += 2)
+        if (sort_key_less(&a[i + 1], &a[i])) {
+            struct sort_key x = a[i];
+            a[i] = a[i + 1];
+            a[i + 1] = x;
+        }
+    for (size_t w = 2; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = sort_key_less(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        struct sort_key *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != a)
+        memcpy(a, src, n * sizeof(*a));
+}
+
+/* Maps a signed step to an unsigned key with the same order. */
+static uint64_t okey(int64_t v)
+{
+    return (uint64_t)v ^ ((uint64_t)1 << 63);
+}
+
+int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t *order,
+                    struct err *e)
+{
+    struct sort_key *keys;
+    int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+
+    if (p->n == 0)
+        return ERR_OK;
+    keys = malloc(2 * p->n * sizeof(*keys));
+    if (keys == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->bufs[i].lower < tmin)
+            tmin = p->bufs[i].lower;
+        if (p->bufs[i].upper > tmax)
+            tmax = p->bufs[i].upper;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        const struct pack_buffer *b = &p->bufs[i];
+        uint64_t dur = (uint64_t)(b->upper - b->lower); /* validated: no overflow */
+        struct sort_key *k = &keys[i];
+
+        k->idx = (uint32_t)i;
+        k->k2 = k->k3 = 0;
+        switch (ord) {
+        case PACK_ORDER_SPATIAL: /* descending keys are stored complemented */
+            k->k1 = ~b->size;
+            k->k2 = ~dur;
+            break;
+        case PACK_ORDER_TEMPORAL:
+            k->k1 = ~dur;
+            k->k2 = ~b->size;
+            break;
+        case PACK_ORDER_AREA:
+            k->k1 = ~((unsigned __int128)b->size * dur);
+            break;
+        case PACK_ORDER_PROGRAM:
+            k->k1 = okey(b->lower);
+            break;
+        case PACK_ORDER_TFLITE:
+            /* ArenaPlanner::CreateTensorAllocationVector: buffers live for the whole run
+             * first (by index), then size desc, then allocation node. */
+            k->k1 = (b->lower == tmin && b->upper == tmax) ? 0 : 1;
+            if (k->k1 == 1) {
+                k->k2 = ~b->size;
+                k->k3 = okey(b->lower);
+            }
+            break;
+        }
+    }
+    sort_keys(keys, keys + p->n, p->n);
+    for (size_t i = 0; i < p->n; i++)
+        order[i] = keys[i].idx;
+    free(keys);
+    return ERR_OK;
+}
+
+struct chunk {
+    uint64_t off, end;
+};
+
+static int chunk_cmp(const void *a, const void *b)
+{
+    const struct chunk *x = a, *y = b;
+
+    return (x->off > y->off) - (x->off < y->off);
+}
+
+/* The placed-buffer index (see the file comment). */
+struct ptree {
+    size_t n, leaves;   /* leaves: power of two >= n */
+    uint32_t *by_lower; /* leaf position -> buffer */
+    uint32_t *pos;      /* buffer -> leaf position */
+    int64_t *lowers;    /* lower of each leaf position, ascending */
+    int64_t *maxup;     /* 2*leaves nodes: max upper of placed leaves, INT64_MIN if none */
+};
+
+static void ptree_free(struct ptree *t)
+{
+    free(t->by_lower);
+    free(t->pos);
+    free(t->lowers);
+    free(t->maxup);
+}
+
+static int ptree_init(struct ptree *t, const struct pack_problem *p, struct err *e)
+{
+    int rc;
+
+    memset(t, 0, sizeof(*t));
+    t->n = p->n;
+    t->leaves = 1;
+    while (t->leaves < p->n)
+        t->leaves *= 2;
+    t->by_lower = malloc(p->n * sizeof(*t->by_lower));
+    t->pos = malloc(p->n * sizeof(*t->pos));
+    t->lowers = malloc(p->n * sizeof(*t->lowers));
+    t->maxup = malloc(2 * t->leaves * sizeof(*t->maxup));
+    if (t->by_lower == NULL || t->pos == NULL || t->lowers == NULL || t->maxup == NULL) {
+        ptree_free(t);
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+    }
+    rc = pack_sort_order(p, PACK_ORDER_PROGRAM, t->by_lower, e);
+    if (rc != ERR_OK) {
+        ptree_free(t);
+        return rc;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        t->pos[t->by_lower[i]] = (uint32_t)i;
+        t->lowers[i] = p->bufs[t->by_lower[i]].lower;
+    }
+    for (size_t i = 0; i < 2 * t->leaves; i++)
+        t->maxup[i] = INT64_MIN;
+    return ERR_OK;
+}
+
+static void ptree_insert(struct ptree *t, uint32_t buf, int64_t upper)
+{
+    size_t node = t->leaves + t->pos[buf];
+
+    while (node >= 1 && t->maxup[node] < upper) {
+        t->maxup[node] = upper;
+        node /= 2;
+    }
+}
+
+/*
+ * Appends the chunks of the placed buffers with lower < upper and upper' > lower to out;
+ * returns how many.
+ */
+static size_t ptree_query(const struct ptree *t, const struct pack_problem *p,
+                          const uint64_t *offsets, int64_t lower, int64_t upper, struct chunk *out)
+{
+    size_t lo = 0, hi = t->n, cnt = 0, sp = 0;
+    size_t stack[3 * 80];
+
+    /* Leaves [0, lo) are those with lower < upper. */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->lowers[mid] < upper)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return 0;
+    /* Depth-first over the nodes whose leaf range starts below lo; the stack holds
+     * (node, first leaf, leaf count) triples. */
+    stack[sp++] = 1;
+    stack[sp++] = 0;
+    stack[sp++] = t->leaves;
+    while (sp > 0) {
+        size_t span = stack[--sp], first = stack[--sp], node = stack[--sp];
+
+        if (t->maxup[node] <= lower || first >= lo)
+            continue;
+        if (span == 1) {
+            uint32_t b = t->by_lower[first];
+            out[cnt].off = offsets[b];
+            out[cnt].end = offsets[b] + p->bufs[b].size;
+            cnt++;
+            continue;
+        }
+        span /= 2;
+        stack[sp++] = 2 * node + 1;
+        stack[sp++] = first + span;
+        stack[sp++] = span;
+        stack[sp++] = 2 * node;
+        stack[sp++] = first;
+        stack[sp++] = span;
+    }
+    return cnt;
+}
+
+/* Sorts chunks by offset: insertion sort for the usual handful, qsort beyond. */
+static void chunks_sort(struct chunk *c, size_t k)
+{
+    if (k > 64) {
+        qsort(c, k, sizeof(*c), chunk_cmp);
+        return;
+    }
+    for (size_t i = 1; i < k; i++) {
+        struct chunk x = c[i];
+        size_t j = i;
+        for (; j > 0 && c[j - 1].off > x.off; j--)
+            c[j] = c[j - 1];
+        c[j] = x;
+    }
+}
+
+/* Chooses an offset for size among the sorted chunks (see the file comment). */
+static uint64_t choose_offset(const struct chunk *c, size_t k, uint64_t size, uint64_t align,
+                              enum pack_fit fit)
+{
+    uint64_t cur = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
+
+    for (size_t i = 0; i < k; i++) {
+        if (c[i].off > cur) {
+            uint64_t start = pack_align_up(cur, align), gap = c[i].off - cur;
+            if (start + size <= c[i].off) {
+                if (fit == PACK_FIT_LOWEST)
+                    return start;
+                if (gap < best_gap) {
+                    best_gap = gap;
+                    best = start;
+                }
+            }
+        }
+        if (c[i].end > cur)
+            cur = c[i].end;
+    }
+    return best != UINT64_MAX ? best : pack_align_up(cur, align);
+}
+
+int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit fit,
+                const uint32_t *order, uint64_t *offsets, uint64_t *peak, struct err *e)
+{
+    struct ptree t;
+    uint32_t *own = NULL;
+    struct chunk *chunks = NULL;
+    int rc;
+
+    *peak = 0;
+    if (p->n == 0)
+        return ERR_OK;
+    rc = ptree_init(&t, p, e);
+    if (rc != ERR_OK)
+        return rc;
+    chunks = malloc(p->n * sizeof(*chunks));
+    if (order == NULL)
+        own = malloc(p->n * sizeof(*own));
+    if (chunks == NULL || (order == NULL && own == NULL)) {
+        rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+        goto out;
+    }
+    if (order == NULL) {
+        rc = pack_sort_order(p, ord, own, e);
+        if (rc != ERR_OK)
+            goto out;
+        order = own;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        uint32_t b = order[i];
+        const struct pack_buffer *pb = &p->bufs[b];
+        size_t k = ptree_query(&t, p, offsets, pb->lower, pb->upper, chunks);
+
+        chunks_sort(chunks, k);
+        offsets[b] = choose_offset(chunks, k, pb->size, p->alignment, fit);
+        if (offsets[b] + pb->size > *peak)
+            *peak = offsets[b] + pb->size;
+        ptree_insert(&t, b, pb->upper);
+    }
+out:
+    ptree_free(&t);
+    free(own);
+    free(chunks);
+    return rc;
+}

@@ -1,0 +1,70 @@
+/*
+ * pack_int.h - internals shared by the pack*.c modules (not part of the public contract).
+ */
+#ifndef TPUPLAN_PACK_INT_H
+#define TPUPLAN_PACK_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/err.h"
+#include "planner/pack.h"
+
+/* Greedy sort orders (pack_heur.c). */
+enum pack_order {
+    PACK_ORDER_SPATIAL,  /* size desc, duration desc, index asc (XLA kSpatial) */
+    PACK_ORDER_TEMPORAL, /* duration desc, size desc, index asc (XLA kTemporal) */
+    PACK_ORDER_AREA,     /* size x duration desc, index asc (XLA kSpatialTemporal) */
+    PACK_ORDER_PROGRAM,  /* lower asc, index asc (a runtime allocator's order) */
+    PACK_ORDER_TFLITE,   /* whole-run buffers by index, then size desc, lower asc, index */
+};
+
+enum pack_fit {
+    PACK_FIT_BEST,   /* smallest (gap size, start), else the top (XLA kBestFit, TFLite) */
+    PACK_FIT_LOWEST, /* first fitting gap from offset 0 (XLA kLowestOffset) */
+};
+
+/* Monotonic wall clock in seconds. */
+double pack_now(void);
+
+/* Rounds v up to a multiple of align (align 0 or 1: v). Caller guarantees no overflow. */
+static inline uint64_t pack_align_up(uint64_t v, uint64_t align)
+{
+    if (align <= 1)
+        return v;
+    return (v + align - 1) / align * align;
+}
+
+/*
+ * One greedy pass: places the buffers in the given order (order[i] = buffer index, n
+ * entries; NULL = build it from ord) into the free gaps left by time-overlapping buffers.
+ * Writes offsets (n entries) and the peak. O(n (k log n + k log k)) with k the number of
+ * placed buffers overlapping the one being placed.
+ */
+int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit fit,
+                const uint32_t *order, uint64_t *offsets, uint64_t *peak, struct err *e);
+
+/* Fills order[n] with the buffer indices sorted by ord. */
+int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t *order,
+                    struct err *e);
+
+/*
+ * Our strongest heuristic ("tpuplan-search"): randomized greedy orderings and re-packing
+ * under the deadline (absolute pack_now() time). offsets/peak hold the best packing found.
+ */
+int pack_search(const struct pack_problem *p, const struct pack_opts *o, double deadline,
+                uint64_t *offsets, uint64_t *peak, struct err *e);
+
+/*
+ * The exact solver. On entry offsets/peak hold a valid packing (the incumbent, from the
+ * heuristics); on return they hold the best packing found. *proven is set when the
+ * returned peak is proven minimal. lb is pack_lower_bound's value. *solved_at is set to
+ * the pack_now() time a packing within the capacity was first found, when that happens
+ * here (it is left alone otherwise).
+ */
+int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double deadline,
+               uint64_t lb, uint64_t *offsets, uint64_t *peak, bool *proven, double *solved_at,
+               struct err *e);
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * pack_metrics.c - per-step metrics of a packing: live bytes, heap top, free bytes and the
+ * largest free gap inside the heap, and the buffers live at the peak.
+ *
+ * A sweep over time keeps the live buffers in a tree over their ranks in (offset, index)
+ * order; each node summarises its live leaves (lowest offset, highest end, largest gap
+ * between consecutive buffers), so every step costs O(log n) and the whole pass
+ * O(n log n) whatever the number of live buffers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/pack.h"
+
+struct mnode {
+    uint64_t first;  /* lowest offset of a live leaf */
+    uint64_t maxend; /* highest offset + size of a live leaf */
+    uint64_t gap;    /* largest gap between consecutive live leaves */
+    uint32_t cnt;    /* live leaves below */
+};
+
+static void mnode_pull(struct mnode *t, size_t node)
+{
+    const struct mnode *l = &t[2 * node], *r = &t[2 * node + 1];
+    struct mnode *m = &t[node];
+
+    m->cnt = l->cnt + r->cnt;
+    if (l->cnt == 0 || r->cnt == 0) {
+        const struct mnode *c = l->cnt ? l : r;
+        m->first = c->first;
+        m->maxend = c->maxend;
+        m->gap = c->gap;
+        return;
+    }
+    m->first = l->first;
+    m->maxend = l->maxend > r->maxend ? l->maxend : r->maxend;
+    m->gap = l->gap > r->gap ? l->gap : r->gap;
+    if (r->first > l->maxend && r->first - l->maxend > m->gap)
+        m->gap = r->first - l->maxend;
+}
+
+struct okey {
+    uint64_t off;
+    size_t idx;
+};
+
+static int okey_cmp(const void *a, const void *b)
+{
+    const struct okey *x = a, *y = b;
+
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+struct mev {
+    int64_t t;
+    size_t idx;
+    int alloc; /* 0 free, 1 allocate */
+};
+
+static int mev_cmp(const void *a, const void *b)
+{
+    const struct mev *x = a, *y = b;
+
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->alloc - y->alloc;
+}
+
+void pack_metrics_free(struct pack_metrics *m)
+{
+    if (m == NULL)
+        return;
+    free(m->steps);
+    free(m->live_bytes);
+    free(m->heap_top);
+    free(m->free_bytes);
+    free(m->largest_gap);
+    free(m->peak_buffers);
+    memset(m, 0, sizeof(*m));
+}
+
+int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
+                         struct pack_metrics *out, struct err *e)
+{
+    struct okey *keys = NULL;
+    struct mev *ev = NULL;
+    size_t *rank = NULL, leaves = 1, ns = 0;
+    struct mnode *t = NULL;
+    uint64_t live = 0;
+    int rc;
+
+    if (out == NULL)
+        return err_set(e, ERR_INVALID, NULL, "pack_metrics_compute: no result given");
+    memset(out, 0, sizeof(*out));
+    rc = pack_validate(p, e);
+    if (rc != ERR_OK)
+        return rc;
+    if (p->n > 0 && offsets == NULL)
+        return err_set(e, ERR_INVALID, "offsets", "no offsets given");
+    if (p->n == 0)
+        return ERR_OK;
+    while (leaves < p->n)
+        leaves *= 2;
+    keys = malloc(p->n * sizeof(*keys));
+    ev = malloc(2 * p->n * sizeof(*ev));
+    rank = malloc(p->n * sizeof(*rank));
+    t = calloc(2 * leaves, sizeof(*t));
+    out->steps = malloc(2 * p->n * sizeof(*out->steps));
+    out->live_bytes = malloc(2 * p->n * sizeof(*out->live_bytes));
+    out->heap_top = malloc(2 * p->n * sizeof(*out->heap_top));
+    out->free_bytes = malloc(2 * p->n * sizeof(*out->free_bytes));
+    out->largest_gap = malloc(2 * p->n * sizeof(*out->largest_gap));
+    if (keys == NULL || ev == NULL || rank == NULL || t == NULL || out->steps == NULL ||
+        out->live_bytes == NULL || out->heap_top == NULL || out->free_bytes == NULL ||
+        out->largest_gap == NULL) {
+        rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+        goto out;
+    }
+    for (size_t i = 0; i < p->n; i++) {
+        if (offsets[i] > UINT64_MAX - p->bufs[i].size) {
+            rc = err_set(e, ERR_INVALID, "offsets", "buffer %zu: offset %llu overflows", i,
+                         (unsigned long long)offsets[i]);
+            goto out;
+        }
+        keys[i] = (struct okey){offsets[i], i};
+        ev[2 * i] = (struct mev){p->bufs[i].lower, i, 1};
+        ev[2 * i + 1] = (struct mev){p->bufs[i].upper, i, 0};
+    }
+    qsort(keys, p->n, sizeof(*keys), okey_cmp);
+    for (size_t r = 0; r < p->n; r++)
+        rank[keys[r].idx] = r;
+    qsort(ev, 2 * p->n, sizeof(*ev), mev_cmp);
+    for (size_t i = 0; i < 2 * p->n;) {
+        int64_t now = ev[i].t;
+
+        for (; i < 2 * p->n && ev[i].t == now; i++) {
+            size_t b = ev[i].idx, node = leaves + rank[b];
+            if (ev[i].alloc) {
+                t[node] = (struct mnode){offsets[b], offsets[b] + p->bufs[b].size, 0, 1};
+                live += p->bufs[b].size;
+            } else {
+                t[node].cnt = 0;
+                live -= p->bufs[b].size;
+            }
+            for (node /= 2; node >= 1; node /= 2)
+                mnode_pull(t, node);
+        }
+        out->steps[ns] = now;
+        out->live_bytes[ns] = live;
+        out->heap_top[ns] = t[1].cnt ? t[1].maxend : 0;
+        /* Free space inside the heap; negative only for an overlapping (invalid) packing. */
+        out->free_bytes[ns] = out->heap_top[ns] > live ? out->heap_top[ns] - live : 0;
+        out->largest_gap[ns] = 0;
+        if (t[1].cnt)
+            out->largest_gap[ns] = t[1].first > t[1].gap ? t[1].first : t[1].gap;
+        if (out->heap_top[ns] > out->heap_top[out->peak_segment])
+            out->peak_segment = ns;
+        ns++;
+    }
+    out->nsteps = ns;
+    {
+        int64_t at = out->steps[out->peak_segment];
+        size_t k = 0;
+        for (size_t i = 0; i < p->n; i++)
+            if (p->bufs[i].lower <= at && at < p->bufs[i].upper)
+                k++;
+        out->peak_buffers = malloc((k ? k : 1) * sizeof(*out->peak_buffers));
+        if (out->peak_buffers == NULL) {
+            rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+            goto out;
+        }
+        for (size_t i = 0; i < p->n; i++)
+            if (p->bufs[i].lower <= at && at < p->bufs[i].upper)
+                out->peak_buffers[out->npeak_buffers++] = i;
+    }
+out:
+    if (rc != ERR_OK)
+        pack_metrics_free(out);
+    free(keys);
+    free(ev);
+    free(rank);
+    free(t);
+    return rc;
+}

@@ -1,0 +1,236 @@
+/*
+ * bench_pack.c - `make bench-pack`: every packing strategy on the MiniMalloc challenging
+ * suite (capacity 1048576), each answer verified by pack_check, plus a scale row: the
+ * greedy strategies on a generated 1,000,000-buffer instance (time and peak RSS).
+ *
+ * usage: bench_pack [--data DIR] [--algo a,b,...] [--time-limit S] [--only A,B,...]
+ *                   [--no-scale] [--scale-n N]
+ * DIR defaults to $TPUPLAN_MINIMALLOC_DIR, else ../shared/data/minimalloc/challenging.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "planner/mmcsv.h"
+#include "planner/pack.h"
+
+#define CAPACITY 1048576 /* scripts/run-challenging.sh in google/minimalloc */
+
+static const char *default_algos =
+    "xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite,tpuplan-search,exact";
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long sz;
+
+    if (f == NULL)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) >= 0 && sz < (64l << 20) &&
+        fseek(f, 0, SEEK_SET) == 0) {
+        buf = malloc((size_t)sz + 1);
+        if (buf != NULL && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+            free(buf);
+            buf = NULL;
+        }
+        if (buf != NULL) {
+            buf[sz] = '\0';
+            *len = (size_t)sz;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs one strategy, checks the answer, prints a row; returns 0 when it passed the checker. */
+static int run_row(const char *inst, const struct pack_problem *p, const char *algo,
+                   const struct pack_opts *o, int *solved, double *secs)
+{
+    struct pack_result r;
+    struct err e;
+    int rc;
+
+    err_clear(&e);
+    rc = pack_run(p, algo, o, &r, &e);
+    if (rc != ERR_OK) {
+        printf("%-6s %8zu %-15s error: %s\n", inst, p->n, algo, e.msg);
+        return -1;
+    }
+    {
+        struct pack_problem q = *p;
+        q.capacity = r.solved ? p->capacity : 0;
+        rc = pack_check(&q, r.offsets, r.peak, &e);
+    }
+    printf("%-6s %8zu %9llu %-15s %9llu %7.4f %-6s %-6s %8.3f %8.3f%s%s\n", inst, p->n,
+           (unsigned long long)r.lower_bound, algo, (unsigned long long)r.peak,
+           r.lower_bound ? (double)r.peak / (double)r.lower_bound : 0.0, r.solved ? "yes" : "no",
+           r.proven_optimal ? "yes" : "no", r.seconds, r.solved_seconds,
+           rc ? "  CHECK FAILED: " : "", rc ? e.msg : "");
+    fflush(stdout);
+    *solved = r.solved;
+    *secs = r.seconds;
+    pack_result_free(&r);
+    return rc;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t x = *s += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static long peak_rss_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* A model-like instance: two buffers born per step, lifetimes of 1-32 steps with one in a
+ * thousand living up to 2000 steps (about 20 buffers live at a time), sizes 1 KiB .. 16 MiB
+ * log-uniform. */
+static int scale_row(size_t n)
+{
+    static const char *algos[] = {"xla-spatial", "xla-temporal", "xla-area",
+                                  "xla-default", "first-fit",    "tflite"};
+    struct pack_buffer *b = malloc(n * sizeof(*b));
+    uint64_t s = 42;
+    int bad = 0;
+
+    if (b == NULL)
+        return 1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t step = (int64_t)(i / 2);
+        uint64_t r = rng_next(&s);
+        int64_t life =
+            (r % 1000) == 0 ? (int64_t)(rng_next(&s) % 2000) + 1 : (int64_t)(rng_next(&s) % 32) + 1;
+        b[i].lower = step;
+        b[i].upper = step + life;
+        b[i].size = (uint64_t)1024 << (rng_next(&s) % 15);
+    }
+    struct pack_problem p = {.n = n, .bufs = b, .capacity = 0, .alignment = 0};
+    struct pack_opts o = {0};
+    printf("\nscale: generated instance, %zu buffers (model-like lifetimes)\n", n);
+    printf("%-15s %14s %9s %8s %12s\n", "strategy", "peak", "peak/LB", "time_s", "peak_rss_MiB");
+    for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
+        struct pack_result r;
+        struct err e;
+        double t0 = now_s(), t;
+        err_clear(&e);
+        if (pack_run(&p, algos[i], &o, &r, &e) != ERR_OK) {
+            printf("%-15s error: %s\n", algos[i], e.msg);
+            bad = 1;
+            continue;
+        }
+        t = now_s() - t0;
+        if (pack_check(&p, r.offsets, r.peak, &e) != ERR_OK) {
+            printf("%-15s CHECK FAILED: %s\n", algos[i], e.msg);
+            bad = 1;
+        }
+        printf("%-15s %14llu %9.4f %8.3f %12.1f\n", algos[i], (unsigned long long)r.peak,
+               (double)r.peak / (double)r.lower_bound, t, (double)peak_rss_kib() / 1024.0);
+        pack_result_free(&r);
+    }
+    free(b);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = getenv("TPUPLAN_MINIMALLOC_DIR");
+    const char *algos = default_algos, *only = NULL;
+    struct pack_opts o = {.time_limit_s = 0, .seed = 1, .threads = 0};
+    int noscale = 0, bad = 0;
+    size_t scale_n = 1000000;
+    char names[] = "ABCDEFGHIJK";
+
+    if (dir == NULL)
+        dir = "../shared/data/minimalloc/challenging";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--data") == 0 && i + 1 < argc)
+            dir = argv[++i];
+        else if (strcmp(argv[i], "--algo") == 0 && i + 1 < argc)
+            algos = argv[++i];
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else if (strcmp(argv[i], "--time-limit") == 0 && i + 1 < argc)
+            o.time_limit_s = atof(argv[++i]);
+        else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+            o.threads = (unsigned)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--scale-n") == 0 && i + 1 < argc)
+            scale_n = (size_t)atol(argv[++i]);
+        else if (strcmp(argv[i], "--no-scale") == 0)
+            noscale = 1;
+        else {
+            fprintf(stderr, "usage: bench_pack [--data DIR] [--algo a,b] [--only A,B] "
+                            "[--time-limit S] [--threads N] [--no-scale] [--scale-n N]\n");
+            return 2;
+        }
+    }
+    printf("MiniMalloc challenging suite, capacity %d, data %s\n", CAPACITY, dir);
+    printf("%-6s %8s %9s %-15s %9s %7s %-6s %-6s %8s %8s\n", "inst", "buffers", "LB", "strategy",
+           "peak", "peak/LB", "solved", "proven", "time_s", "solved_s");
+    int found = 0;
+    double total_exact = 0;
+    int solved_exact = 0;
+    for (const char *c = names; *c; c++) {
+        char path[4096], inst[2] = {*c, 0};
+        char *text;
+        size_t len = 0;
+        struct mmcsv m;
+        struct err e;
+
+        if (only != NULL && strchr(only, *c) == NULL)
+            continue;
+        snprintf(path, sizeof(path), "%s/%c.%d.csv", dir, *c, CAPACITY);
+        text = read_all(path, &len);
+        if (text == NULL) {
+            printf("%-6s skipped: cannot read %s\n", inst, path);
+            continue;
+        }
+        found++;
+        err_clear(&e);
+        if (mmcsv_parse(text, len, PACK_MAX_BUFFERS, &m, &e) != ERR_OK) {
+            printf("%-6s parse error: %s\n", inst, e.msg);
+            free(text);
+            bad = 1;
+            continue;
+        }
+        struct pack_problem p = {.n = m.n, .bufs = m.bufs, .capacity = CAPACITY};
+        char list[512];
+        snprintf(list, sizeof(list), "%s", algos);
+        for (char *save = NULL, *a = strtok_r(list, ",", &save); a;
+             a = strtok_r(NULL, ",", &save)) {
+            int solved = 0;
+            double secs = 0;
+            if (run_row(inst, &p, a, &o, &solved, &secs) != 0)
+                bad = 1;
+            if (strcmp(a, "exact") == 0) {
+                total_exact += secs;
+                solved_exact += solved;
+            }
+        }
+        mmcsv_free(&m);
+        free(text);
+    }
+    if (found == 0)
+        printf("no instance found under %s (set TPUPLAN_MINIMALLOC_DIR or --data): skipped\n", dir);
+    else if (strstr(algos, "exact") != NULL)
+        printf("exact: %d of %d solved within capacity, %.2f s in total\n", solved_exact, found,
+               total_exact);
+    if (!noscale)
+        bad |= scale_row(scale_n);
+    return bad;
+}

@@ -1,0 +1,166 @@
+/*
+ * test_mmcsv.c - MiniMalloc CSV parsing: the shipped example, legacy aliases, every error
+ * message (line and column), limits, and the solution writer.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "planner/mmcsv.h"
+
+/* benchmarks/examples/input.12.csv from google/minimalloc (shared/data/minimalloc). */
+static const char example12[] = "id,lower,upper,size\n"
+                                "b1,0,3,4\n"
+                                "b2,3,9,4\n"
+                                "b3,0,9,4\n"
+                                "b4,9,21,4\n"
+                                "b5,0,21,4\n";
+
+static int parse(const char *s, struct mmcsv *m, struct err *e)
+{
+    err_clear(e);
+    return mmcsv_parse(s, strlen(s), 100, m, e);
+}
+
+static void test_example(void **state)
+{
+    struct mmcsv m;
+    struct err e;
+
+    (void)state;
+    assert_true(mmcsv_detect(example12, strlen(example12)));
+    assert_int_equal(parse(example12, &m, &e), ERR_OK);
+    assert_int_equal(m.n, 5);
+    assert_string_equal(m.ids[3], "b4");
+    assert_int_equal(m.bufs[3].lower, 9);
+    assert_int_equal(m.bufs[3].upper, 21);
+    assert_int_equal(m.bufs[3].size, 4);
+    assert_int_equal(m.lines[4], 6);
+    assert_string_equal(m.ignored, "");
+    mmcsv_free(&m);
+}
+
+static void test_aliases(void **state)
+{
+    struct mmcsv m;
+    struct err e;
+    const char *s = "buffer_id,start,end,size,alignment,hint\r\n"
+                    "x,0,2,8,1,-1\r\n"
+                    "\r\n"
+                    "y, 3 ,3,16,1,-1\r\n";
+
+    (void)state;
+    assert_true(mmcsv_detect(s, strlen(s)));
+    assert_int_equal(parse(s, &m, &e), ERR_OK);
+    assert_int_equal(m.n, 2);
+    assert_int_equal(m.bufs[0].upper, 3); /* `end` is inclusive */
+    assert_int_equal(m.bufs[1].lower, 3);
+    assert_int_equal(m.bufs[1].upper, 4);
+    assert_int_equal(m.lines[1], 4);
+    assert_string_equal(m.ignored, "alignment,hint");
+    mmcsv_free(&m);
+    assert_int_equal(parse("buffer,begin,upper,size\nq,1,2,3\n", &m, &e), ERR_OK);
+    assert_int_equal(m.bufs[0].lower, 1);
+    mmcsv_free(&m);
+}
+
+static void test_detect(void **state)
+{
+    (void)state;
+    assert_false(mmcsv_detect("{\"tensors\": []}", 15));
+    assert_false(mmcsv_detect("", 0));
+    assert_false(mmcsv_detect("identity,lower\n", 15));
+    assert_true(mmcsv_detect("buffer,begin,end,size", 21));
+}
+
+static void expect_error(const char *s, int code, const char *msg)
+{
+    struct mmcsv m;
+    struct err e;
+
+    assert_int_equal(parse(s, &m, &e), code);
+    assert_string_equal(e.msg, msg);
+    assert_int_equal(m.n, 0);
+    assert_null(m.bufs);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    expect_error("id,lower,upper,size\na,0,1,4\nb,0,x,4\n", ERR_INVALID,
+                 "line 3, column upper: not a number");
+    expect_error("id,lower,upper,size\na,0,1,4\nb,0,2,\n", ERR_INVALID,
+                 "line 3, column size: not a number");
+    expect_error("id,lower,upper,size\na,0,1,0\n", ERR_INVALID,
+                 "line 2, column size: must be positive");
+    expect_error("id,lower,upper,size\na,0,1,-5\n", ERR_INVALID,
+                 "line 2, column size: must be positive");
+    expect_error("id,lower,upper,size\na,5,5,1\n", ERR_INVALID,
+                 "line 2: lower 5 is not below upper 5 (lifetimes are half-open [lower, upper))");
+    expect_error("id,lower,upper,size\na,0,1,4\nb,0,1,4\na,2,3,4\n", ERR_INVALID,
+                 "line 4, column id: duplicate id \"a\" (first on line 2)");
+    expect_error("id,lower,upper,size\na,0,1\n", ERR_INVALID,
+                 "line 2: expected 4 columns, found 3");
+    expect_error("id,lower,upper,size\n,0,1,4\n", ERR_INVALID, "line 2, column id: empty id");
+    expect_error("id,lower,upper,size\na,0,1,99999999999999999999\n", ERR_INVALID,
+                 "line 2, column size: number out of range");
+    expect_error("id,lower,size\n", ERR_INVALID,
+                 "header: expected the columns id,lower,upper,size (upper or end, not both)");
+    expect_error("id,lower,upper,end,size\n", ERR_INVALID,
+                 "header: expected the columns id,lower,upper,size (upper or end, not both)");
+    expect_error("id,lower,upper,size,colour\n", ERR_INVALID,
+                 "header, column 5: unknown column \"colour\" (expected id,lower,upper,size)");
+    expect_error("id,start,begin,upper,size\n", ERR_INVALID,
+                 "header: column begin given twice (or with an alias)");
+    expect_error("", ERR_INVALID, "empty input: expected a header id,lower,upper,size");
+}
+
+static void test_limit(void **state)
+{
+    struct mmcsv m;
+    struct err e;
+    const char *s = "id,lower,upper,size\na,0,1,1\nb,0,1,1\nc,0,1,1\n";
+
+    (void)state;
+    assert_int_equal(mmcsv_parse(s, strlen(s), 2, &m, &e), ERR_LIMIT);
+    assert_string_equal(e.msg, "line 4: more than 2 buffers");
+    assert_int_equal(mmcsv_parse(s, strlen(s), 3, &m, &e), ERR_OK);
+    mmcsv_free(&m);
+}
+
+static void test_format(void **state)
+{
+    struct mmcsv m;
+    struct err e;
+    const uint64_t offs[5] = {0, 4, 4, 0, 8};
+    char *text = NULL;
+    size_t len = 0;
+
+    (void)state;
+    assert_int_equal(parse(example12, &m, &e), ERR_OK);
+    assert_int_equal(mmcsv_format(&m, offs, &text, &len, &e), ERR_OK);
+    assert_string_equal(text, "id,lower,upper,size,offset\n"
+                              "b1,0,3,4,0\n"
+                              "b2,3,9,4,4\n"
+                              "b3,0,9,4,4\n"
+                              "b4,9,21,4,0\n"
+                              "b5,0,21,4,8\n");
+    assert_int_equal(len, strlen(text));
+    free(text);
+    mmcsv_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_example), cmocka_unit_test(test_aliases),
+        cmocka_unit_test(test_detect),  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_limit),   cmocka_unit_test(test_format),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,341 @@
+/*
+ * test_pack.c - packing: validation errors, the lower bound, the greedy strategies'
+ * documented numbers (allocators.md section 1.7), the checker's verdicts and the metrics.
+ * test_pack_exact.c covers the exact solver and the search heuristic.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "planner/mmcsv.h"
+#include "planner/pack.h"
+#include "planner/pack_int.h"
+
+/* benchmarks/examples/input.12.csv (google/minimalloc): LB 12, solvable at capacity 12. */
+static const struct pack_buffer ex12[5] = {
+    {0, 3, 4}, {3, 9, 4}, {0, 9, 4}, {9, 21, 4}, {0, 21, 4},
+};
+
+static const char *const greedy[] = {"xla-spatial", "xla-temporal", "xla-area",
+                                     "xla-default", "first-fit",    "tflite"};
+
+static void test_validate(void **state)
+{
+    struct pack_buffer b[2] = {{0, 3, 4}, {1, 2, 9}};
+    struct pack_problem p = {2, b, 8, 0};
+    struct err e;
+    uint64_t lb;
+
+    (void)state;
+    assert_int_equal(pack_validate(&p, &e), ERR_INVALID);
+    assert_string_equal(e.msg, "buffer 1 alone needs 9 bytes, capacity is 8");
+    assert_string_equal(e.where, "buffers[1]");
+    b[1].size = 0;
+    assert_int_equal(pack_validate(&p, &e), ERR_INVALID);
+    assert_string_equal(e.msg, "buffer 1: size must be positive");
+    b[1] = (struct pack_buffer){4, 4, 1};
+    assert_int_equal(pack_validate(&p, &e), ERR_INVALID);
+    assert_string_equal(e.msg, "buffer 1: lower 4 is not below upper 4 (lifetimes are half-open "
+                               "[lower, upper))");
+    b[1] = (struct pack_buffer){0, 1, (uint64_t)1 << 61};
+    p.capacity = 0;
+    assert_int_equal(pack_validate(&p, &e), ERR_OK);
+    b[0].size = (uint64_t)1 << 62;
+    assert_int_equal(pack_validate(&p, &e), ERR_OVERFLOW);
+    b[0] = (struct pack_buffer){INT64_MIN, 0, 1};
+    assert_int_equal(pack_validate(&p, &e), ERR_LIMIT);
+    p.n = PACK_MAX_BUFFERS + 1;
+    assert_int_equal(pack_validate(&p, &e), ERR_LIMIT);
+    assert_int_equal(pack_lower_bound(&p, &lb, &e), ERR_LIMIT);
+    assert_int_equal(pack_validate(NULL, &e), ERR_INVALID);
+}
+
+static void test_run_errors(void **state)
+{
+    struct pack_problem p = {5, ex12, 12, 0};
+    struct pack_opts o = {0};
+    struct pack_result r;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(pack_run(&p, "bogus", &o, &r, &e), ERR_NOTFOUND);
+    assert_non_null(strstr(e.msg, "unknown packing strategy \"bogus\""));
+    o.time_limit_s = -1;
+    assert_int_equal(pack_run(&p, "tflite", &o, &r, &e), ERR_INVALID);
+    o.time_limit_s = PACK_TIME_LIMIT_MAX + 1;
+    assert_int_equal(pack_run(&p, "tflite", &o, &r, &e), ERR_INVALID);
+    assert_string_equal(e.where, "time_limit");
+}
+
+static void test_lower_bound(void **state)
+{
+    /* Half-open: [0,2) and [2,4) never coexist, so LB is max(5, 7) = 7, not 12. */
+    const struct pack_buffer b[3] = {{0, 2, 5}, {2, 4, 7}, {5, 6, 1}};
+    struct pack_problem p = {3, b, 0, 0};
+    struct pack_problem q = {5, ex12, 0, 0};
+    struct pack_problem empty = {0, NULL, 0, 0};
+    struct err e;
+    uint64_t lb = 99;
+
+    (void)state;
+    assert_int_equal(pack_lower_bound(&p, &lb, &e), ERR_OK);
+    assert_int_equal(lb, 7);
+    assert_int_equal(pack_lower_bound(&q, &lb, &e), ERR_OK);
+    assert_int_equal(lb, 12);
+    assert_int_equal(pack_lower_bound(&empty, &lb, &e), ERR_OK);
+    assert_int_equal(lb, 0);
+}
+
+static void test_checker(void **state)
+{
+    struct pack_problem p = {5, ex12, 12, 0};
+    uint64_t good[5] = {0, 0, 4, 4, 8};
+    uint64_t offs[5];
+    struct err e;
+
+    (void)state;
+    assert_int_equal(pack_check(&p, good, 12, &e), ERR_OK);
+    assert_int_equal(pack_check(&p, good, 11, &e), ERR_INVALID); /* wrong peak */
+    assert_string_equal(e.msg, "reported peak 11, the packing's peak is 12");
+    memcpy(offs, good, sizeof(offs));
+    offs[2] = 2; /* b3 [0,9) at 2..6 overlaps b1 [0,3) at 0..4 */
+    assert_int_equal(pack_check(&p, offs, 12, &e), ERR_INVALID);
+    assert_non_null(strstr(e.msg, "overlaps"));
+    offs[2] = 4;
+    offs[4] = 9; /* above the capacity */
+    assert_int_equal(pack_check(&p, offs, 13, &e), ERR_INVALID);
+    assert_string_equal(e.msg, "buffer 4: ends at 13, above the capacity 12");
+    p.alignment = 8;
+    assert_int_equal(pack_check(&p, good, 12, &e), ERR_INVALID);
+    assert_string_equal(e.msg, "buffer 2: offset 4 is not a multiple of 8");
+    /* Touching lifetimes ([0,3) then [3,9)) may share memory; equal offsets may not. */
+    p.alignment = 0;
+    memcpy(offs, good, sizeof(offs));
+    offs[3] = 0;
+    offs[4] = 4;
+    offs[2] = 8;
+    assert_int_equal(pack_check(&p, offs, 12, &e), ERR_OK);
+    offs[4] = 8;
+    assert_int_equal(pack_check(&p, offs, 12, &e), ERR_INVALID);
+    offs[2] = UINT64_MAX; /* an unplaced buffer */
+    assert_int_equal(pack_check(&p, offs, 12, &e), ERR_INVALID);
+}
+
+static void test_greedy_example(void **state)
+{
+    struct pack_problem p = {5, ex12, 0, 0};
+    struct pack_opts o = {0};
+    struct err e;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(greedy) / sizeof(greedy[0]); i++) {
+        struct pack_result r;
+        assert_int_equal(pack_run(&p, greedy[i], &o, &r, &e), ERR_OK);
+        assert_string_equal(r.strategy, greedy[i]);
+        assert_int_equal(r.lower_bound, 12);
+        assert_true(r.peak >= 12);
+        assert_true(r.solved);
+        assert_int_equal(pack_check(&p, r.offsets, r.peak, &e), ERR_OK);
+        pack_result_free(&r);
+    }
+}
+
+/* Best fit versus lowest offset on a hand-made case: a 4-byte buffer between a 6-byte and
+ * a 4-byte gap goes into the smaller gap under best fit, the lower one under first fit. */
+static void test_fit_rules(void **state)
+{
+    const struct pack_buffer b[5] = {
+        {0, 1, 6}, /* 0: at 0, dies at 1 -> gap [0,6) */
+        {0, 9, 2}, /* 1: at 6 */
+        {0, 1, 4}, /* 2: at 8, dies at 1 -> gap [8,12) */
+        {0, 9, 2}, /* 3: at 12 */
+        {2, 9, 4}, /* 4: first fit -> 0, best fit -> 8 */
+    };
+    struct pack_problem p = {5, b, 0, 0};
+    struct pack_opts o = {0};
+    struct pack_result r;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(pack_run(&p, "first-fit", &o, &r, &e), ERR_OK);
+    assert_int_equal(r.offsets[1], 6);
+    assert_int_equal(r.offsets[3], 12);
+    assert_int_equal(r.offsets[4], 0);
+    pack_result_free(&r);
+    /* Best fit in the same order takes the smaller (4-byte) gap. */
+    {
+        uint64_t offs[5], peak;
+        assert_int_equal(pack_greedy(&p, PACK_ORDER_PROGRAM, PACK_FIT_BEST, NULL, offs, &peak, &e),
+                         ERR_OK);
+        assert_int_equal(offs[4], 8);
+        assert_int_equal(peak, 14);
+    }
+}
+
+static void test_metrics(void **state)
+{
+    struct pack_problem p = {5, ex12, 0, 0};
+    /* b1 and b2 at 0 (they do not coexist), b3 at 4, b4 at 0, b5 at 8. */
+    const uint64_t offs[5] = {0, 0, 4, 0, 8};
+    struct pack_metrics m;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(pack_check(&p, offs, 12, &e), ERR_OK);
+    assert_int_equal(pack_metrics_compute(&p, offs, &m, &e), ERR_OK);
+    /* Boundaries 0, 3, 9, 21. */
+    assert_int_equal(m.nsteps, 4);
+    assert_int_equal(m.steps[0], 0);
+    assert_int_equal(m.steps[1], 3);
+    assert_int_equal(m.steps[2], 9);
+    assert_int_equal(m.steps[3], 21);
+    assert_int_equal(m.live_bytes[0], 12);
+    assert_int_equal(m.heap_top[0], 12);
+    assert_int_equal(m.free_bytes[0], 0);
+    assert_int_equal(m.largest_gap[0], 0);
+    assert_int_equal(m.live_bytes[2], 8); /* b4 at 0 and b5 at 8: gap [4,8) */
+    assert_int_equal(m.heap_top[2], 12);
+    assert_int_equal(m.free_bytes[2], 4);
+    assert_int_equal(m.largest_gap[2], 4);
+    assert_int_equal(m.live_bytes[3], 0);
+    assert_int_equal(m.heap_top[3], 0);
+    assert_int_equal(m.peak_segment, 0);
+    assert_int_equal(m.npeak_buffers, 3);
+    assert_int_equal(m.peak_buffers[0], 0);
+    assert_int_equal(m.peak_buffers[1], 2);
+    assert_int_equal(m.peak_buffers[2], 4);
+    pack_metrics_free(&m);
+    {
+        /* A gap at the bottom counts: one buffer at offset 5. */
+        const struct pack_buffer one[1] = {{0, 1, 3}};
+        const uint64_t o1[1] = {5};
+        struct pack_problem q = {1, one, 0, 0};
+        assert_int_equal(pack_metrics_compute(&q, o1, &m, &e), ERR_OK);
+        assert_int_equal(m.largest_gap[0], 5);
+        assert_int_equal(m.free_bytes[0], 5);
+        pack_metrics_free(&m);
+    }
+}
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t x = *s += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Property: on random instances every greedy answer passes the checker, is >= LB, and the
+ * metrics agree with it (max heap_top = peak, max live = LB). */
+static void test_greedy_random(void **state)
+{
+    uint64_t s = 7;
+    struct err e;
+
+    (void)state;
+    for (int it = 0; it < 200; it++) {
+        size_t n = 1 + rng(&s) % 60;
+        struct pack_buffer b[60];
+        struct pack_problem p = {n, b, 0, (it % 3 == 0) ? 8 : 0};
+        struct pack_opts o = {0};
+        for (size_t i = 0; i < n; i++) {
+            b[i].lower = (int64_t)(rng(&s) % 40) - 10;
+            b[i].upper = b[i].lower + 1 + (int64_t)(rng(&s) % 15);
+            b[i].size = 1 + rng(&s) % 100;
+        }
+        for (size_t k = 0; k < sizeof(greedy) / sizeof(greedy[0]); k++) {
+            struct pack_result r;
+            struct pack_metrics m;
+            uint64_t top = 0, live = 0;
+            assert_int_equal(pack_run(&p, greedy[k], &o, &r, &e), ERR_OK);
+            assert_int_equal(pack_check(&p, r.offsets, r.peak, &e), ERR_OK);
+            assert_true(r.peak >= r.lower_bound);
+            assert_int_equal(pack_metrics_compute(&p, r.offsets, &m, &e), ERR_OK);
+            for (size_t i = 0; i < m.nsteps; i++) {
+                top = m.heap_top[i] > top ? m.heap_top[i] : top;
+                live = m.live_bytes[i] > live ? m.live_bytes[i] : live;
+                assert_true(m.largest_gap[i] <= m.free_bytes[i]);
+            }
+            assert_int_equal(top, r.peak);
+            assert_int_equal(live, r.lower_bound);
+            assert_int_equal(m.heap_top[m.peak_segment], r.peak);
+            pack_metrics_free(&m);
+            pack_result_free(&r);
+        }
+    }
+}
+
+/* allocators.md section 1.7: best-fit peaks of the MiniMalloc challenging instances in
+ * the XLA spatial, temporal and area orders and TFLite's order (skipped without data). */
+static void test_documented_greedy(void **state)
+{
+    static const struct {
+        char name;
+        uint64_t lb, spatial, temporal, area, tflite;
+    } rows[] = {
+        {'A', 1048576, 1374208, 1526784, 2150400, 1374208},
+        {'D', 986112, 1304576, 1463296, 1401856, 1315840},
+        {'G', 1048576, 1428480, 1470464, 1473536, 1396736},
+        {'J', 989184, 1333248, 1593344, 1445888, 1333248},
+        {'K', 1048576, 1397760, 1870848, 2630656, 1391616},
+    };
+    const char *dir = getenv("TPUPLAN_MINIMALLOC_DIR");
+
+    (void)state;
+    if (dir == NULL)
+        dir = "../shared/data/minimalloc/challenging";
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        char path[512], *text;
+        FILE *f;
+        long len;
+        struct mmcsv m;
+        struct err e;
+        const char *algos[4] = {"xla-spatial", "xla-temporal", "xla-area", "tflite"};
+        uint64_t want[4] = {rows[i].spatial, rows[i].temporal, rows[i].area, rows[i].tflite};
+
+        snprintf(path, sizeof(path), "%s/%c.1048576.csv", dir, rows[i].name);
+        f = fopen(path, "rb");
+        if (f == NULL) {
+            print_message("# skipped: %s not found\n", path);
+            return;
+        }
+        fseek(f, 0, SEEK_END);
+        len = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        text = malloc((size_t)len + 1);
+        assert_non_null(text);
+        assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+        fclose(f);
+        assert_int_equal(mmcsv_parse(text, (size_t)len, 10000, &m, &e), ERR_OK);
+        struct pack_problem p = {m.n, m.bufs, 1048576, 0};
+        for (int k = 0; k < 4; k++) {
+            struct pack_result r;
+            struct pack_opts o = {0};
+            assert_int_equal(pack_run(&p, algos[k], &o, &r, &e), ERR_OK);
+            assert_int_equal(r.lower_bound, rows[i].lb);
+            assert_int_equal(r.peak, want[k]);
+            assert_false(r.solved);
+            pack_result_free(&r);
+        }
+        mmcsv_free(&m);
+        free(text);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_validate),          cmocka_unit_test(test_run_errors),
+        cmocka_unit_test(test_lower_bound),       cmocka_unit_test(test_checker),
+        cmocka_unit_test(test_greedy_example),    cmocka_unit_test(test_fit_rules),
+        cmocka_unit_test(test_metrics),           cmocka_unit_test(test_greedy_random),
+        cmocka_unit_test(test_documented_greedy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
