@@ -27,7 +27,7 @@ dir=$2
 bindir=$(pg_config --bindir)
 as_pg=()
 if [ "$(id -u)" -eq 0 ]; then
-    as_pg=(runuser -u postgres --)
+    as_pg=(runuser -u postgres -- env -C /)
 fi
 
 base=""

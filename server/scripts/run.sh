@@ -26,7 +26,7 @@ hash=$(printf '%s' "$root" | sha256sum | cut -c1-12)
 
 as_pg=()
 if [ "$(id -u)" -eq 0 ]; then
-    as_pg=(runuser -u postgres --)
+    as_pg=(runuser -u postgres -- env -C /)
 fi
 
 log() { echo "run.sh: $*" >&2; }
@@ -128,7 +128,10 @@ server_down() {
             kill -0 "$pid" 2>/dev/null || break
             sleep 0.1
         done
-        kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+        if kill -0 "$pid" 2>/dev/null; then
+            log "tpuplan-server did not stop in 15 s: killing it"
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
     fi
     rm -f "$pidf"
 }

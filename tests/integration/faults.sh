@@ -8,7 +8,7 @@
 #      completes, none is lost, none completes twice (jobs.completions checked in SQL).
 #   3. Two servers on one database finish 200 plans, each exactly once, both taking work.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
 MODEL=tests/data/service/tiny.json
@@ -96,6 +96,7 @@ post_many() {
         echo 'header = "Content-Type: application/json"'
         echo "data-binary = \"@$model\""
         echo 'output = "/dev/null"'
+        # shellcheck disable=SC2028 # curl itself reads the \n
         echo 'write-out = "%{http_code}\n"'
     done >"$tmp/curl.cfg"
     curl -s -Z --parallel-max 8 -K "$tmp/curl.cfg" 2>/dev/null
