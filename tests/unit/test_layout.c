@@ -322,6 +322,57 @@ static void test_size_rejects_invalid(void **state)
     assert_int_equal(layout_default(&sh, NULL, NULL, NULL, &e), ERR_INVALID);
 }
 
+static void test_api_edges(void **state)
+{
+    struct shape sh, copy;
+    struct layout_info li;
+    struct err e;
+    const char *rule = NULL;
+    enum confidence conf = CONF_GIVEN;
+    char buf[SHAPE_MAX_TEXT];
+
+    (void)state;
+    /* NULL chip: the v4 rules, which the reports confirm (bf16[7,7,3,64] is in table 5
+     * with T(4,128)(2,1)) */
+    assert_int_equal(shape_parse("bf16[7,7,3,64]", 14, &sh, &e), 0);
+    assert_int_equal(layout_default(&sh, NULL, &rule, &conf, &e), 0);
+    assert_string_equal(rule, "16bit-small-T(4,128)(2,1)");
+    assert_int_equal(conf, CONF_CONFIRMED);
+    /* rule/conf may be NULL; a given tiled layout is left alone */
+    copy = sh;
+    assert_int_equal(layout_default(&sh, chip_find("v7"), NULL, NULL, &e), 0);
+    assert_memory_equal(&sh, &copy, sizeof(sh));
+    /* resolved may alias the input */
+    assert_int_equal(shape_parse("f32[3,300]", 10, &sh, &e), 0);
+    assert_int_equal(layout_resolve(&sh, chip_find("v2"), &sh, &li, &e), 0);
+    shape_print(&sh, buf, sizeof(buf));
+    assert_string_equal(buf, "f32[3,300]{1,0:T(4,128)}");
+    assert_int_equal(li.padded_bytes, 4 * 384 * 4);
+    /* a memory space without tiles keeps the space and gets the default tiles */
+    assert_int_equal(shape_parse("f32[8,100]{1,0:S(1)}", 20, &sh, &e), 0);
+    assert_int_equal(layout_resolve(&sh, chip_find("v4"), &copy, &li, &e), 0);
+    shape_print(&copy, buf, sizeof(buf));
+    assert_string_equal(buf, "f32[8,100]{1,0:T(8,128)S(1)}");
+    /* no layout at all: layout_size sizes it untiled, like XLA's ByteSizeOfElements */
+    assert_int_equal(shape_parse("s4[3,5]", 7, &sh, &e), 0);
+    assert_int_equal(layout_size(&sh, &li, &e), 0);
+    assert_int_equal(li.padded_bytes, 15); /* one byte per s4 without E(4) */
+    assert_int_equal(li.logical_bytes, 8); /* 60 bits */
+    /* zero-size arrays */
+    li = resolve("f32[0,1000]", "v4", NULL);
+    assert_int_equal(li.padded_bytes, 0);
+    assert_true(li.expansion == 1.0);
+    /* L(n) rounds the element count */
+    li = resolve("f32[3]{0:T(256)L(1024)}", "v4", NULL);
+    assert_int_equal(li.padded_bytes, 4096);
+    /* unknown chip generations fall back to v4 rules rather than crash */
+    struct chip odd = *chip_find("v5e");
+    odd.generation = 99;
+    assert_int_equal(shape_parse("f32[64,64]", 10, &sh, &e), 0);
+    assert_int_equal(layout_resolve(&sh, &odd, NULL, &li, &e), 0);
+    assert_string_equal(li.rule, "32bit-T(8,128)");
+}
+
 /* Deterministic xorshift so failures reproduce. */
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t next(void)
@@ -399,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_confidence_names),
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_size_rejects_invalid),
+        cmocka_unit_test(test_api_edges),
         cmocka_unit_test(test_properties),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
