@@ -83,6 +83,71 @@ enum rule_id {
     R_COUNT
 };
 
+/* Assumption sentences, printed with the rules below that use them. */
+static const char note_16_t16[] =
+    "TPU7x tiles 16-bit arrays T(16,128)(2,1) by default according to JAX's tpu_info; no v7 "
+    "memory report was found to confirm it.";
+static const char note_8_t8[] =
+    "8-bit tiling T(8,128)(4,1) is seen for u8 only; s8 and fp8 are assumed to tile alike "
+    "(XLA may also pick T(32,128)(4,1), tpu-facts.md 2c).";
+static const char note_8_t32[] =
+    "On v7, 8-bit arrays are assumed to take the large T(32,128)(4,1) tile (the "
+    "conservative choice; XLA's pick is a closed heuristic).";
+static const char note_pred_e32[] =
+    "pred is stored as 32-bit words on v2/v3 (older reports); not confirmed for this "
+    "element type.";
+static const char note_pred_packed[] =
+    "pred is assumed packed 8-bit (T(8,128)(4,1), as newer reports show) from v4 on; older "
+    "reports (v2/v3) show 32-bit E(32) storage.";
+static const char note_4bit[] =
+    "4-bit tiling T(8,128)(8,1)E(4) comes from XLA HLO text, not a memory report.";
+static const char note_2bit[] =
+    "2-bit tiling is assumed by analogy with 4-bit (8 rows, packed into 32-bit words); "
+    "never observed.";
+static const char note_64bit[] =
+    "64-bit and c64 arrays are assumed to tile T(8,128) like 32-bit ones; never observed in "
+    "a TPU memory report.";
+static const char note_128bit[] =
+    "c128 arrays are assumed to tile T(8,128); never observed on TPU.";
+static const char note_1d_32_512_gap[] =
+    "1-D lengths 257-511 were never observed; they are assumed to take the next observed "
+    "tile, T(512).";
+static const char note_1d_32_1024_gap[] =
+    "1-D lengths 513-1023 were never observed; they are assumed to take the next observed "
+    "tile, T(1024).";
+static const char note_1d_16_512[] =
+    "Short 1-D 16-bit arrays are assumed to take T(512)(2,1) (the observed scalar tile); "
+    "only T(1024)(128)(2,1) is seen for long ones.";
+static const char note_1d_16_1024[] =
+    "1-D 16-bit tiling T(1024)(128)(2,1) is seen in HLO dumps, not in a memory report.";
+static const char note_1d_pred_packed[] =
+    "pred is assumed packed 8-bit (T(1024)(128)(4,1), as a 2021 report shows) from v4 on.";
+static const char note_1d_8[] =
+    "1-D 8-bit arrays are assumed to tile like packed pred, T(1024)(128)(4,1).";
+static const char note_1d_4bit[] =
+    "1-D 4-bit tiling is assumed by analogy with packed pred; never observed.";
+static const char note_1d_2bit[] =
+    "1-D 2-bit tiling is assumed by analogy with packed pred; never observed.";
+static const char note_1d_wide[] =
+    "1-D 64/128-bit arrays are assumed to tile T(1024); never observed.";
+static const char note_scalar_new[] =
+    "Scalars are assumed to take the 512-byte tiles of newer HLO dumps (f32[]{:T(128)}, "
+    "bf16[]{:T(256)}, pred[]{:T(512)}) from v5e on; their generation is not stated.";
+static const char note_scalar_8bit_old[] =
+    "8-bit scalars on v2-v4 are assumed to take a 1 KiB tile like the observed 32-bit and "
+    "bf16 scalars.";
+static const char note_scalar_pred_e32[] =
+    "pred scalars on v2/v3 are assumed stored as 32-bit words like the observed 1-D "
+    "pred[...]{0:T(256)E(32)}.";
+static const char note_scalar_sub_old[] =
+    "Sub-byte scalars are assumed to take a whole byte per element in a 1 KiB tile; never "
+    "observed.";
+static const char note_scalar_sub_new[] =
+    "Sub-byte scalars are assumed to take a whole byte per element in a 512-byte tile; "
+    "never observed.";
+static const char note_scalar_wide[] =
+    "64/128-bit scalars are assumed to take the 32-bit scalar tile; never observed.";
+
 static const struct rule rules[R_COUNT] = {
     /* tpu-padding-rules.md 3.5 and tpu-facts.md 2d (XLA-tiled: "second most minor
      * dimension size is 1 or 2 ... 2x128", "3 or 4 ... 4x128"); f32[29184,1,2560] 2.0x.
@@ -101,82 +166,23 @@ static const struct rule rules[R_COUNT] = {
     [R_16_T8] = {"16bit-T(8,128)(2,1)", 2, {{8, 128}, {2, 1}}, 0, GEN(2, 4), DT(DT_BF16), gen_note},
     /* tpu-facts.md 2c: tpu_info get_sublane_tiling, large 2nd-minor tiling is the default
      * from TPU7x; real dump bf16[128,4096,352]{2,1,0:T(16,128)(2,1)} (tpu-inference #1882). */
-    [R_16_T16] = {"16bit-v7-T(16,128)(2,1)",
-                  2,
-                  {{16, 128}, {2, 1}},
-                  0,
-                  0,
-                  0,
-                  "TPU7x tiles 16-bit arrays T(16,128)(2,1) by default according to JAX's "
-                  "tpu_info; no v7 memory report was found to confirm it."},
+    [R_16_T16] = {"16bit-v7-T(16,128)(2,1)", 2, {{16, 128}, {2, 1}}, 0, 0, 0, note_16_t16},
     /* table 5: u8[256,384,1024]{2,1,0:T(8,128)(4,1)} (pytorch/xla #7813); XLA-tiled. */
-    [R_8_T8] = {"8bit-T(8,128)(4,1)",
-                2,
-                {{8, 128}, {4, 1}},
-                0,
-                GEN(2, 4),
-                DT(DT_U8),
-                "8-bit tiling T(8,128)(4,1) is seen for u8 only; s8 and fp8 are assumed to "
-                "tile alike (XLA may also pick T(32,128)(4,1), tpu-facts.md 2c)."},
+    [R_8_T8] = {"8bit-T(8,128)(4,1)", 2, {{8, 128}, {4, 1}}, 0, GEN(2, 4), DT(DT_U8), note_8_t8},
     /* tpu-facts.md 2c: T(32,128)(4,1) is the "large 2nd minor" 8-bit tile; chosen on v7 as
      * the conservative estimate the facts recommend. */
-    [R_8_T32] = {"8bit-v7-T(32,128)(4,1)",
-                 2,
-                 {{32, 128}, {4, 1}},
-                 0,
-                 0,
-                 0,
-                 "On v7, 8-bit arrays are assumed to take the large T(32,128)(4,1) tile (the "
-                 "conservative choice; XLA's pick is a closed heuristic)."},
+    [R_8_T32] = {"8bit-v7-T(32,128)(4,1)", 2, {{32, 128}, {4, 1}}, 0, 0, 0, note_8_t32},
     /* table 5 and 3.4: pred[64,512,2048]{2,1,0:T(8,128)E(32)} 4.0x (2019-2020 logs). */
-    [R_PRED_E32] = {"pred-E(32)-T(8,128)E(32)",
-                    1,
-                    {{8, 128}},
-                    32,
-                    GEN(2, 3),
-                    DT(DT_PRED),
-                    "pred is stored as 32-bit words on v2/v3 (older reports); not confirmed "
-                    "for this element type."},
+    [R_PRED_E32] =
+        {"pred-E(32)-T(8,128)E(32)", 1, {{8, 128}}, 32, GEN(2, 3), DT(DT_PRED), note_pred_e32},
     /* table 5: newer reports pack pred T(8,128)(4,1) (t5x 2023), generation not stated. */
-    [R_PRED_PACKED] = {"pred-packed-T(8,128)(4,1)",
-                       2,
-                       {{8, 128}, {4, 1}},
-                       0,
-                       0,
-                       0,
-                       "pred is assumed packed 8-bit (T(8,128)(4,1), as newer reports show) "
-                       "from v4 on; older reports (v2/v3) show 32-bit E(32) storage."},
+    [R_PRED_PACKED] =
+        {"pred-packed-T(8,128)(4,1)", 2, {{8, 128}, {4, 1}}, 0, 0, 0, note_pred_packed},
     /* tpu-facts.md 2c: s4[...]{...:T(8,128)(8,1)E(4)} real HLO text, not a memory report. */
-    [R_4BIT] = {"4bit-T(8,128)(8,1)E(4)",
-                2,
-                {{8, 128}, {8, 1}},
-                4,
-                0,
-                0,
-                "4-bit tiling T(8,128)(8,1)E(4) comes from XLA HLO text, not a memory report."},
-    [R_2BIT] = {"2bit-T(8,128)(16,1)E(2)",
-                2,
-                {{8, 128}, {16, 1}},
-                2,
-                0,
-                0,
-                "2-bit tiling is assumed by analogy with 4-bit (8 rows, packed into 32-bit "
-                "words); never observed."},
-    [R_64BIT] = {"64bit-T(8,128)",
-                 1,
-                 {{8, 128}},
-                 0,
-                 0,
-                 0,
-                 "64-bit and c64 arrays are assumed to tile T(8,128) like 32-bit ones; never "
-                 "observed in a TPU memory report."},
-    [R_128BIT] = {"128bit-T(8,128)",
-                  1,
-                  {{8, 128}},
-                  0,
-                  0,
-                  0,
-                  "c128 arrays are assumed to tile T(8,128); never observed on TPU."},
+    [R_4BIT] = {"4bit-T(8,128)(8,1)E(4)", 2, {{8, 128}, {8, 1}}, 4, 0, 0, note_4bit},
+    [R_2BIT] = {"2bit-T(8,128)(16,1)E(2)", 2, {{8, 128}, {16, 1}}, 2, 0, 0, note_2bit},
+    [R_64BIT] = {"64bit-T(8,128)", 1, {{8, 128}}, 0, 0, 0, note_64bit},
+    [R_128BIT] = {"128bit-T(8,128)", 1, {{8, 128}}, 0, 0, 0, note_128bit},
     /* tpu-padding-rules.md 7: 1-D 32-bit T(256) up to 256, T(512) at 512, T(1024) from
      * 1024 (XLA labels, not Size lines); lengths 257-511 and 513-1023 are assumed. */
     [R1_32_256] =
@@ -184,40 +190,13 @@ static const struct rule rules[R_COUNT] = {
     [R1_32_512] = {"1d-32bit-T(512)", 1, {{512, 0}}, 0, GEN(2, 4), DT(DT_F32), gen_note},
     [R1_32_1024] = {"1d-32bit-T(1024)", 1, {{1024, 0}}, 0, GEN(2, 4), DT(DT_F32), gen_note},
     /* Lengths between the observed ones take the next observed tile: an assumption. */
-    [R1_32_512_GAP] = {"1d-32bit-T(512)-between",
-                       1,
-                       {{512, 0}},
-                       0,
-                       0,
-                       0,
-                       "1-D lengths 257-511 were never observed; they are assumed to take the "
-                       "next observed tile, T(512)."},
-    [R1_32_1024_GAP] = {"1d-32bit-T(1024)-between",
-                        1,
-                        {{1024, 0}},
-                        0,
-                        0,
-                        0,
-                        "1-D lengths 513-1023 were never observed; they are assumed to take the "
-                        "next observed tile, T(1024)."},
+    [R1_32_512_GAP] = {"1d-32bit-T(512)-between", 1, {{512, 0}}, 0, 0, 0, note_1d_32_512_gap},
+    [R1_32_1024_GAP] = {"1d-32bit-T(1024)-between", 1, {{1024, 0}}, 0, 0, 0, note_1d_32_1024_gap},
     /* tpu-facts.md 2e: bf16[6144]{0:T(1024)(128)(2,1)} (SB-profiling, HLO tests); the short
      * form mirrors the observed scalar tile bf16[]{:T(512)(2,1)}. */
-    [R1_16_512] = {"1d-16bit-T(512)(2,1)",
-                   2,
-                   {{512, 0}, {2, 1}},
-                   0,
-                   0,
-                   0,
-                   "Short 1-D 16-bit arrays are assumed to take T(512)(2,1) (the observed "
-                   "scalar tile); only T(1024)(128)(2,1) is seen for long ones."},
-    [R1_16_1024] = {"1d-16bit-T(1024)(128)(2,1)",
-                    3,
-                    {{1024, 0}, {128, 0}, {2, 1}},
-                    0,
-                    0,
-                    0,
-                    "1-D 16-bit tiling T(1024)(128)(2,1) is seen in HLO dumps, not in a memory "
-                    "report."},
+    [R1_16_512] = {"1d-16bit-T(512)(2,1)", 2, {{512, 0}, {2, 1}}, 0, 0, 0, note_1d_16_512},
+    [R1_16_1024] =
+        {"1d-16bit-T(1024)(128)(2,1)", 3, {{1024, 0}, {128, 0}, {2, 1}}, 0, 0, 0, note_1d_16_1024},
     /* table 5: pred 1-D T(256)E(32) / T(1024)E(32) in older logs. */
     [R1_PRED_E32_256] =
         {"1d-pred-E(32)-T(256)E(32)", 1, {{256, 0}}, 32, GEN(2, 3), DT(DT_PRED), gen_note},
@@ -230,116 +209,33 @@ static const struct rule rules[R_COUNT] = {
                         0,
                         0,
                         0,
-                        "pred is assumed packed 8-bit (T(1024)(128)(4,1), as a 2021 report "
-                        "shows) from v4 on."},
-    [R1_8] = {"1d-8bit-T(1024)(128)(4,1)",
-              3,
-              {{1024, 0}, {128, 0}, {4, 1}},
-              0,
-              0,
-              0,
-              "1-D 8-bit arrays are assumed to tile like packed pred, T(1024)(128)(4,1)."},
-    [R1_4BIT] = {"1d-4bit-T(1024)(128)(8,1)E(4)",
-                 3,
-                 {{1024, 0}, {128, 0}, {8, 1}},
-                 4,
-                 0,
-                 0,
-                 "1-D 4-bit tiling is assumed by analogy with packed pred; never observed."},
+                        note_1d_pred_packed},
+    [R1_8] = {"1d-8bit-T(1024)(128)(4,1)", 3, {{1024, 0}, {128, 0}, {4, 1}}, 0, 0, 0, note_1d_8},
+    [R1_4BIT] =
+        {"1d-4bit-T(1024)(128)(8,1)E(4)", 3, {{1024, 0}, {128, 0}, {8, 1}}, 4, 0, 0, note_1d_4bit},
     [R1_2BIT] = {"1d-2bit-T(1024)(128)(16,1)E(2)",
                  3,
                  {{1024, 0}, {128, 0}, {16, 1}},
                  2,
                  0,
                  0,
-                 "1-D 2-bit tiling is assumed by analogy with packed pred; never observed."},
-    [R1_WIDE] = {"1d-wide-T(1024)",
-                 1,
-                 {{1024, 0}},
-                 0,
-                 0,
-                 0,
-                 "1-D 64/128-bit arrays are assumed to tile T(1024); never observed."},
+                 note_1d_2bit},
+    [R1_WIDE] = {"1d-wide-T(1024)", 1, {{1024, 0}}, 0, 0, 0, note_1d_wide},
     /* tpu-padding-rules.md 7: f32[]{:T(256)}, s32, u32 scalars (v2-v4 labels), 1 KiB. */
     [R0_32_256] = {"scalar-32bit-T(256)", 1, {{256, 0}}, 0, GEN(2, 4), SEEN32, gen_note},
     /* tpu-facts.md 2e: s32[]{:T(128)}, f32[]{:T(128)} in newer HLO tests (512 B). */
-    [R0_32_128] = {"scalar-32bit-T(128)",
-                   1,
-                   {{128, 0}},
-                   0,
-                   0,
-                   0,
-                   "Scalars are assumed to take the 512-byte tiles of newer HLO dumps "
-                   "(f32[]{:T(128)}, bf16[]{:T(256)}, pred[]{:T(512)}) from v5e on; their "
-                   "generation is not stated."},
+    [R0_32_128] = {"scalar-32bit-T(128)", 1, {{128, 0}}, 0, 0, 0, note_scalar_new},
     [R0_16_512] =
         {"scalar-16bit-T(512)(2,1)", 2, {{512, 0}, {2, 1}}, 0, GEN(2, 4), DT(DT_BF16), gen_note},
-    [R0_16_256] = {"scalar-16bit-T(256)",
-                   1,
-                   {{256, 0}},
-                   0,
-                   0,
-                   0,
-                   "Scalars are assumed to take the 512-byte tiles of newer HLO dumps "
-                   "(f32[]{:T(128)}, bf16[]{:T(256)}, pred[]{:T(512)}) from v5e on; their "
-                   "generation is not stated."},
-    [R0_8_1024] = {"scalar-8bit-T(1024)",
-                   1,
-                   {{1024, 0}},
-                   0,
-                   0,
-                   0,
-                   "8-bit scalars on v2-v4 are assumed to take a 1 KiB tile like the observed "
-                   "32-bit and bf16 scalars."},
-    [R0_8_512] = {"scalar-8bit-T(512)",
-                  1,
-                  {{512, 0}},
-                  0,
-                  0,
-                  0,
-                  "Scalars are assumed to take the 512-byte tiles of newer HLO dumps "
-                  "(f32[]{:T(128)}, bf16[]{:T(256)}, pred[]{:T(512)}) from v5e on; their "
-                  "generation is not stated."},
-    [R0_PRED_E32] = {"scalar-pred-E(32)-T(256)E(32)",
-                     1,
-                     {{256, 0}},
-                     32,
-                     0,
-                     0,
-                     "pred scalars on v2/v3 are assumed stored as 32-bit words like the observed "
-                     "1-D pred[...]{0:T(256)E(32)}."},
-    [R0_SUB_1024] = {"scalar-subbyte-T(1024)",
-                     1,
-                     {{1024, 0}},
-                     0,
-                     0,
-                     0,
-                     "Sub-byte scalars are assumed to take a whole byte per element in a 1 KiB "
-                     "tile; never observed."},
-    [R0_SUB_512] = {"scalar-subbyte-T(512)",
-                    1,
-                    {{512, 0}},
-                    0,
-                    0,
-                    0,
-                    "Sub-byte scalars are assumed to take a whole byte per element in a 512-byte "
-                    "tile; never observed."},
-    [R0_WIDE_256] = {"scalar-wide-T(256)",
-                     1,
-                     {{256, 0}},
-                     0,
-                     0,
-                     0,
-                     "64/128-bit scalars are assumed to take the 32-bit scalar tile; never "
-                     "observed."},
-    [R0_WIDE_128] = {"scalar-wide-T(128)",
-                     1,
-                     {{128, 0}},
-                     0,
-                     0,
-                     0,
-                     "64/128-bit scalars are assumed to take the 32-bit scalar tile; never "
-                     "observed."},
+    [R0_16_256] = {"scalar-16bit-T(256)", 1, {{256, 0}}, 0, 0, 0, note_scalar_new},
+    [R0_8_1024] = {"scalar-8bit-T(1024)", 1, {{1024, 0}}, 0, 0, 0, note_scalar_8bit_old},
+    [R0_8_512] = {"scalar-8bit-T(512)", 1, {{512, 0}}, 0, 0, 0, note_scalar_new},
+    [R0_PRED_E32] =
+        {"scalar-pred-E(32)-T(256)E(32)", 1, {{256, 0}}, 32, 0, 0, note_scalar_pred_e32},
+    [R0_SUB_1024] = {"scalar-subbyte-T(1024)", 1, {{1024, 0}}, 0, 0, 0, note_scalar_sub_old},
+    [R0_SUB_512] = {"scalar-subbyte-T(512)", 1, {{512, 0}}, 0, 0, 0, note_scalar_sub_new},
+    [R0_WIDE_256] = {"scalar-wide-T(256)", 1, {{256, 0}}, 0, 0, 0, note_scalar_wide},
+    [R0_WIDE_128] = {"scalar-wide-T(128)", 1, {{128, 0}}, 0, 0, 0, note_scalar_wide},
     /* token[] holds no data (XLA sizes it at 0 bytes). */
     [R_TOKEN] = {"token-no-storage", 0, {{0, 0}}, 0, GEN(2, 7), ~0ull, NULL},
 };
