@@ -23,7 +23,11 @@
 #include "service/response.h"
 
 #define POST_BUFFER 65536
-#define CONN_MEMORY (64 * 1024)
+/* All request bodies together may hold this many times --max-body (at least 256 MiB), so
+ * many concurrent large uploads cannot exhaust memory; past it submissions get 503. */
+#define BODY_BUDGET_FACTOR 4
+#define BODY_BUDGET_MIN    (256ull << 20)
+#define CONN_MEMORY        (64 * 1024)
 
 const char *const req_param_names[P_COUNT] = {
     [P_LIMIT] = "limit",
@@ -62,6 +66,8 @@ static void req_free(struct request *r)
 {
     size_t i;
 
+    if (r->charged > 0)
+        __atomic_sub_fetch(&r->srv->body_bytes, r->charged, __ATOMIC_RELAXED);
     if (r->pp != NULL)
         MHD_destroy_post_processor(r->pp);
     body_free(&r->body);
@@ -338,10 +344,31 @@ static enum MHD_Result post_begin(struct request *r)
     return MHD_YES;
 }
 
+/* Counts the growth of r's body against the server-wide budget; false when over it. */
+static bool body_charge(struct request *r)
+{
+    uint64_t budget = r->srv->cfg->max_body * BODY_BUDGET_FACTOR;
+    uint64_t grow, total;
+
+    if (budget < BODY_BUDGET_MIN)
+        budget = BODY_BUDGET_MIN;
+    if (r->body.cap <= r->charged)
+        return true;
+    grow = r->body.cap - r->charged;
+    total = __atomic_add_fetch(&r->srv->body_bytes, grow, __ATOMIC_RELAXED);
+    r->charged += grow;
+    return total <= budget;
+}
+
 static void post_chunk(struct request *r, const char *data, size_t n)
 {
     if (r->early_status != 0)
         return; /* swallowed: the answer goes out at the end */
+    if (!body_charge(r)) {
+        early_error(r, 503, "server-busy", "The server is busy",
+                    "Too many large uploads are in progress; retry later.");
+        return;
+    }
     if (r->pp != NULL) {
         if (MHD_post_process(r->pp, data, n) != MHD_YES)
             early_error(r, 400, "malformed-multipart", "Malformed multipart body",
@@ -354,7 +381,11 @@ static void post_chunk(struct request *r, const char *data, size_t n)
                         "The server could not buffer the body; retry later.");
         else
             too_large(r);
+        return;
     }
+    if (!body_charge(r))
+        early_error(r, 503, "server-busy", "The server is busy",
+                    "Too many large uploads are in progress; retry later.");
 }
 
 /* Last call of POST /api/v1/plans: the body is complete. */

@@ -64,10 +64,11 @@ struct server {
     struct static_root static_root, vendor_root;
     struct plancache *cache;
     struct exec *exec;
-    struct jobs *jobs; /* planner workers; NULL in tests that run none */
-    int shutting_down; /* atomic */
-    long inflight;     /* atomic: requests between first call and completion */
-    int db_up;         /* atomic: last database call succeeded */
+    struct jobs *jobs;   /* planner workers; NULL in tests that run none */
+    int shutting_down;   /* atomic */
+    long inflight;       /* atomic: requests between first call and completion */
+    uint64_t body_bytes; /* atomic: bytes held by request bodies, all requests together */
+    int db_up;           /* atomic: last database call succeeded */
 };
 
 struct request {
@@ -83,6 +84,7 @@ struct request {
     enum body_kind kind;
     struct body body;
     struct MHD_PostProcessor *pp;
+    uint64_t charged; /* bytes of this body counted in srv->body_bytes */
     bool file_seen;   /* multipart: a "file" part arrived */
     int file_format;  /* multipart: enum plan_format guessed from the part */
     int early_status; /* an error found while reading: answered at the end */
