@@ -512,9 +512,11 @@ int layout_resolve(const struct shape *sh, const struct chip *chip, struct shape
                    struct layout_info *out, struct err *e)
 {
     struct shape tmp;
-    struct shape *w = resolved != NULL && resolved != sh ? resolved : &tmp;
+    struct shape *w = &tmp;
     int rc;
 
+    if (resolved != NULL && resolved != sh)
+        w = resolved;
     /* Work in the caller's buffer when there is one: one copy of the shape, not two. */
     *w = *sh;
     if ((rc = layout_fill(w, chip, &out->rule, &out->confidence, &out->assumption, e)) != 0)
