@@ -6,7 +6,7 @@
 // drawRects), so sub-pixel buffers merge into the pixels they fall on. Hover hit-testing uses
 // a uniform grid over the data space (CSR arrays): a mouse move checks a few buffers, not all.
 
-import { fmtBytes, fmtTick, fmtInt, niceTicks, byteTicks, el } from './util.js';
+import { fmtBytes, fmtTicks, fmtInt, niceTicks, byteTicks, el } from './util.js';
 import { KINDS, kindIndex, themeColors, fitCanvas } from './theme.js';
 
 const M = { left: 84, right: 16, top: 24, bottom: 44 };
@@ -148,7 +148,7 @@ export class LayoutChart {
         if (i < 0 || i >= this.n || Number.isNaN(this.y0[i])) return;
         const w = this.x1[i] - this.x0[i], h = this.y1[i] - this.y0[i];
         const e = this.extent;
-        const vw = Math.max(w * 3, (e.x1 - e.x0) / 50), vh = Math.max(h * 3, (e.y1 - e.y0) / 50);
+        const vw = Math.max(w * 1.6, (e.x1 - e.x0) / 50), vh = Math.max(h * 4, (e.y1 - e.y0) / 2000);
         const cx = (this.x0[i] + this.x1[i]) / 2, cy = (this.y0[i] + this.y1[i]) / 2;
         this.view = { x0: cx - vw / 2, x1: cx + vw / 2, y0: Math.max(0, cy - vh / 2), y1: Math.max(0, cy - vh / 2) + vh };
         this.draw();
@@ -188,13 +188,15 @@ export class LayoutChart {
         ctx.fillStyle = c.muted;
         ctx.textAlign = 'right';
         ctx.textBaseline = 'middle';
-        for (const t of byteTicks(v.y0, v.y1, Math.max(2, Math.floor(this.ph / 50)))) {
+        const yt = byteTicks(v.y0, v.y1, Math.max(2, Math.floor(this.ph / 50)));
+        const labels = fmtTicks(yt);
+        for (const [k, t] of yt.entries()) {
             const y = Math.round(this.py(t)) + 0.5;
             ctx.beginPath();
             ctx.moveTo(M.left, y);
             ctx.lineTo(M.left + this.pw, y);
             ctx.stroke();
-            ctx.fillText(fmtTick(t), M.left - 6, y);
+            ctx.fillText(labels[k], M.left - 6, y);
         }
         ctx.textAlign = 'center';
         ctx.textBaseline = 'top';

@@ -114,6 +114,7 @@ function render(plan) {
         if (timeline) timeline.draw();
     });
 
+    renderPeak(r, layout);
     renderStrategies(pk);
     renderByKind(s);
     renderSuggestions(r);
@@ -124,12 +125,56 @@ function render(plan) {
         setTimeout(() => {
             hooks.firstPaintMs = Math.round(performance.now());
             renderNotes(r);
-            renderPaddingTable(r);
+            renderPaddingTable(r, layout);
             t('table');
             hooks.ready = true;
             document.body.dataset.ready = '1';
         }, 0),
     );
+}
+
+// Focuses buffer i in the layout chart and pins its details (from the tables below it).
+function showInChart(layout, i) {
+    layout.focus(i);
+    layout.pinned = i;
+    layout.hover = i;
+    layout.draw();
+    const p = layout.screenPoint(i);
+    layout.tooltip.classList.add('pinned');
+    layout.showTooltip(i, p.x, p.y);
+    layout.canvas.scrollIntoView({ block: 'center', behavior: 'instant' });
+}
+
+// XProf's "ops at peak", as a table: the biggest buffers live at the peak step.
+function renderPeak(r, layout) {
+    const peak = r.packing?.peak;
+    const tensors = r.tensors || [];
+    const byId = new Map(tensors.map((t, i) => [t.id ?? i, i]));
+    if (!peak || !Array.isArray(peak.buffers) || !peak.buffers.length) {
+        $('#peak-title').classList.add('hidden');
+        $('#peak-table').classList.add('hidden');
+        return;
+    }
+    const idx = peak.buffers.map((b) => byId.get(b)).filter((i) => i !== undefined);
+    idx.sort((a, b) => (tensors[b].padded_bytes || 0) - (tensors[a].padded_bytes || 0));
+    $('#peak-title').textContent = `Live at the peak step (${fmtInt(peak.step)}): ${fmtInt(idx.length)} buffers, ${fmtBytes(peak.bytes)}`;
+    const tbody = $('#peak-table tbody');
+    const shown = idx.slice(0, 12);
+    for (const i of shown) {
+        const t = tensors[i];
+        const tr = el('tr', { class: 'clickable', tabindex: 0, title: 'show in the chart' },
+            el('td', { class: 'name' }, el('span', { class: 'swatch k-' + (KINDS.includes(t.kind) ? t.kind : 'other') }), ' ', String(t.name ?? '')),
+            el('td', { text: t.kind || '' }),
+            el('td', { class: 'mono', text: t.shape || '' }),
+            el('td', { class: 'num', text: fmtBytes(t.padded_bytes) }),
+            el('td', { class: 'num', text: peak.bytes ? fmtPct((t.padded_bytes || 0) / peak.bytes) : '–' }),
+            el('td', { class: 'num', text: Number.isFinite(t.offset) ? fmtBytes(t.offset) : '–' }),
+            el('td', { text: Array.isArray(t.live) ? `${fmtInt(t.live[0])} \u2013 ${fmtInt(t.live[1])}` : '' }));
+        tr.addEventListener('click', () => showInChart(layout, i));
+        tr.addEventListener('keydown', (ev) => ev.key === 'Enter' && showInChart(layout, i));
+        tbody.append(tr);
+    }
+    $('#peak-note').textContent = (idx.length > shown.length ? `Largest ${shown.length} of ${fmtInt(idx.length)} shown. ` : '') + 'Click a row to find the buffer in the chart.';
 }
 
 function card(label, value, detail, cls) {
@@ -247,7 +292,7 @@ function renderSuggestions(r) {
     if (sorted.length > 20) ul.append(el('li', { class: 'note', text: `…and ${sorted.length - 20} more in the padding table.` }));
 }
 
-function renderPaddingTable(r) {
+function renderPaddingTable(r, layout) {
     const tensors = r.tensors || [];
     const sugg = new Map();
     for (const sg of r.suggestions || []) sugg.set(sg.tensor, sg.text);
@@ -282,7 +327,7 @@ function renderPaddingTable(r) {
     const paint = () => {
         const frag = document.createDocumentFragment();
         for (const x of view.slice(0, limit)) {
-            frag.append(el('tr', { 'data-index': x.i },
+            frag.append(el('tr', { 'data-index': x.i, class: 'clickable', title: 'show in the chart' },
                 el('td', { class: 'name', text: x.name }),
                 el('td', { text: x.kind }),
                 el('td', { class: 'mono', text: x.shape }),
@@ -318,6 +363,10 @@ function renderPaddingTable(r) {
             limit = PAGE_ROWS;
             apply();
         }, 120);
+    });
+    tbody.addEventListener('click', (ev) => {
+        const tr = ev.target.closest('tr');
+        if (tr && layout) showInChart(layout, Number(tr.dataset.index));
     });
     $('#pad-more').addEventListener('click', () => {
         limit += PAGE_ROWS * 5;

@@ -41,9 +41,16 @@ export function fmtBytes(n) {
     return (neg ? '-' : '') + s + ' ' + UNITS[u];
 }
 
-// Axis label: like fmtBytes without trailing zeros ("40 MiB", "1.5 GiB").
-export function fmtTick(n) {
-    return fmtBytes(n).replace(/\.0+ /, ' ').replace(/(\.\d*[1-9])0+ /, '$1 ');
+// Axis labels for a list of byte ticks: one unit (that of the largest tick) and just enough
+// decimals that neighbouring ticks differ ("386.75 MiB", "386.80 MiB").
+export function fmtTicks(ticks) {
+    const max = Math.max(...ticks.map(Math.abs), 1);
+    let u = 0;
+    while (u < UNITS.length - 1 && max >= Math.pow(1024, u + 1)) u++;
+    const unit = Math.pow(1024, u);
+    const step = ticks.length > 1 ? Math.abs(ticks[1] - ticks[0]) / unit : 1;
+    const digits = Math.min(6, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)));
+    return ticks.map((t) => (t === 0 ? '0' : (t / unit).toFixed(digits)) + ' ' + UNITS[u]);
 }
 
 export function fmtInt(n) {

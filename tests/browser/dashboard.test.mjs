@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
-import { loadavg } from 'node:os';
+import { loadavg, cpus } from 'node:os';
 import { chromium } from 'playwright-core';
 import { makeResult, writeSafetensors } from './fixtures.mjs';
 
@@ -202,6 +202,29 @@ test('padding table sorts by clicking headers and filters by text', async () => 
     await page.waitForFunction((n) => document.querySelectorAll('#pad-table tbody tr').length === n, model.tensors.length);
 });
 
+test('the peak table lists what is live at the peak; a table row finds its buffer in the chart', async () => {
+    const page = state.page;
+    const peak = state.result.packing.peak;
+    const rows = await page.$$eval('#peak-table tbody tr', (trs) => trs.map((tr) => tr.children[0].textContent.trim()));
+    assert(rows.length === Math.min(12, peak.buffers.length), `peak rows ${rows.length} for ${peak.buffers.length} buffers`);
+    const biggest = state.result.tensors.filter((t) => peak.buffers.includes(t.id)).sort((a, b) => b.padded_bytes - a.padded_bytes)[0];
+    assert(rows[0] === biggest.name, `first peak row ${rows[0]}, want ${biggest.name}`);
+    await page.click('#pad-table tbody tr:nth-child(2)');
+    const idx = Number(await page.getAttribute('#pad-table tbody tr:nth-child(2)', 'data-index'));
+    await page.waitForSelector('#layout-tip.pinned:not(.hidden)');
+    const tip = await page.textContent('#layout-tip .tt-name');
+    assert(tip === state.result.tensors[idx].name, `pinned ${tip}, clicked ${state.result.tensors[idx].name}`);
+    assert((await page.evaluate(() => window.__tpuplan.layout.pinned)) === idx, 'not pinned');
+    await page.evaluate(() => {
+        const L = window.__tpuplan.layout;
+        L.pinned = -1;
+        L.hover = -1;
+        L.tooltip.classList.remove('pinned');
+        L.showTooltip(-1);
+        L.reset();
+    });
+});
+
 test(`a tensor named ${XSS} is shown as text and runs nothing`, async () => {
     const page = state.page;
     const cells = await page.$$eval('#pad-table td.name', (tds) => tds.map((td) => td.textContent));
@@ -357,8 +380,11 @@ test('100,000-buffer plan: first paint of the charts', async () => {
     writeFileSync(join(artifacts, 'first-paint-100k.json'), JSON.stringify({ ...t, page_work_ms: work, redraw_ms: redraw, loadavg: loadavg()[0] }) + '\n');
     side.close();
     assert(ink > 50000, 'the 100k chart is blank');
-    // Generous: parse + index + draw. The transfer of 37 MB over loopback is not the page's.
-    assert(work < 5000, `first paint ${work} ms after the response (limit 5000)`);
+    // Generous: parse + draw, 5 s on an idle machine (the goal is 2 s). The transfer of 37 MB
+    // over loopback is not the page's. On a machine busier than its cores (a shared CI
+    // runner, a parallel build) the limit grows with the load rather than failing at random.
+    const limit = 5000 * Math.max(1, loadavg()[0] / cpus().length);
+    assert(work < limit, `first paint ${work} ms after the response (limit ${limit.toFixed(0)} ms)`);
     await page.context().close();
 });
 
