@@ -39,8 +39,9 @@ static const char layout_usage[] =
     "\n"
     "JSON: one object for one shape, an array of objects for two or more. Fields: shape,\n"
     "dtype, dims, minor_to_major, tiles, padded_dims, logical_bytes, padded_bytes,\n"
-    "padding_bytes, expansion, size/unpadded_size/extra (XLA's formatting), layout_source,\n"
-    "confidence (given|confirmed|assumed), chip, and assumption for assumed rules.\n"
+    "padding_bytes, expansion, size/unpadded_size/extra (XLA's formatting), layout_source\n"
+    "(\"given\" or the default rule's name), order_source (given|default), confidence\n"
+    "(given|confirmed|assumed), chip, and assumption for assumed rules.\n"
     "Exit status: 0 ok, 2 bad input (message names the shape index and character offset).\n";
 
 /* One input: a pointer into argv or the stdin buffer, not NUL-terminated. */
@@ -93,7 +94,7 @@ static void add_sizes(struct json_object *o, uint64_t logical, uint64_t padded)
 }
 
 static struct json_object *json_shape(struct ctx *c, const struct shape *sh,
-                                      const struct layout_info *li)
+                                      const struct layout_info *li, int order_given)
 {
     struct json_object *o = json_object_new_object();
     struct json_object *a;
@@ -127,6 +128,8 @@ static struct json_object *json_shape(struct ctx *c, const struct shape *sh,
     json_object_object_add(o, "elements", json_object_new_uint64(li->elements));
     add_sizes(o, li->logical_bytes, li->padded_bytes);
     json_object_object_add(o, "layout_source", json_object_new_string(li->rule));
+    json_object_object_add(o, "order_source",
+                           json_object_new_string(order_given ? "given" : "default"));
     json_object_object_add(o, "confidence",
                            json_object_new_string(confidence_name(li->confidence)));
     json_object_object_add(o, "chip", json_object_new_string(c->chip->name));
@@ -239,12 +242,13 @@ static int emit_one(struct ctx *c, size_t i, size_t n, struct layout_info *infos
     }
     struct json_object *o;
     if (!c->list.is_tuple) {
-        o = json_shape(c, &res[0], &infos[0]);
+        o = json_shape(c, &res[0], &infos[0], c->list.elems[0].has_layout);
     } else {
         struct json_object *elems = json_object_new_array();
         struct shape_list printed = c->list;
         for (size_t k = 0; k < c->list.n; k++) {
-            json_object_array_add(elems, json_shape(c, &res[k], &infos[k]));
+            json_object_array_add(elems,
+                                  json_shape(c, &res[k], &infos[k], c->list.elems[k].has_layout));
             printed.elems[k] = res[k];
         }
         o = json_object_new_object();

@@ -244,7 +244,8 @@ const struct chip *chip_find(const char *name)
     for (len = 0; name[len] != '\0'; len++)
         ;
     for (size_t i = 0; i < NCHIPS; i++)
-        if (strcasecmp(chips[i].name, name) == 0 || alias_match(chips[i].aliases, name, len))
+        if (strcasecmp(chips[i].name, name) == 0 || alias_match(chips[i].aliases, name, len) ||
+            strcasecmp(chips[i].device_kind, name) == 0)
             return &chips[i];
     return NULL;
 }

@@ -58,8 +58,8 @@ struct chip {
 size_t chip_count(void);
 const struct chip *chip_at(size_t i);
 
-/* Finds a chip by name or alias, case-insensitively ("v5e", "V5LITEPOD", "tpu7x"). NULL
- * when unknown. */
+/* Finds a chip by name, alias or JAX device_kind, case-insensitively ("v5e", "V5LITEPOD",
+ * "tpu7x", "TPU v5 lite"). NULL when unknown. */
 const struct chip *chip_find(const char *name);
 
 /* The chip used when neither the input nor the caller names one. */

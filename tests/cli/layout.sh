@@ -76,6 +76,10 @@ run layout 'bf16[64,64]' --chip tpu7x
 pyjson "d['chip']=='v7' and d['confidence']=='assumed' and len(d['assumption'])>20 and d['shape']=='bf16[64,64]{1,0:T(16,128)(2,1)}'"
 ok $? "v7 (alias tpu7x): bf16 T(16,128)(2,1), assumed with a sentence"
 
+run layout 'f32[3,5]{0,1}' --chip 'TPU v4'
+pyjson "d['chip']=='v4' and d['order_source']=='given' and d['layout_source']=='32bit-T(8,128)' and d['padded_dims']==[128,8]"
+ok $? "bare order kept (order_source given), tiles by rule; --chip takes a JAX device_kind"
+
 run layout 'f32[8]'
 pyjson "d['chip']=='v5e' and d['confidence']=='assumed' and 'assumption' in d"
 ok $? "default chip v5e; default rules there are assumptions"

@@ -19,10 +19,11 @@
 static void test_lookup(void **state)
 {
     static const char *names[][2] = {
-        {"v2", "v2"},         {"v3", "v3"},         {"V4", "v4"},   {"v5e", "v5e"},
-        {"v5litepod", "v5e"}, {"V5LITEPOD", "v5e"}, {"v5p", "v5p"}, {"v6e", "v6e"},
-        {"trillium", "v6e"},  {"Trillium", "v6e"},  {"v7", "v7"},   {"tpu7x", "v7"},
-        {"TPU7X", "v7"},      {"ironwood", "v7"},
+        {"v2", "v2"},         {"v3", "v3"},           {"V4", "v4"},           {"v5e", "v5e"},
+        {"v5litepod", "v5e"}, {"V5LITEPOD", "v5e"},   {"v5p", "v5p"},         {"v6e", "v6e"},
+        {"trillium", "v6e"},  {"Trillium", "v6e"},    {"v7", "v7"},           {"tpu7x", "v7"},
+        {"TPU7X", "v7"},      {"ironwood", "v7"},     {"TPU v5 lite", "v5e"}, {"TPU v4", "v4"},
+        {"tpu v5", "v5p"},    {"TPU v6 lite", "v6e"},
     };
 
     (void)state;
