@@ -29,7 +29,7 @@
 #define BACKOFF_MIN_MS   100
 #define BACKOFF_MAX_MS   5000
 #define COORD_SLICE_MS   250 /* longest the coordinator blocks, so jobs_stop joins fast */
-#define ABANDON_MS       1000
+#define ABANDON_MS       3000
 #define MAX_WORKERS      1024
 #define OPTS_BUF         2048
 
@@ -140,7 +140,7 @@ static char *job_problem(const struct err *e)
     return problem_from_err(e, NULL, NULL, NULL);
 }
 
-/* Runs one claimed job and stores its outcome. */
+/* Runs one claimed job, already registered in sl, and stores its outcome. */
 static void job_run(struct slot *sl, struct store *st, const struct store_job *job)
 {
     struct jobs *j = sl->j;
@@ -154,13 +154,6 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     unsigned backoff = 0;
     int rc;
     enum { STORED, STORED_ERROR, LOST, ABANDONED } outcome = ABANDONED;
-
-    pthread_mutex_lock(&j->mu);
-    memcpy(sl->plan_id, job->plan_id, sizeof sl->plan_id);
-    memcpy(sl->token, job->lease_token, sizeof sl->token);
-    sl->busy = true;
-    j->busy++;
-    pthread_mutex_unlock(&j->mu);
 
     err_clear(&e);
     memset(&sum, 0, sizeof sum);
@@ -268,6 +261,24 @@ static void *worker_main(void *p)
         }
         rc = store_job_claim(st, who, j->lease_ms, &job);
         if (rc == STORE_OK) {
+            /* Register the lease under the lock jobs_stop() reads: either the stop sees
+             * this job as running (and may hand it back), or we see the stop and hand it
+             * back ourselves instead of starting a plan nobody waits for. */
+            pthread_mutex_lock(&j->mu);
+            stop = j->stopping;
+            if (!stop) {
+                memcpy(sl->plan_id, job.plan_id, sizeof sl->plan_id);
+                memcpy(sl->token, job.lease_token, sizeof sl->token);
+                sl->busy = true;
+                j->busy++;
+            }
+            pthread_mutex_unlock(&j->mu);
+            if (stop) {
+                const char *tok[1] = {job.lease_token};
+                store_job_release(st, tok, 1);
+                store_job_free(&job);
+                break;
+            }
             backoff = 0;
             job_run(sl, st, &job);
             store_job_free(&job);

@@ -59,7 +59,7 @@ void jobs_kick(struct jobs *j);
 /*
  * Stops claiming, lets running plans finish for up to grace_ms (their results are
  * stored), then gives the plans still running back to the queue, joins every thread and
- * frees j. A plan_run() that does not return within one more second is abandoned: its
+ * frees j. A plan_run() that does not return within 3 more seconds is abandoned: its
  * thread is detached and j is deliberately leaked (the process is exiting anyway).
  */
 void jobs_stop(struct jobs *j, int grace_ms);

@@ -283,11 +283,78 @@ static void test_notify_wakes_and_restart(void **state)
     assert_int_equal(sql_long("SELECT count(*) FROM jobs WHERE completions <> 1"), 0);
 }
 
+/* A chain of n activations: a model the planner needs a noticeable time for. */
+static char *chain_model(int n, size_t *len)
+{
+    size_t cap = (size_t)n * 160 + 64;
+    char *m = malloc(cap);
+    size_t o = 0;
+    assert_non_null(m);
+    o += (size_t)snprintf(m + o, cap - o, "{\"name\":\"chain\",\"chip\":\"v5e\",\"tensors\":[");
+    for (int i = 0; i < n; i++)
+        o += (size_t)snprintf(m + o, cap - o,
+                              "%s{\"name\":\"t%d\",\"shape\":[64,%d],\"dtype\":\"f32\","
+                              "\"kind\":\"activation\"}",
+                              i ? "," : "", i, 128 * (1 + i % 7));
+    o += (size_t)snprintf(m + o, cap - o, "],\"ops\":[");
+    for (int i = 0; i + 1 < n; i++)
+        o += (size_t)snprintf(m + o, cap - o,
+                              "%s{\"name\":\"op%d\",\"inputs\":[\"t%d\"],\"outputs\":[\"t%d\"]}",
+                              i ? "," : "", i, i, i + 1);
+    o += (size_t)snprintf(m + o, cap - o, "]}");
+    assert_true(o < cap);
+    *len = o;
+    return m;
+}
+
+/* Waits until the pool's only worker is inside plan_run() (or has finished). */
+static void wait_busy(struct jobs *j)
+{
+    struct jobs_stats st = {0};
+    for (int i = 0; i < 500; i++) {
+        jobs_stats(j, &st);
+        if (st.busy + st.done + st.failed > 0)
+            break;
+        usleep(10000);
+    }
+    assert_int_equal(st.busy + st.done + st.failed, 1);
+}
+
+/* jobs_stop(0) while a plan runs gives it back to the queue (not a failed attempt, no
+ * lease left); jobs_stop with a grace lets the running plan finish and stores it. */
+static void test_graceful_stop(void **state)
+{
+    struct store *s = *state;
+    struct plan_summary sum = {.tensors = 1};
+    struct store_new_plan np = {
+        .name = "slow", .chip = "v5e", .source_format = "json", .summary = &sum};
+    struct store_created c;
+    char *m = chain_model(1500, &np.input_len);
+    np.input = m;
+    assert_int_equal(store_plan_create(s, &np, &c), STORE_OK);
+
+    struct jobs *j = pool(1, 100, "stopper", NULL, NULL);
+    wait_busy(j);
+    jobs_stop(j, 0);
+    assert_int_equal(sql_long("SELECT count(*) FROM jobs WHERE state = 'queued' AND attempts = 0"
+                              " AND lease_token IS NULL AND completions = 0"),
+                     1);
+    assert_int_equal(sql_long("SELECT count(*) FROM plans WHERE status = 'queued'"), 1);
+
+    j = pool(1, 100, "finisher", NULL, NULL);
+    wait_busy(j);
+    jobs_stop(j, 30000);
+    assert_int_equal(sql_long("SELECT count(*) FROM jobs WHERE state = 'done' AND completions = 1"),
+                     1);
+    free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_each_plan_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_pools, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_graceful_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_notify_wakes_and_restart, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
