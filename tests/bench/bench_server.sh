@@ -38,7 +38,7 @@ command -v wrk >/dev/null || {
 }
 DATABASE_URL=$(tests/pg.sh start "$tmp/pg")
 export DATABASE_URL
-bin/tpuplan-server --listen 127.0.0.1:0 --max-per-ip 1024 >"$tmp/log" 2>&1 &
+"${TPUPLAN_SERVER:-bin/tpuplan-server}" --listen 127.0.0.1:0 --max-per-ip 1024 >"$tmp/log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do
     grep -q 'listening on' "$tmp/log" && break

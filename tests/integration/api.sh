@@ -65,6 +65,9 @@ if ! DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err"); then
     exit 1
 fi
 export DATABASE_URL
+"$SERVER" migrate >"$tmp/migrate.log" 2>&1
+check "tpuplan-server migrate applies the migrations and exits 0" \
+    eval '[ $? = 0 ] && grep -q "migrations in .* applied" "$tmp/migrate.log"'
 "$SERVER" --listen 127.0.0.1:0 --max-body 1M --workers 2 --executors 2 --http-threads 2 \
     --cache-ttl 2 >"$tmp/log" 2>&1 &
 pid=$!

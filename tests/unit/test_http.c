@@ -17,6 +17,7 @@
 #include "service/body.h"
 #include "service/config.h"
 #include "service/metrics.h"
+#include "service/plancache.h"
 #include "service/problem.h"
 #include "service/reqparse.h"
 #include "service/route.h"
@@ -357,6 +358,45 @@ static void test_metrics(void **state)
     free(t);
 }
 
+static struct MHD_Response *resp_new(void)
+{
+    return MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
+}
+
+static void test_plancache(void **state)
+{
+    /* Room for two 1,000-byte bodies (each entry also counts 512 bytes of overhead). */
+    struct plancache *c = plancache_new(3100, 60);
+    int64_t n, bytes;
+
+    (void)state;
+    assert_non_null(c);
+    plancache_put(c, "a", "\"a-1\"", resp_new(), 1000);
+    plancache_put(c, "b", "\"b-1\"", resp_new(), 1000);
+    plancache_stats(c, &n, &bytes);
+    assert_int_equal(n, 2);
+    assert_int_equal(bytes, 3024);
+    /* A third entry evicts the least recently used one. */
+    plancache_put(c, "c", "\"c-1\"", resp_new(), 1000);
+    plancache_stats(c, &n, &bytes);
+    assert_int_equal(n, 2);
+    /* Replacing an id keeps one entry for it. */
+    plancache_put(c, "c", "\"c-2\"", resp_new(), 10);
+    plancache_stats(c, &n, &bytes);
+    assert_int_equal(n, 2);
+    assert_int_equal(bytes, 1512 + 522);
+    plancache_evict(c, "c");
+    plancache_evict(c, "nope");
+    plancache_stats(c, &n, &bytes);
+    assert_int_equal(n, 1);
+    assert_int_equal(bytes, 1512);
+    /* Larger than the whole cache: not stored (and the response is freed, for ASan). */
+    plancache_put(c, "d", "\"d-1\"", resp_new(), 5000);
+    plancache_stats(c, &n, &bytes);
+    assert_int_equal(n, 1);
+    plancache_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_body_plain),  cmocka_unit_test(test_body_safetensors),
         cmocka_unit_test(test_problem),     cmocka_unit_test(test_config),
         cmocka_unit_test(test_sha256),      cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_plancache),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
