@@ -54,7 +54,6 @@ async function pick(file) {
             picked = { file, format, body: file };
             info.textContent = `${file.name}: ${format === 'csv' ? 'MiniMalloc CSV' : 'model description (JSON)'}, ${fmtBytes(file.size)}.`;
         }
-        if (!$('#name').value) $('#name').placeholder = file.name.replace(/\.(json|safetensors|csv)$/i, '');
         $('#submit-hint').textContent = 'Ready.';
     } catch (err) {
         $('#err-file').textContent = err.message;
@@ -160,11 +159,16 @@ async function loadChips() {
         chips = null;
     }
     if (Array.isArray(chips) && chips.length) {
+        const notes = new Map();
         for (const c of chips) {
             const hbm = c.usable_hbm_bytes;
-            select.append(el('option', { value: c.name, text: `${c.name}${c.device_kind ? ' — ' + c.device_kind : ''}${hbm ? ' · usable HBM ' + fmtBytes(hbm) : ''}` }));
+            const unsure = Array.isArray(c.uncertain) && c.uncertain.some((f) => /hbm/.test(f)) ? ' (assumed)' : '';
+            select.append(el('option', { value: c.name, text: `${c.name}${c.device_kind ? ' — ' + c.device_kind : ''}${hbm ? ' · usable HBM ' + fmtBytes(hbm) + unsure : ''}` }));
+            if (c.notes) notes.set(c.name, c.notes);
         }
-        hint.textContent = 'Usable HBM is what the runtime reports as capacity.';
+        const base = 'Usable HBM is the capacity the runtime reports.';
+        hint.textContent = base;
+        select.addEventListener('change', () => (hint.textContent = notes.get(select.value) || base));
     } else {
         for (const n of FALLBACK_CHIPS) select.append(el('option', { value: n, text: n }));
         hint.textContent = "The chip's usable HBM is shown with the plan.";

@@ -5,6 +5,7 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { loadavg, cpus } from 'node:os';
 import { chromium } from 'playwright-core';
@@ -79,6 +80,20 @@ test('upload page renders with chip picker, strategies and recent plans', async 
     await page.screenshot({ path: join(artifacts, 'upload-light.png') });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: join(artifacts, 'upload-dark.png') });
+    await page.context().close();
+});
+
+test('the chip picker shows each chip\'s usable HBM from a chip list (bin/tpuplan chips --json)', async () => {
+    // The server has no chip endpoint yet; this pins the format the page expects from one.
+    const chips = execFileSync(join(here, '../../bin/tpuplan'), ['chips', '--json']);
+    const page = await newPage();
+    await page.route('**/api/v1/chips', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: chips }));
+    await page.goto(base + '/');
+    await page.waitForFunction(() => /usable HBM/.test(document.querySelector('#chip').textContent));
+    const v5e = await page.$eval('#chip option[value=v5e]', (o) => o.textContent);
+    assert(/usable HBM 15\.75 GiB/.test(v5e), 'v5e option: ' + v5e);
+    await page.selectOption('#chip', 'v5e');
+    assert(/v5e|runtime/.test(await page.textContent('#chip-hint')), 'no chip note');
     await page.context().close();
 });
 
@@ -332,6 +347,7 @@ test('a model error from the API is shown next to the file field', async () => {
     await page.click('#submit');
     await page.waitForFunction(() => document.querySelector('#err-file').textContent !== '' || document.querySelector('#err-general').textContent !== '', null, { timeout: 15000 });
     const err = await page.textContent('#err-file');
+    await page.screenshot({ path: join(artifacts, 'upload-error.png') });
     assert(/broken/.test(err) && /-3|>= 0|negative/.test(err), 'file error: ' + JSON.stringify(err));
     assert((await page.textContent('#err-general')) === '', 'error also shown as general');
     assert(/\/$/.test(page.url()), 'navigated away on error');
