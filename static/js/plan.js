@@ -59,7 +59,7 @@ function render(plan) {
     $('#plan-name').textContent = plan.name || r.model?.name || 'Unnamed plan';
     const meta = $('#plan-meta');
     meta.append(statusBadge(plan.status), ' ');
-    meta.append(`${r.chip?.name || plan.chip || '?'} · input: ${r.model?.source_format || plan.source_format || '?'}`);
+    meta.append([r.chip?.name || plan.chip, `input: ${r.model?.source_format || plan.source_format || '?'}`].filter(Boolean).join(' · '));
     if (plan.created_at) meta.append(` · created ${plan.created_at}`);
 
     const s = r.summary || {};
@@ -187,7 +187,8 @@ function renderCards(r, s, pk) {
     const cards = $('#cards');
     const chip = r.chip || {};
     const cap = s.capacity_bytes;
-    cards.append(card('Chip', chip.name || '?', [chip.device_kind, chip.usable_hbm_bytes ? `usable HBM ${fmtBytes(chip.usable_hbm_bytes)}` : null].filter(Boolean).join(' · ')));
+    if (chip.name) cards.append(card('Chip', chip.name, [chip.device_kind, chip.usable_hbm_bytes ? `usable HBM ${fmtBytes(chip.usable_hbm_bytes)}` : null].filter(Boolean).join(' · ')));
+    else cards.append(card('Chip', 'none', 'a MiniMalloc CSV names no chip: sizes are planned as given'));
     if (cap) {
         if (s.fits) cards.append(card('Fits', 'fits', `headroom ${fmtBytes(s.headroom_bytes)} of ${fmtBytes(cap)}`, 'good'));
         else cards.append(card('Fits', `over by ${fmtBytes(s.overflow_bytes || s.peak_bytes - cap)}`, `peak ${fmtBytes(s.peak_bytes)} > capacity ${fmtBytes(cap)}`, 'bad'));
