@@ -339,6 +339,23 @@ test('a safetensors upload sends only the header bytes, not the weights', async 
     await page.context().close();
 });
 
+test('a MiniMalloc CSV uploads and plans without a chip', async () => {
+    const path = join(tmp, 'tiny.csv');
+    writeFileSync(path, 'id,lower,upper,size\n0,0,10,4096\n1,0,4,8192\n2,4,10,8192\n3,2,6,2048\n4,6,9,1024\n');
+    const page = await newPage();
+    await page.goto(base + '/');
+    await page.setInputFiles('#file', path);
+    await page.waitForFunction(() => /MiniMalloc CSV/.test(document.querySelector('#file-info').textContent));
+    await page.click('#submit');
+    await waitPlanPage(page);
+    const r = await page.evaluate(() => window.__tpuplan.result);
+    assert(r.tensors.length === 5 && r.model.source_format === 'minimalloc-csv', 'CSV plan: ' + r.model.source_format);
+    assert(r.summary.lower_bound_bytes === 4096 + 8192 + 2048, 'lower bound ' + r.summary.lower_bound_bytes);
+    assert((await inkedPixels(page, '#layout-canvas')) > 20000, 'CSV layout not drawn');
+    assert(/none/.test(await page.textContent('#cards')), 'chip card for a CSV');
+    await page.context().close();
+});
+
 test('a model error from the API is shown next to the file field', async () => {
     const page = await newPage();
     await page.goto(base + '/');
