@@ -189,7 +189,8 @@ static enum MHD_Result serve_file(struct request *r, const struct static_root *r
     return req_queue(r, status, resp);
 }
 
-/* A request without a body (everything but POST): answered or suspended on the first call. */
+/* A request without a body (everything but a plan submission): answered at once, or
+ * suspended to the executor pool. */
 static enum MHD_Result dispatch(struct request *r)
 {
     struct server *srv = r->srv;
@@ -272,7 +273,12 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
             const char *fn = filename != NULL ? filename : "";
             enum body_kind k = reqparse_media_type(content_type);
             r->file_seen = true;
-            if (ends_with(fn, ".safetensors") || k == BODY_SAFETENSORS) {
+            /* Browsers send most files as application/octet-stream, so the name and
+             * the first bytes decide: a safetensors file starts with a little-endian
+             * header length (high bytes 0) followed by '{'. */
+            bool st_bytes =
+                size >= 9 && data[8] == '{' && data[5] == 0 && data[6] == 0 && data[7] == 0;
+            if (ends_with(fn, ".safetensors") || (k == BODY_SAFETENSORS && st_bytes)) {
                 r->file_format = PLAN_FMT_SAFETENSORS;
                 r->body.safetensors = true;
             } else if (ends_with(fn, ".csv") || k == BODY_CSV) {
