@@ -166,10 +166,16 @@ static void print_text(json_object *r)
                fmt_bytes(get(sum, "capacity_bytes"), b, sizeof(b)));
 
     printf("\nby kind      %8s %12s %12s\n", "count", "logical", "padded");
-    json_object_object_foreach(get(sum, "by_kind"), kname, kv) printf(
-        "  %-10s %8lld %12s %12s\n", kname, (long long)json_object_get_int64(get(kv, "count")),
-        fmt_bytes(get(kv, "logical_bytes"), a, sizeof(a)),
-        fmt_bytes(get(kv, "padded_bytes"), b, sizeof(b)));
+    json_object *kinds = get(sum, "by_kind");
+    struct json_object_iterator it = json_object_iter_begin(kinds);
+    struct json_object_iterator end = json_object_iter_end(kinds);
+    for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+        json_object *kv = json_object_iter_peek_value(&it);
+        printf("  %-10s %8lld %12s %12s\n", json_object_iter_peek_name(&it),
+               (long long)json_object_get_int64(get(kv, "count")),
+               fmt_bytes(get(kv, "logical_bytes"), a, sizeof(a)),
+               fmt_bytes(get(kv, "padded_bytes"), b, sizeof(b)));
+    }
 
     v = get(r, "suggestions");
     if (v != NULL && json_object_array_length(v) > 0) {

@@ -26,7 +26,7 @@ static void put(struct jsonw *w, const char *s, size_t n)
         w->err = ERR_LIMIT;
         return;
     }
-    if (w->len + n + 1 > w->cap) {
+    if (w->buf == NULL || w->len + n + 1 > w->cap) {
         size_t ncap = w->cap == 0 ? 4096 : w->cap;
         while (ncap < w->len + n + 1)
             ncap *= 2;
@@ -38,7 +38,8 @@ static void put(struct jsonw *w, const char *s, size_t n)
         w->buf = p;
         w->cap = ncap;
     }
-    memcpy(w->buf + w->len, s, n);
+    if (n > 0)
+        memcpy(w->buf + w->len, s, n);
     w->len += n;
     w->buf[w->len] = '\0';
 }

@@ -40,8 +40,9 @@ int lifetime_derive(struct model *m, struct err *e)
     m->nsteps = nsteps;
 
     if (m->nops > 0) {
-        def = malloc(m->n * sizeof(*def));
-        last = malloc(m->n * sizeof(*last));
+        size_t cnt = m->n > 0 ? m->n : 1;
+        def = malloc(cnt * sizeof(*def));
+        last = malloc(cnt * sizeof(*last));
         if (def == NULL || last == NULL) {
             rc = err_set(e, ERR_NOMEM, "ops", "out of memory deriving lifetimes");
             goto out;

@@ -104,13 +104,14 @@ void model_warn(struct model *m, const char *fmt, ...)
     char buf[ERR_MSG_MAX];
     va_list ap;
 
+    va_start(ap, fmt);
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): a false positive (see err.c) */
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
     if (m->warnings.n == MODEL_MAX_WARNINGS) {
         m->warnings.dropped++;
         return;
     }
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
     char *line = strdup(buf);
     if (line == NULL) {
         m->warnings.dropped++;
@@ -226,6 +227,7 @@ static int terr(struct ctx *c, int code, size_t i, const char *field, const char
     va_list ap;
 
     va_start(ap, fmt);
+    /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): a false positive (see err.c) */
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
     snprintf(where, sizeof(where), "tensors[%zu]%s%s", i, field[0] ? "." : "", field);
@@ -436,7 +438,7 @@ static int parse_shape_fields(struct ctx *c, size_t i, json_object *jt, struct m
         return terr(c, ERR_LIMIT, i, "layout", "shape text is longer than %zu bytes",
                     sizeof(text) - 1);
     struct shape parsed;
-    if ((rc = shape_parse(text, (size_t)len, &parsed, c->e)) != ERR_OK) {
+    if (shape_parse(text, (size_t)len, &parsed, c->e) != ERR_OK) {
         char where[48], msg[ERR_MSG_MAX];
         snprintf(where, sizeof(where), "tensors[%zu].layout", i);
         snprintf(msg, sizeof(msg), "tensors[%zu] \"%.200s\": layout \"%.100s\" of %.100s: ", i,
@@ -452,14 +454,14 @@ static int parse_xla_shape(struct ctx *c, size_t i, json_object *jx, struct mode
 {
     const char *s;
     size_t n;
-    int r, rc;
+    int r;
 
     if ((r = get_str(jx, SHAPE_MAX_TEXT, &s, &n)) != 0)
         return terr(c, ERR_INVALID, i, "xla_shape",
                     "must be an XLA shape string such as "
                     "\"f32[8,128]{1,0:T(8,128)}\", got %s",
                     r == 1 ? type_name(jx) : "an empty or overlong string");
-    if ((rc = shape_parse(s, n, &t->shape, c->e)) != ERR_OK) {
+    if (shape_parse(s, n, &t->shape, c->e) != ERR_OK) {
         char where[48], msg[ERR_MSG_MAX];
         snprintf(where, sizeof(where), "tensors[%zu].xla_shape", i);
         snprintf(msg, sizeof(msg), "tensors[%zu] \"%.200s\": xla_shape: ", i, t->name);
@@ -647,9 +649,9 @@ static int parse_tensor(struct ctx *c, size_t i, json_object *jt)
                     MODEL_MAX_NAME, r == 1 ? type_name(v) : "another");
     if ((t->name = model_strdup(c->m, s, n)) == NULL)
         return terr(c, ERR_NOMEM, i, "name", "out of memory");
-    json_object_object_foreach(jt, key, val)
+    MODEL_JSON_FOREACH(jt, it_key, end_key)
     {
-        (void)val;
+        const char *key = MODEL_JSON_KEY(it_key);
         if (!key_allowed(key, tensor_keys))
             return terr(c, ERR_INVALID, i, "",
                         "unknown field \"%.100s\" (known: name, shape, "
@@ -717,8 +719,10 @@ static int parse_mesh(struct ctx *c, json_object *jm)
                        "mesh: must be an object mapping axis names "
                        "to sizes, got %s",
                        type_name(jm));
-    json_object_object_foreach(jm, key, val)
+    MODEL_JSON_FOREACH(jm, it_key, end_key)
     {
+        const char *key = MODEL_JSON_KEY(it_key);
+        json_object *val = MODEL_JSON_VAL(it_key);
         char where[MODEL_MAX_NAME + 16];
         int64_t size;
         int r = model_json_int(val, &size);
@@ -758,9 +762,9 @@ static int parse_options(struct ctx *c, json_object *jo)
     if (!json_object_is_type(jo, json_type_object))
         return err_set(c->e, ERR_INVALID, "options", "options: must be an object, got %s",
                        type_name(jo));
-    json_object_object_foreach(jo, key, val)
+    MODEL_JSON_FOREACH(jo, it_key, end_key)
     {
-        (void)val;
+        const char *key = MODEL_JSON_KEY(it_key);
         if (!key_allowed(key, keys))
             return err_set(c->e, ERR_INVALID, "options",
                            "options: unknown field \"%.100s\" "
@@ -875,9 +879,9 @@ static int parse_ops(struct ctx *c, json_object *ja, const struct model_index *i
         if (!json_object_is_type(jo, json_type_object))
             return err_set(c->e, ERR_INVALID, where, "ops[%zu]: must be an object, got %s", k,
                            type_name(jo));
-        json_object_object_foreach(jo, key, val)
+        MODEL_JSON_FOREACH(jo, it_key, end_key)
         {
-            (void)val;
+            const char *key = MODEL_JSON_KEY(it_key);
             if (strcmp(key, "name") != 0 && strcmp(key, "inputs") != 0 &&
                 strcmp(key, "outputs") != 0)
                 return err_set(c->e, ERR_INVALID, where,
@@ -954,9 +958,9 @@ int model_parse_json(const char *input, size_t len, const struct model_limits *l
                      type_name(root));
         goto out;
     }
-    json_object_object_foreach(root, key, val)
+    MODEL_JSON_FOREACH(root, it_key, end_key)
     {
-        (void)val;
+        const char *key = MODEL_JSON_KEY(it_key);
         if (!key_allowed(key, keys)) {
             rc = err_set(e, ERR_INVALID, key,
                          "model: unknown top-level field \"%.100s\" (known: "
@@ -982,7 +986,7 @@ int model_parse_json(const char *input, size_t len, const struct model_limits *l
         rc = err_set(e, ERR_LIMIT, "tensors", "model: too many tensors");
         goto out;
     }
-    if ((rc = model_init(m, "json", n)) != ERR_OK) {
+    if (model_init(m, "json", n) != ERR_OK) {
         rc = err_set(e, ERR_NOMEM, "tensors", "out of memory for %zu tensors", n);
         goto out;
     }
@@ -1032,11 +1036,10 @@ int model_resolve(struct model *m, const struct chip *chip, struct err *e)
         struct model_tensor *t = &m->tensors[i];
         struct layout_info info;
         struct shape resolved;
-        int rc;
 
         if (t->raw)
             continue;
-        if ((rc = layout_resolve(&t->shape, chip, &resolved, &info, e)) != ERR_OK) {
+        if (layout_resolve(&t->shape, chip, &resolved, &info, e) != ERR_OK) {
             char where[32], msg[ERR_MSG_MAX];
             snprintf(where, sizeof(where), "tensors[%zu]", i);
             snprintf(msg, sizeof(msg), "tensors[%zu] \"%.200s\": ", i, t->name);

@@ -159,6 +159,21 @@ int model_json_load(const char *input, size_t len, unsigned max_depth, const cha
                     struct json_object **root, struct err *e);
 int model_json_int(const struct json_object *v, int64_t *out);
 
+/*
+ * Iterates the members of a json-c object (include <json-c/json.h> first) with the public
+ * iterator API: a plain for loop, unlike json_object_object_foreach, so static analysers
+ * that do not read json-c's headers can parse it. KEY and VAL are expressions to use in the
+ * body: MODEL_JSON_KEY(it) and MODEL_JSON_VAL(it).
+ */
+/* NOLINTBEGIN(bugprone-macro-parentheses): it and end are declared names */
+#define MODEL_JSON_FOREACH(obj, it, end)                                                           \
+    for (struct json_object_iterator it = json_object_iter_begin(obj),                             \
+                                     end = json_object_iter_end(obj);                              \
+         !json_object_iter_equal(&(it), &(end)); json_object_iter_next(&(it)))
+/* NOLINTEND(bugprone-macro-parentheses) */
+#define MODEL_JSON_KEY(it) json_object_iter_peek_name(&(it))
+#define MODEL_JSON_VAL(it) json_object_iter_peek_value(&(it))
+
 /* Building blocks shared with the importers (safetensors.c, plan.c's CSV path). */
 int model_init(struct model *m, const char *source_format, size_t ntensors);
 /* Copies s[0..n) into the arena; NULL on allocation failure. */

@@ -103,9 +103,9 @@ static int parse_entry(struct model *m, size_t i, const char *key, json_object *
         return terr(e, ERR_INVALID, i, key, "",
                     "must be an object with dtype, shape and "
                     "data_offsets");
-    json_object_object_foreach(v, k, val)
+    MODEL_JSON_FOREACH(v, it_k, end_k)
     {
-        (void)val;
+        const char *k = MODEL_JSON_KEY(it_k);
         if (strcmp(k, "dtype") != 0 && strcmp(k, "shape") != 0 && strcmp(k, "data_offsets") != 0) {
             snprintf(what, sizeof(what), "unknown field \"%.100s\"", k);
             return terr(e, ERR_INVALID, i, key, "", what);
@@ -204,8 +204,10 @@ int safetensors_parse(const char *input, size_t len, const struct model_limits *
         rc = err_set(e, ERR_INVALID, "header", "safetensors header: must be a JSON object");
         goto out;
     }
-    json_object_object_foreach(root, k0, v0)
+    MODEL_JSON_FOREACH(root, it_k0, end_k0)
     {
+        const char *k0 = MODEL_JSON_KEY(it_k0);
+        json_object *v0 = MODEL_JSON_VAL(it_k0);
         if (strcmp(k0, "__metadata__") != 0) {
             n++;
             continue;
@@ -216,8 +218,10 @@ int safetensors_parse(const char *input, size_t len, const struct model_limits *
                          "__metadata__ must be an object of strings");
             goto out;
         }
-        json_object_object_foreach(v0, mk, mv)
+        MODEL_JSON_FOREACH(v0, it_mk, end_mk)
         {
+            const char *mk = MODEL_JSON_KEY(it_mk);
+            json_object *mv = MODEL_JSON_VAL(it_mk);
             if (!json_object_is_type(mv, json_type_string)) {
                 rc = err_set(e, ERR_INVALID, "header.__metadata__",
                              "safetensors header: "
@@ -233,13 +237,15 @@ int safetensors_parse(const char *input, size_t len, const struct model_limits *
         goto out;
     }
     if ((rc = model_init(m, "safetensors", n)) != ERR_OK ||
-        (n > 0 && (ranges = malloc(n * sizeof(*ranges))) == NULL)) {
+        (ranges = malloc((n > 0 ? n : 1) * sizeof(*ranges))) == NULL) {
         rc = err_set(e, ERR_NOMEM, "header", "out of memory for %zu tensors", n);
         goto out;
     }
     m->name = "safetensors";
-    json_object_object_foreach(root, key, val)
+    MODEL_JSON_FOREACH(root, it_key, end_key)
     {
+        const char *key = MODEL_JSON_KEY(it_key);
+        json_object *val = MODEL_JSON_VAL(it_key);
         if (strcmp(key, "__metadata__") == 0)
             continue;
         size_t klen = strlen(key);

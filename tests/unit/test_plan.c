@@ -230,9 +230,11 @@ static void test_properties(void **state)
         assert_int_equal(jint(r, "summary.fragmentation_bytes"),
                          peak - (uint64_t)jint(r, "summary.lower_bound_bytes"));
         uint64_t kl = 0, kp = 0;
-        json_object_object_foreach(jget(r, "summary.by_kind"), k, v)
-        {
-            (void)k;
+        json_object *kinds = jget(r, "summary.by_kind");
+        struct json_object_iterator it = json_object_iter_begin(kinds);
+        struct json_object_iterator end = json_object_iter_end(kinds);
+        for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+            json_object *v = json_object_iter_peek_value(&it);
             kl += (uint64_t)jint(v, "logical_bytes");
             kp += (uint64_t)jint(v, "padded_bytes");
         }

@@ -21,10 +21,10 @@ static const char *make(const char *header, uint64_t declared, size_t data_len, 
 {
     static char buf[8192];
     size_t h = strlen(header);
-    assert_true(8 + h + data_len <= sizeof(buf));
+    assert_true(8 + h + 1 + data_len <= sizeof(buf));
     for (int i = 0; i < 8; i++)
         buf[i] = (char)((declared >> (8 * i)) & 0xff);
-    memcpy(buf + 8, header, h);
+    memcpy(buf + 8, header, h + 1); /* the NUL is overwritten by the data or ignored */
     memset(buf + 8 + h, 0, data_len);
     *len = 8 + h + data_len;
     return buf;
