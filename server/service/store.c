@@ -652,7 +652,9 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
     int rc;
     bool tx = np->idempotency_key != NULL;
     memset(out, 0, sizeof *out);
-    if (tx && np->body_sha256_hex == NULL)
+    /* The schema's CHECK, answered as a client error rather than a failed INSERT. */
+    if (tx && (np->body_sha256_hex == NULL || np->idempotency_key[0] == '\0' ||
+               strlen(np->idempotency_key) > STORE_KEY_MAX))
         return STORE_INVALID;
     if (np->options_json && strstr(np->options_json, "\\u0000")) /* jsonb rejects it */
         return STORE_INVALID;

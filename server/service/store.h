@@ -65,7 +65,7 @@ struct store_new_plan {
     const char *options_json;  /* store_opts_json(); NULL means {} */
     const char *input;         /* raw input bytes (may contain NULs: stored as bytea) */
     size_t input_len;
-    const char *idempotency_key;        /* NULL when none */
+    const char *idempotency_key;        /* NULL when none; 1..STORE_KEY_MAX bytes */
     const char *body_sha256_hex;        /* hash of input+options; required with a key */
     const struct plan_summary *summary; /* from plan_validate */
 };
@@ -73,6 +73,7 @@ struct store_new_plan {
 /* Ids are 22 URL-safe base64 characters of 128 random bits (getrandom); manage tokens are
  * 43 characters of 256 random bits, stored only as a SHA-256 hash (computed in SQL). */
 #define STORE_ID_LEN    22
+#define STORE_KEY_MAX   255 /* Idempotency-Key length limit (STORE_INVALID above) */
 #define STORE_TOKEN_LEN 43
 
 struct store_created {
@@ -82,7 +83,8 @@ struct store_created {
 };
 
 /* Inserts plan + job (+ idempotency key) in one transaction and NOTIFYs the workers.
- * STORE_CONFLICT: the key exists with another body hash. */
+ * STORE_CONFLICT: the key exists with another body hash. STORE_INVALID: a key without a
+ * body hash, an empty or too long key, or options containing \u0000. */
 int store_plan_create(struct store *s, const struct store_new_plan *np, struct store_created *out);
 
 /* One plan as the API returns it. Strings are malloc'd, owned by the struct until

@@ -151,7 +151,7 @@ done
 t1=$(date +%s.%N)
 why="last status $st"
 check "PostgreSQL back: the same server accepts submissions again" [ "$st" = 202 ]
-echo "# first accepted submit $(echo "$t1 - $t0" | bc) s after PostgreSQL restarted"
+echo "# first accepted submit $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s after PostgreSQL restarted"
 check "nothing was written by the 503 (2 plans: before, after)" \
     wait_sql "SELECT string_agg(name, ',' ORDER BY created_at) FROM plans" "before,after" 5
 check "the workers reconnected and planned it" \
@@ -200,7 +200,7 @@ check "200 submissions accepted across both servers" [ "$(grep -c '^202$' "$tmp/
 check "two servers finish all 200 plans" \
     wait_sql "SELECT count(*) FROM jobs WHERE state = 'done'" 200 60
 t1=$(date +%s.%N)
-echo "# 200 plans submitted and finished by two servers in $(echo "$t1 - $t0" | bc) s"
+echo "# 200 plans submitted and finished by two servers in $(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }") s"
 check "each exactly once (completions = 1, sum 200)" \
     wait_sql "SELECT count(*) FILTER (WHERE completions = 1) || '/' || sum(completions)
               FROM jobs" "200/200" 1

@@ -215,6 +215,15 @@ static void test_idempotency(void **state)
     /* A key needs a body hash to compare against. */
     np.body_sha256_hex = NULL;
     assert_int_equal(store_plan_create(s, &np, &b), STORE_INVALID);
+    char longkey[STORE_KEY_MAX + 2];
+    memset(longkey, 'k', sizeof longkey - 1);
+    longkey[sizeof longkey - 1] = '\0';
+    np.body_sha256_hex = "aa";
+    np.idempotency_key = longkey;
+    assert_int_equal(store_plan_create(s, &np, &b), STORE_INVALID);
+    longkey[STORE_KEY_MAX] = '\0'; /* exactly the limit */
+    assert_int_equal(store_plan_create(s, &np, &b), STORE_OK);
+    assert_false(b.replayed);
 }
 
 static void test_list_pagination(void **state)
