@@ -69,10 +69,10 @@ awk 'BEGIN {
 
 printf '{"name":"bench-small","chip":"v5e","tensors":[{"name":"w","shape":[4,128],"dtype":"f32","kind":"param"},{"name":"x","shape":[8,128],"dtype":"bf16","kind":"activation","live":[0,2]}]}' >"$tmp/small.json"
 
-post() { # post FILE WAIT -> prints "status seconds" and saves the body
+post() { # post FILE WAIT [QUERY] -> prints "status seconds" and saves the body
     curl -s -o "$tmp/post.out" -w '%{http_code} %{time_total}\n' -X POST \
         -H 'Content-Type: application/json' -H "Prefer: wait=$2" --data-binary @"$1" \
-        "$base/api/v1/plans"
+        "$base/api/v1/plans${3:-}"
 }
 # finish FILE: submits and waits; prints the plan id.
 finish() {
@@ -99,12 +99,12 @@ rate() { awk '/^Requests\/sec:/ { printf "%.1f", $2 }' "$1"; }
 errs() { awk '/Non-2xx|Socket errors/' "$1" | tr '\n' ' '; }
 row() { printf '%-60s %10s %-7s %9s %9s\n' "$1" "$2" "$3" "$4" "$5"; }
 
-# submit_wait FILE N -> "ok p50 p99" over N sequential submissions.
+# submit_wait FILE N [QUERY] -> "ok p50 p99" over N sequential submissions.
 submit_wait() {
     local st t
     : >"$tmp/lat"
     for _ in $(seq "$2"); do
-        read -r st t < <(post "$1" 10)
+        read -r st t < <(post "$1" 10 "${3:-}")
         [ "$st" = 201 ] && echo "$t" >>"$tmp/lat"
     done
     sort -n "$tmp/lat" -o "$tmp/lat"
@@ -124,11 +124,12 @@ for which in small big; do
     e=$(errs "$tmp/get.txt")
     [ -z "$e" ] || echo "  $e"
 done
-for which in small model; do
-    read -r ok p50 p99 < <(submit_wait "$tmp/$which.json" "$submits")
-    label=$([ "$which" = small ] && echo "2-tensor" || echo "1,000-tensor")
-    row "submit+wait $label model, 1 client ($ok/$submits got 201)" "-" "" "$p50" "$p99"
-done
+read -r ok p50 p99 < <(submit_wait "$tmp/small.json" "$submits")
+row "submit+wait 2-tensor model, 1 client ($ok/$submits got 201)" "-" "" "$p50" "$p99"
+read -r ok p50 p99 < <(submit_wait "$tmp/model.json" "$submits")
+row "submit+wait 1,000-tensor model, 1 client ($ok/$submits got 201)" "-" "" "$p50" "$p99"
+read -r ok p50 p99 < <(submit_wait "$tmp/model.json" "$submits" "?strategies=xla-default")
+row "  same, strategies=xla-default (one packing strategy)" "-" "" "$p50" "$p99"
 
 cat >"$tmp/post.lua" <<LUA
 wrk.method = "POST"
