@@ -98,7 +98,13 @@ static struct json_object *json_chip(const struct chip *c)
     struct json_object *u = json_object_new_array();
 
     json_object_object_add(o, "name", json_object_new_string(c->name));
-    json_object_object_add(o, "aliases", json_object_new_string(c->aliases));
+    struct json_object *al = json_object_new_array();
+    for (const char *p = c->aliases; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        json_object_array_add(al, json_object_new_string_len(p, (int)n));
+        p += n + (p[n] == ',');
+    }
+    json_object_object_add(o, "aliases", al);
     json_object_object_add(o, "device_kind", json_object_new_string(c->device_kind));
     json_object_object_add(o, "generation", json_object_new_int(c->generation));
     json_object_object_add(o, "hbm_bytes_per_chip", json_object_new_uint64(c->hbm_bytes_per_chip));
@@ -116,7 +122,8 @@ static struct json_object *json_chip(const struct chip *c)
     json_object_object_add(o, "mxu_dim", json_object_new_int((int)c->mxu_dim));
     json_object_object_add(o, "mxus_per_core", json_object_new_int((int)c->mxus_per_core));
     json_object_object_add(o, "peak_bf16_flops", json_object_new_double(c->peak_bf16_flops));
-    json_object_object_add(o, "peak_int8_ops", json_object_new_double(c->peak_int8_ops));
+    json_object_object_add(o, "peak_int8_ops", /* null: not published */
+                           c->peak_int8_ops > 0 ? json_object_new_double(c->peak_int8_ops) : NULL);
     json_object_object_add(o, "ici_topology", json_object_new_string(c->ici_topology));
     json_object_object_add(o, "scoped_vmem_default_bytes",
                            c->scoped_vmem_default ? json_object_new_uint64(c->scoped_vmem_default)
