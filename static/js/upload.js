@@ -2,7 +2,7 @@
 // its header is read and sent) or a MiniMalloc CSV, choose chip and strategies, POST it to
 // /api/v1/plans, follow the job until it is done, then open the plan page.
 
-import { el, $, fmtBytes, fmtInt, apiGet, retryAfter, sleep, statusBadge } from './util.js';
+import { el, $, fmtBytes, fmtInt, apiGet, apiPost, retryAfter, sleep, statusBadge } from './util.js';
 import { readSafetensorsHeader, detectFormat } from './safetensors.js';
 
 const FIELDS = ['file', 'name', 'chip', 'strategies', 'capacity', 'time_limit'];
@@ -30,7 +30,8 @@ function showProblem(err) {
     if (first && FIELDS.includes(first[1])) field = first[1];
     for (const f of FIELDS) if (where === f || where.startsWith(f + '.') || where.startsWith(f + '[')) field = f;
     if (where.startsWith('time_limit') || where.startsWith('time-limit')) field = 'time_limit';
-    if (!err.status && !err.where) field = 'general';
+    // Transport failures, overload and server faults are not about any one field.
+    if ((!err.status || err.status >= 500 || err.status === 429) && !err.where) field = 'general';
     const text = err.detail + (err.where && field === 'file' && where !== 'file' ? `\n(at ${err.where})` : '');
     $('#err-' + field).textContent = text;
     (field === 'file' ? $('#drop') : $('#' + field) || $('#drop')).classList.add('invalid');
@@ -98,17 +99,9 @@ async function submit(ev) {
     const text = $('#progress-text');
     text.textContent = `Uploading ${fmtBytes(blob.size)}…`;
     try {
-        const headers = { Accept: 'application/json' };
+        const headers = {};
         if (crypto.randomUUID) headers['Idempotency-Key'] = crypto.randomUUID();
-        const res = await fetch('/api/v1/plans', { method: 'POST', body: form, headers });
-        const body = await res.json().catch(() => null);
-        if (!res.ok) {
-            const e = new Error((body && (body.detail || body.title)) || `${res.status} ${res.statusText}`);
-            e.status = res.status;
-            e.detail = e.message;
-            e.where = body && body.where;
-            throw e;
-        }
+        const { body, res } = await apiPost('/api/v1/plans', form, headers);
         try {
             if (body.manage_token) localStorage.setItem('tpuplan.manage.' + body.id, body.manage_token);
         } catch {
