@@ -308,6 +308,15 @@ test('the share link opens in a fresh browser context and sends no referrer', as
     await fresh.context().close();
 });
 
+test('an unknown plan id shows a clear message, not a broken page', async () => {
+    const page = await newPage();
+    await page.goto(base + '/p/AAAAAAAAAAAAAAAAAAAAAC');
+    await page.waitForSelector('#error:not(.hidden)');
+    assert(/no plan at this address/.test(await page.textContent('#error-text')), 'message: ' + (await page.textContent('#error-text')));
+    assert(await page.isHidden('#plan'), 'plan section shown');
+    await page.context().close();
+});
+
 test('a safetensors upload sends only the header bytes, not the weights', async () => {
     const header = { __metadata__: { format: 'pt' } };
     let off = 0;
