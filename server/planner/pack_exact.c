@@ -1,17 +1,833 @@
-/* placeholder */
+/*
+ * pack_exact.c - the exact solver: feasibility at a height and minimisation of the peak.
+ *
+ * Search space. Every packing can be pushed down until each buffer rests at offset 0 or on
+ * the end of a time-overlapping buffer ("justified"); pushing never raises the peak. Listed
+ * by (offset, rank), a justified packing places each buffer at its current *floor*: the
+ * highest end of the placed buffers that overlap it. So a depth-first search that places,
+ * at each node, one unplaced buffer at its floor, with floors never below the previous
+ * offset (cur) and equal offsets in rank order, enumerates every justified packing once.
+ *
+ * Pruning, each sound for the justified packing with the least sum of offsets:
+ *   dominance   let M = min over unplaced k of floor(k) + size(k). Placing anything at or
+ *               above M leaves k a hole below it that k could drop into (every later buffer
+ *               lies above), so only floors in [cur, M) are candidates; M <= cur is a dead end.
+ *   sections    the timeline is cut into sections (maximal runs with one live set). The
+ *               unplaced buffers live in a section are stacked above max(cur, top of the
+ *               placed ones there), so that plus their total size must fit under the height.
+ * Both are checked incrementally: placing a buffer touches only its overlap list and its
+ * sections (with an undo trail), the per-node scans are over the unplaced buffers only.
+ *
+ * Sizes and heights are divided by the gcd of the sizes (and the alignment): MiniMalloc's
+ * instances are all multiples of 1024, so heights step by one unit and the proof "no
+ * packing of height H - g exists" makes H optimal.
+ *
+ * Portfolio. Each thread searches the same height with its own static preorder of the
+ * buffers (rank: section total, width, area, size in different priorities, the last ones
+ * seeded at random), in rounds with a node limit that doubles each round. A round ends when
+ * the lowest-numbered thread that can still decide has decided, so the answer depends on
+ * node counts only, never on thread timing: the solver is deterministic for a seed and a
+ * thread count.
+ *
+ * Minimisation. With a capacity the first target is the capacity (MiniMalloc's question);
+ * then, and without a capacity from the start, the targets are the lower bound (often
+ * optimal) and then the best peak found minus one unit, until a search is exhausted (the
+ * peak is then proven optimal) or the deadline passes.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef EXACT_DEBUG
+#include <stdio.h>
+#endif
+
 #include "planner/pack_int.h"
+
+#define EXACT_MAX_BUFFERS 200000 /* beyond this the exact solver keeps the incumbent */
+#define EXACT_MAX_THREADS 16
+#define EXACT_BASE_NODES  4096 /* node limit of the first round; doubles per round */
+
+/* Static data shared read-only by the threads. */
+struct xprob {
+    size_t n, nsec;
+    uint64_t *size;     /* n: sizes in units of g */
+    uint32_t *sec_lo;   /* n: first section of each buffer */
+    uint32_t *sec_hi;   /* n: one past its last section */
+    uint32_t *adj_off;  /* n+1: overlap list offsets */
+    uint32_t *adj;      /* overlap lists: buffers overlapping in time */
+    uint64_t *sectotal; /* nsec: total size live in each section */
+    uint32_t *sec_off;  /* nsec+1: section member list offsets */
+    uint32_t *sec_mem;  /* buffers live in each section */
+    uint64_t *cuts0;    /* nsec+1: buffers crossing boundary b (between sections b-1, b) */
+    uint64_t align;     /* in units of g; 0 or 1 = none */
+};
+
+struct trail_ent {
+    uint64_t *at;
+    uint64_t old;
+};
+
+/* One thread's search state. */
+struct xsearch {
+    const struct xprob *xp;
+    uint32_t *rank;    /* n: preorder rank of each buffer */
+    uint64_t *floor_;  /* n: highest end of placed overlapping buffers (aligned) */
+    uint64_t *off;     /* n: offset of placed buffers */
+    uint32_t *left;    /* unplaced buffers; nleft of them */
+    uint32_t *leftpos; /* n: position of each buffer in left */
+    size_t nleft;
+    uint64_t *rem;    /* nsec: unplaced size live in each section */
+    uint64_t *top;    /* nsec: highest end of placed buffers live in each section */
+    uint64_t *secmin; /* nsec: lowest floor of the unplaced buffers in each section */
+    uint64_t *cuts;   /* nsec+1: unplaced buffers crossing each section boundary */
+    uint32_t *stamp;  /* nsec: visit marks for the affected-section pass */
+    uint32_t stamp_now;
+    uint32_t *aff; /* nsec: affected sections of one placement */
+    struct trail_ent *trail;
+    size_t ntrail, trail_cap;
+    uint32_t *cand; /* candidate stack */
+    size_t ncand, cand_cap;
+    uint64_t height; /* target height (units) */
+    uint64_t nodes, node_limit;
+    double deadline;
+    atomic_uint *found_by; /* shared: least (target, thread) key that found a packing */
+    unsigned id;           /* this thread's number */
+    size_t job;            /* index of the target being searched */
+    int oom;
+};
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void xprob_free(struct xprob *xp)
+{
+    free(xp->size);
+    free(xp->sec_lo);
+    free(xp->sec_hi);
+    free(xp->adj_off);
+    free(xp->adj);
+    free(xp->sectotal);
+    free(xp->sec_off);
+    free(xp->sec_mem);
+    free(xp->cuts0);
+}
+
+static int i64_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+static size_t bound_index(const int64_t *v, size_t n, int64_t x)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Builds sections and overlap lists. The overlap lists are built by a sweep in lower
+ * order; their total size is bounded by the caller's limit on n. */
+static int xprob_init(struct xprob *xp, const struct pack_problem *p, uint64_t g, struct err *e)
+{
+    int64_t *bounds = NULL;
+    uint32_t *order = NULL;
+    size_t nb = 0, nadj = 0;
+    int rc = ERR_OK;
+
+    memset(xp, 0, sizeof(*xp));
+    xp->n = p->n;
+    xp->align = p->alignment > 1 ? p->alignment / g : 0;
+    xp->size = malloc(p->n * sizeof(*xp->size));
+    xp->sec_lo = malloc(p->n * sizeof(*xp->sec_lo));
+    xp->sec_hi = malloc(p->n * sizeof(*xp->sec_hi));
+    xp->adj_off = calloc(p->n + 1, sizeof(*xp->adj_off));
+    bounds = malloc(2 * p->n * sizeof(*bounds));
+    order = malloc(p->n * sizeof(*order));
+    if (xp->size == NULL || xp->sec_lo == NULL || xp->sec_hi == NULL || xp->adj_off == NULL ||
+        bounds == NULL || order == NULL)
+        goto nomem;
+    for (size_t i = 0; i < p->n; i++) {
+        xp->size[i] = p->bufs[i].size / g;
+        bounds[nb++] = p->bufs[i].lower;
+        bounds[nb++] = p->bufs[i].upper;
+    }
+    qsort(bounds, nb, sizeof(*bounds), i64_cmp);
+    {
+        size_t u = 0;
+        for (size_t i = 0; i < nb; i++)
+            if (u == 0 || bounds[u - 1] != bounds[i])
+                bounds[u++] = bounds[i];
+        nb = u;
+    }
+    xp->nsec = nb - 1;
+    xp->sectotal = calloc(xp->nsec + 1, sizeof(*xp->sectotal));
+    if (xp->sectotal == NULL)
+        goto nomem;
+    for (size_t i = 0; i < p->n; i++) {
+        xp->sec_lo[i] = (uint32_t)bound_index(bounds, nb, p->bufs[i].lower);
+        xp->sec_hi[i] = (uint32_t)bound_index(bounds, nb, p->bufs[i].upper);
+        for (uint32_t s = xp->sec_lo[i]; s < xp->sec_hi[i]; s++)
+            xp->sectotal[s] += xp->size[i];
+    }
+    /* Section member lists and boundary cut counts. */
+    xp->sec_off = calloc(xp->nsec + 2, sizeof(*xp->sec_off));
+    xp->cuts0 = calloc(xp->nsec + 1, sizeof(*xp->cuts0));
+    if (xp->sec_off == NULL || xp->cuts0 == NULL)
+        goto nomem;
+    {
+        size_t tot = 0;
+        for (size_t i = 0; i < p->n; i++) {
+            tot += xp->sec_hi[i] - xp->sec_lo[i];
+            if (tot > (size_t)UINT32_MAX)
+                goto nomem;
+            for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
+                xp->sec_off[c + 1]++;
+            for (uint32_t b = xp->sec_lo[i] + 1; b < xp->sec_hi[i]; b++)
+                xp->cuts0[b]++;
+        }
+        for (size_t c = 0; c < xp->nsec; c++)
+            xp->sec_off[c + 1] += xp->sec_off[c];
+        xp->sec_mem = malloc((tot ? tot : 1) * sizeof(*xp->sec_mem));
+        if (xp->sec_mem == NULL)
+            goto nomem;
+        uint32_t *fill = calloc(xp->nsec + 1, sizeof(*fill));
+        if (fill == NULL)
+            goto nomem;
+        for (size_t i = 0; i < p->n; i++)
+            for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
+                xp->sec_mem[xp->sec_off[c] + fill[c]++] = (uint32_t)i;
+        free(fill);
+    }
+    /* Overlap lists: i and j overlap iff their section ranges intersect. */
+    rc = pack_sort_order(p, PACK_ORDER_PROGRAM, order, e);
+    if (rc != ERR_OK)
+        goto out;
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t *fill = NULL;
+        if (pass == 1) {
+            for (size_t i = 0; i < p->n; i++)
+                xp->adj_off[i + 1] += xp->adj_off[i];
+            xp->adj = malloc((xp->adj_off[p->n] ? xp->adj_off[p->n] : 1) * sizeof(*xp->adj));
+            fill = calloc(p->n, sizeof(*fill));
+            if (xp->adj == NULL || fill == NULL) {
+                free(fill);
+                goto nomem;
+            }
+        }
+        for (size_t a = 0; a < p->n; a++) {
+            uint32_t i = order[a];
+            for (size_t b = a + 1; b < p->n; b++) {
+                uint32_t j = order[b];
+                if (xp->sec_lo[j] >= xp->sec_hi[i])
+                    break;
+                if (pass == 0) {
+                    xp->adj_off[i + 1]++;
+                    xp->adj_off[j + 1]++;
+                    nadj += 2;
+                    if (nadj > (size_t)UINT32_MAX)
+                        goto nomem;
+                } else {
+                    xp->adj[xp->adj_off[i] + fill[i]++] = j;
+                    xp->adj[xp->adj_off[j] + fill[j]++] = i;
+                }
+            }
+        }
+        free(fill);
+    }
+    goto out;
+nomem:
+    rc = err_set(e, ERR_NOMEM, NULL, "exact solver: out of memory for %zu buffers", p->n);
+out:
+    free(bounds);
+    free(order);
+    if (rc != ERR_OK)
+        xprob_free(xp);
+    return rc;
+}
+
+/* ---- preorders ---------------------------------------------------------------------- */
+
+struct pre_key {
+    uint64_t k[4];
+    uint32_t idx;
+};
+
+static int pre_key_cmp(const void *a, const void *b)
+{
+    const struct pre_key *x = a, *y = b;
+
+    for (int i = 0; i < 4; i++)
+        if (x->k[i] != y->k[i])
+            return x->k[i] > y->k[i] ? -1 : 1; /* descending */
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/*
+ * Preorder number h of the portfolio: letters T (max section total), W (width), A (area),
+ * Z (size) in the priority of the string; beyond the fixed ones, a seeded random key
+ * breaks ties after T.
+ */
+static int preorder(const struct pack_problem *p, const struct xprob *xp, unsigned h, uint64_t seed,
+                    uint32_t *rank, struct err *e)
+{
+    static const char *const heur[] = {"TWA", "WAT", "TAW", "ZTW", "AWT", "TAZ", "ATW", "TZW"};
+    const size_t nh = sizeof(heur) / sizeof(heur[0]);
+    struct pre_key *keys = malloc(p->n * sizeof(*keys));
+
+    if (keys == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "exact solver: out of memory");
+    for (size_t i = 0; i < p->n; i++) {
+        const char *s = heur[h % nh];
+        uint64_t w = (uint64_t)(p->bufs[i].upper - p->bufs[i].lower), t = 0;
+        uint64_t a = xp->size[i] * (w > UINT64_MAX / xp->size[i] ? UINT64_MAX / xp->size[i] : w);
+        for (uint32_t sct = xp->sec_lo[i]; sct < xp->sec_hi[i]; sct++)
+            if (xp->sectotal[sct] > t)
+                t = xp->sectotal[sct];
+        keys[i].idx = (uint32_t)i;
+        for (int c = 0; c < 3; c++)
+            keys[i].k[c] = s[c] == 'T' ? t : s[c] == 'W' ? w : s[c] == 'A' ? a : xp->size[i];
+#ifdef EXACT_DEBUG
+        if (i == 0)
+            fprintf(stderr, "heuristic %u: %s\n", h, h < nh ? s : "random");
+#endif
+        keys[i].k[3] = h >= nh ? mix64(seed ^ mix64(h * 1000003ull + i)) : 0;
+        if (h >= nh) { /* randomised: T first, then the random key */
+            keys[i].k[1] = keys[i].k[3];
+            keys[i].k[3] = 0;
+        }
+    }
+    qsort(keys, p->n, sizeof(*keys), pre_key_cmp);
+    for (size_t r = 0; r < p->n; r++)
+        rank[keys[r].idx] = (uint32_t)r;
+    free(keys);
+    return ERR_OK;
+}
+
+/* ---- search ------------------------------------------------------------------------- */
+
+static int trail_set(struct xsearch *s, uint64_t *at, uint64_t v)
+{
+    if (s->ntrail == s->trail_cap) {
+        size_t ncap = s->trail_cap ? 2 * s->trail_cap : 1024;
+        struct trail_ent *t = realloc(s->trail, ncap * sizeof(*t));
+        if (t == NULL) {
+            s->oom = 1;
+            return -1;
+        }
+        s->trail = t;
+        s->trail_cap = ncap;
+    }
+    s->trail[s->ntrail++] = (struct trail_ent){at, *at};
+    *at = v;
+    return 0;
+}
+
+static void trail_undo(struct xsearch *s, size_t mark)
+{
+    while (s->ntrail > mark) {
+        s->ntrail--;
+        *s->trail[s->ntrail].at = s->trail[s->ntrail].old;
+    }
+}
+
+static uint64_t align_units(uint64_t v, uint64_t a)
+{
+    return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+/* Recomputes the lowest unplaced floor of section c. */
+static int secmin_update(struct xsearch *s, uint32_t c)
+{
+    const struct xprob *xp = s->xp;
+    uint64_t m = UINT64_MAX;
+
+    for (uint32_t k = xp->sec_off[c]; k < xp->sec_off[c + 1]; k++) {
+        uint32_t j = xp->sec_mem[k];
+        if (s->leftpos[j] < s->nleft && s->floor_[j] < m)
+            m = s->floor_[j];
+    }
+    if (m != s->secmin[c])
+        return trail_set(s, &s->secmin[c], m);
+    return 0;
+}
+
+static void mark_sections(struct xsearch *s, uint32_t j, size_t *naff)
+{
+    for (uint32_t c = s->xp->sec_lo[j]; c < s->xp->sec_hi[j]; c++)
+        if (s->stamp[c] != s->stamp_now) {
+            s->stamp[c] = s->stamp_now;
+            s->aff[(*naff)++] = c;
+        }
+}
+
+/*
+ * Places i at its floor: raises the floors of the unplaced buffers overlapping it, and
+ * updates its sections (remaining size, top, lowest floor) and the boundary cuts. Returns
+ * -1 on out of memory, 1 when a boundary inside i's lifetime lost its last crossing
+ * buffer (the problem decomposes there), else 0.
+ */
+static int place(struct xsearch *s, uint32_t i)
+{
+    const struct xprob *xp = s->xp;
+    uint64_t o = s->floor_[i], end = o + xp->size[i], fl = align_units(end, xp->align);
+    uint32_t pos = s->leftpos[i], last = s->left[s->nleft - 1];
+    size_t naff = 0;
+    int zero = 0;
+
+    s->off[i] = o;
+    s->left[pos] = last;
+    s->leftpos[last] = pos;
+    s->left[s->nleft - 1] = i;
+    s->leftpos[i] = (uint32_t)(s->nleft - 1);
+    s->nleft--;
+    if (++s->stamp_now == 0) {
+        memset(s->stamp, 0, xp->nsec * sizeof(*s->stamp));
+        s->stamp_now = 1;
+    }
+    mark_sections(s, i, &naff);
+    for (uint32_t k = xp->adj_off[i]; k < xp->adj_off[i + 1]; k++) {
+        uint32_t j = xp->adj[k];
+        if (s->leftpos[j] < s->nleft && s->floor_[j] < fl) {
+            if (trail_set(s, &s->floor_[j], fl) != 0)
+                return -1;
+            mark_sections(s, j, &naff);
+        }
+    }
+    for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++) {
+        if (trail_set(s, &s->rem[c], s->rem[c] - xp->size[i]) != 0)
+            return -1;
+        if (s->top[c] < end && trail_set(s, &s->top[c], end) != 0)
+            return -1;
+    }
+    for (uint32_t b = xp->sec_lo[i] + 1; b < xp->sec_hi[i]; b++) {
+        if (trail_set(s, &s->cuts[b], s->cuts[b] - 1) != 0)
+            return -1;
+        zero |= s->cuts[b] == 0;
+    }
+    for (size_t a = 0; a < naff; a++)
+        if (secmin_update(s, s->aff[a]) != 0)
+            return -1;
+    return zero;
+}
+
+/* Undoes every placement and change made since (nleft0, mark). */
+static void undo_to(struct xsearch *s, size_t nleft0, size_t mark)
+{
+    trail_undo(s, mark);
+    s->nleft = nleft0;
+}
+
+static int cand_push(struct xsearch *s, uint32_t i)
+{
+    if (s->ncand == s->cand_cap) {
+        size_t ncap = s->cand_cap ? 2 * s->cand_cap : 1024;
+        uint32_t *c = realloc(s->cand, ncap * sizeof(*c));
+        if (c == NULL) {
+            s->oom = 1;
+            return -1;
+        }
+        s->cand = c;
+        s->cand_cap = ncap;
+    }
+    s->cand[s->ncand++] = i;
+    return 0;
+}
+
+static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint32_t last_rank);
+
+/*
+ * Solves the independent parts of [slo, shi) split at its zero-cut boundaries, one after
+ * the other (no unplaced buffer crosses such a boundary, so the parts share nothing). A
+ * part without a packing fails the whole; on failure every placement made here is undone.
+ */
+static int split(struct xsearch *s, uint32_t slo, uint32_t shi)
+{
+    size_t nleft0 = s->nleft, mark = s->ntrail;
+    uint32_t a = slo;
+    int r = 1;
+
+    for (uint32_t b = slo + 1; b <= shi && r == 1; b++) {
+        if (b < shi && s->cuts[b] != 0)
+            continue;
+        r = dfs(s, a, b, 0, UINT32_MAX);
+        a = b;
+    }
+    if (r != 1)
+        undo_to(s, nleft0, mark);
+    return r;
+}
+
+/*
+ * Searches the part [slo, shi) of the timeline: the unplaced buffers whose lifetimes lie
+ * in it. Returns 1 found (the placements stay), 0 exhausted, -1 aborted (node limit,
+ * deadline, a lower-numbered thread decided, out of memory).
+ */
+static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint32_t last_rank)
+{
+    const struct xprob *xp = s->xp;
+    uint64_t m = UINT64_MAX, h = s->height;
+    size_t base, nc, members = 0;
+    int r = 0;
+
+    if (++s->nodes > s->node_limit)
+        return -1;
+    /* Stop when a packing within a lower target, or the same target from a lower thread,
+     * is known (see worker_main), or at the deadline. */
+    if ((s->nodes & 255) == 0 && (atomic_load_explicit(s->found_by, memory_order_relaxed) <
+                                      s->job * EXACT_MAX_THREADS + s->id ||
+                                  pack_now() > s->deadline))
+        return -1;
+    for (size_t k = 0; k < s->nleft; k++) {
+        uint32_t j = s->left[k];
+        if (xp->sec_lo[j] < slo || xp->sec_hi[j] > shi)
+            continue;
+        members++;
+        uint64_t t = s->floor_[j] + xp->size[j];
+        if (t < m)
+            m = t;
+    }
+    if (members == 0)
+        return 1;
+    if (m <= cur || m > h)
+        return 0;
+    for (uint32_t c = slo; c < shi; c++) {
+        uint64_t fl = s->secmin[c] > cur ? s->secmin[c] : cur;
+        if (s->rem[c] > 0 && fl + s->rem[c] > h)
+            return 0;
+    }
+    /* Candidates: floors in [cur, m), ordered by (floor, rank). */
+    base = s->ncand;
+    for (size_t k = 0; k < s->nleft; k++) {
+        uint32_t j = s->left[k];
+        uint64_t f = s->floor_[j];
+        if (xp->sec_lo[j] < slo || xp->sec_hi[j] > shi)
+            continue;
+        if (f < cur || f >= m || f + xp->size[j] > h)
+            continue;
+        if (f == cur && last_rank != UINT32_MAX && s->rank[j] <= last_rank)
+            continue;
+        if (cand_push(s, j) != 0)
+            return -1;
+    }
+    nc = s->ncand - base;
+    for (size_t a = 1; a < nc; a++) { /* insertion sort: lists are short */
+        uint32_t x = s->cand[base + a];
+        size_t b = a;
+        for (; b > 0; b--) {
+            uint32_t y = s->cand[base + b - 1];
+            if (s->floor_[y] < s->floor_[x] ||
+                (s->floor_[y] == s->floor_[x] && s->rank[y] < s->rank[x]))
+                break;
+            s->cand[base + b] = y;
+        }
+        s->cand[base + b] = x;
+    }
+    for (size_t a = 0; a < nc && r == 0; a++) {
+        uint32_t i = s->cand[base + a];
+        size_t mark = s->ntrail, nleft0 = s->nleft;
+        uint64_t o = s->floor_[i];
+        int z = place(s, i);
+        if (z < 0) {
+            r = -1;
+            break;
+        }
+        r = z ? split(s, slo, shi) : dfs(s, slo, shi, o, s->rank[i]);
+        if (r == 1)
+            break; /* keep the packing */
+        undo_to(s, nleft0, mark);
+    }
+    s->ncand = base;
+    return r;
+}
+
+/* ---- threads and rounds ------------------------------------------------------------- */
+
+#define EXACT_MAX_TARGETS 2
+
+/* One thread of the portfolio: its search state, and its jobs of the current round. */
+struct worker {
+    struct xsearch s;
+    pthread_t tid;
+    int started;
+    size_t ntargets;
+    uint64_t target[EXACT_MAX_TARGETS];
+    int result[EXACT_MAX_TARGETS]; /* 1 found, 0 exhausted, -1 aborted or skipped */
+    uint64_t *offs[EXACT_MAX_TARGETS];
+    uint64_t peak[EXACT_MAX_TARGETS];
+};
+
+static void xsearch_free(struct xsearch *s)
+{
+    free(s->rank);
+    free(s->floor_);
+    free(s->off);
+    free(s->left);
+    free(s->leftpos);
+    free(s->rem);
+    free(s->top);
+    free(s->secmin);
+    free(s->cuts);
+    free(s->stamp);
+    free(s->aff);
+    free(s->trail);
+    free(s->cand);
+}
+
+static int xsearch_init(struct xsearch *s, const struct xprob *xp, unsigned id)
+{
+    memset(s, 0, sizeof(*s));
+    s->xp = xp;
+    s->id = id;
+    s->rank = malloc(xp->n * sizeof(*s->rank));
+    s->floor_ = malloc(xp->n * sizeof(*s->floor_));
+    s->off = malloc(xp->n * sizeof(*s->off));
+    s->left = malloc(xp->n * sizeof(*s->left));
+    s->leftpos = malloc(xp->n * sizeof(*s->leftpos));
+    s->rem = malloc((xp->nsec + 1) * sizeof(*s->rem));
+    s->top = malloc((xp->nsec + 1) * sizeof(*s->top));
+    s->secmin = malloc((xp->nsec + 1) * sizeof(*s->secmin));
+    s->cuts = malloc((xp->nsec + 1) * sizeof(*s->cuts));
+    s->stamp = calloc(xp->nsec + 1, sizeof(*s->stamp));
+    s->aff = malloc((xp->nsec + 1) * sizeof(*s->aff));
+    if (s->rank == NULL || s->floor_ == NULL || s->off == NULL || s->left == NULL ||
+        s->leftpos == NULL || s->rem == NULL || s->top == NULL || s->secmin == NULL ||
+        s->cuts == NULL || s->stamp == NULL || s->aff == NULL)
+        return -1;
+    return 0;
+}
+
+/* One search from scratch at s->height; returns dfs's answer. */
+static int search_once(struct xsearch *s)
+{
+    const struct xprob *xp = s->xp;
+
+    s->nleft = xp->n;
+    for (size_t i = 0; i < xp->n; i++) {
+        s->left[i] = (uint32_t)i;
+        s->leftpos[i] = (uint32_t)i;
+        s->floor_[i] = 0;
+    }
+    memcpy(s->rem, xp->sectotal, xp->nsec * sizeof(*s->rem));
+    memset(s->top, 0, xp->nsec * sizeof(*s->top));
+    memset(s->secmin, 0, xp->nsec * sizeof(*s->secmin));
+    memcpy(s->cuts, xp->cuts0, (xp->nsec + 1) * sizeof(*s->cuts));
+    s->ntrail = 0;
+    s->ncand = 0;
+    s->nodes = 0;
+    return s->oom ? -1 : split(s, 0, (uint32_t)xp->nsec);
+}
+
+/*
+ * Runs this thread's jobs of the round: one search per target, lowest target first. A
+ * job is skipped (or stopped) once a packing within a lower or equal target is known from
+ * this thread or a lower-numbered one: the round's answer is then fixed whatever the job
+ * would find, so the outcome never depends on thread timing.
+ */
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct xsearch *s = &w->s;
+
+    for (size_t k = 0; k < w->ntargets; k++) {
+        w->result[k] = -1;
+        s->job = k;
+        if (atomic_load(s->found_by) < k * EXACT_MAX_THREADS + s->id)
+            continue;
+        s->height = w->target[k];
+        w->result[k] = search_once(s);
+        if (s->oom)
+            w->result[k] = -1;
+        if (w->result[k] == 1) {
+            uint64_t pk = 0;
+            for (size_t i = 0; i < s->xp->n; i++) {
+                w->offs[k][i] = s->off[i];
+                if (s->off[i] + s->xp->size[i] > pk)
+                    pk = s->off[i] + s->xp->size[i];
+            }
+            w->peak[k] = pk;
+            /* found_by holds the least (target, thread) key that found a packing, in the
+             * order jobs are compared: by target, then thread. */
+            unsigned key = (unsigned)(k * EXACT_MAX_THREADS + s->id),
+                     cur = atomic_load(s->found_by);
+            while (key < cur && !atomic_compare_exchange_weak(s->found_by, &cur, key))
+                ;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * One round: every thread searches every target with the node limit. Returns -1 on
+ * out of memory, else 0; results are in the workers.
+ */
+static int run_round(struct worker *w, unsigned nthreads, const uint64_t *targets, size_t ntargets,
+                     uint64_t limit, double deadline)
+{
+    atomic_uint found_by;
+    int oom = 0;
+
+    atomic_init(&found_by, UINT32_MAX);
+    for (unsigned t = 0; t < nthreads; t++) {
+        w[t].ntargets = ntargets;
+        for (size_t k = 0; k < ntargets; k++)
+            w[t].target[k] = targets[k];
+        w[t].s.node_limit = limit;
+        w[t].s.deadline = deadline;
+        w[t].s.found_by = &found_by;
+    }
+    /* Thread 0 runs on the caller's thread; the others on their own (or here, when no
+     * thread can be started). */
+    for (unsigned t = 1; t < nthreads; t++)
+        w[t].started = pthread_create(&w[t].tid, NULL, worker_main, &w[t]) == 0;
+    worker_main(&w[0]);
+    for (unsigned t = 1; t < nthreads; t++) {
+        if (w[t].started)
+            pthread_join(w[t].tid, NULL);
+        else
+            worker_main(&w[t]);
+    }
+    for (unsigned t = 0; t < nthreads; t++)
+        oom |= w[t].s.oom;
+    return oom ? -1 : 0;
+}
+
 int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double deadline,
                uint64_t lb, uint64_t *offsets, uint64_t *peak, bool *proven, double *solved_at,
                struct err *e)
 {
-    (void)p;
-    (void)o;
-    (void)deadline;
-    (void)offsets;
-    (void)lb;
-    (void)peak;
-    (void)e;
-    (void)solved_at;
+    struct xprob xp;
+    struct worker *w = NULL;
+    uint64_t g = 0, cap_u, best_u, lbp, limit = EXACT_BASE_NODES;
+    unsigned nthreads = o->threads;
+    int rc;
+
     *proven = false;
-    return ERR_OK;
+    if (p->n == 0 || *peak <= lb) {
+        *proven = true;
+        return ERR_OK;
+    }
+    if (p->n > EXACT_MAX_BUFFERS)
+        return ERR_OK; /* too large to search: the incumbent stands, unproven */
+    for (size_t i = 0; i < p->n; i++)
+        g = gcd64(g, p->bufs[i].size);
+    if (p->alignment > 1)
+        g = gcd64(g, p->alignment);
+    if (nthreads == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        nthreads = c > 0 ? (unsigned)c : 1;
+    }
+    if (nthreads > EXACT_MAX_THREADS)
+        nthreads = EXACT_MAX_THREADS;
+    rc = xprob_init(&xp, p, g, e);
+    if (rc != ERR_OK)
+        return rc;
+    w = calloc(nthreads, sizeof(*w));
+    if (w == NULL)
+        goto nomem;
+    for (unsigned t = 0; t < nthreads; t++) {
+        if (xsearch_init(&w[t].s, &xp, t) != 0)
+            goto nomem;
+        for (size_t k = 0; k < EXACT_MAX_TARGETS; k++)
+            if ((w[t].offs[k] = malloc(p->n * sizeof(*w[t].offs[k]))) == NULL)
+                goto nomem;
+        unsigned hh = t;
+#ifdef EXACT_DEBUG
+        if (getenv("EXACT_HEUR"))
+            hh += (unsigned)atoi(getenv("EXACT_HEUR"));
+#endif
+        rc = preorder(p, &xp, hh, o->seed, w[t].s.rank, e);
+        if (rc != ERR_OK)
+            goto out;
+    }
+    /* Heights in units of g: every justified packing's peak is a sum of sizes (aligned
+     * offsets are multiples of g too), and so is the incumbent's. */
+    best_u = *peak / g;
+    lbp = (lb + g - 1) / g; /* proven: no packing lower than lbp units */
+    cap_u = p->capacity / g;
+    while (pack_now() < deadline) {
+        uint64_t targets[EXACT_MAX_TARGETS], goal;
+        size_t nt = 0;
+        bool progress = false;
+
+        /* The capacity first (MiniMalloc's question), then one unit below the best. */
+        goal = p->capacity > 0 && best_u > cap_u ? cap_u : best_u - 1;
+        if (goal < lbp) {
+            *proven = best_u <= lbp;
+            break;
+        }
+        /* Probing the proven bound alongside is cheap when it is infeasible and tight
+         * bounds make it quick when it is not (MiniMalloc's C: 0.02 s at LB). */
+        if (lbp < goal)
+            targets[nt++] = lbp;
+        targets[nt++] = goal;
+        if (run_round(w, nthreads, targets, nt, limit, deadline) != 0)
+            goto nomem;
+        for (size_t k = 0; k < nt && !progress; k++)
+            for (unsigned t = 0; t < nthreads; t++) {
+                if (w[t].result[k] != 1)
+                    continue;
+                for (size_t i = 0; i < p->n; i++)
+                    offsets[i] = w[t].offs[k][i] * g;
+                *peak = w[t].peak[k] * g;
+                best_u = w[t].peak[k];
+                if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
+                    *solved_at = pack_now();
+                progress = true;
+                break;
+            }
+        for (size_t k = 0; k < nt; k++)
+            for (unsigned t = 0; t < nthreads; t++)
+                if (w[t].result[k] == 0 && targets[k] + 1 > lbp) {
+                    lbp = targets[k] + 1; /* exhausted: nothing fits in targets[k] */
+                    progress = true;
+                }
+        if (best_u <= lbp) {
+            *proven = true;
+            break;
+        }
+        if (p->capacity > 0 && lbp > cap_u && best_u > cap_u)
+            break; /* proven: nothing fits in the capacity */
+        if (progress)
+            limit = EXACT_BASE_NODES;
+        else if (limit < UINT64_MAX / 2)
+            limit *= 2;
+    }
+    goto out;
+nomem:
+    rc = err_set(e, ERR_NOMEM, NULL, "exact solver: out of memory for %zu buffers", p->n);
+out:
+    if (w != NULL)
+        for (unsigned t = 0; t < nthreads; t++) {
+            xsearch_free(&w[t].s);
+            for (size_t k = 0; k < EXACT_MAX_TARGETS; k++)
+                free(w[t].offs[k]);
+        }
+    free(w);
+    xprob_free(&xp);
+    return rc;
 }
