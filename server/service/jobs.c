@@ -333,11 +333,17 @@ static void *coord_main(void *p)
     const char **ptrs = calloc(j->n, sizeof *ptrs);
     char *gaveup = NULL;
     {
-        char detail[160];
+        /* The generic "internal" type (openapi.json lists every slug): a plan whose
+         * server died max_attempts times while planning it is most likely what kills it. */
+        char detail[200];
         snprintf(detail, sizeof detail,
-                 "the plan was claimed %d times and its server stopped each time", j->max_attempts);
-        gaveup = problem_json(500, "planner-crashed", "The planner did not finish", detail, NULL,
-                              NULL, NULL);
+                 "Planning stopped %d times because the server running it stopped; the plan "
+                 "is not retried again",
+                 j->max_attempts);
+        int st;
+        const char *slug, *title;
+        problem_for_err(ERR_INTERNAL, &st, &slug, &title);
+        gaveup = problem_json(st, slug, title, detail, NULL, NULL, NULL);
     }
     if (toks == NULL || ptrs == NULL || gaveup == NULL) {
         jobs_log("coordinator: out of memory; leases will not be renewed");

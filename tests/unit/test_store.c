@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 #include <libpq-fe.h>
+#include <pthread.h>
 
 #include "service/ids.h"
 #include "service/store.h"
@@ -145,6 +146,50 @@ static void test_migrate_idempotent(void **state)
     assert_int_equal(store_ready(*state, "/nonexistent"), 0);
     assert_int_not_equal(store_migrate(*state, "/nonexistent", err, sizeof err), STORE_OK);
     assert_non_null(strstr(err, "/nonexistent"));
+}
+
+struct migrator {
+    char conninfo[512];
+    int rc;
+    char err[256];
+};
+
+static void *migrate_thread(void *p)
+{
+    struct migrator *m = p;
+    struct store *s = store_open(m->conninfo, m->err, sizeof m->err);
+    m->rc = s ? store_migrate(s, "migrations", m->err, sizeof m->err) : -100;
+    store_close(s);
+    return NULL;
+}
+
+/* Servers starting together on an empty database: the advisory lock serialises them, so
+ * each migration runs once and neither fails on the other's tables. */
+static void test_migrate_concurrent(void **state)
+{
+    struct migrator m[3];
+    pthread_t t[3];
+    char info[512];
+    (void)state;
+    char *ok = sql1(dbinfo, "CREATE DATABASE migrate_race");
+    assert_non_null(ok);
+    free(ok);
+    for (int i = 0; i < 3; i++) {
+        snprintf(m[i].conninfo, sizeof m[i].conninfo, "host=%s dbname=migrate_race user=tpuplan",
+                 host);
+        assert_int_equal(pthread_create(&t[i], NULL, migrate_thread, &m[i]), 0);
+    }
+    for (int i = 0; i < 3; i++) {
+        pthread_join(t[i], NULL);
+        if (m[i].rc != STORE_OK)
+            fprintf(stderr, "migrator %d: %s\n", i, m[i].err);
+        assert_int_equal(m[i].rc, STORE_OK);
+    }
+    snprintf(info, sizeof info, "%s", m[0].conninfo);
+    char *v = sql1(info, "SELECT count(*) || '/' || min(version) FROM schema_migrations");
+    assert_non_null(v);
+    assert_string_equal(v, "1/0001_init");
+    free(v);
 }
 
 /* Bytes with NULs survive; uint64 summaries above INT64_MAX round-trip exactly. */
@@ -517,6 +562,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_migrate_idempotent, setup, teardown),
+        cmocka_unit_test(test_migrate_concurrent),
         cmocka_unit_test_setup_teardown(test_create_get_roundtrip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idempotency, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_pagination, setup, teardown),
