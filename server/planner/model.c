@@ -1045,6 +1045,16 @@ int model_resolve(struct model *m, const struct chip *chip, struct err *e)
             snprintf(msg, sizeof(msg), "tensors[%zu] \"%.200s\": ", i, t->name);
             return err_prefix(e, where, msg);
         }
+        if (info.padded_bytes < info.logical_bytes) {
+            char where[32];
+            snprintf(where, sizeof(where), "tensors[%zu]", i);
+            return err_set(e, ERR_INVALID, where,
+                           "tensors[%zu] \"%.200s\": the layout stores %llu "
+                           "bytes, fewer than the %llu the data needs (an E(n) narrower than the "
+                           "dtype?)",
+                           i, t->name, (unsigned long long)info.padded_bytes,
+                           (unsigned long long)info.logical_bytes);
+        }
         t->shape = resolved;
         t->logical_bytes = info.logical_bytes;
         t->padded_bytes = info.padded_bytes;

@@ -109,8 +109,8 @@ static enum plan_format detect(const char *s, size_t len)
         return PLAN_FMT_SAFETENSORS;
     if (!skip_space(s, len, &i))
         return PLAN_FMT_AUTO;
-    if (s[i] == '{')
-        return PLAN_FMT_JSON;
+    if (s[i] == '{' || s[i] == '[')
+        return PLAN_FMT_JSON; /* an array gets the model parser's "must be an object" */
     if (mmcsv_detect(s + i, len - i))
         return PLAN_FMT_CSV;
     return PLAN_FMT_AUTO;
@@ -259,6 +259,11 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         return err_set(e, ERR_INVALID, "alignment", "alignment: %llu is not a power of two",
                        (unsigned long long)o->alignment);
 
+    /* A UTF-8 byte order mark (editors on Windows write one) is not JSON or CSV. */
+    if (len >= 3 && memcmp(input, "\xEF\xBB\xBF", 3) == 0 && !safetensors_detect(input, len)) {
+        input += 3;
+        len -= 3;
+    }
     fmt = o->format != PLAN_FMT_AUTO ? o->format : detect(input, len);
     switch (fmt) {
     case PLAN_FMT_JSON:

@@ -339,6 +339,12 @@ static void test_overflow(void **state)
     assert_string_equal(strncmp(e.where, "tensors[1]", 10) == 0 ? "ok" : e.where, "ok");
     assert_non_null(strstr(e.msg, "tensors[1] \"huge\": "));
     model_free(&m);
+
+    /* Storage narrower than the data is rejected, so padding is never negative. */
+    const char *narrow =
+        "{\"tensors\":[{\"name\":\"q\",\"xla_shape\":\"s4[8,256]{1,0:T(8,128)(8,1)E(2)}\"}]}";
+    assert_int_not_equal(model_parse_json(narrow, strlen(narrow), &limits, &m, &e), ERR_OK);
+    assert_non_null(strstr(e.msg, "tensors[0] \"q\": "));
 }
 
 int main(void)

@@ -284,6 +284,11 @@ static void test_formats(void **state)
     assert_int_equal(jint(r, "packing.alignment"), 1);
     json_object_put(r);
 
+    r = plan_str("\xEF\xBB\xBF {\"tensors\":[]}", NULL); /* a byte order mark is skipped */
+    assert_int_equal(jint(r, "summary.tensors"), 0);
+    assert_true(json_object_is_type(jget(r, "summary.strategy"), json_type_null));
+    json_object_put(r);
+
     o.capacity = 7;
     struct plan_summary s;
     r = plan(csv, strlen(csv), &o, &s);
@@ -405,17 +410,21 @@ static void test_errors(void **state)
         {"{\"tensors\":[]}", {.alignment = 3}, ERR_INVALID, "alignment", "not a power of two"},
         {"{\"tensors\":[]}", {.time_limit_s = -1}, ERR_INVALID, "time_limit", "seconds"},
         {"hello", {0}, ERR_INVALID, "", "unrecognized input"},
+        {"[1,2]", {0}, ERR_INVALID, "", "top level must be an object"},
         {"", {0}, ERR_INVALID, "", "unrecognized input"},
         {"{\"tensors\":[]}", {.format = PLAN_FMT_CSV}, ERR_INVALID, "", ""},
         {"id,lower,upper,size\nb1,5,3,4\n", {0}, ERR_INVALID, "", "lower"},
         {"id,lower,upper,size\nb1,x,3,4\n", {0}, ERR_INVALID, "", ""},
-        /* two tensors of 2^63 bytes each: the total passes 2^64 */
-        {"{\"tensors\":[{\"name\":\"a\",\"shape\":[2305843009213693952],\"dtype\":\"f32\"},"
-         "{\"name\":\"b\",\"shape\":[2305843009213693952],\"dtype\":\"f32\"}]}",
+        /* five tensors of 2^62 bytes each: the total reaches 2^64 at the fourth */
+        {"{\"tensors\":[{\"name\":\"a\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
+         "{\"name\":\"b\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
+         "{\"name\":\"c\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
+         "{\"name\":\"d\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
+         "{\"name\":\"e\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"}]}",
          {0},
          ERR_OVERFLOW,
-         "tensors[1]",
-         "tensors[1] \"b\": the total byte count passes"},
+         "tensors[3]",
+         "tensors[3] \"d\": the total byte count passes"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
