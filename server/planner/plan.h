@@ -29,13 +29,19 @@ enum plan_format {
 /* "json", "safetensors", "minimalloc-csv"; "auto" for PLAN_FMT_AUTO. */
 const char *plan_format_name(enum plan_format f);
 
+/*
+ * Every field overrides the model's own "options" (model.schema.json); 0 / NULL means
+ * "use the model's value, else the default". Strings are borrowed for the call only.
+ */
 struct plan_opts {
     enum plan_format format; /* PLAN_FMT_AUTO: detect */
-    const char *chip;        /* NULL: the model's own chip, else chip_default() */
-    const char *strategies;  /* NULL: "best"; or "all", or a comma list (pack.h names) */
-    uint64_t capacity;       /* 0: the chip's usable HBM (CSV inputs: none) */
-    double time_limit_s;     /* packing search budget; 0: default */
-    uint64_t alignment;      /* offset alignment in bytes; 0: default */
+    const char *chip;        /* NULL: the model's own chip, else chip_default() (CSV: none) */
+    const char *strategies;  /* NULL: "best" (every heuristic, plus exact up to 2000
+                              * buffers); or "all", or a comma list (pack.h names) */
+    uint64_t capacity;       /* 0: the chip's usable HBM (CSV inputs without a chip: none) */
+    double time_limit_s;     /* search budget per strategy, 0..3600; 0: 2 s */
+    uint64_t alignment;      /* offset alignment in bytes, a power of two; 0: 512 for models
+                              * (an assumption, labelled in the result), 1 for CSV */
     const char *name;        /* overrides the model name; NULL: keep */
 };
 
@@ -64,15 +70,19 @@ struct plan_summary {
 };
 
 /*
- * Parses and validates the input completely (format, every tensor, every layout) without
- * packing: fast enough to run inside a request. Fills *s (may be NULL).
+ * Parses and validates the input completely (format, every tensor, every layout, the
+ * lifetimes, the strategy names) without packing: fast enough to run inside a request.
+ * Fills *s (may be NULL); before packing s->fits is the conservative test "everything live
+ * at once fits" (padded_bytes <= capacity), and peak/lower bound are 0.
  */
 int plan_validate(const char *input, size_t len, const struct plan_opts *o,
                   const struct plan_limits *l, struct plan_summary *s, struct err *e);
 
 /*
  * Full plan. On success *json is a malloc'd NUL-terminated document (caller frees) of
- * *json_len bytes, and *s (may be NULL) holds the summary.
+ * *json_len bytes (server/planner/RESULT.md), and *s (may be NULL) holds the summary, with
+ * fits = peak <= capacity. On failure *json is NULL and *e names the input location.
+ * o and l may be NULL (defaults).
  */
 int plan_run(const char *input, size_t len, const struct plan_opts *o, const struct plan_limits *l,
              char **json, size_t *json_len, struct plan_summary *s, struct err *e);
