@@ -178,6 +178,10 @@ export class LayoutChart {
         this.drawMarkers(ctx, c);
         ctx.restore();
         if (this.opts.onView) this.opts.onView(this.view.x0, this.view.x1);
+        if (this.opts.onFocus) {
+            const i = this.pinned >= 0 ? this.pinned : this.hover;
+            this.opts.onFocus(i >= 0 ? [this.x0[i], this.x1[i]] : null);
+        }
     }
 
     drawAxes(ctx, c) {
@@ -492,6 +496,36 @@ export class LayoutChart {
             redraw();
         });
         cv.addEventListener('dblclick', () => this.reset());
+        // Keyboard: arrows pan, + and - zoom, 0 resets, Escape unpins.
+        cv.tabIndex = 0;
+        cv.addEventListener('keydown', (ev) => {
+            const v = this.view, w = v.x1 - v.x0, h = v.y1 - v.y0;
+            const zoom = (f) => {
+                const cx = (v.x0 + v.x1) / 2, cy = (v.y0 + v.y1) / 2;
+                this.view = { x0: cx - (w * f) / 2, x1: cx + (w * f) / 2, y0: cy - (h * f) / 2, y1: cy + (h * f) / 2 };
+            };
+            const moves = {
+                ArrowLeft: () => ((v.x0 -= w / 10), (v.x1 -= w / 10)),
+                ArrowRight: () => ((v.x0 += w / 10), (v.x1 += w / 10)),
+                ArrowUp: () => ((v.y0 += h / 10), (v.y1 += h / 10)),
+                ArrowDown: () => ((v.y0 -= h / 10), (v.y1 -= h / 10)),
+                '+': () => zoom(0.8),
+                '=': () => zoom(0.8),
+                '-': () => zoom(1.25),
+                0: () => (this.view = this.fullView()),
+                Escape: () => {
+                    this.pinned = -1;
+                    this.tooltip.classList.remove('pinned');
+                    this.showTooltip(-1);
+                },
+            };
+            const f = moves[ev.key];
+            if (!f) return;
+            ev.preventDefault();
+            f();
+            this.clampView();
+            redraw();
+        });
         new ResizeObserver(() => redraw()).observe(cv);
     }
 

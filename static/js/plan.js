@@ -82,6 +82,7 @@ function render(plan) {
         capacity,
         peakStep,
         onView: (x0, x1) => timeline && timeline.setX(x0, x1),
+        onFocus: (range) => timeline && timeline.setHighlight(range),
     });
     t('layout-indexed');
     hooks.layout = layout;

@@ -33,6 +33,14 @@ export class TimelineChart {
         new ResizeObserver(() => this.draw()).observe(canvas);
     }
 
+    // Shades [start, end) (a buffer's lifetime), or clears the shade with null.
+    setHighlight(range) {
+        const same = range && this.highlight && range[0] === this.highlight[0] && range[1] === this.highlight[1];
+        if (same || (!range && !this.highlight)) return;
+        this.highlight = range;
+        this.draw();
+    }
+
     setX(x0, x1) {
         this.x0 = Math.max(this.full.x0, x0);
         this.x1 = Math.min(this.full.x1, x1);
@@ -90,6 +98,7 @@ export class TimelineChart {
         // so a frame costs O(segments + width) and draws whole pixels only.
         const cols = Math.ceil(this.pw);
         const lv = new Float64Array(cols).fill(-1), hv = new Float64Array(cols).fill(-1);
+        const gv = this.gapMax ? new Float64Array(cols).fill(-1) : null;
         const k = this.pw / (this.x1 - this.x0);
         for (let i = 0; i < this.n; i++) {
             if (this.end[i] <= this.x0 || this.step[i] >= this.x1) continue;
@@ -98,6 +107,7 @@ export class TimelineChart {
             for (let col = c0; col <= c1; col++) {
                 if (this.live[i] > lv[col]) lv[col] = this.live[i];
                 if (this.heap[i] > hv[col]) hv[col] = this.heap[i];
+                if (gv && this.gapMax[i] > gv[col]) gv[col] = this.gapMax[i];
             }
         }
         const base = Math.round(this.py(0));
@@ -130,6 +140,27 @@ export class TimelineChart {
         ctx.stroke(line(lv));
         ctx.strokeStyle = c.heap;
         ctx.stroke(line(hv));
+        if (gv) {
+            // Largest free block below the heap top: what one more allocation could get.
+            ctx.lineWidth = 1.5;
+            ctx.strokeStyle = c.muted;
+            ctx.setLineDash([3, 3]);
+            ctx.stroke(line(gv));
+            ctx.setLineDash([]);
+        }
+        if (this.highlight) {
+            // The hovered buffer's lifetime (from the layout chart).
+            const a = Math.max(M.left, this.px(this.highlight[0])), b = Math.min(M.left + this.pw, this.px(this.highlight[1]));
+            if (b > a) {
+                ctx.fillStyle = c.accent;
+                ctx.globalAlpha = 0.18;
+                ctx.fillRect(a, M.top, Math.max(1, b - a), this.ph);
+                ctx.globalAlpha = 1;
+                ctx.strokeStyle = c.accent;
+                ctx.lineWidth = 1;
+                ctx.strokeRect(Math.round(a) + 0.5, M.top + 0.5, Math.max(1, Math.round(b - a)), this.ph - 1);
+            }
+        }
         ctx.font = '600 12px system-ui, sans-serif';
         if (this.showCap) {
             const y = Math.round(this.py(this.opts.capacity)) + 0.5;

@@ -164,6 +164,8 @@ test('hovering a buffer shows its name, shape, sizes, lifetime and offset', asyn
     assert(tip.includes(`steps ${target.live[0]}`), 'tooltip lacks the lifetime: ' + tip);
     assert(tip.includes(target.offset.toLocaleString('en-US')), 'tooltip lacks the offset: ' + tip);
     assert(/logical/.test(tip) && /padded/.test(tip), 'tooltip lacks sizes');
+    const band = await page.evaluate(() => window.__tpuplan.timeline.highlight);
+    assert(band && band[0] === target.live[0] && band[1] === target.live[1], 'timeline does not shade the lifetime: ' + JSON.stringify(band));
     await page.mouse.move(box.x + 2, box.y + 2);
 });
 
@@ -184,6 +186,13 @@ test('wheel zooms, drag pans, and reset restores the full view', async () => {
     await page.waitForTimeout(50);
     const panned = await view();
     assert(panned.x0 < zoomed.x0 && panned.y0 < zoomed.y0, `drag did not pan: ${JSON.stringify([zoomed, panned])}`);
+    await page.focus('#layout-canvas');
+    await page.keyboard.press('0');
+    const k0 = await view();
+    await page.keyboard.press('+');
+    await page.keyboard.press('ArrowRight');
+    const k1 = await view();
+    assert(k1.x1 - k1.x0 < k0.x1 - k0.x0 && k1.x0 > k0.x0, 'keyboard zoom/pan did nothing');
     await page.click('#reset-zoom');
     const reset = await view();
     assert(Math.abs(reset.x0 - full.x0) < 1e-9 && Math.abs(reset.y1 - full.y1) < 1e-6, 'reset did not restore the view');
