@@ -131,6 +131,11 @@ static const char *str(json_object *o, const char *key)
     return v != NULL && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "-";
 }
 
+static int64_t tensor_padding(json_object *tensors, size_t i)
+{
+    return json_object_get_int64(get(json_object_array_get_idx(tensors, i), "padding_bytes"));
+}
+
 static void print_text(json_object *r)
 {
     json_object *model = get(r, "model"), *chip = get(r, "chip"), *sum = get(r, "summary");
@@ -175,6 +180,31 @@ static void print_text(json_object *r)
                (long long)json_object_get_int64(get(kv, "count")),
                fmt_bytes(get(kv, "logical_bytes"), a, sizeof(a)),
                fmt_bytes(get(kv, "padded_bytes"), b, sizeof(b)));
+    }
+
+    /* The five tensors with the most padding (insertion into a sorted top five). */
+    json_object *ts = get(r, "tensors");
+    size_t top[5], ntop = 0;
+    for (size_t i = 0; ts != NULL && i < json_object_array_length(ts); i++) {
+        int64_t pad = tensor_padding(ts, i);
+        if (pad <= 0 || (ntop == 5 && pad <= tensor_padding(ts, top[4])))
+            continue;
+        size_t k = ntop < 5 ? ntop++ : 4;
+        while (k > 0 && tensor_padding(ts, top[k - 1]) < pad) {
+            top[k] = top[k - 1];
+            k--;
+        }
+        top[k] = i;
+    }
+    if (ntop > 0) {
+        printf("\nmost padding %10s %10s %7s  shape\n", "padded", "padding", "x");
+        for (size_t k = 0; k < ntop; k++) {
+            json_object *t = json_object_array_get_idx(ts, top[k]);
+            printf("  %-10.10s %10s %10s %6.1fx  %s\n", str(t, "name"),
+                   fmt_bytes(get(t, "padded_bytes"), a, sizeof(a)),
+                   fmt_bytes(get(t, "padding_bytes"), b, sizeof(b)),
+                   json_object_get_double(get(t, "expansion")), str(t, "shape"));
+        }
     }
 
     v = get(r, "suggestions");
