@@ -449,6 +449,20 @@ static void test_errors(void **state)
     assert_int_equal(plan_validate("{\"tensors\":[]}", 14, NULL, &l, NULL, &e), ERR_LIMIT);
 }
 
+/* Names with quotes, backslashes and control characters survive the result writer. */
+static void test_escaping(void **state)
+{
+    const char *text =
+        "{\"name\":\"q\\\"m\",\"tensors\":[{\"name\":\"a\\\"b\\\\c\\n\\u0001\\u00e9\","
+        "\"shape\":[2],\"dtype\":\"f32\",\"tags\":[\"</script>\"]}]}";
+    json_object *r = plan_str(text, NULL);
+    (void)state;
+    assert_string_equal(jstr(r, "model.name"), "q\"m");
+    assert_string_equal(jstr(r, "tensors[0].name"), "a\"b\\c\n\x01\xc3\xa9");
+    assert_string_equal(jstr(r, "tensors[0].tags[0]"), "</script>");
+    json_object_put(r);
+}
+
 static void test_format_names(void **state)
 {
     (void)state;
@@ -470,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_timeline_downsampled),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_format_names),
+        cmocka_unit_test(test_escaping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
