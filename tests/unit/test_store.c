@@ -171,6 +171,7 @@ static void test_migrate_concurrent(void **state)
     pthread_t t[3];
     char info[512];
     (void)state;
+    memset(m, 0, sizeof m);
     char *ok = sql1(dbinfo, "CREATE DATABASE migrate_race");
     assert_non_null(ok);
     free(ok);
