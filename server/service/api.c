@@ -504,6 +504,12 @@ static void api_plan_create(struct store *st, struct request *r)
                            "or options; use a new key.");
         goto out;
     }
+    if (rc == STORE_INVALID) {
+        char d[128];
+        snprintf(d, sizeof(d), "Idempotency-Key must be 1 to %d characters.", STORE_KEY_MAX);
+        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid", d);
+        goto out;
+    }
     if (rc != STORE_OK) {
         reply_store_error(r, rc);
         goto out;

@@ -154,7 +154,9 @@ static void req_capture(struct request *r)
             r->param[i] = dup_header(r->conn, MHD_GET_ARGUMENT_KIND, req_param_names[i]);
     r->authorization = dup_header(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     r->if_none_match = dup_header(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-    r->idempotency_key = dup_header(r->conn, MHD_HEADER_KIND, "Idempotency-Key");
+    /* Not truncated: a key over the store's limit must be refused, not shortened. */
+    const char *key = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Idempotency-Key");
+    r->idempotency_key = key != NULL ? strdup(key) : NULL;
     prefer = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Prefer");
     r->prefer_wait = reqparse_prefer_wait(prefer, r->srv->cfg->max_wait_s);
 }

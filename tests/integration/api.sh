@@ -214,6 +214,10 @@ req POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: 
     --data "${model/api-test-small/other}"
 check "same key with another body is 422" problem 422 idempotency-key-reused
 
+req POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: $(printf 'k%.0s' $(seq 300))" \
+    --data "$model"
+check "an Idempotency-Key over 255 characters is 400" problem 400 invalid-parameter
+
 # ---- bad input: problem+json naming the field ----
 req POST /api/v1/plans -H 'Content-Type: application/json' --data '{"tensors":[{"name":"w",'
 check "malformed JSON is 400" problem 400 malformed-input
