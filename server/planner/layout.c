@@ -445,7 +445,10 @@ static int bytes_of(uint64_t count, uint64_t bits, uint64_t *out)
 
 static int overflow(struct err *e, const char *what)
 {
-    return err_set(e, ERR_OVERFLOW, "shape", "%s of the shape overflows 64 bits", what);
+    return err_set(e, ERR_OVERFLOW, "shape",
+                   "%s of the shape overflows 64 bits (sizes must stay within 2^63-1 bytes, "
+                   "XLA's own int64 limit)",
+                   what);
 }
 
 /* layout_size on a shape already validated. */
@@ -493,6 +496,10 @@ static int size_of(const struct shape *sh, struct layout_info *out, struct err *
                                       &out->padded_bytes)) {
         return overflow(e, "padded byte size");
     }
+    /* XLA sizes shapes in int64 and refuses larger ones (ShapeUtil::MakeValidatedShape
+     * checks the byte-width x extent product), so do we: callers may add sizes as int64. */
+    if (out->padded_bytes > (uint64_t)INT64_MAX || out->logical_bytes > (uint64_t)INT64_MAX)
+        return overflow(e, "byte size");
     /* Sub-byte types without E(n) take a byte each (XLA), so padded >= logical always. */
     out->padding_bytes =
         out->padded_bytes > out->logical_bytes ? out->padded_bytes - out->logical_bytes : 0;

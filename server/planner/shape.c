@@ -9,7 +9,7 @@
  *   layout := '{' [m2m {',' m2m}] [':' attr...] '}'
  *   attr   := 'T' tile {tile} | 'L(' n ')' | 'E(' n ')' | 'S(' n ')'
  *   tile   := '(' n {',' n} ')'
- *   tuple  := '(' [shape {',' ' '? shape}] ')'
+ *   tuple  := '(' [shape {',' ' '? [comment] shape}] ')'    comment: XLA's index mark
  *
  * Layout::Print writes the attributes in the order T, L, #, *, E, S, SC, P, M and omits
  * each one at its default (no tiles, L(1), E(0), S(0)); we print in that order too, so a
@@ -343,6 +343,26 @@ static void skip_space(struct cur *c)
         c->pos++;
 }
 
+/* XLA puts a comment holding "index=5" before every fifth tuple element (xla/shape_util.cc
+ * PrintTupleShapes, kAnnotationPrintInterval = 5); skip any C comment before an element. */
+static int skip_index_comment(struct cur *c, struct err *e)
+{
+    size_t start = c->pos;
+
+    if (peek(c) != '/')
+        return 0;
+    if (c->pos + 1 >= c->len || c->s[c->pos + 1] != '*')
+        return expected(c, "a shape or a /*...*/ comment", e);
+    for (c->pos += 2; c->pos + 1 < c->len; c->pos++)
+        if (c->s[c->pos] == '*' && c->s[c->pos + 1] == '/') {
+            c->pos += 2;
+            skip_space(c);
+            return 0;
+        }
+    c->pos = c->len;
+    return err_set(e, ERR_INVALID, "shape", "%sunterminated comment at offset %zu", c->ctx, start);
+}
+
 int shape_parse(const char *s, size_t len, struct shape *out, struct err *e)
 {
     struct cur c = {s, len, 0, ""};
@@ -377,6 +397,8 @@ int shape_list_parse(const char *s, size_t len, struct shape_list *out, struct e
     if (!accept(&c, ')')) {
         for (;;) {
             skip_space(&c);
+            if ((rc = skip_index_comment(&c, e)) != 0)
+                return rc;
             if (peek(&c) == '(')
                 return err_set(e, ERR_LIMIT, "shape", "nested tuple at offset %zu is not supported",
                                c.pos);
@@ -524,8 +546,13 @@ int shape_list_print(const struct shape_list *l, char *buf, size_t cap)
     }
     putc_(&o, '(');
     for (size_t i = 0; i < l->n; i++) {
-        if (i > 0)
+        if (i > 0 && i % 5 == 0) { /* XLA's PrintTupleShapes annotation */
+            puts_(&o, ", /*index=");
+            putnum(&o, (int64_t)i);
+            puts_(&o, "*/");
+        } else if (i > 0) {
             puts_(&o, ", ");
+        }
         print_array(&o, &l->elems[i]);
     }
     putc_(&o, ')');

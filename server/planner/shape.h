@@ -89,7 +89,8 @@ struct shape_list {
  * Parses "shape" or "(shape, shape, ...)" (nested tuples are rejected with ERR_LIMIT;
  * more than SHAPE_LIST_MAX elements too). Errors inside an element say which one
  * ("tuple element 2: ...") and give offsets into the whole string. Printing a tuple uses
- * XLA's ", " separator.
+ * XLA's ", " separator and, like XLA, puts an index comment before every fifth element
+ * (the text "index=5" between C comment markers); the parser skips such comments.
  */
 int shape_list_parse(const char *s, size_t len, struct shape_list *out, struct err *e);
 int shape_list_print(const struct shape_list *l, char *buf, size_t cap);

@@ -95,10 +95,10 @@ run layout --text '(s32[]{:T(256)}, f32[8,128]{1,0:T(8,128)})'
 grep -q '^Tuple total (2 elements):' "$tmp/out" && grep -qx 'Size: 5.0K' "$tmp/out"
 ok $? "tuple --text total 5.0K"
 
-long=$(python3 -c "print('(' + ', '.join(['f32[123456789,123,45,67,8]{4,3,2,1,0:T(8,128)}']*64) + ')')")
+long=$(python3 -c "e='f32[123456789,123,45,67,8]{4,3,2,1,0:T(8,128)}'; print('(' + ''.join((', ' if i else '') + ('/*index=%d*/' % i if i and i % 5 == 0 else '') + e for i in range(64)) + ')')")
 run layout "$long"
 python3 -c "import json,sys; d=json.load(open('$tmp/out')); sys.exit(0 if d['shape']==sys.argv[1] and len(d['elements'])==64 and len(d['shape'])>2048 else 1)" "$long"
-ok $? "64-element tuple prints whole (longer than one shape's buffer)"
+ok $? "64-element tuple prints whole, with XLA's /*index=N*/ marks (longer than one shape's buffer)"
 
 printf 'f32[2000,5000]{1,0:T(8,128)}\n\n# comment\n  u32[12582912,1]{1,0:T(8,128)}  \n' | "$bin" layout >"$tmp/out" 2>"$tmp/err"
 rc=$?

@@ -292,11 +292,20 @@ static void test_overflow(void **state)
         assert_int_equal(e.code, ERR_OVERFLOW);
         assert_non_null(strstr(e.msg, "overflows 64 bits"));
     }
-    /* the largest size that fits is computed, not refused */
-    assert_int_equal(shape_parse("u8[4294967296,4294967295]{1,0}", 30, &sh, &e), 0);
-    sh.ntiles = 0;
+    /* the largest size that fits int64, as XLA requires, is computed, not refused */
+    assert_int_equal(shape_parse("u8[9223372036854775807]{0}", 26, &sh, &e), 0);
     assert_int_equal(layout_size(&sh, &li, &e), 0);
-    assert_int_equal(li.padded_bytes, 4294967296ull * 4294967295ull);
+    assert_int_equal(li.padded_bytes, (uint64_t)INT64_MAX);
+    assert_int_equal(shape_parse("u8[4294967296,2147483647]{1,0}", 30, &sh, &e), 0);
+    assert_int_equal(layout_size(&sh, &li, &e), 0);
+    assert_int_equal(li.padded_bytes, 4294967296ull * 2147483647ull);
+    /* ... but padding it to T(8,128) reaches 2^63 bytes: refused */
+    assert_int_equal(shape_parse("u8[4294967296,2147483647]{1,0:T(8,128)}", 39, &sh, &e), 0);
+    assert_int_equal(layout_size(&sh, &li, &e), ERR_OVERFLOW);
+    /* one byte more than int64 is refused although it fits uint64 */
+    assert_int_equal(shape_parse("u8[4294967296,4294967295]{1,0}", 30, &sh, &e), 0);
+    assert_int_equal(layout_size(&sh, &li, &e), ERR_OVERFLOW);
+    assert_non_null(strstr(e.msg, "2^63-1"));
 }
 
 static void test_size_rejects_invalid(void **state)

@@ -52,6 +52,9 @@ static const char *canonical[] = {
     "(f32[], bf16[4]{0:T(512)(2,1)}, pred[2,2])",
     "()",
     "(f32[1])",
+    "(f32[1], f32[2], f32[3], f32[4], f32[5], /*index=5*/f32[6], f32[7])",
+    "(s32[]{:T(256)}, s32[]{:T(256)}, s32[]{:T(256)}, s32[]{:T(256)}, s32[]{:T(256)}, "
+    "/*index=5*/bf16[8,128]{1,0:T(8,128)(2,1)}, f32[], f32[], f32[], f32[], /*index=10*/u8[1])",
 };
 
 static void test_roundtrip(void **state)
@@ -123,10 +126,13 @@ static void test_normalise(void **state)
         {"  f32[007,8]  \n", "f32[7,8]"},        /* spaces, leading zeros */
         {"(f32[1],s32[2])", "(f32[1], s32[2])"}, /* XLA's ", " separator */
         {"( f32[1] , s32[2] )", "(f32[1], s32[2])"},
+        {"(/*index=0*/f32[1], /* x */ s32[2])", "(f32[1], s32[2])"}, /* comments skipped */
+        {"(f32[1],f32[2],f32[3],f32[4],f32[5],f32[6])",
+         "(f32[1], f32[2], f32[3], f32[4], f32[5], /*index=5*/f32[6])"},
         {"f32[8,128]{1,0:S(1)T(8,128)}", "f32[8,128]{1,0:T(8,128)S(1)}"}, /* XLA order */
         {"f32[8,128]{1,0:T(8,128)S(0)}", "f32[8,128]{1,0:T(8,128)S(0)}"}, /* kept as given */
     };
-    char buf[256];
+    char buf[512];
     struct shape_list l;
     struct err e;
 
@@ -227,6 +233,8 @@ static const struct bad bad[] = {
     {"(f32[2], f33[])", ERR_NOTFOUND, "tuple element 1: unknown element type 'f33' at offset 9"},
     {"(f32[2], (s32[]))", ERR_LIMIT, "nested tuple at offset 9"},
     {"(f32[2]) x", ERR_INVALID, "expected end of the shape at offset 9"},
+    {"(f32[2], /*index=1 f32[3])", ERR_INVALID, "unterminated comment at offset 9"},
+    {"(f32[2], /index f32[3])", ERR_INVALID, "expected a shape or a /*...*/ comment"},
 };
 
 static void test_errors(void **state)
@@ -353,12 +361,12 @@ static void test_validate(void **state)
 static void test_fuzz(void **state)
 {
     uint64_t r = 0x853c49e6748fea9bull;
-    static const char alphabet[] = "0123456789[](){},:TSELfsbu*-<?# \x01";
+    static const char alphabet[] = "0123456789[](){},:TSELfsbu*/-<?# \x01";
 
     (void)state;
     for (int it = 0; it < 200000; it++) {
         const char *base = canonical[it % (sizeof(canonical) / sizeof(canonical[0]))];
-        char buf[128], out[SHAPE_MAX_TEXT * 4], out2[SHAPE_MAX_TEXT * 4];
+        char buf[512], out[SHAPE_MAX_TEXT * 4], out2[SHAPE_MAX_TEXT * 4];
         size_t len = strlen(base);
         struct shape_list l, l2;
         struct err e;
