@@ -412,9 +412,35 @@ function wireActions(plan) {
             status.textContent = 'Copy the selected link (Ctrl+C):';
         }
     });
+    wireDelete(plan.id || planId(), status);
     const base = safeFileName(plan.name || r.model?.name);
     $('#dl-json').addEventListener('click', () => download(base + '.plan.json', new Blob([JSON.stringify(r, null, 2)], { type: 'application/json' })));
     $('#dl-csv').addEventListener('click', () => download(base + '.layout.csv', new Blob([layoutCsv(r)], { type: 'text/csv' })));
+}
+
+// The manage token is kept only by the browser that created the plan (upload.js); share
+// links are read-only, so only that browser offers to delete.
+function wireDelete(id, status) {
+    let token = null;
+    try {
+        token = localStorage.getItem('tpuplan.manage.' + id);
+    } catch {
+        token = null;
+    }
+    if (!token) return;
+    const button = $('#delete');
+    button.classList.remove('hidden');
+    button.addEventListener('click', async () => {
+        if (!confirm('Delete this plan? Its share link stops working.')) return;
+        const res = await fetch('/api/v1/plans/' + encodeURIComponent(id), { method: 'DELETE', headers: { Authorization: 'Bearer ' + token } });
+        if (res.ok || res.status === 404) {
+            localStorage.removeItem('tpuplan.manage.' + id);
+            location.assign('/');
+            return;
+        }
+        const body = await res.json().catch(() => null);
+        status.textContent = 'Could not delete: ' + ((body && body.detail) || res.status);
+    });
 }
 
 main().catch((err) => showError(String(err && err.message ? err.message : err)));

@@ -97,9 +97,11 @@ async function submit(ev) {
     button.disabled = true;
     $('#progress').classList.remove('hidden');
     const text = $('#progress-text');
-    text.textContent = `Uploading ${fmtBytes(blob.size)}…`;
+    text.textContent = `Uploading ${fmtBytes(blob.size)} and planning…`;
     try {
-        const headers = {};
+        // RFC 7240: small plans come back finished (201) in this one request; bigger ones
+        // answer 202 after at most 10 s and are polled below.
+        const headers = { Prefer: 'respond-async, wait=10' };
         if (crypto.randomUUID) headers['Idempotency-Key'] = crypto.randomUUID();
         const { body, res } = await apiPost('/api/v1/plans', form, headers);
         try {

@@ -29,7 +29,7 @@ const browser = await chromium.launch({
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
-const state = { dialogs: 0, problems: [] };
+const state = { dialogs: 0, confirms: 0, problems: [] };
 
 // A page that records dialogs (alert() from injected markup), page errors and console
 // errors (CSP violations among them). The chip list endpoint is optional: its 404 is expected.
@@ -37,6 +37,13 @@ async function newPage(options = {}) {
     const ctx = await browser.newContext({ viewport: { width: 1300, height: 900 }, acceptDownloads: true, ...options });
     const page = await ctx.newPage();
     page.on('dialog', (d) => {
+        // Our own "Delete this plan?" confirm is expected once; anything else (an alert from
+        // injected markup) is counted.
+        if (d.type() === 'confirm' && state.confirms > 0) {
+            state.confirms--;
+            d.accept().catch(() => {});
+            return;
+        }
         state.dialogs++;
         d.dismiss().catch(() => {});
     });
@@ -355,6 +362,29 @@ test('a safetensors upload sends only the header bytes, not the weights', async 
     const r = await page.evaluate(() => window.__tpuplan.result);
     assert(r.tensors.length === 3 && r.model.source_format === 'safetensors', 'plan of the safetensors header: ' + r.tensors.length + ' ' + r.model.source_format);
     await page.context().close();
+});
+
+test('only the creating browser can delete a plan; the link then stops working', async () => {
+    const path = join(tmp, 'doomed.csv');
+    writeFileSync(path, 'id,lower,upper,size\n0,0,2,1024\n1,1,3,512\n');
+    const page = await newPage();
+    await page.goto(base + '/');
+    await page.setInputFiles('#file', path);
+    await page.waitForFunction(() => /MiniMalloc CSV/.test(document.querySelector('#file-info').textContent));
+    await page.click('#submit');
+    await waitPlanPage(page);
+    const url = page.url();
+    const other = await newPage();
+    await other.goto(url);
+    await other.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready);
+    assert(await other.isHidden('#delete'), 'a share-link viewer is offered Delete');
+    assert(await page.isVisible('#delete'), 'the creator is not offered Delete');
+    state.confirms = 1;
+    await Promise.all([page.waitForURL(base + '/'), page.click('#delete')]);
+    await other.reload();
+    await other.waitForSelector('#error:not(.hidden)');
+    await page.context().close();
+    await other.context().close();
 });
 
 test('a MiniMalloc CSV uploads and plans without a chip', async () => {
