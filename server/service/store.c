@@ -637,6 +637,20 @@ out:
 
 /* ---- plans ---- */
 
+/* True when JSON text contains the escape \u0000, which jsonb refuses (the whole document
+ * with it). An escaped backslash followed by "u0000" is ordinary text and allowed. */
+static bool json_has_nul(const char *j)
+{
+    for (const char *p = strstr(j, "u0000"); p != NULL; p = strstr(p + 1, "u0000")) {
+        size_t bs = 0;
+        while (p - bs > j && p[-(ptrdiff_t)bs - 1] == '\\')
+            bs++;
+        if (bs % 2 == 1)
+            return true;
+    }
+    return false;
+}
+
 static void fmt_u64(char *buf, size_t cap, uint64_t v)
 {
     snprintf(buf, cap, "%" PRIu64, v);
@@ -656,7 +670,7 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
     if (tx && (np->body_sha256_hex == NULL || np->idempotency_key[0] == '\0' ||
                strlen(np->idempotency_key) > STORE_KEY_MAX))
         return STORE_INVALID;
-    if (np->options_json && strstr(np->options_json, "\\u0000")) /* jsonb rejects it */
+    if (np->options_json && json_has_nul(np->options_json))
         return STORE_INVALID;
     if (ids_new_id(id) < 0 || ids_new_token(token) < 0) {
         store_log("getrandom failed: %s", strerror(errno));
@@ -1150,9 +1164,7 @@ int store_job_finish(struct store *s, const struct store_job *j, const char *res
                             result_json, error_json};
     int rc;
     PGresult *r;
-    /* jsonb cannot hold \u0000 and would refuse the whole document. */
-    if ((result_json && strstr(result_json, "\\u0000")) ||
-        (error_json && strstr(error_json, "\\u0000")))
+    if ((result_json && json_has_nul(result_json)) || (error_json && json_has_nul(error_json)))
         return STORE_INVALID;
     if (sm != NULL) {
         fmt_u64(num[0], sizeof num[0], sm->tensors);

@@ -387,8 +387,13 @@ static void test_claim_finish_once(void **state)
         const char *bad[1] = {"'); DROP TABLE jobs; --"};
         assert_int_equal(store_job_renew(s, bad, 1, 10000, &renewed), STORE_INVALID);
     }
-    /* jsonb cannot hold \u0000: refused before it reaches SQL. */
+    /* jsonb cannot hold \u0000: refused before it reaches SQL. An escaped backslash
+     * before "u0000" is plain text and no reason to refuse. */
     assert_int_equal(store_job_finish(s, &j2, "{\"a\": \"\\u0000\"}", NULL, NULL), STORE_INVALID);
+    assert_int_equal(store_job_finish(s, &j2, "{\"a\": \"x\\\\\\u0000\"}", NULL, NULL),
+                     STORE_INVALID);
+    assert_int_equal(store_job_finish(s, &j2, "{\"a\": \"\\\\u0000\"}", NULL, NULL),
+                     STORE_NOTFOUND); /* valid; the lease is gone, so not stored */
     store_job_free(&j1);
     store_job_free(&j2);
     store_close(s2);
