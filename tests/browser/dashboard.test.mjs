@@ -84,6 +84,15 @@ test('upload page renders with chip picker, strategies and recent plans', async 
     await page.waitForFunction(() => document.querySelector('#recent-note').textContent !== '' || document.querySelector('#recent tbody tr'));
     const note = await page.textContent('#recent-note');
     assert(!/Could not/.test(note), 'recent plans failed: ' + note);
+    // Drag and drop: a real DataTransfer carrying a File, dropped on the drop zone.
+    await page.evaluate(() => {
+        const dt = new DataTransfer();
+        dt.items.add(new File(['id,lower,upper,size\n0,0,1,64\n'], 'dropped.csv', { type: 'text/csv' }));
+        const drop = document.querySelector('#drop');
+        drop.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        drop.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    });
+    await page.waitForFunction(() => /dropped\.csv: MiniMalloc CSV/.test(document.querySelector('#file-info').textContent));
     await page.screenshot({ path: join(artifacts, 'upload-light.png') });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: join(artifacts, 'upload-dark.png') });
@@ -312,6 +321,8 @@ test('screenshots of the plan page in light and dark themes', async () => {
 
 test('the share link opens in a fresh browser context and sends no referrer', async () => {
     const page = state.page;
+    await page.click('#copy-link');
+    await page.waitForFunction(() => /copied|Copy the selected link/.test(document.querySelector('#action-status').textContent));
     const share = await page.inputValue('#share-url');
     assert(share.endsWith(new URL(state.planUrl).pathname), `share link ${share} vs ${state.planUrl}`);
     const fresh = await newPage();
