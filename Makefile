@@ -157,4 +157,4 @@ bench-server:
 clean:
 	rm -rf build bin
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find build -name '*.d' -type f 2>/dev/null)

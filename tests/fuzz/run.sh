@@ -5,7 +5,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-15}
-bins=(build/fuzz/fuzz/fuzz_*)
+bins=()
+for b in build/fuzz/fuzz/fuzz_*; do
+    case "$b" in *.d | *.o) continue ;; esac
+    [ -x "$b" ] && bins+=("$b")
+done
 echo "1..${#bins[@]}"
 i=0
 status=0
@@ -15,9 +19,9 @@ for b in "${bins[@]}"; do
     work=build/fuzz/corpus-run/$name
     mkdir -p "$work" build/fuzz/crashes
     [ -d "tests/fuzz/corpus/$name" ] && cp -n tests/fuzz/corpus/"$name"/* "$work"/ 2>/dev/null
-    if "$b" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+    if "$b" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix=build/fuzz/crashes/"$name"- "$work" >build/fuzz/"$name".log 2>&1; then
-        echo "ok $i - $name ($(grep -o 'stat::number_of_executed_runs: *[0-9]*' build/fuzz/"$name".log | grep -o '[0-9]*$' || echo '?') runs in ${secs}s)"
+        echo "ok $i - $name ($(grep -o 'stat::number_of_executed_units: *[0-9]*' build/fuzz/"$name".log | grep -o '[0-9]*$' || echo '?') runs in ${secs}s)"
     else
         echo "not ok $i - $name (see build/fuzz/$name.log)"
         tail -40 build/fuzz/"$name".log | sed 's/^/# /'
