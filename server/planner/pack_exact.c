@@ -48,6 +48,7 @@
 #define EXACT_MAX_BUFFERS 200000 /* beyond this the exact solver keeps the incumbent */
 #define EXACT_MAX_THREADS 16
 #define EXACT_BASE_NODES  4096 /* node limit of the first round; doubles per round */
+#define EXACT_PORTFOLIO   4    /* preorders cycled through (see preorder) */
 
 /* Static data shared read-only by the threads. */
 struct xprob {
@@ -84,7 +85,10 @@ struct xsearch {
     uint64_t *cuts;   /* nsec+1: unplaced buffers crossing each section boundary */
     uint32_t *stamp;  /* nsec: visit marks for the affected-section pass */
     uint32_t stamp_now;
-    uint32_t *aff; /* nsec: affected sections of one placement */
+    uint32_t *aff;     /* nsec: affected sections of one placement */
+    uint64_t *degleft; /* n: unplaced buffers overlapping each buffer */
+    size_t minleft;
+    int hat; /* the last placement raised some unplaced buffer's floor */
     struct trail_ent *trail;
     size_t ntrail, trail_cap;
     uint32_t *cand; /* candidate stack */
@@ -295,7 +299,7 @@ static uint64_t mix64(uint64_t x)
 static int preorder(const struct pack_problem *p, const struct xprob *xp, unsigned h, uint64_t seed,
                     uint32_t *rank, struct err *e)
 {
-    static const char *const heur[] = {"TWA", "WAT", "TAW", "ZTW", "AWT", "TAZ", "ATW", "TZW"};
+    static const char *const heur[] = {"TWA", "WAT", "TAW", "AWT"};
     const size_t nh = sizeof(heur) / sizeof(heur[0]);
     struct pre_key *keys = malloc(p->n * sizeof(*keys));
 
@@ -360,7 +364,7 @@ static uint64_t align_units(uint64_t v, uint64_t a)
     return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-/* Recomputes the lowest unplaced floor of section c. */
+/* Recomputes the lowest floor of the unplaced buffers of section c. */
 static int secmin_update(struct xsearch *s, uint32_t c)
 {
     const struct xprob *xp = s->xp;
@@ -399,6 +403,7 @@ static int place(struct xsearch *s, uint32_t i)
     size_t naff = 0;
     int zero = 0;
 
+    s->hat = 0;
     s->off[i] = o;
     s->left[pos] = last;
     s->leftpos[last] = pos;
@@ -412,10 +417,15 @@ static int place(struct xsearch *s, uint32_t i)
     mark_sections(s, i, &naff);
     for (uint32_t k = xp->adj_off[i]; k < xp->adj_off[i + 1]; k++) {
         uint32_t j = xp->adj[k];
-        if (s->leftpos[j] < s->nleft && s->floor_[j] < fl) {
+        if (s->leftpos[j] >= s->nleft)
+            continue;
+        if (trail_set(s, &s->degleft[j], s->degleft[j] - 1) != 0)
+            return -1;
+        if (s->floor_[j] < fl) {
             if (trail_set(s, &s->floor_[j], fl) != 0)
                 return -1;
             mark_sections(s, j, &naff);
+            s->hat = 1;
         }
     }
     for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++) {
@@ -496,6 +506,10 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
 
     if (++s->nodes > s->node_limit)
         return -1;
+#ifdef EXACT_DEBUG
+    if (s->nleft < s->minleft)
+        s->minleft = s->nleft;
+#endif
     /* Stop when a packing within a lower target, or the same target from a lower thread,
      * is known (see worker_main), or at the deadline. */
     if ((s->nodes & 255) == 0 && (atomic_load_explicit(s->found_by, memory_order_relaxed) <
@@ -507,6 +521,9 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
         if (xp->sec_lo[j] < slo || xp->sec_hi[j] > shi)
             continue;
         members++;
+        /* Below cur, j can only be placed on a buffer still to come: none, dead end. */
+        if (s->floor_[j] < cur && s->degleft[j] == 0)
+            return 0;
         uint64_t t = s->floor_[j] + xp->size[j];
         if (t < m)
             m = t;
@@ -556,10 +573,16 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
             r = -1;
             break;
         }
+        int hat = s->hat;
         r = z ? split(s, slo, shi) : dfs(s, slo, shi, o, s->rank[i]);
         if (r == 1)
             break; /* keep the packing */
         undo_to(s, nleft0, mark);
+        /* Hatless: i raised no unplaced floor, so every packing of this node can have i
+         * at its floor, and all of those that place i before the later candidates were
+         * just refuted. */
+        if (r == 0 && !hat)
+            break;
     }
     s->ncand = base;
     return r;
@@ -574,6 +597,7 @@ struct worker {
     struct xsearch s;
     pthread_t tid;
     int started;
+    unsigned heur; /* preorder in use */
     size_t ntargets;
     uint64_t target[EXACT_MAX_TARGETS];
     int result[EXACT_MAX_TARGETS]; /* 1 found, 0 exhausted, -1 aborted or skipped */
@@ -594,6 +618,7 @@ static void xsearch_free(struct xsearch *s)
     free(s->cuts);
     free(s->stamp);
     free(s->aff);
+    free(s->degleft);
     free(s->trail);
     free(s->cand);
 }
@@ -614,9 +639,10 @@ static int xsearch_init(struct xsearch *s, const struct xprob *xp, unsigned id)
     s->cuts = malloc((xp->nsec + 1) * sizeof(*s->cuts));
     s->stamp = calloc(xp->nsec + 1, sizeof(*s->stamp));
     s->aff = malloc((xp->nsec + 1) * sizeof(*s->aff));
-    if (s->rank == NULL || s->floor_ == NULL || s->off == NULL || s->left == NULL ||
-        s->leftpos == NULL || s->rem == NULL || s->top == NULL || s->secmin == NULL ||
-        s->cuts == NULL || s->stamp == NULL || s->aff == NULL)
+    s->degleft = malloc(xp->n * sizeof(*s->degleft));
+    if (s->degleft == NULL || s->rank == NULL || s->floor_ == NULL || s->off == NULL ||
+        s->left == NULL || s->leftpos == NULL || s->rem == NULL || s->top == NULL ||
+        s->secmin == NULL || s->cuts == NULL || s->stamp == NULL || s->aff == NULL)
         return -1;
     return 0;
 }
@@ -631,6 +657,7 @@ static int search_once(struct xsearch *s)
         s->left[i] = (uint32_t)i;
         s->leftpos[i] = (uint32_t)i;
         s->floor_[i] = 0;
+        s->degleft[i] = xp->adj_off[i + 1] - xp->adj_off[i];
     }
     memcpy(s->rem, xp->sectotal, xp->nsec * sizeof(*s->rem));
     memset(s->top, 0, xp->nsec * sizeof(*s->top));
@@ -639,6 +666,7 @@ static int search_once(struct xsearch *s)
     s->ntrail = 0;
     s->ncand = 0;
     s->nodes = 0;
+    s->minleft = xp->n;
     return s->oom ? -1 : split(s, 0, (uint32_t)xp->nsec);
 }
 
@@ -713,6 +741,15 @@ static int run_round(struct worker *w, unsigned nthreads, const uint64_t *target
     }
     for (unsigned t = 0; t < nthreads; t++)
         oom |= w[t].s.oom;
+#ifdef EXACT_DEBUG
+    for (unsigned t = 0; t < nthreads; t++)
+        fprintf(
+            stderr,
+            "round limit %llu thread %u: targets %llu/%llu results %d/%d nodes %llu minleft %zu\n",
+            (unsigned long long)limit, t, (unsigned long long)targets[0],
+            (unsigned long long)(ntargets > 1 ? targets[1] : 0), w[t].result[0],
+            ntargets > 1 ? w[t].result[1] : 9, (unsigned long long)w[t].s.nodes, w[t].s.minleft);
+#endif
     return oom ? -1 : 0;
 }
 
@@ -722,7 +759,7 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
 {
     struct xprob xp;
     struct worker *w = NULL;
-    uint64_t g = 0, cap_u, best_u, lbp, limit = EXACT_BASE_NODES;
+    uint64_t g = 0, cap_u, best_u, lbp, limit = EXACT_BASE_NODES, round = 0;
     unsigned nthreads = o->threads;
     int rc;
 
@@ -755,14 +792,6 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
         for (size_t k = 0; k < EXACT_MAX_TARGETS; k++)
             if ((w[t].offs[k] = malloc(p->n * sizeof(*w[t].offs[k]))) == NULL)
                 goto nomem;
-        unsigned hh = t;
-#ifdef EXACT_DEBUG
-        if (getenv("EXACT_HEUR"))
-            hh += (unsigned)atoi(getenv("EXACT_HEUR"));
-#endif
-        rc = preorder(p, &xp, hh, o->seed, w[t].s.rank, e);
-        if (rc != ERR_OK)
-            goto out;
     }
     /* Heights in units of g: every justified packing's peak is a sum of sizes (aligned
      * offsets are multiples of g too), and so is the incumbent's. */
@@ -785,8 +814,21 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
         if (lbp < goal)
             targets[nt++] = lbp;
         targets[nt++] = goal;
+        /* Round r: thread t searches with preorder (t + r * threads) mod EXACT_PORTFOLIO, and
+         * the node limit doubles once every preorder has had it (MiniMalloc's round
+         * robin, spread over the threads). */
+        for (unsigned t = 0; t < nthreads; t++) {
+            unsigned h = (unsigned)((t + round * nthreads) % EXACT_PORTFOLIO);
+            if (h != w[t].heur || round == 0) {
+                rc = preorder(p, &xp, h, o->seed, w[t].s.rank, e);
+                if (rc != ERR_OK)
+                    goto out;
+                w[t].heur = h;
+            }
+        }
         if (run_round(w, nthreads, targets, nt, limit, deadline) != 0)
             goto nomem;
+        round++;
         for (size_t k = 0; k < nt && !progress; k++)
             for (unsigned t = 0; t < nthreads; t++) {
                 if (w[t].result[k] != 1)
@@ -812,10 +854,13 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
         }
         if (p->capacity > 0 && lbp > cap_u && best_u > cap_u)
             break; /* proven: nothing fits in the capacity */
-        if (progress)
+        if (progress) {
             limit = EXACT_BASE_NODES;
-        else if (limit < UINT64_MAX / 2)
+            round = 0;
+        } else if (round % ((EXACT_PORTFOLIO + nthreads - 1) / nthreads) == 0 &&
+                   limit < UINT64_MAX / 2) {
             limit *= 2;
+        }
     }
     goto out;
 nomem:
