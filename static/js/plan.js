@@ -273,8 +273,12 @@ function renderNotes(r) {
     const ul = $('#assumptions');
     const items = [];
     for (const a of r.chip?.assumptions || []) items.push(['chip', a]);
-    const assumed = (r.tensors || []).filter((t) => t.confidence === 'assumed').length;
-    if (assumed) items.push(['layout', `${fmtInt(assumed)} tensor layout${assumed === 1 ? ' is' : 's are'} assumed (see each tensor's layout source in the chart's details)`]);
+    // Which layout rules the plan leans on without a confirming source, and for how many tensors.
+    const rules = new Map();
+    for (const t of r.tensors || []) if (t.confidence === 'assumed') rules.set(t.layout_source || 'unnamed rule', (rules.get(t.layout_source || 'unnamed rule') || 0) + 1);
+    for (const [rule, n] of [...rules].sort((a, b) => b[1] - a[1]).slice(0, 10))
+        items.push(['assumed layout rule', `${rule}: ${fmtInt(n)} tensor${n === 1 ? '' : 's'}`]);
+    if (rules.size > 10) items.push(['assumed layout rule', `…and ${rules.size - 10} more rules`]);
     for (const w of r.warnings || []) items.push(['warning', typeof w === 'string' ? w : w.text || w.message || JSON.stringify(w)]);
     if (!items.length) items.push(['', 'None: every rule used is documented.']);
     for (const [tag, text] of items) ul.append(el('li', null, tag ? el('strong', { text: tag + ': ' }) : null, text));

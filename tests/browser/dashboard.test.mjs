@@ -135,6 +135,10 @@ test('summary cards show chip, usable HBM, peak vs lower bound, padding and fits
     for (const want of ['Chip', 'v5e', 'usable HBM', 'Peak vs lower bound', 'lower bound', 'Fragmentation', 'Padding overhead', 'Fits', 'Assumptions'])
         assert(text.includes(want), `cards lack ${want}: ${text}`);
     assert(/fits|over by/.test(text), 'no fits verdict');
+    const notes = await state.page.textContent('#assumptions');
+    for (const a of state.result.chip.assumptions) assert(notes.includes(a), 'chip assumption not listed: ' + a);
+    for (const t of state.result.tensors.filter((x) => x.confidence === 'assumed'))
+        assert(notes.includes(t.layout_source + ':'), 'assumed layout rule not listed: ' + t.layout_source);
 });
 
 test('layout and timeline charts drew, with a legend and the peak marker', async () => {
