@@ -876,3 +876,90 @@ out:
     xprob_free(&xp);
     return rc;
 }
+
+/* ---- bounded probes for the search heuristic ---------------------------------------- */
+
+struct pack_probe {
+    const struct pack_problem *p;
+    struct xprob xp;
+    struct xsearch s;
+    atomic_uint never; /* found_by of a lone search: nothing ever stops it early */
+    uint64_t g;
+    unsigned heur;
+};
+
+int pack_probe_new(const struct pack_problem *p, struct pack_probe **out, struct err *e)
+{
+    struct pack_probe *pr;
+    int rc;
+
+    *out = NULL;
+    if (p->n == 0 || p->n > EXACT_MAX_BUFFERS)
+        return ERR_OK; /* no probes: the caller keeps its greedy answer */
+    pr = calloc(1, sizeof(*pr));
+    if (pr == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "search: out of memory");
+    pr->p = p;
+    for (size_t i = 0; i < p->n; i++)
+        pr->g = gcd64(pr->g, p->bufs[i].size);
+    if (p->alignment > 1)
+        pr->g = gcd64(pr->g, p->alignment);
+    rc = xprob_init(&pr->xp, p, pr->g, e);
+    if (rc != ERR_OK) {
+        free(pr);
+        return rc;
+    }
+    if (xsearch_init(&pr->s, &pr->xp, 0) != 0) {
+        pack_probe_free(pr);
+        return err_set(e, ERR_NOMEM, NULL, "search: out of memory");
+    }
+    atomic_init(&pr->never, UINT32_MAX);
+    pr->s.found_by = &pr->never;
+    pr->heur = UINT32_MAX;
+    *out = pr;
+    return ERR_OK;
+}
+
+void pack_probe_free(struct pack_probe *pr)
+{
+    if (pr == NULL)
+        return;
+    xsearch_free(&pr->s);
+    xprob_free(&pr->xp);
+    free(pr);
+}
+
+int pack_probe_run(struct pack_probe *pr, uint64_t height, uint64_t node_limit, unsigned heur,
+                   uint64_t seed, double deadline, uint64_t *offsets, uint64_t *peak, int *result,
+                   struct err *e)
+{
+    int rc;
+
+    if (heur != pr->heur) {
+        rc = preorder(pr->p, &pr->xp, heur, seed, pr->s.rank, e);
+        if (rc != ERR_OK)
+            return rc;
+        pr->heur = heur;
+    }
+    pr->s.height = height / pr->g;
+    pr->s.node_limit = node_limit;
+    pr->s.deadline = deadline;
+    pr->s.job = 0;
+    *result = search_once(&pr->s);
+    if (pr->s.oom)
+        return err_set(e, ERR_NOMEM, NULL, "search: out of memory");
+    if (*result == 1) {
+        *peak = 0;
+        for (size_t i = 0; i < pr->p->n; i++) {
+            offsets[i] = pr->s.off[i] * pr->g;
+            if (offsets[i] + pr->p->bufs[i].size > *peak)
+                *peak = offsets[i] + pr->p->bufs[i].size;
+        }
+    }
+    return ERR_OK;
+}
+
+uint64_t pack_probe_unit(const struct pack_probe *pr)
+{
+    return pr->g;
+}

@@ -67,4 +67,18 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
                uint64_t lb, uint64_t *offsets, uint64_t *peak, bool *proven, double *solved_at,
                struct err *e);
 
+/*
+ * Bounded probes of the exact solver's search, for the search heuristic: "is there a
+ * packing of height <= H within this many nodes?". pack_probe_new sets *out to NULL (and
+ * returns ERR_OK) when the problem is too large to probe. result: 1 found (offsets and
+ * peak filled), 0 proven infeasible, -1 node limit or deadline.
+ */
+struct pack_probe;
+int pack_probe_new(const struct pack_problem *p, struct pack_probe **out, struct err *e);
+void pack_probe_free(struct pack_probe *pr);
+int pack_probe_run(struct pack_probe *pr, uint64_t height, uint64_t node_limit, unsigned heur,
+                   uint64_t seed, double deadline, uint64_t *offsets, uint64_t *peak, int *result,
+                   struct err *e);
+uint64_t pack_probe_unit(const struct pack_probe *pr); /* heights step by this */
+
 #endif
