@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "planner/chip.h"
 #include "planner/plan.h"
 #include "service/exec.h"
 #include "service/http.h"
@@ -585,6 +586,70 @@ static void api_metrics(struct store *st, struct request *r)
     http_reply(r, 200,
                t != NULL ? response_take(t, len, "text/plain; version=0.0.4; charset=utf-8")
                          : NULL);
+}
+
+struct MHD_Response *api_chips_response(void)
+{
+    /* The names `tpuplan chips --json` uses for the same bits. */
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } fields[] = {
+        {CHIP_F_HBM, "hbm"},
+        {CHIP_F_USABLE_HBM, "usable_hbm"},
+        {CHIP_F_HBM_BW, "hbm_bandwidth"},
+        {CHIP_F_VMEM, "vmem"},
+        {CHIP_F_SMEM, "smem"},
+        {CHIP_F_CMEM, "cmem"},
+        {CHIP_F_CORES, "tensorcores"},
+        {CHIP_F_MXU, "mxu"},
+        {CHIP_F_BF16, "peak_bf16"},
+        {CHIP_F_INT8, "peak_int8"},
+        {CHIP_F_ICI, "ici_topology"},
+        {CHIP_F_SCOPED_VMEM, "scoped_vmem_default"},
+        {CHIP_F_LAYOUT, "default_layout"},
+    };
+    struct json_object *doc = json_object_new_object();
+    struct json_object *a = json_object_new_array();
+    struct MHD_Response *resp;
+    size_t i, k, len = 0;
+    char *t;
+
+    for (i = 0; i < chip_count(); i++) {
+        const struct chip *c = chip_at(i);
+        struct json_object *o = json_object_new_object();
+        struct json_object *al = json_object_new_array();
+        struct json_object *u = json_object_new_array();
+        const char *p = c->aliases != NULL ? c->aliases : "";
+        while (*p != '\0') {
+            size_t n = strcspn(p, ",");
+            if (n > 0)
+                json_object_array_add(al, json_object_new_string_len(p, (int)n));
+            p += n + (p[n] == ',');
+        }
+        for (k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+            if (c->uncertain & fields[k].bit)
+                json_object_array_add(u, json_object_new_string(fields[k].name));
+        add_str(o, "name", c->name);
+        json_object_object_add(o, "aliases", al);
+        add_str(o, "device_kind", c->device_kind);
+        json_object_object_add(o, "generation", json_object_new_int(c->generation));
+        json_object_object_add(o, "hbm_bytes_per_device",
+                               json_object_new_uint64(c->hbm_bytes_per_device));
+        json_object_object_add(o, "usable_hbm_bytes", json_object_new_uint64(c->usable_hbm_bytes));
+        json_object_object_add(o, "default", json_object_new_boolean(c == chip_default()));
+        json_object_object_add(o, "uncertain", u);
+        add_str(o, "notes", c->notes != NULL ? c->notes : "");
+        json_object_array_add(a, o);
+    }
+    json_object_object_add(doc, "chips", a);
+    t = json_take_text(doc, &len);
+    if (t == NULL)
+        return NULL;
+    resp = response_take(t, len, "application/json");
+    if (resp != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
+    return resp;
 }
 
 void api_run(struct store *st, struct request *r)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "planner/plan.h"
+#include "service/api.h"
 #include "service/exec.h"
 #include "service/metrics.h"
 #include "service/response.h"
@@ -210,6 +211,12 @@ static enum MHD_Result dispatch(struct request *r)
     switch (r->route.id) {
     case ROUTE_HEALTHZ:
         return req_queue(r, 200, response_copy(ok, sizeof(ok) - 1, "application/json"));
+    case ROUTE_CHIPS:
+        if (srv->chips == NULL)
+            return req_problem(r, 500, "internal", "Internal error", "Out of memory.");
+        r->status = 200;
+        r->phase = REQ_ANSWERED;
+        return MHD_queue_response(r->conn, MHD_HTTP_OK, srv->chips);
     case ROUTE_OPENAPI:
     case ROUTE_STATIC:
     case ROUTE_SHARE:
@@ -567,6 +574,7 @@ int http_start(struct server *srv)
     }
     if (ai->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
+    srv->chips = api_chips_response();
     static_root_open(&srv->static_root, cfg->static_dir);
     static_root_open(&srv->vendor_root, cfg->vendor_dir);
     if (srv->static_root.dirfd < 0)
@@ -582,6 +590,9 @@ int http_start(struct server *srv)
         (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_END);
     if (srv->daemon == NULL) {
         fprintf(stderr, "tpuplan-server: cannot listen on %s\n", cfg->listen);
+        if (srv->chips != NULL)
+            MHD_destroy_response(srv->chips);
+        srv->chips = NULL;
         goto out;
     }
     rc = 0;
@@ -618,6 +629,9 @@ void http_stop(struct server *srv, double timeout_s)
     if (srv->daemon != NULL)
         MHD_stop_daemon(srv->daemon);
     srv->daemon = NULL;
+    if (srv->chips != NULL)
+        MHD_destroy_response(srv->chips);
+    srv->chips = NULL;
     static_root_close(&srv->static_root);
     static_root_close(&srv->vendor_root);
 }

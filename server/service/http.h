@@ -63,6 +63,7 @@ struct server {
     struct MHD_Daemon *daemon;
     struct static_root static_root, vendor_root;
     struct plancache *cache;
+    struct MHD_Response *chips; /* GET /api/v1/chips, built at start, owned here */
     struct exec *exec;
     struct jobs *jobs;   /* planner workers; NULL in tests that run none */
     int shutting_down;   /* atomic */

@@ -8,8 +8,8 @@
 static const char *const route_names[ROUTE_COUNT] = {
     [ROUTE_NONE] = "unmatched",  [ROUTE_HEALTHZ] = "healthz", [ROUTE_READYZ] = "readyz",
     [ROUTE_METRICS] = "metrics", [ROUTE_OPENAPI] = "openapi", [ROUTE_PLANS] = "plans",
-    [ROUTE_PLAN] = "plan",       [ROUTE_SHARE] = "share",     [ROUTE_VENDOR] = "vendor",
-    [ROUTE_STATIC] = "static",
+    [ROUTE_PLAN] = "plan",       [ROUTE_CHIPS] = "chips",     [ROUTE_SHARE] = "share",
+    [ROUTE_VENDOR] = "vendor",   [ROUTE_STATIC] = "static",
 };
 
 const char *route_name(enum route_id id)
@@ -74,6 +74,8 @@ void route_match(const char *method, const char *url, struct route_match *m)
     } else if (strcmp(url, "/api/v1/openapi.json") == 0) {
         route_set(m, ROUTE_OPENAPI, get, "GET, HEAD");
         m->path = "openapi.json";
+    } else if (strcmp(url, "/api/v1/chips") == 0) {
+        route_set(m, ROUTE_CHIPS, get, "GET, HEAD");
     } else if (strcmp(url, plans) == 0 || strcmp(url, "/api/v1/plans/") == 0) {
         route_set(m, ROUTE_PLANS, get | METHOD_POST, "GET, HEAD, POST");
     } else if (strncmp(url, plans, sizeof(plans) - 1) == 0 && url[sizeof(plans) - 1] == '/') {

@@ -19,6 +19,7 @@ enum route_id {
     ROUTE_OPENAPI,
     ROUTE_PLANS, /* /api/v1/plans: GET list, POST create */
     ROUTE_PLAN,  /* /api/v1/plans/{id}: GET, DELETE */
+    ROUTE_CHIPS, /* /api/v1/chips: the chip table */
     ROUTE_SHARE, /* /p/{id}: the dashboard's plan page */
     ROUTE_VENDOR,
     ROUTE_STATIC,

@@ -96,6 +96,10 @@ req GET /api/v1/openapi.json
 check "GET /api/v1/openapi.json serves the OpenAPI 3.1 document" \
     eval 'is 200 && [ "$(hdr Content-Type)" = application/json ] && body_has "\"openapi\": *\"3.1"'
 
+req GET /api/v1/chips
+check "GET /api/v1/chips lists the chip table with usable HBM and assumptions" \
+    eval 'is 200 && body_has "\"name\":\"v5e\"" && body_has "\"usable_hbm_bytes\":16911433728" && body_has "\"uncertain\":\[" && body_has "\"default\":true"'
+
 # ---- routing errors ----
 req GET /api/v1/nope
 check "unknown API route is 404 problem+json" problem 404 not-found

@@ -61,6 +61,11 @@ static void test_route_api(void **state)
     assert_string_equal(m.path, "openapi.json");
     route_match("POST", "/healthz", &m);
     assert_int_equal(m.status, 405);
+    route_match("GET", "/api/v1/chips", &m);
+    assert_int_equal(m.id, ROUTE_CHIPS);
+    assert_int_equal(m.status, 0);
+    route_match("DELETE", "/api/v1/chips", &m);
+    assert_int_equal(m.status, 405);
     route_match("HEAD", "/metrics", &m);
     assert_int_equal(m.id, ROUTE_METRICS);
     assert_int_equal(m.status, 0);
