@@ -311,11 +311,13 @@ function renderPaddingTable(r, layout) {
             shape: t.shape || (t.dtype ? `${t.dtype}[${(t.dims || []).join(',')}]` : ''),
             logical_bytes: logical,
             padded_bytes: padded,
+            wasted: padded - logical,
             overhead: logical > 0 ? padded / logical - 1 : 0,
             suggestion: sugg.get(t.id ?? i) || '',
         };
     });
-    let key = 'overhead', dir = -1, limit = PAGE_ROWS, filter = '';
+    // Most wasted bytes first: that is where a reshape pays off.
+    let key = 'wasted', dir = -1, limit = PAGE_ROWS, filter = '';
     let view = rows;
     const tbody = $('#pad-table tbody');
     const ths = [...document.querySelectorAll('#pad-table th.sortable')];
@@ -339,6 +341,7 @@ function renderPaddingTable(r, layout) {
                 el('td', { class: 'mono', text: x.shape }),
                 el('td', { class: 'num', text: fmtBytes(x.logical_bytes), title: fmtInt(x.logical_bytes) + ' B' }),
                 el('td', { class: 'num', text: fmtBytes(x.padded_bytes), title: fmtInt(x.padded_bytes) + ' B' }),
+                el('td', { class: 'num', text: fmtBytes(x.wasted), title: fmtInt(x.wasted) + ' B' }),
                 el('td', { class: 'num', text: fmtPct(x.overhead) }),
                 el('td', { class: 'small', text: x.suggestion })));
         }

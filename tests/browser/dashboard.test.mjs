@@ -232,6 +232,8 @@ test('search by name highlights the matching buffers', async () => {
 test('padding table sorts by clicking headers and filters by text', async () => {
     const page = state.page;
     const col = (i) => page.$$eval(`#pad-table tbody tr td:nth-child(${i})`, (tds) => tds.map((td) => Number((td.getAttribute('title') || '').replace(/[^0-9]/g, ''))));
+    const wasted = await col(6);
+    assert(wasted.every((x, i) => i === 0 || wasted[i - 1] >= x), 'default order is not most wasted bytes first');
     await page.click('#pad-table th[data-key=logical_bytes]');
     let v = await col(4);
     assert(v.length === model.tensors.length, `rows ${v.length}`);
