@@ -161,7 +161,9 @@ static void print_text(json_object *r)
            fmt_bytes(get(sum, "lower_bound_bytes"), b, sizeof(b)),
            fmt_bytes(get(sum, "fragmentation_bytes"), c, sizeof(c)),
            100.0 * json_object_get_double(get(sum, "fragmentation")), str(sum, "strategy"));
-    if (json_object_get_boolean(get(sum, "fits")))
+    if (json_object_is_type(get(sum, "capacity_bytes"), json_type_null))
+        printf("fit        no capacity (give --capacity or --chip to check a fit)\n");
+    else if (json_object_get_boolean(get(sum, "fits")))
         printf("fit        FITS: headroom %s of %s\n",
                fmt_bytes(get(sum, "headroom_bytes"), a, sizeof(a)),
                fmt_bytes(get(sum, "capacity_bytes"), b, sizeof(b)));
