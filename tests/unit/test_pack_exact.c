@@ -1,0 +1,271 @@
+/*
+ * test_pack_exact.c - the exact solver and the search heuristic: optimality against an
+ * independent brute force on tiny instances, never worse than any heuristic, every answer
+ * through the checker, capacity questions, deadlines and determinism.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "planner/pack.h"
+
+static const char *const heuristics[] = {"xla-spatial",   "xla-temporal", "xla-area",
+                                         "xla-default",   "first-fit",    "tflite",
+                                         "tpuplan-search"};
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t x = *s += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static void random_instance(uint64_t *s, struct pack_buffer *b, size_t n, int64_t horizon,
+                            int64_t maxlife, uint64_t maxsize)
+{
+    for (size_t i = 0; i < n; i++) {
+        b[i].lower = (int64_t)(rng(s) % (uint64_t)horizon);
+        b[i].upper = b[i].lower + 1 + (int64_t)(rng(s) % (uint64_t)maxlife);
+        b[i].size = 1 + rng(s) % maxsize;
+    }
+}
+
+/*
+ * Brute force, written independently of the solvers: every permutation, each buffer at
+ * the lowest offset where it fits among the ones before it. Some permutation reproduces
+ * an optimal packing (sort any packing by offset; lowest-fit never places a buffer above
+ * its offset there), so the minimum over permutations is the optimum.
+ */
+static uint64_t brute_best;
+
+static void brute(const struct pack_buffer *b, size_t n, int *used, uint64_t *off, size_t *ord,
+                  size_t d)
+{
+    if (d == n) {
+        uint64_t pk = 0;
+        for (size_t i = 0; i < n; i++)
+            if (off[i] + b[i].size > pk)
+                pk = off[i] + b[i].size;
+        if (pk < brute_best)
+            brute_best = pk;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t y = 0;
+        int moved = 1;
+        if (used[i])
+            continue;
+        while (moved) {
+            moved = 0;
+            for (size_t k = 0; k < d; k++) {
+                size_t j = ord[k];
+                if (b[j].lower < b[i].upper && b[i].lower < b[j].upper && off[j] < y + b[i].size &&
+                    y < off[j] + b[j].size) {
+                    y = off[j] + b[j].size;
+                    moved = 1;
+                }
+            }
+        }
+        off[i] = y;
+        used[i] = 1;
+        ord[d] = i;
+        brute(b, n, used, off, ord, d + 1);
+        used[i] = 0;
+    }
+}
+
+static uint64_t brute_force(const struct pack_buffer *b, size_t n)
+{
+    int used[8] = {0};
+    uint64_t off[8];
+    size_t ord[8];
+
+    brute_best = UINT64_MAX;
+    brute(b, n, used, off, ord, 0);
+    return brute_best;
+}
+
+static void run_checked(const struct pack_problem *p, const char *algo, const struct pack_opts *o,
+                        struct pack_result *r)
+{
+    struct err e;
+    struct pack_problem q = *p;
+
+    assert_int_equal(pack_run(p, algo, o, r, &e), ERR_OK);
+    q.capacity = r->solved ? p->capacity : 0;
+    assert_int_equal(pack_check(&q, r->offsets, r->peak, &e), ERR_OK);
+    assert_true(r->peak >= r->lower_bound);
+    assert_true(r->seconds >= 0);
+}
+
+static void test_example12(void **state)
+{
+    /* benchmarks/examples/input.12.csv, capacity 12 = LB */
+    const struct pack_buffer b[5] = {{0, 3, 4}, {3, 9, 4}, {0, 9, 4}, {9, 21, 4}, {0, 21, 4}};
+    struct pack_problem p = {5, b, 12, 0};
+    struct pack_opts o = {.time_limit_s = 2, .threads = 2};
+    struct pack_result r;
+
+    (void)state;
+    run_checked(&p, "exact", &o, &r);
+    assert_int_equal(r.peak, 12);
+    assert_true(r.solved);
+    assert_true(r.proven_optimal);
+    assert_string_equal(r.strategy, "exact");
+    pack_result_free(&r);
+}
+
+/* Property: on 300 tiny instances the exact optimum equals the brute force and is proven,
+ * with one and two threads, and a capacity one below it is answered "does not fit". */
+static void test_brute_force(void **state)
+{
+    uint64_t s = 11;
+
+    (void)state;
+    for (int it = 0; it < 300; it++) {
+        size_t n = 1 + rng(&s) % 7;
+        struct pack_buffer b[7];
+        struct pack_opts o = {.time_limit_s = 5, .threads = 1 + (unsigned)(it % 2), .seed = 3};
+        struct pack_result r;
+        uint64_t opt;
+
+        random_instance(&s, b, n, 10, 6, 9);
+        opt = brute_force(b, n);
+        struct pack_problem p = {n, b, 0, 0};
+        run_checked(&p, "exact", &o, &r);
+        assert_int_equal(r.peak, opt);
+        assert_true(r.proven_optimal);
+        pack_result_free(&r);
+        /* Capacity = optimum: solved; optimum - 1 (when >= every size): not solved. */
+        p.capacity = opt;
+        run_checked(&p, "exact", &o, &r);
+        assert_true(r.solved);
+        assert_int_equal(r.peak, opt);
+        pack_result_free(&r);
+        uint64_t maxsize = 0;
+        for (size_t i = 0; i < n; i++)
+            maxsize = b[i].size > maxsize ? b[i].size : maxsize;
+        if (opt - 1 >= maxsize && opt > 1) {
+            p.capacity = opt - 1;
+            run_checked(&p, "exact", &o, &r);
+            assert_false(r.solved);
+            pack_result_free(&r);
+        }
+    }
+}
+
+/* Property: with alignment, sizes multiple of 1024 (the gcd scaling) and a few dozen
+ * buffers, exact is never worse than any heuristic and the search never worse than the
+ * greedy strategies it starts from. */
+static void test_never_worse(void **state)
+{
+    uint64_t s = 5;
+
+    (void)state;
+    for (int it = 0; it < 12; it++) {
+        size_t n = 10 + rng(&s) % 30;
+        struct pack_buffer b[40];
+        struct pack_opts o = {.time_limit_s = 0.2, .threads = 2, .seed = (uint64_t)it};
+        struct pack_result r, x;
+        uint64_t best = UINT64_MAX;
+
+        random_instance(&s, b, n, 30, 12, 64);
+        if (it % 2 == 0)
+            for (size_t i = 0; i < n; i++)
+                b[i].size *= 1024;
+        struct pack_problem p = {n, b, 0, it % 3 == 0 ? 8 : 0};
+        for (size_t k = 0; k < sizeof(heuristics) / sizeof(heuristics[0]); k++) {
+            run_checked(&p, heuristics[k], &o, &r);
+            best = r.peak < best ? r.peak : best;
+            pack_result_free(&r);
+        }
+        run_checked(&p, "exact", &o, &x);
+        assert_true(x.peak <= best);
+        if (x.proven_optimal)
+            assert_true(x.peak <= best);
+        pack_result_free(&x);
+        run_checked(&p, "best", &o, &x);
+        assert_true(x.peak <= best);
+        pack_result_free(&x);
+    }
+}
+
+/* A hard instance with a short time limit returns in time with a valid packing. */
+static void test_deadline(void **state)
+{
+    uint64_t s = 99;
+    size_t n = 400;
+    struct pack_buffer *b = malloc(n * sizeof(*b));
+    struct pack_opts o = {.time_limit_s = 0.2, .threads = 2, .seed = 1};
+    struct pack_result r;
+
+    (void)state;
+    assert_non_null(b);
+    random_instance(&s, b, n, 200, 40, 1000);
+    struct pack_problem p = {n, b, 1, 0};
+    p.capacity = 0;
+    run_checked(&p, "exact", &o, &r);
+    assert_true(r.seconds < 2.0);
+    pack_result_free(&r);
+    run_checked(&p, "tpuplan-search", &o, &r);
+    assert_true(r.seconds < 2.0);
+    pack_result_free(&r);
+    free(b);
+}
+
+/* Same seed and thread count, same answer (node-count driven, not timing driven). */
+static void test_deterministic(void **state)
+{
+    uint64_t s = 1234;
+    struct pack_buffer b[30];
+    struct pack_opts o = {.time_limit_s = 10, .threads = 2, .seed = 7};
+    struct pack_result r1, r2;
+
+    (void)state;
+    random_instance(&s, b, 30, 25, 10, 50);
+    struct pack_problem p = {30, b, 0, 0};
+    run_checked(&p, "exact", &o, &r1);
+    run_checked(&p, "exact", &o, &r2);
+    assert_true(r1.proven_optimal);
+    assert_int_equal(r1.peak, r2.peak);
+    assert_memory_equal(r1.offsets, r2.offsets, 30 * sizeof(uint64_t));
+    pack_result_free(&r1);
+    pack_result_free(&r2);
+}
+
+/* Capacity below the lower bound: not solved, quickly, with the incumbent's packing. */
+static void test_infeasible(void **state)
+{
+    const struct pack_buffer b[3] = {{0, 4, 5}, {1, 3, 5}, {2, 6, 5}};
+    struct pack_problem p = {3, b, 12, 0};
+    struct pack_opts o = {.time_limit_s = 1};
+    struct pack_result r;
+
+    (void)state;
+    run_checked(&p, "exact", &o, &r);
+    assert_int_equal(r.lower_bound, 15);
+    assert_false(r.solved);
+    assert_int_equal(r.peak, 15);
+    assert_true(r.proven_optimal);
+    assert_true(r.solved_seconds < 0);
+    pack_result_free(&r);
+    run_checked(&p, "best", &o, &r);
+    assert_false(r.solved);
+    pack_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_example12),     cmocka_unit_test(test_brute_force),
+        cmocka_unit_test(test_never_worse),   cmocka_unit_test(test_deadline),
+        cmocka_unit_test(test_deterministic), cmocka_unit_test(test_infeasible),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
