@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# pack.sh - bin/tpuplan pack end to end (TAP): the MiniMalloc example, the solution CSV,
+# exit statuses, every bad-input message, and a challenging instance when the data is there.
+# Uses TPUPLAN_BIN when set (the ASan build), else bin/tpuplan.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bin=${TPUPLAN_BIN:-bin/tpuplan}
+data=${TPUPLAN_MINIMALLOC_DIR:-../shared/data/minimalloc/challenging}
+n=0
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { # ok CONDITION-EXIT-STATUS NAME
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        fails=$((fails + 1))
+    fi
+}
+
+run() {
+    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+}
+
+# benchmarks/examples/input.12.csv (google/minimalloc), capacity 12 = LB
+cat >"$tmp/ex.csv" <<'CSV'
+id,lower,upper,size
+b1,0,3,4
+b2,3,9,4
+b3,0,9,4
+b4,9,21,4
+b5,0,21,4
+CSV
+
+run pack "$tmp/ex.csv" --capacity 12 --algo exact --out "$tmp/sol.csv"
+ok $rc "exact packs the example at capacity 12 (exit 0)"
+grep -Eq '^exact +12 +12 +1\.0000 +12 +yes +yes' "$tmp/out"
+ok $? "summary row: exact, peak 12, LB 12, solved, proven"
+head -1 "$tmp/sol.csv" | grep -qx 'id,lower,upper,size,offset'
+ok $? "solution CSV header has the offset column"
+[ "$(tail -n +2 "$tmp/sol.csv" | wc -l)" -eq 5 ]
+ok $? "solution CSV has the 5 buffers"
+# The solution, read back: every pair that overlaps in time is disjoint in memory.
+python3 - "$tmp/sol.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+b = [(int(r["lower"]), int(r["upper"]), int(r["size"]), int(r["offset"])) for r in rows]
+bad = [(i, j) for i in range(len(b)) for j in range(i) if b[i][0] < b[j][1] and b[j][0] < b[i][1]
+       and b[i][3] < b[j][3] + b[j][2] and b[j][3] < b[i][3] + b[i][2]]
+sys.exit(1 if bad or max(o + s for _, _, s, o in b) > 12 else 0)
+PY
+ok $? "solution CSV is a valid packing within 12"
+
+run pack "$tmp/ex.csv" --algo all
+ok $rc "--algo all without capacity exits 0"
+for a in xla-spatial xla-temporal xla-area xla-default first-fit tflite tpuplan-search exact; do
+    grep -Eq "^$a " "$tmp/out"
+    ok $? "--algo all lists $a"
+done
+
+run pack "$tmp/ex.csv" --out - --algo tflite
+ok $rc "--out - exits 0"
+head -1 "$tmp/out" | grep -qx 'id,lower,upper,size,offset'
+ok $? "--out - writes the CSV to stdout"
+
+# Does not fit: LB 12 > capacity 11 -> exit 1.
+run pack "$tmp/ex.csv" --capacity 11 --algo exact --time-limit 1
+ok $((rc != 1)) "capacity below the lower bound exits 1"
+grep -q 'no packing within the capacity 11' "$tmp/err"
+ok $? "says no packing within the capacity"
+
+# Legacy aliases: buffer_id/start/end (inclusive end).
+printf 'buffer_id,start,end,size\nx,0,1,4\ny,2,3,4\n' >"$tmp/alias.csv"
+run pack "$tmp/alias.csv" --capacity 4 --algo first-fit
+ok $rc "legacy aliases accepted"
+
+# Bad input: exit 2 and a message naming the place.
+bad() { # bad NAME EXPECTED-STDERR-SUBSTRING CONTENT [ARGS...]
+    local name=$1 want=$2 content=$3
+    shift 3
+    printf '%b' "$content" >"$tmp/bad.csv"
+    run pack "$tmp/bad.csv" "$@"
+    [ "$rc" -eq 2 ] && grep -qF -- "$want" "$tmp/err"
+    ok $? "$name (exit 2: $want)"
+}
+bad "non-numeric size" "line 3, column size: not a number" 'id,lower,upper,size\na,0,1,4\nb,0,1,x\n'
+bad "duplicate id" 'duplicate id "a" (first on line 2)' 'id,lower,upper,size\na,0,1,4\na,1,2,4\n'
+bad "zero size" "line 2, column size: must be positive" 'id,lower,upper,size\na,0,1,0\n'
+bad "lower >= upper" "line 2: lower 3 is not below upper 3" 'id,lower,upper,size\na,3,3,1\n'
+bad "buffer over capacity" "buffer big alone needs 9 bytes, capacity is 8 (line 3)" \
+    'id,lower,upper,size\na,0,1,4\nbig,0,1,9\n' --capacity 8
+bad "unknown column" 'unknown column "colour"' 'id,lower,upper,size,colour\n'
+bad "time limit out of range" "--time-limit must be in (0, 86400]" 'id,lower,upper,size\na,0,1,1\n' \
+    --time-limit 0
+bad "time limit not a number" "--time-limit must be in" 'id,lower,upper,size\na,0,1,1\n' --time-limit abc
+bad "bad capacity" "--capacity needs a positive integer" 'id,lower,upper,size\na,0,1,1\n' --capacity -3
+bad "unknown algorithm" 'unknown packing strategy "nope"' 'id,lower,upper,size\na,0,1,1\n' --algo nope
+bad "not a csv" "MiniMalloc CSV" 'hello world\n'
+run pack "$tmp/missing.csv"
+ok $((rc != 2)) "missing file exits 2"
+run pack
+ok $((rc != 2)) "no FILE exits 2"
+
+# A challenging instance (skipped without the data): exact fits C at 1048576 and proves
+# its lower bound 1039360 optimal (allocators.md section 1.6).
+if [ -r "$data/C.1048576.csv" ]; then
+    run pack "$data/C.1048576.csv" --capacity 1048576 --algo exact --time-limit 30
+    ok $rc "challenging C: exact fits the capacity"
+    grep -Eq '^exact +1039360 +1039360 .* yes +yes' "$tmp/out"
+    ok $? "challenging C: peak 1039360 = LB, proven"
+    run pack "$data/C.1048576.csv" --capacity 1048576 --algo xla-spatial
+    ok $((rc != 1)) "challenging C: xla-spatial does not fit (exit 1)"
+    grep -Eq '^xla-spatial +1417216 ' "$tmp/out"
+    ok $? "challenging C: xla-spatial peak 1417216 (allocators.md section 1.7)"
+else
+    echo "# skipped: $data not found"
+fi
+
+echo "1..$n"
+exit $((fails > 0))
