@@ -555,14 +555,39 @@ static int make_suggestions(const struct plan_ctx *c, struct suggested *out, siz
         int rc = suggest_tensor(&t->shape, c->chip, &out[*nout].s, e);
         if (rc < 0)
             return rc;
+        if (t->sharded) {
+            /* Moving the minor dim's mesh axes elsewhere may beat any reshape. */
+            struct suggestion alt;
+            uint64_t parts[SHAPE_MAX_RANK];
+            for (unsigned d = 0; d < t->shape.rank; d++) {
+                parts[d] = 1;
+                for (size_t a = 0; a < c->m.naxes; a++)
+                    if (t->shard_mask[d] & (1u << a))
+                        parts[d] *= (uint64_t)c->m.axis_sizes[a]; /* checked by the parser */
+            }
+            int r2 = suggest_sharding(&t->shape, t->global_dims, parts, c->chip, &alt, e);
+            if (r2 < 0)
+                return r2;
+            if (r2 == 1 && (rc == 0 || alt.saves_bytes >= out[*nout].s.saves_bytes)) {
+                out[*nout].s = alt;
+                rc = 1;
+            }
+        }
         if (rc == 1)
             out[(*nout)++].tensor = top[k];
     }
     for (size_t q = 0; q < *nout; q++) {
         out[q].same_shape = 0;
         out[q].total_saves = 0;
+        const struct model_tensor *ref = &ts[out[q].tensor];
+        bool reshard = strcmp(out[q].s.action, "reshard") == 0;
         for (size_t i = 0; i < c->m.n; i++)
-            if (!ts[i].raw && shape_same(&ts[i].shape, &ts[out[q].tensor].shape)) {
+            if (!ts[i].raw && shape_same(&ts[i].shape, &ref->shape) &&
+                (!reshard ||
+                 (ts[i].sharded &&
+                  memcmp(ts[i].shard_mask, ref->shard_mask, sizeof(ref->shard_mask)) == 0 &&
+                  memcmp(ts[i].global_dims, ref->global_dims,
+                         ref->shape.rank * sizeof(*ref->global_dims)) == 0))) {
                 out[q].same_shape++;
                 /* each saving is below that tensor's padded bytes, whose sum is checked */
                 out[q].total_saves += out[q].s.saves_bytes;

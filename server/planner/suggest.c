@@ -162,3 +162,62 @@ int suggest_tensor(const struct shape *sh, const struct chip *chip, struct sugge
         out->text[sizeof(out->text) - 1] = '\0';
     return 1;
 }
+
+int suggest_sharding(const struct shape *local, const int64_t *global_dims, const uint64_t *parts,
+                     const struct chip *chip, struct suggestion *out, struct err *e)
+{
+    struct layout_info info;
+    struct best b = {0};
+    unsigned r = local->rank, minor, best_dim = 0;
+    int rc;
+
+    if (!local->has_layout || r < 2)
+        return 0;
+    minor = local->minor_to_major[0];
+    if (parts[minor] <= 1)
+        return 0;
+    if ((rc = layout_size(local, &info, e)) != ERR_OK)
+        return rc;
+    if (info.padded_dims[minor] == local->dims[minor])
+        return 0; /* the minor dim does not pad: resharding cannot help it */
+    b.padded = info.padded_bytes;
+    for (unsigned k = 0; k < r; k++) {
+        uint64_t pk;
+        if (k == minor || __builtin_mul_overflow(parts[k], parts[minor], &pk) ||
+            pk > (uint64_t)INT64_MAX)
+            continue;
+        struct shape s = *local;
+        s.has_layout = false;
+        s.ntiles = 0;
+        s.dims[minor] = global_dims[minor];
+        s.dims[k] = global_dims[k] == 0 ? 0 : (global_dims[k] - 1) / (int64_t)pk + 1;
+        uint64_t before = b.padded;
+        try_candidate(&s, chip, "reshard", &b);
+        if (b.padded < before)
+            best_dim = k;
+    }
+    if (!b.found || (info.padded_bytes - b.padded) < info.padded_bytes / 100)
+        return 0;
+
+    char tiles[64], plain[SHAPE_MAX_TEXT], saves[32];
+    struct shape noLayout = b.shape;
+    noLayout.has_layout = false;
+    if (shape_print(&noLayout, plain, sizeof(plain)) < 0 ||
+        shape_print(&b.shape, out->suggested_shape, sizeof(out->suggested_shape)) < 0)
+        return err_set(e, ERR_INTERNAL, NULL, "suggest: shape does not print");
+    suggest_tiles_text(local, tiles, sizeof(tiles));
+    out->padded_bytes = info.padded_bytes;
+    out->suggested_padded_bytes = b.padded;
+    out->saves_bytes = info.padded_bytes - b.padded;
+    out->action = "reshard";
+    layout_format_bytes(out->saves_bytes, saves, sizeof(saves));
+    if (snprintf(out->text, sizeof(out->text),
+                 "minor dim %u is sharded %llu ways (%lld -> %lld per device), which pads to "
+                 "%lld under %s; sharding dim %u over those mesh axes instead (%s per device) "
+                 "saves %s",
+                 minor, (unsigned long long)parts[minor], (long long)global_dims[minor],
+                 (long long)local->dims[minor], (long long)info.padded_dims[minor],
+                 tiles[0] ? tiles : "its tile", best_dim, plain, saves) >= (int)sizeof(out->text))
+        out->text[sizeof(out->text) - 1] = '\0';
+    return 1;
+}

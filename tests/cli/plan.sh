@@ -71,6 +71,8 @@ check "per-device shape of an uneven shard" \
 check "minor dim sharded below 128 pads back" \
     '[(t["dims"], t["padded_dims"]) for t in r["tensors"] if t["name"] == "head_proj"] == [([1024, 64], [1024, 128])]'
 check "replication warning" 'any("replicated" in w for w in r["warnings"])'
+check "reshard suggestion for the minor-sharded param" \
+    '[s["action"] for s in r["suggestions"] if s["name"] == "head_proj"] == ["reshard"]'
 
 # --- importers
 expect_exit "safetensors header" 0 $data/tiny-llama.safetensors-header --chip v6e

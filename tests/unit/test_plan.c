@@ -160,6 +160,11 @@ static void test_sharded(void **state)
     assert_string_equal(jstr(r, "tensors[0].sharding[1][0]"), "data");
     assert_int_equal(jint(r, "tensors[0].logical_bytes"), 512 * 64 * 4);
     assert_int_equal(jint(r, "tensors[0].padded_bytes"), 512 * 128 * 4);
+    /* Sharding the minor dim re-introduces lane padding; sharding dim 0 over both axes
+     * instead gives [128,256] per device with no padding. */
+    assert_string_equal(jstr(r, "suggestions[0].action"), "reshard");
+    assert_string_equal(jstr(r, "suggestions[0].suggested_shape"), "f32[128,256]{1,0:T(8,128)}");
+    assert_int_equal(jint(r, "suggestions[0].saves_bytes"), 512 * 128 * 4 - 128 * 256 * 4);
     assert_int_equal(jint(r, "tensors[1].dims[0]"), 2); /* ceil(7/4) */
     assert_int_equal(jint(r, "tensors[1].dims[1]"), 1);
     assert_true(json_object_array_length(jget(r, "warnings")) >= 1);
