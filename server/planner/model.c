@@ -1059,6 +1059,7 @@ int model_resolve(struct model *m, const struct chip *chip, struct err *e)
         t->logical_bytes = info.logical_bytes;
         t->padded_bytes = info.padded_bytes;
         t->layout_rule = info.rule;
+        t->layout_assumption = info.assumption;
         t->confidence = info.confidence;
     }
     return ERR_OK;

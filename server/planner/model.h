@@ -87,7 +87,8 @@ struct model_tensor {
     /* Filled by model_resolve (or set from the CSV size for raw buffers): */
     uint64_t logical_bytes;
     uint64_t padded_bytes;
-    const char *layout_rule; /* static string from layout.h */
+    const char *layout_rule;       /* static string from layout.h */
+    const char *layout_assumption; /* static sentence when confidence is CONF_ASSUMED */
     enum confidence confidence;
 };
 

@@ -625,23 +625,38 @@ static void write_chip(struct jsonw *w, const struct plan_ctx *c)
         jsonw_str(w, NULL, line);
     }
     if (c->assumed_layouts > 0) {
-        const char *rules[16];
-        size_t nrules = 0;
-        for (size_t i = 0; i < c->m.n && nrules < 16; i++) {
+        /* One line per distinct assumed rule (bounded), with how many tensors use it. */
+        const struct model_tensor *rules[16];
+        size_t counts[16], nrules = 0, other = 0;
+        for (size_t i = 0; i < c->m.n; i++) {
             const struct model_tensor *t = &c->m.tensors[i];
-            bool dup = false;
+            size_t k = 0;
             if (t->raw || t->confidence != CONF_ASSUMED || t->layout_rule == NULL)
                 continue;
-            for (size_t k = 0; k < nrules; k++)
-                dup |= strcmp(rules[k], t->layout_rule) == 0;
-            if (!dup)
-                rules[nrules++] = t->layout_rule;
+            while (k < nrules && strcmp(rules[k]->layout_rule, t->layout_rule) != 0)
+                k++;
+            if (k == nrules && nrules == 16) {
+                other++;
+                continue;
+            }
+            if (k == nrules) {
+                rules[nrules] = t;
+                counts[nrules++] = 0;
+            }
+            counts[k]++;
         }
         for (size_t k = 0; k < nrules; k++) {
             snprintf(line, sizeof(line),
-                     "default layout rule \"%s\" is assumed for %s: no "
-                     "real XLA:TPU report for this generation confirms it",
-                     rules[k], ch->name);
+                     "default layout rule \"%s\" (%zu tensors) is an "
+                     "assumption on %s: %s",
+                     rules[k]->layout_rule, counts[k], ch->name,
+                     rules[k]->layout_assumption != NULL
+                         ? rules[k]->layout_assumption
+                         : "no real XLA:TPU report for this generation confirms it");
+            jsonw_str(w, NULL, line);
+        }
+        if (other > 0) {
+            snprintf(line, sizeof(line), "%zu more tensors use other assumed layout rules", other);
             jsonw_str(w, NULL, line);
         }
     }
