@@ -128,6 +128,8 @@ int cli_pack(int argc, char **argv)
     err_clear(&e);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (a == NULL)
+            break;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             printf(usage, pack_strategy_names());
             return 0;

@@ -774,6 +774,8 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
         g = gcd64(g, p->bufs[i].size);
     if (p->alignment > 1)
         g = gcd64(g, p->alignment);
+    if (g == 0)
+        g = 1;
     if (nthreads == 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
         nthreads = c > 0 ? (unsigned)c : 1;
@@ -904,6 +906,8 @@ int pack_probe_new(const struct pack_problem *p, struct pack_probe **out, struct
         pr->g = gcd64(pr->g, p->bufs[i].size);
     if (p->alignment > 1)
         pr->g = gcd64(pr->g, p->alignment);
+    if (pr->g == 0)
+        pr->g = 1;
     rc = xprob_init(&pr->xp, p, pr->g, e);
     if (rc != ERR_OK) {
         free(pr);

@@ -145,7 +145,7 @@ struct ptree {
     uint32_t *by_lower; /* leaf position -> buffer */
     uint32_t *pos;      /* buffer -> leaf position */
     int64_t *lowers;    /* lower of each leaf position, ascending */
-    int64_t *maxup;     /* 2*leaves nodes: max upper of placed leaves, INT64_MIN if none */
+    uint64_t *maxup;    /* 2*leaves nodes: okey(max upper) of placed leaves, 0 if none */
 };
 
 static void ptree_free(struct ptree *t)
@@ -154,8 +154,10 @@ static void ptree_free(struct ptree *t)
     free(t->pos);
     free(t->lowers);
     free(t->maxup);
+    memset(t, 0, sizeof(*t));
 }
 
+/* Builds the index; on failure the caller still calls ptree_free. */
 static int ptree_init(struct ptree *t, const struct pack_problem *p, struct err *e)
 {
     int rc;
@@ -165,34 +167,29 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, struct err 
     t->leaves = 1;
     while (t->leaves < p->n)
         t->leaves *= 2;
-    t->by_lower = malloc(p->n * sizeof(*t->by_lower));
-    t->pos = malloc(p->n * sizeof(*t->pos));
-    t->lowers = malloc(p->n * sizeof(*t->lowers));
-    t->maxup = malloc(2 * t->leaves * sizeof(*t->maxup));
-    if (t->by_lower == NULL || t->pos == NULL || t->lowers == NULL || t->maxup == NULL) {
-        ptree_free(t);
+    t->by_lower = calloc(p->n, sizeof(*t->by_lower));
+    t->pos = calloc(p->n, sizeof(*t->pos));
+    t->lowers = calloc(p->n, sizeof(*t->lowers));
+    t->maxup = calloc(2 * t->leaves, sizeof(*t->maxup));
+    if (t->by_lower == NULL || t->pos == NULL || t->lowers == NULL || t->maxup == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
-    }
     rc = pack_sort_order(p, PACK_ORDER_PROGRAM, t->by_lower, e);
-    if (rc != ERR_OK) {
-        ptree_free(t);
+    if (rc != ERR_OK)
         return rc;
-    }
     for (size_t i = 0; i < p->n; i++) {
         t->pos[t->by_lower[i]] = (uint32_t)i;
         t->lowers[i] = p->bufs[t->by_lower[i]].lower;
     }
-    for (size_t i = 0; i < 2 * t->leaves; i++)
-        t->maxup[i] = INT64_MIN;
     return ERR_OK;
 }
 
 static void ptree_insert(struct ptree *t, uint32_t buf, int64_t upper)
 {
     size_t node = t->leaves + t->pos[buf];
+    uint64_t key = okey(upper);
 
-    while (node >= 1 && t->maxup[node] < upper) {
-        t->maxup[node] = upper;
+    while (node >= 1 && t->maxup[node] < key) {
+        t->maxup[node] = key;
         node /= 2;
     }
 }
@@ -225,7 +222,7 @@ static size_t ptree_query(const struct ptree *t, const struct pack_problem *p,
     while (sp > 0) {
         size_t span = stack[--sp], first = stack[--sp], node = stack[--sp];
 
-        if (t->maxup[node] <= lower || first >= lo)
+        if (t->maxup[node] <= okey(lower) || first >= lo)
             continue;
         if (span == 1) {
             uint32_t b = t->by_lower[first];
@@ -288,7 +285,7 @@ static uint64_t choose_offset(const struct chunk *c, size_t k, uint64_t size, ui
 int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit fit,
                 const uint32_t *order, uint64_t *offsets, uint64_t *peak, struct err *e)
 {
-    struct ptree t;
+    struct ptree t = {0};
     uint32_t *own = NULL;
     struct chunk *chunks = NULL;
     int rc;
@@ -296,12 +293,12 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     *peak = 0;
     if (p->n == 0)
         return ERR_OK;
-    rc = ptree_init(&t, p, e);
+    rc = ptree_init(&t, p, e); /* on failure, t is freed at out */
     if (rc != ERR_OK)
-        return rc;
+        goto out;
     chunks = malloc(p->n * sizeof(*chunks));
     if (order == NULL)
-        own = malloc(p->n * sizeof(*own));
+        own = calloc(p->n, sizeof(*own));
     if (chunks == NULL || (order == NULL && own == NULL)) {
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;
