@@ -20,7 +20,7 @@
 #include "planner/pack_int.h"
 
 #define SEARCH_BASE_NODES 2000
-#define SEARCH_PREORDERS  4
+#define SEARCH_PREORDERS  6
 
 static uint64_t rng_next(uint64_t *s)
 {
