@@ -3,7 +3,9 @@
  *
  * Plan documents are built with json-c for the small fields; the stored result and error
  * documents (already JSON text) are spliced in verbatim rather than re-parsed, since a
- * result can be megabytes.
+ * result can be megabytes. GET /api/v1/plans/{id}?view=summary|layout serves the small
+ * forms of the result the store keeps (store_plan_get_view), so the dashboard never has
+ * to download a whole 100,000-tensor result to draw it.
  */
 #include "service/api.h"
 
@@ -119,8 +121,39 @@ static char *splice(char *t, size_t *n, const char *key, const char *raw)
     return p;
 }
 
-/* The plan document of GET /api/v1/plans/{id}; manage_token added when not NULL. */
-static char *plan_doc(const struct store_plan *p, const char *manage_token, size_t *len)
+/* The views of GET /api/v1/plans/{id}: the name in ?view=, the key the stored document
+ * goes under in the plan document, and the ETag suffix (each view is its own entity). */
+static const struct {
+    const char *name;
+    const char *key;
+    const char *etag_suffix;
+} views[] = {
+    [STORE_VIEW_FULL] = {NULL, "result", ""},
+    [STORE_VIEW_SUMMARY] = {"summary", "result", "-summary"},
+    [STORE_VIEW_LAYOUT] = {"layout", "layout", "-layout"},
+};
+
+/* NULL (no ?view=) is the whole plan; -1 for a name that is not a view. */
+static int view_parse(const char *s, enum store_view *v)
+{
+    size_t i;
+
+    *v = STORE_VIEW_FULL;
+    if (s == NULL)
+        return 0;
+    for (i = 1; i < sizeof(views) / sizeof(views[0]); i++) {
+        if (strcmp(s, views[i].name) == 0) {
+            *v = (enum store_view)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* The plan document of GET /api/v1/plans/{id}; manage_token added when not NULL. The
+ * stored document (p->result_json, in the form view asks for) goes under the view's key. */
+static char *plan_doc(const struct store_plan *p, enum store_view view, const char *manage_token,
+                      size_t *len)
 {
     struct json_object *o = json_object_new_object();
     char *t;
@@ -138,7 +171,7 @@ static char *plan_doc(const struct store_plan *p, const char *manage_token, size
         add_str(o, "manage_token", manage_token);
     t = json_take_text(o, len);
     if (t != NULL && p->result_json != NULL)
-        t = splice(t, len, "result", p->result_json);
+        t = splice(t, len, views[view].key, p->result_json);
     if (t != NULL && p->error_json != NULL)
         t = splice(t, len, "error", p->error_json);
     return t;
@@ -149,9 +182,9 @@ static bool finished(const struct store_plan *p)
     return strcmp(p->status, "done") == 0 || strcmp(p->status, "failed") == 0;
 }
 
-static void etag_of(const struct store_plan *p, char *buf, size_t cap)
+static void etag_of(const struct store_plan *p, enum store_view view, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "\"%s-%lld\"", p->id, (long long)p->version);
+    snprintf(buf, cap, "\"%s-%lld%s\"", p->id, (long long)p->version, views[view].etag_suffix);
 }
 
 static void add_location(struct MHD_Response *resp, const char *id)
@@ -168,20 +201,26 @@ static void api_plan_get(struct store *st, struct request *r)
 {
     struct store_plan p;
     struct MHD_Response *resp;
+    enum store_view view;
     char etag[64];
     char *doc;
     size_t len = 0;
     int rc;
 
+    if (view_parse(r->param[P_VIEW], &view) != 0) {
+        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
+                           "view must be summary or layout (or absent for the whole plan).");
+        return;
+    }
     memset(&p, 0, sizeof(p));
-    rc = store_plan_get(st, r->route.plan_id, &p);
+    rc = store_plan_get_view(st, r->route.plan_id, view, &p);
     set_db(r, rc);
     if (rc != STORE_OK) {
         reply_store_error(r, rc);
         return;
     }
-    etag_of(&p, etag, sizeof(etag));
-    doc = plan_doc(&p, NULL, &len);
+    etag_of(&p, view, etag, sizeof(etag));
+    doc = plan_doc(&p, view, NULL, &len);
     if (doc == NULL) {
         http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
         goto out;
@@ -192,7 +231,7 @@ static void api_plan_get(struct store *st, struct request *r)
         if (c != NULL) {
             MHD_add_response_header(c, MHD_HTTP_HEADER_ETAG, etag);
             MHD_add_response_header(c, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-            plancache_put(r->srv->cache, p.id, etag, c, len);
+            plancache_put(r->srv->cache, p.id, views[view].name, etag, c, len);
         }
     }
     if (reqparse_etag_match(r->if_none_match, etag)) {
@@ -346,7 +385,7 @@ static void reply_plan(struct request *r, int status, const struct store_plan *p
     struct MHD_Response *resp;
     char etag[64];
     size_t len = 0;
-    char *doc = plan_doc(p, token, &len);
+    char *doc = plan_doc(p, STORE_VIEW_FULL, token, &len);
 
     if (doc == NULL) {
         http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
@@ -354,7 +393,7 @@ static void reply_plan(struct request *r, int status, const struct store_plan *p
     }
     resp = response_take(doc, len, "application/json");
     if (resp != NULL) {
-        etag_of(p, etag, sizeof(etag));
+        etag_of(p, STORE_VIEW_FULL, etag, sizeof(etag));
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
         add_location(resp, p->id);
         if (r->prefer_wait >= 0 && status == 201) {

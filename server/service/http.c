@@ -40,6 +40,7 @@ const char *const req_param_names[P_COUNT] = {
     [P_TIME_LIMIT] = "time_limit",
     [P_ALIGNMENT] = "alignment",
     [P_FORMAT] = "format",
+    [P_VIEW] = "view",
 };
 
 /* Shown at /p/{id} until the dashboard's static/plan.html exists. No inline script: the
@@ -227,7 +228,9 @@ static enum MHD_Result dispatch(struct request *r)
         if (r->route.method != METHOD_DELETE) {
             const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                           MHD_HTTP_HEADER_IF_NONE_MATCH);
-            int st = plancache_queue(srv->cache, r->route.plan_id, inm, r->conn);
+            const char *view = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
+                                                           req_param_names[P_VIEW]);
+            int st = plancache_queue(srv->cache, r->route.plan_id, view, inm, r->conn);
             if (st != 0) {
                 r->status = st;
                 r->phase = REQ_ANSWERED;

@@ -42,6 +42,7 @@ enum req_param {
     P_TIME_LIMIT,
     P_ALIGNMENT,
     P_FORMAT,
+    P_VIEW, /* GET /api/v1/plans/{id}?view=summary|layout */
     P_COUNT
 };
 

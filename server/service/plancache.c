@@ -1,5 +1,6 @@
 /*
- * plancache.c - a chained hash table plus an LRU list, under one mutex.
+ * plancache.c - a chained hash table plus an LRU list, under one mutex. Buckets hash the
+ * plan id alone, so all views of a plan share one chain and eviction walks only that.
  */
 #include "service/plancache.h"
 
@@ -16,6 +17,7 @@
 
 struct entry {
     char id[32];
+    char view[PLANCACHE_VIEW_MAX + 1];
     char etag[64];
     struct MHD_Response *resp;
     size_t bytes;
@@ -77,10 +79,10 @@ static void lru_push(struct plancache *c, struct entry *e)
         c->tail = e;
 }
 
-static struct entry **find(struct plancache *c, const char *id)
+static struct entry **find(struct plancache *c, const char *id, const char *view)
 {
     struct entry **pp = &c->buckets[hash(id)];
-    while (*pp != NULL && strcmp((*pp)->id, id) != 0)
+    while (*pp != NULL && (strcmp((*pp)->id, id) != 0 || strcmp((*pp)->view, view) != 0))
         pp = &(*pp)->hnext;
     return pp;
 }
@@ -102,18 +104,21 @@ void plancache_free(struct plancache *c)
     if (c == NULL)
         return;
     while (c->tail != NULL)
-        remove_at(c, find(c, c->tail->id));
+        remove_at(c, find(c, c->tail->id, c->tail->view));
     pthread_mutex_destroy(&c->mu);
     free(c);
 }
 
-void plancache_put(struct plancache *c, const char *id, const char *etag, struct MHD_Response *resp,
-                   size_t bytes)
+void plancache_put(struct plancache *c, const char *id, const char *view, const char *etag,
+                   struct MHD_Response *resp, size_t bytes)
 {
     struct entry *e = NULL, **pp;
 
+    if (view == NULL)
+        view = "";
     if (c == NULL || resp == NULL || strlen(id) >= sizeof(e->id) ||
-        strlen(etag) >= sizeof(e->etag) || bytes + ENTRY_OVERHEAD > c->max_bytes) {
+        strlen(view) >= sizeof(e->view) || strlen(etag) >= sizeof(e->etag) ||
+        bytes + ENTRY_OVERHEAD > c->max_bytes) {
         if (resp != NULL)
             MHD_destroy_response(resp);
         return;
@@ -124,16 +129,17 @@ void plancache_put(struct plancache *c, const char *id, const char *etag, struct
         return;
     }
     strcpy(e->id, id);
+    strcpy(e->view, view);
     strcpy(e->etag, etag);
     e->resp = resp;
     e->bytes = bytes + ENTRY_OVERHEAD;
     e->expires = time(NULL) + (time_t)c->ttl_s;
     pthread_mutex_lock(&c->mu);
-    pp = find(c, id);
+    pp = find(c, id, view);
     if (*pp != NULL)
         remove_at(c, pp);
     while (c->tail != NULL && c->bytes + e->bytes > c->max_bytes)
-        remove_at(c, find(c, c->tail->id));
+        remove_at(c, find(c, c->tail->id, c->tail->view));
     pp = &c->buckets[hash(id)];
     e->hnext = *pp;
     *pp = e;
@@ -143,16 +149,18 @@ void plancache_put(struct plancache *c, const char *id, const char *etag, struct
     pthread_mutex_unlock(&c->mu);
 }
 
-int plancache_queue(struct plancache *c, const char *id, const char *if_none_match,
-                    struct MHD_Connection *conn)
+int plancache_queue(struct plancache *c, const char *id, const char *view,
+                    const char *if_none_match, struct MHD_Connection *conn)
 {
     struct entry **pp;
     int status = 0;
 
-    if (c == NULL)
+    if (view == NULL)
+        view = "";
+    if (c == NULL || strnlen(view, PLANCACHE_VIEW_MAX + 1) > PLANCACHE_VIEW_MAX)
         return 0;
     pthread_mutex_lock(&c->mu);
-    pp = find(c, id);
+    pp = find(c, id, view);
     if (*pp == NULL)
         goto out;
     if ((*pp)->expires <= time(NULL)) {
@@ -183,9 +191,13 @@ void plancache_evict(struct plancache *c, const char *id)
     if (c == NULL)
         return;
     pthread_mutex_lock(&c->mu);
-    pp = find(c, id);
-    if (*pp != NULL)
-        remove_at(c, pp);
+    pp = &c->buckets[hash(id)];
+    while (*pp != NULL) {
+        if (strcmp((*pp)->id, id) == 0)
+            remove_at(c, pp); /* *pp is now the next entry */
+        else
+            pp = &(*pp)->hnext;
+    }
     pthread_mutex_unlock(&c->mu);
 }
 

@@ -2,6 +2,10 @@
  * plancache.h - finished plans' GET responses in memory, so GET /api/v1/plans/{id} of a
  * done or failed plan never touches the database.
  *
+ * An entry is keyed by plan id and view: the view is the request's ?view= value as given
+ * ("summary", "layout"), NULL or "" for the whole plan. Only the API puts entries, and only
+ * for views it serves, so an unknown view simply misses. Eviction by id drops every view.
+ *
  * Finished plans are immutable; the only change is deletion. A DELETE on this instance
  * evicts at once; a DELETE on another instance is seen when the entry expires (ttl_s, the
  * documented staleness bound). Bounded by bytes with least-recently-used eviction.
@@ -21,16 +25,19 @@ struct plancache;
 struct plancache *plancache_new(uint64_t max_bytes, unsigned ttl_s);
 void plancache_free(struct plancache *c);
 
-/* Stores the response for id (takes ownership of resp, also on failure). bytes is its
- * body size; etag the strong ETag it carries. Replaces an older entry. */
-void plancache_put(struct plancache *c, const char *id, const char *etag, struct MHD_Response *resp,
-                   size_t bytes);
+#define PLANCACHE_VIEW_MAX 15 /* longest view name kept; longer ones are never cached */
+
+/* Stores the response for (id, view) (takes ownership of resp, also on failure). bytes is
+ * its body size; etag the strong ETag it carries. Replaces an older entry. */
+void plancache_put(struct plancache *c, const char *id, const char *view, const char *etag,
+                   struct MHD_Response *resp, size_t bytes);
 
 /* On a hit queues 200 with the cached response, or 304 when if_none_match matches, and
  * returns that status; returns 0 on a miss (nothing queued). Access-handler only. */
-int plancache_queue(struct plancache *c, const char *id, const char *if_none_match,
-                    struct MHD_Connection *conn);
+int plancache_queue(struct plancache *c, const char *id, const char *view,
+                    const char *if_none_match, struct MHD_Connection *conn);
 
+/* Drops every view of plan id. */
 void plancache_evict(struct plancache *c, const char *id);
 
 void plancache_stats(struct plancache *c, int64_t *entries, int64_t *bytes);

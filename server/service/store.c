@@ -68,11 +68,14 @@ static const struct {
          " $13, sha256(convert_to($14, 'UTF8'))) RETURNING id),"
          " j AS (INSERT INTO jobs (plan_id) SELECT id FROM p RETURNING plan_id)"
          " SELECT pg_notify('tpuplan_jobs', plan_id) FROM j"},
-    [S_PLAN_GET] = {"plan_get",
-                    "SELECT id, name, chip, source_format, status, error::text, result::text,"
-                    " " TS_CREATED ", " TS_UPDATED ", version, tensors, logical_bytes,"
-                    " padded_bytes, peak_bytes, lower_bound_bytes, capacity_bytes, fits"
-                    " FROM plans WHERE id = $1"},
+    /* $2 is an enum store_view. CASE evaluates one branch, so only that column is
+     * detoasted; the views are json (stored text) and cost no re-serialisation. */
+    [S_PLAN_GET] = {"plan_get", "SELECT id, name, chip, source_format, status, error::text,"
+                                " CASE $2::int WHEN 1 THEN result_summary::text"
+                                " WHEN 2 THEN result_layout::text ELSE result::text END,"
+                                " " TS_CREATED ", " TS_UPDATED ", version, tensors, logical_bytes,"
+                                " padded_bytes, peak_bytes, lower_bound_bytes, capacity_bytes, fits"
+                                " FROM plans WHERE id = $1"},
     /* Keyset pagination: $2/$3 are the (created_at in epoch microseconds, id) of the last
      * row of the previous page; one extra row tells whether another page exists. */
     [S_PLAN_LIST] = {"plan_list",
@@ -768,13 +771,21 @@ void store_plan_free(struct store_plan *p)
 
 int store_plan_get(struct store *s, const char *id, struct store_plan *out)
 {
-    const char *vals[1] = {id};
+    return store_plan_get_view(s, id, STORE_VIEW_FULL, out);
+}
+
+int store_plan_get_view(struct store *s, const char *id, enum store_view view,
+                        struct store_plan *out)
+{
+    char v[16];
+    const char *vals[2] = {id, v};
     int rc;
     PGresult *r;
     memset(out, 0, sizeof *out);
     if (id == NULL || !ids_valid_id(id))
         return STORE_NOTFOUND;
-    r = run(s, S_PLAN_GET, 1, vals, NULL, NULL, 0, true, &rc);
+    snprintf(v, sizeof v, "%d", (int)view);
+    r = run(s, S_PLAN_GET, 2, vals, NULL, NULL, 0, true, &rc);
     if (r == NULL)
         return rc;
     if (PQntuples(r) != 1) {

@@ -10,7 +10,7 @@
  * never waits on a dead server more than one connect attempt. Writes are single
  * transactions: nothing is half-written.
  *
- * Schema: migrations/0001_init.sql. main.c calls store_migrate() once at startup (before
+ * Schema: migrations/NNNN_*.sql. main.c calls store_migrate() once at startup (before
  * starting the HTTP daemon and jobs_start()) and for `tpuplan-server migrate` alone; several
  * servers starting together serialise on the advisory lock.
  *
@@ -87,6 +87,14 @@ struct store_created {
  * body hash, an empty or too long key, or options containing \u0000. */
 int store_plan_create(struct store *s, const struct store_new_plan *np, struct store_created *out);
 
+/* Which form of the result store_plan_get_view() reads (migrations/0002_result_views.sql):
+ * the whole result, the result without its tensors, or the tensors as columns. */
+enum store_view {
+    STORE_VIEW_FULL = 0,
+    STORE_VIEW_SUMMARY = 1,
+    STORE_VIEW_LAYOUT = 2,
+};
+
 /* One plan as the API returns it. Strings are malloc'd, owned by the struct until
  * store_plan_free(). */
 struct store_plan {
@@ -96,7 +104,7 @@ struct store_plan {
     char *source_format;
     char *status;      /* "queued" "running" "done" "failed" */
     char *error_json;  /* problem details object when failed, else NULL */
-    char *result_json; /* the planner's result when done, else NULL */
+    char *result_json; /* when done: the planner's result, or the view asked for; else NULL */
     char *created_at;  /* RFC 3339, UTC, microseconds */
     char *updated_at;
     int64_t version; /* bumps on every change; the ETag is derived from id+version */
@@ -106,6 +114,12 @@ void store_plan_free(struct store_plan *p);
 
 /* STORE_NOTFOUND also for ids that cannot exist (wrong length or alphabet). */
 int store_plan_get(struct store *s, const char *id, struct store_plan *out);
+
+/* store_plan_get() with result_json in another form: STORE_VIEW_SUMMARY is the result
+ * without `tensors`; STORE_VIEW_LAYOUT is {"tensors": N, "id": [...], "name": [...], ...},
+ * one array per tensor field in tensor order. Both are read as stored, never rebuilt. */
+int store_plan_get_view(struct store *s, const char *id, enum store_view view,
+                        struct store_plan *out);
 
 /* Newest first. limit: 1..1000; cursor: NULL or an opaque string from a previous page
  * (STORE_INVALID when malformed); name_filter: NULL or a case-insensitive substring (% _ and

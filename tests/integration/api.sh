@@ -174,6 +174,29 @@ check "cached GET honours If-None-Match" is 304
 req HEAD "/api/v1/plans/$wid"
 check "HEAD of a plan is 200" is 200
 
+# Views: the result without its tensors, and the tensors as columns (migrations/0002).
+req GET "/api/v1/plans/$wid?view=summary"
+check "?view=summary is the plan with the result minus its tensors" \
+    eval 'is 200 && [ "$(jstr status)" = done ] && body_has "\"result\":{" && body_has "\"schema_version\": *1" && body_has "\"packing\":" && ! body_has "\"tensors\": *\["'
+setag=$(hdr ETag)
+check "?view=summary has its own ETag" eval '[ "$setag" = "${wetag%\"}-summary\"" ]'
+req GET "/api/v1/plans/$wid?view=layout"
+check "?view=layout is the tensors as columns, in tensor order, without the result" \
+    eval 'is 200 && body_has "\"layout\":{\"tensors\" : 2, \"id\" : \[0,1\], \"name\" : \[\"w\",\"x\"\], \"kind\" : \[\"param\",\"activation\"\]" && body_has "\"shape\" : \[\"f32\[4,128\]{1,0:T(4,128)}\"," && body_has "\"start\" : \[0,0\], \"end\" : \[2,2\], \"offset\" : \[0,2048\], \"padded_bytes\" : \[2048,2048\]" && ! body_has "\"result\":"'
+letag=$(hdr ETag)
+check "?view=layout has its own ETag" eval '[ "$letag" = "${wetag%\"}-layout\"" ]'
+req GET "/api/v1/plans/$wid?view=layout" -H "If-None-Match: $letag"
+check "?view=layout honours its ETag (304)" is 304
+req GET "/api/v1/plans/$wid?view=layout" -H "If-None-Match: $wetag"
+check "the whole plan's ETag does not match a view (200)" eval 'is 200 && body_has "\"layout\":"'
+req GET "/api/v1/plans/$wid?view=summary"
+check "a cached view answers the same view, not another" \
+    eval 'is 200 && [ "$(hdr ETag)" = "$setag" ] && ! body_has "\"layout\":"'
+req GET "/api/v1/plans/$wid?view=tensors"
+check "an unknown view is 400 naming view" eval 'problem 400 invalid-parameter && body_has "view must be"'
+req GET "/api/v1/plans/$wid?view="
+check "an empty view is 400" problem 400 invalid-parameter
+
 # Formats: CSV, safetensors (only the header is read), multipart form.
 printf 'id,lower,upper,size\n0,0,10,4096\n1,5,15,8192\n2,12,20,4096\n' >"$tmp/mm.csv"
 req POST /api/v1/plans -H 'Content-Type: text/csv' --data-binary @"$tmp/mm.csv"
@@ -284,10 +307,14 @@ req DELETE "/api/v1/plans/$id" -H 'Authorization: Bearer AAAAAAAAAAAAAAAAAAAAAAA
 check "DELETE with a wrong token is 403" problem 403 forbidden
 req DELETE "/api/v1/plans/$wid" -H "Authorization: Bearer $token"
 check "one plan's token cannot delete another (403)" problem 403 forbidden
+req GET "/api/v1/plans/$id?view=summary"
+req GET "/api/v1/plans/$id?view=layout"
 req DELETE "/api/v1/plans/$id" -H "Authorization: Bearer $token"
 check "DELETE with the manage token is 204" is 204
 req GET "/api/v1/plans/$id"
 check "a deleted plan is 404" problem 404 not-found
+req GET "/api/v1/plans/$id?view=layout"
+check "a deleted plan's views are 404 too (evicted from the cache)" problem 404 not-found
 
 # ---- metrics and shutdown ----
 req GET /metrics

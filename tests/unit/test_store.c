@@ -142,7 +142,7 @@ static void test_migrate_idempotent(void **state)
     char err[256];
     assert_int_equal(store_migrate(*state, "migrations", err, sizeof err), STORE_OK);
     assert_int_equal(store_ready(*state, "migrations"), 1);
-    assert_int_equal(sql_long("SELECT count(*) FROM schema_migrations"), 1);
+    assert_int_equal(sql_long("SELECT count(*) FROM schema_migrations"), 2);
     assert_int_equal(store_ready(*state, "/nonexistent"), 0);
     assert_int_not_equal(store_migrate(*state, "/nonexistent", err, sizeof err), STORE_OK);
     assert_non_null(strstr(err, "/nonexistent"));
@@ -189,7 +189,7 @@ static void test_migrate_concurrent(void **state)
     snprintf(info, sizeof info, "%s", m[0].conninfo);
     char *v = sql1(info, "SELECT count(*) || '/' || min(version) FROM schema_migrations");
     assert_non_null(v);
-    assert_string_equal(v, "1/0001_init");
+    assert_string_equal(v, "2/0001_init");
     free(v);
 }
 
@@ -400,6 +400,59 @@ static void test_claim_finish_once(void **state)
 }
 
 /* A worker whose lease expired and was re-claimed cannot finish the job any more. */
+/* The views migrations/0002 computes from a stored result: exact text, tensor order kept,
+ * missing fields null; nothing before the result exists; the full result unchanged. */
+static void test_result_views(void **state)
+{
+    static const char res[] =
+        "{\"summary\": {\"tensors\": 2}, \"tensors\": ["
+        "{\"id\": 0, \"name\": \"a\", \"kind\": \"param\", \"live\": [0, 2], \"offset\": 0,"
+        " \"padded_bytes\": 512, \"logical_bytes\": 100, \"shape\": \"f32[25]\","
+        " \"layout_source\": \"given\", \"confidence\": \"given\"},"
+        "{\"id\": 1, \"name\": \"b\", \"kind\": \"temp\", \"live\": [1, 3], \"offset\": 512,"
+        " \"padded_bytes\": 1024, \"logical_bytes\": 1024, \"tags\": [\"x\"]}],"
+        " \"packing\": {\"peak\": {\"step\": 1}}}";
+    struct store *s = *state;
+    struct store_created a;
+    struct store_job j;
+    struct store_plan p;
+    create(s, "views", &a);
+    assert_int_equal(store_plan_get_view(s, a.id, STORE_VIEW_LAYOUT, &p), STORE_OK);
+    assert_null(p.result_json);
+    store_plan_free(&p);
+    assert_int_equal(store_job_claim(s, "w", 10000, &j), STORE_OK);
+    assert_int_equal(store_job_finish(s, &j, res, NULL, &sum), STORE_OK);
+    assert_int_equal(store_plan_get_view(s, a.id, STORE_VIEW_SUMMARY, &p), STORE_OK);
+    assert_string_equal(p.status, "done");
+    assert_string_equal(p.result_json,
+                        "{\"packing\": {\"peak\": {\"step\": 1}}, \"summary\": {\"tensors\": 2}}");
+    store_plan_free(&p);
+    assert_int_equal(store_plan_get_view(s, a.id, STORE_VIEW_LAYOUT, &p), STORE_OK);
+    assert_string_equal(p.result_json,
+                        "{\"tensors\" : 2, \"id\" : [0,1], \"name\" : [\"a\",\"b\"],"
+                        " \"kind\" : [\"param\",\"temp\"], \"shape\" : [\"f32[25]\",null],"
+                        " \"start\" : [0,1], \"end\" : [2,3], \"offset\" : [0,512],"
+                        " \"padded_bytes\" : [512,1024], \"logical_bytes\" : [100,1024],"
+                        " \"layout_source\" : [\"given\",null], \"confidence\" : [\"given\",null],"
+                        " \"tags\" : [null,[\"x\"]]}");
+    assert_int_equal(p.version, 3);
+    store_plan_free(&p);
+    assert_int_equal(store_plan_get_view(s, a.id, STORE_VIEW_FULL, &p), STORE_OK);
+    assert_non_null(strstr(p.result_json, "\"tensors\": [{"));
+    store_plan_free(&p);
+    assert_int_equal(store_plan_get_view(s, "AAAAAAAAAAAAAAAAAAAAAA", STORE_VIEW_SUMMARY, &p),
+                     STORE_NOTFOUND);
+    /* A result without tensors still has a layout, with empty columns. */
+    char *v = sql1(dbinfo, "SELECT plan_result_layout('{}')");
+    assert_non_null(v);
+    assert_string_equal(v, "{\"tensors\" : 0, \"id\" : [], \"name\" : [], \"kind\" : [],"
+                           " \"shape\" : [], \"start\" : [], \"end\" : [], \"offset\" : [],"
+                           " \"padded_bytes\" : [], \"logical_bytes\" : [], \"layout_source\" : [],"
+                           " \"confidence\" : [], \"tags\" : []}");
+    free(v);
+    store_job_free(&j);
+}
+
 static void test_lease_expiry(void **state)
 {
     struct store *s = *state;
@@ -574,6 +627,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_list_pagination, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
         cmocka_unit_test_setup_teardown(test_claim_finish_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_result_views, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lease_expiry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reap_gives_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release, setup, teardown),
