@@ -10,7 +10,8 @@ profile=${1:-build}
 build=(gcc make pkg-config libmicrohttpd-dev libjson-c-dev libpq-dev)
 run=("${build[@]}" postgresql)
 test=("${run[@]}" libcmocka-dev clang libclang-rt-14-dev curl chromium)
-lint=("${build[@]}" libcmocka-dev clang-format clang-tidy cppcheck)
+# git: make lint finds the files to check with `git ls-files`; without git it checks none.
+lint=("${build[@]}" libcmocka-dev clang-format clang-tidy cppcheck git)
 bench=("${test[@]}" wrk)
 
 case "$profile" in
