@@ -91,13 +91,19 @@ static size_t rank_set_succ(const struct rank_set *s, size_t r)
     return SIZE_MAX;
 }
 
+/* "buffers[i]" in buf (48 bytes), formatted only on the error path. */
+static const char *where_of(char *buf, size_t i)
+{
+    snprintf(buf, 48, "buffers[%zu]", i);
+    return buf;
+}
+
 static int overlap_err(struct err *e, const struct pack_problem *p, const uint64_t *offsets,
                        size_t a, size_t b)
 {
     char where[64];
 
-    snprintf(where, sizeof(where), "buffers[%zu]", a);
-    return err_set(e, ERR_INVALID, where,
+    return err_set(e, ERR_INVALID, where_of(where, a),
                    "buffer %zu [%lld, %lld) at offset %llu (size %llu) overlaps buffer %zu "
                    "[%lld, %lld) at offset %llu (size %llu)",
                    a, (long long)p->bufs[a].lower, (long long)p->bufs[a].upper,
@@ -122,16 +128,15 @@ int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t p
         return err_set(e, ERR_INVALID, "offsets", "no offsets given");
     for (size_t i = 0; i < p->n; i++) {
         uint64_t end;
-        snprintf(where, sizeof(where), "buffers[%zu]", i);
         if (__builtin_add_overflow(offsets[i], p->bufs[i].size, &end))
-            return err_set(e, ERR_INVALID, where, "buffer %zu: offset %llu overflows", i,
-                           (unsigned long long)offsets[i]);
+            return err_set(e, ERR_INVALID, where_of(where, i), "buffer %zu: offset %llu overflows",
+                           i, (unsigned long long)offsets[i]);
         if (p->alignment > 1 && offsets[i] % p->alignment != 0)
-            return err_set(e, ERR_INVALID, where,
+            return err_set(e, ERR_INVALID, where_of(where, i),
                            "buffer %zu: offset %llu is not a multiple of %llu", i,
                            (unsigned long long)offsets[i], (unsigned long long)p->alignment);
         if (p->capacity > 0 && end > p->capacity)
-            return err_set(e, ERR_INVALID, where,
+            return err_set(e, ERR_INVALID, where_of(where, i),
                            "buffer %zu: ends at %llu, above the capacity %llu", i,
                            (unsigned long long)end, (unsigned long long)p->capacity);
         if (end > top)

@@ -71,6 +71,49 @@ static uint64_t okey(int64_t v)
     return (uint64_t)v ^ ((uint64_t)1 << 63);
 }
 
+struct lkey {
+    int64_t lower;
+    uint32_t idx;
+};
+
+static bool lkey_less(const struct lkey *x, const struct lkey *y)
+{
+    return x->lower != y->lower ? x->lower < y->lower : x->idx < y->idx;
+}
+
+/* Program order (lower, index) with 16-byte keys: the index build sorts this once per
+ * greedy pass, so it gets its own bottom-up merge sort. */
+static int sort_program(const struct pack_problem *p, uint32_t *order, struct err *e)
+{
+    struct lkey *a = malloc(2 * p->n * sizeof(*a)), *src, *dst;
+
+    if (a == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+    for (size_t i = 0; i < p->n; i++)
+        a[i] = (struct lkey){p->bufs[i].lower, (uint32_t)i};
+    src = a;
+    dst = a + p->n;
+    for (size_t w = 1; w < p->n; w *= 2) {
+        for (size_t lo = 0; lo < p->n; lo += 2 * w) {
+            size_t mid = lo + w < p->n ? lo + w : p->n, hi = lo + 2 * w < p->n ? lo + 2 * w : p->n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = lkey_less(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        struct lkey *x = src;
+        src = dst;
+        dst = x;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        order[i] = src[i].idx;
+    free(a);
+    return ERR_OK;
+}
+
 int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t *order,
                     struct err *e)
 {
@@ -79,6 +122,8 @@ int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t 
 
     if (p->n == 0)
         return ERR_OK;
+    if (ord == PACK_ORDER_PROGRAM)
+        return sort_program(p, order, e);
     keys = malloc(2 * p->n * sizeof(*keys));
     if (keys == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
@@ -139,13 +184,22 @@ static int chunk_cmp(const void *a, const void *b)
     return (x->off > y->off) - (x->off < y->off);
 }
 
-/* The placed-buffer index (see the file comment). */
+/*
+ * The placed-buffer index (see the file comment). Leaves are grouped in buckets of
+ * PTREE_BUCKET consecutive positions; the tree keeps one max-upper per bucket and a query
+ * scans the buckets it reaches linearly, over arrays laid out by position, which keeps
+ * the memory traffic sequential on million-buffer inputs.
+ */
+#define PTREE_BUCKET 16
+
 struct ptree {
-    size_t n, leaves;   /* leaves: power of two >= n */
-    uint32_t *by_lower; /* leaf position -> buffer */
-    uint32_t *pos;      /* buffer -> leaf position */
-    int64_t *lowers;    /* lower of each leaf position, ascending */
-    uint64_t *maxup;    /* 2*leaves nodes: okey(max upper) of placed leaves, 0 if none */
+    size_t n, leaves;   /* leaves: power of two >= number of buckets */
+    uint32_t *by_lower; /* position -> buffer */
+    uint32_t *pos;      /* buffer -> position */
+    int64_t *lowers;    /* lower of each position, ascending */
+    uint64_t *maxup;    /* 2*leaves nodes: okey(max upper) of placed buffers below, 0 if none */
+    uint64_t *up;       /* position: okey(upper) once placed, 0 before */
+    struct chunk *ch;   /* position: the placed chunk */
 };
 
 static void ptree_free(struct ptree *t)
@@ -154,24 +208,30 @@ static void ptree_free(struct ptree *t)
     free(t->pos);
     free(t->lowers);
     free(t->maxup);
+    free(t->up);
+    free(t->ch);
     memset(t, 0, sizeof(*t));
 }
 
 /* Builds the index; on failure the caller still calls ptree_free. */
 static int ptree_init(struct ptree *t, const struct pack_problem *p, struct err *e)
 {
+    size_t nb = (p->n + PTREE_BUCKET - 1) / PTREE_BUCKET;
     int rc;
 
     memset(t, 0, sizeof(*t));
     t->n = p->n;
     t->leaves = 1;
-    while (t->leaves < p->n)
+    while (t->leaves < nb)
         t->leaves *= 2;
     t->by_lower = calloc(p->n, sizeof(*t->by_lower));
     t->pos = calloc(p->n, sizeof(*t->pos));
     t->lowers = calloc(p->n, sizeof(*t->lowers));
     t->maxup = calloc(2 * t->leaves, sizeof(*t->maxup));
-    if (t->by_lower == NULL || t->pos == NULL || t->lowers == NULL || t->maxup == NULL)
+    t->up = calloc(p->n, sizeof(*t->up));
+    t->ch = calloc(p->n, sizeof(*t->ch));
+    if (t->by_lower == NULL || t->pos == NULL || t->lowers == NULL || t->maxup == NULL ||
+        t->up == NULL || t->ch == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
     rc = pack_sort_order(p, PACK_ORDER_PROGRAM, t->by_lower, e);
     if (rc != ERR_OK)
@@ -183,11 +243,13 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, struct err 
     return ERR_OK;
 }
 
-static void ptree_insert(struct ptree *t, uint32_t buf, int64_t upper)
+static void ptree_insert(struct ptree *t, uint32_t buf, int64_t upper, uint64_t off, uint64_t end)
 {
-    size_t node = t->leaves + t->pos[buf];
+    size_t q = t->pos[buf], node = t->leaves + q / PTREE_BUCKET;
     uint64_t key = okey(upper);
 
+    t->up[q] = key;
+    t->ch[q] = (struct chunk){off, end};
     while (node >= 1 && t->maxup[node] < key) {
         t->maxup[node] = key;
         node /= 2;
@@ -198,13 +260,13 @@ static void ptree_insert(struct ptree *t, uint32_t buf, int64_t upper)
  * Appends the chunks of the placed buffers with lower < upper and upper' > lower to out;
  * returns how many.
  */
-static size_t ptree_query(const struct ptree *t, const struct pack_problem *p,
-                          const uint64_t *offsets, int64_t lower, int64_t upper, struct chunk *out)
+static size_t ptree_query(const struct ptree *t, int64_t lower, int64_t upper, struct chunk *out)
 {
-    size_t lo = 0, hi = t->n, cnt = 0, sp = 0;
+    size_t lo = 0, hi = t->n, cnt = 0, sp = 0, span0 = t->leaves;
     size_t stack[3 * 80];
+    uint64_t klow = okey(lower);
 
-    /* Leaves [0, lo) are those with lower < upper. */
+    /* Positions [0, lo) are those with lower < upper. */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (t->lowers[mid] < upper)
@@ -214,21 +276,21 @@ static size_t ptree_query(const struct ptree *t, const struct pack_problem *p,
     }
     if (lo == 0)
         return 0;
-    /* Depth-first over the nodes whose leaf range starts below lo; the stack holds
-     * (node, first leaf, leaf count) triples. */
+    /* Depth-first over the nodes whose buckets start below lo; the stack holds
+     * (node, first bucket, bucket count) triples. */
     stack[sp++] = 1;
     stack[sp++] = 0;
-    stack[sp++] = t->leaves;
+    stack[sp++] = span0;
     while (sp > 0) {
         size_t span = stack[--sp], first = stack[--sp], node = stack[--sp];
 
-        if (t->maxup[node] <= okey(lower) || first >= lo)
+        if (t->maxup[node] <= klow || first * PTREE_BUCKET >= lo)
             continue;
         if (span == 1) {
-            uint32_t b = t->by_lower[first];
-            out[cnt].off = offsets[b];
-            out[cnt].end = offsets[b] + p->bufs[b].size;
-            cnt++;
+            size_t a = first * PTREE_BUCKET, b = a + PTREE_BUCKET < lo ? a + PTREE_BUCKET : lo;
+            for (size_t q = a; q < b; q++)
+                if (t->up[q] > klow)
+                    out[cnt++] = t->ch[q];
             continue;
         }
         span /= 2;
@@ -312,13 +374,13 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     for (size_t i = 0; i < p->n; i++) {
         uint32_t b = order[i];
         const struct pack_buffer *pb = &p->bufs[b];
-        size_t k = ptree_query(&t, p, offsets, pb->lower, pb->upper, chunks);
+        size_t k = ptree_query(&t, pb->lower, pb->upper, chunks);
 
         chunks_sort(chunks, k);
         offsets[b] = choose_offset(chunks, k, pb->size, p->alignment, fit);
         if (offsets[b] + pb->size > *peak)
             *peak = offsets[b] + pb->size;
-        ptree_insert(&t, b, pb->upper);
+        ptree_insert(&t, b, pb->upper, offsets[b], offsets[b] + pb->size);
     }
 out:
     ptree_free(&t);
