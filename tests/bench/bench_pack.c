@@ -4,7 +4,10 @@
  * greedy strategies on a generated 1,000,000-buffer instance (time and peak RSS).
  *
  * usage: bench_pack [--data DIR] [--algo a,b,...] [--time-limit S] [--only A,B,...]
- *                   [--no-scale] [--scale-n N]
+ *                   [--threads N] [--no-scale] [--scale-n N]
+ * Time limits: 1 s for tpuplan-search and 30 s for exact unless --time-limit is given.
+ * "time_s" is the whole run; "solved_s" is when a packing within the capacity was first
+ * found (exact keeps minimising after that, until it proves the optimum or time runs out).
  * DIR defaults to $TPUPLAN_MINIMALLOC_DIR, else ../shared/data/minimalloc/challenging.
  */
 #include <stdio.h>
@@ -54,7 +57,7 @@ static double now_s(void)
 
 /* Runs one strategy, checks the answer, prints a row; returns 0 when it passed the checker. */
 static int run_row(const char *inst, const struct pack_problem *p, const char *algo,
-                   const struct pack_opts *o, int *solved, double *secs)
+                   const struct pack_opts *o, int *solved, double *secs, double *solved_at)
 {
     struct pack_result r;
     struct err e;
@@ -79,6 +82,7 @@ static int run_row(const char *inst, const struct pack_problem *p, const char *a
     fflush(stdout);
     *solved = r.solved;
     *secs = r.seconds;
+    *solved_at = r.solved_seconds;
     pack_result_free(&r);
     return rc;
 }
@@ -194,7 +198,7 @@ int main(int argc, char **argv)
     printf("%-6s %8s %9s %-15s %9s %7s %-6s %-6s %8s %8s\n", "inst", "buffers", "LB", "strategy",
            "peak", "peak/LB", "solved", "proven", "time_s", "solved_s");
     int found = 0;
-    double total_exact = 0;
+    double total_exact = 0, total_solved = 0;
     int solved_exact = 0;
     for (const char *c = names; *c; c++) {
         char path[4096], inst[2] = {*c, 0};
@@ -225,11 +229,16 @@ int main(int argc, char **argv)
         for (char *save = NULL, *a = strtok_r(list, ",", &save); a;
              a = strtok_r(NULL, ",", &save)) {
             int solved = 0;
-            double secs = 0;
-            if (run_row(inst, &p, a, &o, &solved, &secs) != 0)
+            double secs = 0, solved_at = 0;
+            struct pack_opts oa = o;
+            /* Defaults: the heuristic's 1 s budget; exact gets 30 s to minimise and prove. */
+            if (oa.time_limit_s == 0)
+                oa.time_limit_s = strcmp(a, "exact") == 0 ? 30 : 1;
+            if (run_row(inst, &p, a, &oa, &solved, &secs, &solved_at) != 0)
                 bad = 1;
             if (strcmp(a, "exact") == 0) {
                 total_exact += secs;
+                total_solved += solved ? solved_at : secs;
                 solved_exact += solved;
             }
         }
@@ -239,8 +248,10 @@ int main(int argc, char **argv)
     if (found == 0)
         printf("no instance found under %s (set TPUPLAN_MINIMALLOC_DIR or --data): skipped\n", dir);
     else if (strstr(algos, "exact") != NULL)
-        printf("exact: %d of %d solved within capacity, %.2f s in total\n", solved_exact, found,
-               total_exact);
+        printf("exact: %d of %d solved within capacity; time to the first packing within capacity "
+               "%.2f s in total (unsolved instances count their whole run), %.2f s with "
+               "minimisation\n",
+               solved_exact, found, total_solved, total_exact);
     if (!noscale)
         bad |= scale_row(scale_n);
     return bad;
