@@ -267,10 +267,16 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
         rc = run_greedy_best(p, offsets, &peak, tmp, e);
         if (p->capacity > 0 && peak <= p->capacity)
             solved_at = pack_now();
-        /* "best" spends a slice of the budget on the search heuristic first: a lower
-         * incumbent shortens the exact solver's descent. */
-        if (rc == ERR_OK && s->kind == KIND_BEST && peak > lb)
-            rc = pack_search(p, o, t0 + limit * 0.1, offsets, &peak, e);
+        /* A slice of the budget (up to the search's own default) goes to the search
+         * heuristic first: a lower incumbent shortens the exact solver's descent, and the
+         * exact answer is then never worse than the heuristics'. */
+        if (rc == ERR_OK && peak > lb) {
+            double slice =
+                limit * 0.1 < PACK_SEARCH_DEFAULT_S ? limit * 0.1 : PACK_SEARCH_DEFAULT_S;
+            rc = pack_search(p, o, t0 + slice, offsets, &peak, e);
+            if (p->capacity > 0 && peak <= p->capacity && solved_at < 0)
+                solved_at = pack_now();
+        }
         if (rc == ERR_OK)
             rc = pack_exact(p, o, t0 + limit, lb, offsets, &peak, &proven, &solved_at, e);
         break;
