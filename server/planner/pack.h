@@ -14,10 +14,15 @@
  *   "xla-default"      the better of xla-spatial and xla-temporal (ChooseBestHeapAlgorithm)
  *   "first-fit"        lowest fitting offset in program order (a naive runtime allocator)
  *   "tflite"           TFLite ArenaPlanner: size desc, best gap
- *   "tpuplan-search"   our strongest heuristic (see pack_heur.c)
- *   "exact"            the exact solver (pack_exact.c): optimal or best found by the deadline
- * Aliases accepted by pack_algo_parse: "all" (every heuristic and exact), "best" (the
- * heuristics, then exact when time allows; the result is the lowest peak found).
+ *   "tpuplan-search"   our strongest heuristic (pack_search.c): bounded probes of the exact
+ *                      search, binary search on the height (default budget 1 s)
+ *   "exact"            the exact solver (pack_exact.c): the greedy and search answers as
+ *                      incumbent, then feasibility at the capacity and minimisation of the
+ *                      peak; optimal (proven_optimal) or the best found by the deadline
+ *                      (default 10 s); threads: pack_opts.threads
+ * pack_run also accepts "best" (the same pipeline as "exact"; the name callers use for
+ * "give me the lowest peak you can"). "all" is the caller's loop over
+ * pack_strategy_names().
  *
  * All functions are pure computation on caller memory plus their own bounded allocations;
  * the exact solver may start threads of its own, joined before it returns.
@@ -61,7 +66,8 @@ struct pack_result {
     bool solved;           /* a packing within the capacity was found (or no capacity) */
     bool proven_optimal;   /* peak is proven minimal */
     double seconds;        /* wall-clock time of this strategy */
-    double solved_seconds; /* when a packing within the capacity was first found; -1: never */
+    double solved_seconds; /* when a packing within the capacity was first found (seconds
+                            * from the start); -1: never. Exact keeps minimising after it. */
 };
 
 void pack_result_free(struct pack_result *r);
