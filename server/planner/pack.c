@@ -8,6 +8,7 @@
  */
 #include "planner/pack.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,19 +129,39 @@ struct lb_event {
     int64_t delta; /* +size at lower, -size at upper */
 };
 
-static int lb_event_cmp(const void *a, const void *b)
+/* Half-open lifetimes: at equal steps a buffer ending frees before one starting. */
+static bool lb_event_less(const struct lb_event *x, const struct lb_event *y)
 {
-    const struct lb_event *x = a, *y = b;
+    return x->t != y->t ? x->t < y->t : x->delta < y->delta;
+}
 
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    /* Half-open lifetimes: a buffer ending at t frees before one starting at t. */
-    return (x->delta > y->delta) - (x->delta < y->delta);
+/* Bottom-up merge sort of ev[n] using tmp[n]; inlined comparisons (a million-buffer plan
+ * sorts two million events). Returns the sorted array (ev or tmp). */
+static struct lb_event *lb_sort(struct lb_event *ev, struct lb_event *tmp, size_t n)
+{
+    struct lb_event *src = ev, *dst = tmp;
+
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                dst[k++] = lb_event_less(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[k++] = src[i++];
+            while (j < hi)
+                dst[k++] = src[j++];
+        }
+        struct lb_event *x = src;
+        src = dst;
+        dst = x;
+    }
+    return src;
 }
 
 int pack_lower_bound(const struct pack_problem *p, uint64_t *lb, struct err *e)
 {
-    struct lb_event *ev = NULL;
+    struct lb_event *ev = NULL, *sorted;
     int64_t live = 0, best = 0;
     int rc = pack_validate(p, e);
 
@@ -149,16 +170,16 @@ int pack_lower_bound(const struct pack_problem *p, uint64_t *lb, struct err *e)
     *lb = 0;
     if (p->n == 0)
         return ERR_OK;
-    ev = malloc(2 * p->n * sizeof(*ev));
+    ev = malloc(4 * p->n * sizeof(*ev));
     if (ev == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
     for (size_t i = 0; i < p->n; i++) {
         ev[2 * i] = (struct lb_event){p->bufs[i].lower, (int64_t)p->bufs[i].size};
         ev[2 * i + 1] = (struct lb_event){p->bufs[i].upper, -(int64_t)p->bufs[i].size};
     }
-    qsort(ev, 2 * p->n, sizeof(*ev), lb_event_cmp);
+    sorted = lb_sort(ev, ev + 2 * p->n, 2 * p->n);
     for (size_t i = 0; i < 2 * p->n; i++) {
-        live += ev[i].delta; /* bounded by the validated total */
+        live += sorted[i].delta; /* bounded by the validated total */
         if (live > best)
             best = live;
     }
