@@ -1,7 +1,9 @@
 // layoutchart.js - the memory layout chart: offset (y) against program step (x), one
 // rectangle per buffer, drawn on one canvas.
 //
-// Built for 100,000+ buffers: the data lives in typed arrays; a frame walks them once,
+// Built for 100,000+ buffers: the data arrives as columns (GET /api/v1/plans/{id}?view=layout:
+// one array per tensor field, repeated strings as dictionaries, no object per tensor) and
+// lives in typed arrays; a frame walks them once,
 // culls rectangles outside the view and rasterises the rest into one pixel buffer (see
 // drawRects), so sub-pixel buffers merge into the pixels they fall on. Hover hit-testing uses
 // a uniform grid over the data space (CSR arrays): a mouse move checks a few buffers, not all.
@@ -13,23 +15,26 @@ const M = { left: 84, right: 16, top: 24, bottom: 44 };
 const GRID_MAX_ITEMS = 6e6; // cap on hit-test index entries (24 MB)
 
 export class LayoutChart {
-    // tensors: result.tensors; opts: {capacity, peakStep, onView(x0, x1)}
-    constructor(canvas, tooltip, tensors, opts) {
+    // cols: the layout view ({tensors: n, name: [...], start: [...], kind: {values, index}, ...},
+    // entry i of each column is tensor id i); opts: {capacity, peakStep, onView(x0, x1), onFocus(range)}
+    constructor(canvas, tooltip, cols, opts) {
         this.canvas = canvas;
         this.tooltip = tooltip;
-        this.tensors = tensors;
+        this.cols = cols;
         this.opts = opts || {};
         this.hover = -1;
         this.pinned = -1;
         this.matches = null; // Uint8Array of search matches, or null
         this.matchCount = 0;
-        this.load(tensors);
+        this.load(cols);
         this.view = this.fullView();
         this.bindEvents();
     }
 
-    load(tensors) {
-        const n = tensors.length;
+    load(cols) {
+        const n = cols.start.length;
+        const { start, end, offset, padded_bytes: padded, logical_bytes: logical } = cols;
+        const kindOf = cols.kind.values.map(kindIndex), kind = cols.kind.index;
         this.n = n;
         this.x0 = new Float64Array(n);
         this.x1 = new Float64Array(n);
@@ -38,15 +43,14 @@ export class LayoutChart {
         this.kind = new Uint8Array(n);
         let xmin = Infinity, xmax = -Infinity, ymax = 0, placed = 0;
         for (let i = 0; i < n; i++) {
-            const t = tensors[i];
-            const live = Array.isArray(t.live) ? t.live : [0, 1];
-            const off = Number.isFinite(t.offset) ? t.offset : NaN;
-            const size = Number.isFinite(t.padded_bytes) ? t.padded_bytes : t.logical_bytes || 0;
+            const live = Number.isFinite(start[i]) && Number.isFinite(end[i]) ? [start[i], end[i]] : [0, 1];
+            const off = Number.isFinite(offset[i]) ? offset[i] : NaN;
+            const size = Number.isFinite(padded[i]) ? padded[i] : logical[i] || 0;
             this.x0[i] = live[0];
             this.x1[i] = Math.max(live[1], live[0] + 1e-9);
             this.y0[i] = off;
             this.y1[i] = off + size;
-            this.kind[i] = kindIndex(t.kind);
+            this.kind[i] = kindOf[kind[i]];
             if (Number.isNaN(off)) continue;
             placed++;
             if (live[0] < xmin) xmin = live[0];
@@ -130,8 +134,9 @@ export class LayoutChart {
         } else {
             this.matches = new Uint8Array(this.n);
             let c = 0;
+            const names = this.cols.name;
             for (let i = 0; i < this.n; i++) {
-                const name = this.tensors[i].name;
+                const name = names[i];
                 if (typeof name === 'string' && name.toLowerCase().includes(q)) {
                     this.matches[i] = 1;
                     c++;
@@ -377,6 +382,18 @@ export class LayoutChart {
         return best;
     }
 
+    // Buffer i as an object with the result's tensor field names (RESULT.md), for tooltips
+    // and tables: built on demand, never for all buffers at once.
+    tensor(i) {
+        const c = this.cols;
+        return {
+            id: i, name: c.name[i], kind: lookup(c.kind, i), shape: lookup(c.shape, i),
+            logical_bytes: c.logical_bytes[i], padded_bytes: c.padded_bytes[i],
+            live: Number.isFinite(c.start[i]) ? [c.start[i], c.end[i]] : null, offset: c.offset[i],
+            layout_source: lookup(c.layout_source, i), confidence: lookup(c.confidence, i), tags: c.tags[i],
+        };
+    }
+
     // Canvas-relative centre of buffer i in the current view (for tests and keyboard focus).
     screenPoint(i) {
         const x = (Math.max(this.px(this.x0[i]), M.left) + Math.min(this.px(this.x1[i]), M.left + this.pw)) / 2;
@@ -390,10 +407,10 @@ export class LayoutChart {
             tip.classList.add('hidden');
             return;
         }
-        const t = this.tensors[i];
+        const t = this.tensor(i);
         const rows = [
             ['kind', t.kind || '–'],
-            ['shape', t.shape || (t.dtype ? `${t.dtype}[${(t.dims || []).join(',')}]` : '–')],
+            ['shape', t.shape || '–'],
             ['logical', sizeText(t.logical_bytes)],
             ['padded', sizeText(t.padded_bytes) + (t.padded_bytes > t.logical_bytes && t.logical_bytes > 0 ? ` (+${((t.padded_bytes / t.logical_bytes - 1) * 100).toFixed(1)}%)` : '')],
             ['lifetime', Array.isArray(t.live) ? `steps ${fmtInt(t.live[0])} \u2013 ${fmtInt(t.live[1])} (${fmtInt(t.live[1] - t.live[0])} steps, end exclusive)` : '–'],
@@ -570,6 +587,11 @@ export class LayoutChart {
             v.y1 = maxH;
         }
     }
+}
+
+// Entry i of a dictionary column ({values, index}) of the layout view.
+export function lookup(col, i) {
+    return col.values[col.index[i]];
 }
 
 function sizeText(n) {

@@ -1,10 +1,13 @@
 // plan.js - the plan page (/p/{id}), the link people share. Reads the id from the path, GETs
-// /api/v1/plans/{id}, waits while the plan is queued or running, then draws the result
-// (server/planner/RESULT.md): summary cards, layout chart, timeline, strategies, padding.
+// two views of /api/v1/plans/{id} in parallel: ?view=summary (the result without its tensors,
+// polled while the plan is queued or running) and ?view=layout (the tensors as columns), then
+// draws the result (server/planner/RESULT.md): summary cards, layout chart, timeline,
+// strategies, padding. The whole result (37 MB for 100,000 tensors) is fetched only for
+// "Download JSON": parsing it as one object per tensor is what used to take seconds.
 
 import { el, $, fmtBytes, fmtInt, fmtPct, apiGet, retryAfter, sleep, download, statusBadge } from './util.js';
 import { KINDS, onThemeChange } from './theme.js';
-import { LayoutChart } from './layoutchart.js';
+import { LayoutChart, lookup } from './layoutchart.js';
 import { TimelineChart } from './timeline.js';
 
 const PAGE_ROWS = 200;
@@ -22,15 +25,21 @@ function showError(text) {
     $('#error-text').textContent = text;
 }
 
+const planUrl = (id, view) => '/api/v1/plans/' + encodeURIComponent(id) + (view ? '?view=' + view : '');
+
 async function main() {
     const id = planId();
     if (!id) return showError('No plan id in this address.');
     let plan;
     const started = Date.now();
+    // Both views at once: a finished plan (the usual case for a shared link) is then drawn
+    // after one round trip. A plan still running has no layout yet: asked again when done.
+    let layout = apiGet(planUrl(id, 'layout'));
+    layout.catch(() => {}); // a failure is handled where it is awaited
     for (;;) {
         let got;
         try {
-            got = await apiGet('/api/v1/plans/' + encodeURIComponent(id));
+            got = await apiGet(planUrl(id, 'summary'));
         } catch (err) {
             return showError(err.status === 404 ? 'There is no plan at this address (it may have expired or been deleted).' : err.detail);
         }
@@ -39,20 +48,31 @@ async function main() {
         const secs = Math.round((Date.now() - started) / 1000);
         $('#loading-text').textContent = `Plan is ${plan.status}… (${secs} s)`;
         await sleep(retryAfter(got.res));
+        layout = null;
     }
     if (plan.status === 'failed' || !plan.result) {
         const e = plan.error || {};
         return showError((e.detail || 'The planner failed.') + (e.where ? ` (at ${e.where})` : ''));
     }
-    render(plan);
+    let cols;
+    try {
+        cols = (await (layout || apiGet(planUrl(id, 'layout')))).body.layout;
+        if (!cols) cols = (await apiGet(planUrl(id, 'layout'))).body.layout; // finished in between
+    } catch (err) {
+        return showError(err.detail || String(err));
+    }
+    if (!cols) return showError('The plan has no layout.');
+    render(plan, cols);
 }
 
 const t = (label) => ((hooks.timings ||= {})[label] = Math.round(performance.now()));
 
-function render(plan) {
+// plan: the summary view (plan.result has no tensors); cols: the layout view's columns.
+function render(plan, cols) {
     t('fetched');
     const r = plan.result;
     hooks.result = r;
+    hooks.cols = cols;
     document.title = `${plan.name || r.model?.name || 'Plan'} · tpuplan`;
     $('#loading').classList.add('hidden');
     $('#plan').classList.remove('hidden');
@@ -65,7 +85,6 @@ function render(plan) {
     const s = r.summary || {};
     const pk = r.packing || {};
     renderCards(r, s, pk);
-    const tensors = Array.isArray(r.tensors) ? r.tensors : [];
     const capacity = s.capacity_bytes || pk.capacity_bytes || 0;
     const peakStep = pk.peak && Number.isFinite(pk.peak.step) ? pk.peak.step : undefined;
 
@@ -78,7 +97,7 @@ function render(plan) {
     } else {
         $('#timeline-note').textContent = 'No timeline in this result.';
     }
-    const layout = new LayoutChart($('#layout-canvas'), $('#layout-tip'), tensors, {
+    const layout = new LayoutChart($('#layout-canvas'), $('#layout-tip'), cols, {
         capacity,
         peakStep,
         onView: (x0, x1) => timeline && timeline.setX(x0, x1),
@@ -91,7 +110,7 @@ function render(plan) {
     layout.draw();
     t('layout-drawn');
     if (!timeline) $('#timeline-canvas').classList.add('hidden');
-    const unplaced = tensors.length - layout.placed;
+    const unplaced = layout.n - layout.placed;
     $('#layout-note').textContent =
         `${fmtInt(layout.placed)} buffers placed by strategy "${pk.chosen || s.strategy || '?'}"` +
         (unplaced ? `; ${fmtInt(unplaced)} have no offset and are not drawn.` : '.') +
@@ -119,13 +138,13 @@ function render(plan) {
     renderStrategies(pk);
     renderByKind(s);
     renderSuggestions(r);
-    wireActions(plan);
+    wireActions(plan, layout);
     // The charts are on screen after the next frame; the padding table (sorting up to
     // 1,000,000 rows) waits until then so it never delays the first paint.
     requestAnimationFrame(() =>
         setTimeout(() => {
             hooks.firstPaintMs = Math.round(performance.now());
-            renderNotes(r);
+            renderNotes(r, cols);
             renderPaddingTable(r, layout);
             t('table');
             hooks.ready = true;
@@ -149,20 +168,20 @@ function showInChart(layout, i) {
 // XProf's "ops at peak", as a table: the biggest buffers live at the peak step.
 function renderPeak(r, layout) {
     const peak = r.packing?.peak;
-    const tensors = r.tensors || [];
-    const byId = new Map(tensors.map((t, i) => [t.id ?? i, i]));
+    const padded = layout.cols.padded_bytes;
     if (!peak || !Array.isArray(peak.buffers) || !peak.buffers.length) {
         $('#peak-title').classList.add('hidden');
         $('#peak-table').classList.add('hidden');
         return;
     }
-    const idx = peak.buffers.map((b) => byId.get(b)).filter((i) => i !== undefined);
-    idx.sort((a, b) => (tensors[b].padded_bytes || 0) - (tensors[a].padded_bytes || 0));
+    // A tensor's id is its index (RESULT.md), the index of its entry in every column.
+    const idx = peak.buffers.filter((b) => Number.isInteger(b) && b >= 0 && b < layout.n);
+    idx.sort((a, b) => (padded[b] || 0) - (padded[a] || 0));
     $('#peak-title').textContent = `Live at the peak step (${fmtInt(peak.step)}): ${fmtInt(idx.length)} buffers, ${fmtBytes(peak.bytes)}`;
     const tbody = $('#peak-table tbody');
     const shown = idx.slice(0, 12);
     for (const i of shown) {
-        const t = tensors[i];
+        const t = layout.tensor(i);
         const tr = el('tr', { class: 'clickable', tabindex: 0, title: 'show in the chart' },
             el('td', { class: 'name' }, el('span', { class: 'swatch k-' + (KINDS.includes(t.kind) ? t.kind : 'other') }), ' ', String(t.name ?? '')),
             el('td', { text: t.kind || '' }),
@@ -269,13 +288,18 @@ function renderByKind(s) {
     }
 }
 
-function renderNotes(r) {
+function renderNotes(r, cols) {
     const ul = $('#assumptions');
     const items = [];
     for (const a of r.chip?.assumptions || []) items.push(['chip', a]);
     // Which layout rules the plan leans on without a confirming source, and for how many tensors.
     const rules = new Map();
-    for (const t of r.tensors || []) if (t.confidence === 'assumed') rules.set(t.layout_source || 'unnamed rule', (rules.get(t.layout_source || 'unnamed rule') || 0) + 1);
+    const assumed = cols.confidence.values.indexOf('assumed');
+    cols.confidence.index.forEach((c, i) => {
+        if (c !== assumed) return;
+        const rule = lookup(cols.layout_source, i) || 'unnamed rule';
+        rules.set(rule, (rules.get(rule) || 0) + 1);
+    });
     for (const [rule, n] of [...rules].sort((a, b) => b[1] - a[1]).slice(0, 10))
         items.push(['assumed layout rule', `${rule}: ${fmtInt(n)} tensor${n === 1 ? '' : 's'}`]);
     if (rules.size > 10) items.push(['assumed layout rule', `…and ${rules.size - 10} more rules`]);
@@ -299,21 +323,21 @@ function renderSuggestions(r) {
 }
 
 function renderPaddingTable(r, layout) {
-    const tensors = r.tensors || [];
+    const c = layout.cols;
     const sugg = new Map();
     for (const sg of r.suggestions || []) sugg.set(sg.tensor, sg.text);
-    const rows = tensors.map((t, i) => {
-        const logical = t.logical_bytes || 0, padded = t.padded_bytes ?? logical;
+    const rows = c.name.map((name, i) => {
+        const logical = c.logical_bytes[i] || 0, padded = c.padded_bytes[i] ?? logical;
         return {
             i,
-            name: String(t.name ?? ''),
-            kind: t.kind || '',
-            shape: t.shape || (t.dtype ? `${t.dtype}[${(t.dims || []).join(',')}]` : ''),
+            name: String(name ?? ''),
+            kind: lookup(c.kind, i) || '',
+            shape: lookup(c.shape, i) || '',
             logical_bytes: logical,
             padded_bytes: padded,
             wasted: padded - logical,
             overhead: logical > 0 ? padded / logical - 1 : 0,
-            suggestion: sugg.get(t.id ?? i) || '',
+            suggestion: sugg.get(i) || '',
         };
     });
     // Most wasted bytes first: that is where a reshape pays off.
@@ -389,11 +413,10 @@ function csvField(v) {
     return /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
 }
 
-function layoutCsv(r) {
+function layoutCsv(c) {
     const lines = ['id,lower,upper,size,offset,name,kind'];
-    (r.tensors || []).forEach((t, i) => {
-        const live = t.live || ['', ''];
-        lines.push([t.id ?? i, live[0], live[1], t.padded_bytes ?? t.logical_bytes, t.offset ?? '', t.name, t.kind].map(csvField).join(','));
+    c.name.forEach((name, i) => {
+        lines.push([i, c.start[i] ?? '', c.end[i] ?? '', c.padded_bytes[i] ?? c.logical_bytes[i], c.offset[i] ?? '', name, lookup(c.kind, i)].map(csvField).join(','));
     });
     return lines.join('\n') + '\n';
 }
@@ -402,7 +425,7 @@ function safeFileName(name) {
     return (String(name || 'plan').replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80) || 'plan');
 }
 
-function wireActions(plan) {
+function wireActions(plan, layout) {
     const r = plan.result;
     const status = $('#action-status');
     const share = plan.links?.share ? new URL(plan.links.share, location.origin).href : location.origin + '/p/' + encodeURIComponent(plan.id || planId());
@@ -421,8 +444,22 @@ function wireActions(plan) {
     });
     wireDelete(plan.id || planId(), status);
     const base = safeFileName(plan.name || r.model?.name);
-    $('#dl-json').addEventListener('click', () => download(base + '.plan.json', new Blob([JSON.stringify(r, null, 2)], { type: 'application/json' })));
-    $('#dl-csv').addEventListener('click', () => download(base + '.layout.csv', new Blob([layoutCsv(r)], { type: 'text/csv' })));
+    // The whole result is the one thing the page never needs to draw: fetched on click.
+    const dl = $('#dl-json');
+    dl.addEventListener('click', async () => {
+        dl.disabled = true;
+        status.textContent = 'Fetching the whole result…';
+        try {
+            const { body } = await apiGet(planUrl(plan.id || planId()));
+            download(base + '.plan.json', new Blob([JSON.stringify(body.result, null, 2)], { type: 'application/json' }));
+            status.textContent = '';
+        } catch (err) {
+            status.textContent = 'Could not fetch the result: ' + (err.detail || err.message);
+        } finally {
+            dl.disabled = false;
+        }
+    });
+    $('#dl-csv').addEventListener('click', () => download(base + '.layout.csv', new Blob([layoutCsv(layout.cols)], { type: 'text/csv' })));
 }
 
 // The manage token is kept only by the browser that created the plan (upload.js); share

@@ -127,7 +127,8 @@ async function follow(created, res, text) {
     while (status !== 'done') {
         text.textContent = `Plan ${status}… ${Math.round((Date.now() - started) / 1000)} s`;
         await sleep(wait);
-        const got = await apiGet(self);
+        // The summary view: a finished plan's status without its (possibly 37 MB) tensors.
+        const got = await apiGet(self + '?view=summary');
         status = got.body.status;
         wait = retryAfter(got.res);
         if (status === 'failed') {

@@ -6,7 +6,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { loadavg, cpus } from 'node:os';
 import { chromium } from 'playwright-core';
 import { makeResult, writeSafetensors } from './fixtures.mjs';
@@ -60,6 +59,20 @@ async function newPage(options = {}) {
 async function waitPlanPage(page) {
     await page.waitForURL(/\/p\/[A-Za-z0-9_-]+$/, { timeout: 30000 });
     await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+}
+
+// The page draws from two small views and never downloads the whole result; the tests
+// compare what it shows against the whole result, fetched here (as "Download JSON" does).
+async function fullResult(page) {
+    return page.evaluate(async () => {
+        const res = await fetch(location.pathname.replace(/^\/p\//, '/api/v1/plans/'));
+        return (await res.json()).result;
+    });
+}
+
+// The plan API requests a page made while loading: [url...].
+async function planRequests(page) {
+    return page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((u) => u.includes('/api/v1/plans/')));
 }
 
 // Pixels of a canvas that differ from its background colour (the top-left pixel's colour).
@@ -123,11 +136,24 @@ test('a model description uploaded through the file picker opens its plan page',
     await page.click('#submit');
     await waitPlanPage(page);
     state.planUrl = page.url();
+    state.planRequests = await planRequests(page); // before fullResult() adds its own
     const name = await page.textContent('#plan-name');
     assert(name === model.name, `plan name ${JSON.stringify(name)}`);
-    const r = await page.evaluate(() => window.__tpuplan.result);
+    const r = await fullResult(page);
     assert(r.tensors.length === model.tensors.length, `tensors ${r.tensors.length}`);
+    const cols = await page.evaluate(() => window.__tpuplan.cols);
+    assert(cols.name.length === model.tensors.length && cols.name.every((x, i) => x === r.tensors[i].name), 'layout view names differ from the result');
+    assert(cols.offset.every((x, i) => x === r.tensors[i].offset) && cols.start.every((x, i) => x === r.tensors[i].live[0]), 'layout view offsets or lifetimes differ');
     state.result = r;
+});
+
+test('the plan page loads only the summary and layout views, never the whole result', async () => {
+    const urls = state.planRequests;
+    const views = urls.map((u) => new URL(u).searchParams.get('view')).sort();
+    assert(views.length >= 2 && views.includes('summary') && views.includes('layout'), 'requests: ' + urls.join(' '));
+    assert(views.every((v) => v === 'summary' || v === 'layout'), 'the whole result was fetched: ' + urls.join(' '));
+    const r = await state.page.evaluate(() => window.__tpuplan.result);
+    assert(r.schema_version === 1 && !('tensors' in r) && r.summary.tensors === model.tensors.length, 'summary view: ' + Object.keys(r));
 });
 
 test('summary cards show chip, usable HBM, peak vs lower bound, padding and fits', async () => {
@@ -172,7 +198,7 @@ test('hovering a buffer shows its name, shape, sizes, lifetime and offset', asyn
     const target = state.result.tensors.reduce((a, b) => (b.padded_bytes > a.padded_bytes ? b : a));
     const pt = await page.evaluate((name) => {
         const L = window.__tpuplan.layout;
-        return L.screenPoint(L.tensors.findIndex((t) => t.name === name));
+        return L.screenPoint(L.cols.name.indexOf(name));
     }, target.name);
     await page.locator('#layout-canvas').scrollIntoViewIfNeeded();
     const box = await page.locator('#layout-canvas').boundingBox();
@@ -281,7 +307,7 @@ test(`a tensor named ${XSS} is shown as text and runs nothing`, async () => {
     await page.waitForFunction(() => /match/.test(document.querySelector('#search-count').textContent));
     const pt = await page.evaluate((name) => {
         const L = window.__tpuplan.layout;
-        const i = L.tensors.findIndex((t) => t.name === name);
+        const i = L.cols.name.indexOf(name);
         L.focus(i);
         return L.screenPoint(i);
     }, XSS);
@@ -376,7 +402,7 @@ test('a safetensors upload sends only the header bytes, not the weights', async 
     assert(posts.length === 1, `${posts.length} POSTs`);
     posts[0] = await posts[0];
     assert(posts[0] > headerLen && posts[0] < headerLen + 2048, `POST body ${posts[0]} bytes for a ${headerLen}-byte header of a ${headerLen + off}-byte file`);
-    const r = await page.evaluate(() => window.__tpuplan.result);
+    const r = await page.evaluate(() => ({ ...window.__tpuplan.result, tensors: window.__tpuplan.cols.name }));
     assert(r.tensors.length === 3 && r.model.source_format === 'safetensors', 'plan of the safetensors header: ' + r.tensors.length + ' ' + r.model.source_format);
     await page.context().close();
 });
@@ -413,7 +439,7 @@ test('a MiniMalloc CSV uploads and plans without a chip', async () => {
     await page.waitForFunction(() => /MiniMalloc CSV/.test(document.querySelector('#file-info').textContent));
     await page.click('#submit');
     await waitPlanPage(page);
-    const r = await page.evaluate(() => window.__tpuplan.result);
+    const r = await page.evaluate(() => ({ ...window.__tpuplan.result, tensors: window.__tpuplan.cols.name }));
     assert(r.tensors.length === 5 && r.model.source_format === 'minimalloc-csv', 'CSV plan: ' + r.model.source_format);
     assert(r.summary.lower_bound_bytes === 4096 + 8192 + 2048, 'lower bound ' + r.summary.lower_bound_bytes);
     assert((await inkedPixels(page, '#layout-canvas')) > 20000, 'CSV layout not drawn');
@@ -437,26 +463,31 @@ test('a model error from the API is shown next to the file field', async () => {
 });
 
 test('100,000-buffer plan: first paint of the charts', async () => {
+    // A 100,000-tensor result (37 MB, too big to plan in a test run) stored straight into the
+    // server's database, as a worker would store it; the page then loads it from the real
+    // server like any plan: both views, from PostgreSQL, through the cache.
     const r = makeResult(100000);
     const id = 'AAAAAAAAAAAAAAAAAAAAAB';
-    const body = Buffer.from(JSON.stringify({ id, name: r.model.name, chip: 'v5e', source_format: 'json', status: 'done', result: r, links: { self: '/api/v1/plans/' + id, share: '/p/' + id } }));
-    // The plan page and its scripts come from the real server; only the plan document (36 MB,
-    // too big to plan in a test run) comes from a side server in this process. The request is
-    // redirected at the network layer (route.continue with a URL), not pushed through the
-    // DevTools protocol, so the timing is the browser's own.
-    const side = createServer((req, res) => {
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
-        res.end(body);
-    });
-    await new Promise((ok) => side.listen(0, '127.0.0.1', ok));
+    const json = JSON.stringify(r);
+    const csv = (v) => '"' + String(v).replace(/"/g, '""') + '"';
+    const row = [id, r.model.name, 'v5e', 'json', 'done', '\\x00', json, '\\x' + '00'.repeat(32), r.tensors.length].map(csv).join(',') + '\n';
+    const t0 = Date.now();
+    execFileSync('psql', [process.env.DATABASE_URL, '-v', 'ON_ERROR_STOP=1', '-qc',
+        'COPY plans (id, name, chip, source_format, status, input, result, manage_token_hash, tensors) FROM STDIN (FORMAT csv)'],
+    { input: row, maxBuffer: 1 << 20 });
+    const stored = Date.now() - t0;
     const page = await newPage();
-    await page.route('**/api/v1/plans/' + id, (route) => route.continue({ url: `http://127.0.0.1:${side.address().port}/plan.json` }));
     await page.goto(`${base}/p/${id}`);
     await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 60000 });
-    const t = await page.evaluate((id) => {
-        const res = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/api/v1/plans/' + id));
-        return { first: window.__tpuplan.firstPaintMs, response_end: res ? Math.round(res.responseEnd) : null, ...window.__tpuplan.timings, drawn: window.__tpuplan.layout.drawn };
-    }, id);
+    const t = await page.evaluate(() => {
+        const views = {};
+        for (const e of performance.getEntriesByType('resource')) {
+            const v = e.name.includes('/api/v1/plans/') && new URL(e.name).searchParams.get('view');
+            if (v) views[v] = { end: Math.round(e.responseEnd), wait: Math.round(e.responseStart - e.requestStart), bytes: e.encodedBodySize };
+        }
+        return { first: window.__tpuplan.firstPaintMs, views, ...window.__tpuplan.timings, drawn: window.__tpuplan.layout.drawn };
+    });
+    const urls = await planRequests(page);
     const ink = await inkedPixels(page, '#layout-canvas');
     await page.screenshot({ path: join(artifacts, 'plan-100k.png') });
     // A frame after zooming must also be quick (the chart redraws on every wheel event).
@@ -465,24 +496,29 @@ test('100,000-buffer plan: first paint of the charts', async () => {
         L.draw();
         return performance.now() - t0;
     });
-    // Hover must work at this size too (the hit-test index is built on the first move).
+    // Hover must work at this size too (the hit-test index is built on the first move), and
+    // the tooltip carries the tensor's fields from the layout view.
     const pt = await page.evaluate(() => window.__tpuplan.layout.screenPoint(0));
     await page.locator('#layout-canvas').scrollIntoViewIfNeeded();
     const box = await page.locator('#layout-canvas').boundingBox();
     await page.mouse.move(box.x + pt.x, box.y + pt.y);
     await page.waitForSelector('#layout-tip:not(.hidden)');
-    const work = t.response_end !== null ? t.first - t.response_end : t.first;
-    console.log(`# 100k buffers (${(body.length / 1e6).toFixed(1)} MB JSON): first paint ${t.first} ms after navigation start; ` +
-        `response complete at ${t.response_end} ms, parsed ${t.fetched} ms, layout drawn ${t['layout-drawn']} ms, table ${t.table} ms; ` +
-        `page work after the response ${work} ms; redraw ${redraw.toFixed(0)} ms; ${t.drawn} buffers drawn; load average ${loadavg()[0].toFixed(1)}`);
-    writeFileSync(join(artifacts, 'first-paint-100k.json'), JSON.stringify({ ...t, page_work_ms: work, redraw_ms: redraw, loadavg: loadavg()[0] }) + '\n');
-    side.close();
+    const tip = await page.textContent('#layout-tip');
+    const sv = t.views.summary || {}, lv = t.views.layout || {};
+    console.log(`# 100k buffers (${(json.length / 1e6).toFixed(1)} MB result; stored in ${stored} ms): first paint ${t.first} ms after navigation start; ` +
+        `summary view ${(sv.bytes / 1e3).toFixed(0)} kB complete at ${sv.end} ms (server ${sv.wait} ms), layout view ${(lv.bytes / 1e6).toFixed(1)} MB complete at ${lv.end} ms (server ${lv.wait} ms); ` +
+        `parsed ${t.fetched} ms, layout drawn ${t['layout-drawn']} ms, table ${t.table} ms; redraw ${redraw.toFixed(0)} ms; ${t.drawn} buffers drawn; load average ${loadavg()[0].toFixed(1)}`);
+    writeFileSync(join(artifacts, 'first-paint-100k.json'), JSON.stringify({ ...t, stored_ms: stored, redraw_ms: redraw, loadavg: loadavg()[0] }) + '\n');
     assert(ink > 50000, 'the 100k chart is blank');
-    // Generous: parse + draw, 5 s on an idle machine (the goal is 2 s). The transfer of 37 MB
-    // over loopback is not the page's. On a machine busier than its cores (a shared CI
+    assert(tip.includes(r.tensors[0].name) && tip.includes(r.tensors[0].shape), 'tooltip: ' + tip);
+    assert(urls.every((u) => /[?&]view=(summary|layout)$/.test(u)), 'the whole result was fetched: ' + urls.join(' '));
+    assert(sv.bytes < 200e3, `summary view is ${sv.bytes} bytes`);
+    assert((await page.$$('#pad-table tbody tr')).length === 200, 'padding table not filled');
+    // The goal: first paint, everything from navigation start (page, both views from the
+    // database, parse, draw), in under 2 s. On a machine busier than its cores (a shared CI
     // runner, a parallel build) the limit grows with the load rather than failing at random.
-    const limit = 5000 * Math.max(1, loadavg()[0] / cpus().length);
-    assert(work < limit, `first paint ${work} ms after the response (limit ${limit.toFixed(0)} ms)`);
+    const limit = 2000 * Math.max(1, loadavg()[0] / cpus().length);
+    assert(t.first < limit, `first paint ${t.first} ms after navigation start (limit ${limit.toFixed(0)} ms)`);
     await page.context().close();
 });
 

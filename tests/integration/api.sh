@@ -182,7 +182,7 @@ setag=$(hdr ETag)
 check "?view=summary has its own ETag" eval '[ "$setag" = "${wetag%\"}-summary\"" ]'
 req GET "/api/v1/plans/$wid?view=layout"
 check "?view=layout is the tensors as columns, in tensor order, without the result" \
-    eval 'is 200 && body_has "\"layout\":{\"tensors\" : 2, \"id\" : \[0,1\], \"name\" : \[\"w\",\"x\"\], \"kind\" : \[\"param\",\"activation\"\]" && body_has "\"shape\" : \[\"f32\[4,128\]{1,0:T(4,128)}\"," && body_has "\"start\" : \[0,0\], \"end\" : \[2,2\], \"offset\" : \[0,2048\], \"padded_bytes\" : \[2048,2048\]" && ! body_has "\"result\":"'
+    eval 'is 200 && body_has "\"layout\":{\"tensors\" : 2, \"name\" : \[\"w\",\"x\"\], \"start\" : \[0,0\], \"end\" : \[2,2\], \"offset\" : \[0,2048\], \"padded_bytes\" : \[2048,2048\]" && body_has "\"kind\" : {\"values\" : \[\"activation\",\"param\"\], \"index\" : \[1,0\]}" && body_has "\"shape\" : {\"values\" : \[\"bf16\[8,128\]{1,0:T(8,128)(2,1)}\",\"f32\[4,128\]{1,0:T(4,128)}\"\], \"index\" : \[1,0\]}" && body_has "\"confidence\" : {\"values\" : \[\"assumed\"\], \"index\" : \[0,0\]}" && ! body_has "\"result\":"'
 letag=$(hdr ETag)
 check "?view=layout has its own ETag" eval '[ "$letag" = "${wetag%\"}-layout\"" ]'
 req GET "/api/v1/plans/$wid?view=layout" -H "If-None-Match: $letag"

@@ -401,16 +401,20 @@ static void test_claim_finish_once(void **state)
 
 /* A worker whose lease expired and was re-claimed cannot finish the job any more. */
 /* The views migrations/0002 computes from a stored result: exact text, tensor order kept,
- * missing fields null; nothing before the result exists; the full result unchanged. */
+ * repeated strings as dictionaries, missing fields null, empty tags left out; nothing before
+ * the result exists; the full result unchanged. */
 static void test_result_views(void **state)
 {
     static const char res[] =
-        "{\"summary\": {\"tensors\": 2}, \"tensors\": ["
+        "{\"summary\": {\"tensors\": 3}, \"tensors\": ["
         "{\"id\": 0, \"name\": \"a\", \"kind\": \"param\", \"live\": [0, 2], \"offset\": 0,"
         " \"padded_bytes\": 512, \"logical_bytes\": 100, \"shape\": \"f32[25]\","
         " \"layout_source\": \"given\", \"confidence\": \"given\"},"
         "{\"id\": 1, \"name\": \"b\", \"kind\": \"temp\", \"live\": [1, 3], \"offset\": 512,"
-        " \"padded_bytes\": 1024, \"logical_bytes\": 1024, \"tags\": [\"x\"]}],"
+        " \"padded_bytes\": 1024, \"logical_bytes\": 1024, \"tags\": [\"x\"]},"
+        "{\"id\": 2, \"name\": \"c\", \"kind\": \"param\", \"live\": [2, 3], \"offset\": 0,"
+        " \"padded_bytes\": 512, \"logical_bytes\": 100, \"shape\": \"f32[25]\","
+        " \"layout_source\": \"given\", \"confidence\": \"given\", \"tags\": []}],"
         " \"packing\": {\"peak\": {\"step\": 1}}}";
     struct store *s = *state;
     struct store_created a;
@@ -425,16 +429,19 @@ static void test_result_views(void **state)
     assert_int_equal(store_plan_get_view(s, a.id, STORE_VIEW_SUMMARY, &p), STORE_OK);
     assert_string_equal(p.status, "done");
     assert_string_equal(p.result_json,
-                        "{\"packing\": {\"peak\": {\"step\": 1}}, \"summary\": {\"tensors\": 2}}");
+                        "{\"packing\": {\"peak\": {\"step\": 1}}, \"summary\": {\"tensors\": 3}}");
     store_plan_free(&p);
     assert_int_equal(store_plan_get_view(s, a.id, STORE_VIEW_LAYOUT, &p), STORE_OK);
-    assert_string_equal(p.result_json,
-                        "{\"tensors\" : 2, \"id\" : [0,1], \"name\" : [\"a\",\"b\"],"
-                        " \"kind\" : [\"param\",\"temp\"], \"shape\" : [\"f32[25]\",null],"
-                        " \"start\" : [0,1], \"end\" : [2,3], \"offset\" : [0,512],"
-                        " \"padded_bytes\" : [512,1024], \"logical_bytes\" : [100,1024],"
-                        " \"layout_source\" : [\"given\",null], \"confidence\" : [\"given\",null],"
-                        " \"tags\" : [null,[\"x\"]]}");
+    assert_string_equal(
+        p.result_json,
+        "{\"tensors\" : 3, \"name\" : [\"a\",\"b\",\"c\"], \"start\" : [0,1,2], \"end\" : [2,3,3],"
+        " \"offset\" : [0,512,0], \"padded_bytes\" : [512,1024,512],"
+        " \"logical_bytes\" : [100,1024,100],"
+        " \"kind\" : {\"values\" : [\"param\",\"temp\"], \"index\" : [0,1,0]},"
+        " \"shape\" : {\"values\" : [\"f32[25]\",null], \"index\" : [0,1,0]},"
+        " \"layout_source\" : {\"values\" : [\"given\",null], \"index\" : [0,1,0]},"
+        " \"confidence\" : {\"values\" : [\"given\",null], \"index\" : [0,1,0]},"
+        " \"tags\" : { \"1\" : [\"x\"] }}");
     assert_int_equal(p.version, 3);
     store_plan_free(&p);
     assert_int_equal(store_plan_get_view(s, a.id, STORE_VIEW_FULL, &p), STORE_OK);
@@ -445,10 +452,12 @@ static void test_result_views(void **state)
     /* A result without tensors still has a layout, with empty columns. */
     char *v = sql1(dbinfo, "SELECT plan_result_layout('{}')");
     assert_non_null(v);
-    assert_string_equal(v, "{\"tensors\" : 0, \"id\" : [], \"name\" : [], \"kind\" : [],"
-                           " \"shape\" : [], \"start\" : [], \"end\" : [], \"offset\" : [],"
-                           " \"padded_bytes\" : [], \"logical_bytes\" : [], \"layout_source\" : [],"
-                           " \"confidence\" : [], \"tags\" : []}");
+    assert_string_equal(v, "{\"tensors\" : 0, \"name\" : [], \"start\" : [], \"end\" : [],"
+                           " \"offset\" : [], \"padded_bytes\" : [], \"logical_bytes\" : [],"
+                           " \"kind\" : {\"values\" : [], \"index\" : []},"
+                           " \"shape\" : {\"values\" : [], \"index\" : []},"
+                           " \"layout_source\" : {\"values\" : [], \"index\" : []},"
+                           " \"confidence\" : {\"values\" : [], \"index\" : []}, \"tags\" : {}}");
     free(v);
     store_job_free(&j);
 }
