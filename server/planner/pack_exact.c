@@ -40,9 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef EXACT_DEBUG
-#include <stdio.h>
-#endif
 
 #include "planner/pack_int.h"
 
@@ -111,8 +108,7 @@ struct xsearch {
     uint32_t stamp_now;
     uint32_t *aff;     /* nsec: affected sections of one placement */
     uint64_t *degleft; /* n: unplaced buffers overlapping each buffer */
-    size_t minleft;
-    int hat; /* the last placement raised some unplaced buffer's floor */
+    int hat;           /* the last placement raised some unplaced buffer's floor */
     struct trail_ent *trail;
     size_t ntrail, trail_cap;
     uint32_t *cand; /* candidate stack */
@@ -342,10 +338,6 @@ static int preorder(const struct pack_problem *p, const struct xprob *xp, unsign
         keys[i].idx = (uint32_t)i;
         for (int c = 0; c < 3; c++)
             keys[i].k[c] = s[c] == 'T' ? t : s[c] == 'W' ? w : s[c] == 'A' ? a : xp->size[i];
-#ifdef EXACT_DEBUG
-        if (i == 0)
-            fprintf(stderr, "heuristic %u: %s\n", h, h < nh ? s : "random");
-#endif
         keys[i].k[3] = h >= nh ? mix64(seed ^ mix64(h * 1000003ull + i)) : 0;
         if (h >= nh) { /* randomised: T first, then the random key */
             keys[i].k[1] = keys[i].k[3];
@@ -573,10 +565,6 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
 
     if (++s->nodes > s->node_limit)
         return -1;
-#ifdef EXACT_DEBUG
-    if (s->nleft < s->minleft)
-        s->minleft = s->nleft;
-#endif
     /* Stop when a packing within a lower target, or the same target from a lower thread,
      * is known (see worker_main), or at the deadline. */
     if ((s->nodes & 255) == 0 && (atomic_load_explicit(s->found_by, memory_order_relaxed) <
@@ -739,7 +727,6 @@ static int search_once(struct xsearch *s)
     s->ntrail = 0;
     s->ncand = 0;
     s->nodes = 0;
-    s->minleft = xp->n;
     return s->oom ? -1 : split(s, 0, (uint32_t)xp->nsec);
 }
 
@@ -814,15 +801,6 @@ static int run_round(struct worker *w, unsigned nthreads, const uint64_t *target
     }
     for (unsigned t = 0; t < nthreads; t++)
         oom |= w[t].s.oom;
-#ifdef EXACT_DEBUG
-    for (unsigned t = 0; t < nthreads; t++)
-        fprintf(
-            stderr,
-            "round limit %llu thread %u: targets %llu/%llu results %d/%d nodes %llu minleft %zu\n",
-            (unsigned long long)limit, t, (unsigned long long)targets[0],
-            (unsigned long long)(ntargets > 1 ? targets[1] : 0), w[t].result[0],
-            ntargets > 1 ? w[t].result[1] : 9, (unsigned long long)w[t].s.nodes, w[t].s.minleft);
-#endif
     return oom ? -1 : 0;
 }
 
