@@ -13,26 +13,34 @@
  *               above M leaves k a hole below it that k could drop into (every later buffer
  *               lies above), so only floors in [cur, M) are candidates; M <= cur is a dead end.
  *   sections    the timeline is cut into sections (maximal runs with one live set). The
- *               unplaced buffers live in a section are stacked above max(cur, top of the
- *               placed ones there), so that plus their total size must fit under the height.
- * Both are checked incrementally: placing a buffer touches only its overlap list and its
- * sections (with an undo trail), the per-node scans are over the unplaced buffers only.
+ *               unplaced buffers of a section are stacked above max(cur, their lowest
+ *               floor), so that plus their total size must fit under the height.
+ *   stranded    an unplaced buffer with floor < cur can only rest on a buffer still to be
+ *               placed; with no unplaced buffer overlapping it, the node is a dead end.
+ *   hatless     a candidate that raised no unplaced floor can sit at its floor in every
+ *               packing below the node; once it fails, the later candidates are covered.
+ *   decomposition  when no unplaced buffer crosses a section boundary, the two sides are
+ *               independent: each is solved once, left to right, without backtracking
+ *               between them (MiniMalloc's dynamic decomposition).
+ * All of it is incremental: placing a buffer touches its overlap list and its sections,
+ * with an undo trail; the per-node scans are over the unplaced buffers of the part only.
  *
  * Sizes and heights are divided by the gcd of the sizes (and the alignment): MiniMalloc's
  * instances are all multiples of 1024, so heights step by one unit and the proof "no
  * packing of height H - g exists" makes H optimal.
  *
- * Portfolio. Each thread searches the same height with its own static preorder of the
- * buffers (rank: section total, width, area, size in different priorities, the last ones
- * seeded at random), in rounds with a node limit that doubles each round. A round ends when
- * the lowest-numbered thread that can still decide has decided, so the answer depends on
- * node counts only, never on thread timing: the solver is deterministic for a seed and a
- * thread count.
+ * Portfolio. The threads run the same targets with different preorders of the buffers
+ * (portfolio[] below: static ones, and dynamic ones re-ranked per independent part), in
+ * rounds: every thread restarts with the next preorder, and the node limit doubles once
+ * every preorder has had it. A job stops early only when a lower target, or the same
+ * target on a lower-numbered thread, has found a packing, so the outcome depends on node
+ * counts only, never on thread timing: deterministic for a seed and a thread count (the
+ * deadline aside).
  *
- * Minimisation. With a capacity the first target is the capacity (MiniMalloc's question);
- * then, and without a capacity from the start, the targets are the lower bound (often
- * optimal) and then the best peak found minus one unit, until a search is exhausted (the
- * peak is then proven optimal) or the deadline passes.
+ * Minimisation. Each round searches up to two heights: the proven lower bound (often the
+ * optimum, and then found fast because tight heights prune hard) and the goal: first the
+ * capacity (MiniMalloc's question), then one unit below the best peak. An exhausted
+ * search raises the proven bound; the peak is proven optimal when the bound meets it.
  */
 #include <pthread.h>
 #include <stdatomic.h>
