@@ -488,6 +488,15 @@ test('100,000-buffer plan: first paint of the charts', async () => {
         return { first: window.__tpuplan.firstPaintMs, views, ...window.__tpuplan.timings, drawn: window.__tpuplan.layout.drawn };
     });
     const urls = await planRequests(page);
+    // The columns the server built in SQL hold each tensor's fields (sampled across the plan).
+    const sample = [0, 1, 777, 50000, 99998, 99999];
+    const got = await page.evaluate((ix) => ix.map((i) => window.__tpuplan.layout.tensor(i)), sample);
+    for (const [k, i] of sample.entries()) {
+        const want = r.tensors[i], g = got[k];
+        for (const f of ['name', 'kind', 'shape', 'offset', 'padded_bytes', 'logical_bytes', 'layout_source', 'confidence'])
+            assert(g[f] === want[f], `tensor ${i} ${f}: ${g[f]} != ${want[f]}`);
+        assert(g.live[0] === want.live[0] && g.live[1] === want.live[1] && g.id === want.id, `tensor ${i} live/id`);
+    }
     const ink = await inkedPixels(page, '#layout-canvas');
     await page.screenshot({ path: join(artifacts, 'plan-100k.png') });
     // A frame after zooming must also be quick (the chart redraws on every wheel event).

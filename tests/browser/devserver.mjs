@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { join, extname, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeResult } from './fixtures.mjs';
+import { makeResult, summaryView, layoutView } from './fixtures.mjs';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '../../static');
 const port = Number(process.argv[2] || 8765);
@@ -29,8 +29,11 @@ createServer(async (req, res) => {
     const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:";
     let m;
     if ((m = url.pathname.match(/^\/api\/v1\/plans\/([\w-]+)$/))) {
+        const { result, ...p } = plan(m[1]);
+        const view = url.searchParams.get('view');
+        const doc = view === 'summary' ? { ...p, result: summaryView(result) } : view === 'layout' ? { ...p, layout: layoutView(result) } : { ...p, result };
         res.writeHead(200, { 'Content-Type': 'application/json' });
-        return res.end(JSON.stringify(plan(m[1])));
+        return res.end(JSON.stringify(doc));
     }
     if (url.pathname === '/api/v1/plans') {
         res.writeHead(200, { 'Content-Type': 'application/json' });

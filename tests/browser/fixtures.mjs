@@ -1,6 +1,7 @@
 // fixtures.mjs - synthetic plan results (server/planner/RESULT.md shape) for the browser
 // tests that need a size the real planner is not asked to produce in a test run (the
-// 100,000-buffer first-paint check), and safetensors builders.
+// 100,000-buffer first-paint check), the two views the server makes of a result (for
+// devserver.mjs), and safetensors builders.
 //
 // The synthetic packing is valid by construction: the heap is cut into horizontal bands and
 // each band is filled left to right with buffers that never overlap in time.
@@ -118,6 +119,30 @@ export function wrap(tensors, steps, capacity, extra = {}) {
             peak: { step: peakStep, bytes: peak, buffers: peakBuffers },
         },
         warnings: [],
+    };
+}
+
+// GET /api/v1/plans/{id}?view=summary|layout of a result, as migrations/0002_result_views.sql
+// computes them (key order aside): the result without tensors, and the tensors as columns.
+export function summaryView(r) {
+    const { tensors, ...rest } = r;
+    return rest;
+}
+
+export function layoutView(r) {
+    const ts = r.tensors || [];
+    const col = (f) => ts.map((t) => f(t) ?? null);
+    const dict = (key) => {
+        const values = [...new Set(ts.map((t) => t[key] ?? null))].sort((a, b) => (a === null) - (b === null) || (a < b ? -1 : a > b ? 1 : 0));
+        const at = new Map(values.map((v, i) => [v, i]));
+        return { values, index: ts.map((t) => at.get(t[key] ?? null)) };
+    };
+    const tags = {};
+    ts.forEach((t, i) => Array.isArray(t.tags) && t.tags.length && (tags[i] = t.tags));
+    return {
+        tensors: ts.length, name: col((t) => t.name), start: col((t) => t.live?.[0]), end: col((t) => t.live?.[1]),
+        offset: col((t) => t.offset), padded_bytes: col((t) => t.padded_bytes), logical_bytes: col((t) => t.logical_bytes),
+        kind: dict('kind'), shape: dict('shape'), layout_source: dict('layout_source'), confidence: dict('confidence'), tags,
     };
 }
 
