@@ -102,7 +102,7 @@ struct pack_metrics {
     uint64_t *heap_top;    /* max(offset+size) of live buffers on that segment */
     uint64_t *free_bytes;  /* heap_top - live_bytes: gaps inside the heap */
     uint64_t *largest_gap; /* largest free gap below heap_top on that segment */
-    size_t peak_segment;   /* index of the segment where heap_top is maximal */
+    size_t peak_segment;   /* segment where heap_top is maximal; ties: most live bytes */
     size_t *peak_buffers;  /* ids of buffers live at the peak segment */
     size_t npeak_buffers;
 };

@@ -155,7 +155,12 @@ int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
         out->largest_gap[ns] = 0;
         if (t[1].cnt)
             out->largest_gap[ns] = t[1].first > t[1].gap ? t[1].first : t[1].gap;
-        if (out->heap_top[ns] > out->heap_top[out->peak_segment])
+        /* Among the segments at the heap's top, the one where the program holds the most
+         * live bytes: a long-lived buffer placed high makes the top flat, and "the peak
+         * step" should then point at the program's own high-water mark. */
+        if (out->heap_top[ns] > out->heap_top[out->peak_segment] ||
+            (out->heap_top[ns] == out->heap_top[out->peak_segment] &&
+             live > out->live_bytes[out->peak_segment]))
             out->peak_segment = ns;
         ns++;
     }
