@@ -43,18 +43,19 @@ export class LayoutChart {
         this.kind = new Uint8Array(n);
         let xmin = Infinity, xmax = -Infinity, ymax = 0, placed = 0;
         for (let i = 0; i < n; i++) {
-            const live = Number.isFinite(start[i]) && Number.isFinite(end[i]) ? [start[i], end[i]] : [0, 1];
+            const known = Number.isFinite(start[i]) && Number.isFinite(end[i]);
+            const a = known ? start[i] : 0, b = known ? end[i] : 1;
             const off = Number.isFinite(offset[i]) ? offset[i] : NaN;
             const size = Number.isFinite(padded[i]) ? padded[i] : logical[i] || 0;
-            this.x0[i] = live[0];
-            this.x1[i] = Math.max(live[1], live[0] + 1e-9);
+            this.x0[i] = a;
+            this.x1[i] = Math.max(b, a + 1e-9);
             this.y0[i] = off;
             this.y1[i] = off + size;
             this.kind[i] = kindOf[kind[i]];
             if (Number.isNaN(off)) continue;
             placed++;
-            if (live[0] < xmin) xmin = live[0];
-            if (live[1] > xmax) xmax = live[1];
+            if (a < xmin) xmin = a;
+            if (b > xmax) xmax = b;
             if (off + size > ymax) ymax = off + size;
         }
         if (!placed) {
