@@ -9,6 +9,8 @@
  * The placed buffers that overlap a lifetime are found with a static augmented tree: the
  * leaves are the buffers sorted by lower, each internal node keeps the largest upper of the
  * placed leaves below it, so a query reports the k overlapping buffers in O((k+1) log n).
+ * Orders are LSD radix sorts and the k chunks are radix-sorted by offset when k is large,
+ * so a pass costs O(n (k + log n)) with small constants and no allocation per buffer.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -16,54 +18,17 @@
 
 #include "planner/pack_int.h"
 
-struct sort_key {
-    unsigned __int128 k1;
-    uint64_t k2;
-    uint64_t k3;
+/*
+ * Sorting. Every order is a lexicographic sequence of up to four 64-bit keys ending with
+ * the buffer index, so an LSD radix sort of (key, index) pairs, one stable pass per byte
+ * from the least significant key to the most significant, gives it in O(n) per varying
+ * byte. Bytes that are equal in every key are skipped: model sizes and lifetimes vary in
+ * only a few of them.
+ */
+struct rkey {
+    uint64_t k;
     uint32_t idx;
 };
-
-static bool sort_key_less(const struct sort_key *x, const struct sort_key *y)
-{
-    if (x->k1 != y->k1)
-        return x->k1 < y->k1;
-    if (x->k2 != y->k2)
-        return x->k2 < y->k2;
-    if (x->k3 != y->k3)
-        return x->k3 < y->k3;
-    return x->idx < y->idx;
-}
-
-/* Bottom-up merge sort (keys are unique by idx, so stability does not matter); tmp holds n
- * keys. Inlined comparisons make it several times faster than qsort on these keys. */
-static void sort_keys(struct sort_key *a, struct sort_key *tmp, size_t n)
-{
-    struct sort_key *src = a, *dst = tmp;
-
-    for (size_t i = 0; i + 1 < n; i += 2)
-        if (sort_key_less(&a[i + 1], &a[i])) {
-            struct sort_key x = a[i];
-            a[i] = a[i + 1];
-            a[i + 1] = x;
-        }
-    for (size_t w = 2; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = sort_key_less(&src[j], &src[i]) ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        struct sort_key *x = src;
-        src = dst;
-        dst = x;
-    }
-    if (src != a)
-        memcpy(a, src, n * sizeof(*a));
-}
 
 /* Maps a signed step to an unsigned key with the same order. */
 static uint64_t okey(int64_t v)
@@ -71,59 +36,80 @@ static uint64_t okey(int64_t v)
     return (uint64_t)v ^ ((uint64_t)1 << 63);
 }
 
-struct lkey {
-    int64_t lower;
-    uint32_t idx;
-};
-
-static bool lkey_less(const struct lkey *x, const struct lkey *y)
+/* The j-th key (0 = most significant) of buffer i under ord; descending keys are stored
+ * complemented. nkeys tells how many keys ord uses. */
+static uint64_t order_key(const struct pack_problem *p, enum pack_order ord, size_t i, int j,
+                          int64_t tmin, int64_t tmax)
 {
-    return x->lower != y->lower ? x->lower < y->lower : x->idx < y->idx;
+    const struct pack_buffer *b = &p->bufs[i];
+    uint64_t dur = (uint64_t)(b->upper - b->lower); /* validated: no overflow */
+    unsigned __int128 area;
+    bool whole;
+
+    switch (ord) {
+    case PACK_ORDER_SPATIAL:
+        return j == 0 ? ~b->size : ~dur;
+    case PACK_ORDER_TEMPORAL:
+        return j == 0 ? ~dur : ~b->size;
+    case PACK_ORDER_AREA:
+        area = ~((unsigned __int128)b->size * dur);
+        return j == 0 ? (uint64_t)(area >> 64) : (uint64_t)area;
+    case PACK_ORDER_PROGRAM:
+        return okey(b->lower);
+    case PACK_ORDER_TFLITE:
+        /* ArenaPlanner::CreateTensorAllocationVector: buffers live for the whole run
+         * first (by index), then size desc, then allocation node. */
+        whole = b->lower == tmin && b->upper == tmax;
+        if (j == 0)
+            return whole ? 0 : 1;
+        if (whole)
+            return 0;
+        return j == 1 ? ~b->size : okey(b->lower);
+    }
+    return 0;
 }
 
-/* Program order (lower, index) with 16-byte keys: the index build sorts this once per
- * greedy pass, so it gets its own bottom-up merge sort. */
-static int sort_program(const struct pack_problem *p, uint32_t *order, struct err *e)
+static int order_nkeys(enum pack_order ord)
 {
-    struct lkey *a = malloc(2 * p->n * sizeof(*a)), *src, *dst;
+    return ord == PACK_ORDER_PROGRAM ? 1 : ord == PACK_ORDER_TFLITE ? 3 : 2;
+}
 
-    if (a == NULL)
-        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
-    for (size_t i = 0; i < p->n; i++)
-        a[i] = (struct lkey){p->bufs[i].lower, (uint32_t)i};
-    src = a;
-    dst = a + p->n;
-    for (size_t w = 1; w < p->n; w *= 2) {
-        for (size_t lo = 0; lo < p->n; lo += 2 * w) {
-            size_t mid = lo + w < p->n ? lo + w : p->n, hi = lo + 2 * w < p->n ? lo + 2 * w : p->n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] = lkey_less(&src[j], &src[i]) ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
+/* Stable LSD radix sort of a[n] by k (tmp holds n entries); returns the sorted array. */
+static struct rkey *radix_sort(struct rkey *a, struct rkey *tmp, size_t n)
+{
+    uint64_t diff = 0;
+    size_t cnt[256];
+
+    for (size_t i = 1; i < n; i++)
+        diff |= a[i].k ^ a[0].k;
+    for (unsigned sh = 0; sh < 64; sh += 8) {
+        if (((diff >> sh) & 0xff) == 0)
+            continue;
+        memset(cnt, 0, sizeof(cnt));
+        for (size_t i = 0; i < n; i++)
+            cnt[(a[i].k >> sh) & 0xff]++;
+        for (size_t d = 0, sum = 0; d < 256; d++) {
+            size_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
         }
-        struct lkey *x = src;
-        src = dst;
-        dst = x;
+        for (size_t i = 0; i < n; i++)
+            tmp[cnt[(a[i].k >> sh) & 0xff]++] = a[i];
+        struct rkey *x = a;
+        a = tmp;
+        tmp = x;
     }
-    for (size_t i = 0; i < p->n; i++)
-        order[i] = src[i].idx;
-    free(a);
-    return ERR_OK;
+    return a;
 }
 
 int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t *order,
                     struct err *e)
 {
-    struct sort_key *keys;
+    struct rkey *keys, *a;
     int64_t tmin = INT64_MAX, tmax = INT64_MIN;
 
     if (p->n == 0)
         return ERR_OK;
-    if (ord == PACK_ORDER_PROGRAM)
-        return sort_program(p, order, e);
     keys = malloc(2 * p->n * sizeof(*keys));
     if (keys == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
@@ -133,42 +119,16 @@ int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t 
         if (p->bufs[i].upper > tmax)
             tmax = p->bufs[i].upper;
     }
-    for (size_t i = 0; i < p->n; i++) {
-        const struct pack_buffer *b = &p->bufs[i];
-        uint64_t dur = (uint64_t)(b->upper - b->lower); /* validated: no overflow */
-        struct sort_key *k = &keys[i];
-
-        k->idx = (uint32_t)i;
-        k->k2 = k->k3 = 0;
-        switch (ord) {
-        case PACK_ORDER_SPATIAL: /* descending keys are stored complemented */
-            k->k1 = ~b->size;
-            k->k2 = ~dur;
-            break;
-        case PACK_ORDER_TEMPORAL:
-            k->k1 = ~dur;
-            k->k2 = ~b->size;
-            break;
-        case PACK_ORDER_AREA:
-            k->k1 = ~((unsigned __int128)b->size * dur);
-            break;
-        case PACK_ORDER_PROGRAM:
-            k->k1 = okey(b->lower);
-            break;
-        case PACK_ORDER_TFLITE:
-            /* ArenaPlanner::CreateTensorAllocationVector: buffers live for the whole run
-             * first (by index), then size desc, then allocation node. */
-            k->k1 = (b->lower == tmin && b->upper == tmax) ? 0 : 1;
-            if (k->k1 == 1) {
-                k->k2 = ~b->size;
-                k->k3 = okey(b->lower);
-            }
-            break;
-        }
-    }
-    sort_keys(keys, keys + p->n, p->n);
     for (size_t i = 0; i < p->n; i++)
-        order[i] = keys[i].idx;
+        order[i] = (uint32_t)i; /* the final tie-break: index ascending */
+    a = keys;
+    for (int j = order_nkeys(ord) - 1; j >= 0; j--) {
+        for (size_t i = 0; i < p->n; i++)
+            a[i] = (struct rkey){order_key(p, ord, order[i], j, tmin, tmax), order[i]};
+        a = radix_sort(a, a == keys ? keys + p->n : keys, p->n);
+        for (size_t i = 0; i < p->n; i++)
+            order[i] = a[i].idx;
+    }
     free(keys);
     return ERR_OK;
 }
@@ -177,39 +137,37 @@ struct chunk {
     uint64_t off, end;
 };
 
-static int chunk_cmp(const void *a, const void *b)
-{
-    const struct chunk *x = a, *y = b;
-
-    return (x->off > y->off) - (x->off < y->off);
-}
-
 /*
  * The placed-buffer index (see the file comment). Leaves are grouped in buckets of
  * PTREE_BUCKET consecutive positions; the tree keeps one max-upper per bucket and a query
  * scans the buckets it reaches linearly, over arrays laid out by position, which keeps
- * the memory traffic sequential on million-buffer inputs.
+ * the memory traffic sequential on million-buffer inputs. blow (the first lower of each
+ * bucket, small enough to stay cached) bounds the query on the right, so it needs no
+ * binary search over the positions.
  */
 #define PTREE_BUCKET 16
 
+struct slot {
+    int64_t lower;
+    struct chunk ch; /* once placed */
+};
+
 struct ptree {
-    size_t n, leaves;   /* leaves: power of two >= number of buckets */
-    uint32_t *by_lower; /* position -> buffer */
-    uint32_t *pos;      /* buffer -> position */
-    int64_t *lowers;    /* lower of each position, ascending */
-    uint64_t *maxup;    /* 2*leaves nodes: okey(max upper) of placed buffers below, 0 if none */
-    uint64_t *up;       /* position: okey(upper) once placed, 0 before */
-    struct chunk *ch;   /* position: the placed chunk */
+    size_t n, leaves; /* leaves: power of two >= number of buckets */
+    uint32_t *pos;    /* buffer -> position (positions are ordered by (lower, index)) */
+    int64_t *blow;    /* bucket -> lower of its first position */
+    uint64_t *maxup;  /* 2*leaves nodes: okey(max upper) of placed buffers below, 0 if none */
+    uint64_t *up;     /* position: okey(upper) once placed, 0 before */
+    struct slot *sl;  /* position: lower and the placed chunk */
 };
 
 static void ptree_free(struct ptree *t)
 {
-    free(t->by_lower);
     free(t->pos);
-    free(t->lowers);
+    free(t->blow);
     free(t->maxup);
     free(t->up);
-    free(t->ch);
+    free(t->sl);
     memset(t, 0, sizeof(*t));
 }
 
@@ -217,6 +175,7 @@ static void ptree_free(struct ptree *t)
 static int ptree_init(struct ptree *t, const struct pack_problem *p, struct err *e)
 {
     size_t nb = (p->n + PTREE_BUCKET - 1) / PTREE_BUCKET;
+    uint32_t *by_lower = NULL;
     int rc;
 
     memset(t, 0, sizeof(*t));
@@ -224,23 +183,29 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, struct err 
     t->leaves = 1;
     while (t->leaves < nb)
         t->leaves *= 2;
-    t->by_lower = calloc(p->n, sizeof(*t->by_lower));
-    t->pos = calloc(p->n, sizeof(*t->pos));
-    t->lowers = calloc(p->n, sizeof(*t->lowers));
+    by_lower = malloc(p->n * sizeof(*by_lower));
+    t->pos = malloc(p->n * sizeof(*t->pos));
+    t->blow = calloc(t->leaves, sizeof(*t->blow));
     t->maxup = calloc(2 * t->leaves, sizeof(*t->maxup));
     t->up = calloc(p->n, sizeof(*t->up));
-    t->ch = calloc(p->n, sizeof(*t->ch));
-    if (t->by_lower == NULL || t->pos == NULL || t->lowers == NULL || t->maxup == NULL ||
-        t->up == NULL || t->ch == NULL)
-        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
-    rc = pack_sort_order(p, PACK_ORDER_PROGRAM, t->by_lower, e);
-    if (rc != ERR_OK)
-        return rc;
-    for (size_t i = 0; i < p->n; i++) {
-        t->pos[t->by_lower[i]] = (uint32_t)i;
-        t->lowers[i] = p->bufs[t->by_lower[i]].lower;
+    t->sl = calloc(p->n, sizeof(*t->sl));
+    if (by_lower == NULL || t->pos == NULL || t->blow == NULL || t->maxup == NULL ||
+        t->up == NULL || t->sl == NULL) {
+        rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+        goto out;
     }
-    return ERR_OK;
+    rc = pack_sort_order(p, PACK_ORDER_PROGRAM, by_lower, e);
+    if (rc != ERR_OK)
+        goto out;
+    for (size_t i = 0; i < p->n; i++) {
+        t->pos[by_lower[i]] = (uint32_t)i;
+        t->sl[i].lower = p->bufs[by_lower[i]].lower;
+    }
+    for (size_t b = 0; b < t->leaves; b++)
+        t->blow[b] = b < nb ? t->sl[b * PTREE_BUCKET].lower : INT64_MAX;
+out:
+    free(by_lower);
+    return rc;
 }
 
 static void ptree_insert(struct ptree *t, uint32_t buf, int64_t upper, uint64_t off, uint64_t end)
@@ -249,7 +214,7 @@ static void ptree_insert(struct ptree *t, uint32_t buf, int64_t upper, uint64_t 
     uint64_t key = okey(upper);
 
     t->up[q] = key;
-    t->ch[q] = (struct chunk){off, end};
+    t->sl[q].ch = (struct chunk){off, end};
     while (node >= 1 && t->maxup[node] < key) {
         t->maxup[node] = key;
         node /= 2;
@@ -262,35 +227,25 @@ static void ptree_insert(struct ptree *t, uint32_t buf, int64_t upper, uint64_t 
  */
 static size_t ptree_query(const struct ptree *t, int64_t lower, int64_t upper, struct chunk *out)
 {
-    size_t lo = 0, hi = t->n, cnt = 0, sp = 0, span0 = t->leaves;
+    size_t cnt = 0, sp = 0;
     size_t stack[3 * 80];
     uint64_t klow = okey(lower);
 
-    /* Positions [0, lo) are those with lower < upper. */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->lowers[mid] < upper)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return 0;
-    /* Depth-first over the nodes whose buckets start below lo; the stack holds
-     * (node, first bucket, bucket count) triples. */
+    /* Depth-first over the nodes whose buckets may hold a placed buffer overlapping
+     * [lower, upper); the stack holds (node, first bucket, bucket count) triples. */
     stack[sp++] = 1;
     stack[sp++] = 0;
-    stack[sp++] = span0;
+    stack[sp++] = t->leaves;
     while (sp > 0) {
         size_t span = stack[--sp], first = stack[--sp], node = stack[--sp];
 
-        if (t->maxup[node] <= klow || first * PTREE_BUCKET >= lo)
+        if (t->maxup[node] <= klow || t->blow[first] >= upper)
             continue;
         if (span == 1) {
-            size_t a = first * PTREE_BUCKET, b = a + PTREE_BUCKET < lo ? a + PTREE_BUCKET : lo;
+            size_t a = first * PTREE_BUCKET, b = a + PTREE_BUCKET < t->n ? a + PTREE_BUCKET : t->n;
             for (size_t q = a; q < b; q++)
-                if (t->up[q] > klow)
-                    out[cnt++] = t->ch[q];
+                if (t->up[q] > klow && t->sl[q].lower < upper)
+                    out[cnt++] = t->sl[q].ch;
             continue;
         }
         span /= 2;
@@ -304,20 +259,45 @@ static size_t ptree_query(const struct ptree *t, int64_t lower, int64_t upper, s
     return cnt;
 }
 
-/* Sorts chunks by offset: insertion sort for the usual handful, qsort beyond. */
-static void chunks_sort(struct chunk *c, size_t k)
+/* Sorts chunks by offset: insertion sort for the usual handful, an LSD radix sort on the
+ * offset beyond (tmp holds k chunks; many buffers live at once make k large). */
+static void chunks_sort(struct chunk *c, struct chunk *tmp, size_t k)
 {
-    if (k > 64) {
-        qsort(c, k, sizeof(*c), chunk_cmp);
+    uint64_t diff = 0;
+    size_t cnt[256];
+    struct chunk *a = c;
+
+    if (k <= 48) {
+        for (size_t i = 1; i < k; i++) {
+            struct chunk x = c[i];
+            size_t j = i;
+            for (; j > 0 && c[j - 1].off > x.off; j--)
+                c[j] = c[j - 1];
+            c[j] = x;
+        }
         return;
     }
-    for (size_t i = 1; i < k; i++) {
-        struct chunk x = c[i];
-        size_t j = i;
-        for (; j > 0 && c[j - 1].off > x.off; j--)
-            c[j] = c[j - 1];
-        c[j] = x;
+    for (size_t i = 1; i < k; i++)
+        diff |= c[i].off ^ c[0].off;
+    for (unsigned sh = 0; sh < 64; sh += 8) {
+        if (((diff >> sh) & 0xff) == 0)
+            continue;
+        memset(cnt, 0, sizeof(cnt));
+        for (size_t i = 0; i < k; i++)
+            cnt[(a[i].off >> sh) & 0xff]++;
+        for (size_t d = 0, sum = 0; d < 256; d++) {
+            size_t x = cnt[d];
+            cnt[d] = sum;
+            sum += x;
+        }
+        for (size_t i = 0; i < k; i++)
+            tmp[cnt[(a[i].off >> sh) & 0xff]++] = a[i];
+        struct chunk *x = a;
+        a = tmp;
+        tmp = x;
     }
+    if (a != c)
+        memcpy(c, a, k * sizeof(*c));
 }
 
 /* Chooses an offset for size among the sorted chunks (see the file comment). */
@@ -358,7 +338,7 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     rc = ptree_init(&t, p, e); /* on failure, t is freed at out */
     if (rc != ERR_OK)
         goto out;
-    chunks = malloc(p->n * sizeof(*chunks));
+    chunks = malloc(2 * p->n * sizeof(*chunks));
     if (order == NULL)
         own = calloc(p->n, sizeof(*own));
     if (chunks == NULL || (order == NULL && own == NULL)) {
@@ -374,9 +354,14 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     for (size_t i = 0; i < p->n; i++) {
         uint32_t b = order[i];
         const struct pack_buffer *pb = &p->bufs[b];
-        size_t k = ptree_query(&t, pb->lower, pb->upper, chunks);
+        size_t k;
 
-        chunks_sort(chunks, k);
+        if (i + 8 < p->n) { /* the order jumps around in time: fetch ahead */
+            __builtin_prefetch(&p->bufs[order[i + 8]]);
+            __builtin_prefetch(&t.pos[order[i + 8]]);
+        }
+        k = ptree_query(&t, pb->lower, pb->upper, chunks);
+        chunks_sort(chunks, chunks + p->n, k);
         offsets[b] = choose_offset(chunks, k, pb->size, p->alignment, fit);
         if (offsets[b] + pb->size > *peak)
             *peak = offsets[b] + pb->size;
