@@ -70,6 +70,7 @@ struct plan_ctx {
     char name[128];
     size_t nstrategies;
     char strategies[PLAN_MAX_STRATEGIES][32];
+    bool best_only; /* "best" asked for: search strategies may stop at the lower bound */
     /* totals */
     uint64_t logical, padded;
     size_t count[KIND_COUNT];
@@ -186,6 +187,7 @@ static int choose_strategies(struct plan_ctx *c, const char *req, struct err *e)
         for (size_t k = 0; k < nknown; k++) {
             bool all = strcmp(tok, "all") == 0;
             bool best = strcmp(tok, "best") == 0;
+            c->best_only |= best;
             bool exact = strcmp(known[k], "exact") == 0;
             if (!(all || best || strcmp(tok, known[k]) == 0))
                 continue;
@@ -452,6 +454,12 @@ static void packing_free(struct packing *pk, size_t nruns)
         pack_metrics_free(&pk->mt);
 }
 
+/* The strategies that search under a time limit (the rest are single greedy passes). */
+static bool is_search_strategy(const char *name)
+{
+    return strcmp(name, "tpuplan-search") == 0 || strcmp(name, "exact") == 0;
+}
+
 static int run_packing(struct plan_ctx *c, struct packing *pk, struct err *e)
 {
     struct pack_opts po = {.time_limit_s = c->time_limit_s, .seed = 1, .threads = 0};
@@ -466,18 +474,30 @@ static int run_packing(struct plan_ctx *c, struct packing *pk, struct err *e)
         return ERR_OK;
     if ((rc = pack_lower_bound(&pk->p, &pk->lb, e)) != ERR_OK)
         return rc;
-    for (size_t k = 0; k < c->nstrategies; k++) {
+    for (size_t k = 0; k < c->nstrategies;) {
         struct strat_run *sr = &pk->runs[k];
         struct err pe;
+        /* Under "best", a packing at the lower bound is proven optimal: the search
+         * strategies could only spend their time limit to find it again. Drop them from
+         * the list (and say so) rather than report runs that did not happen. */
+        if (c->best_only && pk->chosen >= 0 && pk->runs[pk->chosen].r.peak == pk->lb &&
+            is_search_strategy(c->strategies[k])) {
+            model_warn(&c->m, "%s skipped: %s already reached the lower bound (optimal)",
+                       c->strategies[k], pk->runs[pk->chosen].r.strategy);
+            memmove(c->strategies[k], c->strategies[k + 1],
+                    (c->nstrategies - k - 1) * sizeof(c->strategies[0]));
+            c->nstrategies--;
+            continue;
+        }
         err_clear(&pe);
         sr->rc = pack_run(&pk->p, c->strategies[k], &po, &sr->r, &pe);
         if (sr->rc != ERR_OK) {
             snprintf(sr->error, sizeof(sr->error), "%s", pe.msg);
             snprintf(sr->r.strategy, sizeof(sr->r.strategy), "%s", c->strategies[k]);
-            continue;
-        }
-        if (pk->chosen < 0 || sr->r.peak < pk->runs[pk->chosen].r.peak)
+        } else if (pk->chosen < 0 || sr->r.peak < pk->runs[pk->chosen].r.peak) {
             pk->chosen = (int)k;
+        }
+        k++;
     }
     if (pk->chosen < 0)
         return err_set(e, pk->runs[0].rc, "strategies", "no packing strategy succeeded: %s: %s",
