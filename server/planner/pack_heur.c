@@ -19,16 +19,14 @@
 #include "planner/pack_int.h"
 
 /*
- * Sorting. Every order is a lexicographic sequence of up to four 64-bit keys ending with
- * the buffer index, so an LSD radix sort of (key, index) pairs, one stable pass per byte
- * from the least significant key to the most significant, gives it in O(n) per varying
- * byte. Bytes that are equal in every key are skipped: model sizes and lifetimes vary in
- * only a few of them.
+ * Sorting. Every order is a lexicographic sequence of up to three 64-bit keys ending with
+ * the buffer index. Only the bits that differ between buffers matter, so each key is cut
+ * down to its varying bits and the cut keys are concatenated into one long key, which an
+ * LSD radix sort then orders 32 bits at a time (least significant group first), on 8-byte
+ * (group << 32 | index) words. Model sizes and lifetimes vary in few bits, so one group of
+ * 32 usually holds the whole key: a pass is then a sequential fill and a few byte passes.
  */
-struct rkey {
-    uint64_t k;
-    uint32_t idx;
-};
+#define ORDER_MAX_KEYS 3
 
 /* Maps a signed step to an unsigned key with the same order. */
 static uint64_t okey(int64_t v)
@@ -37,7 +35,7 @@ static uint64_t okey(int64_t v)
 }
 
 /* The j-th key (0 = most significant) of buffer i under ord; descending keys are stored
- * complemented. nkeys tells how many keys ord uses. */
+ * complemented. */
 static uint64_t order_key(const struct pack_problem *p, enum pack_order ord, size_t i, int j,
                           int64_t tmin, int64_t tmax)
 {
@@ -74,62 +72,108 @@ static int order_nkeys(enum pack_order ord)
     return ord == PACK_ORDER_PROGRAM ? 1 : ord == PACK_ORDER_TFLITE ? 3 : 2;
 }
 
-/* Stable LSD radix sort of a[n] by k (tmp holds n entries); returns the sorted array. */
-static struct rkey *radix_sort(struct rkey *a, struct rkey *tmp, size_t n)
+/* The varying bits of one key: (key >> low) & mask, placed at bit pos of the long key. */
+struct field {
+    unsigned low, width, pos;
+};
+
+/* Bits [32 g, 32 g + 32) of buffer i's long key. */
+static uint64_t long_key_group(const struct pack_problem *p, enum pack_order ord,
+                               const struct field *f, int nk, size_t i, unsigned g, int64_t tmin,
+                               int64_t tmax)
+{
+    unsigned lo = 32 * g;
+    uint64_t v = 0;
+
+    for (int j = 0; j < nk; j++) {
+        uint64_t c;
+        if (f[j].width == 0 || f[j].pos >= lo + 32 || f[j].pos + f[j].width <= lo)
+            continue;
+        c = order_key(p, ord, i, j, tmin, tmax) >> f[j].low;
+        if (f[j].width < 64)
+            c &= ((uint64_t)1 << f[j].width) - 1;
+        v |= f[j].pos >= lo ? c << (f[j].pos - lo) : c >> (lo - f[j].pos);
+    }
+    return v & 0xffffffffu;
+}
+
+/* Stable LSD radix sort of a[n] by the high 32 bits (tmp holds n words); returns the
+ * sorted array. */
+static uint64_t *radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
 {
     uint64_t diff = 0;
     size_t cnt[256];
 
     for (size_t i = 1; i < n; i++)
-        diff |= a[i].k ^ a[0].k;
-    for (unsigned sh = 0; sh < 64; sh += 8) {
+        diff |= a[i] ^ a[0];
+    for (unsigned sh = 32; sh < 64; sh += 8) {
         if (((diff >> sh) & 0xff) == 0)
             continue;
         memset(cnt, 0, sizeof(cnt));
         for (size_t i = 0; i < n; i++)
-            cnt[(a[i].k >> sh) & 0xff]++;
+            cnt[(a[i] >> sh) & 0xff]++;
         for (size_t d = 0, sum = 0; d < 256; d++) {
             size_t c = cnt[d];
             cnt[d] = sum;
             sum += c;
         }
         for (size_t i = 0; i < n; i++)
-            tmp[cnt[(a[i].k >> sh) & 0xff]++] = a[i];
-        struct rkey *x = a;
+            tmp[cnt[(a[i] >> sh) & 0xff]++] = a[i];
+        uint64_t *x = a;
         a = tmp;
         tmp = x;
     }
     return a;
 }
 
-int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t *order,
-                    struct err *e)
+/* pack_sort_order on caller scratch (2n words). */
+static void sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t *order,
+                       uint64_t *scratch)
 {
-    struct rkey *keys, *a;
+    struct field f[ORDER_MAX_KEYS];
     int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+    int nk = order_nkeys(ord);
+    unsigned total = 0;
 
-    if (p->n == 0)
-        return ERR_OK;
-    keys = malloc(2 * p->n * sizeof(*keys));
-    if (keys == NULL)
-        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
     for (size_t i = 0; i < p->n; i++) {
         if (p->bufs[i].lower < tmin)
             tmin = p->bufs[i].lower;
         if (p->bufs[i].upper > tmax)
             tmax = p->bufs[i].upper;
     }
+    for (int j = nk - 1; j >= 0; j--) {
+        uint64_t diff = 0, k0 = order_key(p, ord, 0, j, tmin, tmax);
+        for (size_t i = 1; i < p->n; i++)
+            diff |= order_key(p, ord, i, j, tmin, tmax) ^ k0;
+        f[j].low = diff ? (unsigned)__builtin_ctzll(diff) : 0;
+        f[j].width = diff ? 64 - (unsigned)__builtin_clzll(diff) - f[j].low : 0;
+        f[j].pos = total;
+        total += f[j].width;
+    }
     for (size_t i = 0; i < p->n; i++)
         order[i] = (uint32_t)i; /* the final tie-break: index ascending */
-    a = keys;
-    for (int j = order_nkeys(ord) - 1; j >= 0; j--) {
+    for (unsigned g = 0; g == 0 || 32 * g < total; g++) {
+        uint64_t *a;
         for (size_t i = 0; i < p->n; i++)
-            a[i] = (struct rkey){order_key(p, ord, order[i], j, tmin, tmax), order[i]};
-        a = radix_sort(a, a == keys ? keys + p->n : keys, p->n);
+            scratch[i] = long_key_group(p, ord, f, nk, order[i], g, tmin, tmax) << 32 | order[i];
+        a = radix_sort(scratch, scratch + p->n, p->n);
         for (size_t i = 0; i < p->n; i++)
-            order[i] = a[i].idx;
+            order[i] = (uint32_t)a[i];
     }
-    free(keys);
+}
+
+int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t *order,
+                    struct err *e)
+{
+    uint64_t *scratch;
+
+    if (p->n == 0)
+        return ERR_OK;
+    scratch = malloc(2 * p->n * sizeof(*scratch));
+    if (scratch == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+    sort_order(p, ord, order, scratch);
+    free(scratch);
     return ERR_OK;
 }
 
@@ -171,41 +215,34 @@ static void ptree_free(struct ptree *t)
     memset(t, 0, sizeof(*t));
 }
 
-/* Builds the index; on failure the caller still calls ptree_free. */
-static int ptree_init(struct ptree *t, const struct pack_problem *p, struct err *e)
+/* Builds the index; scratch holds 4n words. On failure the caller still calls
+ * ptree_free. */
+static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *scratch,
+                      struct err *e)
 {
     size_t nb = (p->n + PTREE_BUCKET - 1) / PTREE_BUCKET;
-    uint32_t *by_lower = NULL;
-    int rc;
+    uint32_t *by_lower = (uint32_t *)(scratch + 2 * p->n);
 
     memset(t, 0, sizeof(*t));
     t->n = p->n;
     t->leaves = 1;
     while (t->leaves < nb)
         t->leaves *= 2;
-    by_lower = malloc(p->n * sizeof(*by_lower));
     t->pos = malloc(p->n * sizeof(*t->pos));
     t->blow = calloc(t->leaves, sizeof(*t->blow));
     t->maxup = calloc(2 * t->leaves, sizeof(*t->maxup));
     t->up = calloc(p->n, sizeof(*t->up));
-    t->sl = calloc(p->n, sizeof(*t->sl));
-    if (by_lower == NULL || t->pos == NULL || t->blow == NULL || t->maxup == NULL ||
-        t->up == NULL || t->sl == NULL) {
-        rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
-        goto out;
-    }
-    rc = pack_sort_order(p, PACK_ORDER_PROGRAM, by_lower, e);
-    if (rc != ERR_OK)
-        goto out;
+    t->sl = malloc(p->n * sizeof(*t->sl));
+    if (t->pos == NULL || t->blow == NULL || t->maxup == NULL || t->up == NULL || t->sl == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+    sort_order(p, PACK_ORDER_PROGRAM, by_lower, scratch);
     for (size_t i = 0; i < p->n; i++) {
         t->pos[by_lower[i]] = (uint32_t)i;
         t->sl[i].lower = p->bufs[by_lower[i]].lower;
     }
     for (size_t b = 0; b < t->leaves; b++)
         t->blow[b] = b < nb ? t->sl[b * PTREE_BUCKET].lower : INT64_MAX;
-out:
-    free(by_lower);
-    return rc;
+    return ERR_OK;
 }
 
 static void ptree_insert(struct ptree *t, uint32_t buf, int64_t upper, uint64_t off, uint64_t end)
@@ -329,28 +366,30 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
 {
     struct ptree t = {0};
     uint32_t *own = NULL;
-    struct chunk *chunks = NULL;
-    int rc;
+    uint64_t *scratch = NULL;
+    struct chunk *chunks;
+    int rc = ERR_OK;
 
     *peak = 0;
     if (p->n == 0)
         return ERR_OK;
-    rc = ptree_init(&t, p, e); /* on failure, t is freed at out */
-    if (rc != ERR_OK)
-        goto out;
-    chunks = malloc(2 * p->n * sizeof(*chunks));
+    /* One scratch area serves the sorts (4n words) and then the overlapping chunks (2n):
+     * on a million buffers fresh pages cost as much as the placement itself. */
+    scratch = malloc(2 * p->n * sizeof(struct chunk));
     if (order == NULL)
-        own = calloc(p->n, sizeof(*own));
-    if (chunks == NULL || (order == NULL && own == NULL)) {
+        own = malloc(p->n * sizeof(*own));
+    if (scratch == NULL || (order == NULL && own == NULL)) {
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;
     }
+    rc = ptree_init(&t, p, scratch, e); /* on failure, t is freed at out */
+    if (rc != ERR_OK)
+        goto out;
     if (order == NULL) {
-        rc = pack_sort_order(p, ord, own, e);
-        if (rc != ERR_OK)
-            goto out;
+        sort_order(p, ord, own, scratch);
         order = own;
     }
+    chunks = (struct chunk *)scratch;
     for (size_t i = 0; i < p->n; i++) {
         uint32_t b = order[i];
         const struct pack_buffer *pb = &p->bufs[b];
@@ -370,6 +409,6 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
 out:
     ptree_free(&t);
     free(own);
-    free(chunks);
+    free(scratch);
     return rc;
 }

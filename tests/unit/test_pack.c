@@ -271,6 +271,94 @@ static void test_greedy_random(void **state)
     }
 }
 
+/* The reference orders of pack_int.h, by comparison (the radix sorts must agree). */
+static const struct pack_buffer *ref_bufs;
+static enum pack_order ref_ord;
+static int64_t ref_tmin, ref_tmax;
+
+static int ref_cmp3(uint64_t a, uint64_t b)
+{
+    return (a > b) - (a < b);
+}
+
+static int ref_cmp(const void *x, const void *y)
+{
+    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+    const struct pack_buffer *a = &ref_bufs[i], *b = &ref_bufs[j];
+    uint64_t da = (uint64_t)(a->upper - a->lower), db = (uint64_t)(b->upper - b->lower);
+    unsigned __int128 aa = (unsigned __int128)a->size * da, ab = (unsigned __int128)b->size * db;
+    bool wa = a->lower == ref_tmin && a->upper == ref_tmax;
+    bool wb = b->lower == ref_tmin && b->upper == ref_tmax;
+    int c = 0;
+
+    switch (ref_ord) {
+    case PACK_ORDER_SPATIAL:
+        c = ref_cmp3(b->size, a->size) ? ref_cmp3(b->size, a->size) : ref_cmp3(db, da);
+        break;
+    case PACK_ORDER_TEMPORAL:
+        c = ref_cmp3(db, da) ? ref_cmp3(db, da) : ref_cmp3(b->size, a->size);
+        break;
+    case PACK_ORDER_AREA:
+        c = (ab > aa) - (ab < aa);
+        break;
+    case PACK_ORDER_PROGRAM:
+        c = (a->lower > b->lower) - (a->lower < b->lower);
+        break;
+    case PACK_ORDER_TFLITE:
+        if (wa != wb)
+            c = wa ? -1 : 1;
+        else if (!wa)
+            c = ref_cmp3(b->size, a->size) ? ref_cmp3(b->size, a->size)
+                                           : (a->lower > b->lower) - (a->lower < b->lower);
+        break;
+    }
+    return c ? c : ref_cmp3(i, j);
+}
+
+/* Property: every order equals a comparison sort's, on keys narrow and wide (sizes up to
+ * 2^55, lifetimes spanning negative and positive steps, areas above 2^64). */
+static void test_sort_orders(void **state)
+{
+    uint64_t s = 11;
+    struct err e;
+
+    (void)state;
+    for (int it = 0; it < 60; it++) {
+        size_t n = 1 + rng(&s) % 300;
+        struct pack_buffer b[300];
+        uint32_t got[300], want[300];
+        unsigned shift = it % 4 == 0 ? 0 : (unsigned)(rng(&s) % 56);
+        for (size_t i = 0; i < n; i++) {
+            int64_t span = it % 2 ? ((int64_t)1 << 40) : 20;
+            b[i].lower = (int64_t)(rng(&s) % (uint64_t)span) - span / 2;
+            b[i].upper = b[i].lower + 1 + (int64_t)(rng(&s) % (uint64_t)span);
+            b[i].size = 1 + (rng(&s) % 64 << shift) + rng(&s) % 3;
+            if (rng(&s) % 8 == 0) /* duplicate keys: the index decides */
+                b[i] = b[rng(&s) % (i + 1)];
+        }
+        ref_bufs = b;
+        ref_tmin = INT64_MAX;
+        ref_tmax = INT64_MIN;
+        for (size_t i = 0; i < n; i++) {
+            ref_tmin = b[i].lower < ref_tmin ? b[i].lower : ref_tmin;
+            ref_tmax = b[i].upper > ref_tmax ? b[i].upper : ref_tmax;
+        }
+        if (it % 3 == 0) { /* whole-run buffers for TFLite's first group */
+            b[0].lower = b[n / 2].lower = ref_tmin;
+            b[0].upper = b[n / 2].upper = ref_tmax;
+        }
+        struct pack_problem p = {n, b, 0, 0};
+        for (int ord = PACK_ORDER_SPATIAL; ord <= PACK_ORDER_TFLITE; ord++) {
+            ref_ord = (enum pack_order)ord;
+            for (size_t i = 0; i < n; i++)
+                want[i] = (uint32_t)i;
+            qsort(want, n, sizeof(want[0]), ref_cmp);
+            assert_int_equal(pack_sort_order(&p, (enum pack_order)ord, got, &e), ERR_OK);
+            assert_memory_equal(got, want, n * sizeof(got[0]));
+        }
+    }
+}
+
 /* allocators.md section 1.7: best-fit peaks of the MiniMalloc challenging instances in
  * the XLA spatial, temporal and area orders and TFLite's order (skipped without data). */
 static void test_documented_greedy(void **state)
@@ -335,7 +423,7 @@ int main(void)
         cmocka_unit_test(test_lower_bound),       cmocka_unit_test(test_checker),
         cmocka_unit_test(test_greedy_example),    cmocka_unit_test(test_fit_rules),
         cmocka_unit_test(test_metrics),           cmocka_unit_test(test_greedy_random),
-        cmocka_unit_test(test_documented_greedy),
+        cmocka_unit_test(test_documented_greedy), cmocka_unit_test(test_sort_orders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
