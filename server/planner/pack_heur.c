@@ -375,7 +375,7 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
         return ERR_OK;
     /* One scratch area serves the sorts (4n words) and then the overlapping chunks (2n):
      * on a million buffers fresh pages cost as much as the placement itself. */
-    scratch = malloc(2 * p->n * sizeof(struct chunk));
+    scratch = malloc(4 * p->n * sizeof(*scratch)); /* 2n chunks */
     if (order == NULL)
         own = malloc(p->n * sizeof(*own));
     if (scratch == NULL || (order == NULL && own == NULL)) {

@@ -326,7 +326,7 @@ static void test_sort_orders(void **state)
     for (int it = 0; it < 60; it++) {
         size_t n = 1 + rng(&s) % 300;
         struct pack_buffer b[300];
-        uint32_t got[300], want[300];
+        uint32_t got[300] = {0}, want[300] = {0};
         unsigned shift = it % 4 == 0 ? 0 : (unsigned)(rng(&s) % 56);
         for (size_t i = 0; i < n; i++) {
             int64_t span = it % 2 ? ((int64_t)1 << 40) : 20;
