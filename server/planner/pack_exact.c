@@ -563,6 +563,29 @@ static int split(struct xsearch *s, uint32_t slo, uint32_t shi)
     return r;
 }
 
+/* Would placing i leave a boundary inside its lifetime with no crossing buffer (a split)? */
+static int splits(const struct xsearch *s, uint32_t i)
+{
+    for (uint32_t b = s->xp->sec_lo[i] + 1; b < s->xp->sec_hi[i]; b++)
+        if (s->cuts[b] == 1)
+            return 1;
+    return 0;
+}
+
+/* Would placing i at its floor raise some unplaced buffer's floor (place()'s hat)? */
+static int raises(const struct xsearch *s, uint32_t i)
+{
+    const struct xprob *xp = s->xp;
+    uint64_t fl = align_units(s->floor_[i] + xp->size[i], xp->align);
+
+    for (uint32_t k = xp->adj_off[i]; k < xp->adj_off[i + 1]; k++) {
+        uint32_t j = xp->adj[k];
+        if (s->leftpos[j] < s->nleft && s->floor_[j] < fl)
+            return 1;
+    }
+    return 0;
+}
+
 /*
  * Searches the part [slo, shi) of the timeline: the unplaced buffers whose lifetimes lie
  * in it. Returns 1 found (the placements stay), 0 exhausted, -1 aborted (node limit,
@@ -573,6 +596,7 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
     const struct xprob *xp = s->xp;
     uint64_t m = UINT64_MAX, h = s->height;
     size_t base, nc, members = 0;
+    uint32_t cmax = slo; /* the part's section with the most unplaced size */
     int r = 0;
 
     if (++s->nodes > s->node_limit)
@@ -603,6 +627,8 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
         uint64_t fl = s->secmin[c] > cur ? s->secmin[c] : cur;
         if (s->rem[c] > 0 && fl + s->rem[c] > h)
             return 0;
+        if (s->rem[c] > s->rem[cmax])
+            cmax = c;
     }
     /* Candidates: floors in [cur, m), ordered by (floor, rank). */
     base = s->ncand;
@@ -635,6 +661,17 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
         uint32_t i = s->cand[base + a];
         size_t mark = s->ntrail, nleft0 = s->nleft;
         uint64_t o = s->floor_[i];
+        /* The child's section bound, decided before placing: at cur = o, section cmax
+         * needs o + rem > h unless i alone is left in it (inside i's lifetime the others
+         * sit above o + size(i) and rem drops by size(i): the same sum). Most children
+         * at tight heights die here; a split restarts at cur = 0, so it is placed. */
+        if (o + s->rem[cmax] > h &&
+            (cmax < xp->sec_lo[i] || cmax >= xp->sec_hi[i] || s->rem[cmax] > xp->size[i]) &&
+            !splits(s, i)) {
+            if (!raises(s, i))
+                break; /* hatless, as below */
+            continue;
+        }
         int z = place(s, i);
         if (z < 0) {
             r = -1;
