@@ -123,7 +123,9 @@ C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:
 	clang-format -i $(C_FILES)
 
+# An empty list (no git, or not a checkout) would make lint pass while checking nothing.
 format-check:
+	$(if $(C_FILES),,$(error no C files listed: is git installed and is this a checkout?))
 	clang-format --dry-run -Werror $(C_FILES)
 
 lint: format-check
@@ -141,16 +143,17 @@ stop:
 	@server/scripts/run.sh stop
 
 bench:
-	@server/scripts/deps.sh test
+	@server/scripts/deps.sh bench
 	@$(MAKE) --no-print-directory -j"$$(nproc)" all bench-bins
 	@tests/bench/run.sh layout
 
 bench-pack:
+	@server/scripts/deps.sh build
 	@$(MAKE) --no-print-directory -j"$$(nproc)" all bench-bins
 	@tests/bench/run.sh pack
 
 bench-server:
-	@server/scripts/deps.sh test
+	@server/scripts/deps.sh bench
 	@$(MAKE) --no-print-directory -j"$$(nproc)" all
 	@tests/bench/run.sh server
 

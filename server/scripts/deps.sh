@@ -13,7 +13,7 @@ run=("${build[@]}" postgresql)
 # its own Node.js lacked it); without python3-jsonschema tests/cli/plan.sh skips its JSON
 # Schema checks.
 test=("${run[@]}" libcmocka-dev clang libclang-rt-14-dev curl chromium python3
-    python3-jsonschema)
+    python3-jsonschema procps)
 # git: make lint finds the files to check with `git ls-files`; without git it checks none.
 lint=("${build[@]}" libcmocka-dev clang-format clang-tidy cppcheck git)
 bench=("${test[@]}" wrk)
