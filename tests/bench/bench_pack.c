@@ -4,7 +4,7 @@
  * greedy strategies on a generated 1,000,000-buffer instance (time and peak RSS).
  *
  * usage: bench_pack [--data DIR] [--algo a,b,...] [--time-limit S] [--only A,B,...]
- *                   [--threads N] [--no-scale] [--scale-n N]
+ *                   [--threads N] [--no-scale] [--scale-n N] [--scale-life L]
  * Time limits: 1 s for tpuplan-search and 30 s for exact unless --time-limit is given.
  * "time_s" is the whole run; "solved_s" is when a packing within the capacity was first
  * found (exact keeps minimising after that, until it proves the optimum or time runs out).
@@ -111,10 +111,10 @@ static long peak_rss_kib(void)
     return ru.ru_maxrss;
 }
 
-/* A model-like instance: two buffers born per step, lifetimes of 1-32 steps with one in a
- * thousand living up to 2000 steps (about 20 buffers live at a time), sizes 1 KiB .. 16 MiB
- * log-uniform. */
-static int scale_row(size_t n)
+/* A model-like instance: two buffers born per step, lifetimes of 1-maxlife steps (default 32)
+ * with one in a thousand living up to 2000 steps (about maxlife buffers live at a time;
+ * --scale-life 1000 gives about a thousand), sizes 1 KiB .. 16 MiB log-uniform. */
+static int scale_row(size_t n, unsigned maxlife)
 {
     static const char *algos[] = {"xla-spatial", "xla-temporal", "xla-area",
                                   "xla-default", "first-fit",    "tflite"};
@@ -127,15 +127,16 @@ static int scale_row(size_t n)
     for (size_t i = 0; i < n; i++) {
         int64_t step = (int64_t)(i / 2);
         uint64_t r = rng_next(&s);
-        int64_t life =
-            (r % 1000) == 0 ? (int64_t)(rng_next(&s) % 2000) + 1 : (int64_t)(rng_next(&s) % 32) + 1;
+        int64_t life = (r % 1000) == 0 ? (int64_t)(rng_next(&s) % 2000) + 1
+                                       : (int64_t)(rng_next(&s) % maxlife) + 1;
         b[i].lower = step;
         b[i].upper = step + life;
         b[i].size = (uint64_t)1024 << (rng_next(&s) % 15);
     }
     struct pack_problem p = {.n = n, .bufs = b, .capacity = 0, .alignment = 0};
     struct pack_opts o = {0};
-    printf("\nscale: generated instance, %zu buffers (model-like lifetimes)\n", n);
+    printf("\nscale: generated instance, %zu buffers (model-like lifetimes of 1-%u steps)\n", n,
+           maxlife);
     printf("%-15s %14s %9s %8s %8s %12s\n", "strategy", "peak", "peak/LB", "time_s", "cpu_s",
            "peak_rss_MiB");
     for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
@@ -169,6 +170,7 @@ int main(int argc, char **argv)
     struct pack_opts o = {.time_limit_s = 0, .seed = 1, .threads = 0};
     int noscale = 0, bad = 0;
     size_t scale_n = 1000000;
+    unsigned scale_life = 32;
     char names[] = "ABCDEFGHIJK";
 
     if (dir == NULL)
@@ -186,11 +188,14 @@ int main(int argc, char **argv)
             o.threads = (unsigned)atoi(argv[++i]);
         else if (strcmp(argv[i], "--scale-n") == 0 && i + 1 < argc)
             scale_n = (size_t)atol(argv[++i]);
+        else if (strcmp(argv[i], "--scale-life") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0)
+            scale_life = (unsigned)atoi(argv[++i]);
         else if (strcmp(argv[i], "--no-scale") == 0)
             noscale = 1;
         else {
             fprintf(stderr, "usage: bench_pack [--data DIR] [--algo a,b] [--only A,B] "
-                            "[--time-limit S] [--threads N] [--no-scale] [--scale-n N]\n");
+                            "[--time-limit S] [--threads N] [--no-scale] [--scale-n N] "
+                            "[--scale-life L]\n");
             return 2;
         }
     }
@@ -253,6 +258,6 @@ int main(int argc, char **argv)
                "minimisation\n",
                solved_exact, found, total_solved, total_exact);
     if (!noscale)
-        bad |= scale_row(scale_n);
+        bad |= scale_row(scale_n, scale_life);
     return bad;
 }
