@@ -359,6 +359,90 @@ static void test_sort_orders(void **state)
     }
 }
 
+static int ref_chunk_cmp(const void *x, const void *y)
+{
+    const uint64_t *a = x, *b = y;
+    return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* The greedy placement written the obvious way: O(n^2) gather, qsort, the fit rule. */
+static uint64_t ref_greedy(const struct pack_problem *p, const uint32_t *order, enum pack_fit fit,
+                           uint64_t *off)
+{
+    uint64_t(*ch)[2] = malloc(p->n * sizeof(*ch)), peak = 0;
+    bool *placed = calloc(p->n, sizeof(*placed));
+    uint64_t al = p->alignment > 1 ? p->alignment : 1;
+
+    assert_non_null(ch);
+    assert_non_null(placed);
+    for (size_t i = 0; i < p->n; i++) {
+        const struct pack_buffer *b = &p->bufs[order[i]];
+        size_t k = 0;
+        uint64_t cur = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
+        for (size_t j = 0; j < p->n; j++)
+            if (placed[j] && p->bufs[j].lower < b->upper && p->bufs[j].upper > b->lower) {
+                ch[k][0] = off[j];
+                ch[k++][1] = off[j] + p->bufs[j].size;
+            }
+        qsort(ch, k, sizeof(ch[0]), ref_chunk_cmp);
+        for (size_t j = 0; j < k && !(fit == PACK_FIT_LOWEST && best != UINT64_MAX); j++) {
+            uint64_t start = (cur + al - 1) / al * al;
+            if (ch[j][0] > cur && start + b->size <= ch[j][0] && ch[j][0] - cur < best_gap) {
+                best_gap = ch[j][0] - cur;
+                best = start;
+            }
+            cur = ch[j][1] > cur ? ch[j][1] : cur;
+        }
+        off[order[i]] = best != UINT64_MAX ? best : (cur + al - 1) / al * al;
+        placed[order[i]] = true;
+        if (off[order[i]] + b->size > peak)
+            peak = off[order[i]] + b->size;
+    }
+    free(ch);
+    free(placed);
+    return peak;
+}
+
+/* Property: pack_greedy places exactly like ref_greedy in every order and fit, with few
+ * and with hundreds of buffers live at once (the radix sort of the overlapping chunks). */
+static void test_greedy_reference(void **state)
+{
+    uint64_t s = 5;
+    struct err e;
+
+    (void)state;
+    for (int it = 0; it < 12; it++) {
+        size_t n = 50 + rng(&s) % 700;
+        struct pack_buffer *b = calloc(n, sizeof(*b));
+        uint32_t *order = calloc(n, sizeof(*order));
+        uint64_t *got = calloc(n, sizeof(*got)), *want = calloc(n, sizeof(*want)), peak;
+        int64_t life = it % 2 ? 400 : 12;
+        struct pack_problem p = {n, b, 0, it % 3 == 0 ? 64 : 0};
+        assert_non_null(b);
+        assert_non_null(order);
+        assert_non_null(got);
+        assert_non_null(want);
+        for (size_t i = 0; i < n; i++) {
+            b[i].lower = (int64_t)(i / 2) - 40;
+            b[i].upper = b[i].lower + 1 + (int64_t)(rng(&s) % (uint64_t)life);
+            b[i].size = 1 + rng(&s) % 5000;
+        }
+        for (int ord = PACK_ORDER_SPATIAL; ord <= PACK_ORDER_TFLITE; ord++)
+            for (int fit = 0; fit < 2; fit++) {
+                assert_int_equal(pack_sort_order(&p, (enum pack_order)ord, order, &e), ERR_OK);
+                assert_int_equal(
+                    pack_greedy(&p, (enum pack_order)ord, (enum pack_fit)fit, NULL, got, &peak, &e),
+                    ERR_OK);
+                assert_int_equal(peak, ref_greedy(&p, order, (enum pack_fit)fit, want));
+                assert_memory_equal(got, want, n * sizeof(*got));
+            }
+        free(b);
+        free(order);
+        free(got);
+        free(want);
+    }
+}
+
 /* allocators.md section 1.7: best-fit peaks of the MiniMalloc challenging instances in
  * the XLA spatial, temporal and area orders and TFLite's order (skipped without data). */
 static void test_documented_greedy(void **state)
@@ -424,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_greedy_example),    cmocka_unit_test(test_fit_rules),
         cmocka_unit_test(test_metrics),           cmocka_unit_test(test_greedy_random),
         cmocka_unit_test(test_documented_greedy), cmocka_unit_test(test_sort_orders),
+        cmocka_unit_test(test_greedy_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
