@@ -14,8 +14,11 @@
  *   "xla-default"      the better of xla-spatial and xla-temporal (ChooseBestHeapAlgorithm)
  *   "first-fit"        lowest fitting offset in program order (a naive runtime allocator)
  *   "tflite"           TFLite ArenaPlanner: size desc, best gap
- *   "tpuplan-search"   our strongest heuristic (pack_search.c): bounded probes of the exact
- *                      search, binary search on the height (default budget 1 s)
+ *   "tpuplan-search"   our strongest heuristic (pack_search.c): two probe threads (at most
+ *                      pack_opts.threads) run bounded probes of the exact search with a
+ *                      binary search on the height from different preorders, stopping when
+ *                      one reaches the LB; the exact solver, seeded with their best, gets the
+ *                      second half of the budget (default 1 s)
  *   "exact"            the exact solver (pack_exact.c): the greedy and search answers as
  *                      incumbent, then feasibility at the capacity and minimisation of the
  *                      peak; optimal (proven_optimal) or the best found by the deadline
