@@ -30,12 +30,13 @@
  * packing of height H - g exists" makes H optimal.
  *
  * Portfolio. The threads run the same targets with different preorders of the buffers
- * (portfolio[] below: static ones, and dynamic ones re-ranked per independent part), in
+ * (exact_cycle[] below: static ones, and dynamic ones re-ranked per independent part), in
  * rounds: every thread restarts with the next preorder, and the node limit doubles once
- * every preorder has had it. A job stops early only when a lower target, or the same
- * target on a lower-numbered thread, has found a packing, so the outcome depends on node
- * counts only, never on thread timing: deterministic for a seed and a thread count (the
- * deadline aside).
+ * every preorder has had it. Nodes count the searches entered (after a placement, or for
+ * an independent part); a child the section bound refutes before placing costs none. A
+ * job stops early only when a lower target, or the same target on a lower-numbered
+ * thread, has found a packing, so the outcome depends on node counts only, never on
+ * thread timing: deterministic for a seed and a thread count (the deadline aside).
  *
  * Minimisation. Each round searches up to two heights: the proven lower bound (often the
  * optimum, and then found fast because tight heights prune hard) and the goal: first the
