@@ -21,25 +21,6 @@ static const char chips_usage[] = "usage: tpuplan chips [--json]\n"
                                   "uncertain: the sources conflict or do not confirm them; the "
                                   "notes say why.\n";
 
-static const struct {
-    unsigned bit;
-    const char *name;
-} fields[] = {
-    {CHIP_F_HBM, "hbm"},
-    {CHIP_F_USABLE_HBM, "usable_hbm"},
-    {CHIP_F_HBM_BW, "hbm_bandwidth"},
-    {CHIP_F_VMEM, "vmem"},
-    {CHIP_F_SMEM, "smem"},
-    {CHIP_F_CMEM, "cmem"},
-    {CHIP_F_CORES, "tensorcores"},
-    {CHIP_F_MXU, "mxu"},
-    {CHIP_F_BF16, "peak_bf16"},
-    {CHIP_F_INT8, "peak_int8"},
-    {CHIP_F_ICI, "ici_topology"},
-    {CHIP_F_SCOPED_VMEM, "scoped_vmem_default"},
-    {CHIP_F_LAYOUT, "default_layout"},
-};
-
 static const char *star(const struct chip *c, unsigned bit)
 {
     return (c->uncertain & bit) ? " *" : "";
@@ -131,9 +112,9 @@ static struct json_object *json_chip(const struct chip *c)
     json_object_object_add(
         o, "default_layout",
         json_object_new_string((c->uncertain & CHIP_F_LAYOUT) ? "assumed" : "confirmed"));
-    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-        if (c->uncertain & fields[i].bit)
-            json_object_array_add(u, json_object_new_string(fields[i].name));
+    for (unsigned bit = 1; bit <= CHIP_F_LAST; bit <<= 1)
+        if (c->uncertain & bit)
+            json_object_array_add(u, json_object_new_string(chip_field_name(bit)));
     json_object_object_add(o, "uncertain", u);
     json_object_object_add(o, "notes", json_object_new_string(c->notes ? c->notes : ""));
     return o;

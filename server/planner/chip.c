@@ -261,3 +261,36 @@ const char *chip_names(void)
 {
     return "v2, v3, v4, v5e (v5litepod), v5p, v6e (trillium), v7 (tpu7x, ironwood)";
 }
+
+const char *chip_field_name(unsigned bit)
+{
+    switch (bit) {
+    case CHIP_F_HBM:
+        return "hbm";
+    case CHIP_F_USABLE_HBM:
+        return "usable_hbm";
+    case CHIP_F_HBM_BW:
+        return "hbm_bandwidth";
+    case CHIP_F_VMEM:
+        return "vmem";
+    case CHIP_F_SMEM:
+        return "smem";
+    case CHIP_F_CMEM:
+        return "cmem";
+    case CHIP_F_CORES:
+        return "tensorcores";
+    case CHIP_F_MXU:
+        return "mxu";
+    case CHIP_F_BF16:
+        return "peak_bf16";
+    case CHIP_F_INT8:
+        return "peak_int8";
+    case CHIP_F_ICI:
+        return "ici_topology";
+    case CHIP_F_SCOPED_VMEM:
+        return "scoped_vmem_default";
+    case CHIP_F_LAYOUT:
+        return "default_layout";
+    }
+    return NULL;
+}

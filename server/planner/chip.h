@@ -54,6 +54,13 @@ struct chip {
     const char *notes;            /* why the uncertain figures are uncertain */
 };
 
+/* The last enum chip_field bit, for loops over every field. */
+#define CHIP_F_LAST CHIP_F_LAYOUT
+
+/* Stable name of one enum chip_field bit in JSON output ("hbm", "usable_hbm", ...), the
+ * same for the CLI and the API; NULL for anything that is not a single field bit. */
+const char *chip_field_name(unsigned bit);
+
 /* Number of chips in the table and the i-th one (i < chip_count()). */
 size_t chip_count(void);
 const struct chip *chip_at(size_t i);

@@ -629,29 +629,10 @@ static void api_metrics(struct store *st, struct request *r)
 
 struct MHD_Response *api_chips_response(void)
 {
-    /* The names `tpuplan chips --json` uses for the same bits. */
-    static const struct {
-        unsigned bit;
-        const char *name;
-    } fields[] = {
-        {CHIP_F_HBM, "hbm"},
-        {CHIP_F_USABLE_HBM, "usable_hbm"},
-        {CHIP_F_HBM_BW, "hbm_bandwidth"},
-        {CHIP_F_VMEM, "vmem"},
-        {CHIP_F_SMEM, "smem"},
-        {CHIP_F_CMEM, "cmem"},
-        {CHIP_F_CORES, "tensorcores"},
-        {CHIP_F_MXU, "mxu"},
-        {CHIP_F_BF16, "peak_bf16"},
-        {CHIP_F_INT8, "peak_int8"},
-        {CHIP_F_ICI, "ici_topology"},
-        {CHIP_F_SCOPED_VMEM, "scoped_vmem_default"},
-        {CHIP_F_LAYOUT, "default_layout"},
-    };
     struct json_object *doc = json_object_new_object();
     struct json_object *a = json_object_new_array();
     struct MHD_Response *resp;
-    size_t i, k, len = 0;
+    size_t i, len = 0;
     char *t;
 
     for (i = 0; i < chip_count(); i++) {
@@ -666,9 +647,9 @@ struct MHD_Response *api_chips_response(void)
                 json_object_array_add(al, json_object_new_string_len(p, (int)n));
             p += n + (p[n] == ',');
         }
-        for (k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
-            if (c->uncertain & fields[k].bit)
-                json_object_array_add(u, json_object_new_string(fields[k].name));
+        for (unsigned bit = 1; bit <= CHIP_F_LAST; bit <<= 1)
+            if (c->uncertain & bit)
+                json_object_array_add(u, json_object_new_string(chip_field_name(bit)));
         add_str(o, "name", c->name);
         json_object_object_add(o, "aliases", al);
         add_str(o, "device_kind", c->device_kind);
