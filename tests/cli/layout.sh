@@ -1,29 +1,9 @@
 #!/usr/bin/env bash
 # layout.sh - bin/tpuplan layout and chips end to end (TAP).
-# Uses TPUPLAN_BIN when set (the ASan build), else bin/tpuplan.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-bin=${TPUPLAN_BIN:-bin/tpuplan}
-n=0
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { # ok CONDITION-EXIT-STATUS NAME
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        fails=$((fails + 1))
-    fi
-}
-
-# run ARGS... : stdout -> $tmp/out, stderr -> $tmp/err, status -> $rc
-run() {
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
+# shellcheck source=tests/cli/lib.sh
+. tests/cli/lib.sh
 
 # pyjson EXPR : evaluates a Python expression over the JSON in $tmp/out as `d`
 pyjson() {

@@ -1,30 +1,11 @@
 #!/usr/bin/env bash
 # pack.sh - bin/tpuplan pack end to end (TAP): the MiniMalloc example, the solution CSV,
 # exit statuses, every bad-input message, and a challenging instance when the data is there.
-# Uses TPUPLAN_BIN when set (the ASan build), else bin/tpuplan.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-bin=${TPUPLAN_BIN:-bin/tpuplan}
+# shellcheck source=tests/cli/lib.sh
+. tests/cli/lib.sh
 data=${TPUPLAN_MINIMALLOC_DIR:-../shared/data/minimalloc/challenging}
-n=0
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { # ok CONDITION-EXIT-STATUS NAME
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        fails=$((fails + 1))
-    fi
-}
-
-run() {
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-}
 
 # benchmarks/examples/input.12.csv (google/minimalloc), capacity 12 = LB
 cat >"$tmp/ex.csv" <<'CSV'

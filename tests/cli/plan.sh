@@ -4,7 +4,7 @@
 # stdin, and error messages that name the tensor and field. Prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-bin=${TPUPLAN:-bin/tpuplan}
+bin=${TPUPLAN_BIN:-bin/tpuplan}
 data=tests/data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
