@@ -8,7 +8,7 @@
 // drawRects), so sub-pixel buffers merge into the pixels they fall on. Hover hit-testing uses
 // a uniform grid over the data space (CSR arrays): a mouse move checks a few buffers, not all.
 
-import { fmtBytes, fmtTicks, fmtInt, niceTicks, byteTicks, el } from './util.js';
+import { fmtBytes, fmtInt, niceTicks, byteTicks, drawByteGrid, el } from './util.js';
 import { KINDS, kindIndex, themeColors, fitCanvas } from './theme.js';
 
 const M = { left: 84, right: 16, top: 24, bottom: 44 };
@@ -196,18 +196,8 @@ export class LayoutChart {
         ctx.lineWidth = 1;
         ctx.strokeStyle = c.grid;
         ctx.fillStyle = c.muted;
-        ctx.textAlign = 'right';
-        ctx.textBaseline = 'middle';
         const yt = byteTicks(v.y0, v.y1, Math.max(2, Math.floor(this.ph / 50)));
-        const labels = fmtTicks(yt);
-        for (const [k, t] of yt.entries()) {
-            const y = Math.round(this.py(t)) + 0.5;
-            ctx.beginPath();
-            ctx.moveTo(M.left, y);
-            ctx.lineTo(M.left + this.pw, y);
-            ctx.stroke();
-            ctx.fillText(labels[k], M.left - 6, y);
-        }
+        drawByteGrid(ctx, yt, (t) => this.py(t), M.left, this.pw);
         ctx.textAlign = 'center';
         ctx.textBaseline = 'top';
         const xt = niceTicks(v.x0, v.x1, Math.max(2, Math.floor(this.pw / 90))).filter((t) => Number.isInteger(t) || v.x1 - v.x0 < 10);

@@ -1,7 +1,7 @@
 // timeline.js - live bytes against heap height over program steps. The shaded gap between the
 // two curves is memory lost to fragmentation at that step. Follows the layout chart's x range.
 
-import { fmtBytes, fmtTicks, fmtInt, niceTicks, byteTicks, el } from './util.js';
+import { fmtBytes, fmtInt, niceTicks, byteTicks, drawByteGrid, el } from './util.js';
 import { themeColors, fitCanvas } from './theme.js';
 
 const M = { left: 84, right: 16, top: 18, bottom: 40 };
@@ -65,18 +65,8 @@ export class TimelineChart {
         ctx.lineWidth = 1;
         ctx.strokeStyle = c.grid;
         ctx.fillStyle = c.muted;
-        ctx.textAlign = 'right';
-        ctx.textBaseline = 'middle';
         const yt = byteTicks(0, this.ymax, Math.max(2, Math.floor(this.ph / 45)));
-        const labels = fmtTicks(yt);
-        for (const [k, t] of yt.entries()) {
-            const y = Math.round(this.py(t)) + 0.5;
-            ctx.beginPath();
-            ctx.moveTo(M.left, y);
-            ctx.lineTo(M.left + this.pw, y);
-            ctx.stroke();
-            ctx.fillText(labels[k], M.left - 6, y);
-        }
+        drawByteGrid(ctx, yt, (t) => this.py(t), M.left, this.pw);
         ctx.textAlign = 'center';
         ctx.textBaseline = 'top';
         for (const t of niceTicks(this.x0, this.x1, Math.max(2, Math.floor(this.pw / 90)))) {

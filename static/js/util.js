@@ -89,6 +89,22 @@ export function byteTicks(lo, hi, count) {
     return out;
 }
 
+// Draws horizontal grid lines with right-aligned byte labels left of the plot, for the
+// byte ticks `ticks`; `py` maps bytes to a y pixel. The caller sets stroke, fill and font.
+export function drawByteGrid(ctx, ticks, py, left, width) {
+    const labels = fmtTicks(ticks);
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'middle';
+    for (const [k, t] of ticks.entries()) {
+        const y = Math.round(py(t)) + 0.5;
+        ctx.beginPath();
+        ctx.moveTo(left, y);
+        ctx.lineTo(left + width, y);
+        ctx.stroke();
+        ctx.fillText(labels[k], left - 6, y);
+    }
+}
+
 // Reads an RFC 9457 problem (or any error body) into an Error with .status, .detail, .where.
 async function problemError(res) {
     let body = null;
