@@ -24,8 +24,8 @@
 #include "service/jobs.h"
 #include "service/store.h"
 
-static char pgdir[128];
-static char dbinfo[512];
+#include "pgtest.h"
+
 static char *tiny, *bad;
 static size_t tiny_len, bad_len;
 
@@ -44,7 +44,7 @@ static char *slurp(const char *path, size_t *len)
 
 static long sql_long(const char *sql)
 {
-    PGconn *c = PQconnectdb(dbinfo);
+    PGconn *c = PQconnectdb(pgtest_info);
     long v = -1;
     if (PQstatus(c) == CONNECTION_OK) {
         PGresult *r = PQexec(c, sql);
@@ -58,38 +58,14 @@ static long sql_long(const char *sql)
     return v;
 }
 
-static int pg(const char *verb)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "tests/pg.sh %s %s >/dev/null", verb, pgdir);
-    return system(cmd);
-}
-
 static int group_setup(void **state)
 {
-    char cmd[256], err[512], info[512], host[256];
     (void)state;
     tiny = slurp("tests/data/service/tiny.json", &tiny_len);
     bad = slurp("tests/data/service/bad-dtype.json", &bad_len);
     if (tiny == NULL || bad == NULL)
         return -1;
-    snprintf(pgdir, sizeof pgdir, "build/test-pg/jobs-%ld", (long)getpid());
-    snprintf(cmd, sizeof cmd, "tests/pg.sh start %s", pgdir);
-    FILE *p = popen(cmd, "r");
-    if (p == NULL || fgets(info, sizeof info, p) == NULL) {
-        if (p)
-            pclose(p);
-        return -1;
-    }
-    if (pclose(p) != 0 || sscanf(info, "host=%255s", host) != 1)
-        return -1;
-    snprintf(dbinfo, sizeof dbinfo, "host=%s dbname=postgres user=tpuplan", host);
-    struct store *s = store_open(dbinfo, err, sizeof err);
-    if (s == NULL)
-        return -1;
-    int rc = store_migrate(s, "migrations", err, sizeof err);
-    store_close(s);
-    return rc;
+    return pgtest_start("jobs");
 }
 
 static int group_teardown(void **state)
@@ -97,7 +73,7 @@ static int group_teardown(void **state)
     (void)state;
     free(tiny);
     free(bad);
-    return pg("stop") == 0 ? 0 : -1;
+    return pgtest_ctl("stop") == 0 ? 0 : -1;
 }
 
 static int setup(void **state)
@@ -105,7 +81,7 @@ static int setup(void **state)
     char err[256];
     if (sql_long("TRUNCATE plans, jobs, idempotency_keys") != -1)
         return -1;
-    *state = store_open(dbinfo, err, sizeof err);
+    *state = store_open(pgtest_info, err, sizeof err);
     return *state ? 0 : -1;
 }
 
@@ -145,7 +121,7 @@ static struct jobs *pool(unsigned workers, int poll_ms, const char *name,
                          void (*on_done)(const char *, void *), void *arg)
 {
     char err[256];
-    struct jobs_config c = {.conninfo = dbinfo,
+    struct jobs_config c = {.conninfo = pgtest_info,
                             .workers = workers,
                             .poll_ms = poll_ms,
                             .name = name,
@@ -257,9 +233,9 @@ static void test_notify_wakes_and_restart(void **state)
     assert_true(lat < 1.0);
 
     /* PostgreSQL restarts under the pool: it reconnects, re-LISTENs, and plans again. */
-    assert_int_equal(pg("pause"), 0);
+    assert_int_equal(pgtest_ctl("pause"), 0);
     usleep(500000);
-    assert_int_equal(pg("start"), 0);
+    assert_int_equal(pgtest_ctl("start"), 0);
     int rc = STORE_ERROR;
     struct plan_summary sum = {.tensors = 1};
     struct store_new_plan np = {.name = "after",

@@ -22,9 +22,7 @@
 #include "service/ids.h"
 #include "service/store.h"
 
-static char pgdir[128];
-static char host[256];   /* the socket directory */
-static char dbinfo[512]; /* conninfo of the test database */
+#include "pgtest.h"
 
 /* Runs one SQL command with no parameters on conninfo; returns the first value (malloc'd)
  * or NULL. Test-only glue: the statements are constants of this file. */
@@ -48,64 +46,33 @@ static char *sql1(const char *conninfo, const char *sql)
 
 static long sql_long(const char *sql)
 {
-    char *v = sql1(dbinfo, sql);
+    char *v = sql1(pgtest_info, sql);
     long n = v ? strtol(v, NULL, 10) : -1;
     free(v);
     return n;
 }
 
-static int pg(const char *verb)
-{
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "tests/pg.sh %s %s >/dev/null", verb, pgdir);
-    return system(cmd);
-}
-
 static int group_setup(void **state)
 {
-    char cmd[256], err[512], info[512];
     (void)state;
-    snprintf(pgdir, sizeof pgdir, "build/test-pg/store-%ld", (long)getpid());
-    snprintf(cmd, sizeof cmd, "tests/pg.sh start %s", pgdir);
-    FILE *p = popen(cmd, "r");
-    if (p == NULL || fgets(info, sizeof info, p) == NULL) {
-        if (p)
-            pclose(p);
-        return -1;
-    }
-    if (pclose(p) != 0)
-        return -1;
-    info[strcspn(info, "\n")] = '\0';
-    if (sscanf(info, "host=%255s", host) != 1)
-        return -1;
-    snprintf(dbinfo, sizeof dbinfo, "host=%s dbname=postgres user=tpuplan", host);
-    struct store *s = store_open(dbinfo, err, sizeof err);
-    if (s == NULL) {
-        fprintf(stderr, "%s\n", err);
-        return -1;
-    }
-    int rc = store_migrate(s, "migrations", err, sizeof err);
-    store_close(s);
-    if (rc != STORE_OK)
-        fprintf(stderr, "%s\n", err);
-    return rc;
+    return pgtest_start("store");
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    return pg("stop") == 0 ? 0 : -1;
+    return pgtest_ctl("stop") == 0 ? 0 : -1;
 }
 
 /* Empty tables and a store on them. */
 static int setup(void **state)
 {
     char err[256];
-    char *ok = sql1(dbinfo, "TRUNCATE plans, jobs, idempotency_keys");
+    char *ok = sql1(pgtest_info, "TRUNCATE plans, jobs, idempotency_keys");
     if (ok == NULL)
         return -1;
     free(ok);
-    *state = store_open(dbinfo, err, sizeof err);
+    *state = store_open(pgtest_info, err, sizeof err);
     return *state ? 0 : -1;
 }
 
@@ -172,12 +139,12 @@ static void test_migrate_concurrent(void **state)
     char info[512];
     (void)state;
     memset(m, 0, sizeof m);
-    char *ok = sql1(dbinfo, "CREATE DATABASE migrate_race");
+    char *ok = sql1(pgtest_info, "CREATE DATABASE migrate_race");
     assert_non_null(ok);
     free(ok);
     for (int i = 0; i < 3; i++) {
         snprintf(m[i].conninfo, sizeof m[i].conninfo, "host=%s dbname=migrate_race user=tpuplan",
-                 host);
+                 pgtest_host);
         assert_int_equal(pthread_create(&t[i], NULL, migrate_thread, &m[i]), 0);
     }
     for (int i = 0; i < 3; i++) {
@@ -344,7 +311,7 @@ static void test_claim_finish_once(void **state)
     done.fits = true;
     create(s, "first", &a);
     create(s, "second", &b);
-    s2 = store_open(dbinfo, err, sizeof err);
+    s2 = store_open(pgtest_info, err, sizeof err);
     assert_non_null(s2);
     /* Oldest first; a second connection skips the locked row and takes the other one. */
     assert_int_equal(store_job_claim(s, "w1", 10000, &j1), STORE_OK);
@@ -450,7 +417,7 @@ static void test_result_views(void **state)
     assert_int_equal(store_plan_get_view(s, "AAAAAAAAAAAAAAAAAAAAAA", STORE_VIEW_SUMMARY, &p),
                      STORE_NOTFOUND);
     /* A result without tensors still has a layout, with empty columns. */
-    char *v = sql1(dbinfo, "SELECT plan_result_layout('{}')");
+    char *v = sql1(pgtest_info, "SELECT plan_result_layout('{}')");
     assert_non_null(v);
     assert_string_equal(v, "{\"tensors\" : 0, \"name\" : [], \"start\" : [], \"end\" : [],"
                            " \"offset\" : [], \"padded_bytes\" : [], \"logical_bytes\" : [],"
@@ -548,7 +515,7 @@ static void test_notify(void **state)
     struct store_job j;
     struct seen n = {0, 0};
     char err[256];
-    l = store_open(dbinfo, err, sizeof err);
+    l = store_open(pgtest_info, err, sizeof err);
     assert_non_null(l);
     assert_int_equal(store_listen(l), STORE_OK);
     assert_int_equal(store_wait_notify(l, 10, on_notify, &n), 0);
@@ -603,7 +570,7 @@ static void test_unavailable_and_back(void **state)
     struct timespec t0, t1;
     int rc = STORE_ERROR;
     create(s, "before", &c);
-    assert_int_equal(pg("pause"), 0);
+    assert_int_equal(pgtest_ctl("pause"), 0);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     assert_int_equal(store_plan_get(s, c.id, &p), STORE_UNAVAILABLE);
     assert_int_equal(store_plan_get(s, c.id, &p), STORE_UNAVAILABLE);
@@ -616,7 +583,7 @@ static void test_unavailable_and_back(void **state)
     assert_int_equal(store_plan_create(s, &np, &c), STORE_UNAVAILABLE);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     assert_true(t1.tv_sec - t0.tv_sec < 2);
-    assert_int_equal(pg("start"), 0);
+    assert_int_equal(pgtest_ctl("start"), 0);
     for (int i = 0; i < 80 && rc != STORE_OK; i++) {
         rc = store_plan_create(s, &np, &c);
         if (rc != STORE_OK)
