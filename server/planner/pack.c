@@ -230,6 +230,200 @@ static int run_greedy_best(const struct pack_problem *p, uint64_t *offsets, uint
     return ERR_OK;
 }
 
+#define PACK_REDUCE_DEPTH 8 /* components inside components: each level holds O(n) */
+
+static int solve(const struct pack_problem *p, enum strategy_kind kind, const struct pack_opts *o,
+                 double deadline, unsigned depth, uint64_t enough, uint64_t *offsets,
+                 uint64_t *peak, bool *proven, double *solved_at, struct err *e);
+
+/* The search kinds' pipeline on a problem that does not reduce: the greedy seeds, then the
+ * search heuristic, then (exact, best) the exact solver. */
+static int solve_whole(const struct pack_problem *p, enum strategy_kind kind,
+                       const struct pack_opts *o, double deadline, uint64_t enough,
+                       uint64_t *offsets, uint64_t *peak, bool *proven, double *solved_at,
+                       struct err *e)
+{
+    uint64_t *tmp = malloc((p->n ? p->n : 1) * sizeof(*tmp)), lb;
+    double t0 = pack_now(), slice;
+    int rc;
+
+    if (tmp == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+    if ((rc = pack_lower_bound(p, &lb, e)) != ERR_OK)
+        goto out;
+    rc = run_greedy_best(p, offsets, peak, tmp, e);
+    if (rc != ERR_OK)
+        goto out;
+    if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
+        *solved_at = pack_now();
+    if (kind == KIND_SEARCH) {
+        rc = pack_search(p, o, deadline, enough, offsets, peak, e);
+        goto out;
+    }
+    /* A slice of the budget (up to the search's own default) goes to the search heuristic
+     * first: a lower incumbent shortens the exact solver's descent, and the exact answer
+     * is then never worse than the heuristics'. */
+    if (*peak > lb && *peak > enough) {
+        slice = (deadline - t0) * 0.1;
+        if (slice > PACK_SEARCH_DEFAULT_S)
+            slice = PACK_SEARCH_DEFAULT_S;
+        rc = pack_search(p, o, t0 + slice, enough, offsets, peak, e);
+        if (rc != ERR_OK)
+            goto out;
+        if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
+            *solved_at = pack_now();
+    }
+    if (*peak > enough)
+        rc = pack_exact(p, o, deadline, lb, offsets, peak, proven, solved_at, e);
+out:
+    free(tmp);
+    return rc;
+}
+
+struct comp_key {
+    uint64_t lb;
+    uint32_t c;
+};
+
+static int comp_key_cmp(const void *a, const void *b)
+{
+    const struct comp_key *x = a, *y = b;
+
+    if (x->lb != y->lb)
+        return x->lb > y->lb ? -1 : 1;
+    return (x->c > y->c) - (x->c < y->c);
+}
+
+/*
+ * A reduced problem (pack_reduce.c): the universal buffers stacked at the bottom, each
+ * component packed on its own above them. Every component first gets the greedy seeds;
+ * those whose peak still sets the answer above the lower bound are then solved in turn,
+ * highest lower bound first, each with an equal share of the time left and allowed to stop
+ * at what the components before it already need.
+ */
+static int solve_reduced(const struct pack_problem *p, enum strategy_kind kind,
+                         const struct pack_opts *o, double deadline, unsigned depth,
+                         uint64_t enough, const struct pack_reduction *red, uint64_t *offsets,
+                         uint64_t *peak, bool *proven, double *solved_at, struct err *e)
+{
+    size_t n = p->n, nc = red->ncomp, nwork = 0;
+    struct pack_buffer *sub = malloc((n ? n : 1) * sizeof(*sub));
+    uint64_t *suboff = malloc((n ? n : 1) * sizeof(*suboff));
+    uint64_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+    uint64_t *cpeak = calloc(nc ? nc : 1, sizeof(*cpeak));
+    uint64_t *ccap = calloc(nc ? nc : 1, sizeof(*ccap));
+    bool *cproven = calloc(nc ? nc : 1, sizeof(*cproven));
+    struct comp_key *work = malloc((nc ? nc : 1) * sizeof(*work));
+    uint64_t at = 0, lb = red->base, top, goal;
+    int rc = ERR_OK;
+
+    if (sub == NULL || suboff == NULL || tmp == NULL || cpeak == NULL || ccap == NULL ||
+        cproven == NULL || work == NULL) {
+        rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", n);
+        goto out;
+    }
+    for (size_t u = 0; u < red->nuniv; u++) {
+        offsets[red->univ[u]] = at;
+        at += p->bufs[red->univ[u]].size;
+    }
+    /* Pass 1: the components' greedy seeds and lower bounds. */
+    for (size_t c = 0; c < nc; c++) {
+        uint32_t lo = red->comp_off[c], hi = red->comp_off[c + 1];
+        uint64_t maxsize = 0, clb;
+        for (uint32_t j = lo; j < hi; j++) {
+            sub[j] = p->bufs[red->comp_mem[j]];
+            if (sub[j].size > maxsize)
+                maxsize = sub[j].size;
+        }
+        /* The capacity left above the stack, when every buffer still fits under it;
+         * otherwise the component is only minimised (and the answer is over capacity). */
+        if (p->capacity > red->base && p->capacity - red->base >= maxsize)
+            ccap[c] = p->capacity - red->base;
+        struct pack_problem q = {hi - lo, sub + lo, ccap[c], p->alignment};
+        if ((rc = pack_lower_bound(&q, &clb, e)) != ERR_OK)
+            goto out;
+        if ((rc = run_greedy_best(&q, suboff + lo, &cpeak[c], tmp, e)) != ERR_OK)
+            goto out;
+        cproven[c] = cpeak[c] == clb;
+        if (red->base + clb > lb)
+            lb = red->base + clb;
+        work[nwork++] = (struct comp_key){clb, (uint32_t)c};
+    }
+    goal = lb > enough ? lb : enough;
+    top = red->nuniv > 0 ? red->base : 0;
+    for (size_t c = 0; c < nc; c++)
+        if (red->base + cpeak[c] > top)
+            top = red->base + cpeak[c];
+    if (p->capacity > 0 && top <= p->capacity && *solved_at < 0)
+        *solved_at = pack_now();
+    /* Pass 2: the components above the goal, highest lower bound first. */
+    qsort(work, nwork, sizeof(*work), comp_key_cmp);
+    for (size_t k = 0, left; k < nwork; k++) {
+        uint32_t c = work[k].c, lo = red->comp_off[c], hi = red->comp_off[c + 1];
+        struct pack_problem q = {hi - lo, sub + lo, ccap[c], p->alignment};
+        double now = pack_now(), dl;
+        bool cp = false;
+        if (red->base + cpeak[c] <= goal)
+            continue;
+        left = 0;
+        for (size_t j = k; j < nwork; j++)
+            left += red->base + cpeak[work[j].c] > goal;
+        dl = now + (deadline - now) / (double)(left ? left : 1);
+        rc = solve(&q, kind, o, dl, depth + 1, goal - red->base, suboff + lo, &cpeak[c], &cp,
+                   solved_at, e);
+        if (rc != ERR_OK)
+            goto out;
+        cproven[c] = cp;
+        /* What this component needs, the later ones need not go below. */
+        if (red->base + cpeak[c] > goal)
+            goal = red->base + cpeak[c];
+    }
+    top = red->nuniv > 0 ? red->base : 0;
+    for (size_t c = 0; c < nc; c++) {
+        for (uint32_t j = red->comp_off[c]; j < red->comp_off[c + 1]; j++)
+            offsets[red->comp_mem[j]] = red->base + suboff[j];
+        if (red->base + cpeak[c] > top)
+            top = red->base + cpeak[c];
+    }
+    *peak = top;
+    /* Optimal when it meets the lower bound, or when a component that sets it is proven
+     * optimal on its own. */
+    *proven = top == lb;
+    for (size_t c = 0; c < nc; c++)
+        *proven |= cproven[c] && red->base + cpeak[c] == top;
+    if (p->capacity > 0 && top <= p->capacity && *solved_at < 0)
+        *solved_at = pack_now();
+out:
+    free(sub);
+    free(suboff);
+    free(tmp);
+    free(cpeak);
+    free(ccap);
+    free(cproven);
+    free(work);
+    return rc;
+}
+
+static int solve(const struct pack_problem *p, enum strategy_kind kind, const struct pack_opts *o,
+                 double deadline, unsigned depth, uint64_t enough, uint64_t *offsets,
+                 uint64_t *peak, bool *proven, double *solved_at, struct err *e)
+{
+    struct pack_reduction red;
+    int rc;
+
+    if (depth >= PACK_REDUCE_DEPTH)
+        return solve_whole(p, kind, o, deadline, enough, offsets, peak, proven, solved_at, e);
+    if ((rc = pack_reduce(p, &red, e)) != ERR_OK)
+        return rc;
+    if (red.nuniv == 0 && red.ncomp <= 1)
+        rc = solve_whole(p, kind, o, deadline, enough, offsets, peak, proven, solved_at, e);
+    else
+        rc = solve_reduced(p, kind, o, deadline, depth, enough, &red, offsets, peak, proven,
+                           solved_at, e);
+    pack_reduction_free(&red);
+    return rc;
+}
+
 int pack_run(const struct pack_problem *p, const char *strategy, const struct pack_opts *o,
              struct pack_result *out, struct err *e)
 {
@@ -277,29 +471,12 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
         }
         break;
     case KIND_SEARCH:
-        limit = o->time_limit_s > 0 ? o->time_limit_s : PACK_SEARCH_DEFAULT_S;
-        rc = run_greedy_best(p, offsets, &peak, tmp, e);
-        if (rc == ERR_OK)
-            rc = pack_search(p, o, t0 + limit, offsets, &peak, e);
-        break;
     case KIND_EXACT:
     case KIND_BEST:
-        limit = o->time_limit_s > 0 ? o->time_limit_s : PACK_EXACT_DEFAULT_S;
-        rc = run_greedy_best(p, offsets, &peak, tmp, e);
-        if (p->capacity > 0 && peak <= p->capacity)
-            solved_at = pack_now();
-        /* A slice of the budget (up to the search's own default) goes to the search
-         * heuristic first: a lower incumbent shortens the exact solver's descent, and the
-         * exact answer is then never worse than the heuristics'. */
-        if (rc == ERR_OK && peak > lb) {
-            double slice =
-                limit * 0.1 < PACK_SEARCH_DEFAULT_S ? limit * 0.1 : PACK_SEARCH_DEFAULT_S;
-            rc = pack_search(p, o, t0 + slice, offsets, &peak, e);
-            if (p->capacity > 0 && peak <= p->capacity && solved_at < 0)
-                solved_at = pack_now();
-        }
-        if (rc == ERR_OK)
-            rc = pack_exact(p, o, t0 + limit, lb, offsets, &peak, &proven, &solved_at, e);
+        limit = o->time_limit_s > 0      ? o->time_limit_s
+                : s->kind == KIND_SEARCH ? PACK_SEARCH_DEFAULT_S
+                                         : PACK_EXACT_DEFAULT_S;
+        rc = solve(p, s->kind, o, t0 + limit, 0, 0, offsets, &peak, &proven, &solved_at, e);
         break;
     }
     if (rc != ERR_OK)

@@ -23,6 +23,9 @@
  *                      incumbent, then feasibility at the capacity and minimisation of the
  *                      peak; optimal (proven_optimal) or the best found by the deadline
  *                      (default 10 s); threads: pack_opts.threads
+ * The search strategies ("tpuplan-search", "exact", "best") first take out what needs no
+ * search (pack_reduce.c): buffers live across every other buffer's lifetime are stacked at
+ * the bottom, and time-disjoint components are packed separately.
  * pack_run also accepts "best" (the same pipeline as "exact"; the name callers use for
  * "give me the lowest peak you can"). "all" is the caller's loop over
  * pack_strategy_names().

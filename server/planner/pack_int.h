@@ -50,11 +50,32 @@ int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t 
                     struct err *e);
 
 /*
- * Our strongest heuristic ("tpuplan-search"): randomized greedy orderings and re-packing
- * under the deadline (absolute pack_now() time). offsets/peak hold the best packing found.
+ * Our strongest heuristic ("tpuplan-search"): bounded probes of the exact search, then the
+ * exact solver, under the deadline (absolute pack_now() time). On entry offsets/peak hold
+ * a valid packing; on return the best packing found. It stops early once the peak is at
+ * most enough (0: only the lower bound stops it): a component of a reduced problem need
+ * not go below what another component already needs.
  */
 int pack_search(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-                uint64_t *offsets, uint64_t *peak, struct err *e);
+                uint64_t enough, uint64_t *offsets, uint64_t *peak, struct err *e);
+
+/*
+ * Exact reductions (pack_reduce.c): the universal buffers (lifetime overlapping every
+ * other buffer's), stacked at the bottom in index order, and the components of the rest
+ * (no buffer live across the step between two components). All arrays malloc'd, owned by
+ * the reduction (pack_reduction_free). Universal buffers are only taken out when every
+ * size is a multiple of the alignment, so the stack stays aligned.
+ */
+struct pack_reduction {
+    size_t nuniv;
+    uint32_t *univ; /* nuniv buffer indices, ascending */
+    uint64_t base;  /* sum of their sizes: where the components start */
+    size_t ncomp;
+    uint32_t *comp_off; /* ncomp + 1 offsets into comp_mem */
+    uint32_t *comp_mem; /* the other buffers, component by component, by lower ascending */
+};
+int pack_reduce(const struct pack_problem *p, struct pack_reduction *r, struct err *e);
+void pack_reduction_free(struct pack_reduction *r);
 
 /*
  * The exact solver. On entry offsets/peak hold a valid packing (the incumbent, from the

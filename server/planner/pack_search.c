@@ -54,7 +54,7 @@ static int pkey_cmp(const void *a, const void *b)
 
 /* Randomised greedy restarts for large problems. */
 static int search_greedy(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-                         uint64_t *offsets, uint64_t *peak, struct err *e)
+                         uint64_t enough, uint64_t *offsets, uint64_t *peak, struct err *e)
 {
     struct pkey *keys = malloc(p->n * sizeof(*keys));
     uint32_t *order = malloc(p->n * sizeof(*order));
@@ -66,7 +66,7 @@ static int search_greedy(const struct pack_problem *p, const struct pack_opts *o
         rc = err_set(e, ERR_NOMEM, NULL, "search: out of memory for %zu buffers", p->n);
         goto out;
     }
-    while (pack_now() < deadline) {
+    while (pack_now() < deadline && *peak > enough) {
         uint64_t pk;
         for (size_t i = 0; i < p->n; i++) {
             double noise = 0.75 + 0.5 * (double)(rng_next(&rng) >> 11) / 9007199254740992.0;
@@ -97,6 +97,7 @@ struct prober {
     const struct pack_opts *o;
     double deadline;
     uint64_t lb;
+    uint64_t enough; /* stop once the peak is at most this */
     unsigned first;
     atomic_bool *done; /* set by the thread that reaches the lower bound: nothing is lower */
     uint64_t *offsets; /* n entries, owned by the caller; the best packing of this thread */
@@ -127,7 +128,8 @@ static void prober_run(struct prober *w)
     g = pack_probe_unit(pr);
     lo = (w->lb + g - 1) / g * g; /* proven: nothing lower fits */
     soft = lo;                    /* heights below this failed within the current limit */
-    while (pack_now() < w->deadline && lo < w->peak && !atomic_load(w->done)) {
+    while (pack_now() < w->deadline && lo < w->peak && w->peak > w->enough &&
+           !atomic_load(w->done)) {
         uint64_t hi = w->peak - g, h, pk = 0;
         int res;
         if (soft > hi) {
@@ -149,7 +151,7 @@ static void prober_run(struct prober *w)
         if (res == 1) {
             memcpy(w->offsets, tmp, p->n * sizeof(*tmp));
             w->peak = pk;
-            if (pk <= lo)
+            if (pk <= lo || pk <= w->enough)
                 atomic_store(w->done, true);
         } else if (res == 0) {
             lo = h + g;
@@ -172,7 +174,7 @@ static void *prober_main(void *arg)
 }
 
 int pack_search(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-                uint64_t *offsets, uint64_t *peak, struct err *e)
+                uint64_t enough, uint64_t *offsets, uint64_t *peak, struct err *e)
 {
     struct prober w[SEARCH_MAX_THREADS];
     struct pack_probe *pr = NULL;
@@ -185,13 +187,13 @@ int pack_search(const struct pack_problem *p, const struct pack_opts *o, double 
     if (p->n == 0)
         return ERR_OK;
     rc = pack_lower_bound(p, &lb, e);
-    if (rc != ERR_OK || *peak <= lb)
+    if (rc != ERR_OK || *peak <= lb || *peak <= enough)
         return rc;
     rc = pack_probe_new(p, &pr, e); /* only asks whether the problem can be probed */
     if (rc != ERR_OK)
         return rc;
     if (pr == NULL)
-        return search_greedy(p, o, deadline, offsets, peak, e);
+        return search_greedy(p, o, deadline, enough, offsets, peak, e);
     pack_probe_free(pr);
     if (nthreads == 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
@@ -205,6 +207,7 @@ int pack_search(const struct pack_problem *p, const struct pack_opts *o, double 
                                .o = o,
                                .deadline = t0 + SEARCH_PROBE_SHARE * (deadline - t0),
                                .lb = lb,
+                               .enough = enough,
                                .first = (unsigned)(t * SEARCH_PREORDERS / nthreads),
                                .done = &done,
                                .peak = *peak};
@@ -246,7 +249,7 @@ int pack_search(const struct pack_problem *p, const struct pack_opts *o, double 
     /* The rest of the budget goes to the exact solver, seeded with the probes' best: its
      * portfolio aims at the capacity first and solves I and K of the challenging suite in
      * a few tenths of a second, where the probes stall above 1.10 x LB. */
-    if (*peak > lb && pack_now() < deadline) {
+    if (*peak > lb && *peak > enough && pack_now() < deadline) {
         bool proven = false;
         double solved_at = -1;
         rc = pack_exact(p, o, deadline, lb, offsets, peak, &proven, &solved_at, e);

@@ -500,6 +500,91 @@ static void test_documented_greedy(void **state)
     }
 }
 
+/* The reductions: in ex12 only [0,21) overlaps every other buffer ([0,9) misses [9,21));
+ * without it, nothing is live across step 9, which splits the rest in two components. */
+static void test_reduce(void **state)
+{
+    struct pack_problem p = {5, ex12, 0, 0};
+    struct pack_reduction r;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(pack_reduce(&p, &r, &e), ERR_OK);
+    assert_int_equal(r.nuniv, 1);
+    assert_int_equal(r.univ[0], 4);
+    assert_int_equal(r.base, 4);
+    assert_int_equal(r.ncomp, 2);
+    /* [0,3) [3,9) [0,9) by lower, then [9,21). */
+    assert_int_equal(r.comp_off[1], 3);
+    assert_int_equal(r.comp_off[2], 4);
+    assert_int_equal(r.comp_mem[3], 3);
+    pack_reduction_free(&r);
+
+    /* A nested chain: every buffer overlaps every other, so all are universal. */
+    const struct pack_buffer chain[4] = {{0, 10, 2}, {1, 9, 3}, {2, 8, 4}, {3, 7, 5}};
+    p = (struct pack_problem){4, chain, 0, 0};
+    assert_int_equal(pack_reduce(&p, &r, &e), ERR_OK);
+    assert_int_equal(r.nuniv, 4);
+    assert_int_equal(r.base, 14);
+    assert_int_equal(r.ncomp, 0);
+    pack_reduction_free(&r);
+
+    /* Sizes that are not multiples of the alignment: nothing is stacked. */
+    p = (struct pack_problem){4, chain, 0, 4};
+    assert_int_equal(pack_reduce(&p, &r, &e), ERR_OK);
+    assert_int_equal(r.nuniv, 0);
+    assert_int_equal(r.ncomp, 1);
+    pack_reduction_free(&r);
+}
+
+/*
+ * A training step's shape (the service benchmark's model): 3 of 4 buffers live for the
+ * whole program, the activations in a 56-step window. The reduction stacks the former and
+ * leaves 250 buffers to search: the search reaches the lower bound, proven, and the greedy
+ * seeds alone do not.
+ */
+static void test_reduce_model(void **state)
+{
+    enum { N = 1000 };
+    struct pack_buffer *b = calloc(N, sizeof(*b));
+    struct pack_opts o = {.time_limit_s = 20, .threads = 2, .seed = 1};
+    struct pack_result r, g;
+    struct err e;
+    uint64_t stack = 0;
+
+    (void)state;
+    assert_non_null(b);
+    for (int i = 0; i < N; i++) {
+        uint64_t elems = (uint64_t)(128 * (1 + i % 7)) * (uint64_t)(256 * (1 + i % 5));
+        b[i].size = elems * (i % 3 ? 2 : 4);
+        b[i].lower = i % 4 == 3 ? i % 50 : 0;
+        b[i].upper = i % 4 == 3 ? i % 50 + 1 + i % 7 : 57;
+        stack += i % 4 == 3 ? 0 : b[i].size;
+    }
+    struct pack_problem p = {N, b, 0, 512};
+    assert_int_equal(pack_run(&p, "xla-default", &o, &g, &e), ERR_OK);
+    assert_true(g.peak > g.lower_bound);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(pack_run(&p, k ? "exact" : "tpuplan-search", &o, &r, &e), ERR_OK);
+        assert_int_equal(pack_check(&p, r.offsets, r.peak, &e), ERR_OK);
+        assert_int_equal(r.peak, r.lower_bound);
+        assert_true(r.proven_optimal);
+        /* The stack: the whole-program buffers in index order at the bottom, every
+         * activation above them. */
+        uint64_t at = 0;
+        for (int i = 0; i < N; i++)
+            if (i % 4 != 3) {
+                assert_int_equal(r.offsets[i], at);
+                at += b[i].size;
+            } else {
+                assert_true(r.offsets[i] >= stack);
+            }
+        pack_result_free(&r);
+    }
+    pack_result_free(&g);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,7 +593,8 @@ int main(void)
         cmocka_unit_test(test_greedy_example),    cmocka_unit_test(test_fit_rules),
         cmocka_unit_test(test_metrics),           cmocka_unit_test(test_greedy_random),
         cmocka_unit_test(test_documented_greedy), cmocka_unit_test(test_sort_orders),
-        cmocka_unit_test(test_greedy_reference),
+        cmocka_unit_test(test_greedy_reference),  cmocka_unit_test(test_reduce),
+        cmocka_unit_test(test_reduce_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
