@@ -21,7 +21,8 @@
  *               packing below the node; once it fails, the later candidates are covered.
  *   decomposition  when no unplaced buffer crosses a section boundary, the two sides are
  *               independent: each is solved once, left to right, without backtracking
- *               between them (MiniMalloc's dynamic decomposition).
+ *               between them (MiniMalloc's dynamic decomposition), once the whole part
+ *               has passed the section bound at the floor of the placement that split it.
  * All of it is incremental: placing a buffer touches its overlap list and its sections,
  * with an undo trail; the per-node scans are over the unplaced buffers of the part only.
  *
@@ -551,13 +552,24 @@ static int rerank(struct xsearch *s, uint32_t slo, uint32_t shi)
  * Solves the independent parts of [slo, shi) split at its zero-cut boundaries, one after
  * the other (no unplaced buffer crosses such a boundary, so the parts share nothing). A
  * part without a packing fails the whole; on failure every placement made here is undone.
+ *
+ * First the section bound of every section of [slo, shi) at the floor cur, the offset of
+ * the placement that split it: each part restarts at offset 0, so its own bound is weaker,
+ * and a part searched first would otherwise hide a sibling that cannot fit at all
+ * (MiniMalloc checks every section before it decomposes). On H at capacity, TAW-dynamic
+ * finds the packing in 4789 nodes instead of 2.09M; on E, TWA-dynamic in 13597, not 4.9M.
  */
-static int split(struct xsearch *s, uint32_t slo, uint32_t shi)
+static int split(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur)
 {
     size_t nleft0 = s->nleft, mark = s->ntrail;
     uint32_t a = slo;
     int r = 1;
 
+    for (uint32_t c = slo; c < shi; c++) {
+        uint64_t fl = s->secmin[c] > cur ? s->secmin[c] : cur;
+        if (s->rem[c] > 0 && fl + s->rem[c] > s->height)
+            return 0;
+    }
     for (uint32_t b = slo + 1; b <= shi && r == 1; b++) {
         if (b < shi && s->cuts[b] != 0)
             continue;
@@ -691,7 +703,7 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
             break;
         }
         int hat = s->hat;
-        r = z ? split(s, slo, shi) : dfs(s, slo, shi, o, s->rank[i]);
+        r = z ? split(s, slo, shi, o) : dfs(s, slo, shi, o, s->rank[i]);
         if (r == 1)
             break; /* keep the packing */
         undo_to(s, nleft0, mark);
@@ -789,7 +801,7 @@ static int search_once(struct xsearch *s)
     s->ntrail = 0;
     s->ncand = 0;
     s->nodes = 0;
-    return s->oom ? -1 : split(s, 0, (uint32_t)xp->nsec);
+    return s->oom ? -1 : split(s, 0, (uint32_t)xp->nsec, 0);
 }
 
 /*
