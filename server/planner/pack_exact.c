@@ -34,7 +34,7 @@
  * (exact_cycle[] below: static ones, and dynamic ones re-ranked per independent part), in
  * rounds: every thread restarts with the next preorder, and the node limit doubles once
  * every preorder has had it. Nodes count the searches entered (after a placement, or for
- * an independent part); a child the section bound refutes before placing costs none. A
+ * an independent part); a candidate the section bound excludes costs none. A
  * job stops early only when a lower target, or the same target on a lower-numbered
  * thread, has found a packing, so the outcome depends on node counts only, never on
  * thread timing: deterministic for a seed and a thread count (the deadline aside).
@@ -585,29 +585,6 @@ static int split(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur)
     return r;
 }
 
-/* Would placing i leave a boundary inside its lifetime with no crossing buffer (a split)? */
-static int splits(const struct xsearch *s, uint32_t i)
-{
-    for (uint32_t b = s->xp->sec_lo[i] + 1; b < s->xp->sec_hi[i]; b++)
-        if (s->cuts[b] == 1)
-            return 1;
-    return 0;
-}
-
-/* Would placing i at its floor raise some unplaced buffer's floor (place()'s hat)? */
-static int raises(const struct xsearch *s, uint32_t i)
-{
-    const struct xprob *xp = s->xp;
-    uint64_t fl = align_units(s->floor_[i] + xp->size[i], xp->align);
-
-    for (uint32_t k = xp->adj_off[i]; k < xp->adj_off[i + 1]; k++) {
-        uint32_t j = xp->adj[k];
-        if (s->leftpos[j] < s->nleft && s->floor_[j] < fl)
-            return 1;
-    }
-    return 0;
-}
-
 /*
  * Searches the part [slo, shi) of the timeline: the unplaced buffers whose lifetimes lie
  * in it. Returns 1 found (the placements stay), 0 exhausted, -1 aborted (node limit,
@@ -652,14 +629,17 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
         if (s->rem[c] > s->rem[cmax])
             cmax = c;
     }
-    /* Candidates: floors in [cur, m), ordered by (floor, rank). */
+    /* Candidates: floors in [cur, m), ordered by (floor, rank), at most h - rem[cmax]:
+     * the child's cur is the floor, and section cmax then needs floor + rem <= h (inside
+     * the candidate's lifetime the others sit above floor + size and rem drops by size:
+     * the same sum; alone there, it would not fit under h itself). */
     base = s->ncand;
     for (size_t k = 0; k < s->nleft; k++) {
         uint32_t j = s->left[k];
         uint64_t f = s->floor_[j];
         if (xp->sec_lo[j] < slo || xp->sec_hi[j] > shi)
             continue;
-        if (f < cur || f >= m || f + xp->size[j] > h)
+        if (f < cur || f >= m || f + xp->size[j] > h || f + s->rem[cmax] > h)
             continue;
         if (f == cur && last_rank != UINT64_MAX && s->rank[j] <= last_rank)
             continue;
@@ -683,20 +663,6 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
         uint32_t i = s->cand[base + a];
         size_t mark = s->ntrail, nleft0 = s->nleft;
         uint64_t o = s->floor_[i];
-        /* The child's section bound, decided before placing: at cur = o, section cmax
-         * needs o + rem > h unless i alone is left in it (inside i's lifetime the others
-         * sit above o + size(i) and rem drops by size(i): the same sum). Most children
-         * at tight heights die here; a split restarts at cur = 0, so it is placed.
-         * (cmax is a valid section; the sec_lo/sec_hi tests below are not its bounds
-         * check, whatever cppcheck's arrayIndexThenCheck assumes.) */
-        /* cppcheck-suppress arrayIndexThenCheck */
-        if (o + s->rem[cmax] > h &&
-            (cmax < xp->sec_lo[i] || cmax >= xp->sec_hi[i] || s->rem[cmax] > xp->size[i]) &&
-            !splits(s, i)) {
-            if (!raises(s, i))
-                break; /* hatless, as below */
-            continue;
-        }
         int z = place(s, i);
         if (z < 0) {
             r = -1;
