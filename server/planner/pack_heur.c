@@ -15,8 +15,41 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "planner/pack_int.h"
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+/*
+ * malloc for the large per-pass arrays. A fresh 4 KiB page costs ~17 us on the virtual
+ * machines we measure on (64 MiB: 0.27 s, as much as a whole greedy pass), a 2 MiB one
+ * about 0.2 ms: arrays of several huge pages are aligned to them and advised as such.
+ * The advice is only a hint; free() releases the block either way.
+ */
+static void *heur_alloc(size_t bytes)
+{
+    void *a;
+
+    if (bytes < 2 * HUGE_PAGE)
+        return malloc(bytes);
+    bytes = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    a = aligned_alloc(HUGE_PAGE, bytes);
+#ifdef MADV_HUGEPAGE
+    if (a != NULL)
+        (void)madvise(a, bytes, MADV_HUGEPAGE);
+#endif
+    return a;
+}
+
+static void *heur_zalloc(size_t bytes)
+{
+    void *a = heur_alloc(bytes);
+
+    if (a != NULL)
+        memset(a, 0, bytes);
+    return a;
+}
 
 /*
  * Sorting. Every order is a lexicographic sequence of up to three 64-bit keys ending with
@@ -169,7 +202,7 @@ int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t 
 
     if (p->n == 0)
         return ERR_OK;
-    scratch = malloc(2 * p->n * sizeof(*scratch));
+    scratch = heur_alloc(2 * p->n * sizeof(*scratch));
     if (scratch == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
     sort_order(p, ord, order, scratch);
@@ -228,11 +261,11 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *s
     t->leaves = 1;
     while (t->leaves < nb)
         t->leaves *= 2;
-    t->pos = malloc(p->n * sizeof(*t->pos));
-    t->blow = calloc(t->leaves, sizeof(*t->blow));
-    t->maxup = calloc(2 * t->leaves, sizeof(*t->maxup));
-    t->up = calloc(p->n, sizeof(*t->up));
-    t->sl = malloc(p->n * sizeof(*t->sl));
+    t->pos = heur_alloc(p->n * sizeof(*t->pos));
+    t->blow = heur_zalloc(t->leaves * sizeof(*t->blow));
+    t->maxup = heur_zalloc(2 * t->leaves * sizeof(*t->maxup));
+    t->up = heur_zalloc(p->n * sizeof(*t->up));
+    t->sl = heur_alloc(p->n * sizeof(*t->sl));
     if (t->pos == NULL || t->blow == NULL || t->maxup == NULL || t->up == NULL || t->sl == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
     sort_order(p, PACK_ORDER_PROGRAM, by_lower, scratch);
@@ -375,9 +408,9 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
         return ERR_OK;
     /* One scratch area serves the sorts (4n words) and then the overlapping chunks (2n):
      * on a million buffers fresh pages cost as much as the placement itself. */
-    scratch = malloc(4 * p->n * sizeof(*scratch)); /* 2n chunks */
+    scratch = heur_alloc(4 * p->n * sizeof(*scratch)); /* 2n chunks */
     if (order == NULL)
-        own = malloc(p->n * sizeof(*own));
+        own = heur_alloc(p->n * sizeof(*own));
     if (scratch == NULL || (order == NULL && own == NULL)) {
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;

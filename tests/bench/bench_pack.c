@@ -5,6 +5,7 @@
  *
  * usage: bench_pack [--data DIR] [--algo a,b,...] [--time-limit S] [--only A,B,...]
  *                   [--threads N] [--no-scale] [--scale-n N] [--scale-life L]
+ *                   [--scale-algo a,b,...]
  * Time limits: 1 s for tpuplan-search and 30 s for exact unless --time-limit is given.
  * "time_s" is the whole run; "solved_s" is when a packing within the capacity was first
  * found (exact keeps minimising after that, until it proves the optimum or time runs out).
@@ -114,12 +115,11 @@ static long peak_rss_kib(void)
 /* A model-like instance: two buffers born per step, lifetimes of 1-maxlife steps (default 32)
  * with one in a thousand living up to 2000 steps (about maxlife buffers live at a time;
  * --scale-life 1000 gives about a thousand), sizes 1 KiB .. 16 MiB log-uniform. */
-static int scale_row(size_t n, unsigned maxlife)
+static int scale_row(size_t n, unsigned maxlife, const char *algos)
 {
-    static const char *algos[] = {"xla-spatial", "xla-temporal", "xla-area",
-                                  "xla-default", "first-fit",    "tflite"};
     struct pack_buffer *b = malloc(n * sizeof(*b));
     uint64_t s = 42;
+    char list[512];
     int bad = 0;
 
     if (b == NULL)
@@ -139,23 +139,24 @@ static int scale_row(size_t n, unsigned maxlife)
            maxlife);
     printf("%-15s %14s %9s %8s %8s %12s\n", "strategy", "peak", "peak/LB", "time_s", "cpu_s",
            "peak_rss_MiB");
-    for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
+    snprintf(list, sizeof(list), "%s", algos);
+    for (char *save = NULL, *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
         struct pack_result r;
         struct err e;
         double t0 = now_s(), c0 = cpu_s(), t, c;
         err_clear(&e);
-        if (pack_run(&p, algos[i], &o, &r, &e) != ERR_OK) {
-            printf("%-15s error: %s\n", algos[i], e.msg);
+        if (pack_run(&p, a, &o, &r, &e) != ERR_OK) {
+            printf("%-15s error: %s\n", a, e.msg);
             bad = 1;
             continue;
         }
         t = now_s() - t0;
         c = cpu_s() - c0;
         if (pack_check(&p, r.offsets, r.peak, &e) != ERR_OK) {
-            printf("%-15s CHECK FAILED: %s\n", algos[i], e.msg);
+            printf("%-15s CHECK FAILED: %s\n", a, e.msg);
             bad = 1;
         }
-        printf("%-15s %14llu %9.4f %8.3f %8.3f %12.1f\n", algos[i], (unsigned long long)r.peak,
+        printf("%-15s %14llu %9.4f %8.3f %8.3f %12.1f\n", a, (unsigned long long)r.peak,
                (double)r.peak / (double)r.lower_bound, t, c, (double)peak_rss_kib() / 1024.0);
         pack_result_free(&r);
     }
@@ -167,6 +168,7 @@ int main(int argc, char **argv)
 {
     const char *dir = getenv("TPUPLAN_MINIMALLOC_DIR");
     const char *algos = default_algos, *only = NULL;
+    const char *scale_algos = "xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite";
     struct pack_opts o = {.time_limit_s = 0, .seed = 1, .threads = 0};
     int noscale = 0, bad = 0;
     size_t scale_n = 1000000;
@@ -190,12 +192,14 @@ int main(int argc, char **argv)
             scale_n = (size_t)atol(argv[++i]);
         else if (strcmp(argv[i], "--scale-life") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0)
             scale_life = (unsigned)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--scale-algo") == 0 && i + 1 < argc)
+            scale_algos = argv[++i];
         else if (strcmp(argv[i], "--no-scale") == 0)
             noscale = 1;
         else {
             fprintf(stderr, "usage: bench_pack [--data DIR] [--algo a,b] [--only A,B] "
                             "[--time-limit S] [--threads N] [--no-scale] [--scale-n N] "
-                            "[--scale-life L]\n");
+                            "[--scale-life L] [--scale-algo a,b]\n");
             return 2;
         }
     }
@@ -258,6 +262,6 @@ int main(int argc, char **argv)
                "minimisation\n",
                solved_exact, found, total_solved, total_exact);
     if (!noscale)
-        bad |= scale_row(scale_n, scale_life);
+        bad |= scale_row(scale_n, scale_life, scale_algos);
     return bad;
 }
