@@ -61,6 +61,9 @@ static void *heur_zalloc(size_t bytes)
  */
 #define ORDER_MAX_KEYS 3
 
+/* An internal order for the placed-buffer index: upper asc, index asc. */
+#define ORDER_UPPER ((enum pack_order)(PACK_ORDER_TFLITE + 1))
+
 /* Maps a signed step to an unsigned key with the same order. */
 static uint64_t okey(int64_t v)
 {
@@ -87,6 +90,8 @@ static uint64_t order_key(const struct pack_problem *p, enum pack_order ord, siz
         return j == 0 ? (uint64_t)(area >> 64) : (uint64_t)area;
     case PACK_ORDER_PROGRAM:
         return okey(b->lower);
+    default: /* ORDER_UPPER */
+        return okey(b->upper);
     case PACK_ORDER_TFLITE:
         /* ArenaPlanner::CreateTensorAllocationVector: buffers live for the whole run
          * first (by index), then size desc, then allocation node. */
@@ -102,7 +107,7 @@ static uint64_t order_key(const struct pack_problem *p, enum pack_order ord, siz
 
 static int order_nkeys(enum pack_order ord)
 {
-    return ord == PACK_ORDER_PROGRAM ? 1 : ord == PACK_ORDER_TFLITE ? 3 : 2;
+    return ord == PACK_ORDER_PROGRAM || ord == ORDER_UPPER ? 1 : ord == PACK_ORDER_TFLITE ? 3 : 2;
 }
 
 /* The varying bits of one key: (key >> low) & mask, placed at bit pos of the long key. */
@@ -215,36 +220,36 @@ struct chunk {
 };
 
 /*
- * The placed-buffer index (see the file comment). Leaves are grouped in buckets of
- * PTREE_BUCKET consecutive positions; the tree keeps one max-upper per bucket and a query
- * scans the buckets it reaches linearly, over arrays laid out by position, which keeps
- * the memory traffic sequential on million-buffer inputs. blow (the first lower of each
- * bucket, small enough to stay cached) bounds the query on the right, so it needs no
- * binary search over the positions.
+ * The placed-buffer index (see the file comment). Steps are replaced by their ranks among
+ * the distinct lower and upper values, so the arrays a query scans hold 32-bit words.
+ * Leaves are grouped in buckets of PTREE_BUCKET consecutive positions (one cache line of
+ * up[]); the tree keeps one max-upper per bucket and a query scans the buckets it reaches
+ * linearly. A buffer's hi (the positions whose lower is below its upper) bounds the query on
+ * the right, so the scan never reads a lower.
  */
 #define PTREE_BUCKET 16
 
-struct slot {
-    int64_t lower;
-    struct chunk ch; /* once placed */
+struct binfo {
+    uint32_t pos;  /* position: positions are ordered by (lower, index) */
+    uint32_t hi;   /* positions [0, hi) have lower < this buffer's upper */
+    uint32_t klow; /* rank(lower) + 1: a placed q overlaps when up[q] > klow */
+    uint32_t kup;  /* rank(upper) + 1: what up[pos] holds once placed */
 };
 
 struct ptree {
-    size_t n, leaves; /* leaves: power of two >= number of buckets */
-    uint32_t *pos;    /* buffer -> position (positions are ordered by (lower, index)) */
-    int64_t *blow;    /* bucket -> lower of its first position */
-    uint64_t *maxup;  /* 2*leaves nodes: okey(max upper) of placed buffers below, 0 if none */
-    uint64_t *up;     /* position: okey(upper) once placed, 0 before */
-    struct slot *sl;  /* position: lower and the placed chunk */
+    size_t n, leaves;    /* leaves: power of two >= number of buckets */
+    struct binfo *info;  /* buffer -> its position and keys */
+    uint32_t *maxup;     /* 2*leaves nodes: max up[] of the placed buffers below, 0 if none */
+    uint32_t *up;        /* position: rank(upper) + 1 once placed, 0 before */
+    struct chunk *chunk; /* position: the placed chunk */
 };
 
 static void ptree_free(struct ptree *t)
 {
-    free(t->pos);
-    free(t->blow);
+    free(t->info);
     free(t->maxup);
     free(t->up);
-    free(t->sl);
+    free(t->chunk);
     memset(t, 0, sizeof(*t));
 }
 
@@ -253,69 +258,79 @@ static void ptree_free(struct ptree *t)
 static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *scratch,
                       struct err *e)
 {
-    size_t nb = (p->n + PTREE_BUCKET - 1) / PTREE_BUCKET;
-    uint32_t *by_lower = (uint32_t *)(scratch + 2 * p->n);
+    size_t n = p->n, nb = (n + PTREE_BUCKET - 1) / PTREE_BUCKET;
+    uint32_t *by_lower = (uint32_t *)(scratch + 2 * n), *by_upper = by_lower + n;
+    uint32_t rank = 0;
+    int64_t prev = 0;
 
     memset(t, 0, sizeof(*t));
-    t->n = p->n;
+    t->n = n;
     t->leaves = 1;
     while (t->leaves < nb)
         t->leaves *= 2;
-    t->pos = heur_alloc(p->n * sizeof(*t->pos));
-    t->blow = heur_zalloc(t->leaves * sizeof(*t->blow));
+    t->info = heur_alloc(n * sizeof(*t->info));
     t->maxup = heur_zalloc(2 * t->leaves * sizeof(*t->maxup));
-    t->up = heur_zalloc(p->n * sizeof(*t->up));
-    t->sl = heur_alloc(p->n * sizeof(*t->sl));
-    if (t->pos == NULL || t->blow == NULL || t->maxup == NULL || t->up == NULL || t->sl == NULL)
-        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+    t->up = heur_zalloc(n * sizeof(*t->up));
+    t->chunk = heur_alloc(n * sizeof(*t->chunk));
+    if (t->info == NULL || t->maxup == NULL || t->up == NULL || t->chunk == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", n);
     sort_order(p, PACK_ORDER_PROGRAM, by_lower, scratch);
-    for (size_t i = 0; i < p->n; i++) {
-        t->pos[by_lower[i]] = (uint32_t)i;
-        t->sl[i].lower = p->bufs[by_lower[i]].lower;
+    sort_order(p, ORDER_UPPER, by_upper, scratch);
+    /* Merge the two sorted lists: equal steps share a rank, and at equal steps uppers come
+     * first, so an upper's hi counts only the lowers strictly below it. */
+    for (size_t i = 0, j = 0; i < n || j < n;) {
+        bool upper = j < n && (i == n || p->bufs[by_upper[j]].upper <= p->bufs[by_lower[i]].lower);
+        int64_t v = upper ? p->bufs[by_upper[j]].upper : p->bufs[by_lower[i]].lower;
+
+        rank += i + j > 0 && v != prev;
+        prev = v;
+        if (upper) {
+            t->info[by_upper[j]].hi = (uint32_t)i;
+            t->info[by_upper[j++]].kup = rank + 1;
+        } else {
+            t->info[by_lower[i]].pos = (uint32_t)i;
+            t->info[by_lower[i++]].klow = rank + 1;
+        }
     }
-    for (size_t b = 0; b < t->leaves; b++)
-        t->blow[b] = b < nb ? t->sl[b * PTREE_BUCKET].lower : INT64_MAX;
     return ERR_OK;
 }
 
-static void ptree_insert(struct ptree *t, uint32_t buf, int64_t upper, uint64_t off, uint64_t end)
+static void ptree_insert(struct ptree *t, const struct binfo *bi, uint64_t off, uint64_t end)
 {
-    size_t q = t->pos[buf], node = t->leaves + q / PTREE_BUCKET;
-    uint64_t key = okey(upper);
+    size_t q = bi->pos, node = t->leaves + q / PTREE_BUCKET;
+    uint32_t key = bi->kup;
 
     t->up[q] = key;
-    t->sl[q].ch = (struct chunk){off, end};
+    t->chunk[q] = (struct chunk){off, end};
     while (node >= 1 && t->maxup[node] < key) {
         t->maxup[node] = key;
         node /= 2;
     }
 }
 
-/*
- * Appends the chunks of the placed buffers with lower < upper and upper' > lower to out;
- * returns how many.
- */
-static size_t ptree_query(const struct ptree *t, int64_t lower, int64_t upper, struct chunk *out)
+/* Appends the chunks of the placed buffers overlapping bi's lifetime to out; returns how
+ * many. */
+static size_t ptree_query(const struct ptree *t, const struct binfo *bi, struct chunk *out)
 {
-    size_t cnt = 0, sp = 0;
+    size_t cnt = 0, sp = 0, hi = bi->hi;
     size_t stack[3 * 80];
-    uint64_t klow = okey(lower);
+    uint32_t klow = bi->klow;
 
-    /* Depth-first over the nodes whose buckets may hold a placed buffer overlapping
-     * [lower, upper); the stack holds (node, first bucket, bucket count) triples. */
+    /* Depth-first over the nodes whose buckets may hold a placed buffer overlapping the
+     * lifetime; the stack holds (node, first bucket, bucket count) triples. */
     stack[sp++] = 1;
     stack[sp++] = 0;
     stack[sp++] = t->leaves;
     while (sp > 0) {
         size_t span = stack[--sp], first = stack[--sp], node = stack[--sp];
 
-        if (t->maxup[node] <= klow || t->blow[first] >= upper)
+        if (t->maxup[node] <= klow || first * PTREE_BUCKET >= hi)
             continue;
         if (span == 1) {
-            size_t a = first * PTREE_BUCKET, b = a + PTREE_BUCKET < t->n ? a + PTREE_BUCKET : t->n;
+            size_t a = first * PTREE_BUCKET, b = a + PTREE_BUCKET < hi ? a + PTREE_BUCKET : hi;
             for (size_t q = a; q < b; q++)
-                if (t->up[q] > klow && t->sl[q].lower < upper)
-                    out[cnt++] = t->sl[q].ch;
+                if (t->up[q] > klow)
+                    out[cnt++] = t->chunk[q];
             continue;
         }
         span /= 2;
@@ -425,19 +440,28 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     chunks = (struct chunk *)scratch;
     for (size_t i = 0; i < p->n; i++) {
         uint32_t b = order[i];
-        const struct pack_buffer *pb = &p->bufs[b];
+        const struct binfo *bi = &t.info[b];
+        uint64_t size = p->bufs[b].size, off;
         size_t k;
 
-        if (i + 8 < p->n) { /* the order jumps around in time: fetch ahead */
-            __builtin_prefetch(&p->bufs[order[i + 8]]);
-            __builtin_prefetch(&t.pos[order[i + 8]]);
+        /* The order jumps around in time: fetch the buffers ahead, then the index lines
+         * their queries start from. */
+        if (i + 16 < p->n) {
+            __builtin_prefetch(&t.info[order[i + 16]]);
+            __builtin_prefetch(&p->bufs[order[i + 16]]);
         }
-        k = ptree_query(&t, pb->lower, pb->upper, chunks);
+        if (i + 8 < p->n) {
+            const struct binfo *ahead = &t.info[order[i + 8]];
+            __builtin_prefetch(&t.up[ahead->pos]);
+            __builtin_prefetch(&t.maxup[t.leaves + ahead->pos / PTREE_BUCKET]);
+        }
+        k = ptree_query(&t, bi, chunks);
         chunks_sort(chunks, chunks + p->n, k);
-        offsets[b] = choose_offset(chunks, k, pb->size, p->alignment, fit);
-        if (offsets[b] + pb->size > *peak)
-            *peak = offsets[b] + pb->size;
-        ptree_insert(&t, b, pb->upper, offsets[b], offsets[b] + pb->size);
+        off = choose_offset(chunks, k, size, p->alignment, fit);
+        offsets[b] = off;
+        if (off + size > *peak)
+            *peak = off + size;
+        ptree_insert(&t, bi, off, off + size);
     }
 out:
     ptree_free(&t);
