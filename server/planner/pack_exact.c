@@ -119,13 +119,9 @@ struct xsearch {
     uint32_t *left;       /* unplaced buffers; nleft of them */
     uint32_t *leftpos;    /* n: position of each buffer in left */
     size_t nleft;
-    uint64_t *rem;    /* nsec: unplaced size live in each section */
-    uint64_t *top;    /* nsec: highest end of placed buffers live in each section */
-    uint64_t *secmin; /* nsec: lowest floor of the unplaced buffers in each section */
-    uint64_t *cuts;   /* nsec+1: unplaced buffers crossing each section boundary */
-    uint32_t *stamp;  /* nsec: visit marks for the affected-section pass */
-    uint32_t stamp_now;
-    uint32_t *aff;     /* nsec: affected sections of one placement */
+    uint64_t *rem;     /* nsec: unplaced size live in each section */
+    uint64_t *wit;     /* nsec: the section's witness, an index into sec_mem (see witness) */
+    uint64_t *cuts;    /* nsec+1: unplaced buffers crossing each section boundary */
     uint64_t *degleft; /* n: unplaced buffers overlapping each buffer */
     int hat;           /* the last placement raised some unplaced buffer's floor */
     struct trail_ent *trail;
@@ -402,47 +398,48 @@ static uint64_t align_units(uint64_t v, uint64_t a)
     return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-/* Recomputes the lowest floor of the unplaced buffers of section c. */
-static int secmin_update(struct xsearch *s, uint32_t c)
+/*
+ * The section bound: the unplaced buffers of section c are stacked above the lowest of
+ * their floors, so one of them needs floor + rem[c] <= h. Each section keeps a witness
+ * that does; a placement only re-checks the sections of the buffers it touched, and
+ * looks for a new witness (the next member round the section's list) where the old one
+ * was placed or rose too high. Returns 1 when none is left (the bound fails), -1 on out
+ * of memory, else 0.
+ */
+static int witness(struct xsearch *s, uint32_t c)
 {
     const struct xprob *xp = s->xp;
-    uint64_t m = UINT64_MAX;
+    uint64_t w = s->wit[c], lo = xp->sec_off[c], nm = xp->sec_off[c + 1] - lo, lim;
 
-    for (uint32_t k = xp->sec_off[c]; k < xp->sec_off[c + 1]; k++) {
-        uint32_t j = xp->sec_mem[k];
-        if (s->leftpos[j] < s->nleft && s->floor_[j] < m)
-            m = s->floor_[j];
+    if (s->rem[c] == 0)
+        return 0;
+    if (s->rem[c] > s->height)
+        return 1;
+    lim = s->height - s->rem[c];
+    for (uint64_t k = 0; k < nm; k++) {
+        uint64_t q = w + k < lo + nm ? w + k : w + k - nm;
+        uint32_t j = xp->sec_mem[q];
+        if (s->leftpos[j] < s->nleft && s->floor_[j] <= lim)
+            return q == w ? 0 : trail_set(s, &s->wit[c], q);
     }
-    if (m != s->secmin[c])
-        return trail_set(s, &s->secmin[c], m);
-    return 0;
-}
-
-/* Marks the sections of j whose lowest floor was j's old floor oldf: only there can j's
- * placement or raised floor change secmin (secmin <= every member's floor, and floors
- * only rise). Skipping the others halves the cost of a placement. */
-static void mark_sections(struct xsearch *s, uint32_t j, uint64_t oldf, size_t *naff)
-{
-    for (uint32_t c = s->xp->sec_lo[j]; c < s->xp->sec_hi[j]; c++)
-        if (s->secmin[c] == oldf && s->stamp[c] != s->stamp_now) {
-            s->stamp[c] = s->stamp_now;
-            s->aff[(*naff)++] = c;
-        }
+    return 1;
 }
 
 /*
  * Places i at its floor: raises the floors of the unplaced buffers overlapping it, and
- * updates its sections (remaining size, top, lowest floor) and the boundary cuts. Returns
- * -1 on out of memory, 1 when a boundary inside i's lifetime lost its last crossing
- * buffer (the problem decomposes there), else 0.
+ * updates its sections (remaining size, witnesses) and the boundary cuts. Returns -1 on
+ * out of memory, else PLACE_SPLIT when a boundary inside i's lifetime lost its last
+ * crossing buffer (the problem decomposes there) and PLACE_DEAD when a section bound
+ * fails (the child is refuted without a node).
  */
+#define PLACE_SPLIT 1
+#define PLACE_DEAD  2
 static int place(struct xsearch *s, uint32_t i)
 {
     const struct xprob *xp = s->xp;
-    uint64_t o = s->floor_[i], end = o + xp->size[i], fl = align_units(end, xp->align);
+    uint64_t o = s->floor_[i], fl = align_units(o + xp->size[i], xp->align);
     uint32_t pos = s->leftpos[i], last = s->left[s->nleft - 1];
-    size_t naff = 0;
-    int zero = 0;
+    int res = 0, w;
 
     s->hat = 0;
     s->off[i] = o;
@@ -451,40 +448,40 @@ static int place(struct xsearch *s, uint32_t i)
     s->left[s->nleft - 1] = i;
     s->leftpos[i] = (uint32_t)(s->nleft - 1);
     s->nleft--;
-    if (++s->stamp_now == 0) {
-        memset(s->stamp, 0, xp->nsec * sizeof(*s->stamp));
-        s->stamp_now = 1;
+    for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
+        if (trail_set(s, &s->rem[c], s->rem[c] - xp->size[i]) != 0)
+            return -1;
+    for (uint32_t b = xp->sec_lo[i] + 1; b < xp->sec_hi[i]; b++) {
+        if (trail_set(s, &s->cuts[b], s->cuts[b] - 1) != 0)
+            return -1;
+        if (s->cuts[b] == 0)
+            res |= PLACE_SPLIT;
     }
-    mark_sections(s, i, o, &naff);
+    for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++) {
+        if ((w = witness(s, c)) < 0)
+            return -1;
+        res |= w ? PLACE_DEAD : 0;
+    }
     for (uint32_t k = xp->adj_off[i]; k < xp->adj_off[i + 1]; k++) {
         uint32_t j = xp->adj[k];
         if (s->leftpos[j] >= s->nleft)
             continue;
         if (trail_set(s, &s->degleft[j], s->degleft[j] - 1) != 0)
             return -1;
-        if (s->floor_[j] < fl) {
-            uint64_t oldf = s->floor_[j];
-            if (trail_set(s, &s->floor_[j], fl) != 0)
+        if (s->floor_[j] >= fl)
+            continue;
+        if (trail_set(s, &s->floor_[j], fl) != 0)
+            return -1;
+        s->hat = 1;
+        for (uint32_t c = xp->sec_lo[j]; c < xp->sec_hi[j]; c++) {
+            if (xp->sec_mem[s->wit[c]] != j)
+                continue;
+            if ((w = witness(s, c)) < 0)
                 return -1;
-            mark_sections(s, j, oldf, &naff);
-            s->hat = 1;
+            res |= w ? PLACE_DEAD : 0;
         }
     }
-    for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++) {
-        if (trail_set(s, &s->rem[c], s->rem[c] - xp->size[i]) != 0)
-            return -1;
-        if (s->top[c] < end && trail_set(s, &s->top[c], end) != 0)
-            return -1;
-    }
-    for (uint32_t b = xp->sec_lo[i] + 1; b < xp->sec_hi[i]; b++) {
-        if (trail_set(s, &s->cuts[b], s->cuts[b] - 1) != 0)
-            return -1;
-        zero |= s->cuts[b] == 0;
-    }
-    for (size_t a = 0; a < naff; a++)
-        if (secmin_update(s, s->aff[a]) != 0)
-            return -1;
-    return zero;
+    return res;
 }
 
 /* Undoes every placement and change made since (nleft0, mark). */
@@ -552,24 +549,18 @@ static int rerank(struct xsearch *s, uint32_t slo, uint32_t shi)
  * Solves the independent parts of [slo, shi) split at its zero-cut boundaries, one after
  * the other (no unplaced buffer crosses such a boundary, so the parts share nothing). A
  * part without a packing fails the whole; on failure every placement made here is undone.
- *
- * First the section bound of every section of [slo, shi) at the floor cur, the offset of
- * the placement that split it: each part restarts at offset 0, so its own bound is weaker,
- * and a part searched first would otherwise hide a sibling that cannot fit at all
- * (MiniMalloc checks every section before it decomposes). On H at capacity, TAW-dynamic
- * finds the packing in 4789 nodes instead of 2.09M; on E, TWA-dynamic in 13597, not 4.9M.
+ * Every section of [slo, shi) has passed its bound at the floor of the placement that split
+ * it (place() and the candidate filter, as MiniMalloc checks every section before it
+ * decomposes): each part restarts at offset 0, and a part searched first would otherwise
+ * hide a sibling that cannot fit at all (before: H at capacity, TAW-dynamic, 2.09M nodes
+ * instead of 4789; E, TWA-dynamic, 4.9M instead of 13597).
  */
-static int split(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur)
+static int split(struct xsearch *s, uint32_t slo, uint32_t shi)
 {
     size_t nleft0 = s->nleft, mark = s->ntrail;
     uint32_t a = slo;
     int r = 1;
 
-    for (uint32_t c = slo; c < shi; c++) {
-        uint64_t fl = s->secmin[c] > cur ? s->secmin[c] : cur;
-        if (s->rem[c] > 0 && fl + s->rem[c] > s->height)
-            return 0;
-    }
     for (uint32_t b = slo + 1; b <= shi && r == 1; b++) {
         if (b < shi && s->cuts[b] != 0)
             continue;
@@ -622,13 +613,9 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
         return 1;
     if (m <= cur || m > h)
         return 0;
-    for (uint32_t c = slo; c < shi; c++) {
-        uint64_t fl = s->secmin[c] > cur ? s->secmin[c] : cur;
-        if (s->rem[c] > 0 && fl + s->rem[c] > h)
-            return 0;
+    for (uint32_t c = slo; c < shi; c++) /* their bounds hold: see witness() */
         if (s->rem[c] > s->rem[cmax])
             cmax = c;
-    }
     /* Candidates: floors in [cur, m), ordered by (floor, rank), at most h - rem[cmax]:
      * the child's cur is the floor, and section cmax then needs floor + rem <= h (inside
      * the candidate's lifetime the others sit above floor + size and rem drops by size:
@@ -669,7 +656,9 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
             break;
         }
         int hat = s->hat;
-        r = z ? split(s, slo, shi, o) : dfs(s, slo, shi, o, s->rank[i]);
+        r = z & PLACE_DEAD    ? 0
+            : z & PLACE_SPLIT ? split(s, slo, shi)
+                              : dfs(s, slo, shi, o, s->rank[i]);
         if (r == 1)
             break; /* keep the packing */
         undo_to(s, nleft0, mark);
@@ -710,11 +699,8 @@ static void xsearch_free(struct xsearch *s)
     free(s->left);
     free(s->leftpos);
     free(s->rem);
-    free(s->top);
-    free(s->secmin);
+    free(s->wit);
     free(s->cuts);
-    free(s->stamp);
-    free(s->aff);
     free(s->degleft);
     free(s->trail);
     free(s->cand);
@@ -733,16 +719,12 @@ static int xsearch_init(struct xsearch *s, const struct xprob *xp, unsigned id)
     s->left = malloc(xp->n * sizeof(*s->left));
     s->leftpos = malloc(xp->n * sizeof(*s->leftpos));
     s->rem = malloc((xp->nsec + 1) * sizeof(*s->rem));
-    s->top = malloc((xp->nsec + 1) * sizeof(*s->top));
-    s->secmin = malloc((xp->nsec + 1) * sizeof(*s->secmin));
+    s->wit = malloc((xp->nsec + 1) * sizeof(*s->wit));
     s->cuts = malloc((xp->nsec + 1) * sizeof(*s->cuts));
-    s->stamp = calloc(xp->nsec + 1, sizeof(*s->stamp));
-    s->aff = malloc((xp->nsec + 1) * sizeof(*s->aff));
     s->degleft = malloc(xp->n * sizeof(*s->degleft));
     if (s->degleft == NULL || s->rank == NULL || s->keys == NULL || s->base_rank == NULL ||
         s->floor_ == NULL || s->off == NULL || s->left == NULL || s->leftpos == NULL ||
-        s->rem == NULL || s->top == NULL || s->secmin == NULL || s->cuts == NULL ||
-        s->stamp == NULL || s->aff == NULL)
+        s->rem == NULL || s->wit == NULL || s->cuts == NULL)
         return -1;
     return 0;
 }
@@ -761,13 +743,16 @@ static int search_once(struct xsearch *s)
         s->degleft[i] = xp->adj_off[i + 1] - xp->adj_off[i];
     }
     memcpy(s->rem, xp->sectotal, xp->nsec * sizeof(*s->rem));
-    memset(s->top, 0, xp->nsec * sizeof(*s->top));
-    memset(s->secmin, 0, xp->nsec * sizeof(*s->secmin));
     memcpy(s->cuts, xp->cuts0, (xp->nsec + 1) * sizeof(*s->cuts));
     s->ntrail = 0;
     s->ncand = 0;
     s->nodes = 0;
-    return s->oom ? -1 : split(s, 0, (uint32_t)xp->nsec, 0);
+    for (size_t c = 0; c < xp->nsec; c++) {
+        s->wit[c] = xp->sec_off[c];
+        if (s->rem[c] > s->height)
+            return 0; /* the lower bound: nothing fits */
+    }
+    return s->oom ? -1 : split(s, 0, (uint32_t)xp->nsec);
 }
 
 /*
