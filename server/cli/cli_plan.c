@@ -333,7 +333,7 @@ int cli_plan(int argc, char **argv)
     }
     if (read_input(path, l.max_input_bytes, &input, &len) != 0)
         goto out;
-    if (plan_run(input, len, &o, &l, &json, &json_len, &s, &e) != ERR_OK) {
+    if (plan_run(input, len, &o, &l, &json, &json_len, NULL, &s, &e) != ERR_OK) {
         fprintf(stderr, "tpuplan: %s: %s\n", path, e.msg);
         goto out;
     }

@@ -20,6 +20,7 @@
  * but not of the whole program), so the caller (pack.c) applies the reduction again to each
  * component, up to a bounded depth.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,7 @@ int pack_reduce(const struct pack_problem *p, struct pack_reduction *r, struct e
     int64_t min_up = INT64_MAX, min_up2 = INT64_MAX, max_lo = INT64_MIN, max_lo2 = INT64_MIN;
     int64_t reach = INT64_MIN;
     size_t arg_up = SIZE_MAX, arg_lo = SIZE_MAX, nrest = 0;
+    bool stack;
     int rc = ERR_OK;
 
     memset(r, 0, sizeof(*r));
@@ -99,25 +101,20 @@ int pack_reduce(const struct pack_problem *p, struct pack_reduction *r, struct e
             max_lo2 = b[i].lower;
         }
     }
-    /* A problem of one buffer is its own answer; leave it to the solvers. */
-    if (p->n > 1 && stack_aligned(p))
-        for (size_t i = 0; i < p->n; i++) {
-            int64_t up_other = i == arg_up ? min_up2 : min_up;
-            int64_t lo_other = i == arg_lo ? max_lo2 : max_lo;
-            if (b[i].lower < up_other && b[i].upper > lo_other) {
-                r->univ[r->nuniv++] = (uint32_t)i;
-                r->base += b[i].size; /* validated totals stay far below 2^64 */
-            }
+    /* A problem of one buffer is its own answer; leave it to the solvers. The others go to
+     * the components, sorted by lower. */
+    stack = p->n > 1 && stack_aligned(p);
+    for (size_t i = 0; i < p->n; i++) {
+        int64_t up_other = i == arg_up ? min_up2 : min_up;
+        int64_t lo_other = i == arg_lo ? max_lo2 : max_lo;
+        if (stack && b[i].lower < up_other && b[i].upper > lo_other) {
+            r->univ[r->nuniv++] = (uint32_t)i;
+            r->base += b[i].size; /* validated totals stay far below 2^64 */
+        } else {
+            keys[nrest++] = (struct lower_key){b[i].lower, (uint32_t)i};
         }
-    /* Components of the rest: sorted by lower, a new one starts where no earlier buffer
-     * is live any more. */
-    for (size_t i = 0, u = 0; i < p->n; i++) {
-        if (u < r->nuniv && r->univ[u] == i) {
-            u++;
-            continue;
-        }
-        keys[nrest++] = (struct lower_key){b[i].lower, (uint32_t)i};
     }
+    /* A new component starts where no earlier buffer is live any more. */
     qsort(keys, nrest, sizeof(*keys), lower_key_cmp);
     for (size_t k = 0; k < nrest; k++) {
         const struct pack_buffer *bk = &b[keys[k].idx];

@@ -79,13 +79,28 @@ int plan_validate(const char *input, size_t len, const struct plan_opts *o,
                   const struct plan_limits *l, struct plan_summary *s, struct err *e);
 
 /*
+ * The two small views of a result that the service stores beside it and the dashboard
+ * reads instead of the whole document (RESULT.md "Views"): summary is the result without
+ * its tensors array, layout the tensors as columns. Both malloc'd and NUL-terminated,
+ * owned by the caller until plan_views_free().
+ */
+struct plan_views {
+    char *summary;
+    size_t summary_len;
+    char *layout;
+    size_t layout_len;
+};
+void plan_views_free(struct plan_views *v);
+
+/*
  * Full plan. On success *json is a malloc'd NUL-terminated document (caller frees) of
- * *json_len bytes (server/planner/RESULT.md), and *s (may be NULL) holds the summary, with
- * fits = peak <= capacity. On failure *json is NULL and *e names the input location.
- * o and l may be NULL (defaults).
+ * *json_len bytes (server/planner/RESULT.md), *views (may be NULL: not wanted) holds the
+ * views, and *s (may be NULL) the summary, with fits = peak <= capacity. On failure *json
+ * is NULL, *views empty, and *e names the input location. o and l may be NULL (defaults).
  */
 int plan_run(const char *input, size_t len, const struct plan_opts *o, const struct plan_limits *l,
-             char **json, size_t *json_len, struct plan_summary *s, struct err *e);
+             char **json, size_t *json_len, struct plan_views *views, struct plan_summary *s,
+             struct err *e);
 
 /*
  * The packing problem of an input, for `tpuplan pack` on a model description: one buffer

@@ -412,8 +412,16 @@ static void api_plan_wait_check(struct store *st, struct request *r)
     int rc;
 
     memset(&p, 0, sizeof(p));
-    rc = store_plan_get(st, r->plan_id, &p);
-    set_db(r, rc);
+    if (r->finished != NULL) {
+        /* Handed over by the worker that finished it: no second read. */
+        p = *r->finished;
+        free(r->finished);
+        r->finished = NULL;
+        rc = STORE_OK;
+    } else {
+        rc = store_plan_get(st, r->plan_id, &p);
+        set_db(r, rc);
+    }
     if (rc == STORE_OK && finished(&p)) {
         reply_plan(r, 201, &p, r->manage_token);
     } else if (rc == STORE_NOTFOUND) {

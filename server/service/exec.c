@@ -219,7 +219,7 @@ void exec_park(struct exec *x, struct request *r)
     pthread_mutex_unlock(&x->mu);
 }
 
-void exec_plan_finished(struct exec *x, const char *plan_id)
+void exec_plan_finished(struct exec *x, const char *plan_id, const struct store_plan *plan)
 {
     struct request **pp;
 
@@ -235,6 +235,13 @@ void exec_plan_finished(struct exec *x, const char *plan_id)
         if (strcmp(r->plan_id, plan_id) == 0) {
             *pp = r->next;
             x->nparked--;
+            /* Out of memory only costs the shortcut: the handler reads the plan instead. */
+            if (plan != NULL && r->finished == NULL &&
+                (r->finished = malloc(sizeof(*r->finished))) != NULL &&
+                store_plan_copy(plan, r->finished) != STORE_OK) {
+                free(r->finished);
+                r->finished = NULL;
+            }
             queue_push(x, r);
         } else {
             pp = &r->next;

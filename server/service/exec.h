@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 struct store;
+struct store_plan;
 struct request;
 struct exec;
 
@@ -36,8 +37,10 @@ void exec_submit(struct exec *x, struct request *r);
 /* From a handler: parks r (r->plan_id, r->deadline set) until its plan finishes. */
 void exec_park(struct exec *x, struct request *r);
 
-/* Wakes the requests parked on plan_id. Safe from any thread (the jobs callback). */
-void exec_plan_finished(struct exec *x, const char *plan_id);
+/* Wakes the requests parked on plan_id. Safe from any thread (the jobs callback). plan
+ * (may be NULL; borrowed) is the finished plan with its result: each woken request gets
+ * its own copy in r->finished, and answers from it without reading the database. */
+void exec_plan_finished(struct exec *x, const char *plan_id, const struct store_plan *plan);
 
 /* Abandons queued and parked requests, lets running handlers finish, joins the threads
  * and closes their connections. Requests submitted afterwards are abandoned at once. */

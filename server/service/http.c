@@ -6,6 +6,7 @@
  * every other request to the executor pool (exec.h). See http.h for the flow.
  */
 #include "service/http.h"
+#include "service/store.h"
 
 #include <netdb.h>
 #include <stdarg.h>
@@ -80,6 +81,10 @@ static void req_free(struct request *r)
     free(r->idempotency_key);
     if (r->resp != NULL)
         MHD_destroy_response(r->resp);
+    if (r->finished != NULL) {
+        store_plan_free(r->finished);
+        free(r->finished);
+    }
     free(r);
 }
 

@@ -28,6 +28,8 @@
 #include "service/route.h"
 #include "service/static_files.h"
 
+struct store_plan;
+
 struct exec;
 struct jobs;
 
@@ -107,6 +109,7 @@ struct request {
     char manage_token[64];
     double deadline, next_poll;
     bool waited;
+    struct store_plan *finished; /* the finished plan, handed over by its worker; owned */
 };
 
 /* Monotonic seconds. */

@@ -50,7 +50,7 @@ struct jobs {
     char *name;
     struct plan_limits limits;
     int lease_ms, renew_ms, poll_ms, max_attempts;
-    void (*on_done)(const char *plan_id, void *arg);
+    void (*on_done)(const char *plan_id, const struct store_plan *plan, void *arg);
     void *arg;
     unsigned n;
     struct slot *slots;
@@ -146,6 +146,8 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     struct jobs *j = sl->j;
     struct plan_opts opts;
     struct plan_summary sum;
+    struct plan_views views = {0};
+    struct store_plan done;
     struct err e;
     char *buf = malloc(OPTS_BUF);
     char *json = NULL;
@@ -157,6 +159,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
 
     err_clear(&e);
     memset(&sum, 0, sizeof sum);
+    memset(&done, 0, sizeof done);
     if (buf == NULL) {
         rc = err_set(&e, ERR_NOMEM, NULL, "out of memory reading the options of plan %s",
                      job->plan_id);
@@ -166,7 +169,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     } else {
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
-        rc = plan_run(job->input, job->input_len, &opts, &j->limits, &json, &len, &sum, &e);
+        rc = plan_run(job->input, job->input_len, &opts, &j->limits, &json, &len, &views, &sum, &e);
         clock_gettime(CLOCK_MONOTONIC, &b);
         metrics_planner_observe(
             (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9, rc == 0);
@@ -177,7 +180,8 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
         problem = job_problem(&e);
     }
     for (;;) {
-        rc = store_job_finish(st, job, json, problem, json ? &sum : NULL);
+        rc = store_job_finish(st, job, json, json ? &views : NULL, problem, json ? &sum : NULL,
+                              &done);
         if (rc == STORE_OK) {
             outcome = json ? STORED : STORED_ERROR;
             break;
@@ -187,7 +191,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
             break;
         }
         if (rc != STORE_UNAVAILABLE && json != NULL) {
-            /* The result itself cannot be stored (e.g. \u0000, or not valid JSON): record
+            /* The result itself cannot be stored (e.g. not valid JSON): record
              * that as the plan's error rather than retrying forever. */
             jobs_log("plan %s: result not storable (%s); storing an error", job->plan_id,
                      store_rc_name(rc));
@@ -210,7 +214,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
         backoff = backoff_next(backoff);
         wait_for(j, (int)backoff, WAKE_HARD, 0);
     }
-    free(json);
+    plan_views_free(&views);
     free(problem);
     free(buf);
 
@@ -226,8 +230,16 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
         j->stats.lost++;
     pthread_cond_broadcast(&j->idle);
     pthread_mutex_unlock(&j->mu);
-    if ((outcome == STORED || outcome == STORED_ERROR) && j->on_done)
-        j->on_done(job->plan_id, j->arg);
+    if ((outcome == STORED || outcome == STORED_ERROR) && j->on_done) {
+        /* The finished plan, with the result this worker holds, for waiting requests. */
+        if (done.status != NULL) {
+            done.result_json = json;
+            json = NULL;
+        }
+        j->on_done(job->plan_id, done.status != NULL ? &done : NULL, j->arg);
+    }
+    free(json);
+    store_plan_free(&done);
 }
 
 static void *worker_main(void *p)
@@ -305,7 +317,7 @@ static void coord_notify(const char *channel, const char *payload, void *arg)
     if (strcmp(channel, "tpuplan_jobs") == 0)
         jobs_kick(j);
     else if (strcmp(channel, "tpuplan_done") == 0 && j->on_done && payload)
-        j->on_done(payload, j->arg);
+        j->on_done(payload, NULL, j->arg);
 }
 
 /* The lease tokens of the plans running here; returns how many (at most j->n). */

@@ -24,6 +24,8 @@
 
 #include "planner/plan.h"
 
+struct store_plan;
+
 struct jobs_config {
     const char *conninfo; /* libpq conninfo; copied */
     unsigned workers;     /* planner threads; 0: online cores */
@@ -37,10 +39,12 @@ struct jobs_config {
      * Called with the id of each plan that finished (done or failed): right after this
      * instance's worker committed it, and again when the NOTIFY from any instance arrives.
      * So it may run twice for one plan, and for plans finished elsewhere: treat it as a
-     * wake-up for Prefer: wait requests, not as an event count. plan_id is borrowed for the
-     * call. NULL: none.
+     * wake-up for Prefer: wait requests, not as an event count. After this instance's own
+     * commit, plan is the finished plan with its result (as store_plan_get() reads it), so a
+     * waiting request needs no second read; otherwise NULL. Both borrowed for the call.
+     * NULL: none.
      */
-    void (*on_done)(const char *plan_id, void *arg);
+    void (*on_done)(const char *plan_id, const struct store_plan *plan, void *arg);
     void *arg;
 };
 

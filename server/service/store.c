@@ -125,14 +125,19 @@ static const struct {
          "WITH j AS (UPDATE jobs SET state = $3, finished_at = now(), completions = completions"
          " + 1, lease_token = NULL, lease_expires_at = NULL WHERE plan_id = $1 AND lease_token ="
          " $2::uuid AND state = 'running' RETURNING plan_id),"
-         " p AS (UPDATE plans SET status = $3, result = $4::jsonb, error = $5::jsonb,"
+         " p AS (UPDATE plans SET status = $3, result = $4::json, result_summary = $13::json,"
+         " result_layout = $14::json, error = $5::jsonb,"
          " tensors = coalesce($6, tensors), logical_bytes = coalesce($7, logical_bytes),"
          " padded_bytes = coalesce($8, padded_bytes), peak_bytes = coalesce($9, peak_bytes),"
          " lower_bound_bytes = coalesce($10, lower_bound_bytes),"
          " capacity_bytes = coalesce($11, capacity_bytes), fits = coalesce($12, fits),"
          " version = version + 1, updated_at = now() FROM j WHERE plans.id = j.plan_id"
-         " RETURNING plans.id)"
-         " SELECT pg_notify('tpuplan_done', id) FROM p"},
+         " RETURNING plans.id, name, chip, source_format, status, error::text, NULL::text,"
+         " " TS_CREATED ", " TS_UPDATED ", version, tensors, logical_bytes, padded_bytes,"
+         " peak_bytes, lower_bound_bytes, capacity_bytes, fits)"
+         /* The plan as plan_get reads it (the result column left NULL: the caller has
+          * it), so a waiting request needs no second read. */
+         " SELECT p.*, pg_notify('tpuplan_done', id) FROM p"},
     [S_JOB_RELEASE] =
         {"job_release",
          "WITH r AS (UPDATE jobs SET state = 'queued', attempts = greatest(attempts - 1, 0),"
@@ -769,29 +774,9 @@ void store_plan_free(struct store_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-int store_plan_get(struct store *s, const char *id, struct store_plan *out)
+/* Row 0 of a plan_get-shaped result (also job_finish's RETURNING) into *out. */
+static int plan_from_row(const PGresult *r, struct store_plan *out)
 {
-    return store_plan_get_view(s, id, STORE_VIEW_FULL, out);
-}
-
-int store_plan_get_view(struct store *s, const char *id, enum store_view view,
-                        struct store_plan *out)
-{
-    char v[16];
-    const char *vals[2] = {id, v};
-    int rc;
-    PGresult *r;
-    memset(out, 0, sizeof *out);
-    if (id == NULL || !ids_valid_id(id))
-        return STORE_NOTFOUND;
-    snprintf(v, sizeof v, "%d", (int)view);
-    r = run(s, S_PLAN_GET, 2, vals, NULL, NULL, 0, true, &rc);
-    if (r == NULL)
-        return rc;
-    if (PQntuples(r) != 1) {
-        PQclear(r);
-        return STORE_NOTFOUND;
-    }
     snprintf(out->id, sizeof out->id, "%s", PQgetvalue(r, 0, 0));
     out->name = dup_or_null(r, 0, 1);
     out->chip = dup_or_null(r, 0, 2);
@@ -815,13 +800,59 @@ int store_plan_get_view(struct store *s, const char *id, enum store_view view,
     out->summary.fits = strcmp(PQgetvalue(r, 0, 16), "t") == 0;
     bool lost =
         (!PQgetisnull(r, 0, 5) && !out->error_json) || (!PQgetisnull(r, 0, 6) && !out->result_json);
-    PQclear(r);
     if (lost || !out->name || !out->chip || !out->source_format || !out->status ||
         !out->created_at || !out->updated_at) {
         store_plan_free(out);
         return STORE_ERROR;
     }
     return STORE_OK;
+}
+
+int store_plan_copy(const struct store_plan *src, struct store_plan *dst)
+{
+    char **const d[] = {&dst->name,       &dst->chip,        &dst->source_format, &dst->status,
+                        &dst->error_json, &dst->result_json, &dst->created_at,    &dst->updated_at};
+    const char *const sv[] = {src->name,       src->chip,       src->source_format,
+                              src->status,     src->error_json, src->result_json,
+                              src->created_at, src->updated_at};
+
+    *dst = *src;
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        *d[i] = NULL;
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        if (sv[i] != NULL && (*d[i] = strdup(sv[i])) == NULL) {
+            store_plan_free(dst);
+            return STORE_ERROR;
+        }
+    return STORE_OK;
+}
+
+int store_plan_get(struct store *s, const char *id, struct store_plan *out)
+{
+    return store_plan_get_view(s, id, STORE_VIEW_FULL, out);
+}
+
+int store_plan_get_view(struct store *s, const char *id, enum store_view view,
+                        struct store_plan *out)
+{
+    char v[16];
+    const char *vals[2] = {id, v};
+    int rc;
+    PGresult *r;
+    memset(out, 0, sizeof *out);
+    if (id == NULL || !ids_valid_id(id))
+        return STORE_NOTFOUND;
+    snprintf(v, sizeof v, "%d", (int)view);
+    r = run(s, S_PLAN_GET, 2, vals, NULL, NULL, 0, true, &rc);
+    if (r == NULL)
+        return rc;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return STORE_NOTFOUND;
+    }
+    rc = plan_from_row(r, out);
+    PQclear(r);
+    return rc;
 }
 
 /* The cursor is base64url("<created_at epoch microseconds>.<id>"). */
@@ -1168,15 +1199,24 @@ int store_job_renew(struct store *s, const char *const *tokens, size_t n, int le
 }
 
 int store_job_finish(struct store *s, const struct store_job *j, const char *result_json,
-                     const char *error_json, const struct plan_summary *sm)
+                     const struct plan_views *views, const char *error_json,
+                     const struct plan_summary *sm, struct store_plan *done)
 {
     char num[7][24];
-    const char *vals[12] = {j->plan_id, j->lease_token, result_json ? "done" : "failed",
+    const char *vals[14] = {j->plan_id, j->lease_token, result_json ? "done" : "failed",
                             result_json, error_json};
     int rc;
     PGresult *r;
-    if ((result_json && json_has_nul(result_json)) || (error_json && json_has_nul(error_json)))
+    if (done != NULL)
+        memset(done, 0, sizeof *done);
+    /* The result and its views are json (any valid text, \u0000 included); the error is
+     * jsonb. */
+    if (error_json && json_has_nul(error_json))
         return STORE_INVALID;
+    if (result_json != NULL && views != NULL) {
+        vals[12] = views->summary;
+        vals[13] = views->layout;
+    }
     if (sm != NULL) {
         fmt_u64(num[0], sizeof num[0], sm->tensors);
         fmt_u64(num[1], sizeof num[1], sm->logical_bytes);
@@ -1190,10 +1230,13 @@ int store_job_finish(struct store *s, const struct store_job *j, const char *res
     }
     /* Not retried on a dead connection: the commit may have happened. The caller retries
      * with the same lease token, which is a no-op (NOTFOUND) if it did. */
-    r = run(s, S_JOB_FINISH, 12, vals, NULL, NULL, 0, false, &rc);
+    r = run(s, S_JOB_FINISH, 14, vals, NULL, NULL, 0, false, &rc);
     if (r == NULL)
         return rc;
     rc = PQntuples(r) == 1 ? STORE_OK : STORE_NOTFOUND;
+    /* The commit happened: a plan that cannot be read back only costs a shortcut. */
+    if (rc == STORE_OK && done != NULL && plan_from_row(r, done) != STORE_OK)
+        memset(done, 0, sizeof *done);
     PQclear(r);
     return rc;
 }

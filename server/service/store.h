@@ -87,7 +87,7 @@ struct store_created {
  * body hash, an empty or too long key, or options containing \u0000. */
 int store_plan_create(struct store *s, const struct store_new_plan *np, struct store_created *out);
 
-/* Which form of the result store_plan_get_view() reads (migrations/0002_result_views.sql):
+/* Which form of the result store_plan_get_view() reads (the views: plan_views, planner/plan.h):
  * the whole result, the result without its tensors, or the tensors as columns. */
 enum store_view {
     STORE_VIEW_FULL = 0,
@@ -111,6 +111,10 @@ struct store_plan {
     struct plan_summary summary;
 };
 void store_plan_free(struct store_plan *p);
+
+/* A deep copy of src into dst (dst's own strings, freed with store_plan_free()).
+ * STORE_ERROR (dst left empty) when out of memory. */
+int store_plan_copy(const struct store_plan *src, struct store_plan *dst);
 
 /* STORE_NOTFOUND also for ids that cannot exist (wrong length or alphabet). */
 int store_plan_get(struct store *s, const char *id, struct store_plan *out);
@@ -179,11 +183,16 @@ int store_job_renew(struct store *s, const char *const *tokens, size_t n, int le
                     size_t *renewed);
 
 /* Finishes a claimed job in one transaction, only while j->lease_token still holds it:
- * done with result_json and the summary (error_json NULL), or failed with error_json
- * (result_json and summary NULL). Bumps the completion counter and NOTIFYs tpuplan_done.
- * STORE_NOTFOUND when the lease was lost or the plan deleted (the result is dropped). */
+ * done with result_json, its views (GET ?view=summary|layout; NULL: none stored) and the
+ * summary (error_json NULL), or failed with error_json (result_json, views and summary
+ * NULL). All borrowed. Bumps the completion counter and NOTIFYs tpuplan_done.
+ * STORE_NOTFOUND when the lease was lost or the plan deleted (the result is dropped).
+ * done (may be NULL) receives the finished plan as store_plan_get() would read it, except
+ * result_json (NULL: the caller holds it); all-zero if it could not be read back. The
+ * caller frees it with store_plan_free(). */
 int store_job_finish(struct store *s, const struct store_job *j, const char *result_json,
-                     const char *error_json, const struct plan_summary *summary);
+                     const struct plan_views *views, const char *error_json,
+                     const struct plan_summary *summary, struct store_plan *done);
 
 /* Gives running jobs back to the queue (graceful stop), by lease token. */
 int store_job_release(struct store *s, const char *const *tokens, size_t n);

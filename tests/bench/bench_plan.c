@@ -104,7 +104,7 @@ int main(int argc, char **argv)
     }
     t1 = now();
     c1 = cpu_now();
-    if (plan_run(text, len, &o, &l, &out, &out_len, &s, &e) != ERR_OK) {
+    if (plan_run(text, len, &o, &l, &out, &out_len, NULL, &s, &e) != ERR_OK) {
         fprintf(stderr, "bench_plan: plan: %s\n", e.msg);
         return 1;
     }

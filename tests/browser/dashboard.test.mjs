@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { loadavg, cpus } from 'node:os';
 import { chromium } from 'playwright-core';
-import { makeResult, writeSafetensors } from './fixtures.mjs';
+import { makeResult, summaryView, layoutView, writeSafetensors } from './fixtures.mjs';
 
 const [base, tmp, executablePath] = process.argv.slice(2);
 const here = new URL('.', import.meta.url).pathname;
@@ -464,16 +464,17 @@ test('a model error from the API is shown next to the file field', async () => {
 
 test('100,000-buffer plan: first paint of the charts', async () => {
     // A 100,000-tensor result (37 MB, too big to plan in a test run) stored straight into the
-    // server's database, as a worker would store it; the page then loads it from the real
-    // server like any plan: both views, from PostgreSQL, through the cache.
+    // server's database with its two views, as a worker would store them; the page then loads
+    // it from the real server like any plan: both views, from PostgreSQL, through the cache.
     const r = makeResult(100000);
     const id = 'AAAAAAAAAAAAAAAAAAAAAB';
     const json = JSON.stringify(r);
     const csv = (v) => '"' + String(v).replace(/"/g, '""') + '"';
-    const row = [id, r.model.name, 'v5e', 'json', 'done', '\\x00', json, '\\x' + '00'.repeat(32), r.tensors.length].map(csv).join(',') + '\n';
+    const row = [id, r.model.name, 'v5e', 'json', 'done', '\\x00', json, JSON.stringify(summaryView(r)),
+        JSON.stringify(layoutView(r)), '\\x' + '00'.repeat(32), r.tensors.length].map(csv).join(',') + '\n';
     const t0 = Date.now();
     execFileSync('psql', [process.env.DATABASE_URL, '-v', 'ON_ERROR_STOP=1', '-qc',
-        'COPY plans (id, name, chip, source_format, status, input, result, manage_token_hash, tensors) FROM STDIN (FORMAT csv)'],
+        'COPY plans (id, name, chip, source_format, status, input, result, result_summary, result_layout, manage_token_hash, tensors) FROM STDIN (FORMAT csv)'],
     { input: row, maxBuffer: 1 << 20 });
     const stored = Date.now() - t0;
     const page = await newPage();
@@ -488,7 +489,7 @@ test('100,000-buffer plan: first paint of the charts', async () => {
         return { first: window.__tpuplan.firstPaintMs, views, ...window.__tpuplan.timings, drawn: window.__tpuplan.layout.drawn };
     });
     const urls = await planRequests(page);
-    // The columns the server built in SQL hold each tensor's fields (sampled across the plan).
+    // The layout view's columns hold each tensor's fields (sampled across the plan).
     const sample = [0, 1, 777, 50000, 99998, 99999];
     const got = await page.evaluate((ix) => ix.map((i) => window.__tpuplan.layout.tensor(i)), sample);
     for (const [k, i] of sample.entries()) {

@@ -122,8 +122,8 @@ export function wrap(tensors, steps, capacity, extra = {}) {
     };
 }
 
-// GET /api/v1/plans/{id}?view=summary|layout of a result, as migrations/0002_result_views.sql
-// computes them (key order aside): the result without tensors, and the tensors as columns.
+// GET /api/v1/plans/{id}?view=summary|layout of a result, as the planner writes them
+// (plan_views in server/planner/plan.c): the result without tensors, and the tensors as columns.
 export function summaryView(r) {
     const { tensors, ...rest } = r;
     return rest;

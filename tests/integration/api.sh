@@ -174,7 +174,8 @@ check "cached GET honours If-None-Match" is 304
 req HEAD "/api/v1/plans/$wid"
 check "HEAD of a plan is 200" is 200
 
-# Views: the result without its tensors, and the tensors as columns (migrations/0002).
+# Views: the result without its tensors, and the tensors as columns, as the planner wrote
+# them (plan_views; migrations/0003).
 req GET "/api/v1/plans/$wid?view=summary"
 check "?view=summary is the plan with the result minus its tensors" \
     eval 'is 200 && [ "$(jstr status)" = done ] && body_has "\"result\":{" && body_has "\"schema_version\": *1" && body_has "\"packing\":" && ! body_has "\"tensors\": *\["'
@@ -182,7 +183,7 @@ setag=$(hdr ETag)
 check "?view=summary has its own ETag" eval '[ "$setag" = "${wetag%\"}-summary\"" ]'
 req GET "/api/v1/plans/$wid?view=layout"
 check "?view=layout is the tensors as columns, in tensor order, without the result" \
-    eval 'is 200 && body_has "\"layout\":{\"tensors\" : 2, \"name\" : \[\"w\",\"x\"\], \"start\" : \[0,0\], \"end\" : \[2,2\], \"offset\" : \[0,2048\], \"padded_bytes\" : \[2048,2048\]" && body_has "\"kind\" : {\"values\" : \[\"activation\",\"param\"\], \"index\" : \[1,0\]}" && body_has "\"shape\" : {\"values\" : \[\"bf16\[8,128\]{1,0:T(8,128)(2,1)}\",\"f32\[4,128\]{1,0:T(4,128)}\"\], \"index\" : \[1,0\]}" && body_has "\"confidence\" : {\"values\" : \[\"assumed\"\], \"index\" : \[0,0\]}" && ! body_has "\"result\":"'
+    eval 'is 200 && body_has "\"layout\":{\"tensors\":2,\"name\":\[\"w\",\"x\"\],\"start\":\[0,0\],\"end\":\[2,2\],\"offset\":\[0,2048\],\"padded_bytes\":\[2048,2048\]" && body_has "\"kind\":{\"values\":\[\"activation\",\"param\"\],\"index\":\[1,0\]}" && body_has "\"shape\":{\"values\":\[\"bf16\[8,128\]{1,0:T(8,128)(2,1)}\",\"f32\[4,128\]{1,0:T(4,128)}\"\],\"index\":\[1,0\]}" && body_has "\"confidence\":{\"values\":\[\"assumed\"\],\"index\":\[0,0\]}" && ! body_has "\"result\":"'
 letag=$(hdr ETag)
 check "?view=layout has its own ETag" eval '[ "$letag" = "${wetag%\"}-layout\"" ]'
 req GET "/api/v1/plans/$wid?view=layout" -H "If-None-Match: $letag"

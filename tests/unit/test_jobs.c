@@ -118,7 +118,8 @@ static long wait_finished(long want, int timeout_s)
 }
 
 static struct jobs *pool(unsigned workers, int poll_ms, const char *name,
-                         void (*on_done)(const char *, void *), void *arg)
+                         void (*on_done)(const char *, const struct store_plan *, void *),
+                         void *arg)
 {
     char err[256];
     struct jobs_config c = {.conninfo = pgtest_info,
@@ -182,16 +183,25 @@ static void test_two_pools(void **state)
 struct done_log {
     pthread_mutex_t mu;
     int calls;
+    int with_plan; /* calls that carried the finished plan (the worker's own) */
+    int bad_plan;  /* ... that was not this plan, done, with its result */
     struct timespec first;
 };
 
-static void on_done(const char *plan_id, void *arg)
+static void on_done(const char *plan_id, const struct store_plan *plan, void *arg)
 {
     struct done_log *d = arg;
-    (void)plan_id;
     pthread_mutex_lock(&d->mu);
     if (d->calls++ == 0)
         clock_gettime(CLOCK_MONOTONIC, &d->first);
+    /* The worker's own call hands over the finished plan, result included (checked here,
+     * asserted on the test's thread: cmocka cannot fail from a worker). */
+    if (plan != NULL) {
+        d->with_plan++;
+        d->bad_plan += strcmp(plan->id, plan_id) != 0 || strcmp(plan->status, "done") != 0 ||
+                       plan->result_json == NULL ||
+                       strstr(plan->result_json, "\"schema_version\"") == NULL;
+    }
     pthread_mutex_unlock(&d->mu);
 }
 
@@ -231,6 +241,10 @@ static void test_notify_wakes_and_restart(void **state)
     double lat = notify_latency(s, &d);
     printf("# submit to done via NOTIFY: %.1f ms\n", lat * 1e3);
     assert_true(lat < 1.0);
+    pthread_mutex_lock(&d.mu);
+    assert_true(d.with_plan >= 1);
+    assert_int_equal(d.bad_plan, 0);
+    pthread_mutex_unlock(&d.mu);
 
     /* PostgreSQL restarts under the pool: it reconnects, re-LISTENs, and plans again. */
     assert_int_equal(pgtest_ctl("pause"), 0);

@@ -73,7 +73,7 @@ static json_object *plan(const char *text, size_t len, const struct plan_opts *o
 
     plan_limits_default(&l);
     err_clear(&e);
-    if (plan_run(text, len, o, &l, &out, &out_len, s, &e) != ERR_OK)
+    if (plan_run(text, len, o, &l, &out, &out_len, NULL, s, &e) != ERR_OK)
         fail_msg("plan_run: %s (%s)", e.msg, e.where);
     assert_int_equal(strlen(out), out_len);
     struct json_tokener *tok = json_tokener_new_ex(64);
@@ -440,7 +440,7 @@ static void test_errors(void **state)
         plan_limits_default(&l);
         err_clear(&e);
         int rc = plan_run(cases[i].text, strlen(cases[i].text), &cases[i].o, &l, &out, &out_len,
-                          NULL, &e);
+                          NULL, NULL, &e);
         if (rc != cases[i].code || strstr(e.msg, cases[i].msg) == NULL ||
             (cases[i].where[0] != '\0' && strcmp(e.where, cases[i].where) != 0))
             fail_msg("case %zu: got %d \"%s\" \"%s\"", i, rc, e.where, e.msg);
@@ -477,6 +477,140 @@ static void test_format_names(void **state)
     assert_string_equal(plan_format_name(PLAN_FMT_CSV), "minimalloc-csv");
 }
 
+/* One dictionary column of the layout view, decoded for tensor i: the string, or NULL for
+ * a null value. */
+static const char *dict_at(json_object *layout, const char *col, size_t i)
+{
+    json_object *d, *values, *index;
+
+    assert_true(json_object_object_get_ex(layout, col, &d));
+    assert_true(json_object_object_get_ex(d, "values", &values));
+    assert_true(json_object_object_get_ex(d, "index", &index));
+    json_object *v = json_object_array_get_idx(
+        values, (size_t)json_object_get_int64(json_object_array_get_idx(index, i)));
+    return v == NULL ? NULL : json_object_get_string(v);
+}
+
+static json_object *parse_doc(const char *text)
+{
+    json_object *doc = json_tokener_parse(text);
+    assert_non_null(doc);
+    return doc;
+}
+
+/*
+ * The views plan_run writes beside the result: the summary view is the result without its
+ * tensors array (equal as JSON, key for key), and every column of the layout view agrees
+ * with the result's tensors, for a model (with tags and shapes) and a MiniMalloc CSV (no
+ * shapes: null in the dictionaries, sorted last). Dictionary values are distinct and
+ * sorted.
+ */
+static void test_views(void **state)
+{
+    static const char *const inputs[] = {
+        "{\"name\":\"v\",\"chip\":\"v4\",\"tensors\":["
+        "{\"name\":\"w\",\"shape\":[4,128],\"dtype\":\"f32\",\"kind\":\"param\"},"
+        "{\"name\":\"x\",\"shape\":[8,128],\"dtype\":\"bf16\",\"kind\":\"activation\","
+        "\"live\":[0,2],\"tags\":[\"layer0\",\"attn\"]},"
+        "{\"name\":\"y\",\"shape\":[8,128],\"dtype\":\"bf16\",\"live\":[1,3]},"
+        "{\"name\":\"z\",\"shape\":[4,128],\"dtype\":\"f32\",\"kind\":\"param\"}]}",
+        "id,lower,upper,size\nb0,0,3,4\nb1,3,9,4\nb2,0,9,4\nb3,9,21,4\nb4,0,21,4\n",
+    };
+    static const char *const cols[] = {"kind", "shape", "layout_source", "confidence"};
+    struct plan_limits l;
+
+    (void)state;
+    plan_limits_default(&l);
+    for (size_t k = 0; k < sizeof(inputs) / sizeof(inputs[0]); k++) {
+        struct plan_opts o = {.strategies = "xla-default"};
+        struct plan_views v;
+        struct err e;
+        char *out = NULL;
+        size_t out_len = 0;
+        json_object *res, *sum, *lay, *tensors;
+
+        assert_int_equal(
+            plan_run(inputs[k], strlen(inputs[k]), &o, &l, &out, &out_len, &v, NULL, &e), ERR_OK);
+        assert_int_equal(strlen(v.summary), v.summary_len);
+        assert_int_equal(strlen(v.layout), v.layout_len);
+        res = parse_doc(out);
+        sum = parse_doc(v.summary);
+        lay = parse_doc(v.layout);
+        assert_true(json_object_object_get_ex(res, "tensors", &tensors));
+        tensors = json_object_get(tensors);
+        json_object_object_del(res, "tensors");
+        assert_true(json_object_equal(res, sum));
+        size_t n = json_object_array_length(tensors);
+        assert_int_equal(jint(lay, "tensors"), n);
+        for (size_t i = 0; i < n; i++) {
+            json_object *t = json_object_array_get_idx(tensors, i), *x, *live;
+            assert_true(json_object_object_get_ex(t, "live", &live));
+            assert_true(json_object_object_get_ex(lay, "name", &x));
+            assert_string_equal(json_object_get_string(json_object_array_get_idx(x, i)),
+                                jstr(t, "name"));
+            assert_true(json_object_object_get_ex(lay, "start", &x));
+            assert_int_equal(json_object_get_int64(json_object_array_get_idx(x, i)),
+                             json_object_get_int64(json_object_array_get_idx(live, 0)));
+            assert_true(json_object_object_get_ex(lay, "end", &x));
+            assert_int_equal(json_object_get_int64(json_object_array_get_idx(x, i)),
+                             json_object_get_int64(json_object_array_get_idx(live, 1)));
+            static const char *const nums[] = {"offset", "padded_bytes", "logical_bytes"};
+            for (size_t f = 0; f < 3; f++) {
+                assert_true(json_object_object_get_ex(lay, nums[f], &x));
+                assert_int_equal(json_object_get_int64(json_object_array_get_idx(x, i)),
+                                 jint(t, nums[f]));
+            }
+            for (size_t c = 0; c < 4; c++) {
+                const char *want =
+                    json_object_object_get_ex(t, cols[c], &x) ? json_object_get_string(x) : NULL;
+                const char *got = dict_at(lay, cols[c], i);
+                if (want == NULL)
+                    assert_null(got);
+                else
+                    assert_string_equal(got, want);
+            }
+            char key[24];
+            snprintf(key, sizeof(key), "%zu", i);
+            json_object *tags, *ltags, *lt;
+            assert_true(json_object_object_get_ex(lay, "tags", &ltags));
+            if (json_object_object_get_ex(t, "tags", &tags)) {
+                assert_true(json_object_object_get_ex(ltags, key, &lt));
+                assert_true(json_object_equal(tags, lt));
+            } else {
+                assert_false(json_object_object_get_ex(ltags, key, &lt));
+            }
+        }
+        /* Distinct, sorted, null last. */
+        for (size_t c = 0; c < 4; c++) {
+            json_object *d, *values;
+            assert_true(json_object_object_get_ex(lay, cols[c], &d));
+            assert_true(json_object_object_get_ex(d, "values", &values));
+            for (size_t i = 1; i < json_object_array_length(values); i++) {
+                json_object *a = json_object_array_get_idx(values, i - 1);
+                json_object *b = json_object_array_get_idx(values, i);
+                assert_non_null(a);
+                if (b != NULL)
+                    assert_true(strcmp(json_object_get_string(a), json_object_get_string(b)) < 0);
+            }
+        }
+        if (k == 1) /* CSV: no shapes at all */
+            assert_string_equal(strstr(v.layout, "\"shape\":"),
+                                "\"shape\":{\"values\":[null],\"index\":[0,0,0,0,0]},"
+                                "\"layout_source\":{\"values\":[null],\"index\":[0,0,0,0,0]},"
+                                "\"confidence\":{\"values\":[null],\"index\":[0,0,0,0,0]},"
+                                "\"tags\":{}}");
+        else
+            assert_non_null(strstr(v.layout, "\"kind\":{\"values\":[\"activation\",\"param\","
+                                             "\"temp\"],\"index\":[1,0,2,1]}"));
+        json_object_put(tensors);
+        json_object_put(res);
+        json_object_put(sum);
+        json_object_put(lay);
+        free(out);
+        plan_views_free(&v);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_format_names),
         cmocka_unit_test(test_escaping),
+        cmocka_unit_test(test_views),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
