@@ -13,6 +13,7 @@
  * so a pass costs O(n (k + log n)) with small constants and no allocation per buffer.
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -227,13 +228,15 @@ struct chunk {
  * linearly. A buffer's hi (the positions whose lower is below its upper) bounds the query on
  * the right, so the scan never reads a lower.
  */
-#define PTREE_BUCKET 16
+#define PTREE_BUCKET    16
+#define PREFETCH_CHUNKS 4 /* chunks a cache line holds */
 
 struct binfo {
     uint32_t pos;  /* position: positions are ordered by (lower, index) */
     uint32_t hi;   /* positions [0, hi) have lower < this buffer's upper */
     uint32_t klow; /* rank(lower) + 1: a placed q overlaps when up[q] > klow */
     uint32_t kup;  /* rank(upper) + 1: what up[pos] holds once placed */
+    uint64_t size; /* the buffer's, so the placement loop never reads the caller's array */
 };
 
 struct ptree {
@@ -271,7 +274,7 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *s
     t->info = heur_alloc(n * sizeof(*t->info));
     t->maxup = heur_zalloc(2 * t->leaves * sizeof(*t->maxup));
     t->up = heur_zalloc(n * sizeof(*t->up));
-    t->chunk = heur_alloc(n * sizeof(*t->chunk));
+    t->chunk = heur_zalloc(n * sizeof(*t->chunk));
     if (t->info == NULL || t->maxup == NULL || t->up == NULL || t->chunk == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", n);
     sort_order(p, PACK_ORDER_PROGRAM, by_lower, scratch);
@@ -289,6 +292,7 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *s
             t->info[by_upper[j++]].kup = rank + 1;
         } else {
             t->info[by_lower[i]].pos = (uint32_t)i;
+            t->info[by_lower[i]].size = p->bufs[by_lower[i]].size;
             t->info[by_lower[i++]].klow = rank + 1;
         }
     }
@@ -308,38 +312,42 @@ static void ptree_insert(struct ptree *t, const struct binfo *bi, uint64_t off, 
     }
 }
 
+/* The last bucket before bucket b whose max-upper exceeds klow; SIZE_MAX if none. Climbs
+ * to the first left sibling that qualifies and descends its right edge, so the neighbouring
+ * buckets a query usually wants cost a level or two. */
+static size_t ptree_prev(const struct ptree *t, size_t b, uint32_t klow)
+{
+    size_t node = t->leaves + b;
+
+    while (node > 1 && !((node & 1) && t->maxup[node - 1] > klow))
+        node /= 2;
+    if (node <= 1)
+        return SIZE_MAX;
+    node--;
+    while (node < t->leaves)
+        node = t->maxup[2 * node + 1] > klow ? 2 * node + 1 : 2 * node;
+    return node - t->leaves;
+}
+
 /* Appends the chunks of the placed buffers overlapping bi's lifetime to out; returns how
- * many. */
+ * many. The candidates are the positions below hi whose up exceeds klow: the buckets from
+ * hi's down, skipping those the tree rules out. */
 static size_t ptree_query(const struct ptree *t, const struct binfo *bi, struct chunk *out)
 {
-    size_t cnt = 0, sp = 0, hi = bi->hi;
-    size_t stack[3 * 80];
+    size_t cnt = 0, hi = bi->hi, b;
     uint32_t klow = bi->klow;
 
-    /* Depth-first over the nodes whose buckets may hold a placed buffer overlapping the
-     * lifetime; the stack holds (node, first bucket, bucket count) triples. */
-    stack[sp++] = 1;
-    stack[sp++] = 0;
-    stack[sp++] = t->leaves;
-    while (sp > 0) {
-        size_t span = stack[--sp], first = stack[--sp], node = stack[--sp];
-
-        if (t->maxup[node] <= klow || first * PTREE_BUCKET >= hi)
-            continue;
-        if (span == 1) {
-            size_t a = first * PTREE_BUCKET, b = a + PTREE_BUCKET < hi ? a + PTREE_BUCKET : hi;
-            for (size_t q = a; q < b; q++)
-                if (t->up[q] > klow)
-                    out[cnt++] = t->chunk[q];
-            continue;
+    if (hi == 0)
+        return 0;
+    b = (hi - 1) / PTREE_BUCKET;
+    if (t->maxup[t->leaves + b] <= klow)
+        b = ptree_prev(t, b, klow);
+    for (; b != SIZE_MAX; b = ptree_prev(t, b, klow)) {
+        size_t q0 = b * PTREE_BUCKET, q1 = q0 + PTREE_BUCKET < hi ? q0 + PTREE_BUCKET : hi;
+        for (size_t q = q0; q < q1; q++) { /* branch-free: about half are placed */
+            out[cnt] = t->chunk[q];
+            cnt += t->up[q] > klow;
         }
-        span /= 2;
-        stack[sp++] = 2 * node + 1;
-        stack[sp++] = first + span;
-        stack[sp++] = span;
-        stack[sp++] = 2 * node;
-        stack[sp++] = first;
-        stack[sp++] = span;
     }
     return cnt;
 }
@@ -439,30 +447,38 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     }
     chunks = (struct chunk *)scratch;
     for (size_t i = 0; i < p->n; i++) {
-        uint32_t b = order[i];
-        const struct binfo *bi = &t.info[b];
-        uint64_t size = p->bufs[b].size, off;
+        const struct binfo *bi = &t.info[order[i]];
+        uint64_t off;
         size_t k;
 
         /* The order jumps around in time: fetch the buffers ahead, then the index lines
-         * their queries start from. */
-        if (i + 16 < p->n) {
+         * their queries will scan (the bucket before theirs up to their hi). */
+        if (i + 16 < p->n)
             __builtin_prefetch(&t.info[order[i + 16]]);
-            __builtin_prefetch(&p->bufs[order[i + 16]]);
-        }
         if (i + 8 < p->n) {
             const struct binfo *ahead = &t.info[order[i + 8]];
-            __builtin_prefetch(&t.up[ahead->pos]);
+            size_t q = ahead->pos / PTREE_BUCKET * PTREE_BUCKET, end = ahead->hi;
+            q = q >= PTREE_BUCKET ? q - PTREE_BUCKET : 0;
+            if (end > q + 16 * PREFETCH_CHUNKS)
+                end = q + 16 * PREFETCH_CHUNKS;
             __builtin_prefetch(&t.maxup[t.leaves + ahead->pos / PTREE_BUCKET]);
+            for (; q < end; q += PREFETCH_CHUNKS) {
+                __builtin_prefetch(&t.chunk[q]);
+                if (q % PTREE_BUCKET == 0)
+                    __builtin_prefetch(&t.up[q]);
+            }
         }
         k = ptree_query(&t, bi, chunks);
         chunks_sort(chunks, chunks + p->n, k);
-        off = choose_offset(chunks, k, size, p->alignment, fit);
-        offsets[b] = off;
-        if (off + size > *peak)
-            *peak = off + size;
-        ptree_insert(&t, bi, off, off + size);
+        off = choose_offset(chunks, k, bi->size, p->alignment, fit);
+        if (off + bi->size > *peak)
+            *peak = off + bi->size;
+        ptree_insert(&t, bi, off, off + bi->size);
     }
+    /* The offsets are the placed chunks by position: written here in buffer order rather
+     * than at random inside the loop. */
+    for (size_t b = 0; b < p->n; b++)
+        offsets[b] = t.chunk[t.info[b].pos].off;
 out:
     ptree_free(&t);
     free(own);
