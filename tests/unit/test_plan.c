@@ -611,6 +611,63 @@ static void test_views(void **state)
     }
 }
 
+/* The peak of a named strategy in a result's packing.strategies. */
+static int64_t strategy_peak(json_object *doc, const char *name)
+{
+    char path[64];
+
+    for (int k = 0; k < 16; k++) {
+        snprintf(path, sizeof(path), "packing.strategies[%d].name", k);
+        if (strcmp(jstr(doc, path), name) == 0) {
+            snprintf(path, sizeof(path), "packing.strategies[%d].peak_bytes", k);
+            return jint(doc, path);
+        }
+    }
+    fail_msg("no strategy %s", name);
+    return -1;
+}
+
+/* Under "all", xla-default is taken from the xla-spatial and xla-temporal runs instead of
+ * packed again: the same peak as running it alone, the lower of the two (here temporal is
+ * lower, so a wrong pick shows), and their time added. A training-step-like model. */
+static void test_default_from_runs(void **state)
+{
+    size_t cap = 1 << 20, len = 0;
+    char *text = malloc(cap);
+    struct plan_opts all = {.strategies = "xla-spatial,xla-temporal,xla-default"};
+    struct plan_opts one = {.strategies = "xla-default"};
+
+    (void)state;
+    assert_non_null(text);
+    len += (size_t)snprintf(text, cap, "{\"name\":\"m\",\"chip\":\"v5e\",\"tensors\":[");
+    for (int i = 0; i < 1000; i++) {
+        int k = i % 4;
+        len += (size_t)snprintf(
+            text + len, cap - len,
+            "%s{\"name\":\"t%d\",\"shape\":[%d,%d],\"dtype\":\"%s\",\"kind\":\"%s\"", i ? "," : "",
+            i, 128 * (1 + i % 7), 256 * (1 + i % 5), i % 3 ? "bf16" : "f32",
+            k == 0   ? "param"
+            : k == 1 ? "grad"
+            : k == 2 ? "optimizer"
+                     : "activation");
+        if (k == 3)
+            len += (size_t)snprintf(text + len, cap - len, ",\"live\":[%d,%d]", i % 50,
+                                    i % 50 + 1 + i % 7);
+        len += (size_t)snprintf(text + len, cap - len, "}");
+    }
+    len += (size_t)snprintf(text + len, cap - len, "]}");
+    json_object *a = plan(text, len, &all, NULL), *b = plan(text, len, &one, NULL);
+    int64_t sp = strategy_peak(a, "xla-spatial"), tm = strategy_peak(a, "xla-temporal");
+    assert_true(tm < sp);
+    assert_int_equal(strategy_peak(a, "xla-default"), tm);
+    assert_int_equal(strategy_peak(b, "xla-default"), tm);
+    assert_true(json_object_get_double(jget(a, "packing.strategies[2].seconds")) >=
+                json_object_get_double(jget(a, "packing.strategies[1].seconds")));
+    json_object_put(a);
+    json_object_put(b);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -625,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_format_names),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_views),
+        cmocka_unit_test(test_default_from_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
