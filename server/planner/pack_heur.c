@@ -352,15 +352,20 @@ static size_t ptree_query(const struct ptree *t, const struct binfo *bi, struct 
     return cnt;
 }
 
+#define CHUNK_ISORT_MAX 28 /* insertion sort up to this many chunks (measured crossover) */
+
 /* Sorts chunks by offset: insertion sort for the usual handful, an LSD radix sort on the
- * offset beyond (tmp holds k chunks; many buffers live at once make k large). */
+ * offset beyond (tmp holds k chunks; many buffers live at once make k large). The radix
+ * passes cover only the bits that differ, in as few passes as 8-bit digits need, with the
+ * digits split evenly: 18 varying bits take three passes over 64 counters, not 256. */
 static void chunks_sort(struct chunk *c, struct chunk *tmp, size_t k)
 {
     uint64_t diff = 0;
-    size_t cnt[256];
+    uint32_t cnt[256];
     struct chunk *a = c;
+    unsigned lo, width, passes, bits;
 
-    if (k <= 48) {
+    if (k <= CHUNK_ISORT_MAX) {
         for (size_t i = 1; i < k; i++) {
             struct chunk x = c[i];
             size_t j = i;
@@ -372,19 +377,24 @@ static void chunks_sort(struct chunk *c, struct chunk *tmp, size_t k)
     }
     for (size_t i = 1; i < k; i++)
         diff |= c[i].off ^ c[0].off;
-    for (unsigned sh = 0; sh < 64; sh += 8) {
-        if (((diff >> sh) & 0xff) == 0)
-            continue;
-        memset(cnt, 0, sizeof(cnt));
+    if (diff == 0)
+        return;
+    lo = (unsigned)__builtin_ctzll(diff);
+    width = 64 - (unsigned)__builtin_clzll(diff) - lo;
+    passes = (width + 7) / 8;
+    bits = (width + passes - 1) / passes;
+    for (unsigned pass = 0, sh = lo; pass < passes; pass++, sh += bits) {
+        uint64_t mask = ((uint64_t)1 << bits) - 1;
+        memset(cnt, 0, ((size_t)1 << bits) * sizeof(cnt[0]));
         for (size_t i = 0; i < k; i++)
-            cnt[(a[i].off >> sh) & 0xff]++;
-        for (size_t d = 0, sum = 0; d < 256; d++) {
-            size_t x = cnt[d];
-            cnt[d] = sum;
+            cnt[(a[i].off >> sh) & mask]++;
+        for (size_t d = 0, sum = 0; d <= mask; d++) {
+            uint32_t x = cnt[d];
+            cnt[d] = (uint32_t)sum;
             sum += x;
         }
         for (size_t i = 0; i < k; i++)
-            tmp[cnt[(a[i].off >> sh) & 0xff]++] = a[i];
+            tmp[cnt[(a[i].off >> sh) & mask]++] = a[i];
         struct chunk *x = a;
         a = tmp;
         tmp = x;
