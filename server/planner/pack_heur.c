@@ -319,6 +319,8 @@ static size_t ptree_prev(const struct ptree *t, size_t b, uint32_t klow)
 {
     size_t node = t->leaves + b;
 
+    if (b > 0 && t->maxup[node - 1] > klow) /* the usual case: the bucket just before */
+        return b - 1;
     while (node > 1 && !((node & 1) && t->maxup[node - 1] > klow))
         node /= 2;
     if (node <= 1)
