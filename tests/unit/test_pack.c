@@ -585,6 +585,60 @@ static void test_reduce_model(void **state)
     free(b);
 }
 
+/* Property: on sparse steps spread over the whole range (the index ranks them), with many
+ * equal and touching lifetimes, pack_greedy still places like ref_greedy, and the lower
+ * bound equals the largest live sum at any buffer's start, counted the obvious way. */
+static void test_greedy_sparse_steps(void **state)
+{
+    static const int64_t steps[] = {
+        -((int64_t)1 << 62), -1000000007,           -3, 0, 1, 2, 999999937,
+        (int64_t)1 << 40,    ((int64_t)1 << 62) - 1};
+    const size_t nsteps = sizeof(steps) / sizeof(steps[0]);
+    uint64_t s = 11;
+    struct err e;
+
+    (void)state;
+    for (int it = 0; it < 8; it++) {
+        size_t n = 20 + rng(&s) % 300;
+        struct pack_buffer *b = calloc(n, sizeof(*b));
+        uint32_t *order = calloc(n, sizeof(*order));
+        uint64_t *got = calloc(n, sizeof(*got)), *want = calloc(n, sizeof(*want)), peak, lb;
+        uint64_t want_lb = 0;
+        struct pack_problem p = {n, b, 0, it % 2 ? 16 : 0};
+        assert_non_null(b);
+        assert_non_null(order);
+        assert_non_null(got);
+        assert_non_null(want);
+        for (size_t i = 0; i < n; i++) {
+            size_t lo = rng(&s) % (nsteps - 1);
+            size_t hi = lo + 1 + rng(&s) % (it % 4 < 2 && lo + 2 < nsteps ? 2 : nsteps - 1 - lo);
+            b[i] = (struct pack_buffer){steps[lo], steps[hi], 1 + rng(&s) % 300};
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint64_t live = 0;
+            for (size_t j = 0; j < n; j++)
+                if (b[j].lower <= b[i].lower && b[j].upper > b[i].lower)
+                    live += b[j].size;
+            want_lb = live > want_lb ? live : want_lb;
+        }
+        assert_int_equal(pack_lower_bound(&p, &lb, &e), ERR_OK);
+        assert_int_equal(lb, want_lb);
+        for (int ord = PACK_ORDER_SPATIAL; ord <= PACK_ORDER_TFLITE; ord++)
+            for (int fit = 0; fit < 2; fit++) {
+                assert_int_equal(pack_sort_order(&p, (enum pack_order)ord, order, &e), ERR_OK);
+                assert_int_equal(
+                    pack_greedy(&p, (enum pack_order)ord, (enum pack_fit)fit, NULL, got, &peak, &e),
+                    ERR_OK);
+                assert_int_equal(peak, ref_greedy(&p, order, (enum pack_fit)fit, want));
+                assert_memory_equal(got, want, n * sizeof(*got));
+            }
+        free(b);
+        free(order);
+        free(got);
+        free(want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -594,7 +648,7 @@ int main(void)
         cmocka_unit_test(test_metrics),           cmocka_unit_test(test_greedy_random),
         cmocka_unit_test(test_documented_greedy), cmocka_unit_test(test_sort_orders),
         cmocka_unit_test(test_greedy_reference),  cmocka_unit_test(test_reduce),
-        cmocka_unit_test(test_reduce_model),
+        cmocka_unit_test(test_reduce_model),      cmocka_unit_test(test_greedy_sparse_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
