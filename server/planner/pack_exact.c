@@ -456,11 +456,9 @@ static int place(struct xsearch *s, uint32_t i)
         if (s->cuts[b] == 0)
             res |= PLACE_SPLIT;
     }
-    for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++) {
-        if ((w = witness(s, c)) < 0)
-            return -1;
-        res |= w ? PLACE_DEAD : 0;
-    }
+    for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
+        if ((w = witness(s, c)) != 0)
+            goto dead;
     for (uint32_t k = xp->adj_off[i]; k < xp->adj_off[i + 1]; k++) {
         uint32_t j = xp->adj[k];
         if (s->leftpos[j] >= s->nleft)
@@ -473,14 +471,18 @@ static int place(struct xsearch *s, uint32_t i)
             return -1;
         s->hat = 1;
         for (uint32_t c = xp->sec_lo[j]; c < xp->sec_hi[j]; c++) {
-            if (xp->sec_mem[s->wit[c]] != j)
-                continue;
-            if ((w = witness(s, c)) < 0)
-                return -1;
-            res |= w ? PLACE_DEAD : 0;
+            if (xp->sec_mem[s->wit[c]] == j && (w = witness(s, c)) != 0)
+                goto dead;
         }
     }
     return res;
+dead:
+    /* Out of memory, or refuted: the caller undoes the rest and only needs the hat. */
+    for (uint32_t k = xp->adj_off[i]; k < xp->adj_off[i + 1] && !s->hat; k++) {
+        uint32_t j = xp->adj[k];
+        s->hat = s->leftpos[j] < s->nleft && s->floor_[j] < fl;
+    }
+    return w < 0 ? -1 : res | PLACE_DEAD;
 }
 
 /* Undoes every placement and change made since (nleft0, mark). */
