@@ -271,7 +271,7 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *s
     t->leaves = 1;
     while (t->leaves < nb)
         t->leaves *= 2;
-    t->info = heur_alloc(n * sizeof(*t->info));
+    t->info = heur_zalloc(n * sizeof(*t->info)); /* the merge sets all; zeroed for the analyzer */
     t->maxup = heur_zalloc(2 * t->leaves * sizeof(*t->maxup));
     t->up = heur_zalloc(n * sizeof(*t->up));
     t->chunk = heur_zalloc(n * sizeof(*t->chunk));
