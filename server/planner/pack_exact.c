@@ -39,10 +39,11 @@
  * thread, has found a packing, so the outcome depends on node counts only, never on
  * thread timing: deterministic for a seed and a thread count (the deadline aside).
  *
- * Minimisation. Each round searches up to two heights: the proven lower bound (often the
- * optimum, and then found fast because tight heights prune hard) and the goal: first the
- * capacity (MiniMalloc's question), then one unit below the best peak. An exhausted
- * search raises the proven bound; the peak is proven optimal when the bound meets it.
+ * Minimisation. The goal is first the capacity (MiniMalloc's question), then one unit
+ * below the best peak; below the capacity each round also searches a lower height, since
+ * tight heights prune hard: halfway between the goal and what failed within the node
+ * limit, or the proven lower bound itself (often the optimum). An exhausted search raises
+ * the proven bound; the peak is proven optimal when the bound meets it.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -836,7 +837,7 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
 {
     struct xprob xp;
     struct worker *w = NULL;
-    uint64_t g = 0, cap_u, best_u, lbp, limit = EXACT_BASE_NODES, round = 0;
+    uint64_t g = 0, cap_u, best_u, lbp, soft, limit = EXACT_BASE_NODES, round = 0;
     unsigned nthreads = o->threads;
     int rc;
 
@@ -877,8 +878,9 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
     best_u = *peak / g;
     lbp = (lb + g - 1) / g; /* proven: no packing lower than lbp units */
     cap_u = p->capacity / g;
+    soft = lbp; /* heights below soft failed within the current node limit */
     while (pack_now() < deadline) {
-        uint64_t targets[EXACT_MAX_TARGETS], goal;
+        uint64_t targets[EXACT_MAX_TARGETS], goal, mid;
         size_t nt = 0;
         bool progress = false, above;
 
@@ -889,11 +891,20 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
             *proven = best_u <= lbp;
             break;
         }
-        /* Once within the capacity, the proven bound is probed alongside: cheap when it
-         * is infeasible and tight bounds make it quick when it is not (MiniMalloc's C:
-         * 0.02 s at LB). Above the capacity it would take half of every round from the
-         * question asked (on D and J, where it is infeasible, all of that half). */
-        if (lbp < goal && !above)
+        /* Once within the capacity, a lower height is searched alongside: halfway
+         * between what failed within this node limit (soft) and the goal, as tight
+         * heights prune harder (on D, 1000 and 995 are found within 150k nodes, 1008
+         * and 1013 not in 20 s; D in 30 s: 1000 units where one below the best alone
+         * reached 1014), or once that window is closed the proven bound itself (cheap
+         * when it is infeasible, and where it is the optimum tight bounds find it
+         * quickly: MiniMalloc's C at LB in 0.02 s). Above the capacity only the
+         * capacity is searched. */
+        if (soft < lbp)
+            soft = lbp;
+        mid = soft + (goal - soft) / 2;
+        if (!above && mid > lbp && mid < goal)
+            targets[nt++] = mid;
+        else if (!above && lbp < goal)
             targets[nt++] = lbp;
         targets[nt++] = goal;
         /* Round r: thread t searches with preorder exact_cycle[(t + r * threads) mod
@@ -931,6 +942,8 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
                     lbp = targets[k] + 1; /* exhausted: nothing fits in targets[k] */
                     progress = true;
                 }
+        if (!progress && nt == 2 && targets[0] > lbp)
+            soft = targets[0] + 1; /* the halfway height failed within this limit */
         if (best_u <= lbp) {
             *proven = true;
             break;
@@ -940,9 +953,11 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
         if (progress) {
             limit = EXACT_BASE_NODES;
             round = 0;
+            soft = lbp;
         } else if (round % ((EXACT_CYCLE + nthreads - 1) / nthreads) == 0 &&
                    limit < UINT64_MAX / 2) {
             limit *= 2;
+            soft = lbp;
         }
     }
     goto out;
