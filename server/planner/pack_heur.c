@@ -173,7 +173,17 @@ static void sort_order(const struct pack_problem *p, enum pack_order ord, uint32
     int64_t tmin = INT64_MAX, tmax = INT64_MIN;
     int nk = order_nkeys(ord);
     unsigned total = 0;
+    size_t run = 1;
 
+    /* Programs usually list their buffers in step order: then there is nothing to sort. */
+    while (nk == 1 && run < p->n &&
+           order_key(p, ord, run - 1, 0, 0, 0) <= order_key(p, ord, run, 0, 0, 0))
+        run++;
+    if (nk == 1 && run >= p->n) {
+        for (size_t i = 0; i < p->n; i++)
+            order[i] = (uint32_t)i;
+        return;
+    }
     for (size_t i = 0; i < p->n; i++) {
         if (p->bufs[i].lower < tmin)
             tmin = p->bufs[i].lower;
