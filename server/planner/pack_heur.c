@@ -11,6 +11,10 @@
  * placed leaves below it, so a query reports the k overlapping buffers in O((k+1) log n).
  * Orders are LSD radix sorts and the k chunks are radix-sorted by offset when k is large,
  * so a pass costs O(n (k + log n)) with small constants and no allocation per buffer.
+ * At a million buffers a pass is bound by memory latency, not by comparisons (the order
+ * visits the lifetimes at random), so the index is kept small and is prefetched: steps
+ * become 32-bit ranks, sizes and offsets count in the largest power-of-two unit dividing
+ * them (32-bit chunks when they fit), and each buffer's query range is precomputed.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -230,6 +234,10 @@ struct chunk {
     uint64_t off, end;
 };
 
+struct chunk32 {
+    uint32_t off, end;
+};
+
 /*
  * The placed-buffer index (see the file comment). Steps are replaced by their ranks among
  * the distinct lower and upper values, so the arrays a query scans hold 32-bit words.
@@ -239,22 +247,25 @@ struct chunk {
  * the right, so the scan never reads a lower.
  */
 #define PTREE_BUCKET    16
-#define PREFETCH_CHUNKS 4 /* chunks a cache line holds */
+#define PREFETCH_CHUNKS 4  /* wide chunks a cache line holds (narrow: twice as many) */
+#define PREFETCH_SPAN   64 /* positions prefetched ahead of a query */
 
 struct binfo {
     uint32_t pos;  /* position: positions are ordered by (lower, index) */
     uint32_t hi;   /* positions [0, hi) have lower < this buffer's upper */
     uint32_t klow; /* rank(lower) + 1: a placed q overlaps when up[q] > klow */
     uint32_t kup;  /* rank(upper) + 1: what up[pos] holds once placed */
-    uint64_t size; /* the buffer's, so the placement loop never reads the caller's array */
+    uint64_t size; /* in units (the placement loop never reads the caller's array) */
 };
 
 struct ptree {
-    size_t n, leaves;    /* leaves: power of two >= number of buckets */
-    struct binfo *info;  /* buffer -> its position and keys */
-    uint32_t *maxup;     /* 2*leaves nodes: max up[] of the placed buffers below, 0 if none */
-    uint32_t *up;        /* position: rank(upper) + 1 once placed, 0 before */
-    struct chunk *chunk; /* position: the placed chunk */
+    size_t n, leaves;       /* leaves: power of two >= number of buckets */
+    struct binfo *info;     /* buffer -> its position and keys */
+    uint32_t *maxup;        /* 2*leaves nodes: max up[] of the placed buffers below, 0 if none */
+    uint32_t *up;           /* position: rank(upper) + 1 once placed, 0 before */
+    uint64_t unit;          /* chunks and sizes count in units of this many bytes */
+    struct chunk *wide;     /* position: the placed chunk, in units; or, when every end */
+    struct chunk32 *narrow; /* fits 32 bits (the usual case), this half-size array */
 };
 
 static void ptree_free(struct ptree *t)
@@ -262,7 +273,8 @@ static void ptree_free(struct ptree *t)
     free(t->info);
     free(t->maxup);
     free(t->up);
-    free(t->chunk);
+    free(t->wide);
+    free(t->narrow);
     memset(t, 0, sizeof(*t));
 }
 
@@ -275,17 +287,18 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *s
     uint32_t *by_lower = (uint32_t *)(scratch + 2 * n), *by_upper = by_lower + n;
     uint32_t rank = 0;
     int64_t prev = 0;
+    uint64_t orbits = 0, total = 0;
 
     memset(t, 0, sizeof(*t));
     t->n = n;
+    t->unit = 1;
     t->leaves = 1;
     while (t->leaves < nb)
         t->leaves *= 2;
     t->info = heur_zalloc(n * sizeof(*t->info)); /* the merge sets all; zeroed for the analyzer */
     t->maxup = heur_zalloc(2 * t->leaves * sizeof(*t->maxup));
     t->up = heur_zalloc(n * sizeof(*t->up));
-    t->chunk = heur_zalloc(n * sizeof(*t->chunk));
-    if (t->info == NULL || t->maxup == NULL || t->up == NULL || t->chunk == NULL)
+    if (t->info == NULL || t->maxup == NULL || t->up == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", n);
     sort_order(p, PACK_ORDER_PROGRAM, by_lower, scratch);
     sort_order(p, ORDER_UPPER, by_upper, scratch);
@@ -306,6 +319,24 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *s
             t->info[by_lower[i++]].klow = rank + 1;
         }
     }
+    /* The unit: the largest power of two dividing every size and the alignment, so every
+     * offset is a whole number of units. Offsets stay below the sum of the aligned sizes
+     * (pack_validate), ends below twice that: in units, usually 32 bits. */
+    for (size_t b = 0; b < n; b++) {
+        orbits |= p->bufs[b].size;
+        total += p->bufs[b].size + (p->alignment > 1 ? p->alignment : 0); /* validated */
+    }
+    if (p->alignment > 1)
+        orbits |= p->alignment;
+    t->unit = orbits & (0 - orbits); /* sizes are validated positive */
+    for (size_t b = 0; b < n; b++)
+        t->info[b].size /= t->unit;
+    if (total / t->unit < ((uint64_t)1 << 31))
+        t->narrow = heur_zalloc(n * sizeof(*t->narrow));
+    else
+        t->wide = heur_zalloc(n * sizeof(*t->wide));
+    if (t->narrow == NULL && t->wide == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", n);
     return ERR_OK;
 }
 
@@ -315,7 +346,10 @@ static void ptree_insert(struct ptree *t, const struct binfo *bi, uint64_t off, 
     uint32_t key = bi->kup;
 
     t->up[q] = key;
-    t->chunk[q] = (struct chunk){off, end};
+    if (t->narrow != NULL)
+        t->narrow[q] = (struct chunk32){(uint32_t)off, (uint32_t)end};
+    else
+        t->wide[q] = (struct chunk){off, end};
     while (node >= 1 && t->maxup[node] < key) {
         t->maxup[node] = key;
         node /= 2;
@@ -357,7 +391,8 @@ static size_t ptree_query(const struct ptree *t, const struct binfo *bi, struct 
     for (; b != SIZE_MAX; b = ptree_prev(t, b, klow)) {
         size_t q0 = b * PTREE_BUCKET, q1 = q0 + PTREE_BUCKET < hi ? q0 + PTREE_BUCKET : hi;
         for (size_t q = q0; q < q1; q++) { /* branch-free: about half are placed */
-            out[cnt] = t->chunk[q];
+            out[cnt] =
+                t->narrow != NULL ? (struct chunk){t->narrow[q].off, t->narrow[q].end} : t->wide[q];
             cnt += t->up[q] > klow;
         }
     }
@@ -446,6 +481,7 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     uint32_t *own = NULL;
     uint64_t *scratch = NULL;
     struct chunk *chunks;
+    uint64_t top = 0, align;
     int rc = ERR_OK;
 
     *peak = 0;
@@ -468,6 +504,7 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
         order = own;
     }
     chunks = (struct chunk *)scratch;
+    align = p->alignment > 1 ? p->alignment / t.unit : p->alignment;
     for (size_t i = 0; i < p->n; i++) {
         const struct binfo *bi = &t.info[order[i]];
         uint64_t off;
@@ -480,27 +517,32 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
         if (i + 8 < p->n) {
             const struct binfo *ahead = &t.info[order[i + 8]];
             size_t q = ahead->pos / PTREE_BUCKET * PTREE_BUCKET, end = ahead->hi;
+            size_t step = t.narrow != NULL ? 2 * PREFETCH_CHUNKS : PREFETCH_CHUNKS;
             q = q >= PTREE_BUCKET ? q - PTREE_BUCKET : 0;
-            if (end > q + 16 * PREFETCH_CHUNKS)
-                end = q + 16 * PREFETCH_CHUNKS;
+            if (end > q + PREFETCH_SPAN)
+                end = q + PREFETCH_SPAN;
             __builtin_prefetch(&t.maxup[t.leaves + ahead->pos / PTREE_BUCKET]);
-            for (; q < end; q += PREFETCH_CHUNKS) {
-                __builtin_prefetch(&t.chunk[q]);
+            for (; q < end; q += step) {
+                __builtin_prefetch(t.narrow != NULL ? (const void *)&t.narrow[q]
+                                                    : (const void *)&t.wide[q]);
                 if (q % PTREE_BUCKET == 0)
                     __builtin_prefetch(&t.up[q]);
             }
         }
         k = ptree_query(&t, bi, chunks);
         chunks_sort(chunks, chunks + p->n, k);
-        off = choose_offset(chunks, k, bi->size, p->alignment, fit);
-        if (off + bi->size > *peak)
-            *peak = off + bi->size;
+        off = choose_offset(chunks, k, bi->size, align, fit);
+        if (off + bi->size > top)
+            top = off + bi->size;
         ptree_insert(&t, bi, off, off + bi->size);
     }
     /* The offsets are the placed chunks by position: written here in buffer order rather
      * than at random inside the loop. */
-    for (size_t b = 0; b < p->n; b++)
-        offsets[b] = t.chunk[t.info[b].pos].off;
+    for (size_t b = 0; b < p->n; b++) {
+        size_t q = t.info[b].pos;
+        offsets[b] = (t.narrow != NULL ? t.narrow[q].off : t.wide[q].off) * t.unit;
+    }
+    *peak = top * t.unit;
 out:
     ptree_free(&t);
     free(own);

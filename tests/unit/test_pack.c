@@ -586,8 +586,9 @@ static void test_reduce_model(void **state)
 }
 
 /* Property: on sparse steps spread over the whole range (the index ranks them), with many
- * equal and touching lifetimes, pack_greedy still places like ref_greedy, and the lower
- * bound equals the largest live sum at any buffer's start, counted the obvious way. */
+ * equal and touching lifetimes and sizes of every scale, pack_greedy still places like
+ * ref_greedy, and the lower bound equals the largest live sum at any buffer's start,
+ * counted the obvious way. */
 static void test_greedy_sparse_steps(void **state)
 {
     static const int64_t steps[] = {
@@ -612,7 +613,12 @@ static void test_greedy_sparse_steps(void **state)
         for (size_t i = 0; i < n; i++) {
             size_t lo = rng(&s) % (nsteps - 1);
             size_t hi = lo + 1 + rng(&s) % (it % 4 < 2 && lo + 2 < nsteps ? 2 : nsteps - 1 - lo);
-            b[i] = (struct pack_buffer){steps[lo], steps[hi], 1 + rng(&s) % 300};
+            /* Sizes: small (32-bit units), multiples of 256 (the placement counts in larger
+             * units), and multiples of 256 above 2^40 (64-bit units of 256 bytes). */
+            uint64_t size = it % 3 == 0   ? 1 + rng(&s) % 300
+                            : it % 3 == 1 ? 256 * (1 + rng(&s) % 40)
+                                          : ((uint64_t)1 << 40) + 256 * (rng(&s) % 1000);
+            b[i] = (struct pack_buffer){steps[lo], steps[hi], size};
         }
         for (size_t i = 0; i < n; i++) {
             uint64_t live = 0;
