@@ -270,7 +270,7 @@ static int solve_whole(const struct pack_problem *p, enum strategy_kind kind,
     if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
         *solved_at = pack_now();
     if (kind == KIND_SEARCH) {
-        rc = pack_search(p, o, deadline, enough, offsets, peak, e);
+        rc = pack_search(p, o, deadline, enough, offsets, peak, solved_at, e);
         goto out;
     }
     /* A slice of the budget (up to the search's own default) goes to the search heuristic
@@ -280,14 +280,14 @@ static int solve_whole(const struct pack_problem *p, enum strategy_kind kind,
         slice = (deadline - t0) * 0.1;
         if (slice > PACK_SEARCH_DEFAULT_S)
             slice = PACK_SEARCH_DEFAULT_S;
-        rc = pack_search(p, o, t0 + slice, enough, offsets, peak, e);
+        rc = pack_search(p, o, t0 + slice, enough, offsets, peak, solved_at, e);
         if (rc != ERR_OK)
             goto out;
         if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
             *solved_at = pack_now();
     }
     if (*peak > enough)
-        rc = pack_exact(p, o, deadline, lb, offsets, peak, proven, solved_at, e);
+        rc = pack_exact(p, o, deadline, lb, enough, offsets, peak, proven, solved_at, e);
 out:
     free(tmp);
     return rc;

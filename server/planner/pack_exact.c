@@ -843,8 +843,8 @@ static int run_round(struct worker *w, unsigned nthreads, const uint64_t *target
 }
 
 int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-               uint64_t lb, uint64_t *offsets, uint64_t *peak, bool *proven, double *solved_at,
-               struct err *e)
+               uint64_t lb, uint64_t enough, uint64_t *offsets, uint64_t *peak, bool *proven,
+               double *solved_at, struct err *e)
 {
     struct xprob xp;
     struct worker *w = NULL;
@@ -857,6 +857,8 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
         *proven = true;
         return ERR_OK;
     }
+    if (*peak <= enough)
+        return ERR_OK; /* good enough for the caller; not a proof */
     if (p->n > EXACT_MAX_BUFFERS)
         return ERR_OK; /* too large to search: the incumbent stands, unproven */
     for (size_t i = 0; i < p->n; i++)
@@ -959,6 +961,8 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
             *proven = true;
             break;
         }
+        if (*peak <= enough)
+            break;
         if (p->capacity > 0 && lbp > cap_u && best_u > cap_u)
             break; /* proven: nothing fits in the capacity */
         if (progress) {

@@ -54,10 +54,11 @@ int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t 
  * exact solver, under the deadline (absolute pack_now() time). On entry offsets/peak hold
  * a valid packing; on return the best packing found. It stops early once the peak is at
  * most enough (0: only the lower bound stops it): a component of a reduced problem need
- * not go below what another component already needs.
+ * not go below what another component already needs. *solved_at as for pack_exact.
  */
 int pack_search(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-                uint64_t enough, uint64_t *offsets, uint64_t *peak, struct err *e);
+                uint64_t enough, uint64_t *offsets, uint64_t *peak, double *solved_at,
+                struct err *e);
 
 /*
  * Exact reductions (pack_reduce.c): the universal buffers (lifetime overlapping every
@@ -80,13 +81,14 @@ void pack_reduction_free(struct pack_reduction *r);
 /*
  * The exact solver. On entry offsets/peak hold a valid packing (the incumbent, from the
  * heuristics); on return they hold the best packing found. *proven is set when the
- * returned peak is proven minimal. lb is pack_lower_bound's value. *solved_at is set to
- * the pack_now() time a packing within the capacity was first found, when that happens
- * here (it is left alone otherwise).
+ * returned peak is proven minimal. lb is pack_lower_bound's value; the search stops once
+ * the peak is at most enough (0: only a proof or the deadline stop it), without a proof.
+ * *solved_at is set to the pack_now() time a packing within the capacity was first found,
+ * when that happens here (it is left alone otherwise).
  */
 int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-               uint64_t lb, uint64_t *offsets, uint64_t *peak, bool *proven, double *solved_at,
-               struct err *e);
+               uint64_t lb, uint64_t enough, uint64_t *offsets, uint64_t *peak, bool *proven,
+               double *solved_at, struct err *e);
 
 /*
  * Bounded probes of the exact solver's search, for the search heuristic: "is there a

@@ -9,7 +9,9 @@
  * is tried and the node limit doubles every full cycle. A probe that exhausts its tree is
  * a proof, and raises the hard lower end. Two threads probe at once, walking the cycle of
  * preorders from different starts. Half the budget goes to the probes; the exact solver
- * (pack_exact), seeded with their best packing, gets the rest. Probes and solver depend on
+ * (pack_exact), seeded with their best packing, gets the rest. With a capacity the best
+ * peak is above, the exact solver first gets the probes' half to reach the capacity (what
+ * it aims at first), and the probes minimise from there. Probes and solver depend on
  * node counts, not time, so the answer is deterministic for a seed (the deadline only cuts
  * it short).
  *
@@ -174,7 +176,8 @@ static void *prober_main(void *arg)
 }
 
 int pack_search(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-                uint64_t enough, uint64_t *offsets, uint64_t *peak, struct err *e)
+                uint64_t enough, uint64_t *offsets, uint64_t *peak, double *solved_at,
+                struct err *e)
 {
     struct prober w[SEARCH_MAX_THREADS];
     struct pack_probe *pr = NULL;
@@ -202,6 +205,18 @@ int pack_search(const struct pack_problem *p, const struct pack_opts *o, double 
     if (nthreads > SEARCH_MAX_THREADS)
         nthreads = SEARCH_MAX_THREADS;
     memset(w, 0, sizeof(w));
+    /* Asked whether a capacity suffices: the exact solver answers that first (it aims at
+     * the capacity; the probes only bisect down from the best peak), stopping there. On the
+     * challenging suite it reaches the capacity in 0.001-0.2 s where the probes took up to
+     * 0.6 s. The probes then minimise below it. */
+    if (p->capacity > 0 && *peak > p->capacity && *peak > enough) {
+        bool proven = false;
+        rc = pack_exact(p, o, t0 + SEARCH_PROBE_SHARE * (deadline - t0), lb,
+                        enough > p->capacity ? enough : p->capacity, offsets, peak, &proven,
+                        solved_at, e);
+        if (rc != ERR_OK || proven || *peak <= enough || *peak <= lb)
+            return rc;
+    }
     for (unsigned t = 0; t < nthreads; t++) {
         w[t] = (struct prober){.p = p,
                                .o = o,
@@ -251,8 +266,7 @@ int pack_search(const struct pack_problem *p, const struct pack_opts *o, double 
      * a few tenths of a second, where the probes stall above 1.10 x LB. */
     if (*peak > lb && *peak > enough && pack_now() < deadline) {
         bool proven = false;
-        double solved_at = -1;
-        rc = pack_exact(p, o, deadline, lb, offsets, peak, &proven, &solved_at, e);
+        rc = pack_exact(p, o, deadline, lb, enough, offsets, peak, &proven, solved_at, e);
     }
 out:
     for (unsigned t = 1; t < nthreads; t++)
