@@ -116,7 +116,7 @@ test-unit:
 	@$(MAKE) --no-print-directory -j"$$(nproc)" all unit
 	@$(MAKE) --no-print-directory -j"$$(nproc)" BUILD=build/asan BINDIR=build/asan/bin OPT="$(SAN_OPT)" \
 		SAN="$(SAN_FLAGS)" all unit
-	@TPUPLAN_SUITES=unit tests/run.sh
+	@TPUPLAN_SUITES="unit unit-asan" tests/run.sh
 
 C_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 
