@@ -11,7 +11,9 @@
  *   "xla-spatial"      best fit, size desc then duration desc (XLA kSpatial)
  *   "xla-temporal"     best fit, duration desc then size desc (XLA kTemporal)
  *   "xla-area"         best fit, size x duration desc (XLA kSpatialTemporal)
- *   "xla-default"      the better of xla-spatial and xla-temporal (ChooseBestHeapAlgorithm)
+ *   "xla-default"      the better of xla-spatial and xla-temporal (ChooseBestHeapAlgorithm);
+ *                      on large problems the two passes run on two threads unless
+ *                      pack_opts.threads is 1
  *   "first-fit"        lowest fitting offset in program order (a naive runtime allocator)
  *   "tflite"           TFLite ArenaPlanner: size desc, best gap
  *   "tpuplan-search"   our strongest heuristic (pack_search.c): two probe threads (at most
@@ -61,7 +63,7 @@ struct pack_problem {
 struct pack_opts {
     double time_limit_s; /* wall-clock budget for search strategies; 0 = their default */
     uint64_t seed;       /* search strategies are deterministic for a seed */
-    unsigned threads;    /* exact solver threads; 0 = number of online CPUs */
+    unsigned threads;    /* solver threads; 0 = number of online CPUs */
 };
 
 struct pack_result {

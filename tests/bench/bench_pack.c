@@ -115,7 +115,7 @@ static long peak_rss_kib(void)
 /* A model-like instance: two buffers born per step, lifetimes of 1-maxlife steps (default 32)
  * with one in a thousand living up to 2000 steps (about maxlife buffers live at a time;
  * --scale-life 1000 gives about a thousand), sizes 1 KiB .. 16 MiB log-uniform. */
-static int scale_row(size_t n, unsigned maxlife, const char *algos)
+static int scale_row(size_t n, unsigned maxlife, const char *algos, unsigned threads)
 {
     struct pack_buffer *b = malloc(n * sizeof(*b));
     uint64_t s = 42;
@@ -134,7 +134,7 @@ static int scale_row(size_t n, unsigned maxlife, const char *algos)
         b[i].size = (uint64_t)1024 << (rng_next(&s) % 15);
     }
     struct pack_problem p = {.n = n, .bufs = b, .capacity = 0, .alignment = 0};
-    struct pack_opts o = {0};
+    struct pack_opts o = {.threads = threads};
     printf("\nscale: generated instance, %zu buffers (model-like lifetimes of 1-%u steps)\n", n,
            maxlife);
     printf("%-15s %14s %9s %8s %8s %12s\n", "strategy", "peak", "peak/LB", "time_s", "cpu_s",
@@ -262,6 +262,6 @@ int main(int argc, char **argv)
                "minimisation\n",
                solved_exact, found, total_solved, total_exact);
     if (!noscale)
-        bad |= scale_row(scale_n, scale_life, scale_algos);
+        bad |= scale_row(scale_n, scale_life, scale_algos, o.threads);
     return bad;
 }
