@@ -23,15 +23,15 @@
 #include "service/problem.h"
 #include "service/store.h"
 
-#define DEFAULT_LEASE_MS 15000
-#define DEFAULT_POLL_MS  1000
-#define DEFAULT_ATTEMPTS 5
-#define BACKOFF_MIN_MS   100
-#define BACKOFF_MAX_MS   5000
-#define COORD_SLICE_MS   250 /* longest the coordinator blocks, so jobs_stop joins fast */
-#define ABANDON_MS       3000
-#define MAX_WORKERS      1024
-#define OPTS_BUF         2048
+#define DEFAULT_LEASE_MS   15000
+#define DEFAULT_POLL_MS    1000
+#define DEFAULT_ATTEMPTS   5
+#define BACKOFF_MIN_MS     100
+#define BACKOFF_MAX_MS     5000
+#define COORD_SLICE_MS     250 /* longest the coordinator blocks, so jobs_stop joins fast */
+#define DEFAULT_ABANDON_MS 3000
+#define MAX_WORKERS        1024
+#define OPTS_BUF           2048
 
 /* What may end a wait early. */
 enum wake { WAKE_KICK = 1, WAKE_STOP = 2, WAKE_HARD = 4 };
@@ -49,7 +49,7 @@ struct jobs {
     char *conninfo;
     char *name;
     struct plan_limits limits;
-    int lease_ms, renew_ms, poll_ms, max_attempts;
+    int lease_ms, renew_ms, poll_ms, max_attempts, abandon_ms;
     void (*on_done)(const char *plan_id, const struct store_plan *plan, void *arg);
     void *arg;
     unsigned n;
@@ -454,6 +454,7 @@ struct jobs *jobs_start(const struct jobs_config *c, char *errbuf, size_t cap)
     if (j->renew_ms <= 0)
         j->renew_ms = 1;
     j->poll_ms = c->poll_ms > 0 ? c->poll_ms : DEFAULT_POLL_MS;
+    j->abandon_ms = c->abandon_ms > 0 ? c->abandon_ms : DEFAULT_ABANDON_MS;
     j->max_attempts = c->max_attempts > 0 ? c->max_attempts : DEFAULT_ATTEMPTS;
     j->on_done = c->on_done;
     j->arg = c->arg;
@@ -554,7 +555,12 @@ void jobs_stop(struct jobs *j, int grace_ms)
         if (flag(j, &j->hard_stop)) {
             struct timespec t;
             clock_gettime(CLOCK_REALTIME, &t);
-            t.tv_sec += ABANDON_MS / 1000;
+            t.tv_sec += j->abandon_ms / 1000;
+            t.tv_nsec += (long)(j->abandon_ms % 1000) * 1000000L;
+            if (t.tv_nsec >= 1000000000L) {
+                t.tv_sec++;
+                t.tv_nsec -= 1000000000L;
+            }
             if (pthread_timedjoin_np(j->slots[i].tid, NULL, &t) != 0) {
                 pthread_detach(j->slots[i].tid);
                 leaked = true;

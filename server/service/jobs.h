@@ -33,6 +33,8 @@ struct jobs_config {
     int renew_ms;         /* lease renewal period; 0: lease_ms / 3 */
     int poll_ms;          /* idle poll fallback; 0: 1000 */
     int max_attempts;     /* claims before a plan fails for good; 0: 5 */
+    int abandon_ms;       /* jobs_stop: how long a plan_run() still running after the grace
+                           * may take before its thread is abandoned; 0: 3000 */
     const char *name;     /* instance name for jobs.locked_by; NULL: "host:pid"; copied */
     const struct plan_limits *limits; /* NULL: plan_limits_default(); copied */
     /*
@@ -63,7 +65,7 @@ void jobs_kick(struct jobs *j);
 /*
  * Stops claiming, lets running plans finish for up to grace_ms (their results are
  * stored), then gives the plans still running back to the queue, joins every thread and
- * frees j. A plan_run() that does not return within 3 more seconds is abandoned: its
+ * frees j. A plan_run() that does not return within abandon_ms more is abandoned: its
  * thread is detached and j is deliberately leaked (the process is exiting anyway).
  */
 void jobs_stop(struct jobs *j, int grace_ms);

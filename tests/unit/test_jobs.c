@@ -127,7 +127,9 @@ static struct jobs *pool(unsigned workers, int poll_ms, const char *name,
                             .poll_ms = poll_ms,
                             .name = name,
                             .on_done = on_done,
-                            .arg = arg};
+                            .arg = arg,
+                            /* a stopped pool joins its plan_run()s, however slow (ASan) */
+                            .abandon_ms = 120000};
     struct jobs *j = jobs_start(&c, err, sizeof err);
     assert_non_null(j);
     return j;
@@ -319,7 +321,10 @@ static void test_graceful_stop(void **state)
     struct store_new_plan np = {
         .name = "slow", .chip = "v5e", .source_format = "json", .summary = &sum};
     struct store_created c;
-    char *m = chain_model(1500, &np.input_len);
+    /* Long enough to be caught running on any machine: 50,000 tensors and ops take ~2 s to
+     * plan here (parsing and lifetimes; the packing is ms), ~10 s under ASan, well inside
+     * the finisher's grace. 1,500 took 70 ms and was sometimes done before the stop. */
+    char *m = chain_model(50000, &np.input_len);
     np.input = m;
     assert_int_equal(store_plan_create(s, &np, &c), STORE_OK);
 
