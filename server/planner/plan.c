@@ -318,7 +318,8 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
 
     /* Totals and the packing problem. */
     c->bufs = malloc((c->m.n ? c->m.n : 1) * sizeof(*c->bufs));
-    c->buf_tensor = malloc((c->m.n ? c->m.n : 1) * sizeof(*c->buf_tensor));
+    /* calloc: entries past nbufs are never read, but clang-analyzer cannot see that */
+    c->buf_tensor = calloc(c->m.n ? c->m.n : 1, sizeof(*c->buf_tensor));
     if (c->bufs == NULL || c->buf_tensor == NULL)
         return err_set(e, ERR_NOMEM, "", "out of memory for %zu buffers", c->m.n);
     for (size_t i = 0; i < c->m.n; i++) {
