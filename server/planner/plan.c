@@ -9,9 +9,11 @@
  */
 #include "planner/plan.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "planner/chip.h"
 #include "planner/jsonw.h"
@@ -33,6 +35,7 @@
 #define PLAN_TIMELINE_MAX      4096
 #define PLAN_TOP_PADDING       64 /* tensors examined for suggestions */
 #define PLAN_MAX_SUGGESTIONS   10
+#define PLAN_AHEAD_MIN         256 /* greedy strategies share two threads from this many buffers */
 
 const char *plan_format_name(enum plan_format f)
 {
@@ -435,6 +438,7 @@ void plan_buffers_free(struct plan_buffers *b)
 struct strat_run {
     struct pack_result r;
     int rc;
+    bool ran; /* run ahead of the main loop (run_ahead) */
     char error[ERR_MSG_MAX];
 };
 
@@ -502,6 +506,72 @@ static bool default_from_runs(const struct plan_ctx *c, const struct packing *pk
     return true;
 }
 
+/* Runs strategy k into pk->runs[k]. */
+static void run_one(const struct plan_ctx *c, struct packing *pk, size_t k,
+                    const struct pack_opts *po)
+{
+    struct strat_run *sr = &pk->runs[k];
+    struct err pe;
+
+    err_clear(&pe);
+    sr->rc = pack_run(&pk->p, c->strategies[k], po, &sr->r, &pe);
+    if (sr->rc != ERR_OK) {
+        snprintf(sr->error, sizeof(sr->error), "%s", pe.msg);
+        snprintf(sr->r.strategy, sizeof(sr->r.strategy), "%s", c->strategies[k]);
+    }
+    sr->ran = true;
+}
+
+/* The single greedy passes, which run ahead of the main loop (xla-default is left to it:
+ * it is usually taken from two of them). */
+static bool runs_ahead(const struct plan_ctx *c, size_t k)
+{
+    return !is_search_strategy(c->strategies[k]) && strcmp(c->strategies[k], "xla-default") != 0;
+}
+
+struct ahead {
+    const struct plan_ctx *c;
+    struct packing *pk;
+    const struct pack_opts *po;
+    unsigned part; /* this thread takes every second greedy strategy from this one */
+};
+
+static void *ahead_main(void *arg)
+{
+    struct ahead *a = arg;
+
+    for (size_t k = 0, i = 0; k < a->c->nstrategies; k++)
+        if (runs_ahead(a->c, k) && i++ % 2 == a->part)
+            run_one(a->c, a->pk, k, a->po);
+    return NULL;
+}
+
+/*
+ * The greedy strategies are independent single passes; with more than one core they are
+ * shared between two threads: "best" on the 1,000-tensor bench model spends most of its
+ * time in them (5 passes with ~750 buffers live at once), and the service's submit-to-done
+ * latency is mostly that. Results do not depend on it. Below PLAN_AHEAD_MIN buffers a pass
+ * costs less than starting a thread.
+ */
+static void run_ahead(const struct plan_ctx *c, struct packing *pk, const struct pack_opts *po)
+{
+    struct ahead a[2] = {{c, pk, po, 0}, {c, pk, po, 1}};
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t n = 0;
+    pthread_t tid;
+    bool threaded;
+
+    for (size_t k = 0; k < c->nstrategies; k++)
+        n += runs_ahead(c, k);
+    threaded = n >= 2 && c->nbufs >= PLAN_AHEAD_MIN && cores > 1 &&
+               pthread_create(&tid, NULL, ahead_main, &a[1]) == 0;
+    ahead_main(&a[0]);
+    if (threaded)
+        pthread_join(tid, NULL);
+    else
+        ahead_main(&a[1]);
+}
+
 static int run_packing(struct plan_ctx *c, struct packing *pk, struct err *e)
 {
     struct pack_opts po = {.time_limit_s = c->time_limit_s, .seed = 1, .threads = 0};
@@ -516,9 +586,9 @@ static int run_packing(struct plan_ctx *c, struct packing *pk, struct err *e)
         return ERR_OK;
     if ((rc = pack_lower_bound(&pk->p, &pk->lb, e)) != ERR_OK)
         return rc;
+    run_ahead(c, pk, &po);
     for (size_t k = 0; k < c->nstrategies;) {
         struct strat_run *sr = &pk->runs[k];
-        struct err pe;
         /* Under "best", a packing at the lower bound is proven optimal: the search
          * strategies could only spend their time limit to find it again. Drop them from
          * the list (and say so) rather than report runs that did not happen. */
@@ -528,20 +598,20 @@ static int run_packing(struct plan_ctx *c, struct packing *pk, struct err *e)
                        c->strategies[k], pk->runs[pk->chosen].r.strategy);
             memmove(c->strategies[k], c->strategies[k + 1],
                     (c->nstrategies - k - 1) * sizeof(c->strategies[0]));
+            /* Runs of later strategies may exist already (run ahead): they move too. */
+            memmove(&pk->runs[k], &pk->runs[k + 1], (c->nstrategies - k - 1) * sizeof(*pk->runs));
+            memset(&pk->runs[c->nstrategies - 1], 0, sizeof(*pk->runs));
             c->nstrategies--;
             continue;
         }
-        err_clear(&pe);
-        if (strcmp(c->strategies[k], "xla-default") == 0 && default_from_runs(c, pk, sr))
+        if (sr->ran)
+            ; /* a greedy pass, run ahead */
+        else if (strcmp(c->strategies[k], "xla-default") == 0 && default_from_runs(c, pk, sr))
             sr->rc = ERR_OK;
         else
-            sr->rc = pack_run(&pk->p, c->strategies[k], &po, &sr->r, &pe);
-        if (sr->rc != ERR_OK) {
-            snprintf(sr->error, sizeof(sr->error), "%s", pe.msg);
-            snprintf(sr->r.strategy, sizeof(sr->r.strategy), "%s", c->strategies[k]);
-        } else if (pk->chosen < 0 || sr->r.peak < pk->runs[pk->chosen].r.peak) {
+            run_one(c, pk, k, &po);
+        if (sr->rc == ERR_OK && (pk->chosen < 0 || sr->r.peak < pk->runs[pk->chosen].r.peak))
             pk->chosen = (int)k;
-        }
         k++;
     }
     if (pk->chosen < 0)

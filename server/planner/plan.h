@@ -7,7 +7,9 @@
  * is the JSON document described by static/schema/result.schema.json, which the service
  * stores and the dashboard draws.
  *
- * Thread-safe: no global state; every allocation is bounded by struct plan_limits.
+ * Thread-safe: no global state; every allocation is bounded by struct plan_limits. plan_run
+ * may start threads of its own (greedy strategies side by side, the search strategies'),
+ * all joined before it returns.
  */
 #ifndef TPUPLAN_PLAN_H
 #define TPUPLAN_PLAN_H
