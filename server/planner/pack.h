@@ -20,7 +20,9 @@
  *                      pack_opts.threads) run bounded probes of the exact search with a
  *                      binary search on the height from different preorders, stopping when
  *                      one reaches the LB; the exact solver, seeded with their best, gets the
- *                      second half of the budget (default 1 s)
+ *                      second half of the budget (default 1 s). With a capacity above the
+ *                      greedy peak, the exact solver first aims at the capacity (in the
+ *                      probes' half), and the probes minimise from there
  *   "exact"            the exact solver (pack_exact.c): the greedy and search answers as
  *                      incumbent, then feasibility at the capacity and minimisation of the
  *                      peak; optimal (proven_optimal) or the best found by the deadline
