@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "service/log.h"
 #include "service/metrics.h"
 #include "service/problem.h"
 #include "service/store.h"
@@ -67,17 +67,6 @@ struct jobs {
     unsigned busy;
     struct jobs_stats stats;
 };
-
-static void jobs_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void jobs_log(const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "jobs: %s\n", line);
-}
 
 static int64_t now_ms(void)
 {
@@ -193,7 +182,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
         if (rc != STORE_UNAVAILABLE && json != NULL) {
             /* The result itself cannot be stored (e.g. not valid JSON): record
              * that as the plan's error rather than retrying forever. */
-            jobs_log("plan %s: result not storable (%s); storing an error", job->plan_id,
+            log_line("jobs", "plan %s: result not storable (%s); storing an error", job->plan_id,
                      store_rc_name(rc));
             free(json);
             json = NULL;
@@ -203,8 +192,8 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
             continue;
         }
         if (rc != STORE_UNAVAILABLE) {
-            jobs_log("plan %s: cannot store the outcome (%s); its lease will expire", job->plan_id,
-                     store_rc_name(rc));
+            log_line("jobs", "plan %s: cannot store the outcome (%s); its lease will expire",
+                     job->plan_id, store_rc_name(rc));
             break;
         }
         /* Database down: keep the result and retry until it is back or the grace of a
@@ -265,7 +254,7 @@ static void *worker_main(void *p)
             st = store_open(j->conninfo, err, sizeof err);
             if (st == NULL) {
                 if (backoff == 0 && sl->idx == 0)
-                    jobs_log("%s; retrying", err);
+                    log_line("jobs", "%s; retrying", err);
                 backoff = backoff_next(backoff);
                 wait_for(j, (int)backoff, WAKE_STOP, 0);
                 continue;
@@ -303,7 +292,7 @@ static void *worker_main(void *p)
             continue;
         }
         if (backoff == 0 && sl->idx == 0)
-            jobs_log("claim: database %s; retrying", store_rc_name(rc));
+            log_line("jobs", "claim: database %s; retrying", store_rc_name(rc));
         backoff = backoff_next(backoff);
         wait_for(j, (int)backoff, WAKE_STOP, 0);
     }
@@ -358,7 +347,7 @@ static void *coord_main(void *p)
         gaveup = problem_json(st, slug, title, detail, NULL, NULL, NULL);
     }
     if (toks == NULL || ptrs == NULL || gaveup == NULL) {
-        jobs_log("coordinator: out of memory; leases will not be renewed");
+        log_line("jobs", "coordinator: out of memory; leases will not be renewed");
         goto out;
     }
     while (!flag(j, &j->coord_exit)) {
@@ -405,7 +394,8 @@ static void *coord_main(void *p)
             int requeued = 0;
             if (store_job_reap(ls, j->max_attempts, gaveup, &requeued) == STORE_OK &&
                 requeued > 0) {
-                jobs_log("requeued %d plans whose server stopped renewing their lease", requeued);
+                log_line("jobs", "requeued %d plans whose server stopped renewing their lease",
+                         requeued);
                 pthread_mutex_lock(&j->mu);
                 j->stats.requeued += (unsigned long)requeued;
                 pthread_mutex_unlock(&j->mu);
@@ -542,9 +532,10 @@ void jobs_stop(struct jobs *j, int grace_ms)
             for (size_t i = 0; i < ntok; i++)
                 ptrs[i] = toks[i];
             if (st != NULL && store_job_release(st, ptrs, ntok) == STORE_OK)
-                jobs_log("gave %zu running plans back to the queue", ntok);
+                log_line("jobs", "gave %zu running plans back to the queue", ntok);
             else
-                jobs_log("could not give %zu running plans back; their leases will expire", ntok);
+                log_line("jobs", "could not give %zu running plans back; their leases will expire",
+                         ntok);
             store_close(st);
         }
         free(toks);
@@ -576,7 +567,7 @@ void jobs_stop(struct jobs *j, int grace_ms)
     if (j->coord_started)
         pthread_join(j->coord, NULL);
     if (leaked) {
-        jobs_log("abandoned planner threads still inside plan_run()");
+        log_line("jobs", "abandoned planner threads still inside plan_run()");
         return;
     }
     jobs_free(j);

@@ -15,13 +15,13 @@
 #include <json-c/json.h>
 #include <libpq-fe.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "service/ids.h"
+#include "service/log.h"
 
 /* RFC 3339 in UTC with microseconds. */
 #define TS_CREATED          "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
@@ -168,21 +168,6 @@ struct store {
     int64_t retry_at_ms; /* no reconnect attempt before this (monotonic) */
 };
 
-static void store_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void store_log(const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    /* PostgreSQL messages end in a newline; one line per log entry. */
-    size_t n = strlen(line);
-    while (n > 0 && line[n - 1] == '\n')
-        line[--n] = '\0';
-    fprintf(stderr, "store: %s\n", line);
-}
-
 static int64_t now_ms(void)
 {
     struct timespec ts;
@@ -282,7 +267,7 @@ static int reconnect(struct store *s)
         if (!ok)
             return STORE_UNAVAILABLE;
     }
-    store_log("reconnected to the database");
+    log_line("store", "reconnected to the database");
     return STORE_OK;
 }
 
@@ -337,7 +322,7 @@ static PGresult *run(struct store *s, enum stmt id, int n, const char *const *va
             continue;
         }
         if (code != STORE_UNAVAILABLE)
-            store_log("%s: %s", stmts[id].name, PQresultErrorMessage(r));
+            log_line("store", "%s: %s", stmts[id].name, PQresultErrorMessage(r));
         PQclear(r);
         *rc = code;
         return NULL;
@@ -367,7 +352,7 @@ static int run_plain(struct store *s, const char *sql, bool first)
             continue;
         }
         if (code != STORE_UNAVAILABLE)
-            store_log("%s: %s", sql, PQresultErrorMessage(r));
+            log_line("store", "%s: %s", sql, PQresultErrorMessage(r));
         PQclear(r);
         return code;
     }
@@ -579,7 +564,7 @@ int store_migrate(struct store *s, const char *dir, char *errbuf, size_t cap)
             snprintf(errbuf, cap, "migration %s failed: %s", v[i], msg);
             goto out;
         }
-        store_log("applied migration %s", v[i]);
+        log_line("store", "applied migration %s", v[i]);
     }
     rc = STORE_OK;
 out:
@@ -681,7 +666,7 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
     if (np->options_json && json_has_nul(np->options_json))
         return STORE_INVALID;
     if (ids_new_id(id) < 0 || ids_new_token(token) < 0) {
-        store_log("getrandom failed: %s", strerror(errno));
+        log_line("store", "getrandom failed: %s", strerror(errno));
         return STORE_ERROR;
     }
     if (tx) {
