@@ -18,6 +18,7 @@
 # Knobs: BENCH_SECONDS (default 10), BENCH_CONNS (16), BENCH_THREADS (1), BENCH_SUBMITS (50).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tests/server.sh
 
 secs=${BENCH_SECONDS:-10}
 conns=${BENCH_CONNS:-16}
@@ -43,11 +44,7 @@ DATABASE_URL=$(tests/pg.sh start "$tmp/pg")
 export DATABASE_URL
 "${TPUPLAN_SERVER:-bin/tpuplan-server}" --listen 127.0.0.1:0 --max-per-ip 1024 >"$tmp/log" 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-    grep -q 'listening on' "$tmp/log" && break
-    sleep 0.1
-done
-port=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$tmp/log" | sed 's/.*://')
+port=$(server_port "$tmp/log" "$pid")
 [ -n "$port" ] || {
     echo "bench_server: the server did not start:" >&2
     tail -5 "$tmp/log" >&2

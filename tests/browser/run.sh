@@ -7,6 +7,7 @@
 # when node_modules is missing; it never downloads a browser.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/server.sh
 
 SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
@@ -42,13 +43,9 @@ export DATABASE_URL
 "$SERVER" --listen 127.0.0.1:0 --static static --workers 2 --executors 2 --http-threads 2 \
     >"$tmp/server.log" 2>&1 &
 pid=$!
-for _ in $(seq 150); do
-    grep -q 'listening on' "$tmp/server.log" && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-base=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$tmp/server.log" | head -1 | sed 's/^listening on //')
-[ -n "$base" ] || bail "server did not start: $(tail -5 "$tmp/server.log")"
+port=$(server_port "$tmp/server.log" "$pid")
+[ -n "$port" ] || bail "server did not start: $(tail -5 "$tmp/server.log")"
+base="http://127.0.0.1:$port"
 
 mkdir -p tests/artifacts
 node tests/browser/dashboard.test.mjs "$base" "$tmp" "$CHROMIUM"

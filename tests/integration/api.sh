@@ -10,6 +10,7 @@
 # live in tests/integration/faults.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/server.sh
 
 SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
 tmp=$(mktemp -d /tmp/tpuplan-api.XXXXXX)
@@ -71,12 +72,7 @@ check "tpuplan-server migrate applies the migrations and exits 0" \
 "$SERVER" --listen 127.0.0.1:0 --max-body 1M --workers 2 --executors 2 --http-threads 2 \
     --cache-ttl 2 >"$tmp/log" 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-    grep -q 'listening on' "$tmp/log" && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
-port=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$tmp/log" | sed 's/.*://')
+port=$(server_port "$tmp/log" "$pid")
 if [ -z "$port" ]; then
     echo "Bail out! server did not start: $(tail -5 "$tmp/log")"
     exit 1

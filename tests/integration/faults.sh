@@ -9,6 +9,7 @@
 #   3. Two servers on one database finish 200 plans, each exactly once, both taking work.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
+. tests/server.sh
 
 SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
 MODEL=tests/data/service/tiny.json
@@ -67,13 +68,8 @@ start_server() {
         >"$tmp/$name.log" 2>&1 &
     spid=$!
     pids+=("$spid")
-    port=""
-    for _ in $(seq 100); do
-        port=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$tmp/$name.log" | sed 's/.*://')
-        [ -n "$port" ] && return 0
-        kill -0 "$spid" 2>/dev/null || break
-        sleep 0.1
-    done
+    port=$(server_port "$tmp/$name.log" "$spid")
+    [ -n "$port" ] && return 0
     echo "Bail out! server $name did not start: $(tail -5 "$tmp/$name.log")"
     exit 1
 }

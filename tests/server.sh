@@ -1,0 +1,17 @@
+# server.sh - sourced by the scripts that start bin/tpuplan-server on a free port
+# (tests/integration/*.sh, tests/browser/run.sh, tests/bench/bench_server.sh).
+
+# server_port LOG PID: waits up to 15 s for the server logging to LOG to say where it
+# listens (it binds port 0) and prints the port; prints nothing when PID exits first or
+# the time runs out, so the caller can report the log's tail.
+server_port() {
+    local log=$1 pid=$2 port=""
+    for _ in $(seq 150); do
+        port=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$log" 2>/dev/null | head -1 |
+            sed 's/.*://')
+        [ -n "$port" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "$port"
+}
