@@ -373,27 +373,37 @@ static int solve_reduced(const struct pack_problem *p, enum strategy_kind kind,
             top = red->base + cpeak[c];
     if (p->capacity > 0 && top <= p->capacity && *solved_at < 0)
         *solved_at = pack_now();
-    /* Pass 2: the components above the goal, highest lower bound first. */
+    /* Pass 2: the components above the goal, highest lower bound first, each with an
+     * equal share of the time left (the count only falls as the goal rises). The whole
+     * problem is within the capacity when its last component over it comes under. */
     qsort(work, nwork, sizeof(*work), comp_key_cmp);
-    for (size_t k = 0, left; k < nwork; k++) {
+    size_t left = 0, over = 0; /* over: components still above the capacity */
+    for (size_t k = 0; k < nwork; k++) {
+        left += red->base + cpeak[work[k].c] > goal;
+        over += p->capacity > 0 && red->base + cpeak[work[k].c] > p->capacity;
+    }
+    for (size_t k = 0; k < nwork; k++) {
         uint32_t c = work[k].c, lo = red->comp_off[c], hi = red->comp_off[c + 1];
         struct pack_problem q = {hi - lo, sub + lo, ccap[c], p->alignment};
-        double now = pack_now(), dl;
+        double now = pack_now(), dl, csolved = -1;
         bool cp = false;
         if (red->base + cpeak[c] <= goal)
             continue;
-        left = 0;
-        for (size_t j = k; j < nwork; j++)
-            left += red->base + cpeak[work[j].c] > goal;
-        dl = now + (deadline - now) / (double)(left ? left : 1);
+        bool was_over = p->capacity > 0 && red->base + cpeak[c] > p->capacity;
+        dl = now + (deadline - now) / (double)(left > 1 ? left : 1);
+        left -= left > 0;
         rc = solve(&q, kind, o, dl, depth + 1, goal - red->base, suboff + lo, &cpeak[c], &cp,
-                   solved_at, e);
+                   &csolved, e);
         if (rc != ERR_OK)
             goto out;
         cproven[c] = cp;
         /* What this component needs, the later ones need not go below. */
         if (red->base + cpeak[c] > goal)
             goal = red->base + cpeak[c];
+        /* The last component to come within the capacity makes the whole problem fit
+         * (the stack fits: each buffer of it is under the capacity left above it). */
+        if (was_over && red->base + cpeak[c] <= p->capacity && --over == 0 && *solved_at < 0)
+            *solved_at = csolved >= 0 ? csolved : pack_now();
     }
     top = red->nuniv > 0 ? red->base : 0;
     for (size_t c = 0; c < nc; c++) {

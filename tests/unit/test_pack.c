@@ -581,6 +581,12 @@ static void test_reduce_model(void **state)
             }
         pack_result_free(&r);
     }
+    /* At a capacity equal to the lower bound: solved, with its time inside the run. */
+    p.capacity = g.lower_bound;
+    assert_int_equal(pack_run(&p, "exact", &o, &r, &e), ERR_OK);
+    assert_true(r.solved && r.proven_optimal);
+    assert_true(r.solved_seconds >= 0 && r.solved_seconds <= r.seconds);
+    pack_result_free(&r);
     pack_result_free(&g);
     free(b);
 }
