@@ -403,43 +403,50 @@ static uint64_t ref_greedy(const struct pack_problem *p, const uint32_t *order, 
     return peak;
 }
 
+/* Every order and fit: pack_greedy places exactly as ref_greedy does. */
+static void assert_greedy_is_reference(const struct pack_problem *p)
+{
+    uint32_t *order = calloc(p->n, sizeof(*order));
+    uint64_t *got = calloc(p->n, sizeof(*got)), *want = calloc(p->n, sizeof(*want)), peak;
+    struct err e;
+
+    assert_non_null(order);
+    assert_non_null(got);
+    assert_non_null(want);
+    for (int ord = PACK_ORDER_SPATIAL; ord <= PACK_ORDER_TFLITE; ord++)
+        for (int fit = 0; fit < 2; fit++) {
+            assert_int_equal(pack_sort_order(p, (enum pack_order)ord, order, &e), ERR_OK);
+            assert_int_equal(
+                pack_greedy(p, (enum pack_order)ord, (enum pack_fit)fit, NULL, got, &peak, &e),
+                ERR_OK);
+            assert_int_equal(peak, ref_greedy(p, order, (enum pack_fit)fit, want));
+            assert_memory_equal(got, want, p->n * sizeof(*got));
+        }
+    free(order);
+    free(got);
+    free(want);
+}
+
 /* Property: pack_greedy places exactly like ref_greedy in every order and fit, with few
  * and with hundreds of buffers live at once (the radix sort of the overlapping chunks). */
 static void test_greedy_reference(void **state)
 {
     uint64_t s = 5;
-    struct err e;
 
     (void)state;
     for (int it = 0; it < 12; it++) {
         size_t n = 50 + rng(&s) % 700;
         struct pack_buffer *b = calloc(n, sizeof(*b));
-        uint32_t *order = calloc(n, sizeof(*order));
-        uint64_t *got = calloc(n, sizeof(*got)), *want = calloc(n, sizeof(*want)), peak;
         int64_t life = it % 2 ? 400 : 12;
         struct pack_problem p = {n, b, 0, it % 3 == 0 ? 64 : 0};
         assert_non_null(b);
-        assert_non_null(order);
-        assert_non_null(got);
-        assert_non_null(want);
         for (size_t i = 0; i < n; i++) {
             b[i].lower = (int64_t)(i / 2) - 40;
             b[i].upper = b[i].lower + 1 + (int64_t)(rng(&s) % (uint64_t)life);
             b[i].size = 1 + rng(&s) % 5000;
         }
-        for (int ord = PACK_ORDER_SPATIAL; ord <= PACK_ORDER_TFLITE; ord++)
-            for (int fit = 0; fit < 2; fit++) {
-                assert_int_equal(pack_sort_order(&p, (enum pack_order)ord, order, &e), ERR_OK);
-                assert_int_equal(
-                    pack_greedy(&p, (enum pack_order)ord, (enum pack_fit)fit, NULL, got, &peak, &e),
-                    ERR_OK);
-                assert_int_equal(peak, ref_greedy(&p, order, (enum pack_fit)fit, want));
-                assert_memory_equal(got, want, n * sizeof(*got));
-            }
+        assert_greedy_is_reference(&p);
         free(b);
-        free(order);
-        free(got);
-        free(want);
     }
 }
 
@@ -608,14 +615,9 @@ static void test_greedy_sparse_steps(void **state)
     for (int it = 0; it < 8; it++) {
         size_t n = 20 + rng(&s) % 300;
         struct pack_buffer *b = calloc(n, sizeof(*b));
-        uint32_t *order = calloc(n, sizeof(*order));
-        uint64_t *got = calloc(n, sizeof(*got)), *want = calloc(n, sizeof(*want)), peak, lb;
-        uint64_t want_lb = 0;
+        uint64_t lb, want_lb = 0;
         struct pack_problem p = {n, b, 0, it % 2 ? 16 : 0};
         assert_non_null(b);
-        assert_non_null(order);
-        assert_non_null(got);
-        assert_non_null(want);
         for (size_t i = 0; i < n; i++) {
             size_t lo = rng(&s) % (nsteps - 1);
             size_t hi = lo + 1 + rng(&s) % (it % 4 < 2 && lo + 2 < nsteps ? 2 : nsteps - 1 - lo);
@@ -635,19 +637,8 @@ static void test_greedy_sparse_steps(void **state)
         }
         assert_int_equal(pack_lower_bound(&p, &lb, &e), ERR_OK);
         assert_int_equal(lb, want_lb);
-        for (int ord = PACK_ORDER_SPATIAL; ord <= PACK_ORDER_TFLITE; ord++)
-            for (int fit = 0; fit < 2; fit++) {
-                assert_int_equal(pack_sort_order(&p, (enum pack_order)ord, order, &e), ERR_OK);
-                assert_int_equal(
-                    pack_greedy(&p, (enum pack_order)ord, (enum pack_fit)fit, NULL, got, &peak, &e),
-                    ERR_OK);
-                assert_int_equal(peak, ref_greedy(&p, order, (enum pack_fit)fit, want));
-                assert_memory_equal(got, want, n * sizeof(*got));
-            }
+        assert_greedy_is_reference(&p);
         free(b);
-        free(order);
-        free(got);
-        free(want);
     }
 }
 
