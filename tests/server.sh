@@ -15,3 +15,14 @@ server_port() {
     done
     echo "$port"
 }
+
+# server_cleanup: the EXIT trap of a script that started one server ($pid, may be empty)
+# on a throwaway cluster under its scratch folder ($tmp/pg): stops both, removes $tmp.
+server_cleanup() {
+    if [ -n "${pid:-}" ] && kill -0 "$pid" 2>/dev/null; then
+        kill -TERM "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    fi
+    tests/pg.sh stop "$tmp/pg" >/dev/null 2>&1 || true
+    rm -rf "$tmp"
+}

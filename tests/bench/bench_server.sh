@@ -26,15 +26,7 @@ threads=${BENCH_THREADS:-1}
 submits=${BENCH_SUBMITS:-50}
 tmp=$(mktemp -d /tmp/tpuplan-bench.XXXXXX)
 pid=""
-cleanup() {
-    if [ -n "$pid" ]; then
-        kill -TERM "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    fi
-    tests/pg.sh stop "$tmp/pg" >/dev/null 2>&1 || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap server_cleanup EXIT
 
 command -v wrk >/dev/null || {
     echo "bench_server: wrk is not installed (apt-get install wrk)" >&2

@@ -14,15 +14,7 @@ CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 tmp=$(mktemp -d /tmp/tpuplan-browser.XXXXXX)
 pid=""
 
-cleanup() {
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-        kill -TERM "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    fi
-    tests/pg.sh stop "$tmp/pg" >/dev/null 2>&1
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap server_cleanup EXIT
 
 bail() {
     echo "Bail out! $*"

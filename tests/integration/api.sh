@@ -18,15 +18,7 @@ pid=""
 n=0
 failed=0
 
-cleanup() {
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-        kill -TERM "$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-    fi
-    tests/pg.sh stop "$tmp/pg" >/dev/null 2>&1
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap server_cleanup EXIT
 
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() {
