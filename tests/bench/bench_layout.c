@@ -9,9 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
+#include "bench.h"
 #include "planner/layout.h"
 
 #define POOL       65536 /* distinct strings for the parse benchmark, cycled */
@@ -37,11 +36,7 @@ struct timing {
 
 static struct timing now(void)
 {
-    struct timespec w, c;
-    clock_gettime(CLOCK_MONOTONIC, &w);
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c);
-    return (struct timing){(double)w.tv_sec + (double)w.tv_nsec * 1e-9,
-                           (double)c.tv_sec + (double)c.tv_nsec * 1e-9};
+    return (struct timing){bench_wall(), bench_cpu()};
 }
 
 static void keep_best(struct timing *best, struct timing t0)
@@ -82,7 +77,6 @@ int main(int argc, char **argv)
     char *pool;
     size_t *off;
     int failures = 0;
-    struct rusage ru;
 
     if (n <= 0)
         n = 1000000;
@@ -142,7 +136,6 @@ int main(int argc, char **argv)
         }
         keep_best(&t_parse, t0);
     }
-    getrusage(RUSAGE_SELF, &ru);
 
     printf("bench_layout: %ld shapes, best of %d runs, rates on CPU time (checksum %llu)\n", n,
            REPS, (unsigned long long)sum);
@@ -153,7 +146,7 @@ int main(int argc, char **argv)
            t_parse.wall, (double)n / t_parse.cpu / 1e6);
     printf("  %-34s %9s %9s %7.1f MB/s (%.1f B/shape)\n", "parse + print throughput", "", "",
            (double)bytes / t_parse.cpu / 1e6, (double)bytes / (double)n);
-    printf("  %-34s %9s %9s %7ld KiB\n", "peak RSS", "", "", ru.ru_maxrss);
+    printf("  %-34s %9s %9s %7ld KiB\n", "peak RSS", "", "", bench_peak_rss_kib());
     printf("  target >= 2M shapes/s for layouts: %s\n",
            (double)n / t_layout.cpu >= 2e6 ? "met" : "NOT met");
     free(pool);

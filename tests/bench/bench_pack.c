@@ -14,9 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
+#include "bench.h"
 #include "planner/mmcsv.h"
 #include "planner/pack.h"
 
@@ -47,13 +46,6 @@ static char *read_all(const char *path, size_t *len)
     }
     fclose(f);
     return buf;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Runs one strategy, checks the answer, prints a row; returns 0 when it passed the checker. */
@@ -96,22 +88,6 @@ static uint64_t rng_next(uint64_t *s)
     return x ^ (x >> 31);
 }
 
-/* CPU time of the process: the greedy strategies are single-threaded, so on a shared,
- * loaded machine this is the honest cost next to the wall-clock time. */
-static double cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static long peak_rss_kib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
-
 /* A model-like instance: two buffers born per step, lifetimes of 1-maxlife steps (default 32)
  * with one in a thousand living up to 2000 steps (about maxlife buffers live at a time;
  * --scale-life 1000 gives about a thousand), sizes 1 KiB .. 16 MiB log-uniform. */
@@ -143,21 +119,21 @@ static int scale_row(size_t n, unsigned maxlife, const char *algos, unsigned thr
     for (char *save = NULL, *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
         struct pack_result r;
         struct err e;
-        double t0 = now_s(), c0 = cpu_s(), t, c;
+        double t0 = bench_wall(), c0 = bench_cpu(), t, c;
         err_clear(&e);
         if (pack_run(&p, a, &o, &r, &e) != ERR_OK) {
             printf("%-15s error: %s\n", a, e.msg);
             bad = 1;
             continue;
         }
-        t = now_s() - t0;
-        c = cpu_s() - c0;
+        t = bench_wall() - t0;
+        c = bench_cpu() - c0;
         if (pack_check(&p, r.offsets, r.peak, &e) != ERR_OK) {
             printf("%-15s CHECK FAILED: %s\n", a, e.msg);
             bad = 1;
         }
         printf("%-15s %14llu %9.4f %8.3f %8.3f %12.1f\n", a, (unsigned long long)r.peak,
-               (double)r.peak / (double)r.lower_bound, t, c, (double)peak_rss_kib() / 1024.0);
+               (double)r.peak / (double)r.lower_bound, t, c, (double)bench_peak_rss_kib() / 1024.0);
         pack_result_free(&r);
     }
     free(b);

@@ -11,9 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
+#include "bench.h"
 #include "planner/plan.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -24,28 +23,6 @@ static uint64_t next(void)
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return rng;
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU seconds of this process: the team machine is shared, so wall time alone misleads. */
-static double cpu_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static long peak_rss_mb(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss / 1024;
 }
 
 /* A model like a long training step: mixed dtypes and kinds, short-lived activations. */
@@ -96,20 +73,20 @@ int main(int argc, char **argv)
     plan_limits_default(&l);
     l.max_input_bytes = len + 1;
     l.max_tensors = (size_t)n;
-    t0 = now();
-    c0 = cpu_now();
+    t0 = bench_wall();
+    c0 = bench_cpu();
     if (plan_validate(text, len, &o, &l, &s, &e) != ERR_OK) {
         fprintf(stderr, "bench_plan: validate: %s\n", e.msg);
         return 1;
     }
-    t1 = now();
-    c1 = cpu_now();
+    t1 = bench_wall();
+    c1 = bench_cpu();
     if (plan_run(text, len, &o, &l, &out, &out_len, NULL, &s, &e) != ERR_OK) {
         fprintf(stderr, "bench_plan: plan: %s\n", e.msg);
         return 1;
     }
-    t2 = now();
-    c2 = cpu_now();
+    t2 = bench_wall();
+    c2 = bench_cpu();
     printf("bench_plan: %ld tensors, input %.1f MB\n", n, (double)len / 1e6);
     printf("                  %10s %10s %12s\n", "wall s", "cpu s", "MB/s (cpu)");
     printf("  parse+validate  %10.3f %10.3f %12.1f\n", t1 - t0, c1 - c0,
@@ -119,7 +96,7 @@ int main(int argc, char **argv)
     printf("  result JSON     %8.1f MB\n", (double)out_len / 1e6);
     printf("  peak %.3f GB, lower bound %.3f GB, padded %.3f GB\n", (double)s.peak_bytes / 1e9,
            (double)s.lower_bound_bytes / 1e9, (double)s.padded_bytes / 1e9);
-    printf("  peak RSS        %8ld MB\n", peak_rss_mb());
+    printf("  peak RSS        %8ld MB\n", bench_peak_rss_kib() / 1024);
     free(out);
     free(text);
     return 0;
