@@ -250,27 +250,31 @@ static int run_greedy_best(const struct pack_problem *p, uint64_t *offsets, uint
 #define PACK_REDUCE_DEPTH 8 /* components inside components: each level holds O(n) */
 
 static int solve(const struct pack_problem *p, enum strategy_kind kind, const struct pack_opts *o,
-                 double deadline, unsigned depth, uint64_t enough, uint64_t *offsets,
+                 double deadline, unsigned depth, uint64_t enough, bool seeded, uint64_t *offsets,
                  uint64_t *peak, bool *proven, double *solved_at, struct err *e);
 
-/* The search kinds' pipeline on a problem that does not reduce: the greedy seeds, then the
- * search heuristic, then (exact, best) the exact solver. */
+/* The search kinds' pipeline on a problem that does not reduce: the greedy seeds (unless
+ * seeded: offsets/peak already hold their best, as a reduced problem's components do), then
+ * the search heuristic, then (exact, best) the exact solver. */
 static int solve_whole(const struct pack_problem *p, enum strategy_kind kind,
-                       const struct pack_opts *o, double deadline, uint64_t enough,
+                       const struct pack_opts *o, double deadline, uint64_t enough, bool seeded,
                        uint64_t *offsets, uint64_t *peak, bool *proven, double *solved_at,
                        struct err *e)
 {
-    uint64_t *tmp = malloc((p->n ? p->n : 1) * sizeof(*tmp)), lb;
+    uint64_t *tmp = NULL, lb;
     double t0 = pack_now(), slice;
     int rc;
 
-    if (tmp == NULL)
-        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
     if ((rc = pack_lower_bound(p, &lb, e)) != ERR_OK)
         goto out;
-    rc = run_greedy_best(p, offsets, peak, tmp, e);
-    if (rc != ERR_OK)
-        goto out;
+    if (!seeded) {
+        if ((tmp = malloc((p->n ? p->n : 1) * sizeof(*tmp))) == NULL) {
+            rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+            goto out;
+        }
+        if ((rc = run_greedy_best(p, offsets, peak, tmp, e)) != ERR_OK)
+            goto out;
+    }
     if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
         *solved_at = pack_now();
     if (kind == KIND_SEARCH) {
@@ -392,7 +396,7 @@ static int solve_reduced(const struct pack_problem *p, enum strategy_kind kind,
         bool was_over = p->capacity > 0 && red->base + cpeak[c] > p->capacity;
         dl = now + (deadline - now) / (double)(left > 1 ? left : 1);
         left -= left > 0;
-        rc = solve(&q, kind, o, dl, depth + 1, goal - red->base, suboff + lo, &cpeak[c], &cp,
+        rc = solve(&q, kind, o, dl, depth + 1, goal - red->base, true, suboff + lo, &cpeak[c], &cp,
                    &csolved, e);
         if (rc != ERR_OK)
             goto out;
@@ -432,18 +436,19 @@ out:
 }
 
 static int solve(const struct pack_problem *p, enum strategy_kind kind, const struct pack_opts *o,
-                 double deadline, unsigned depth, uint64_t enough, uint64_t *offsets,
+                 double deadline, unsigned depth, uint64_t enough, bool seeded, uint64_t *offsets,
                  uint64_t *peak, bool *proven, double *solved_at, struct err *e)
 {
     struct pack_reduction red;
     int rc;
 
     if (depth >= PACK_REDUCE_DEPTH)
-        return solve_whole(p, kind, o, deadline, enough, offsets, peak, proven, solved_at, e);
+        return solve_whole(p, kind, o, deadline, enough, seeded, offsets, peak, proven, solved_at,
+                           e);
     if ((rc = pack_reduce(p, &red, e)) != ERR_OK)
         return rc;
     if (red.nuniv == 0 && red.ncomp <= 1)
-        rc = solve_whole(p, kind, o, deadline, enough, offsets, peak, proven, solved_at, e);
+        rc = solve_whole(p, kind, o, deadline, enough, seeded, offsets, peak, proven, solved_at, e);
     else
         rc = solve_reduced(p, kind, o, deadline, depth, enough, &red, offsets, peak, proven,
                            solved_at, e);
@@ -546,7 +551,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
         limit = o->time_limit_s > 0      ? o->time_limit_s
                 : s->kind == KIND_SEARCH ? PACK_SEARCH_DEFAULT_S
                                          : PACK_EXACT_DEFAULT_S;
-        rc = solve(p, s->kind, o, t0 + limit, 0, 0, offsets, &peak, &proven, &solved_at, e);
+        rc = solve(p, s->kind, o, t0 + limit, 0, 0, false, offsets, &peak, &proven, &solved_at, e);
         break;
     }
     if (rc != ERR_OK)
