@@ -975,6 +975,15 @@ static void write_packing(struct jsonw *w, const struct plan_ctx *c, const struc
     jsonw_obj_end(w);
 }
 
+/* The offset of tensor i, walking the tensors in order with *b the next packed buffer:
+ * tensors with no bytes are not packed and sit at 0. */
+static uint64_t next_offset(const struct plan_ctx *c, const uint64_t *offsets, size_t i, size_t *b)
+{
+    if (*b < c->nbufs && c->buf_tensor[*b] == i)
+        return offsets != NULL ? offsets[(*b)++] : 0;
+    return 0;
+}
+
 /* The result document; without the tensors array it is the summary view. */
 static int write_result(const struct plan_ctx *c, const struct packing *pk,
                         const struct suggested *sg, size_t nsg, bool with_tensors, size_t max_bytes,
@@ -1049,12 +1058,8 @@ static int write_result(const struct plan_ctx *c, const struct packing *pk,
 
     if (with_tensors) {
         jsonw_arr_begin(&w, "tensors");
-        for (size_t i = 0; i < c->m.n; i++) {
-            uint64_t off = 0;
-            if (b < c->nbufs && c->buf_tensor[b] == i)
-                off = offsets != NULL ? offsets[b++] : 0;
-            write_tensor(&w, c, i, off);
-        }
+        for (size_t i = 0; i < c->m.n; i++)
+            write_tensor(&w, c, i, next_offset(c, offsets, i, &b));
         jsonw_arr_end(&w);
     }
 
@@ -1256,12 +1261,8 @@ static int write_layout_view(const struct plan_ctx *c, const struct packing *pk,
         jsonw_i64(&w, NULL, c->m.tensors[i].live_end);
     jsonw_arr_end(&w);
     jsonw_arr_begin(&w, "offset");
-    for (size_t i = 0, b = 0; i < n; i++) {
-        uint64_t off = 0;
-        if (b < c->nbufs && c->buf_tensor[b] == i)
-            off = offsets != NULL ? offsets[b++] : 0;
-        jsonw_u64(&w, NULL, off);
-    }
+    for (size_t i = 0, b = 0; i < n; i++)
+        jsonw_u64(&w, NULL, next_offset(c, offsets, i, &b));
     jsonw_arr_end(&w);
     jsonw_arr_begin(&w, "padded_bytes");
     for (size_t i = 0; i < n; i++)
