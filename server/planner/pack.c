@@ -50,14 +50,6 @@ static const struct strategy {
 };
 #define NSTRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
 
-double pack_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void pack_result_free(struct pack_result *r)
 {
     if (r == NULL)
@@ -262,7 +254,7 @@ static int solve_whole(const struct pack_problem *p, enum strategy_kind kind,
                        struct err *e)
 {
     uint64_t *tmp = NULL, lb;
-    double t0 = pack_now(), slice;
+    double t0 = clock_now(), slice;
     int rc;
 
     if ((rc = pack_lower_bound(p, &lb, e)) != ERR_OK)
@@ -276,7 +268,7 @@ static int solve_whole(const struct pack_problem *p, enum strategy_kind kind,
             goto out;
     }
     if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
-        *solved_at = pack_now();
+        *solved_at = clock_now();
     if (kind == KIND_SEARCH) {
         rc = pack_search(p, o, deadline, enough, offsets, peak, solved_at, e);
         goto out;
@@ -292,7 +284,7 @@ static int solve_whole(const struct pack_problem *p, enum strategy_kind kind,
         if (rc != ERR_OK)
             goto out;
         if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
-            *solved_at = pack_now();
+            *solved_at = clock_now();
     }
     if (*peak > enough)
         rc = pack_exact(p, o, deadline, lb, enough, offsets, peak, proven, solved_at, e);
@@ -376,7 +368,7 @@ static int solve_reduced(const struct pack_problem *p, enum strategy_kind kind,
         if (red->base + cpeak[c] > top)
             top = red->base + cpeak[c];
     if (p->capacity > 0 && top <= p->capacity && *solved_at < 0)
-        *solved_at = pack_now();
+        *solved_at = clock_now();
     /* Pass 2: the components above the goal, highest lower bound first, each with an
      * equal share of the time left (the count only falls as the goal rises). The whole
      * problem is within the capacity when its last component over it comes under. */
@@ -389,7 +381,7 @@ static int solve_reduced(const struct pack_problem *p, enum strategy_kind kind,
     for (size_t k = 0; k < nwork; k++) {
         uint32_t c = work[k].c, lo = red->comp_off[c], hi = red->comp_off[c + 1];
         struct pack_problem q = {hi - lo, sub + lo, ccap[c], p->alignment};
-        double now = pack_now(), dl, csolved = -1;
+        double now = clock_now(), dl, csolved = -1;
         bool cp = false;
         if (red->base + cpeak[c] <= goal)
             continue;
@@ -407,7 +399,7 @@ static int solve_reduced(const struct pack_problem *p, enum strategy_kind kind,
         /* The last component to come within the capacity makes the whole problem fit
          * (the stack fits: each buffer of it is under the capacity left above it). */
         if (was_over && red->base + cpeak[c] <= p->capacity && --over == 0 && *solved_at < 0)
-            *solved_at = csolved >= 0 ? csolved : pack_now();
+            *solved_at = csolved >= 0 ? csolved : clock_now();
     }
     top = red->nuniv > 0 ? red->base : 0;
     for (size_t c = 0; c < nc; c++) {
@@ -423,7 +415,7 @@ static int solve_reduced(const struct pack_problem *p, enum strategy_kind kind,
     for (size_t c = 0; c < nc; c++)
         *proven |= cproven[c] && red->base + cpeak[c] == top;
     if (p->capacity > 0 && top <= p->capacity && *solved_at < 0)
-        *solved_at = pack_now();
+        *solved_at = clock_now();
 out:
     free(sub);
     free(suboff);
@@ -514,7 +506,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
     uint64_t *offsets = NULL, *tmp = NULL, peak = 0, lb = 0;
     bool proven = false;
     double solved_at = -1;
-    double t0 = pack_now(), limit;
+    double t0 = clock_now(), limit;
     int rc;
 
     if (out == NULL)
@@ -582,7 +574,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
     out->lower_bound = lb;
     out->solved = p->capacity == 0 || peak <= p->capacity;
     out->proven_optimal = proven || peak == lb;
-    out->seconds = pack_now() - t0;
+    out->seconds = clock_now() - t0;
     out->solved_seconds = out->solved ? out->seconds : -1;
     if (out->solved && solved_at >= t0)
         out->solved_seconds = solved_at - t0;

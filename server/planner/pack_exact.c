@@ -599,7 +599,7 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
      * 0.1 s past the deadline. */
     if ((s->nodes & 15) == 0 && (atomic_load_explicit(s->found_by, memory_order_relaxed) <
                                      s->job * EXACT_MAX_THREADS + s->id ||
-                                 pack_now() > s->deadline))
+                                 clock_now() > s->deadline))
         return -1;
     for (size_t k = 0; k < s->nleft; k++) {
         uint32_t j = s->left[k];
@@ -892,7 +892,7 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
     lbp = (lb + g - 1) / g; /* proven: no packing lower than lbp units */
     cap_u = p->capacity / g;
     soft = lbp; /* heights below soft failed within the current node limit */
-    while (pack_now() < deadline) {
+    while (clock_now() < deadline) {
         uint64_t targets[EXACT_MAX_TARGETS], goal, mid;
         size_t nt = 0;
         bool progress = false, above;
@@ -945,7 +945,7 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
                 *peak = w[t].peak[k] * g;
                 best_u = w[t].peak[k];
                 if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
-                    *solved_at = pack_now();
+                    *solved_at = clock_now();
                 progress = true;
                 break;
             }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "planner/clock.h"
 #include "planner/err.h"
 #include "planner/pack.h"
 
@@ -24,9 +25,6 @@ enum pack_fit {
     PACK_FIT_BEST,   /* smallest (gap size, start), else the top (XLA kBestFit, TFLite) */
     PACK_FIT_LOWEST, /* first fitting gap from offset 0 (XLA kLowestOffset) */
 };
-
-/* Monotonic wall clock in seconds. */
-double pack_now(void);
 
 /* Rounds v up to a multiple of align (align 0 or 1: v). Caller guarantees no overflow. */
 static inline uint64_t pack_align_up(uint64_t v, uint64_t align)
@@ -51,7 +49,7 @@ int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t 
 
 /*
  * Our strongest heuristic ("tpuplan-search"): bounded probes of the exact search, then the
- * exact solver, under the deadline (absolute pack_now() time). On entry offsets/peak hold
+ * exact solver, under the deadline (absolute clock_now() time). On entry offsets/peak hold
  * a valid packing; on return the best packing found. It stops early once the peak is at
  * most enough (0: only the lower bound stops it): a component of a reduced problem need
  * not go below what another component already needs. *solved_at as for pack_exact.
@@ -83,7 +81,7 @@ void pack_reduction_free(struct pack_reduction *r);
  * heuristics); on return they hold the best packing found. *proven is set when the
  * returned peak is proven minimal. lb is pack_lower_bound's value; the search stops once
  * the peak is at most enough (0: only a proof or the deadline stop it), without a proof.
- * *solved_at is set to the pack_now() time a packing within the capacity was first found,
+ * *solved_at is set to the clock_now() time a packing within the capacity was first found,
  * when that happens here (it is left alone otherwise).
  */
 int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double deadline,

@@ -68,7 +68,7 @@ static int search_greedy(const struct pack_problem *p, const struct pack_opts *o
         rc = err_set(e, ERR_NOMEM, NULL, "search: out of memory for %zu buffers", p->n);
         goto out;
     }
-    while (pack_now() < deadline && *peak > enough) {
+    while (clock_now() < deadline && *peak > enough) {
         uint64_t pk;
         for (size_t i = 0; i < p->n; i++) {
             double noise = 0.75 + 0.5 * (double)(rng_next(&rng) >> 11) / 9007199254740992.0;
@@ -130,7 +130,7 @@ static void prober_run(struct prober *w)
     g = pack_probe_unit(pr);
     lo = (w->lb + g - 1) / g * g; /* proven: nothing lower fits */
     soft = lo;                    /* heights below this failed within the current limit */
-    while (pack_now() < w->deadline && lo < w->peak && w->peak > w->enough &&
+    while (clock_now() < w->deadline && lo < w->peak && w->peak > w->enough &&
            !atomic_load(w->done)) {
         uint64_t hi = w->peak - g, h, pk = 0;
         int res;
@@ -184,7 +184,7 @@ int pack_search(const struct pack_problem *p, const struct pack_opts *o, double 
     unsigned nthreads = o->threads;
     atomic_bool done = false;
     uint64_t lb;
-    double t0 = pack_now();
+    double t0 = clock_now();
     int rc;
 
     if (p->n == 0)
@@ -264,7 +264,7 @@ int pack_search(const struct pack_problem *p, const struct pack_opts *o, double 
     /* The rest of the budget goes to the exact solver, seeded with the probes' best: its
      * portfolio aims at the capacity first and solves I and K of the challenging suite in
      * a few tenths of a second, where the probes stall above 1.10 x LB. */
-    if (*peak > lb && *peak > enough && pack_now() < deadline) {
+    if (*peak > lb && *peak > enough && clock_now() < deadline) {
         bool proven = false;
         rc = pack_exact(p, o, deadline, lb, enough, offsets, peak, &proven, solved_at, e);
     }

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "planner/chip.h"
+#include "planner/clock.h"
 #include "planner/plan.h"
 #include "service/exec.h"
 #include "service/http.h"
@@ -427,7 +428,7 @@ static void api_plan_wait_check(struct store *st, struct request *r)
     } else if (rc == STORE_NOTFOUND) {
         /* Deleted while we waited (the token holder did it). */
         reply_store_error(r, rc);
-    } else if (http_now() >= r->deadline) {
+    } else if (clock_now() >= r->deadline) {
         reply_accepted(r, r->plan_id, rc == STORE_OK ? p.status : "queued", r->manage_token, true);
     } else {
         store_plan_free(&p);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "planner/clock.h"
 #include "service/http.h"
 #include "service/store.h"
 
@@ -90,7 +91,7 @@ static void *exec_ticker(void *arg)
 
     pthread_mutex_lock(&x->mu);
     while (!x->stopping) {
-        double now = http_now();
+        double now = clock_now();
         struct request **pp = &x->parked;
         while (*pp != NULL) {
             struct request *r = *pp;
@@ -102,12 +103,7 @@ static void *exec_ticker(void *arg)
                 pp = &r->next;
             }
         }
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_nsec += (long)(TICK_S * 1e9);
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        ts = clock_timespec(clock_now() + TICK_S);
         pthread_cond_timedwait(&x->tick_cv, &x->mu, &ts);
     }
     pthread_mutex_unlock(&x->mu);
@@ -197,7 +193,7 @@ static bool recent_has(struct exec *x, const char *id, double now)
 
 void exec_park(struct exec *x, struct request *r)
 {
-    double now = http_now();
+    double now = clock_now();
 
     pthread_mutex_lock(&x->mu);
     if (x->stopping) {
@@ -227,7 +223,7 @@ void exec_plan_finished(struct exec *x, const char *plan_id, const struct store_
         return;
     pthread_mutex_lock(&x->mu);
     strcpy(x->recent[x->recent_i], plan_id);
-    x->recent_t[x->recent_i] = http_now();
+    x->recent_t[x->recent_i] = clock_now();
     x->recent_i = (x->recent_i + 1) % RECENT_N;
     pp = &x->parked;
     while (*pp != NULL) {

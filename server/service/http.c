@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "planner/clock.h"
 #include "planner/plan.h"
 #include "service/api.h"
 #include "service/exec.h"
@@ -51,14 +52,6 @@ static const char share_fallback[] =
     "</head><body><h1>tpuplan plan</h1><p>The dashboard is not installed on this server. The "
     "plan is available as JSON under <code>/api/v1/plans/</code> followed by the id in this "
     "page's address.</p></body></html>\n";
-
-double http_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static bool shutting_down(const struct server *srv)
 {
@@ -484,7 +477,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
             return MHD_NO;
         r->srv = srv;
         r->conn = conn;
-        r->t_start = http_now();
+        r->t_start = clock_now();
         r->prefer_wait = -1;
         route_match(method, url, &r->route);
         if (nul) {
@@ -545,7 +538,7 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cl
         r->route.status == 404 && r->route.id != ROUTE_SHARE && r->route.id != ROUTE_PLAN
             ? ROUTE_NONE
             : r->route.id,
-        toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? r->status : 0, http_now() - r->t_start);
+        toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? r->status : 0, clock_now() - r->t_start);
     req_free(r);
     __atomic_sub_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
 }
@@ -630,9 +623,9 @@ void http_quiesce(struct server *srv)
 
 void http_stop(struct server *srv, double timeout_s)
 {
-    double until = http_now() + timeout_s;
+    double until = clock_now() + timeout_s;
 
-    while (__atomic_load_n(&srv->inflight, __ATOMIC_RELAXED) > 0 && http_now() < until)
+    while (__atomic_load_n(&srv->inflight, __ATOMIC_RELAXED) > 0 && clock_now() < until)
         usleep(10000);
     if (srv->daemon != NULL)
         MHD_stop_daemon(srv->daemon);

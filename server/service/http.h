@@ -112,9 +112,6 @@ struct request {
     struct store_plan *finished; /* the finished plan, handed over by its worker; owned */
 };
 
-/* Monotonic seconds. */
-double http_now(void);
-
 /* Starts the daemon (binds, spawns threads). 0, or -1 with a message on stderr. The
  * server struct must outlive http_stop(); cfg, cache and exec are borrowed. */
 int http_start(struct server *srv);

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "planner/clock.h"
+#include "service/backoff.h"
 #include "service/log.h"
 #include "service/metrics.h"
 #include "service/problem.h"
@@ -26,8 +28,6 @@
 #define DEFAULT_LEASE_MS   15000
 #define DEFAULT_POLL_MS    1000
 #define DEFAULT_ATTEMPTS   5
-#define BACKOFF_MIN_MS     100
-#define BACKOFF_MAX_MS     5000
 #define COORD_SLICE_MS     250 /* longest the coordinator blocks, so jobs_stop joins fast */
 #define DEFAULT_ABANDON_MS 3000
 #define MAX_WORKERS        1024
@@ -68,27 +68,6 @@ struct jobs {
     struct jobs_stats stats;
 };
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static struct timespec deadline_ts(int64_t at_ms)
-{
-    struct timespec ts = {.tv_sec = (time_t)(at_ms / 1000),
-                          .tv_nsec = (long)(at_ms % 1000) * 1000000};
-    return ts;
-}
-
-static unsigned backoff_next(unsigned b)
-{
-    if (b == 0)
-        return BACKOFF_MIN_MS;
-    return b * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : b * 2;
-}
-
 /* True when a wait with these wake conditions should end. Called with mu held. */
 static bool woken(const struct jobs *j, int on, unsigned long seen)
 {
@@ -99,7 +78,7 @@ static bool woken(const struct jobs *j, int on, unsigned long seen)
 /* Sleeps up to ms, or less when one of the `on` conditions happens. */
 static void wait_for(struct jobs *j, int ms, int on, unsigned long seen)
 {
-    struct timespec until = deadline_ts(now_ms() + ms);
+    struct timespec until = clock_timespec(clock_now() + ms / 1e3);
     pthread_mutex_lock(&j->mu);
     while (!woken(j, on, seen))
         if (pthread_cond_timedwait(&j->wake, &j->mu, &until) == ETIMEDOUT)
@@ -156,12 +135,9 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
         rc = err_set(&e, ERR_INTERNAL, "options", "the stored options of plan %s are malformed",
                      job->plan_id);
     } else {
-        struct timespec a, b;
-        clock_gettime(CLOCK_MONOTONIC, &a);
+        double t0 = clock_now();
         rc = plan_run(job->input, job->input_len, &opts, &j->limits, &json, &len, &views, &sum, &e);
-        clock_gettime(CLOCK_MONOTONIC, &b);
-        metrics_planner_observe(
-            (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9, rc == 0);
+        metrics_planner_observe(clock_now() - t0, rc == 0);
     }
     if (rc != 0) {
         free(json);
@@ -327,8 +303,8 @@ static void *coord_main(void *p)
     struct store *ls = NULL;
     unsigned backoff = 0;
     bool missed = true; /* notifications may have been missed: wake the workers */
-    int64_t next_renew = now_ms() + j->renew_ms;
-    int64_t next_reap = now_ms();
+    int64_t next_renew = clock_now_ms() + j->renew_ms;
+    int64_t next_reap = clock_now_ms();
     char err[512];
     char(*toks)[STORE_LEASE_LEN + 1] = calloc(j->n, sizeof *toks);
     const char **ptrs = calloc(j->n, sizeof *ptrs);
@@ -351,7 +327,7 @@ static void *coord_main(void *p)
         goto out;
     }
     while (!flag(j, &j->coord_exit)) {
-        int64_t now = now_ms();
+        int64_t now = clock_now_ms();
         int64_t next = next_renew < next_reap ? next_renew : next_reap;
         int timeout = next - now < 0 ? 0 : (int)(next - now);
         int n;
@@ -381,7 +357,7 @@ static void *coord_main(void *p)
             missed = false;
             jobs_kick(j);
         }
-        now = now_ms();
+        now = clock_now_ms();
         if (now >= next_renew) {
             size_t k = running_tokens(j, toks);
             for (size_t i = 0; i < k; i++)
@@ -500,7 +476,7 @@ nomem:
 
 void jobs_stop(struct jobs *j, int grace_ms)
 {
-    struct timespec until = deadline_ts(now_ms() + (grace_ms > 0 ? grace_ms : 0));
+    struct timespec until = clock_timespec(clock_now() + (grace_ms > 0 ? grace_ms : 0) / 1e3);
     char(*toks)[STORE_LEASE_LEN + 1] = NULL;
     const char **ptrs = NULL;
     size_t ntok = 0;

@@ -20,14 +20,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "planner/clock.h"
+#include "service/backoff.h"
 #include "service/ids.h"
 #include "service/log.h"
 
 /* RFC 3339 in UTC with microseconds. */
 #define TS_CREATED          "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 #define TS_UPDATED          "to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
-#define BACKOFF_MIN_MS      100
-#define BACKOFF_MAX_MS      5000
 #define MIGRATION_MAX_BYTES (1u << 20)
 #define MIGRATIONS_MAX      1000
 /* pg_advisory_lock key for migrations: "tpuplan" in ASCII. */
@@ -168,13 +168,6 @@ struct store {
     int64_t retry_at_ms; /* no reconnect attempt before this (monotonic) */
 };
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 const char *store_rc_name(int rc)
 {
     switch (rc) {
@@ -246,14 +239,12 @@ void store_close(struct store *s)
 /* Re-establishes a dead connection, at most once per backoff interval. */
 static int reconnect(struct store *s)
 {
-    int64_t now = now_ms();
+    int64_t now = clock_now_ms();
     if (now < s->retry_at_ms)
         return STORE_UNAVAILABLE;
     PQreset(s->conn);
     if (PQstatus(s->conn) != CONNECTION_OK) {
-        s->backoff_ms = s->backoff_ms ? s->backoff_ms * 2 : BACKOFF_MIN_MS;
-        if (s->backoff_ms > BACKOFF_MAX_MS)
-            s->backoff_ms = BACKOFF_MAX_MS;
+        s->backoff_ms = backoff_next(s->backoff_ms);
         s->retry_at_ms = now + s->backoff_ms;
         return STORE_UNAVAILABLE;
     }
