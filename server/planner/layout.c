@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "planner/arith.h"
+
 #define DT(t)       (1ull << (t))
 #define GEN(lo, hi) ((uint8_t)(((1u << ((hi) + 1)) - 1) & ~((1u << (lo)) - 1)))
 
@@ -426,13 +428,6 @@ int layout_default(struct shape *sh, const struct chip *chip, const char **rule,
     return layout_fill(sh, chip, rule, conf, NULL, e);
 }
 
-/* x rounded up to a multiple of m (m >= 1), checked. */
-static int round_up(uint64_t x, uint64_t m, uint64_t *out)
-{
-    uint64_t q = x / m + (x % m != 0);
-    return __builtin_mul_overflow(q, m, out) ? -1 : 0;
-}
-
 /* ceil(count * bits / 8) without overflowing on the intermediate bit count. */
 static int bytes_of(uint64_t count, uint64_t bits, uint64_t *out)
 {
@@ -479,7 +474,7 @@ static int size_of(const struct shape *sh, struct layout_info *out, struct err *
             d = sh->has_layout ? sh->minor_to_major[k] : sh->rank - 1 - k;
             ext = (uint64_t)sh->dims[d];
         }
-        if (k < tr && round_up(ext, (uint64_t)t0->dims[tr - 1 - k], &ext) != 0)
+        if (k < tr && arith_round_up(ext, (uint64_t)t0->dims[tr - 1 - k], &ext))
             return overflow(e, "padded extent");
         if (k < sh->rank)
             out->padded_dims[d] = (int64_t)(ext > INT64_MAX ? INT64_MAX : ext);
@@ -487,7 +482,7 @@ static int size_of(const struct shape *sh, struct layout_info *out, struct err *
             return overflow(e, "padded element count");
     }
     if (sh->has_layout && sh->tail_align > 1 &&
-        round_up(count, (uint64_t)sh->tail_align, &count) != 0)
+        arith_round_up(count, (uint64_t)sh->tail_align, &count))
         return overflow(e, "padded element count");
     if (sh->has_layout && sh->element_size_bits != 0) {
         if (bytes_of(count, sh->element_size_bits, &out->padded_bytes) != 0)

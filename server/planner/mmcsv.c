@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/text.h"
+
 enum col { COL_ID, COL_LOWER, COL_UPPER, COL_END, COL_SIZE, COL_IGNORED, COL_NONE };
 
 #define MMCSV_COLS_MAX 16
@@ -128,11 +130,7 @@ bool mmcsv_detect(const char *text, size_t len)
 
     if (text == NULL || !next_line(text, len, &pos, &line))
         return false;
-    if (line.len >= 3 && (unsigned char)line.s[0] == 0xEF && (unsigned char)line.s[1] == 0xBB &&
-        (unsigned char)line.s[2] == 0xBF) {
-        line.s += 3;
-        line.len -= 3;
-    }
+    text_skip_bom(&line.s, &line.len);
     split(line, &f, 1);
     return span_is(f, "id") || span_is(f, "buffer") || span_is(f, "buffer_id");
 }
@@ -212,11 +210,7 @@ int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *
     if (text == NULL || !next_line(text, len, &pos, &line))
         return err_set(e, ERR_INVALID, "header",
                        "empty input: expected a header id,lower,upper,size");
-    if (line.len >= 3 && (unsigned char)line.s[0] == 0xEF && (unsigned char)line.s[1] == 0xBB &&
-        (unsigned char)line.s[2] == 0xBF) {
-        line.s += 3;
-        line.len -= 3;
-    }
+    text_skip_bom(&line.s, &line.len);
     ncols = split(line, f, MMCSV_COLS_MAX);
     if (ncols > MMCSV_COLS_MAX)
         return err_set(e, ERR_LIMIT, "header", "header: %zu columns, the limit is %d", ncols,

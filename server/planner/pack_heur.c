@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "planner/arith.h"
 #include "planner/pack_int.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
@@ -450,6 +451,15 @@ static void chunks_sort(struct chunk *c, struct chunk *tmp, size_t k)
         memcpy(c, a, k * sizeof(*c));
 }
 
+/* pack_validate keeps every aligned total below 2^62, so this cannot overflow here. */
+static uint64_t align_up(uint64_t v, uint64_t align)
+{
+    uint64_t r;
+
+    (void)arith_round_up(v, align, &r);
+    return r;
+}
+
 /* Chooses an offset for size among the sorted chunks (see the file comment). */
 static uint64_t choose_offset(const struct chunk *c, size_t k, uint64_t size, uint64_t align,
                               enum pack_fit fit)
@@ -458,7 +468,7 @@ static uint64_t choose_offset(const struct chunk *c, size_t k, uint64_t size, ui
 
     for (size_t i = 0; i < k; i++) {
         if (c[i].off > cur) {
-            uint64_t start = pack_align_up(cur, align), gap = c[i].off - cur;
+            uint64_t start = align_up(cur, align), gap = c[i].off - cur;
             if (start + size <= c[i].off) {
                 if (fit == PACK_FIT_LOWEST)
                     return start;
@@ -471,7 +481,7 @@ static uint64_t choose_offset(const struct chunk *c, size_t k, uint64_t size, ui
         if (c[i].end > cur)
             cur = c[i].end;
     }
-    return best != UINT64_MAX ? best : pack_align_up(cur, align);
+    return best != UINT64_MAX ? best : align_up(cur, align);
 }
 
 int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit fit,

@@ -26,14 +26,6 @@ enum pack_fit {
     PACK_FIT_LOWEST, /* first fitting gap from offset 0 (XLA kLowestOffset) */
 };
 
-/* Rounds v up to a multiple of align (align 0 or 1: v). Caller guarantees no overflow. */
-static inline uint64_t pack_align_up(uint64_t v, uint64_t align)
-{
-    if (align <= 1)
-        return v;
-    return (v + align - 1) / align * align;
-}
-
 /*
  * One greedy pass: places the buffers in the given order (order[i] = buffer index, n
  * entries; NULL = build it from ord) into the free gaps left by time-overlapping buffers.

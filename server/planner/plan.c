@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "planner/arith.h"
 #include "planner/chip.h"
 #include "planner/jsonw.h"
 #include "planner/layout.h"
@@ -23,6 +24,7 @@
 #include "planner/model.h"
 #include "planner/safetensors.h"
 #include "planner/suggest.h"
+#include "planner/text.h"
 
 /* Offset alignment default. An assumption: no public source gives XLA:TPU's HBM buffer
  * alignment. The BFC allocator aligns to 256 B (../shared/docs/allocators.md 4) and every
@@ -95,9 +97,6 @@ static void ctx_free(struct plan_ctx *c)
 
 static bool skip_space(const char *s, size_t len, size_t *i)
 {
-    /* a UTF-8 byte order mark, then whitespace */
-    if (*i == 0 && len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
-        *i = 3;
     while (*i < len && (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\r' || s[*i] == '\n'))
         (*i)++;
     return *i < len;
@@ -220,18 +219,6 @@ static int choose_strategies(struct plan_ctx *c, const char *req, struct err *e)
     return ERR_OK;
 }
 
-static uint64_t round_up(uint64_t v, uint64_t a, bool *overflow)
-{
-    uint64_t r;
-    if (a <= 1)
-        return v;
-    if (__builtin_add_overflow(v, a - 1, &r)) {
-        *overflow = true;
-        return 0;
-    }
-    return r / a * a;
-}
-
 static int prepare(const char *input, size_t len, const struct plan_opts *opts,
                    const struct plan_limits *lim, struct plan_ctx *c, struct err *e)
 {
@@ -264,11 +251,8 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         return err_set(e, ERR_INVALID, "alignment", "alignment: %llu is not a power of two",
                        (unsigned long long)o->alignment);
 
-    /* A UTF-8 byte order mark (editors on Windows write one) is not JSON or CSV. */
-    if (len >= 3 && memcmp(input, "\xEF\xBB\xBF", 3) == 0 && !safetensors_detect(input, len)) {
-        input += 3;
-        len -= 3;
-    }
+    if (!safetensors_detect(input, len))
+        text_skip_bom(&input, &len);
     fmt = o->format != PLAN_FMT_AUTO ? o->format : detect(input, len);
     switch (fmt) {
     case PLAN_FMT_JSON:
@@ -341,7 +325,7 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
             struct pack_buffer *b = &c->bufs[c->nbufs];
             b->lower = t->live_start;
             b->upper = t->live_end;
-            b->size = round_up(t->padded_bytes, c->alignment, &ovf);
+            ovf |= arith_round_up(t->padded_bytes, c->alignment, &b->size);
             c->buf_tensor[c->nbufs++] = (uint32_t)i;
         }
         if (ovf) {

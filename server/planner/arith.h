@@ -1,0 +1,24 @@
+/*
+ * arith.h - checked 64-bit size arithmetic shared by the planner's modules.
+ *
+ * One overflow convention, GCC's __builtin_*_overflow one: the function returns true
+ * when the exact result does not fit in 64 bits (then *out is unspecified), false when
+ * *out holds it. Callers turn true into ERR_OVERFLOW naming their field.
+ */
+#ifndef TPUPLAN_ARITH_H
+#define TPUPLAN_ARITH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* v rounded up to a multiple of m; m 0 or 1 leaves v as it is. */
+static inline bool arith_round_up(uint64_t v, uint64_t m, uint64_t *out)
+{
+    if (m <= 1) {
+        *out = v;
+        return false;
+    }
+    return __builtin_mul_overflow(v / m + (v % m != 0), m, out);
+}
+
+#endif
