@@ -131,7 +131,7 @@ static struct json_object *json_shape(struct ctx *c, const struct shape *sh,
     json_object_object_add(o, "order_source",
                            json_object_new_string(order_given ? "given" : "default"));
     json_object_object_add(o, "confidence",
-                           json_object_new_string(confidence_name(li->confidence)));
+                           json_object_new_string(layout_confidence_name(li->confidence)));
     json_object_object_add(o, "chip", json_object_new_string(c->chip->name));
     if (li->assumption != NULL)
         json_object_object_add(o, "assumption", json_object_new_string(li->assumption));
@@ -157,10 +157,11 @@ static void text_shape(struct ctx *c, const struct shape *sh, const struct layou
     shape_print(sh, c->buf, sizeof(c->buf));
     printf("Shape: %s\n", c->buf);
     text_sizes(li->logical_bytes, li->padded_bytes, "");
-    if (li->confidence == CONF_GIVEN)
+    if (li->confidence == LAYOUT_CONF_GIVEN)
         printf("Layout: given\n");
     else
-        printf("Layout: %s (%s on %s)\n", li->rule, confidence_name(li->confidence), c->chip->name);
+        printf("Layout: %s (%s on %s)\n", li->rule, layout_confidence_name(li->confidence),
+               c->chip->name);
     if (li->assumption != NULL)
         printf("Assumption: %s\n", li->assumption);
 }

@@ -355,25 +355,25 @@ static enum rule_id rule_choose(const struct shape *sh, int gen)
     }
 }
 
-static enum confidence rule_confidence(const struct rule *r, enum dtype t, int gen,
-                                       const char **assumption)
+static enum layout_confidence rule_confidence(const struct rule *r, enum dtype t, int gen,
+                                              const char **assumption)
 {
     if ((r->seen & DT(t)) && (r->gens & (1u << gen))) {
         *assumption = NULL;
-        return CONF_CONFIRMED;
+        return LAYOUT_CONF_CONFIRMED;
     }
     *assumption = (r->seen & DT(t)) ? gen_note : r->note;
     if (*assumption == NULL)
         *assumption = gen_note;
-    return CONF_ASSUMED;
+    return LAYOUT_CONF_ASSUMED;
 }
 
-const char *confidence_name(enum confidence c)
+const char *layout_confidence_name(enum layout_confidence c)
 {
     switch (c) {
-    case CONF_GIVEN:
+    case LAYOUT_CONF_GIVEN:
         return "given";
-    case CONF_CONFIRMED:
+    case LAYOUT_CONF_CONFIRMED:
         return "confirmed";
     default:
         return "assumed";
@@ -387,7 +387,7 @@ static int chip_gen(const struct chip *chip)
 
 /* Shared by layout_default and layout_resolve; *assumption may be NULL. */
 static int layout_fill(struct shape *sh, const struct chip *chip, const char **rule,
-                       enum confidence *conf, const char **assumption, struct err *e)
+                       enum layout_confidence *conf, const char **assumption, struct err *e)
 {
     const char *dummy_a;
     const struct rule *r;
@@ -402,7 +402,7 @@ static int layout_fill(struct shape *sh, const struct chip *chip, const char **r
         if (rule != NULL)
             *rule = "given";
         if (conf != NULL)
-            *conf = CONF_GIVEN;
+            *conf = LAYOUT_CONF_GIVEN;
         *assumption = NULL;
         return 0;
     }
@@ -416,14 +416,14 @@ static int layout_fill(struct shape *sh, const struct chip *chip, const char **r
     rule_apply(r, sh);
     if (rule != NULL)
         *rule = r->name;
-    enum confidence c = rule_confidence(r, sh->dtype, gen, assumption);
+    enum layout_confidence c = rule_confidence(r, sh->dtype, gen, assumption);
     if (conf != NULL)
         *conf = c;
     return 0;
 }
 
 int layout_default(struct shape *sh, const struct chip *chip, const char **rule,
-                   enum confidence *conf, struct err *e)
+                   enum layout_confidence *conf, struct err *e)
 {
     return layout_fill(sh, chip, rule, conf, NULL, e);
 }

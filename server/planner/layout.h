@@ -16,14 +16,15 @@
 #include "planner/err.h"
 #include "planner/shape.h"
 
-enum confidence {
-    CONF_GIVEN = 0, /* the layout came with the input */
-    CONF_CONFIRMED, /* default rule reproduced by real XLA:TPU reports for this generation */
-    CONF_ASSUMED,   /* default rule not confirmed for this generation: labelled an assumption */
+enum layout_confidence {
+    LAYOUT_CONF_GIVEN = 0, /* the layout came with the input */
+    LAYOUT_CONF_CONFIRMED, /* default rule reproduced by real XLA:TPU reports for this generation */
+    LAYOUT_CONF_ASSUMED,   /* default rule not confirmed for this generation: labelled an assumption
+                            */
 };
 
 /* Stable name for the JSON output: "given", "confirmed", "assumed". */
-const char *confidence_name(enum confidence c);
+const char *layout_confidence_name(enum layout_confidence c);
 
 struct layout_info {
     int64_t padded_dims[SHAPE_MAX_RANK]; /* logical order, after tile padding */
@@ -33,14 +34,14 @@ struct layout_info {
     uint64_t padding_bytes;              /* padded - logical (widening by E(n) counts) */
     double expansion;                    /* padded / logical (1.0 for empty arrays) */
     const char *rule;                    /* static string: "given" or the default rule's name */
-    const char *assumption; /* static sentence when confidence is CONF_ASSUMED, else NULL */
-    enum confidence confidence;
+    const char *assumption; /* static sentence when confidence is LAYOUT_CONF_ASSUMED, else NULL */
+    enum layout_confidence confidence;
 };
 
 /*
  * Fills in sh's layout (minor_to_major, tiles) with what XLA:TPU chooses by default for
  * its dtype, rank, second-minor extent and the chip's generation, when sh has no layout.
- * A layout given with tiles (or E(n)) is left alone (*rule "given", CONF_GIVEN). A layout
+ * A layout given with tiles (or E(n)) is left alone (*rule "given", LAYOUT_CONF_GIVEN). A layout
  * given as a bare order such as {1,0} keeps that order and gets the default tiles: XLA:TPU
  * always tiles HBM arrays, and old TF-era reports printed the order without the tile
  * (tpu-padding-rules.md 3.6). *rule and *conf say which rule applied (see layout.c for the
@@ -48,7 +49,7 @@ struct layout_info {
  * the best-confirmed).
  */
 int layout_default(struct shape *sh, const struct chip *chip, const char **rule,
-                   enum confidence *conf, struct err *e);
+                   enum layout_confidence *conf, struct err *e);
 
 /*
  * Computes sizes of sh as laid out (a shape without layout is sized untiled, like XLA's

@@ -8,7 +8,7 @@
 
 static bool is_argument(enum tensor_kind k)
 {
-    return k == KIND_PARAM || k == KIND_OPTIMIZER || k == KIND_INPUT;
+    return k == TENSOR_PARAM || k == TENSOR_OPTIMIZER || k == TENSOR_INPUT;
 }
 
 static int terr(struct err *e, const struct model *m, size_t i, const char *field, const char *what)
@@ -89,7 +89,7 @@ int lifetime_derive(struct model *m, struct err *e)
             continue;
         t->live_start = 0;
         t->live_end = nsteps;
-        if (m->nops == 0 || t->kind == KIND_OUTPUT)
+        if (m->nops == 0 || t->kind == TENSOR_OUTPUT)
             continue;
         if (is_argument(t->kind)) {
             if (t->donated && last[i] >= 0)

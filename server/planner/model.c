@@ -122,21 +122,21 @@ void model_warn(struct model *m, const char *fmt, ...)
 
 /* ---- kinds ----------------------------------------------------------------------- */
 
-static const char *const kind_names[KIND_COUNT] = {
+static const char *const kind_names[TENSOR_KIND_COUNT] = {
     "param", "grad", "optimizer", "activation", "temp", "input", "output",
 };
 
-const char *kind_name(enum tensor_kind k)
+const char *tensor_kind_name(enum tensor_kind k)
 {
-    return (unsigned)k < KIND_COUNT ? kind_names[k] : "invalid";
+    return (unsigned)k < TENSOR_KIND_COUNT ? kind_names[k] : "invalid";
 }
 
-enum tensor_kind kind_parse(const char *s)
+enum tensor_kind tensor_kind_parse(const char *s)
 {
-    for (int k = 0; k < KIND_COUNT; k++)
+    for (int k = 0; k < TENSOR_KIND_COUNT; k++)
         if (strcmp(s, kind_names[k]) == 0)
             return (enum tensor_kind)k;
-    return KIND_COUNT;
+    return TENSOR_KIND_COUNT;
 }
 
 /* ---- name index ------------------------------------------------------------------ */
@@ -563,7 +563,7 @@ static int parse_sharding(struct ctx *c, size_t i, json_object *js, struct model
         t->shape.dims[d] = g == 0 ? 0 : (g - 1) / (int64_t)parts + 1;
     }
 replication:
-    if (t->kind == KIND_PARAM || t->kind == KIND_OPTIMIZER || t->kind == KIND_GRAD)
+    if (t->kind == TENSOR_PARAM || t->kind == TENSOR_OPTIMIZER || t->kind == TENSOR_GRAD)
         for (size_t a = 0; a < c->m->naxes; a++)
             if (!(used & (1u << a)) && c->m->axis_sizes[a] > 1 && c->replicated[a]++ == 0)
                 c->replicated_example[a] = i;
@@ -660,9 +660,9 @@ static int parse_tensor(struct ctx *c, size_t i, json_object *jt)
                         key);
     }
 
-    t->kind = KIND_TEMP;
+    t->kind = TENSOR_TEMP;
     if (json_object_object_get_ex(jt, "kind", &v)) {
-        if (get_str(v, 32, &s, &n) != 0 || (t->kind = kind_parse(s)) == KIND_COUNT)
+        if (get_str(v, 32, &s, &n) != 0 || (t->kind = tensor_kind_parse(s)) == TENSOR_KIND_COUNT)
             return terr(c, ERR_INVALID, i, "kind",
                         "must be one of param, grad, optimizer, "
                         "activation, temp, input, output; got %s%.40s%s",

@@ -50,19 +50,19 @@
 #include "planner/shape.h"
 
 enum tensor_kind {
-    KIND_PARAM = 0,
-    KIND_GRAD,
-    KIND_OPTIMIZER,
-    KIND_ACTIVATION,
-    KIND_TEMP,
-    KIND_INPUT,
-    KIND_OUTPUT,
-    KIND_COUNT
+    TENSOR_PARAM = 0,
+    TENSOR_GRAD,
+    TENSOR_OPTIMIZER,
+    TENSOR_ACTIVATION,
+    TENSOR_TEMP,
+    TENSOR_INPUT,
+    TENSOR_OUTPUT,
+    TENSOR_KIND_COUNT
 };
 
-/* "param", "grad", ...; kind_parse returns KIND_COUNT when unknown. */
-const char *kind_name(enum tensor_kind k);
-enum tensor_kind kind_parse(const char *s);
+/* "param", "grad", ...; tensor_kind_parse returns TENSOR_KIND_COUNT when unknown. */
+const char *tensor_kind_name(enum tensor_kind k);
+enum tensor_kind tensor_kind_parse(const char *s);
 
 #define MODEL_MAX_AXES     16  /* mesh axes (a uint16_t mask per dim) */
 #define MODEL_MAX_NAME     512 /* bytes in a tensor, op, axis or model name */
@@ -88,8 +88,8 @@ struct model_tensor {
     uint64_t logical_bytes;
     uint64_t padded_bytes;
     const char *layout_rule;       /* static string from layout.h */
-    const char *layout_assumption; /* static sentence when confidence is CONF_ASSUMED */
-    enum confidence confidence;
+    const char *layout_assumption; /* static sentence when confidence is LAYOUT_CONF_ASSUMED */
+    enum layout_confidence confidence;
 };
 
 struct model_op {

@@ -78,8 +78,8 @@ struct plan_ctx {
     bool best_only; /* "best" asked for: search strategies may stop at the lower bound */
     /* totals */
     uint64_t logical, padded;
-    size_t count[KIND_COUNT];
-    uint64_t kind_logical[KIND_COUNT], kind_padded[KIND_COUNT];
+    size_t count[TENSOR_KIND_COUNT];
+    uint64_t kind_logical[TENSOR_KIND_COUNT], kind_padded[TENSOR_KIND_COUNT];
     size_t assumed_layouts;
     /* packing problem: only tensors with bytes > 0 */
     size_t nbufs;
@@ -141,7 +141,7 @@ static int load_csv(const char *input, size_t len, const struct model_limits *ml
             goto out;
         }
         t->raw = true;
-        t->kind = KIND_TEMP;
+        t->kind = TENSOR_TEMP;
         t->live_given = true;
         t->live_start = mm.bufs[i].lower;
         t->live_end = mm.bufs[i].upper;
@@ -319,7 +319,7 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         ovf |= __builtin_add_overflow(c->kind_padded[t->kind], t->padded_bytes,
                                       &c->kind_padded[t->kind]);
         c->count[t->kind]++;
-        if (!t->raw && t->confidence == CONF_ASSUMED)
+        if (!t->raw && t->confidence == LAYOUT_CONF_ASSUMED)
             c->assumed_layouts++;
         if (t->padded_bytes > 0) {
             struct pack_buffer *b = &c->bufs[c->nbufs];
@@ -750,7 +750,7 @@ static void write_chip(struct jsonw *w, const struct plan_ctx *c)
         for (size_t i = 0; i < c->m.n; i++) {
             const struct model_tensor *t = &c->m.tensors[i];
             size_t k = 0;
-            if (t->raw || t->confidence != CONF_ASSUMED || t->layout_rule == NULL)
+            if (t->raw || t->confidence != LAYOUT_CONF_ASSUMED || t->layout_rule == NULL)
                 continue;
             while (k < nrules && strcmp(rules[k]->layout_rule, t->layout_rule) != 0)
                 k++;
@@ -806,7 +806,7 @@ static void write_tensor(struct jsonw *w, const struct plan_ctx *c, size_t i, ui
     jsonw_obj_begin(w, NULL);
     jsonw_u64(w, "id", i);
     jsonw_str(w, "name", t->name);
-    jsonw_str(w, "kind", kind_name(t->kind));
+    jsonw_str(w, "kind", tensor_kind_name(t->kind));
     if (t->raw) {
         jsonw_null(w, "dtype");
     } else {
@@ -857,7 +857,7 @@ static void write_tensor(struct jsonw *w, const struct plan_ctx *c, size_t i, ui
     jsonw_double(w, "expansion", ratio(t->padded_bytes, t->logical_bytes));
     if (!t->raw) {
         jsonw_str(w, "layout_source", t->layout_rule);
-        jsonw_str(w, "confidence", confidence_name(t->confidence));
+        jsonw_str(w, "confidence", layout_confidence_name(t->confidence));
     }
     jsonw_arr_begin(w, "live");
     jsonw_i64(w, NULL, t->live_start);
@@ -1027,10 +1027,10 @@ static int write_result(const struct plan_ctx *c, const struct packing *pk,
     }
     jsonw_str(&w, "strategy", pk->chosen >= 0 ? pk->runs[pk->chosen].r.strategy : NULL);
     jsonw_obj_begin(&w, "by_kind");
-    for (int k = 0; k < KIND_COUNT; k++) {
+    for (int k = 0; k < TENSOR_KIND_COUNT; k++) {
         if (c->count[k] == 0)
             continue;
-        jsonw_obj_begin(&w, kind_name((enum tensor_kind)k));
+        jsonw_obj_begin(&w, tensor_kind_name((enum tensor_kind)k));
         jsonw_u64(&w, "count", c->count[k]);
         jsonw_u64(&w, "logical_bytes", c->kind_logical[k]);
         jsonw_u64(&w, "padded_bytes", c->kind_padded[k]);
@@ -1175,13 +1175,13 @@ static const char *col_value(const struct plan_ctx *c, int col, size_t i, const 
 
     switch (col) {
     case COL_KIND:
-        return kind_name(t->kind);
+        return tensor_kind_name(t->kind);
     case COL_SHAPE:
         return t->raw ? NULL : shapes + shape_at[i];
     case COL_LAYOUT_SOURCE:
         return t->raw ? NULL : t->layout_rule;
     default:
-        return t->raw ? NULL : confidence_name(t->confidence);
+        return t->raw ? NULL : layout_confidence_name(t->confidence);
     }
 }
 

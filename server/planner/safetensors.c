@@ -164,7 +164,7 @@ static int parse_entry(struct model *m, size_t i, const char *key, json_object *
     r->begin = (uint64_t)b;
     r->end = (uint64_t)en;
     r->tensor = i;
-    t->kind = KIND_PARAM;
+    t->kind = TENSOR_PARAM;
     return ERR_OK;
 }
 

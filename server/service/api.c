@@ -208,7 +208,7 @@ static void api_plan_get(struct store *st, struct request *r)
     size_t len = 0;
     int rc;
 
-    if (view_parse(r->param[P_VIEW], &view) != 0) {
+    if (view_parse(r->param[REQ_PARAM_VIEW], &view) != 0) {
         http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
                            "view must be summary or layout (or absent for the whole plan).");
         return;
@@ -265,14 +265,16 @@ static void api_plan_list(struct store *st, struct request *r)
     size_t len;
     int rc;
 
-    if (r->param[P_LIMIT] != NULL && (reqparse_u64(r->param[P_LIMIT], &limit) != 0 || limit == 0)) {
+    if (r->param[REQ_PARAM_LIMIT] != NULL &&
+        (reqparse_u64(r->param[REQ_PARAM_LIMIT], &limit) != 0 || limit == 0)) {
         http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
                            "limit must be a whole number from 1 to 100.");
         return;
     }
     if (limit > 100)
         limit = 100;
-    rc = store_plan_list(st, (int)limit, r->param[P_CURSOR], r->param[P_NAME], &items, &next);
+    rc = store_plan_list(st, (int)limit, r->param[REQ_PARAM_CURSOR], r->param[REQ_PARAM_NAME],
+                         &items, &next);
     set_db(r, rc);
     if (rc != STORE_OK) {
         if (rc == STORE_INVALID)
@@ -304,10 +306,11 @@ static void api_plan_list(struct store *st, struct request *r)
         if (next != NULL) {
             char link[2304], enc_c[512], enc_n[3 * REQ_PARAM_MAX + 1] = "";
             if (reqparse_urlencode(next, enc_c, sizeof(enc_c)) >= 0 &&
-                (r->param[P_NAME] == NULL ||
-                 reqparse_urlencode(r->param[P_NAME], enc_n, sizeof(enc_n)) >= 0)) {
+                (r->param[REQ_PARAM_NAME] == NULL ||
+                 reqparse_urlencode(r->param[REQ_PARAM_NAME], enc_n, sizeof(enc_n)) >= 0)) {
                 snprintf(link, sizeof(link), "</api/v1/plans?limit=%d&cursor=%s%s%s>; rel=\"next\"",
-                         (int)limit, enc_c, r->param[P_NAME] != NULL ? "&name=" : "", enc_n);
+                         (int)limit, enc_c, r->param[REQ_PARAM_NAME] != NULL ? "&name=" : "",
+                         enc_n);
                 MHD_add_response_header(resp, MHD_HTTP_HEADER_LINK, link);
             }
         }
@@ -473,17 +476,21 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
         o->format = (enum plan_format)r->file_format;
         break;
     }
-    if (r->param[P_FORMAT] != NULL && parse_format(r->param[P_FORMAT], &o->format) != 0)
+    if (r->param[REQ_PARAM_FORMAT] != NULL &&
+        parse_format(r->param[REQ_PARAM_FORMAT], &o->format) != 0)
         bad = "format must be auto, json, safetensors or minimalloc-csv.";
-    o->chip = r->param[P_CHIP];
-    o->strategies = r->param[P_STRATEGIES];
-    o->name = r->param[P_NAME];
-    if (r->param[P_CAPACITY] != NULL && reqparse_u64(r->param[P_CAPACITY], &o->capacity) != 0)
+    o->chip = r->param[REQ_PARAM_CHIP];
+    o->strategies = r->param[REQ_PARAM_STRATEGIES];
+    o->name = r->param[REQ_PARAM_NAME];
+    if (r->param[REQ_PARAM_CAPACITY] != NULL &&
+        reqparse_u64(r->param[REQ_PARAM_CAPACITY], &o->capacity) != 0)
         bad = "capacity must be a whole number of bytes.";
-    if (r->param[P_ALIGNMENT] != NULL && reqparse_u64(r->param[P_ALIGNMENT], &o->alignment) != 0)
+    if (r->param[REQ_PARAM_ALIGNMENT] != NULL &&
+        reqparse_u64(r->param[REQ_PARAM_ALIGNMENT], &o->alignment) != 0)
         bad = "alignment must be a whole number of bytes.";
-    if (r->param[P_TIME_LIMIT] != NULL &&
-        (reqparse_seconds(r->param[P_TIME_LIMIT], &o->time_limit_s) != 0 || o->time_limit_s > 600))
+    if (r->param[REQ_PARAM_TIME_LIMIT] != NULL &&
+        (reqparse_seconds(r->param[REQ_PARAM_TIME_LIMIT], &o->time_limit_s) != 0 ||
+         o->time_limit_s > 600))
         bad = "time_limit must be a number of seconds from 0 to 600.";
     if (bad != NULL) {
         http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid", bad);
@@ -691,7 +698,7 @@ void api_run(struct store *st, struct request *r)
         api_metrics(st, r);
         break;
     case ROUTE_PLANS:
-        if (r->route.method == METHOD_POST) {
+        if (r->route.method == ROUTE_METHOD_POST) {
             if (r->phase == REQ_PARKED)
                 api_plan_wait_check(st, r);
             else
@@ -701,7 +708,7 @@ void api_run(struct store *st, struct request *r)
         }
         break;
     case ROUTE_PLAN:
-        if (r->route.method == METHOD_DELETE)
+        if (r->route.method == ROUTE_METHOD_DELETE)
             api_plan_delete(st, r);
         else
             api_plan_get(st, r);

@@ -32,17 +32,17 @@
 #define BODY_BUDGET_MIN    (256ull << 20)
 #define CONN_MEMORY        (64 * 1024)
 
-const char *const req_param_names[P_COUNT] = {
-    [P_LIMIT] = "limit",
-    [P_CURSOR] = "cursor",
-    [P_NAME] = "name",
-    [P_CHIP] = "chip",
-    [P_STRATEGIES] = "strategies",
-    [P_CAPACITY] = "capacity",
-    [P_TIME_LIMIT] = "time_limit",
-    [P_ALIGNMENT] = "alignment",
-    [P_FORMAT] = "format",
-    [P_VIEW] = "view",
+const char *const req_param_names[REQ_PARAM_COUNT] = {
+    [REQ_PARAM_LIMIT] = "limit",
+    [REQ_PARAM_CURSOR] = "cursor",
+    [REQ_PARAM_NAME] = "name",
+    [REQ_PARAM_CHIP] = "chip",
+    [REQ_PARAM_STRATEGIES] = "strategies",
+    [REQ_PARAM_CAPACITY] = "capacity",
+    [REQ_PARAM_TIME_LIMIT] = "time_limit",
+    [REQ_PARAM_ALIGNMENT] = "alignment",
+    [REQ_PARAM_FORMAT] = "format",
+    [REQ_PARAM_VIEW] = "view",
 };
 
 /* Shown at /p/{id} until the dashboard's static/plan.html exists. No inline script: the
@@ -67,7 +67,7 @@ static void req_free(struct request *r)
     if (r->pp != NULL)
         MHD_destroy_post_processor(r->pp);
     body_free(&r->body);
-    for (i = 0; i < P_COUNT; i++)
+    for (i = 0; i < REQ_PARAM_COUNT; i++)
         free(r->param[i]);
     free(r->authorization);
     free(r->if_none_match);
@@ -149,7 +149,7 @@ static void req_capture(struct request *r)
     size_t i;
     const char *prefer;
 
-    for (i = 0; i < P_COUNT; i++)
+    for (i = 0; i < REQ_PARAM_COUNT; i++)
         if (r->param[i] == NULL)
             r->param[i] = dup_header(r->conn, MHD_GET_ARGUMENT_KIND, req_param_names[i]);
     r->authorization = dup_header(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
@@ -223,11 +223,11 @@ static enum MHD_Result dispatch(struct request *r)
     case ROUTE_VENDOR:
         return serve_file(r, &srv->vendor_root, r->route.path);
     case ROUTE_PLAN:
-        if (r->route.method != METHOD_DELETE) {
+        if (r->route.method != ROUTE_METHOD_DELETE) {
             const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
                                                           MHD_HTTP_HEADER_IF_NONE_MATCH);
             const char *view = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
-                                                           req_param_names[P_VIEW]);
+                                                           req_param_names[REQ_PARAM_VIEW]);
             int st = plancache_queue(srv->cache, r->route.plan_id, view, inm, r->conn);
             if (st != 0) {
                 r->status = st;
@@ -305,7 +305,7 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
         }
         return MHD_YES;
     }
-    for (i = 0; i < P_COUNT; i++) {
+    for (i = 0; i < REQ_PARAM_COUNT; i++) {
         if (strcmp(key, req_param_names[i]) != 0)
             continue;
         size_t have = r->param[i] != NULL ? strlen(r->param[i]) : 0;
@@ -486,8 +486,8 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         }
         *con_cls = r;
         __atomic_add_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
-        if (r->route.id == ROUTE_PLANS && r->route.method == METHOD_POST && r->route.status == 0 &&
-            !shutting_down(srv)) {
+        if (r->route.id == ROUTE_PLANS && r->route.method == ROUTE_METHOD_POST &&
+            r->route.status == 0 && !shutting_down(srv)) {
             r->submission = true;
             return post_begin(r);
         }

@@ -35,21 +35,21 @@ struct jobs;
 
 /* Request parameters, from the query string or (multipart) form fields. */
 enum req_param {
-    P_LIMIT,
-    P_CURSOR,
-    P_NAME,
-    P_CHIP,
-    P_STRATEGIES,
-    P_CAPACITY,
-    P_TIME_LIMIT,
-    P_ALIGNMENT,
-    P_FORMAT,
-    P_VIEW, /* GET /api/v1/plans/{id}?view=summary|layout */
-    P_COUNT
+    REQ_PARAM_LIMIT,
+    REQ_PARAM_CURSOR,
+    REQ_PARAM_NAME,
+    REQ_PARAM_CHIP,
+    REQ_PARAM_STRATEGIES,
+    REQ_PARAM_CAPACITY,
+    REQ_PARAM_TIME_LIMIT,
+    REQ_PARAM_ALIGNMENT,
+    REQ_PARAM_FORMAT,
+    REQ_PARAM_VIEW, /* GET /api/v1/plans/{id}?view=summary|layout */
+    REQ_PARAM_COUNT
 };
 
 /* Names as they appear in the query string and form. */
-extern const char *const req_param_names[P_COUNT];
+extern const char *const req_param_names[REQ_PARAM_COUNT];
 
 enum req_phase {
     REQ_NEW = 0,  /* headers and body being read */
@@ -96,7 +96,7 @@ struct request {
     char early_detail[256];
 
     /* Copied headers and parameters (malloc'd, freed with the request). */
-    char *param[P_COUNT];
+    char *param[REQ_PARAM_COUNT];
     char *authorization, *if_none_match, *idempotency_key;
     int prefer_wait; /* -1: none */
 

@@ -22,14 +22,14 @@ const char *route_name(enum route_id id)
 int route_method_parse(const char *method)
 {
     if (strcmp(method, "GET") == 0)
-        return METHOD_GET;
+        return ROUTE_METHOD_GET;
     if (strcmp(method, "HEAD") == 0)
-        return METHOD_HEAD;
+        return ROUTE_METHOD_HEAD;
     if (strcmp(method, "POST") == 0)
-        return METHOD_POST;
+        return ROUTE_METHOD_POST;
     if (strcmp(method, "DELETE") == 0)
-        return METHOD_DELETE;
-    return METHOD_OTHER;
+        return ROUTE_METHOD_DELETE;
+    return ROUTE_METHOD_OTHER;
 }
 
 bool route_id_valid(const char *s)
@@ -60,7 +60,7 @@ void route_match(const char *method, const char *url, struct route_match *m)
     static const char plans[] = "/api/v1/plans";
     static const char share[] = "/p/";
     static const char vendor[] = "/vendor/";
-    const int get = METHOD_GET | METHOD_HEAD;
+    const int get = ROUTE_METHOD_GET | ROUTE_METHOD_HEAD;
 
     memset(m, 0, sizeof(*m));
     m->method = route_method_parse(method);
@@ -77,7 +77,7 @@ void route_match(const char *method, const char *url, struct route_match *m)
     } else if (strcmp(url, "/api/v1/chips") == 0) {
         route_set(m, ROUTE_CHIPS, get, "GET, HEAD");
     } else if (strcmp(url, plans) == 0 || strcmp(url, "/api/v1/plans/") == 0) {
-        route_set(m, ROUTE_PLANS, get | METHOD_POST, "GET, HEAD, POST");
+        route_set(m, ROUTE_PLANS, get | ROUTE_METHOD_POST, "GET, HEAD, POST");
     } else if (strncmp(url, plans, sizeof(plans) - 1) == 0 && url[sizeof(plans) - 1] == '/') {
         const char *id = url + sizeof(plans);
         if (!route_id_valid(id)) {
@@ -85,7 +85,7 @@ void route_match(const char *method, const char *url, struct route_match *m)
             return;
         }
         memcpy(m->plan_id, id, ROUTE_ID_LEN + 1);
-        route_set(m, ROUTE_PLAN, get | METHOD_DELETE, "GET, HEAD, DELETE");
+        route_set(m, ROUTE_PLAN, get | ROUTE_METHOD_DELETE, "GET, HEAD, DELETE");
     } else if (strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0) {
         m->status = 404;
     } else if (strncmp(url, share, sizeof(share) - 1) == 0) {

@@ -27,11 +27,11 @@ enum route_id {
 };
 
 enum route_method {
-    METHOD_GET = 1,
-    METHOD_HEAD = 2,
-    METHOD_POST = 4,
-    METHOD_DELETE = 8,
-    METHOD_OTHER = 16,
+    ROUTE_METHOD_GET = 1,
+    ROUTE_METHOD_HEAD = 2,
+    ROUTE_METHOD_POST = 4,
+    ROUTE_METHOD_DELETE = 8,
+    ROUTE_METHOD_OTHER = 16,
 };
 
 /* Plan ids are 22 URL-safe base64 characters (store.h STORE_ID_LEN). */

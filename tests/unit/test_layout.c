@@ -150,7 +150,7 @@ static void test_default_matches_reports(void **state)
     assert_string_equal(fmt(li.padded_bytes), "1.17G");
     assert_int_equal(li.padding_bytes, 10240); /* exactly 2 padding rows: "10.0K" */
     assert_string_equal(li.rule, "32bit-T(8,128)");
-    assert_int_equal(li.confidence, CONF_CONFIRMED);
+    assert_int_equal(li.confidence, LAYOUT_CONF_CONFIRMED);
     assert_null(li.assumption);
     shape_print(&sh, buf, sizeof(buf));
     assert_string_equal(buf, "f32[246534,1280]{1,0:T(8,128)}");
@@ -167,7 +167,7 @@ static void test_default_matches_reports(void **state)
     li = resolve("pred[64,512,2048]", "v3", &sh);
     assert_string_equal(fmt(li.padded_bytes), "256.00M");
     assert_string_equal(li.rule, "pred-E(32)-T(8,128)E(32)");
-    assert_int_equal(li.confidence, CONF_CONFIRMED);
+    assert_int_equal(li.confidence, LAYOUT_CONF_CONFIRMED);
     li = resolve("s32[4,128,128,9]{3,0,2,1}", "v4", &sh);
     assert_string_equal(li.rule, "32bit-small-T(4,128)");
 }
@@ -177,50 +177,57 @@ struct want {
     const char *chip;
     const char *printed;
     const char *rule;
-    enum confidence conf;
+    enum layout_confidence conf;
 };
 
 static const struct want defaults[] = {
-    {"f32[2000,5000]", "v4", "f32[2000,5000]{1,0:T(8,128)}", "32bit-T(8,128)", CONF_CONFIRMED},
-    {"f32[2000,5000]", "v5e", "f32[2000,5000]{1,0:T(8,128)}", "32bit-T(8,128)", CONF_ASSUMED},
-    {"s32[7,3,4]", "v2", "s32[7,3,4]{2,1,0:T(4,128)}", "32bit-small-T(4,128)", CONF_CONFIRMED},
-    {"u32[9,2,5]", "v3", "u32[9,2,5]{2,1,0:T(2,128)}", "32bit-small-T(2,128)", CONF_CONFIRMED},
-    {"f32[9,5,5]", "v4", "f32[9,5,5]{2,1,0:T(8,128)}", "32bit-T(8,128)", CONF_CONFIRMED},
-    {"bf16[64,64]", "v4", "bf16[64,64]{1,0:T(8,128)(2,1)}", "16bit-T(8,128)(2,1)", CONF_CONFIRMED},
+    {"f32[2000,5000]", "v4", "f32[2000,5000]{1,0:T(8,128)}", "32bit-T(8,128)",
+     LAYOUT_CONF_CONFIRMED},
+    {"f32[2000,5000]", "v5e", "f32[2000,5000]{1,0:T(8,128)}", "32bit-T(8,128)",
+     LAYOUT_CONF_ASSUMED},
+    {"s32[7,3,4]", "v2", "s32[7,3,4]{2,1,0:T(4,128)}", "32bit-small-T(4,128)",
+     LAYOUT_CONF_CONFIRMED},
+    {"u32[9,2,5]", "v3", "u32[9,2,5]{2,1,0:T(2,128)}", "32bit-small-T(2,128)",
+     LAYOUT_CONF_CONFIRMED},
+    {"f32[9,5,5]", "v4", "f32[9,5,5]{2,1,0:T(8,128)}", "32bit-T(8,128)", LAYOUT_CONF_CONFIRMED},
+    {"bf16[64,64]", "v4", "bf16[64,64]{1,0:T(8,128)(2,1)}", "16bit-T(8,128)(2,1)",
+     LAYOUT_CONF_CONFIRMED},
     {"bf16[64,3,64]", "v4", "bf16[64,3,64]{2,1,0:T(4,128)(2,1)}", "16bit-small-T(4,128)(2,1)",
-     CONF_CONFIRMED},
+     LAYOUT_CONF_CONFIRMED},
     {"bf16[64,64]", "v7", "bf16[64,64]{1,0:T(16,128)(2,1)}", "16bit-v7-T(16,128)(2,1)",
-     CONF_ASSUMED},
-    {"f16[64,64]", "v4", "f16[64,64]{1,0:T(8,128)(2,1)}", "16bit-T(8,128)(2,1)", CONF_ASSUMED},
-    {"u8[64,64]", "v4", "u8[64,64]{1,0:T(8,128)(4,1)}", "8bit-T(8,128)(4,1)", CONF_CONFIRMED},
-    {"s8[64,64]", "v4", "s8[64,64]{1,0:T(8,128)(4,1)}", "8bit-T(8,128)(4,1)", CONF_ASSUMED},
+     LAYOUT_CONF_ASSUMED},
+    {"f16[64,64]", "v4", "f16[64,64]{1,0:T(8,128)(2,1)}", "16bit-T(8,128)(2,1)",
+     LAYOUT_CONF_ASSUMED},
+    {"u8[64,64]", "v4", "u8[64,64]{1,0:T(8,128)(4,1)}", "8bit-T(8,128)(4,1)",
+     LAYOUT_CONF_CONFIRMED},
+    {"s8[64,64]", "v4", "s8[64,64]{1,0:T(8,128)(4,1)}", "8bit-T(8,128)(4,1)", LAYOUT_CONF_ASSUMED},
     {"f8e4m3fn[64,64]", "v7", "f8e4m3fn[64,64]{1,0:T(32,128)(4,1)}", "8bit-v7-T(32,128)(4,1)",
-     CONF_ASSUMED},
+     LAYOUT_CONF_ASSUMED},
     {"pred[64,64]", "v2", "pred[64,64]{1,0:T(8,128)E(32)}", "pred-E(32)-T(8,128)E(32)",
-     CONF_CONFIRMED},
+     LAYOUT_CONF_CONFIRMED},
     {"pred[64,64]", "v5e", "pred[64,64]{1,0:T(8,128)(4,1)}", "pred-packed-T(8,128)(4,1)",
-     CONF_ASSUMED},
+     LAYOUT_CONF_ASSUMED},
     {"s4[64,64]", "v5e", "s4[64,64]{1,0:T(8,128)(8,1)E(4)}", "4bit-T(8,128)(8,1)E(4)",
-     CONF_ASSUMED},
-    {"f64[64,64]", "v4", "f64[64,64]{1,0:T(8,128)}", "64bit-T(8,128)", CONF_ASSUMED},
-    {"f32[]", "v4", "f32[]{:T(256)}", "scalar-32bit-T(256)", CONF_CONFIRMED},
-    {"bf16[]", "v3", "bf16[]{:T(512)(2,1)}", "scalar-16bit-T(512)(2,1)", CONF_CONFIRMED},
-    {"f32[]", "v6e", "f32[]{:T(128)}", "scalar-32bit-T(128)", CONF_ASSUMED},
-    {"f32[18]", "v4", "f32[18]{0:T(256)}", "1d-32bit-T(256)", CONF_CONFIRMED},
-    {"f32[512]", "v4", "f32[512]{0:T(512)}", "1d-32bit-T(512)", CONF_CONFIRMED},
-    {"f32[2000]", "v4", "f32[2000]{0:T(1024)}", "1d-32bit-T(1024)", CONF_CONFIRMED},
-    {"f32[300]", "v4", "f32[300]{0:T(512)}", "1d-32bit-T(512)-between", CONF_ASSUMED},
-    {"f32[600]", "v4", "f32[600]{0:T(1024)}", "1d-32bit-T(1024)-between", CONF_ASSUMED},
-    {"f32[256]", "v4", "f32[256]{0:T(256)}", "1d-32bit-T(256)", CONF_CONFIRMED},
-    {"f32[1024]", "v4", "f32[1024]{0:T(1024)}", "1d-32bit-T(1024)", CONF_CONFIRMED},
+     LAYOUT_CONF_ASSUMED},
+    {"f64[64,64]", "v4", "f64[64,64]{1,0:T(8,128)}", "64bit-T(8,128)", LAYOUT_CONF_ASSUMED},
+    {"f32[]", "v4", "f32[]{:T(256)}", "scalar-32bit-T(256)", LAYOUT_CONF_CONFIRMED},
+    {"bf16[]", "v3", "bf16[]{:T(512)(2,1)}", "scalar-16bit-T(512)(2,1)", LAYOUT_CONF_CONFIRMED},
+    {"f32[]", "v6e", "f32[]{:T(128)}", "scalar-32bit-T(128)", LAYOUT_CONF_ASSUMED},
+    {"f32[18]", "v4", "f32[18]{0:T(256)}", "1d-32bit-T(256)", LAYOUT_CONF_CONFIRMED},
+    {"f32[512]", "v4", "f32[512]{0:T(512)}", "1d-32bit-T(512)", LAYOUT_CONF_CONFIRMED},
+    {"f32[2000]", "v4", "f32[2000]{0:T(1024)}", "1d-32bit-T(1024)", LAYOUT_CONF_CONFIRMED},
+    {"f32[300]", "v4", "f32[300]{0:T(512)}", "1d-32bit-T(512)-between", LAYOUT_CONF_ASSUMED},
+    {"f32[600]", "v4", "f32[600]{0:T(1024)}", "1d-32bit-T(1024)-between", LAYOUT_CONF_ASSUMED},
+    {"f32[256]", "v4", "f32[256]{0:T(256)}", "1d-32bit-T(256)", LAYOUT_CONF_CONFIRMED},
+    {"f32[1024]", "v4", "f32[1024]{0:T(1024)}", "1d-32bit-T(1024)", LAYOUT_CONF_CONFIRMED},
     {"pred[2000]", "v2", "pred[2000]{0:T(1024)E(32)}", "1d-pred-E(32)-T(1024)E(32)",
-     CONF_CONFIRMED},
+     LAYOUT_CONF_CONFIRMED},
     {"pred[2000]", "v4", "pred[2000]{0:T(1024)(128)(4,1)}", "1d-pred-packed-T(1024)(128)(4,1)",
-     CONF_ASSUMED},
+     LAYOUT_CONF_ASSUMED},
     {"bf16[6144]", "v5p", "bf16[6144]{0:T(1024)(128)(2,1)}", "1d-16bit-T(1024)(128)(2,1)",
-     CONF_ASSUMED},
-    {"f32[8,128]{1,0:T(8,128)}", "v7", "f32[8,128]{1,0:T(8,128)}", "given", CONF_GIVEN},
-    {"token[]", "v5e", "token[]", "token-no-storage", CONF_CONFIRMED},
+     LAYOUT_CONF_ASSUMED},
+    {"f32[8,128]{1,0:T(8,128)}", "v7", "f32[8,128]{1,0:T(8,128)}", "given", LAYOUT_CONF_GIVEN},
+    {"token[]", "v5e", "token[]", "token-no-storage", LAYOUT_CONF_CONFIRMED},
 };
 
 static void test_defaults(void **state)
@@ -236,7 +243,7 @@ static void test_defaults(void **state)
         assert_string_equal(buf, w->printed);
         assert_string_equal(li.rule, w->rule);
         assert_int_equal(li.confidence, w->conf);
-        if (w->conf == CONF_ASSUMED)
+        if (w->conf == LAYOUT_CONF_ASSUMED)
             assert_non_null(li.assumption);
         else
             assert_null(li.assumption);
@@ -266,9 +273,9 @@ static void test_format(void **state)
 static void test_confidence_names(void **state)
 {
     (void)state;
-    assert_string_equal(confidence_name(CONF_GIVEN), "given");
-    assert_string_equal(confidence_name(CONF_CONFIRMED), "confirmed");
-    assert_string_equal(confidence_name(CONF_ASSUMED), "assumed");
+    assert_string_equal(layout_confidence_name(LAYOUT_CONF_GIVEN), "given");
+    assert_string_equal(layout_confidence_name(LAYOUT_CONF_CONFIRMED), "confirmed");
+    assert_string_equal(layout_confidence_name(LAYOUT_CONF_ASSUMED), "assumed");
 }
 
 static void test_overflow(void **state)
@@ -337,7 +344,7 @@ static void test_api_edges(void **state)
     struct layout_info li;
     struct err e;
     const char *rule = NULL;
-    enum confidence conf = CONF_GIVEN;
+    enum layout_confidence conf = LAYOUT_CONF_GIVEN;
     char buf[SHAPE_MAX_TEXT];
 
     (void)state;
@@ -346,7 +353,7 @@ static void test_api_edges(void **state)
     assert_int_equal(shape_parse("bf16[7,7,3,64]", 14, &sh, &e), 0);
     assert_int_equal(layout_default(&sh, NULL, &rule, &conf, &e), 0);
     assert_string_equal(rule, "16bit-small-T(4,128)(2,1)");
-    assert_int_equal(conf, CONF_CONFIRMED);
+    assert_int_equal(conf, LAYOUT_CONF_CONFIRMED);
     /* rule/conf may be NULL; a given tiled layout is left alone */
     copy = sh;
     assert_int_equal(layout_default(&sh, chip_find("v7"), NULL, NULL, &e), 0);

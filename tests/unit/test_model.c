@@ -48,14 +48,14 @@ static void test_fields(void **state)
     assert_int_equal(m.tensors[0].shape.rank, 2);
     assert_int_equal(m.tensors[0].shape.dims[0], 1024);
     assert_false(m.tensors[0].shape.has_layout);
-    assert_int_equal(m.tensors[0].kind, KIND_PARAM);
+    assert_int_equal(m.tensors[0].kind, TENSOR_PARAM);
     assert_int_equal(m.tensors[0].ntags, 2);
     assert_string_equal(m.tensors[0].tags[1], "b");
     assert_true(m.tensors[1].shape.has_layout);
     assert_true(m.tensors[1].donated);
     assert_true(m.tensors[1].live_given);
     assert_int_equal(m.tensors[1].live_end, 3);
-    assert_int_equal(m.tensors[2].kind, KIND_TEMP); /* the default kind */
+    assert_int_equal(m.tensors[2].kind, TENSOR_TEMP); /* the default kind */
     assert_true(m.tensors[2].shape.has_layout);
     assert_int_equal(m.tensors[2].shape.minor_to_major[0], 0);
     assert_int_equal(m.tensors[2].shape.tiles[0].dims[0], 4);

@@ -52,7 +52,7 @@ static void test_header(void **state)
     assert_string_equal(m.tensors[0].name, "model.embed"); /* header order */
     assert_int_equal(m.tensors[0].shape.dtype, DT_BF16);
     assert_int_equal(m.tensors[0].shape.dims[0], 32000);
-    assert_int_equal(m.tensors[0].kind, KIND_PARAM);
+    assert_int_equal(m.tensors[0].kind, TENSOR_PARAM);
     assert_int_equal(m.tensors[1].shape.dtype, DT_F32);
     assert_int_equal(m.tensors[1].shape.rank, 1);
     model_free(&m);
