@@ -99,7 +99,8 @@ static struct json_object *json_shape(struct ctx *c, const struct shape *sh,
     struct json_object *o = json_object_new_object();
     struct json_object *a;
 
-    shape_print(sh, c->buf, sizeof(c->buf));
+    if (shape_print(sh, c->buf, sizeof(c->buf)) < 0)
+        c->buf[0] = '\0'; /* not reached: buf holds the longest tuple */
     json_object_object_add(o, "shape", json_object_new_string(c->buf));
     json_object_object_add(o, "dtype", json_object_new_string(dtype_name(sh->dtype)));
     a = json_object_new_array();
@@ -154,7 +155,8 @@ static void text_sizes(uint64_t logical, uint64_t padded, const char *prefix)
 
 static void text_shape(struct ctx *c, const struct shape *sh, const struct layout_info *li)
 {
-    shape_print(sh, c->buf, sizeof(c->buf));
+    if (shape_print(sh, c->buf, sizeof(c->buf)) < 0)
+        c->buf[0] = '\0'; /* not reached: buf holds the longest tuple */
     printf("Shape: %s\n", c->buf);
     text_sizes(li->logical_bytes, li->padded_bytes, "");
     if (li->confidence == LAYOUT_CONF_GIVEN)
@@ -253,7 +255,8 @@ static int emit_one(struct ctx *c, size_t i, size_t n, struct layout_info *infos
             printed.elems[k] = res[k];
         }
         o = json_object_new_object();
-        shape_list_print(&printed, c->buf, sizeof(c->buf));
+        if (shape_list_print(&printed, c->buf, sizeof(c->buf)) < 0)
+            c->buf[0] = '\0'; /* not reached: buf holds the longest tuple */
         json_object_object_add(o, "shape", json_object_new_string(c->buf));
         json_object_object_add(o, "tuple", json_object_new_boolean(1));
         json_object_object_add(o, "elements", elems);

@@ -38,6 +38,12 @@ struct err {
     char msg[ERR_MSG_MAX];     /* full sentence, includes the location */
 };
 
+/*
+ * On every fallible planner function: ignoring its code is a compile error under -Werror
+ * (an unchecked failure would carry on with half-filled output).
+ */
+#define ERR_MUST_CHECK __attribute__((warn_unused_result))
+
 /* Clears *e to ERR_OK with empty strings. */
 void err_clear(struct err *e);
 

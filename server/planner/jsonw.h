@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "planner/err.h"
+
 #define JSONW_MAX_DEPTH 32
 
 struct jsonw {
@@ -48,7 +50,7 @@ void jsonw_null(struct jsonw *w, const char *key);
  * frees) of *out_len bytes and ERR_OK is returned; on failure the buffer is freed and the
  * sticky error code is returned.
  */
-int jsonw_finish(struct jsonw *w, char **out, size_t *out_len);
+ERR_MUST_CHECK int jsonw_finish(struct jsonw *w, char **out, size_t *out_len);
 
 /* Frees the buffer without producing a document (error paths). */
 void jsonw_discard(struct jsonw *w);

@@ -48,8 +48,8 @@ struct layout_info {
  * table and its sources); rule and conf may be NULL. chip may be NULL (then the v4 rules,
  * the best-confirmed).
  */
-int layout_default(struct shape *sh, const struct chip *chip, const char **rule,
-                   enum layout_confidence *conf, struct err *e);
+ERR_MUST_CHECK int layout_default(struct shape *sh, const struct chip *chip, const char **rule,
+                                  enum layout_confidence *conf, struct err *e);
 
 /*
  * Computes sizes of sh as laid out (a shape without layout is sized untiled, like XLA's
@@ -59,7 +59,7 @@ int layout_default(struct shape *sh, const struct chip *chip, const char **rule,
  * 2^64-1 and ERR_INVALID (via shape_validate) when a tile does not fit the shape.
  * Allocation-free.
  */
-int layout_size(const struct shape *sh, struct layout_info *out, struct err *e);
+ERR_MUST_CHECK int layout_size(const struct shape *sh, struct layout_info *out, struct err *e);
 
 /*
  * layout_default + layout_size in one call, on a copy: *resolved gets the shape with its
@@ -67,8 +67,8 @@ int layout_size(const struct shape *sh, struct layout_info *out, struct err *e);
  * sets out->rule, out->confidence and out->assumption.
  * This is what the CLI, the model planner and the tests use. Allocation-free.
  */
-int layout_resolve(const struct shape *sh, const struct chip *chip, struct shape *resolved,
-                   struct layout_info *out, struct err *e);
+ERR_MUST_CHECK int layout_resolve(const struct shape *sh, const struct chip *chip,
+                                  struct shape *resolved, struct layout_info *out, struct err *e);
 
 /*
  * XLA's byte formatter (TSL HumanReadableNumBytes without "iB"), as printed in OOM reports:

@@ -22,6 +22,6 @@
 #include "planner/model.h"
 
 /* Fills live_start/live_end of every tensor and m->nsteps. */
-int lifetime_derive(struct model *m, struct err *e);
+ERR_MUST_CHECK int lifetime_derive(struct model *m, struct err *e);
 
 #endif

@@ -39,7 +39,8 @@ bool mmcsv_detect(const char *text, size_t len);
  * (ERR_LIMIT beyond). Checks duplicate ids, size > 0, lower < upper, numbers in range.
  * On failure *out is left empty.
  */
-int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *out, struct err *e);
+ERR_MUST_CHECK int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *out,
+                               struct err *e);
 
 void mmcsv_free(struct mmcsv *m);
 
@@ -47,7 +48,7 @@ void mmcsv_free(struct mmcsv *m);
  * Formats the solution "id,lower,upper,size,offset" (one row per buffer, in input order)
  * into a malloc'd NUL-terminated string *text of *len bytes, owned by the caller.
  */
-int mmcsv_format(const struct mmcsv *m, const uint64_t *offsets, char **text, size_t *len,
-                 struct err *e);
+ERR_MUST_CHECK int mmcsv_format(const struct mmcsv *m, const uint64_t *offsets, char **text,
+                                size_t *len, struct err *e);
 
 #endif

@@ -140,12 +140,12 @@ struct model_limits {
 };
 
 /* Parses a native JSON description. On failure *m is left empty (nothing to free). */
-int model_parse_json(const char *input, size_t len, const struct model_limits *l, struct model *m,
-                     struct err *e);
+ERR_MUST_CHECK int model_parse_json(const char *input, size_t len, const struct model_limits *l,
+                                    struct model *m, struct err *e);
 
 /* Resolves every tensor's layout on chip (layout_resolve) and fills the byte counts;
  * errors name the tensor. Raw (CSV) tensors are left as they are. */
-int model_resolve(struct model *m, const struct chip *chip, struct err *e);
+ERR_MUST_CHECK int model_resolve(struct model *m, const struct chip *chip, struct err *e);
 
 void model_free(struct model *m);
 
@@ -156,9 +156,9 @@ void model_free(struct model *m);
  * clamps silently, so the two clamp values are rejected).
  */
 struct json_object;
-int model_json_load(const char *input, size_t len, unsigned max_depth, const char *what,
-                    struct json_object **root, struct err *e);
-int model_json_int(const struct json_object *v, int64_t *out);
+ERR_MUST_CHECK int model_json_load(const char *input, size_t len, unsigned max_depth,
+                                   const char *what, struct json_object **root, struct err *e);
+ERR_MUST_CHECK int model_json_int(const struct json_object *v, int64_t *out);
 
 /*
  * Iterates the members of a json-c object (include <json-c/json.h> first) with the public
@@ -176,7 +176,7 @@ int model_json_int(const struct json_object *v, int64_t *out);
 #define MODEL_JSON_VAL(it) json_object_iter_peek_value(&(it))
 
 /* Building blocks shared with the importers (safetensors.c, plan.c's CSV path). */
-int model_init(struct model *m, const char *source_format, size_t ntensors);
+ERR_MUST_CHECK int model_init(struct model *m, const char *source_format, size_t ntensors);
 /* Copies s[0..n) into the arena; NULL on allocation failure. */
 const char *model_strdup(struct model *m, const char *s, size_t n);
 /* Adds a warning line (printf format); silently counts it once the list is full. */
@@ -191,7 +191,7 @@ struct model_index {
     uint32_t *slots; /* UINT32_MAX = empty */
     size_t mask;
 };
-int model_index_build(const struct model *m, struct model_index *ix, struct err *e);
+ERR_MUST_CHECK int model_index_build(const struct model *m, struct model_index *ix, struct err *e);
 /* Index of the tensor called name[0..n), or -1. */
 int64_t model_index_find(const struct model *m, const struct model_index *ix, const char *name,
                          size_t n);

@@ -83,15 +83,15 @@ struct pack_result {
 void pack_result_free(struct pack_result *r);
 
 /* LB = max over time of the sum of live sizes. O(n log n). */
-int pack_lower_bound(const struct pack_problem *p, uint64_t *lb, struct err *e);
+ERR_MUST_CHECK int pack_lower_bound(const struct pack_problem *p, uint64_t *lb, struct err *e);
 
 /* Validates a problem: bounds, lower < upper, size > 0, no single buffer over capacity
  * ("buffer 17 alone needs N bytes, capacity is M"). Every entry point calls it. */
-int pack_validate(const struct pack_problem *p, struct err *e);
+ERR_MUST_CHECK int pack_validate(const struct pack_problem *p, struct err *e);
 
 /* Runs one strategy by name (see the list above; not "all"/"best"). */
-int pack_run(const struct pack_problem *p, const char *strategy, const struct pack_opts *o,
-             struct pack_result *out, struct err *e);
+ERR_MUST_CHECK int pack_run(const struct pack_problem *p, const char *strategy,
+                            const struct pack_opts *o, struct pack_result *out, struct err *e);
 
 /* Comma-separated names of the single strategies, for help and error messages. */
 const char *pack_strategy_names(void);
@@ -102,7 +102,8 @@ const char *pack_strategy_names(void);
  * capacity > 0), the reported peak equals max(offset + size), and no two buffers overlap
  * in time x space. O(n log n) sweep. Returns ERR_OK or ERR_INVALID naming the first pair.
  */
-int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t peak, struct err *e);
+ERR_MUST_CHECK int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t peak,
+                              struct err *e);
 
 /* Per-step metrics of a packing, for the plan JSON and the dashboard. */
 struct pack_metrics {
@@ -117,8 +118,8 @@ struct pack_metrics {
     size_t npeak_buffers;
 };
 
-int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
-                         struct pack_metrics *out, struct err *e);
+ERR_MUST_CHECK int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
+                                        struct pack_metrics *out, struct err *e);
 void pack_metrics_free(struct pack_metrics *m);
 
 #endif

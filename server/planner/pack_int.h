@@ -32,12 +32,13 @@ enum pack_fit {
  * Writes offsets (n entries) and the peak. O(n (k log n + k log k)) with k the number of
  * placed buffers overlapping the one being placed.
  */
-int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit fit,
-                const uint32_t *order, uint64_t *offsets, uint64_t *peak, struct err *e);
+ERR_MUST_CHECK int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit fit,
+                               const uint32_t *order, uint64_t *offsets, uint64_t *peak,
+                               struct err *e);
 
 /* Fills order[n] with the buffer indices sorted by ord. */
-int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t *order,
-                    struct err *e);
+ERR_MUST_CHECK int pack_sort_order(const struct pack_problem *p, enum pack_order ord,
+                                   uint32_t *order, struct err *e);
 
 /*
  * Our strongest heuristic ("tpuplan-search"): bounded probes of the exact search, then the
@@ -46,9 +47,9 @@ int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t 
  * most enough (0: only the lower bound stops it): a component of a reduced problem need
  * not go below what another component already needs. *solved_at as for pack_exact.
  */
-int pack_search(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-                uint64_t enough, uint64_t *offsets, uint64_t *peak, double *solved_at,
-                struct err *e);
+ERR_MUST_CHECK int pack_search(const struct pack_problem *p, const struct pack_opts *o,
+                               double deadline, uint64_t enough, uint64_t *offsets, uint64_t *peak,
+                               double *solved_at, struct err *e);
 
 /*
  * Exact reductions (pack_reduce.c): the universal buffers (lifetime overlapping every
@@ -65,7 +66,8 @@ struct pack_reduction {
     uint32_t *comp_off; /* ncomp + 1 offsets into comp_mem */
     uint32_t *comp_mem; /* the other buffers, component by component, by lower ascending */
 };
-int pack_reduce(const struct pack_problem *p, struct pack_reduction *r, struct err *e);
+ERR_MUST_CHECK int pack_reduce(const struct pack_problem *p, struct pack_reduction *r,
+                               struct err *e);
 void pack_reduction_free(struct pack_reduction *r);
 
 /*
@@ -76,9 +78,9 @@ void pack_reduction_free(struct pack_reduction *r);
  * *solved_at is set to the clock_now() time a packing within the capacity was first found,
  * when that happens here (it is left alone otherwise).
  */
-int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-               uint64_t lb, uint64_t enough, uint64_t *offsets, uint64_t *peak, bool *proven,
-               double *solved_at, struct err *e);
+ERR_MUST_CHECK int pack_exact(const struct pack_problem *p, const struct pack_opts *o,
+                              double deadline, uint64_t lb, uint64_t enough, uint64_t *offsets,
+                              uint64_t *peak, bool *proven, double *solved_at, struct err *e);
 
 /*
  * Bounded probes of the exact solver's search, for the search heuristic: "is there a
@@ -87,11 +89,12 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
  * peak filled), 0 proven infeasible, -1 node limit or deadline.
  */
 struct pack_probe;
-int pack_probe_new(const struct pack_problem *p, struct pack_probe **out, struct err *e);
+ERR_MUST_CHECK int pack_probe_new(const struct pack_problem *p, struct pack_probe **out,
+                                  struct err *e);
 void pack_probe_free(struct pack_probe *pr);
-int pack_probe_run(struct pack_probe *pr, uint64_t height, uint64_t node_limit, unsigned heur,
-                   uint64_t seed, double deadline, uint64_t *offsets, uint64_t *peak, int *result,
-                   struct err *e);
+ERR_MUST_CHECK int pack_probe_run(struct pack_probe *pr, uint64_t height, uint64_t node_limit,
+                                  unsigned heur, uint64_t seed, double deadline, uint64_t *offsets,
+                                  uint64_t *peak, int *result, struct err *e);
 uint64_t pack_probe_unit(const struct pack_probe *pr); /* heights step by this */
 
 #endif

@@ -77,8 +77,9 @@ struct plan_summary {
  * Fills *s (may be NULL); before packing s->fits is the conservative test "everything live
  * at once fits" (padded_bytes <= capacity), and peak/lower bound are 0.
  */
-int plan_validate(const char *input, size_t len, const struct plan_opts *o,
-                  const struct plan_limits *l, struct plan_summary *s, struct err *e);
+ERR_MUST_CHECK int plan_validate(const char *input, size_t len, const struct plan_opts *o,
+                                 const struct plan_limits *l, struct plan_summary *s,
+                                 struct err *e);
 
 /*
  * The two small views of a result that the service stores beside it and the dashboard
@@ -100,9 +101,9 @@ void plan_views_free(struct plan_views *v);
  * views, and *s (may be NULL) the summary, with fits = peak <= capacity. On failure *json
  * is NULL, *views empty, and *e names the input location. o and l may be NULL (defaults).
  */
-int plan_run(const char *input, size_t len, const struct plan_opts *o, const struct plan_limits *l,
-             char **json, size_t *json_len, struct plan_views *views, struct plan_summary *s,
-             struct err *e);
+ERR_MUST_CHECK int plan_run(const char *input, size_t len, const struct plan_opts *o,
+                            const struct plan_limits *l, char **json, size_t *json_len,
+                            struct plan_views *views, struct plan_summary *s, struct err *e);
 
 /*
  * The packing problem of an input, for `tpuplan pack` on a model description: one buffer
@@ -118,8 +119,9 @@ struct plan_buffers {
     uint64_t alignment; /* the alignment applied */
 };
 
-int plan_buffers(const char *input, size_t len, const struct plan_opts *o,
-                 const struct plan_limits *l, struct plan_buffers *out, struct err *e);
+ERR_MUST_CHECK int plan_buffers(const char *input, size_t len, const struct plan_opts *o,
+                                const struct plan_limits *l, struct plan_buffers *out,
+                                struct err *e);
 void plan_buffers_free(struct plan_buffers *b);
 
 #endif

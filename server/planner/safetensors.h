@@ -32,7 +32,7 @@ bool safetensors_detect(const char *buf, size_t len);
  * without an XLA equivalent (F6_E2M3, F6_E3M2). *bits gets the stored width. */
 enum dtype safetensors_dtype(const char *s, unsigned *bits);
 
-int safetensors_parse(const char *input, size_t len, const struct model_limits *l, struct model *m,
-                      struct err *e);
+ERR_MUST_CHECK int safetensors_parse(const char *input, size_t len, const struct model_limits *l,
+                                     struct model *m, struct err *e);
 
 #endif

@@ -67,7 +67,7 @@ struct shape {
  * space. Sparse and exotic attributes (D, #, *, SC, P, M), combined tile dims ("*") and
  * dynamic dims ("<=8", "?") are rejected with a message that names them.
  */
-int shape_parse(const char *s, size_t len, struct shape *out, struct err *e);
+ERR_MUST_CHECK int shape_parse(const char *s, size_t len, struct shape *out, struct err *e);
 
 /*
  * Prints sh into buf (size cap) in XLA's syntax. Returns the length written (excluding
@@ -75,7 +75,7 @@ int shape_parse(const char *s, size_t len, struct shape *out, struct err *e);
  * when sh->has_layout; like XLA (ShapeUtil::PrintHumanStringWithLayout) a scalar's layout
  * is left out when it would print as "{}".
  */
-int shape_print(const struct shape *sh, char *buf, size_t cap);
+ERR_MUST_CHECK int shape_print(const struct shape *sh, char *buf, size_t cap);
 
 /* A parsed tuple or single shape. Elements are stored inline (bounded). */
 #define SHAPE_LIST_MAX 64
@@ -92,8 +92,9 @@ struct shape_list {
  * XLA's ", " separator and, like XLA, puts an index comment before every fifth element
  * (the text "index=5" between C comment markers); the parser skips such comments.
  */
-int shape_list_parse(const char *s, size_t len, struct shape_list *out, struct err *e);
-int shape_list_print(const struct shape_list *l, char *buf, size_t cap);
+ERR_MUST_CHECK int shape_list_parse(const char *s, size_t len, struct shape_list *out,
+                                    struct err *e);
+ERR_MUST_CHECK int shape_list_print(const struct shape_list *l, char *buf, size_t cap);
 
 /*
  * Checks a shape built in code (the parser already enforces all of this): known dtype,
@@ -103,9 +104,9 @@ int shape_list_print(const struct shape_list *l, char *buf, size_t cap);
  * 2b; later tiles may be wider, as in XLA's (8,128)(2,1,1,1)), E(n) no narrower than the
  * element type. ERR_INVALID or ERR_LIMIT, where "shape".
  */
-int shape_validate(const struct shape *sh, struct err *e);
+ERR_MUST_CHECK int shape_validate(const struct shape *sh, struct err *e);
 
 /* Logical element count of sh, checked: ERR_OVERFLOW past INT64_MAX. */
-int shape_elements(const struct shape *sh, uint64_t *out, struct err *e);
+ERR_MUST_CHECK int shape_elements(const struct shape *sh, uint64_t *out, struct err *e);
 
 #endif

@@ -37,8 +37,8 @@ struct suggestion {
  * sh must be a resolved shape (with a layout). Returns 1 and fills *out when a fix saves
  * bytes, 0 when none does, or a negative ERR_* code.
  */
-int suggest_tensor(const struct shape *sh, const struct chip *chip, struct suggestion *out,
-                   struct err *e);
+ERR_MUST_CHECK int suggest_tensor(const struct shape *sh, const struct chip *chip,
+                                  struct suggestion *out, struct err *e);
 
 /*
  * For a sharded tensor whose minor dim is split across devices (tpu-facts.md 5c: 256 over
@@ -47,8 +47,9 @@ int suggest_tensor(const struct shape *sh, const struct chip *chip, struct sugge
  * written and parts[d] the number of shards of dim d. Returns 1 with *out filled (action
  * "reshard") when that saves at least 1% of the tensor, 0 when not, or an ERR_* code.
  */
-int suggest_sharding(const struct shape *local, const int64_t *global_dims, const uint64_t *parts,
-                     const struct chip *chip, struct suggestion *out, struct err *e);
+ERR_MUST_CHECK int suggest_sharding(const struct shape *local, const int64_t *global_dims,
+                                    const uint64_t *parts, const struct chip *chip,
+                                    struct suggestion *out, struct err *e);
 
 /* "T(8,128)(2,1)": the tile chain of sh's layout ("" when untiled). Returns buf. */
 char *suggest_tiles_text(const struct shape *sh, char *buf, size_t cap);

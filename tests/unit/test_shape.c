@@ -140,7 +140,7 @@ static void test_normalise(void **state)
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
         if (shape_list_parse(pairs[i][0], strlen(pairs[i][0]), &l, &e) != 0)
             fail_msg("%s: %s", pairs[i][0], e.msg);
-        shape_list_print(&l, buf, sizeof(buf));
+        assert_int_equal(shape_list_print(&l, buf, sizeof(buf)), (int)strlen(pairs[i][1]));
         assert_string_equal(buf, pairs[i][1]);
     }
 }
@@ -157,7 +157,7 @@ static void test_dtypes(void **state)
         assert_int_equal(dtype_parse(name, strlen(name)), t);
         snprintf(in, sizeof(in), "%s[2]", name);
         assert_int_equal(shape_parse(in, strlen(in), &sh, &e), 0);
-        shape_print(&sh, out, sizeof(out));
+        assert_int_equal(shape_print(&sh, out, sizeof(out)), (int)strlen(in));
         assert_string_equal(in, out);
         assert_true(dtype_bytes((enum dtype)t) * 8 >= dtype_bits((enum dtype)t));
     }
