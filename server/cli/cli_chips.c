@@ -6,12 +6,12 @@
  * under "uncertain" in JSON, with the chip's notes saying why.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include <json-c/json.h>
 
 #include "cli/cli.h"
 #include "planner/chip.h"
+#include "planner/jsonw.h"
 #include "planner/layout.h"
 
 static const char chips_usage[] = "usage: tpuplan chips [--json]\n"
@@ -73,53 +73,6 @@ static void text_chip(const struct chip *c)
         printf("  notes: %s\n", c->notes);
 }
 
-static struct json_object *json_chip(const struct chip *c)
-{
-    struct json_object *o = json_object_new_object();
-    struct json_object *u = json_object_new_array();
-
-    json_object_object_add(o, "name", json_object_new_string(c->name));
-    struct json_object *al = json_object_new_array();
-    for (const char *p = c->aliases; *p != '\0';) {
-        size_t n = strcspn(p, ",");
-        json_object_array_add(al, json_object_new_string_len(p, (int)n));
-        p += n + (p[n] == ',');
-    }
-    json_object_object_add(o, "aliases", al);
-    json_object_object_add(o, "device_kind", json_object_new_string(c->device_kind));
-    json_object_object_add(o, "generation", json_object_new_int(c->generation));
-    json_object_object_add(o, "hbm_bytes_per_chip", json_object_new_uint64(c->hbm_bytes_per_chip));
-    json_object_object_add(o, "hbm_bytes_per_device",
-                           json_object_new_uint64(c->hbm_bytes_per_device));
-    json_object_object_add(o, "usable_hbm_bytes", json_object_new_uint64(c->usable_hbm_bytes));
-    json_object_object_add(o, "hbm_bw_bytes_per_s", json_object_new_uint64(c->hbm_bw_bytes_per_s));
-    json_object_object_add(o, "vmem_bytes_per_core", json_object_new_uint64(c->vmem_bytes));
-    json_object_object_add(o, "smem_bytes_per_core", json_object_new_uint64(c->smem_bytes));
-    json_object_object_add(o, "cmem_bytes_per_chip", json_object_new_uint64(c->cmem_bytes));
-    json_object_object_add(o, "tensorcores_per_chip",
-                           json_object_new_int((int)c->tensorcores_per_chip));
-    json_object_object_add(o, "tensorcores_per_device",
-                           json_object_new_int((int)c->tensorcores_per_device));
-    json_object_object_add(o, "mxu_dim", json_object_new_int((int)c->mxu_dim));
-    json_object_object_add(o, "mxus_per_core", json_object_new_int((int)c->mxus_per_core));
-    json_object_object_add(o, "peak_bf16_flops", json_object_new_double(c->peak_bf16_flops));
-    json_object_object_add(o, "peak_int8_ops", /* null: not published */
-                           c->peak_int8_ops > 0 ? json_object_new_double(c->peak_int8_ops) : NULL);
-    json_object_object_add(o, "ici_topology", json_object_new_string(c->ici_topology));
-    json_object_object_add(o, "scoped_vmem_default_bytes",
-                           c->scoped_vmem_default ? json_object_new_uint64(c->scoped_vmem_default)
-                                                  : NULL);
-    json_object_object_add(
-        o, "default_layout",
-        json_object_new_string((c->uncertain & CHIP_F_LAYOUT) ? "assumed" : "confirmed"));
-    for (unsigned bit = 1; bit <= CHIP_F_LAST; bit <<= 1)
-        if (c->uncertain & bit)
-            json_object_array_add(u, json_object_new_string(chip_field_name(bit)));
-    json_object_object_add(o, "uncertain", u);
-    json_object_object_add(o, "notes", json_object_new_string(c->notes ? c->notes : ""));
-    return o;
-}
-
 int cli_chips(int argc, char **argv)
 {
     int json = 0;
@@ -138,12 +91,23 @@ int cli_chips(int argc, char **argv)
         }
     }
     if (json) {
-        struct json_object *a = json_object_new_array();
-        for (size_t i = 0; i < chip_count(); i++)
-            json_object_array_add(a, json_chip(chip_at(i)));
-        puts(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY |
-                                                   JSON_C_TO_STRING_NOSLASHESCAPE));
-        json_object_put(a);
+        struct jsonw w;
+        char *text = NULL;
+        size_t len = 0;
+        jsonw_init(&w, (size_t)1 << 20);
+        jsonw_arr_begin(&w, NULL);
+        for (size_t i = 0; i < chip_count(); i++) {
+            jsonw_obj_begin(&w, NULL);
+            chip_json_write(&w, chip_at(i));
+            jsonw_obj_end(&w);
+        }
+        jsonw_arr_end(&w);
+        if (jsonw_finish(&w, &text, &len) != ERR_OK) {
+            fprintf(stderr, "tpuplan chips: out of memory\n");
+            return 2;
+        }
+        puts(text);
+        free(text);
     } else {
         printf("TPU chips (sizes in XLA's units: G = GiB). * = uncertain, see notes. "
                "Default chip: %s.\n",

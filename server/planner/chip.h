@@ -69,6 +69,16 @@ const struct chip *chip_at(size_t i);
  * "tpu7x", "TPU v5 lite"). NULL when unknown. */
 const struct chip *chip_find(const char *name);
 
+/*
+ * Writes c's table record as members of the JSON object w has open: name, aliases,
+ * device_kind, generation, default (the chip used when none is named), every memory and
+ * compute figure, default_layout, uncertain (chip_field_name of each uncertain figure)
+ * and notes. The one form of a chip in every output: `tpuplan chips --json`,
+ * GET /api/v1/chips and a plan result's "chip" (which adds its "assumptions").
+ */
+struct jsonw;
+void chip_json_write(struct jsonw *w, const struct chip *c);
+
 /* The chip used when neither the input nor the caller names one. */
 const struct chip *chip_default(void);
 

@@ -727,11 +727,7 @@ static void write_chip(struct jsonw *w, const struct plan_ctx *c)
         return;
     }
     jsonw_obj_begin(w, "chip");
-    jsonw_str(w, "name", ch->name);
-    jsonw_str(w, "device_kind", ch->device_kind);
-    jsonw_i64(w, "generation", ch->generation);
-    jsonw_u64(w, "usable_hbm_bytes", ch->usable_hbm_bytes);
-    jsonw_u64(w, "hbm_bytes_per_device", ch->hbm_bytes_per_device);
+    chip_json_write(w, ch);
     jsonw_arr_begin(w, "assumptions");
     if (c->capacity_from_chip) {
         snprintf(line, sizeof(line),

@@ -17,6 +17,7 @@
 
 #include "planner/chip.h"
 #include "planner/clock.h"
+#include "planner/jsonw.h"
 #include "planner/plan.h"
 #include "service/exec.h"
 #include "service/http.h"
@@ -645,42 +646,22 @@ static void api_metrics(struct store *st, struct request *r)
 
 struct MHD_Response *api_chips_response(void)
 {
-    struct json_object *doc = json_object_new_object();
-    struct json_object *a = json_object_new_array();
     struct MHD_Response *resp;
-    size_t i, len = 0;
-    char *t;
+    struct jsonw w;
+    size_t len = 0;
+    char *t = NULL;
 
-    for (i = 0; i < chip_count(); i++) {
-        const struct chip *c = chip_at(i);
-        struct json_object *o = json_object_new_object();
-        struct json_object *al = json_object_new_array();
-        struct json_object *u = json_object_new_array();
-        const char *p = c->aliases != NULL ? c->aliases : "";
-        while (*p != '\0') {
-            size_t n = strcspn(p, ",");
-            if (n > 0)
-                json_object_array_add(al, json_object_new_string_len(p, (int)n));
-            p += n + (p[n] == ',');
-        }
-        for (unsigned bit = 1; bit <= CHIP_F_LAST; bit <<= 1)
-            if (c->uncertain & bit)
-                json_object_array_add(u, json_object_new_string(chip_field_name(bit)));
-        add_str(o, "name", c->name);
-        json_object_object_add(o, "aliases", al);
-        add_str(o, "device_kind", c->device_kind);
-        json_object_object_add(o, "generation", json_object_new_int(c->generation));
-        json_object_object_add(o, "hbm_bytes_per_device",
-                               json_object_new_uint64(c->hbm_bytes_per_device));
-        json_object_object_add(o, "usable_hbm_bytes", json_object_new_uint64(c->usable_hbm_bytes));
-        json_object_object_add(o, "default", json_object_new_boolean(c == chip_default()));
-        json_object_object_add(o, "uncertain", u);
-        add_str(o, "notes", c->notes != NULL ? c->notes : "");
-        json_object_array_add(a, o);
+    jsonw_init(&w, (size_t)1 << 20);
+    jsonw_obj_begin(&w, NULL);
+    jsonw_arr_begin(&w, "chips");
+    for (size_t i = 0; i < chip_count(); i++) {
+        jsonw_obj_begin(&w, NULL);
+        chip_json_write(&w, chip_at(i));
+        jsonw_obj_end(&w);
     }
-    json_object_object_add(doc, "chips", a);
-    t = json_take_text(doc, &len);
-    if (t == NULL)
+    jsonw_arr_end(&w);
+    jsonw_obj_end(&w);
+    if (jsonw_finish(&w, &t, &len) != ERR_OK)
         return NULL;
     resp = response_take(t, len, "application/json");
     if (resp != NULL)
