@@ -30,25 +30,51 @@
 #define PACK_SEARCH_DEFAULT_S 1.0
 #define PACK_EXACT_DEFAULT_S  10.0
 
-enum strategy_kind { KIND_GREEDY, KIND_DEFAULT, KIND_SEARCH, KIND_EXACT, KIND_BEST };
+/* How pack_run runs a strategy (its public class is coarser). */
+enum run_kind { RUN_GREEDY, RUN_DEFAULT, RUN_SEARCH, RUN_EXACT, RUN_BEST };
 
 static const struct strategy {
-    const char *name;
-    enum strategy_kind kind;
+    struct pack_strategy pub;
+    enum run_kind kind;
     enum pack_order ord;
     enum pack_fit fit;
 } strategies[] = {
-    {"xla-spatial", KIND_GREEDY, PACK_ORDER_SPATIAL, PACK_FIT_BEST},
-    {"xla-temporal", KIND_GREEDY, PACK_ORDER_TEMPORAL, PACK_FIT_BEST},
-    {"xla-area", KIND_GREEDY, PACK_ORDER_AREA, PACK_FIT_BEST},
-    {"xla-default", KIND_DEFAULT, PACK_ORDER_SPATIAL, PACK_FIT_BEST},
-    {"first-fit", KIND_GREEDY, PACK_ORDER_PROGRAM, PACK_FIT_LOWEST},
-    {"tflite", KIND_GREEDY, PACK_ORDER_TFLITE, PACK_FIT_BEST},
-    {"tpuplan-search", KIND_SEARCH, PACK_ORDER_SPATIAL, PACK_FIT_BEST},
-    {"exact", KIND_EXACT, PACK_ORDER_SPATIAL, PACK_FIT_BEST},
-    {"best", KIND_BEST, PACK_ORDER_SPATIAL, PACK_FIT_BEST},
+    {{"xla-spatial", PACK_CLASS_GREEDY, {NULL, NULL}, false},
+     RUN_GREEDY,
+     PACK_ORDER_SPATIAL,
+     PACK_FIT_BEST},
+    {{"xla-temporal", PACK_CLASS_GREEDY, {NULL, NULL}, false},
+     RUN_GREEDY,
+     PACK_ORDER_TEMPORAL,
+     PACK_FIT_BEST},
+    {{"xla-area", PACK_CLASS_GREEDY, {NULL, NULL}, false},
+     RUN_GREEDY,
+     PACK_ORDER_AREA,
+     PACK_FIT_BEST},
+    {{"xla-default", PACK_CLASS_PICK, {"xla-spatial", "xla-temporal"}, false},
+     RUN_DEFAULT,
+     PACK_ORDER_SPATIAL,
+     PACK_FIT_BEST},
+    {{"first-fit", PACK_CLASS_GREEDY, {NULL, NULL}, false},
+     RUN_GREEDY,
+     PACK_ORDER_PROGRAM,
+     PACK_FIT_LOWEST},
+    {{"tflite", PACK_CLASS_GREEDY, {NULL, NULL}, false},
+     RUN_GREEDY,
+     PACK_ORDER_TFLITE,
+     PACK_FIT_BEST},
+    {{"tpuplan-search", PACK_CLASS_SEARCH, {NULL, NULL}, false},
+     RUN_SEARCH,
+     PACK_ORDER_SPATIAL,
+     PACK_FIT_BEST},
+    {{"exact", PACK_CLASS_SEARCH, {NULL, NULL}, true},
+     RUN_EXACT,
+     PACK_ORDER_SPATIAL,
+     PACK_FIT_BEST},
+    {{"best", PACK_CLASS_SEARCH, {NULL, NULL}, true}, RUN_BEST, PACK_ORDER_SPATIAL, PACK_FIT_BEST},
 };
 #define NSTRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
+#define NSINGLE     (NSTRATEGIES - 1) /* all but "best" */
 
 void pack_result_free(struct pack_result *r)
 {
@@ -200,9 +226,26 @@ out:
 static const struct strategy *strategy_find(const char *name)
 {
     for (size_t i = 0; i < NSTRATEGIES; i++)
-        if (strcmp(strategies[i].name, name) == 0)
+        if (strcmp(strategies[i].pub.name, name) == 0)
             return &strategies[i];
     return NULL;
+}
+
+size_t pack_strategy_count(void)
+{
+    return NSINGLE;
+}
+
+const struct pack_strategy *pack_strategy_at(size_t i)
+{
+    return i < NSINGLE ? &strategies[i].pub : NULL;
+}
+
+const struct pack_strategy *pack_strategy_find(const char *name)
+{
+    const struct strategy *s = name != NULL ? strategy_find(name) : NULL;
+
+    return s != NULL ? &s->pub : NULL;
 }
 
 static uint64_t peak_of(const struct pack_problem *p, const uint64_t *offsets)
@@ -241,17 +284,16 @@ static int run_greedy_best(const struct pack_problem *p, uint64_t *offsets, uint
 
 #define PACK_REDUCE_DEPTH 8 /* components inside components: each level holds O(n) */
 
-static int solve(const struct pack_problem *p, enum strategy_kind kind, const struct pack_opts *o,
+static int solve(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
                  double deadline, unsigned depth, uint64_t enough, bool seeded, uint64_t *offsets,
                  uint64_t *peak, bool *proven, double *solved_at, struct err *e);
 
 /* The search kinds' pipeline on a problem that does not reduce: the greedy seeds (unless
  * seeded: offsets/peak already hold their best, as a reduced problem's components do), then
  * the search heuristic, then (exact, best) the exact solver. */
-static int solve_whole(const struct pack_problem *p, enum strategy_kind kind,
-                       const struct pack_opts *o, double deadline, uint64_t enough, bool seeded,
-                       uint64_t *offsets, uint64_t *peak, bool *proven, double *solved_at,
-                       struct err *e)
+static int solve_whole(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
+                       double deadline, uint64_t enough, bool seeded, uint64_t *offsets,
+                       uint64_t *peak, bool *proven, double *solved_at, struct err *e)
 {
     uint64_t *tmp = NULL, lb;
     double t0 = clock_now(), slice;
@@ -269,7 +311,7 @@ static int solve_whole(const struct pack_problem *p, enum strategy_kind kind,
     }
     if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
         *solved_at = clock_now();
-    if (kind == KIND_SEARCH) {
+    if (kind == RUN_SEARCH) {
         rc = pack_search(p, o, deadline, enough, offsets, peak, solved_at, e);
         goto out;
     }
@@ -314,7 +356,7 @@ static int comp_key_cmp(const void *a, const void *b)
  * highest lower bound first, each with an equal share of the time left and allowed to stop
  * at what the components before it already need.
  */
-static int solve_reduced(const struct pack_problem *p, enum strategy_kind kind,
+static int solve_reduced(const struct pack_problem *p, enum run_kind kind,
                          const struct pack_opts *o, double deadline, unsigned depth,
                          uint64_t enough, const struct pack_reduction *red, uint64_t *offsets,
                          uint64_t *peak, bool *proven, double *solved_at, struct err *e)
@@ -427,7 +469,7 @@ out:
     return rc;
 }
 
-static int solve(const struct pack_problem *p, enum strategy_kind kind, const struct pack_opts *o,
+static int solve(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
                  double deadline, unsigned depth, uint64_t enough, bool seeded, uint64_t *offsets,
                  uint64_t *peak, bool *proven, double *solved_at, struct err *e)
 {
@@ -491,7 +533,7 @@ static int run_default(const struct pack_problem *p, const struct pack_opts *o, 
             *e = d.err;
         return d.rc;
     }
-    if (d.peak < *peak) {
+    if (pack_pick(*peak, d.peak) == 1) {
         *peak = d.peak;
         memcpy(offsets, tmp, p->n * sizeof(*tmp));
     }
@@ -531,18 +573,18 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
         goto out;
     }
     switch (s->kind) {
-    case KIND_GREEDY:
+    case RUN_GREEDY:
         rc = pack_greedy(p, s->ord, s->fit, NULL, offsets, &peak, e);
         break;
-    case KIND_DEFAULT:
+    case RUN_DEFAULT:
         rc = run_default(p, o, offsets, &peak, tmp, e);
         break;
-    case KIND_SEARCH:
-    case KIND_EXACT:
-    case KIND_BEST:
-        limit = o->time_limit_s > 0      ? o->time_limit_s
-                : s->kind == KIND_SEARCH ? PACK_SEARCH_DEFAULT_S
-                                         : PACK_EXACT_DEFAULT_S;
+    case RUN_SEARCH:
+    case RUN_EXACT:
+    case RUN_BEST:
+        limit = o->time_limit_s > 0     ? o->time_limit_s
+                : s->kind == RUN_SEARCH ? PACK_SEARCH_DEFAULT_S
+                                        : PACK_EXACT_DEFAULT_S;
         rc = solve(p, s->kind, o, t0 + limit, 0, 0, false, offsets, &peak, &proven, &solved_at, e);
         break;
     }
@@ -550,7 +592,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
         goto out;
     if (peak != peak_of(p, offsets)) {
         rc = err_set(e, ERR_INTERNAL, NULL, "%s: reported peak %llu is not the packing's peak",
-                     s->name, (unsigned long long)peak);
+                     s->pub.name, (unsigned long long)peak);
         goto out;
     }
     /* The independent checker guards every answer (capacity excluded: an over-capacity
@@ -567,7 +609,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
             goto out;
         }
     }
-    snprintf(out->strategy, sizeof(out->strategy), "%s", s->name);
+    snprintf(out->strategy, sizeof(out->strategy), "%s", s->pub.name);
     out->offsets = offsets;
     offsets = NULL;
     out->peak = peak;

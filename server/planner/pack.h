@@ -96,6 +96,34 @@ ERR_MUST_CHECK int pack_run(const struct pack_problem *p, const char *strategy,
 /* Comma-separated names of the single strategies, for help and error messages. */
 const char *pack_strategy_names(void);
 
+/* What a caller needs to know of a strategy without running it (plan.c's portfolio). */
+enum pack_strategy_class {
+    PACK_CLASS_GREEDY, /* one deterministic pass: cheap, no time limit */
+    PACK_CLASS_PICK,   /* the better of two greedy strategies (xla-default): picks[] */
+    PACK_CLASS_SEARCH, /* searches until a proof or its time limit */
+};
+
+struct pack_strategy {
+    const char *name;
+    enum pack_strategy_class cls;
+    const char *picks[2]; /* PACK_CLASS_PICK: the greedy strategies it chooses between */
+    bool exhaustive;      /* enumerates to prove optimality: exponential in the worst case */
+};
+
+/* The single strategies in pack_strategy_names() order ("best" is not one of them). */
+size_t pack_strategy_count(void);
+const struct pack_strategy *pack_strategy_at(size_t i);
+
+/* The strategy called name, "best" included; NULL when unknown. Static storage. */
+const struct pack_strategy *pack_strategy_find(const char *name);
+
+/* xla-default's rule (XLA's ChooseBestHeapAlgorithm): given the peaks of picks[0]'s and
+ * picks[1]'s packings, the index of the one it keeps, the first of the lowest. */
+static inline unsigned pack_pick(uint64_t peak0, uint64_t peak1)
+{
+    return peak1 < peak0;
+}
+
 /*
  * The independent checker: a separate code path from every solver. Verifies that each
  * buffer has an offset, offsets honour the alignment, offset + size <= capacity (when

@@ -156,24 +156,12 @@ out:
     return rc;
 }
 
-/* Splits pack_strategy_names() and the requested list into c->strategies. */
+/* Expands the requested list ("best", "all" or names) into c->strategies. */
 static int choose_strategies(struct plan_ctx *c, const char *req, struct err *e)
 {
-    char known[PLAN_MAX_STRATEGIES][32];
-    size_t nknown = 0;
-    const char *p = pack_strategy_names();
+    size_t nknown = pack_strategy_count();
+    const char *p;
 
-    while (*p != '\0' && nknown < PLAN_MAX_STRATEGIES) {
-        size_t n = strcspn(p, ",");
-        if (n > 0 && n < 32) {
-            memcpy(known[nknown], p, n);
-            known[nknown++][n] = '\0';
-        }
-        p += n;
-        p += *p == ',';
-        while (*p == ' ')
-            p++;
-    }
     c->nstrategies = 0;
     for (p = req; *p != '\0';) {
         size_t n = strcspn(p, ",");
@@ -187,21 +175,21 @@ static int choose_strategies(struct plan_ctx *c, const char *req, struct err *e)
         memcpy(tok, p, n);
         tok[n] = '\0';
         for (size_t k = 0; k < nknown; k++) {
+            const struct pack_strategy *ps = pack_strategy_at(k);
             bool all = strcmp(tok, "all") == 0;
             bool best = strcmp(tok, "best") == 0;
             c->best_only |= best;
-            bool exact = strcmp(known[k], "exact") == 0;
-            if (!(all || best || strcmp(tok, known[k]) == 0))
+            if (!(all || best || strcmp(tok, ps->name) == 0))
                 continue;
             found = true;
-            /* Exact search on thousands of buffers only burns the time limit. */
-            if (best && exact && c->nbufs > PLAN_EXACT_MAX_BUFS)
+            /* Exhaustive search on thousands of buffers only burns the time limit. */
+            if (best && ps->exhaustive && c->nbufs > PLAN_EXACT_MAX_BUFS)
                 continue;
             bool dup = false;
             for (size_t q = 0; q < c->nstrategies; q++)
-                dup |= strcmp(c->strategies[q], known[k]) == 0;
+                dup |= strcmp(c->strategies[q], ps->name) == 0;
             if (!dup && c->nstrategies < PLAN_MAX_STRATEGIES)
-                memcpy(c->strategies[c->nstrategies++], known[k], 32);
+                snprintf(c->strategies[c->nstrategies++], sizeof(c->strategies[0]), "%s", ps->name);
         }
         if (!found && (strcmp(tok, "all") == 0 || strcmp(tok, "best") == 0))
             found = nknown > 0;
@@ -443,10 +431,10 @@ static void packing_free(struct packing *pk, size_t nruns)
         pack_metrics_free(&pk->mt);
 }
 
-/* The strategies that search under a time limit (the rest are single greedy passes). */
-static bool is_search_strategy(const char *name)
+/* The class of a strategy chosen by choose_strategies (so known to pack.h). */
+static enum pack_strategy_class class_of(const char *name)
 {
-    return strcmp(name, "tpuplan-search") == 0 || strcmp(name, "exact") == 0;
+    return pack_strategy_find(name)->cls;
 }
 
 /* The run of strategy name so far (with its packing), or NULL. */
@@ -460,23 +448,22 @@ static const struct strat_run *run_of(const struct plan_ctx *c, const struct pac
 }
 
 /*
- * xla-default is the better of xla-spatial and xla-temporal, the first on a tie (pack.c,
- * XLA's ChooseBestHeapAlgorithm). When both already ran in this plan (they come first in
- * the list), it is taken from them rather than packed twice more: one greedy pass less
- * each, a third of "best"'s greedy time on a 1,000-tensor model. Its time is theirs added,
- * what running it costs. false: pack it.
+ * A PACK_CLASS_PICK strategy (xla-default) keeps the better of its two picks (pack_pick).
+ * When both already ran in this plan (they come first in the list), it is taken from them
+ * rather than packed twice more: one greedy pass less each, a third of "best"'s greedy time
+ * on a 1,000-tensor model. Its time is theirs added, what running it costs. false: pack it.
  */
-static bool default_from_runs(const struct plan_ctx *c, const struct packing *pk,
-                              struct strat_run *sr)
+static bool pick_from_runs(const struct plan_ctx *c, const struct packing *pk, struct strat_run *sr,
+                           const struct pack_strategy *ps)
 {
     size_t nruns = (size_t)(sr - pk->runs);
-    const struct strat_run *sp = run_of(c, pk, nruns, "xla-spatial");
-    const struct strat_run *tm = run_of(c, pk, nruns, "xla-temporal");
+    const struct strat_run *r0 = run_of(c, pk, nruns, ps->picks[0]);
+    const struct strat_run *r1 = run_of(c, pk, nruns, ps->picks[1]);
     const struct strat_run *pick = NULL;
 
-    if (sp == NULL || tm == NULL)
+    if (r0 == NULL || r1 == NULL)
         return false;
-    pick = tm->r.peak < sp->r.peak ? tm : sp;
+    pick = pack_pick(r0->r.peak, r1->r.peak) == 1 ? r1 : r0;
     sr->r = pick->r;
     sr->r.offsets = malloc(pk->p.n * sizeof(*sr->r.offsets));
     if (sr->r.offsets == NULL) {
@@ -484,8 +471,8 @@ static bool default_from_runs(const struct plan_ctx *c, const struct packing *pk
         return false;
     }
     memcpy(sr->r.offsets, pick->r.offsets, pk->p.n * sizeof(*sr->r.offsets));
-    snprintf(sr->r.strategy, sizeof(sr->r.strategy), "%s", "xla-default");
-    sr->r.seconds = sp->r.seconds + tm->r.seconds;
+    snprintf(sr->r.strategy, sizeof(sr->r.strategy), "%s", ps->name);
+    sr->r.seconds = r0->r.seconds + r1->r.seconds;
     sr->r.solved_seconds = sr->r.solved ? sr->r.seconds : -1;
     return true;
 }
@@ -506,11 +493,11 @@ static void run_one(const struct plan_ctx *c, struct packing *pk, size_t k,
     sr->ran = true;
 }
 
-/* The single greedy passes, which run ahead of the main loop (xla-default is left to it:
- * it is usually taken from two of them). */
+/* The single greedy passes, which run ahead of the main loop (a pick is left to it: it is
+ * usually taken from two of them). */
 static bool runs_ahead(const struct plan_ctx *c, size_t k)
 {
-    return !is_search_strategy(c->strategies[k]) && strcmp(c->strategies[k], "xla-default") != 0;
+    return class_of(c->strategies[k]) == PACK_CLASS_GREEDY;
 }
 
 struct ahead {
@@ -577,7 +564,7 @@ static int run_packing(struct plan_ctx *c, struct packing *pk, struct err *e)
          * strategies could only spend their time limit to find it again. Drop them from
          * the list (and say so) rather than report runs that did not happen. */
         if (c->best_only && pk->chosen >= 0 && pk->runs[pk->chosen].r.peak == pk->lb &&
-            is_search_strategy(c->strategies[k])) {
+            class_of(c->strategies[k]) == PACK_CLASS_SEARCH) {
             model_warn(&c->m, "%s skipped: %s already reached the lower bound (optimal)",
                        c->strategies[k], pk->runs[pk->chosen].r.strategy);
             memmove(c->strategies[k], c->strategies[k + 1],
@@ -590,7 +577,8 @@ static int run_packing(struct plan_ctx *c, struct packing *pk, struct err *e)
         }
         if (sr->ran)
             ; /* a greedy pass, run ahead */
-        else if (strcmp(c->strategies[k], "xla-default") == 0 && default_from_runs(c, pk, sr))
+        else if (class_of(c->strategies[k]) == PACK_CLASS_PICK &&
+                 pick_from_runs(c, pk, sr, pack_strategy_find(c->strategies[k])))
             sr->rc = ERR_OK;
         else
             run_one(c, pk, k, &po);

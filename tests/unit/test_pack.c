@@ -56,6 +56,34 @@ static void test_validate(void **state)
     assert_int_equal(pack_validate(NULL, &e), ERR_INVALID);
 }
 
+/* The traits the plan's portfolio reads: every single strategy is listed once, in
+ * pack_strategy_names() order, and xla-default's rule keeps the first on a tie. */
+static void test_strategy_traits(void **state)
+{
+    char names[256] = "";
+    const struct pack_strategy *d = pack_strategy_find("xla-default");
+
+    (void)state;
+    for (size_t i = 0; i < pack_strategy_count(); i++) {
+        const struct pack_strategy *s = pack_strategy_at(i);
+        assert_ptr_equal(pack_strategy_find(s->name), s);
+        strcat(strcat(names, i ? "," : ""), s->name);
+        assert_int_equal(s->exhaustive, strcmp(s->name, "exact") == 0);
+    }
+    assert_string_equal(names, pack_strategy_names());
+    assert_null(pack_strategy_at(pack_strategy_count()));
+    assert_null(pack_strategy_find("all"));
+    assert_int_equal(pack_strategy_find("best")->cls, PACK_CLASS_SEARCH);
+    assert_int_equal(pack_strategy_find("tpuplan-search")->cls, PACK_CLASS_SEARCH);
+    assert_int_equal(pack_strategy_find("tflite")->cls, PACK_CLASS_GREEDY);
+    assert_int_equal(d->cls, PACK_CLASS_PICK);
+    assert_string_equal(d->picks[0], "xla-spatial");
+    assert_string_equal(d->picks[1], "xla-temporal");
+    assert_int_equal(pack_pick(5, 5), 0);
+    assert_int_equal(pack_pick(5, 4), 1);
+    assert_int_equal(pack_pick(4, 5), 0);
+}
+
 static void test_run_errors(void **state)
 {
     struct pack_problem p = {5, ex12, 12, 0};
@@ -645,13 +673,21 @@ static void test_greedy_sparse_steps(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_validate),          cmocka_unit_test(test_run_errors),
-        cmocka_unit_test(test_lower_bound),       cmocka_unit_test(test_checker),
-        cmocka_unit_test(test_greedy_example),    cmocka_unit_test(test_fit_rules),
-        cmocka_unit_test(test_metrics),           cmocka_unit_test(test_greedy_random),
-        cmocka_unit_test(test_documented_greedy), cmocka_unit_test(test_sort_orders),
-        cmocka_unit_test(test_greedy_reference),  cmocka_unit_test(test_reduce),
-        cmocka_unit_test(test_reduce_model),      cmocka_unit_test(test_greedy_sparse_steps),
+        cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_strategy_traits),
+        cmocka_unit_test(test_run_errors),
+        cmocka_unit_test(test_lower_bound),
+        cmocka_unit_test(test_checker),
+        cmocka_unit_test(test_greedy_example),
+        cmocka_unit_test(test_fit_rules),
+        cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_greedy_random),
+        cmocka_unit_test(test_documented_greedy),
+        cmocka_unit_test(test_sort_orders),
+        cmocka_unit_test(test_greedy_reference),
+        cmocka_unit_test(test_reduce),
+        cmocka_unit_test(test_reduce_model),
+        cmocka_unit_test(test_greedy_sparse_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
