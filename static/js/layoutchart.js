@@ -8,18 +8,18 @@
 // drawRects), so sub-pixel buffers merge into the pixels they fall on. Hover hit-testing uses
 // a uniform grid over the data space (CSR arrays): a mouse move checks a few buffers, not all.
 
-import { fmtBytes, fmtInt, niceTicks, byteTicks, drawByteGrid, el } from './util.js';
-import { KINDS, kindIndex, themeColors, fitCanvas } from './theme.js';
+import { fmtBytes, fmtInt, el } from './util.js';
+import { KINDS, kindIndex } from './theme.js';
+import { Chart, tipRows } from './chart.js';
 
 const M = { left: 84, right: 16, top: 24, bottom: 44 };
 const GRID_MAX_ITEMS = 6e6; // cap on hit-test index entries (24 MB)
 
-export class LayoutChart {
+export class LayoutChart extends Chart {
     // cols: the layout view ({tensors: n, name: [...], start: [...], kind: {values, index}, ...},
     // entry i of each column is tensor id i); opts: {capacity, peakStep, onView(x0, x1), onFocus(range)}
     constructor(canvas, tooltip, cols, opts) {
-        this.canvas = canvas;
-        this.tooltip = tooltip;
+        super(canvas, tooltip, M);
         this.cols = cols;
         this.opts = opts || {};
         this.hover = -1;
@@ -113,20 +113,6 @@ export class LayoutChart {
         this.draw();
     }
 
-    // Screen (CSS px, relative to the canvas) <-> data.
-    px(x) {
-        return M.left + ((x - this.view.x0) / (this.view.x1 - this.view.x0)) * this.pw;
-    }
-    py(y) {
-        return M.top + this.ph - ((y - this.view.y0) / (this.view.y1 - this.view.y0)) * this.ph;
-    }
-    dx(sx) {
-        return this.view.x0 + ((sx - M.left) / this.pw) * (this.view.x1 - this.view.x0);
-    }
-    dy(sy) {
-        return this.view.y0 + ((M.top + this.ph - sy) / this.ph) * (this.view.y1 - this.view.y0);
-    }
-
     setSearch(query) {
         const q = (query || '').trim().toLowerCase();
         if (!q) {
@@ -166,20 +152,11 @@ export class LayoutChart {
     }
 
     draw() {
-        const { ctx, w, h } = fitCanvas(this.canvas);
-        this.cw = w;
-        this.ch = h;
-        this.pw = Math.max(10, w - M.left - M.right);
-        this.ph = Math.max(10, h - M.top - M.bottom);
-        const c = themeColors();
-        this.colors = c;
-        ctx.fillStyle = c.bg;
-        ctx.fillRect(0, 0, w, h);
-        this.drawAxes(ctx, c);
-        ctx.save();
-        ctx.beginPath();
-        ctx.rect(M.left, M.top, this.pw, this.ph);
-        ctx.clip();
+        const { ctx, c } = this.beginDraw();
+        this.drawAxes(ctx, c, { yTickPx: 50, xTitleGap: 24, yTitle: 'offset in HBM' });
+        // Under the rectangles: where none is drawn, the raster in drawRects is transparent.
+        this.drawBorder(ctx, c);
+        this.clipPlot(ctx);
         this.drawRects(ctx, c);
         this.drawMarkers(ctx, c);
         ctx.restore();
@@ -188,37 +165,6 @@ export class LayoutChart {
             const i = this.pinned >= 0 ? this.pinned : this.hover;
             this.opts.onFocus(i >= 0 ? [this.x0[i], this.x1[i]] : null);
         }
-    }
-
-    drawAxes(ctx, c) {
-        const v = this.view;
-        ctx.font = '12px system-ui, sans-serif';
-        ctx.lineWidth = 1;
-        ctx.strokeStyle = c.grid;
-        ctx.fillStyle = c.muted;
-        const yt = byteTicks(v.y0, v.y1, Math.max(2, Math.floor(this.ph / 50)));
-        drawByteGrid(ctx, yt, (t) => this.py(t), M.left, this.pw);
-        ctx.textAlign = 'center';
-        ctx.textBaseline = 'top';
-        const xt = niceTicks(v.x0, v.x1, Math.max(2, Math.floor(this.pw / 90))).filter((t) => Number.isInteger(t) || v.x1 - v.x0 < 10);
-        for (const t of xt) {
-            const x = Math.round(this.px(t)) + 0.5;
-            ctx.beginPath();
-            ctx.moveTo(x, M.top);
-            ctx.lineTo(x, M.top + this.ph);
-            ctx.stroke();
-            ctx.fillText(fmtInt(Math.round(t * 100) / 100), x, M.top + this.ph + 5);
-        }
-        ctx.strokeStyle = c.border;
-        ctx.strokeRect(M.left + 0.5, M.top + 0.5, this.pw - 1, this.ph - 1);
-        ctx.fillStyle = c.fg;
-        ctx.fillText('program step (program order, not time)', M.left + this.pw / 2, M.top + this.ph + 24);
-        ctx.save();
-        ctx.translate(14, M.top + this.ph / 2);
-        ctx.rotate(-Math.PI / 2);
-        ctx.textBaseline = 'middle';
-        ctx.fillText('offset in HBM', 0, 0);
-        ctx.restore();
     }
 
     // Rasterises every visible buffer straight into a pixel buffer. A valid packing has no
@@ -393,9 +339,8 @@ export class LayoutChart {
     }
 
     showTooltip(i, sx, sy) {
-        const tip = this.tooltip;
         if (i < 0) {
-            tip.classList.add('hidden');
+            this.hideTip();
             return;
         }
         const t = this.tensor(i);
@@ -409,28 +354,15 @@ export class LayoutChart {
         ];
         if (t.layout_source) rows.push(['layout', t.layout_source + (t.confidence ? ` (${t.confidence})` : '')]);
         if (Array.isArray(t.tags) && t.tags.length) rows.push(['tags', t.tags.join(', ')]);
-        const dl = el('dl');
-        for (const [k, v] of rows) dl.append(el('dt', { text: k }), el('dd', { text: v }));
-        tip.replaceChildren(el('div', { class: 'tt-name', text: String(t.name ?? '#' + (t.id ?? i)) }), dl,
-            el('div', { class: 'note', text: this.pinned === i ? 'pinned: click elsewhere to unpin' : 'click to pin' }));
-        tip.classList.remove('hidden');
-        const wrapW = this.canvas.clientWidth;
-        const tw = tip.offsetWidth, th = tip.offsetHeight;
-        let left = sx + 16, top = sy + 16;
-        if (left + tw > wrapW) left = Math.max(0, sx - tw - 16);
-        if (top + th > this.canvas.clientHeight + 120) top = Math.max(0, sy - th - 16);
-        tip.style.left = left + 'px';
-        tip.style.top = top + 'px';
+        const name = el('div', { class: 'tt-name', text: String(t.name ?? '#' + (t.id ?? i)) });
+        const note = el('div', { class: 'note', text: this.pinned === i ? 'pinned: click elsewhere to unpin' : 'click to pin' });
+        this.showTip([name, tipRows(rows), note], sx, sy, 16);
     }
 
     bindEvents() {
         const cv = this.canvas;
         let drag = null;
         let raf = 0;
-        const pos = (ev) => {
-            const r = cv.getBoundingClientRect();
-            return { x: ev.clientX - r.left, y: ev.clientY - r.top };
-        };
         const redraw = () => {
             if (raf) return;
             raf = requestAnimationFrame(() => {
@@ -440,7 +372,7 @@ export class LayoutChart {
         };
         cv.addEventListener('wheel', (ev) => {
             ev.preventDefault();
-            const p = pos(ev);
+            const p = this.pointer(ev);
             const f = Math.exp(Math.max(-0.5, Math.min(0.5, ev.deltaY * 0.0015)));
             const v = this.view;
             const zx = !ev.altKey, zy = !ev.shiftKey;
@@ -459,11 +391,11 @@ export class LayoutChart {
         }, { passive: false });
         cv.addEventListener('pointerdown', (ev) => {
             if (ev.button !== 0) return;
-            drag = { p: pos(ev), v: { ...this.view }, moved: false };
+            drag = { p: this.pointer(ev), v: { ...this.view }, moved: false };
             cv.setPointerCapture(ev.pointerId);
         });
         cv.addEventListener('pointermove', (ev) => {
-            const p = pos(ev);
+            const p = this.pointer(ev);
             if (drag) {
                 const ddx = p.x - drag.p.x, ddy = p.y - drag.p.y;
                 if (Math.abs(ddx) + Math.abs(ddy) > 3) drag.moved = true;
@@ -487,7 +419,7 @@ export class LayoutChart {
         cv.addEventListener('pointerup', (ev) => {
             cv.classList.remove('dragging');
             if (drag && !drag.moved) {
-                const p = pos(ev);
+                const p = this.pointer(ev);
                 const i = this.hit(p.x, p.y);
                 this.pinned = i === this.pinned ? -1 : i;
                 this.hover = i;
@@ -534,7 +466,6 @@ export class LayoutChart {
             this.clampView();
             redraw();
         });
-        new ResizeObserver(() => redraw()).observe(cv);
     }
 
     clampView() {

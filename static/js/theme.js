@@ -35,18 +35,3 @@ export function onThemeChange(fn) {
     const mq = window.matchMedia('(prefers-color-scheme: dark)');
     mq.addEventListener('change', fn);
 }
-
-// A canvas sized to its CSS box at device pixel ratio; returns the 2D context scaled so
-// drawing code works in CSS pixels.
-export function fitCanvas(canvas) {
-    const dpr = window.devicePixelRatio || 1;
-    const w = Math.max(1, Math.round(canvas.clientWidth));
-    const h = Math.max(1, Math.round(canvas.clientHeight));
-    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
-        canvas.width = Math.round(w * dpr);
-        canvas.height = Math.round(h * dpr);
-    }
-    const ctx = canvas.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    return { ctx, w, h, dpr };
-}

@@ -1,16 +1,15 @@
 // timeline.js - live bytes against heap height over program steps. The shaded gap between the
 // two curves is memory lost to fragmentation at that step. Follows the layout chart's x range.
 
-import { fmtBytes, fmtInt, niceTicks, byteTicks, drawByteGrid, el } from './util.js';
-import { themeColors, fitCanvas } from './theme.js';
+import { fmtBytes, fmtInt } from './util.js';
+import { Chart, tipRows } from './chart.js';
 
 const M = { left: 84, right: 16, top: 18, bottom: 40 };
 
-export class TimelineChart {
+export class TimelineChart extends Chart {
     // tl: packing.timeline; end: one past the last step; opts: {capacity, peakStep}
     constructor(canvas, tooltip, tl, end, opts) {
-        this.canvas = canvas;
-        this.tooltip = tooltip;
+        super(canvas, tooltip, M);
         this.opts = opts || {};
         const n = tl.step.length;
         this.step = Float64Array.from(tl.step);
@@ -19,18 +18,15 @@ export class TimelineChart {
         this.heap = Float64Array.from(tl.heap_bytes || tl.live_bytes);
         this.gapMax = tl.largest_gap_bytes ? Float64Array.from(tl.largest_gap_bytes) : null;
         this.n = n;
-        this.x0 = n ? this.step[0] : 0;
-        this.x1 = n ? this.end[n - 1] : 1;
-        this.full = { x0: this.x0, x1: this.x1 };
+        this.full = { x0: n ? this.step[0] : 0, x1: n ? this.end[n - 1] : 1 };
         let ymax = 1;
         for (let i = 0; i < n; i++) ymax = Math.max(ymax, this.heap[i], this.live[i]);
         const cap = this.opts.capacity;
         // Show the capacity line when it is close enough to be informative.
         this.showCap = Number.isFinite(cap) && cap > 0 && cap <= ymax * 1.6;
-        this.ymax = (this.showCap ? Math.max(ymax, cap) : ymax) * 1.08;
+        this.view = { ...this.full, y0: 0, y1: (this.showCap ? Math.max(ymax, cap) : ymax) * 1.08 };
         canvas.addEventListener('pointermove', (ev) => this.onMove(ev));
-        canvas.addEventListener('pointerleave', () => this.tooltip.classList.add('hidden'));
-        new ResizeObserver(() => this.draw()).observe(canvas);
+        canvas.addEventListener('pointerleave', () => this.hideTip());
     }
 
     // Shades [start, end) (a buffer's lifetime), or clears the shade with null.
@@ -42,58 +38,26 @@ export class TimelineChart {
     }
 
     setX(x0, x1) {
-        this.x0 = Math.max(this.full.x0, x0);
-        this.x1 = Math.min(this.full.x1, x1);
+        this.view.x0 = Math.max(this.full.x0, x0);
+        this.view.x1 = Math.min(this.full.x1, x1);
         this.draw();
     }
 
-    px(x) {
-        return M.left + ((x - this.x0) / (this.x1 - this.x0)) * this.pw;
-    }
-    py(y) {
-        return M.top + this.ph - (y / this.ymax) * this.ph;
-    }
-
     draw() {
-        const { ctx, w, h } = fitCanvas(this.canvas);
-        this.pw = Math.max(10, w - M.left - M.right);
-        this.ph = Math.max(10, h - M.top - M.bottom);
-        const c = themeColors();
-        ctx.fillStyle = c.bg;
-        ctx.fillRect(0, 0, w, h);
-        ctx.font = '12px system-ui, sans-serif';
-        ctx.lineWidth = 1;
-        ctx.strokeStyle = c.grid;
-        ctx.fillStyle = c.muted;
-        const yt = byteTicks(0, this.ymax, Math.max(2, Math.floor(this.ph / 45)));
-        drawByteGrid(ctx, yt, (t) => this.py(t), M.left, this.pw);
-        ctx.textAlign = 'center';
-        ctx.textBaseline = 'top';
-        for (const t of niceTicks(this.x0, this.x1, Math.max(2, Math.floor(this.pw / 90)))) {
-            if (!Number.isInteger(t) && this.x1 - this.x0 >= 10) continue;
-            const x = Math.round(this.px(t)) + 0.5;
-            ctx.beginPath();
-            ctx.moveTo(x, M.top);
-            ctx.lineTo(x, M.top + this.ph);
-            ctx.stroke();
-            ctx.fillText(fmtInt(Math.round(t * 100) / 100), x, M.top + this.ph + 5);
-        }
-        ctx.fillStyle = c.fg;
-        ctx.fillText('program step (program order, not time)', M.left + this.pw / 2, M.top + this.ph + 22);
-        ctx.save();
-        ctx.beginPath();
-        ctx.rect(M.left, M.top, this.pw, this.ph);
-        ctx.clip();
+        const { ctx, c } = this.beginDraw();
+        const v = this.view;
+        this.drawAxes(ctx, c, { yTickPx: 45, xTitleGap: 22 });
+        this.clipPlot(ctx);
         // Reduce to one value per pixel column (the maximum over the segments it covers),
         // so a frame costs O(segments + width) and draws whole pixels only.
         const cols = Math.ceil(this.pw);
         const lv = new Float64Array(cols).fill(-1), hv = new Float64Array(cols).fill(-1);
         const gv = this.gapMax ? new Float64Array(cols).fill(-1) : null;
-        const k = this.pw / (this.x1 - this.x0);
+        const k = this.pw / (v.x1 - v.x0);
         for (let i = 0; i < this.n; i++) {
-            if (this.end[i] <= this.x0 || this.step[i] >= this.x1) continue;
-            const c0 = Math.max(0, Math.floor((this.step[i] - this.x0) * k));
-            const c1 = Math.min(cols - 1, Math.max(c0, Math.ceil((this.end[i] - this.x0) * k) - 1));
+            if (this.end[i] <= v.x0 || this.step[i] >= v.x1) continue;
+            const c0 = Math.max(0, Math.floor((this.step[i] - v.x0) * k));
+            const c1 = Math.min(cols - 1, Math.max(c0, Math.ceil((this.end[i] - v.x0) * k) - 1));
             for (let col = c0; col <= c1; col++) {
                 if (this.live[i] > lv[col]) lv[col] = this.live[i];
                 if (this.heap[i] > hv[col]) hv[col] = this.heap[i];
@@ -183,17 +147,14 @@ export class TimelineChart {
             ctx.fillText('peak', ctx.textAlign === 'left' ? x + 4 : x - 4, M.top + 2);
         }
         ctx.restore();
-        ctx.strokeStyle = c.border;
-        ctx.lineWidth = 1;
-        ctx.strokeRect(M.left + 0.5, M.top + 0.5, this.pw - 1, this.ph - 1);
+        this.drawBorder(ctx, c);
     }
 
     onMove(ev) {
-        const r = this.canvas.getBoundingClientRect();
-        const sx = ev.clientX - r.left, sy = ev.clientY - r.top;
-        const x = this.x0 + ((sx - M.left) / this.pw) * (this.x1 - this.x0);
+        const { x: sx, y: sy } = this.pointer(ev);
+        const x = this.dx(sx);
         if (sx < M.left || sx > M.left + this.pw || !this.n) {
-            this.tooltip.classList.add('hidden');
+            this.hideTip();
             return;
         }
         let lo = 0, hi = this.n - 1;
@@ -210,12 +171,6 @@ export class TimelineChart {
             ['fragmentation gap', fmtBytes(this.heap[i] - this.live[i])],
         ];
         if (this.gapMax) rows.push(['largest free block', fmtBytes(this.gapMax[i])]);
-        const dl = el('dl');
-        for (const [k, v] of rows) dl.append(el('dt', { text: k }), el('dd', { text: v }));
-        this.tooltip.replaceChildren(dl);
-        this.tooltip.classList.remove('hidden');
-        const tw = this.tooltip.offsetWidth;
-        this.tooltip.style.left = (sx + 16 + tw > r.width ? sx - tw - 16 : sx + 16) + 'px';
-        this.tooltip.style.top = Math.max(0, sy - 20) + 'px';
+        this.showTip([tipRows(rows)], sx, sy, -20);
     }
 }
