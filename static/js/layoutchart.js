@@ -146,6 +146,19 @@ export class LayoutChart extends Chart {
         this.draw();
     }
 
+    // Shows buffer i picked outside the chart (a table row): zooms to it, pins its details
+    // and scrolls the chart into view.
+    reveal(i) {
+        this.focus(i);
+        this.pinned = i;
+        this.hover = i;
+        this.draw();
+        const p = this.screenPoint(i);
+        this.tooltip.classList.add('pinned');
+        this.showTooltip(i, p.x, p.y);
+        this.canvas.scrollIntoView({ block: 'center', behavior: 'instant' });
+    }
+
     firstMatch() {
         if (!this.matches) return -1;
         return this.matches.indexOf(1);

@@ -2,7 +2,7 @@
 // its header is read and sent) or a MiniMalloc CSV, choose chip and strategies, POST it to
 // /api/v1/plans, follow the job until it is done, then open the plan page.
 
-import { el, $, fmtBytes, fmtInt, apiGet, apiPost, retryAfter, sleep, statusBadge } from './util.js';
+import { el, $, fmtBytes, fmtInt, apiGet, apiPost, planUrl, retryAfter, sleep, statusBadge } from './util.js';
 import { readSafetensorsHeader, detectFormat } from './safetensors.js';
 
 const FIELDS = ['file', 'name', 'chip', 'strategies', 'capacity', 'time_limit'];
@@ -121,7 +121,7 @@ async function submit(ev) {
 // Polls the plan (honouring Retry-After) until done, then opens its page.
 async function follow(created, res, text) {
     const started = Date.now();
-    const self = created.links?.self || '/api/v1/plans/' + encodeURIComponent(created.id);
+    const self = created.links?.self || planUrl(created.id);
     let status = created.status || 'queued';
     let wait = retryAfter(res);
     while (status !== 'done') {

@@ -68,6 +68,11 @@ async function problemError(res) {
     return err;
 }
 
+// GET/DELETE address of plan `id`; view: 'summary' or 'layout' (the result's two views), or none.
+export function planUrl(id, view) {
+    return '/api/v1/plans/' + encodeURIComponent(id) + (view ? '?view=' + view : '');
+}
+
 export async function apiGet(url) {
     const res = await fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
     if (!res.ok) throw await problemError(res);

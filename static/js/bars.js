@@ -1,0 +1,58 @@
+// bars.js - the plan page's two bar lists: each strategy's peak against the lower bound
+// (packing.strategies), and padded against logical bytes per tensor kind (summary.by_kind).
+
+import { el, $, fmtBytes, fmtInt, fmtPct } from './util.js';
+import { KINDS } from './theme.js';
+
+function bar(label, fills, text) {
+    const track = el('div', { class: 'bar-track' });
+    for (const f of fills) {
+        const d = el('div', { class: 'bar-fill ' + f.cls });
+        const pct = Math.max(0, Math.min(100, f.frac * 100)).toFixed(2) + '%';
+        // A marker (the lower bound) sits at its value; a fill grows to it.
+        if (f.marker) d.style.left = `calc(${pct} - 1px)`;
+        else d.style.width = pct;
+        track.append(d);
+    }
+    return el('div', { class: 'bar-row' }, el('div', { class: 'bar-label', text: label }), track, el('div', { class: 'bar-text', text }));
+}
+
+export function renderStrategies(pk) {
+    const box = $('#strategies');
+    const list = pk.strategies || [];
+    if (!list.length) {
+        box.append(el('p', { class: 'note', text: 'No strategy comparison in this result.' }));
+        return;
+    }
+    const max = Math.max(1, ...list.map((x) => Math.max(x.peak_bytes || 0, x.lower_bound_bytes || 0)));
+    for (const x of list) {
+        const chosen = x.name === pk.chosen;
+        const over = x.lower_bound_bytes > 0 ? ` (+${fmtPct(x.peak_bytes / x.lower_bound_bytes - 1)})` : '';
+        const text = x.solved === false ? 'not solved' : `${fmtBytes(x.peak_bytes)}${over} · frag ${fmtPct(x.fragmentation)}` + (x.proven_optimal ? ' · optimal' : '');
+        const row = bar(x.name + (chosen ? ' (chosen)' : ''), [
+            { cls: 'peak' + (chosen ? ' chosen' : ''), frac: (x.peak_bytes || 0) / max },
+            { cls: 'lb', marker: true, frac: (x.lower_bound_bytes || 0) / max },
+        ], text);
+        row.dataset.strategy = x.name;
+        box.append(row);
+    }
+}
+
+export function renderByKind(s) {
+    const box = $('#by-kind');
+    const entries = Object.entries(s.by_kind || {});
+    if (!entries.length) {
+        box.append(el('p', { class: 'note', text: 'No per-kind totals in this result.' }));
+        return;
+    }
+    entries.sort((a, b) => (b[1].padded_bytes || 0) - (a[1].padded_bytes || 0));
+    const max = Math.max(1, ...entries.map(([, v]) => v.padded_bytes || 0));
+    for (const [k, v] of entries) {
+        const pct = v.logical_bytes > 0 ? ` (+${fmtPct(v.padded_bytes / v.logical_bytes - 1)})` : '';
+        const kk = KINDS.includes(k) ? k : 'other';
+        box.append(bar(`${k} (${fmtInt(v.count)})`, [
+            { cls: 'k-' + kk, frac: (v.padded_bytes || 0) / max },
+            { cls: 'logical', frac: (v.logical_bytes || 0) / max },
+        ], `${fmtBytes(v.padded_bytes)}${pct}`));
+    }
+}

@@ -1,0 +1,71 @@
+// summary.js - the plan page's summary: the cards of key figures (chip, fits, peak against
+// the lower bound, fragmentation, padding, tensors, strategy, assumptions), the assumptions
+// and warnings the plan rests on, and the padding suggestions.
+
+import { el, $, fmtBytes, fmtInt, fmtPct } from './util.js';
+import { lookup } from './layoutchart.js';
+
+function card(label, value, detail, cls) {
+    const c = el('div', { class: 'card' + (cls ? ' ' + cls : '') }, el('div', { class: 'label', text: label }), el('div', { class: 'value', text: value }));
+    if (detail) c.append(el('div', { class: 'detail', text: detail }));
+    return c;
+}
+
+export function renderCards(r, s, pk) {
+    const cards = $('#cards');
+    const chip = r.chip || {};
+    const cap = s.capacity_bytes;
+    if (chip.name) cards.append(card('Chip', chip.name, [chip.device_kind, chip.usable_hbm_bytes ? `usable HBM ${fmtBytes(chip.usable_hbm_bytes)}` : null].filter(Boolean).join(' · ')));
+    else cards.append(card('Chip', 'none', 'a MiniMalloc CSV names no chip: sizes are planned as given'));
+    if (cap) {
+        if (s.fits) cards.append(card('Fits', 'fits', `headroom ${fmtBytes(s.headroom_bytes)} of ${fmtBytes(cap)}`, 'good'));
+        else cards.append(card('Fits', `over by ${fmtBytes(s.overflow_bytes || s.peak_bytes - cap)}`, `peak ${fmtBytes(s.peak_bytes)} > capacity ${fmtBytes(cap)}`, 'bad'));
+    } else {
+        cards.append(card('Fits', 'no capacity', 'no capacity was given (CSV input): nothing to compare against'));
+    }
+    const above = s.lower_bound_bytes > 0 ? s.peak_bytes / s.lower_bound_bytes - 1 : null;
+    cards.append(card('Peak vs lower bound', fmtBytes(s.peak_bytes), `lower bound ${fmtBytes(s.lower_bound_bytes)}` + (above !== null ? ` (peak ${fmtPct(above)} above)` : '')));
+    cards.append(card('Fragmentation', fmtPct(s.fragmentation), `${fmtBytes(s.fragmentation_bytes)} lost to gaps at peak`));
+    const padPct = s.logical_bytes > 0 ? s.padding_bytes / s.logical_bytes : null;
+    cards.append(card('Padding overhead', fmtBytes(s.padding_bytes), `logical ${fmtBytes(s.logical_bytes)} → padded ${fmtBytes(s.padded_bytes)}` + (padPct !== null ? ` (+${fmtPct(padPct)})` : '')));
+    cards.append(card('Tensors', fmtInt(s.tensors), Object.entries(s.by_kind || {}).map(([k, v]) => `${k} ${fmtInt(v.count)}`).join(' · ')));
+    const chosen = (pk.strategies || []).find((x) => x.name === pk.chosen);
+    cards.append(card('Strategy', pk.chosen || s.strategy || '?', chosen ? (chosen.proven_optimal ? 'proven optimal' : chosen.solved ? 'solved (optimality not proven)' : 'not solved') : null));
+    const nAssumed = Number.isFinite(s.assumed_layouts) ? s.assumed_layouts : null;
+    const nChip = (chip.assumptions || []).length;
+    cards.append(card('Assumptions', nAssumed === null ? '–' : `${fmtInt(nAssumed)} of ${fmtInt(s.tensors)} layouts`, `layouts not confirmed by a source; ${nChip} chip assumption${nChip === 1 ? '' : 's'} (listed below)`, nAssumed ? '' : 'good'));
+}
+
+export function renderNotes(r, cols) {
+    const ul = $('#assumptions');
+    const items = [];
+    for (const a of r.chip?.assumptions || []) items.push(['chip', a]);
+    // Which layout rules the plan leans on without a confirming source, and for how many tensors.
+    const rules = new Map();
+    const assumed = cols.confidence.values.indexOf('assumed');
+    cols.confidence.index.forEach((c, i) => {
+        if (c !== assumed) return;
+        const rule = lookup(cols.layout_source, i) || 'unnamed rule';
+        rules.set(rule, (rules.get(rule) || 0) + 1);
+    });
+    for (const [rule, n] of [...rules].sort((a, b) => b[1] - a[1]).slice(0, 10))
+        items.push(['assumed layout rule', `${rule}: ${fmtInt(n)} tensor${n === 1 ? '' : 's'}`]);
+    if (rules.size > 10) items.push(['assumed layout rule', `…and ${rules.size - 10} more rules`]);
+    for (const w of r.warnings || []) items.push(['warning', typeof w === 'string' ? w : w.text || w.message || JSON.stringify(w)]);
+    if (!items.length) items.push(['', 'None: every rule used is documented.']);
+    for (const [tag, text] of items) ul.append(el('li', null, tag ? el('strong', { text: tag + ': ' }) : null, text));
+}
+
+export function renderSuggestions(r) {
+    const list = r.suggestions || [];
+    if (!list.length) {
+        $('#suggest-panel').classList.add('hidden');
+        return;
+    }
+    const ul = $('#suggestions');
+    const sorted = [...list].sort((a, b) => (b.saves_bytes || 0) - (a.saves_bytes || 0));
+    for (const sg of sorted.slice(0, 20)) {
+        ul.append(el('li', null, el('strong', { text: `saves ${fmtBytes(sg.saves_bytes)}: ` }), sg.text || ''));
+    }
+    if (sorted.length > 20) ul.append(el('li', { class: 'note', text: `…and ${sorted.length - 20} more in the padding table.` }));
+}
