@@ -390,7 +390,7 @@ static void test_api_edges(void **state)
 }
 
 /* Deterministic xorshift so failures reproduce. */
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t rng;
 static uint64_t next(void)
 {
     rng ^= rng << 13;
@@ -399,61 +399,120 @@ static uint64_t next(void)
     return rng;
 }
 
-static void test_properties(void **state)
+enum { RANDOM_SHAPES = 20000 };
+
+/* The i-th of RANDOM_SHAPES random shapes (i from 0, in order: each test walks the same
+ * sequence from the same seed) and a chip to size it on: rank 0-5, dims up to 5000 (major)
+ * or 300, half of them with a random permutation as the given layout. */
+static const struct chip *random_shape(int i, struct shape *sh)
 {
     static const enum dtype types[] = {DT_PRED, DT_S4,  DT_S8,  DT_U8,  DT_BF16, DT_F16,    DT_F32,
                                        DT_S32,  DT_U32, DT_F64, DT_C64, DT_C128, DT_F8E5M2, DT_U2};
-    (void)state;
-    for (int it = 0; it < 20000; it++) {
+    if (i == 0)
+        rng = 0x9e3779b97f4a7c15ull;
+    const struct chip *chip = chip_at(next() % chip_count());
+    memset(sh, 0, sizeof(*sh));
+    sh->dtype = types[next() % (sizeof(types) / sizeof(types[0]))];
+    sh->rank = (uint8_t)(next() % 6);
+    for (unsigned d = 0; d < sh->rank; d++)
+        sh->dims[d] = (int64_t)(next() % (d == 0 ? 5000 : 300));
+    if (next() % 2) {
+        sh->has_layout = true;
+        for (unsigned d = 0; d < sh->rank; d++)
+            sh->minor_to_major[d] = (uint8_t)d;
+        for (unsigned d = sh->rank; d > 1; d--) {
+            unsigned j = (unsigned)(next() % d);
+            uint8_t t = sh->minor_to_major[d - 1];
+            sh->minor_to_major[d - 1] = sh->minor_to_major[j];
+            sh->minor_to_major[j] = t;
+        }
+    }
+    return chip;
+}
+
+/* Resolves every random shape on its chip and calls check with the shape as given, the
+ * resolved shape and its sizes. */
+static void for_each_random_shape(void (*check)(const struct shape *sh, const struct shape *res,
+                                                const struct layout_info *li,
+                                                const struct chip *chip))
+{
+    for (int it = 0; it < RANDOM_SHAPES; it++) {
         struct shape sh, res;
         struct layout_info li;
         struct err e;
-        char buf[SHAPE_MAX_TEXT], buf2[SHAPE_MAX_TEXT];
-        const struct chip *chip = chip_at(next() % chip_count());
+        const struct chip *chip = random_shape(it, &sh);
 
-        memset(&sh, 0, sizeof(sh));
-        sh.dtype = types[next() % (sizeof(types) / sizeof(types[0]))];
-        sh.rank = (uint8_t)(next() % 6);
-        for (unsigned i = 0; i < sh.rank; i++)
-            sh.dims[i] = (int64_t)(next() % (i == 0 ? 5000 : 300));
-        if (next() % 2) { /* a random permutation as the given order */
-            sh.has_layout = true;
-            for (unsigned i = 0; i < sh.rank; i++)
-                sh.minor_to_major[i] = (uint8_t)i;
-            for (unsigned i = sh.rank; i > 1; i--) {
-                unsigned j = (unsigned)(next() % i);
-                uint8_t t = sh.minor_to_major[i - 1];
-                sh.minor_to_major[i - 1] = sh.minor_to_major[j];
-                sh.minor_to_major[j] = t;
-            }
-        }
         assert_int_equal(layout_resolve(&sh, chip, &res, &li, &e), 0);
-        assert_true(li.padded_bytes >= li.logical_bytes);
-        assert_int_equal(li.padding_bytes, li.padded_bytes - li.logical_bytes);
-        for (unsigned i = 0; i < sh.rank; i++)
-            assert_true(li.padded_dims[i] >= sh.dims[i]);
-        /* padded size is a whole number of first tiles */
-        if (res.ntiles > 0) {
-            uint64_t tile_elems = 1, tile_bits;
-            for (unsigned k = 0; k < res.tiles[0].rank; k++)
-                tile_elems *= (uint64_t)res.tiles[0].dims[k];
-            tile_bits = tile_elems * (res.element_size_bits ? res.element_size_bits
-                                                            : dtype_bytes(res.dtype) * 8);
-            assert_int_equal((li.padded_bytes * 8) % tile_bits, 0);
-        }
-        /* print . parse = id on what we print */
-        int n = shape_print(&res, buf, sizeof(buf));
-        assert_true(n > 0);
-        struct shape back;
-        assert_int_equal(shape_parse(buf, (size_t)n, &back, &e), 0);
-        assert_int_equal(shape_print(&back, buf2, sizeof(buf2)), n);
-        assert_string_equal(buf, buf2);
-        /* and sizing the printed shape gives the same bytes */
-        struct layout_info li2;
-        assert_int_equal(layout_resolve(&back, chip, NULL, &li2, &e), 0);
-        assert_int_equal(li2.padded_bytes, li.padded_bytes);
-        assert_string_equal(li2.rule, res.dtype == DT_TOKEN ? li.rule : "given");
+        check(&sh, &res, &li, chip);
     }
+}
+
+static void pads_up_never_down(const struct shape *sh, const struct shape *res,
+                               const struct layout_info *li, const struct chip *chip)
+{
+    (void)res;
+    (void)chip;
+    assert_true(li->padded_bytes >= li->logical_bytes);
+    assert_int_equal(li->padding_bytes, li->padded_bytes - li->logical_bytes);
+    for (unsigned i = 0; i < sh->rank; i++)
+        assert_true(li->padded_dims[i] >= sh->dims[i]);
+}
+
+/* Padding only adds: no padded dim is below the logical one, and padding_bytes is exactly
+ * padded - logical. */
+static void test_random_shapes_pad_up_never_down(void **state)
+{
+    (void)state;
+    for_each_random_shape(pads_up_never_down);
+}
+
+static void pads_to_whole_tiles(const struct shape *sh, const struct shape *res,
+                                const struct layout_info *li, const struct chip *chip)
+{
+    (void)sh;
+    (void)chip;
+    if (res->ntiles > 0) {
+        uint64_t tile_elems = 1, tile_bits;
+        for (unsigned k = 0; k < res->tiles[0].rank; k++)
+            tile_elems *= (uint64_t)res->tiles[0].dims[k];
+        tile_bits = tile_elems *
+                    (res->element_size_bits ? res->element_size_bits : dtype_bytes(res->dtype) * 8);
+        assert_int_equal((li->padded_bytes * 8) % tile_bits, 0);
+    }
+}
+
+/* A tiled shape's padded size is a whole number of its first tile. */
+static void test_random_shapes_pad_to_whole_tiles(void **state)
+{
+    (void)state;
+    for_each_random_shape(pads_to_whole_tiles);
+}
+
+static void prints_parses_and_sizes_back(const struct shape *sh, const struct shape *res,
+                                         const struct layout_info *li, const struct chip *chip)
+{
+    struct shape back;
+    struct layout_info li2;
+    struct err e;
+    char buf[SHAPE_MAX_TEXT], buf2[SHAPE_MAX_TEXT];
+
+    (void)sh;
+    int n = shape_print(res, buf, sizeof(buf));
+    assert_true(n > 0);
+    assert_int_equal(shape_parse(buf, (size_t)n, &back, &e), 0);
+    assert_int_equal(shape_print(&back, buf2, sizeof(buf2)), n);
+    assert_string_equal(buf, buf2);
+    assert_int_equal(layout_resolve(&back, chip, NULL, &li2, &e), 0);
+    assert_int_equal(li2.padded_bytes, li->padded_bytes);
+    assert_string_equal(li2.rule, res->dtype == DT_TOKEN ? li->rule : "given");
+}
+
+/* The resolved shape, printed, parses back to itself (print . parse = id on what we print),
+ * and sizing the printed shape gives the same bytes from the layout it now carries ("given"). */
+static void test_random_resolved_shapes_print_parse_and_size_back(void **state)
+{
+    (void)state;
+    for_each_random_shape(prints_parses_and_sizes_back);
 }
 
 int main(void)
@@ -467,7 +526,9 @@ int main(void)
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_size_rejects_invalid),
         cmocka_unit_test(test_api_edges),
-        cmocka_unit_test(test_properties),
+        cmocka_unit_test(test_random_shapes_pad_up_never_down),
+        cmocka_unit_test(test_random_shapes_pad_to_whole_tiles),
+        cmocka_unit_test(test_random_resolved_shapes_print_parse_and_size_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -260,7 +260,9 @@ static const struct bad bad_models[] = {
      "by tensors[0])"},
 };
 
-static void test_errors(void **state)
+/* Every invalid model description is rejected with its code, the field at fault (where) and
+ * a message that names it. */
+static void test_invalid_models_are_rejected_naming_the_field(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof(bad_models) / sizeof(bad_models[0]); i++) {
@@ -350,9 +352,12 @@ static void test_overflow(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fields),          cmocka_unit_test(test_sharding),
-        cmocka_unit_test(test_lifetimes),       cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_lifetime_errors), cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_sharding),
+        cmocka_unit_test(test_lifetimes),
+        cmocka_unit_test(test_invalid_models_are_rejected_naming_the_field),
+        cmocka_unit_test(test_lifetime_errors),
+        cmocka_unit_test(test_limits),
         cmocka_unit_test(test_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

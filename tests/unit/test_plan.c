@@ -171,92 +171,166 @@ static void test_sharded(void **state)
     json_object_put(r);
 }
 
-/* Random models: totals add up, padded >= logical, offsets never collide. */
-static void test_properties(void **state)
+/* Random models, RANDOM_ROUNDS of them from one seed, each test planning the same sequence. */
+enum { RANDOM_ROUNDS = 8 };
+#define RANDOM_SEED 12345u
+
+/* Plans random model `round` (call rounds 0, 1, ... in order with *seed starting at
+ * RANDOM_SEED): 20 + 10 x round tensors of mixed dtypes, ranks 1-4, dims 1-300, every third a
+ * param and the rest activations, lifetimes within steps 0-30; on v5e with "best" in odd
+ * rounds, on v4 with "xla-default,first-fit" in even ones. *n gets the tensor count. */
+static json_object *plan_random(int round, unsigned *seed, size_t *n, struct plan_summary *s)
 {
     static const char *dtypes[] = {"f32", "bf16", "s8", "pred", "s32", "f16", "u8", "s4"};
     char *text = malloc(1 << 20);
-    unsigned seed = 12345;
-    (void)state;
+    size_t len = 0;
+    int count = 20 + round * 10;
 
-    for (int round = 0; round < 8; round++) {
-        size_t n = 0, len = 0;
-        int count = 20 + round * 10;
-        len +=
-            (size_t)sprintf(text + len, "{\"chip\":\"%s\",\"tensors\":[", round % 2 ? "v5e" : "v4");
-        for (int i = 0; i < count; i++) {
-            int rank = 1 + (int)((seed = seed * 1103515245 + 12345) >> 16) % 4;
-            len += (size_t)sprintf(text + len, "%s{\"name\":\"t%d\",\"dtype\":\"%s\",\"shape\":[",
-                                   i ? "," : "", i, dtypes[(seed >> 8) % 8]);
-            for (int d = 0; d < rank; d++) {
-                seed = seed * 1103515245 + 12345;
-                len += (size_t)sprintf(text + len, "%s%u", d ? "," : "", 1 + (seed >> 16) % 300);
-            }
-            seed = seed * 1103515245 + 12345;
-            unsigned a = (seed >> 16) % 20, b = a + 1 + (seed >> 8) % 10;
-            len += (size_t)sprintf(text + len, "],\"kind\":\"%s\",\"live\":[%u,%u]}",
-                                   i % 3 ? "activation" : "param", a, b);
-            n++;
+    assert_non_null(text);
+    *n = 0;
+    len += (size_t)sprintf(text + len, "{\"chip\":\"%s\",\"tensors\":[", round % 2 ? "v5e" : "v4");
+    for (int i = 0; i < count; i++) {
+        int rank = 1 + (int)((*seed = *seed * 1103515245 + 12345) >> 16) % 4;
+        len += (size_t)sprintf(text + len, "%s{\"name\":\"t%d\",\"dtype\":\"%s\",\"shape\":[",
+                               i ? "," : "", i, dtypes[(*seed >> 8) % 8]);
+        for (int d = 0; d < rank; d++) {
+            *seed = *seed * 1103515245 + 12345;
+            len += (size_t)sprintf(text + len, "%s%u", d ? "," : "", 1 + (*seed >> 16) % 300);
         }
-        len += (size_t)sprintf(text + len, "]}");
-        struct plan_opts o = {.strategies = round % 2 ? "best" : "xla-default,first-fit"};
+        *seed = *seed * 1103515245 + 12345;
+        unsigned a = (*seed >> 16) % 20, b = a + 1 + (*seed >> 8) % 10;
+        len += (size_t)sprintf(text + len, "],\"kind\":\"%s\",\"live\":[%u,%u]}",
+                               i % 3 ? "activation" : "param", a, b);
+        (*n)++;
+    }
+    len += (size_t)sprintf(text + len, "]}");
+    struct plan_opts o = {.strategies = round % 2 ? "best" : "xla-default,first-fit"};
+    json_object *r = plan(text, len, &o, s);
+    free(text);
+    return r;
+}
+
+/* Plans every random model and calls check with the result, its tensor count and the
+ * plan_summary. */
+static void for_each_random_plan(void (*check)(int round, json_object *r, size_t n,
+                                               const struct plan_summary *s))
+{
+    unsigned seed = RANDOM_SEED;
+    for (int round = 0; round < RANDOM_ROUNDS; round++) {
+        size_t n;
         struct plan_summary s;
-        json_object *r = plan(text, len, &o, &s);
-        uint64_t sum_l = 0, sum_p = 0, top = 0;
-        uint64_t align = (uint64_t)jint(r, "packing.alignment");
-        json_object *ts = jget(r, "tensors");
-        assert_int_equal(json_object_array_length(ts), n);
-        for (size_t i = 0; i < n; i++) {
-            json_object *t = json_object_array_get_idx(ts, i);
-            uint64_t lb = (uint64_t)jint(t, "logical_bytes"),
-                     pb = (uint64_t)jint(t, "padded_bytes");
-            uint64_t off = (uint64_t)jint(t, "offset");
-            assert_true(pb >= lb);
-            assert_int_equal(jint(t, "padding_bytes"), pb - lb);
-            assert_int_equal(off % align, 0);
-            sum_l += lb;
-            sum_p += pb;
-            top = off + pb > top ? off + pb : top;
-            for (size_t j = 0; j < i; j++) {
-                json_object *u = json_object_array_get_idx(ts, j);
-                int64_t a0 = jint(t, "live[0]"), a1 = jint(t, "live[1]");
-                int64_t b0 = jint(u, "live[0]"), b1 = jint(u, "live[1]");
-                uint64_t uo = (uint64_t)jint(u, "offset"), up = (uint64_t)jint(u, "padded_bytes");
-                if (a0 < b1 && b0 < a1 && pb > 0 && up > 0 && off < uo + up && uo < off + pb)
-                    fail_msg("round %d: tensors %zu and %zu overlap", round, i, j);
-            }
-        }
-        assert_int_equal(jint(r, "summary.logical_bytes"), sum_l);
-        assert_int_equal(jint(r, "summary.padded_bytes"), sum_p);
-        assert_int_equal(s.padded_bytes, sum_p);
-        uint64_t peak = (uint64_t)jint(r, "summary.peak_bytes");
-        assert_true(peak >= top);
-        assert_true(peak >= (uint64_t)jint(r, "summary.lower_bound_bytes"));
-        assert_int_equal(jint(r, "summary.fragmentation_bytes"),
-                         peak - (uint64_t)jint(r, "summary.lower_bound_bytes"));
-        uint64_t kl = 0, kp = 0;
-        json_object *kinds = jget(r, "summary.by_kind");
-        struct json_object_iterator it = json_object_iter_begin(kinds);
-        struct json_object_iterator end = json_object_iter_end(kinds);
-        for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
-            json_object *v = json_object_iter_peek_value(&it);
-            kl += (uint64_t)jint(v, "logical_bytes");
-            kp += (uint64_t)jint(v, "padded_bytes");
-        }
-        assert_int_equal(kl, sum_l);
-        assert_int_equal(kp, sum_p);
-        assert_int_equal(peak, s.peak_bytes);
-        /* the timeline's maximum heap is the peak */
-        json_object *heap = jget(r, "packing.timeline.heap_bytes");
-        uint64_t hmax = 0;
-        for (size_t q = 0; q < json_object_array_length(heap); q++) {
-            uint64_t h = (uint64_t)json_object_get_int64(json_object_array_get_idx(heap, q));
-            hmax = h > hmax ? h : hmax;
-        }
-        assert_int_equal(hmax, peak);
+        json_object *r = plan_random(round, &seed, &n, &s);
+        assert_int_equal(json_object_array_length(jget(r, "tensors")), n);
+        check(round, r, n, &s);
         json_object_put(r);
     }
-    free(text);
+}
+
+/* Tensor i of result r: its padded bytes and offset. */
+static json_object *tensor_at(json_object *r, size_t i, uint64_t *padded, uint64_t *offset)
+{
+    json_object *t = json_object_array_get_idx(jget(r, "tensors"), i);
+    *padded = (uint64_t)jint(t, "padded_bytes");
+    *offset = (uint64_t)jint(t, "offset");
+    return t;
+}
+
+static void accounts_every_byte(int round, json_object *r, size_t n, const struct plan_summary *s)
+{
+    uint64_t sum_l = 0, sum_p = 0;
+    (void)round;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t pb, off;
+        json_object *t = tensor_at(r, i, &pb, &off);
+        uint64_t lb = (uint64_t)jint(t, "logical_bytes");
+        assert_true(pb >= lb);
+        assert_int_equal(jint(t, "padding_bytes"), pb - lb);
+        sum_l += lb;
+        sum_p += pb;
+    }
+    assert_int_equal(jint(r, "summary.logical_bytes"), sum_l);
+    assert_int_equal(jint(r, "summary.padded_bytes"), sum_p);
+    assert_int_equal(s->padded_bytes, sum_p);
+    uint64_t kl = 0, kp = 0;
+    json_object *kinds = jget(r, "summary.by_kind");
+    struct json_object_iterator it = json_object_iter_begin(kinds);
+    struct json_object_iterator end = json_object_iter_end(kinds);
+    for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+        json_object *v = json_object_iter_peek_value(&it);
+        kl += (uint64_t)jint(v, "logical_bytes");
+        kp += (uint64_t)jint(v, "padded_bytes");
+    }
+    assert_int_equal(kl, sum_l);
+    assert_int_equal(kp, sum_p);
+}
+
+/* Every byte is accounted for: each tensor's padded size is at least its logical size with
+ * padding_bytes the difference, and the summary's totals, its per-kind totals and the
+ * plan_summary are the sums over the tensors. */
+static void test_random_plans_account_every_byte(void **state)
+{
+    (void)state;
+    for_each_random_plan(accounts_every_byte);
+}
+
+static void places_aligned_disjoint_buffers(int round, json_object *r, size_t n,
+                                            const struct plan_summary *s)
+{
+    uint64_t align = (uint64_t)jint(r, "packing.alignment");
+    (void)s;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t pb, off;
+        json_object *t = tensor_at(r, i, &pb, &off);
+        assert_int_equal(off % align, 0);
+        for (size_t j = 0; j < i; j++) {
+            uint64_t up, uo;
+            json_object *u = tensor_at(r, j, &up, &uo);
+            int64_t a0 = jint(t, "live[0]"), a1 = jint(t, "live[1]");
+            int64_t b0 = jint(u, "live[0]"), b1 = jint(u, "live[1]");
+            if (a0 < b1 && b0 < a1 && pb > 0 && up > 0 && off < uo + up && uo < off + pb)
+                fail_msg("round %d: tensors %zu and %zu overlap", round, i, j);
+        }
+    }
+}
+
+/* Every offset is a multiple of the packing's alignment, and no two buffers live at the same
+ * step share a byte. */
+static void test_random_plans_place_aligned_disjoint_buffers(void **state)
+{
+    (void)state;
+    for_each_random_plan(places_aligned_disjoint_buffers);
+}
+
+static void bounds_peak(int round, json_object *r, size_t n, const struct plan_summary *s)
+{
+    uint64_t top = 0;
+    (void)round;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t pb, off;
+        tensor_at(r, i, &pb, &off);
+        top = off + pb > top ? off + pb : top;
+    }
+    uint64_t peak = (uint64_t)jint(r, "summary.peak_bytes");
+    assert_true(peak >= top);
+    assert_true(peak >= (uint64_t)jint(r, "summary.lower_bound_bytes"));
+    assert_int_equal(jint(r, "summary.fragmentation_bytes"),
+                     peak - (uint64_t)jint(r, "summary.lower_bound_bytes"));
+    assert_int_equal(peak, s->peak_bytes);
+    json_object *heap = jget(r, "packing.timeline.heap_bytes");
+    uint64_t hmax = 0;
+    for (size_t q = 0; q < json_object_array_length(heap); q++) {
+        uint64_t h = (uint64_t)json_object_get_int64(json_object_array_get_idx(heap, q));
+        hmax = h > hmax ? h : hmax;
+    }
+    assert_int_equal(hmax, peak);
+}
+
+/* The peak covers the highest buffer top and is at least the lower bound, fragmentation is
+ * the difference, and the timeline's highest heap and the plan_summary agree with it. */
+static void test_random_plans_peak_bounds_and_fragmentation(void **state)
+{
+    (void)state;
+    for_each_random_plan(bounds_peak);
 }
 
 static void test_formats(void **state)
@@ -402,37 +476,11 @@ struct bad {
     const char *msg;
 };
 
-static void test_errors(void **state)
+/* Each case fails plan_run with its code and message (and its where, when one is given),
+ * and writes no result. */
+static void expect_plan_errors(const struct bad *cases, size_t n)
 {
-    const struct bad cases[] = {
-        {"{\"chip\":\"v9\",\"tensors\":[]}", {0}, ERR_NOTFOUND, "chip", "unknown chip \"v9\""},
-        {"{\"tensors\":[]}", {.chip = "h100"}, ERR_NOTFOUND, "chip", "unknown chip \"h100\""},
-        {"{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"}]}",
-         {.strategies = "xla-spatial,magic"},
-         ERR_NOTFOUND,
-         "strategies",
-         "unknown strategy \"magic\""},
-        {"{\"tensors\":[]}", {.alignment = 3}, ERR_INVALID, "alignment", "not a power of two"},
-        {"{\"tensors\":[]}", {.time_limit_s = -1}, ERR_INVALID, "time_limit", "seconds"},
-        {"hello", {0}, ERR_INVALID, "", "unrecognized input"},
-        {"[1,2]", {0}, ERR_INVALID, "", "top level must be an object"},
-        {"", {0}, ERR_INVALID, "", "unrecognized input"},
-        {"{\"tensors\":[]}", {.format = PLAN_FMT_CSV}, ERR_INVALID, "", ""},
-        {"id,lower,upper,size\nb1,5,3,4\n", {0}, ERR_INVALID, "", "lower"},
-        {"id,lower,upper,size\nb1,x,3,4\n", {0}, ERR_INVALID, "", ""},
-        /* five tensors of 2^62 bytes each: the total reaches 2^64 at the fourth */
-        {"{\"tensors\":[{\"name\":\"a\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
-         "{\"name\":\"b\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
-         "{\"name\":\"c\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
-         "{\"name\":\"d\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
-         "{\"name\":\"e\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"}]}",
-         {0},
-         ERR_OVERFLOW,
-         "tensors[3]",
-         "tensors[3] \"d\": the total byte count passes"},
-    };
-    (void)state;
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    for (size_t i = 0; i < n; i++) {
         struct plan_limits l;
         struct err e;
         char *out = NULL;
@@ -446,9 +494,69 @@ static void test_errors(void **state)
             fail_msg("case %zu: got %d \"%s\" \"%s\"", i, rc, e.where, e.msg);
         assert_null(out);
     }
-    /* the input bound */
+}
+
+/* An unknown chip (in the model or the options), an unknown strategy, an alignment that is
+ * not a power of two and a negative time limit are rejected naming the option. */
+static void test_bad_options_are_rejected_naming_the_option(void **state)
+{
+    const struct bad cases[] = {
+        {"{\"chip\":\"v9\",\"tensors\":[]}", {0}, ERR_NOTFOUND, "chip", "unknown chip \"v9\""},
+        {"{\"tensors\":[]}", {.chip = "h100"}, ERR_NOTFOUND, "chip", "unknown chip \"h100\""},
+        {"{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"}]}",
+         {.strategies = "xla-spatial,magic"},
+         ERR_NOTFOUND,
+         "strategies",
+         "unknown strategy \"magic\""},
+        {"{\"tensors\":[]}", {.alignment = 3}, ERR_INVALID, "alignment", "not a power of two"},
+        {"{\"tensors\":[]}", {.time_limit_s = -1}, ERR_INVALID, "time_limit", "seconds"},
+    };
+    (void)state;
+    expect_plan_errors(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* Input that is no known format, JSON that is not an object, JSON given as CSV and CSV rows
+ * with a bad or inverted lifetime are rejected as invalid. */
+static void test_unrecognized_and_malformed_input_is_rejected(void **state)
+{
+    const struct bad cases[] = {
+        {"hello", {0}, ERR_INVALID, "", "unrecognized input"},
+        {"[1,2]", {0}, ERR_INVALID, "", "top level must be an object"},
+        {"", {0}, ERR_INVALID, "", "unrecognized input"},
+        {"{\"tensors\":[]}", {.format = PLAN_FMT_CSV}, ERR_INVALID, "", ""},
+        {"id,lower,upper,size\nb1,5,3,4\n", {0}, ERR_INVALID, "", "lower"},
+        {"id,lower,upper,size\nb1,x,3,4\n", {0}, ERR_INVALID, "", ""},
+    };
+    (void)state;
+    expect_plan_errors(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* A model whose total byte count passes 2^64 is an overflow naming the tensor where it does,
+ * never a wrapped total. */
+static void test_total_byte_overflow_names_the_tensor(void **state)
+{
+    const struct bad cases[] = {
+        /* five tensors of 2^62 bytes each: the total reaches 2^64 at the fourth */
+        {"{\"tensors\":[{\"name\":\"a\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
+         "{\"name\":\"b\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
+         "{\"name\":\"c\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
+         "{\"name\":\"d\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"},"
+         "{\"name\":\"e\",\"shape\":[1152921504606846976],\"dtype\":\"f32\"}]}",
+         {0},
+         ERR_OVERFLOW,
+         "tensors[3]",
+         "tensors[3] \"d\": the total byte count passes"},
+    };
+    (void)state;
+    expect_plan_errors(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* plan_validate refuses input longer than the limit. */
+static void test_validate_rejects_input_over_the_limit(void **state)
+{
     struct plan_limits l;
     struct err e;
+    (void)state;
     plan_limits_default(&l);
     l.max_input_bytes = 8;
     assert_int_equal(plan_validate("{\"tensors\":[]}", 14, NULL, &l, NULL, &e), ERR_LIMIT);
@@ -708,12 +816,17 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_reports),
         cmocka_unit_test(test_sharded),
-        cmocka_unit_test(test_properties),
+        cmocka_unit_test(test_random_plans_account_every_byte),
+        cmocka_unit_test(test_random_plans_place_aligned_disjoint_buffers),
+        cmocka_unit_test(test_random_plans_peak_bounds_and_fragmentation),
         cmocka_unit_test(test_formats),
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_validate_and_buffers),
         cmocka_unit_test(test_timeline_downsampled),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_bad_options_are_rejected_naming_the_option),
+        cmocka_unit_test(test_unrecognized_and_malformed_input_is_rejected),
+        cmocka_unit_test(test_total_byte_overflow_names_the_tensor),
+        cmocka_unit_test(test_validate_rejects_input_over_the_limit),
         cmocka_unit_test(test_format_names),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_views),

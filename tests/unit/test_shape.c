@@ -237,7 +237,9 @@ static const struct bad bad[] = {
     {"(f32[2], /index f32[3])", ERR_INVALID, "expected a shape or a /*...*/ comment"},
 };
 
-static void test_errors(void **state)
+/* Every malformed shape text is rejected with its code, where "shape", and a message naming
+ * what is wrong (and at which byte offset, where there is one). */
+static void test_malformed_shapes_are_rejected_with_code_and_reason(void **state)
 {
     struct shape_list l;
     struct err e;
@@ -412,10 +414,14 @@ static void test_fuzz(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),    cmocka_unit_test(test_fields),
-        cmocka_unit_test(test_normalise),    cmocka_unit_test(test_dtypes),
-        cmocka_unit_test(test_errors),       cmocka_unit_test(test_tuple_limits),
-        cmocka_unit_test(test_print_bounds), cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_fields),
+        cmocka_unit_test(test_normalise),
+        cmocka_unit_test(test_dtypes),
+        cmocka_unit_test(test_malformed_shapes_are_rejected_with_code_and_reason),
+        cmocka_unit_test(test_tuple_limits),
+        cmocka_unit_test(test_print_bounds),
+        cmocka_unit_test(test_validate),
         cmocka_unit_test(test_fuzz),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
