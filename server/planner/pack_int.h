@@ -12,6 +12,16 @@
 #include "planner/err.h"
 #include "planner/pack.h"
 
+/* ---- the problem (pack_problem.c, with pack.h's pack_validate and pack_lower_bound) ---- */
+
+#define PACK_WHERE_MAX 48 /* bytes of pack_where's buf */
+
+/* Formats "buffers[i]" into buf (PACK_WHERE_MAX bytes) for struct err's where; returns buf. */
+const char *pack_where(char *buf, size_t i);
+
+/* max(offset + size) over the buffers: the peak of a packing (0 for no buffers). */
+uint64_t pack_peak(const struct pack_problem *p, const uint64_t *offsets);
+
 /* Greedy sort orders (pack_heur.c). */
 enum pack_order {
     PACK_ORDER_SPATIAL,  /* size desc, duration desc, index asc (XLA kSpatial) */
