@@ -37,7 +37,7 @@
  * an independent part); a candidate the section bound excludes costs none. A
  * job stops early only when a lower target, or the same target on a lower-numbered
  * thread, has found a packing, so the outcome depends on node counts only, never on
- * thread timing: deterministic for a seed and a thread count (the deadline aside).
+ * thread timing: deterministic for a thread count (the deadline aside).
  *
  * Minimisation. The goal is first the capacity (MiniMalloc's question), then one unit
  * below the best peak; below the capacity each round also searches a lower height, since
@@ -322,20 +322,11 @@ static int pre_key_cmp(const void *a, const void *b)
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /*
- * Preorder number h of the portfolio: letters T (max section total), W (width), A (area),
- * Z (size) in the priority of the string; beyond the fixed ones, a seeded random key
- * breaks ties after T.
+ * Preorder number h of the portfolio (modulo its size): letters T (max section total),
+ * W (width), A (area), Z (size) in the priority of the string.
  */
-static int preorder(const struct pack_problem *p, const struct xprob *xp, unsigned h, uint64_t seed,
+static int preorder(const struct pack_problem *p, const struct xprob *xp, unsigned h,
                     uint64_t *rank, struct err *e)
 {
     const size_t nh = EXACT_PORTFOLIO;
@@ -353,11 +344,7 @@ static int preorder(const struct pack_problem *p, const struct xprob *xp, unsign
         keys[i].idx = (uint32_t)i;
         for (int c = 0; c < 3; c++)
             keys[i].k[c] = s[c] == 'T' ? t : s[c] == 'W' ? w : s[c] == 'A' ? a : xp->size[i];
-        keys[i].k[3] = h >= nh ? mix64(seed ^ mix64(h * 1000003ull + i)) : 0;
-        if (h >= nh) { /* randomised: T first, then the random key */
-            keys[i].k[1] = keys[i].k[3];
-            keys[i].k[3] = 0;
-        }
+        keys[i].k[3] = 0;
     }
     qsort(keys, p->n, sizeof(*keys), pre_key_cmp);
     for (size_t r = 0; r < p->n; r++)
@@ -926,7 +913,7 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
         for (unsigned t = 0; t < nthreads; t++) {
             unsigned h = exact_cycle[(t + round * nthreads) % EXACT_CYCLE];
             if (h != w[t].heur || round == 0) {
-                rc = preorder(p, &xp, h, o->seed, w[t].s.base_rank, e);
+                rc = preorder(p, &xp, h, w[t].s.base_rank, e);
                 w[t].s.heur = h;
                 if (rc != ERR_OK)
                     goto out;
@@ -1045,13 +1032,12 @@ void pack_probe_free(struct pack_probe *pr)
 }
 
 int pack_probe_run(struct pack_probe *pr, uint64_t height, uint64_t node_limit, unsigned heur,
-                   uint64_t seed, double deadline, uint64_t *offsets, uint64_t *peak, int *result,
-                   struct err *e)
+                   double deadline, uint64_t *offsets, uint64_t *peak, int *result, struct err *e)
 {
     int rc;
 
     if (heur != pr->heur) {
-        rc = preorder(pr->p, &pr->xp, heur, seed, pr->s.base_rank, e);
+        rc = preorder(pr->p, &pr->xp, heur, pr->s.base_rank, e);
         pr->s.heur = heur;
         if (rc != ERR_OK)
             return rc;

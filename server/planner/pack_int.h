@@ -103,8 +103,8 @@ ERR_MUST_CHECK int pack_probe_new(const struct pack_problem *p, struct pack_prob
                                   struct err *e);
 void pack_probe_free(struct pack_probe *pr);
 ERR_MUST_CHECK int pack_probe_run(struct pack_probe *pr, uint64_t height, uint64_t node_limit,
-                                  unsigned heur, uint64_t seed, double deadline, uint64_t *offsets,
-                                  uint64_t *peak, int *result, struct err *e);
+                                  unsigned heur, double deadline, uint64_t *offsets, uint64_t *peak,
+                                  int *result, struct err *e);
 uint64_t pack_probe_unit(const struct pack_probe *pr); /* heights step by this */
 
 #endif

@@ -96,7 +96,6 @@ out:
  * preorders, starting at first. */
 struct prober {
     const struct pack_problem *p;
-    const struct pack_opts *o;
     double deadline;
     uint64_t lb;
     uint64_t enough; /* stop once the peak is at most this */
@@ -147,7 +146,7 @@ static void prober_run(struct prober *w)
          * on instances whose optimum is the lower bound that probe is the quickest. */
         h = soft == lo && !tried_lo ? lo : soft + (hi - soft) / g / 2 * g;
         tried_lo = true;
-        rc = pack_probe_run(pr, h, limit, heur, w->o->seed, w->deadline, tmp, &pk, &res, &w->err);
+        rc = pack_probe_run(pr, h, limit, heur, w->deadline, tmp, &pk, &res, &w->err);
         if (rc != ERR_OK)
             goto out;
         if (res == 1) {
@@ -219,7 +218,6 @@ int pack_search(const struct pack_problem *p, const struct pack_opts *o, double 
     }
     for (unsigned t = 0; t < nthreads; t++) {
         w[t] = (struct prober){.p = p,
-                               .o = o,
                                .deadline = t0 + SEARCH_PROBE_SHARE * (deadline - t0),
                                .lb = lb,
                                .enough = enough,

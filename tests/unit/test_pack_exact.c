@@ -194,13 +194,13 @@ static void test_probe_preorders(void **state)
         assert_int_equal(g % (it % 3 == 0 ? 1024 : 1), 0);
         for (unsigned h = 0; h < 6; h++) {
             assert_int_equal(
-                pack_probe_run(pr, opt, 1000000, h, 1, clock_now() + 10, off, &peak, &res, &e),
+                pack_probe_run(pr, opt, 1000000, h, clock_now() + 10, off, &peak, &res, &e),
                 ERR_OK);
             assert_int_equal(res, 1);
             assert_int_equal(peak, opt);
             assert_int_equal(pack_check(&p, off, peak, &e), ERR_OK);
             assert_int_equal(
-                pack_probe_run(pr, opt - g, 1000000, h, 1, clock_now() + 10, off, &peak, &res, &e),
+                pack_probe_run(pr, opt - g, 1000000, h, clock_now() + 10, off, &peak, &res, &e),
                 ERR_OK);
             assert_int_equal(res, 0);
         }
