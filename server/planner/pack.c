@@ -136,16 +136,19 @@ static int run_greedy_best(const struct pack_problem *p, uint64_t *offsets, uint
 
 #define PACK_REDUCE_DEPTH 8 /* components inside components: each level holds O(n) */
 
+/* An incumbent's peak before it holds a packing: the pipeline then starts from the greedy
+ * seeds. */
+#define NO_PACKING UINT64_MAX
+
 static int solve(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
-                 double deadline, unsigned depth, uint64_t enough, bool seeded, uint64_t *offsets,
-                 uint64_t *peak, bool *proven, double *solved_at, struct err *e);
+                 const struct pack_budget *b, unsigned depth, struct pack_incumbent *inc,
+                 struct err *e);
 
 /* The search kinds' pipeline on a problem that does not reduce: the greedy seeds (unless
- * seeded: offsets/peak already hold their best, as a reduced problem's components do), then
- * the search heuristic, then (exact, best) the exact solver. */
+ * inc already holds their best, as a reduced problem's components do), then the search
+ * heuristic, then (exact, best) the exact solver. */
 static int solve_whole(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
-                       double deadline, uint64_t enough, bool seeded, uint64_t *offsets,
-                       uint64_t *peak, bool *proven, double *solved_at, struct err *e)
+                       const struct pack_budget *b, struct pack_incumbent *inc, struct err *e)
 {
     uint64_t *tmp = NULL, lb;
     double t0 = clock_now(), slice;
@@ -153,35 +156,34 @@ static int solve_whole(const struct pack_problem *p, enum run_kind kind, const s
 
     if ((rc = pack_lower_bound(p, &lb, e)) != ERR_OK)
         goto out;
-    if (!seeded) {
+    if (inc->peak == NO_PACKING) {
         if ((tmp = malloc((p->n ? p->n : 1) * sizeof(*tmp))) == NULL) {
             rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
             goto out;
         }
-        if ((rc = run_greedy_best(p, offsets, peak, tmp, e)) != ERR_OK)
+        if ((rc = run_greedy_best(p, inc->offsets, &inc->peak, tmp, e)) != ERR_OK)
             goto out;
     }
-    if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
-        *solved_at = clock_now();
+    pack_note_fit(p, inc->peak, inc);
     if (kind == RUN_SEARCH) {
-        rc = pack_search(p, o, deadline, enough, offsets, peak, solved_at, e);
+        rc = pack_search(p, o, b, inc, e);
         goto out;
     }
     /* A slice of the budget (up to the search's own default) goes to the search heuristic
      * first: a lower incumbent shortens the exact solver's descent, and the exact answer
      * is then never worse than the heuristics'. */
-    if (*peak > lb && *peak > enough) {
-        slice = (deadline - t0) * 0.1;
+    if (inc->peak > lb && inc->peak > b->enough) {
+        slice = (b->deadline - t0) * 0.1;
         if (slice > PACK_SEARCH_DEFAULT_S)
             slice = PACK_SEARCH_DEFAULT_S;
-        rc = pack_search(p, o, t0 + slice, enough, offsets, peak, solved_at, e);
+        struct pack_budget first = {t0 + slice, b->enough};
+        rc = pack_search(p, o, &first, inc, e);
         if (rc != ERR_OK)
             goto out;
-        if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
-            *solved_at = clock_now();
+        pack_note_fit(p, inc->peak, inc);
     }
-    if (*peak > enough)
-        rc = pack_exact(p, o, deadline, lb, enough, offsets, peak, proven, solved_at, e);
+    if (inc->peak > b->enough)
+        rc = pack_exact(p, o, b, lb, inc, e);
 out:
     free(tmp);
     return rc;
@@ -209,9 +211,9 @@ static int comp_key_cmp(const void *a, const void *b)
  * at what the components before it already need.
  */
 static int solve_reduced(const struct pack_problem *p, enum run_kind kind,
-                         const struct pack_opts *o, double deadline, unsigned depth,
-                         uint64_t enough, const struct pack_reduction *red, uint64_t *offsets,
-                         uint64_t *peak, bool *proven, double *solved_at, struct err *e)
+                         const struct pack_opts *o, const struct pack_budget *b, unsigned depth,
+                         const struct pack_reduction *red, struct pack_incumbent *inc,
+                         struct err *e)
 {
     size_t n = p->n, nc = red->ncomp, nwork = 0;
     struct pack_buffer *sub = malloc((n ? n : 1) * sizeof(*sub));
@@ -230,7 +232,7 @@ static int solve_reduced(const struct pack_problem *p, enum run_kind kind,
         goto out;
     }
     for (size_t u = 0; u < red->nuniv; u++) {
-        offsets[red->univ[u]] = at;
+        inc->offsets[red->univ[u]] = at;
         at += p->bufs[red->univ[u]].size;
     }
     /* Pass 1: the components' greedy seeds and lower bounds. */
@@ -256,13 +258,12 @@ static int solve_reduced(const struct pack_problem *p, enum run_kind kind,
             lb = red->base + clb;
         work[nwork++] = (struct comp_key){clb, (uint32_t)c};
     }
-    goal = lb > enough ? lb : enough;
+    goal = lb > b->enough ? lb : b->enough;
     top = red->nuniv > 0 ? red->base : 0;
     for (size_t c = 0; c < nc; c++)
         if (red->base + cpeak[c] > top)
             top = red->base + cpeak[c];
-    if (p->capacity > 0 && top <= p->capacity && *solved_at < 0)
-        *solved_at = clock_now();
+    pack_note_fit(p, top, inc);
     /* Pass 2: the components above the goal, highest lower bound first, each with an
      * equal share of the time left (the count only falls as the goal rises). The whole
      * problem is within the capacity when its last component over it comes under. */
@@ -275,41 +276,41 @@ static int solve_reduced(const struct pack_problem *p, enum run_kind kind,
     for (size_t k = 0; k < nwork; k++) {
         uint32_t c = work[k].c, lo = red->comp_off[c], hi = red->comp_off[c + 1];
         struct pack_problem q = {hi - lo, sub + lo, ccap[c], p->alignment};
-        double now = clock_now(), dl, csolved = -1;
-        bool cp = false;
+        double now = clock_now();
         if (red->base + cpeak[c] <= goal)
             continue;
         bool was_over = p->capacity > 0 && red->base + cpeak[c] > p->capacity;
-        dl = now + (deadline - now) / (double)(left > 1 ? left : 1);
+        struct pack_budget cb = {now + (b->deadline - now) / (double)(left > 1 ? left : 1),
+                                 goal - red->base};
+        struct pack_incumbent ci = {suboff + lo, cpeak[c], false, -1};
         left -= left > 0;
-        rc = solve(&q, kind, o, dl, depth + 1, goal - red->base, true, suboff + lo, &cpeak[c], &cp,
-                   &csolved, e);
+        rc = solve(&q, kind, o, &cb, depth + 1, &ci, e);
         if (rc != ERR_OK)
             goto out;
-        cproven[c] = cp;
+        cpeak[c] = ci.peak;
+        cproven[c] = ci.proven;
         /* What this component needs, the later ones need not go below. */
         if (red->base + cpeak[c] > goal)
             goal = red->base + cpeak[c];
         /* The last component to come within the capacity makes the whole problem fit
          * (the stack fits: each buffer of it is under the capacity left above it). */
-        if (was_over && red->base + cpeak[c] <= p->capacity && --over == 0 && *solved_at < 0)
-            *solved_at = csolved >= 0 ? csolved : clock_now();
+        if (was_over && red->base + cpeak[c] <= p->capacity && --over == 0 && inc->solved_at < 0)
+            inc->solved_at = ci.solved_at >= 0 ? ci.solved_at : clock_now();
     }
     top = red->nuniv > 0 ? red->base : 0;
     for (size_t c = 0; c < nc; c++) {
         for (uint32_t j = red->comp_off[c]; j < red->comp_off[c + 1]; j++)
-            offsets[red->comp_mem[j]] = red->base + suboff[j];
+            inc->offsets[red->comp_mem[j]] = red->base + suboff[j];
         if (red->base + cpeak[c] > top)
             top = red->base + cpeak[c];
     }
-    *peak = top;
+    inc->peak = top;
     /* Optimal when it meets the lower bound, or when a component that sets it is proven
      * optimal on its own. */
-    *proven = top == lb;
+    inc->proven = top == lb;
     for (size_t c = 0; c < nc; c++)
-        *proven |= cproven[c] && red->base + cpeak[c] == top;
-    if (p->capacity > 0 && top <= p->capacity && *solved_at < 0)
-        *solved_at = clock_now();
+        inc->proven |= cproven[c] && red->base + cpeak[c] == top;
+    pack_note_fit(p, top, inc);
 out:
     free(sub);
     free(suboff);
@@ -322,22 +323,20 @@ out:
 }
 
 static int solve(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
-                 double deadline, unsigned depth, uint64_t enough, bool seeded, uint64_t *offsets,
-                 uint64_t *peak, bool *proven, double *solved_at, struct err *e)
+                 const struct pack_budget *b, unsigned depth, struct pack_incumbent *inc,
+                 struct err *e)
 {
     struct pack_reduction red;
     int rc;
 
     if (depth >= PACK_REDUCE_DEPTH)
-        return solve_whole(p, kind, o, deadline, enough, seeded, offsets, peak, proven, solved_at,
-                           e);
+        return solve_whole(p, kind, o, b, inc, e);
     if ((rc = pack_reduce(p, &red, e)) != ERR_OK)
         return rc;
     if (red.nuniv == 0 && red.ncomp <= 1)
-        rc = solve_whole(p, kind, o, deadline, enough, seeded, offsets, peak, proven, solved_at, e);
+        rc = solve_whole(p, kind, o, b, inc, e);
     else
-        rc = solve_reduced(p, kind, o, deadline, depth, enough, &red, offsets, peak, proven,
-                           solved_at, e);
+        rc = solve_reduced(p, kind, o, b, depth, &red, inc, e);
     pack_reduction_free(&red);
     return rc;
 }
@@ -397,9 +396,8 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
 {
     const struct strategy *s;
     struct pack_opts defopts = {0};
-    uint64_t *offsets = NULL, *tmp = NULL, peak = 0, lb = 0;
-    bool proven = false;
-    double solved_at = -1;
+    struct pack_incumbent inc = {NULL, NO_PACKING, false, -1};
+    uint64_t *tmp = NULL, lb = 0;
     double t0 = clock_now(), limit;
     int rc;
 
@@ -418,18 +416,18 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
     rc = pack_lower_bound(p, &lb, e); /* validates */
     if (rc != ERR_OK)
         return rc;
-    offsets = malloc((p->n ? p->n : 1) * sizeof(*offsets));
+    inc.offsets = malloc((p->n ? p->n : 1) * sizeof(*inc.offsets));
     tmp = malloc((p->n ? p->n : 1) * sizeof(*tmp));
-    if (offsets == NULL || tmp == NULL) {
+    if (inc.offsets == NULL || tmp == NULL) {
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;
     }
     switch (s->kind) {
     case RUN_GREEDY:
-        rc = pack_greedy(p, s->ord, s->fit, NULL, offsets, &peak, e);
+        rc = pack_greedy(p, s->ord, s->fit, NULL, inc.offsets, &inc.peak, e);
         break;
     case RUN_DEFAULT:
-        rc = run_default(p, o, offsets, &peak, tmp, e);
+        rc = run_default(p, o, inc.offsets, &inc.peak, tmp, e);
         break;
     case RUN_SEARCH:
     case RUN_EXACT:
@@ -437,14 +435,14 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
         limit = o->time_limit_s > 0     ? o->time_limit_s
                 : s->kind == RUN_SEARCH ? PACK_SEARCH_DEFAULT_S
                                         : PACK_EXACT_DEFAULT_S;
-        rc = solve(p, s->kind, o, t0 + limit, 0, 0, false, offsets, &peak, &proven, &solved_at, e);
+        rc = solve(p, s->kind, o, &(struct pack_budget){t0 + limit, 0}, 0, &inc, e);
         break;
     }
     if (rc != ERR_OK)
         goto out;
-    if (peak != pack_peak(p, offsets)) {
+    if (inc.peak != pack_peak(p, inc.offsets)) {
         rc = err_set(e, ERR_INTERNAL, NULL, "%s: reported peak %llu is not the packing's peak",
-                     s->pub.name, (unsigned long long)peak);
+                     s->pub.name, (unsigned long long)inc.peak);
         goto out;
     }
     /* The independent checker guards every answer (capacity excluded: an over-capacity
@@ -454,7 +452,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
     if (p->n <= PACK_SELF_CHECK_MAX) {
         struct pack_problem q = *p;
         q.capacity = 0;
-        rc = pack_check(&q, offsets, peak, e);
+        rc = pack_check(&q, inc.offsets, inc.peak, e);
         if (rc != ERR_OK) {
             err_prefix(e, NULL, "internal error, packing failed the checker: ");
             rc = e != NULL ? (e->code = ERR_INTERNAL) : ERR_INTERNAL;
@@ -462,18 +460,18 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
         }
     }
     snprintf(out->strategy, sizeof(out->strategy), "%s", s->pub.name);
-    out->offsets = offsets;
-    offsets = NULL;
-    out->peak = peak;
+    out->offsets = inc.offsets;
+    inc.offsets = NULL;
+    out->peak = inc.peak;
     out->lower_bound = lb;
-    out->solved = p->capacity == 0 || peak <= p->capacity;
-    out->proven_optimal = proven || peak == lb;
+    out->solved = p->capacity == 0 || inc.peak <= p->capacity;
+    out->proven_optimal = inc.proven || inc.peak == lb;
     out->seconds = clock_now() - t0;
     out->solved_seconds = out->solved ? out->seconds : -1;
-    if (out->solved && solved_at >= t0)
-        out->solved_seconds = solved_at - t0;
+    if (out->solved && inc.solved_at >= t0)
+        out->solved_seconds = inc.solved_at - t0;
 out:
-    free(offsets);
+    free(inc.offsets);
     free(tmp);
     return rc;
 }

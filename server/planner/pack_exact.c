@@ -829,9 +829,8 @@ static int run_round(struct worker *w, unsigned nthreads, const uint64_t *target
     return oom ? -1 : 0;
 }
 
-int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-               uint64_t lb, uint64_t enough, uint64_t *offsets, uint64_t *peak, bool *proven,
-               double *solved_at, struct err *e)
+int pack_exact(const struct pack_problem *p, const struct pack_opts *o, const struct pack_budget *b,
+               uint64_t lb, struct pack_incumbent *inc, struct err *e)
 {
     struct xprob xp;
     struct worker *w = NULL;
@@ -839,12 +838,11 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
     unsigned nthreads = o->threads;
     int rc;
 
-    *proven = false;
-    if (p->n == 0 || *peak <= lb) {
-        *proven = true;
+    if (p->n == 0 || inc->peak <= lb) {
+        inc->proven = true;
         return ERR_OK;
     }
-    if (*peak <= enough)
+    if (inc->peak <= b->enough)
         return ERR_OK; /* good enough for the caller; not a proof */
     if (p->n > EXACT_MAX_BUFFERS)
         return ERR_OK; /* too large to search: the incumbent stands, unproven */
@@ -875,11 +873,11 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
     }
     /* Heights in units of g: every justified packing's peak is a sum of sizes (aligned
      * offsets are multiples of g too), and so is the incumbent's. */
-    best_u = *peak / g;
+    best_u = inc->peak / g;
     lbp = (lb + g - 1) / g; /* proven: no packing lower than lbp units */
     cap_u = p->capacity / g;
     soft = lbp; /* heights below soft failed within the current node limit */
-    while (clock_now() < deadline) {
+    while (clock_now() < b->deadline) {
         uint64_t targets[EXACT_MAX_TARGETS], goal, mid;
         size_t nt = 0;
         bool progress = false, above;
@@ -888,7 +886,7 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
         above = p->capacity > 0 && best_u > cap_u;
         goal = above ? cap_u : best_u - 1;
         if (goal < lbp) {
-            *proven = best_u <= lbp;
+            inc->proven |= best_u <= lbp;
             break;
         }
         /* Once within the capacity, a lower height is searched alongside: halfway
@@ -920,7 +918,7 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
                 w[t].heur = h;
             }
         }
-        if (run_round(w, nthreads, targets, nt, limit, deadline) != 0)
+        if (run_round(w, nthreads, targets, nt, limit, b->deadline) != 0)
             goto nomem;
         round++;
         for (size_t k = 0; k < nt && !progress; k++)
@@ -928,11 +926,10 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
                 if (w[t].result[k] != 1)
                     continue;
                 for (size_t i = 0; i < p->n; i++)
-                    offsets[i] = w[t].offs[k][i] * g;
-                *peak = w[t].peak[k] * g;
+                    inc->offsets[i] = w[t].offs[k][i] * g;
+                inc->peak = w[t].peak[k] * g;
                 best_u = w[t].peak[k];
-                if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
-                    *solved_at = clock_now();
+                pack_note_fit(p, inc->peak, inc);
                 progress = true;
                 break;
             }
@@ -945,10 +942,10 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double d
         if (!progress && nt == 2 && targets[0] > lbp)
             soft = targets[0] + 1; /* the halfway height failed within this limit */
         if (best_u <= lbp) {
-            *proven = true;
+            inc->proven = true;
             break;
         }
-        if (*peak <= enough)
+        if (inc->peak <= b->enough)
             break;
         if (p->capacity > 0 && lbp > cap_u && best_u > cap_u)
             break; /* proven: nothing fits in the capacity */
@@ -1031,8 +1028,9 @@ void pack_probe_free(struct pack_probe *pr)
     free(pr);
 }
 
-int pack_probe_run(struct pack_probe *pr, uint64_t height, uint64_t node_limit, unsigned heur,
-                   double deadline, uint64_t *offsets, uint64_t *peak, int *result, struct err *e)
+int pack_probe_run(struct pack_probe *pr, uint64_t height, unsigned heur, uint64_t node_limit,
+                   const struct pack_budget *b, struct pack_incumbent *inc, int *result,
+                   struct err *e)
 {
     int rc;
 
@@ -1045,18 +1043,15 @@ int pack_probe_run(struct pack_probe *pr, uint64_t height, uint64_t node_limit, 
     }
     pr->s.height = height / pr->g;
     pr->s.node_limit = node_limit;
-    pr->s.deadline = deadline;
+    pr->s.deadline = b->deadline;
     pr->s.job = 0;
     *result = search_once(&pr->s);
     if (pr->s.oom)
         return err_set(e, ERR_NOMEM, NULL, "search: out of memory");
     if (*result == 1) {
-        *peak = 0;
-        for (size_t i = 0; i < pr->p->n; i++) {
-            offsets[i] = pr->s.off[i] * pr->g;
-            if (offsets[i] + pr->p->bufs[i].size > *peak)
-                *peak = offsets[i] + pr->p->bufs[i].size;
-        }
+        for (size_t i = 0; i < pr->p->n; i++)
+            inc->offsets[i] = pr->s.off[i] * pr->g;
+        inc->peak = pack_peak(pr->p, inc->offsets);
     }
     return ERR_OK;
 }

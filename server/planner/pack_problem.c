@@ -1,6 +1,6 @@
 /*
  * pack_problem.c - what every packing module needs to know about a problem: its
- * validation, its lower bound and the peak of a packing.
+ * validation, its lower bound, the peak of a packing and when a packing first fits.
  *
  * A leaf below the dispatcher (pack.c), the solvers and the checker: they all call in
  * here, and nothing here calls back into them (only the greedy passes' sort, for the
@@ -156,4 +156,10 @@ uint64_t pack_peak(const struct pack_problem *p, const uint64_t *offsets)
         if (offsets[i] + p->bufs[i].size > peak)
             peak = offsets[i] + p->bufs[i].size;
     return peak;
+}
+
+void pack_note_fit(const struct pack_problem *p, uint64_t peak, struct pack_incumbent *inc)
+{
+    if (p->capacity > 0 && peak <= p->capacity && inc->solved_at < 0)
+        inc->solved_at = clock_now();
 }
