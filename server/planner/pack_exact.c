@@ -183,31 +183,29 @@ static size_t bound_index(const int64_t *v, size_t n, int64_t x)
     return lo;
 }
 
-/* Builds sections and overlap lists. The overlap lists are built by a sweep in lower
- * order; their total size is bounded by the caller's limit on n. */
-static int xprob_init(struct xprob *xp, const struct pack_problem *p, uint64_t g, struct err *e)
+static int exact_nomem(struct err *e, size_t n)
 {
-    int64_t *bounds = NULL;
-    uint32_t *order = NULL;
-    size_t nb = 0, nadj = 0;
+    return err_set(e, ERR_NOMEM, NULL, "exact solver: out of memory for %zu buffers", n);
+}
+
+/* Sizes in units of g, widths, areas, and the sections: the distinct lifetime bounds cut
+ * the timeline into nsec sections, and buffer i spans [sec_lo[i], sec_hi[i]). */
+static int xprob_sections(struct xprob *xp, const struct pack_problem *p, uint64_t g, struct err *e)
+{
+    int64_t *bounds = malloc(2 * p->n * sizeof(*bounds));
+    size_t nb = 0, u = 0;
     int rc = ERR_OK;
 
-    memset(xp, 0, sizeof(*xp));
-    xp->n = p->n;
-    xp->align = p->alignment > 1 ? p->alignment / g : 0;
     xp->size = malloc(p->n * sizeof(*xp->size));
     xp->sec_lo = malloc(p->n * sizeof(*xp->sec_lo));
     xp->sec_hi = malloc(p->n * sizeof(*xp->sec_hi));
-    xp->adj_off = calloc(p->n + 1, sizeof(*xp->adj_off));
-    bounds = malloc(2 * p->n * sizeof(*bounds));
-    order = malloc(p->n * sizeof(*order));
-    if (xp->size == NULL || xp->sec_lo == NULL || xp->sec_hi == NULL || xp->adj_off == NULL ||
-        bounds == NULL || order == NULL)
-        goto nomem;
     xp->width = malloc(p->n * sizeof(*xp->width));
     xp->area = malloc(p->n * sizeof(*xp->area));
-    if (xp->width == NULL || xp->area == NULL)
-        goto nomem;
+    if (bounds == NULL || xp->size == NULL || xp->sec_lo == NULL || xp->sec_hi == NULL ||
+        xp->width == NULL || xp->area == NULL) {
+        rc = exact_nomem(e, p->n);
+        goto out;
+    }
     for (size_t i = 0; i < p->n; i++) {
         xp->size[i] = p->bufs[i].size / g;
         xp->width[i] = (uint64_t)(p->bufs[i].upper - p->bufs[i].lower);
@@ -217,66 +215,86 @@ static int xprob_init(struct xprob *xp, const struct pack_problem *p, uint64_t g
         bounds[nb++] = p->bufs[i].upper;
     }
     qsort(bounds, nb, sizeof(*bounds), i64_cmp);
-    {
-        size_t u = 0;
-        for (size_t i = 0; i < nb; i++)
-            if (u == 0 || bounds[u - 1] != bounds[i])
-                bounds[u++] = bounds[i];
-        nb = u;
-    }
+    for (size_t i = 0; i < nb; i++)
+        if (u == 0 || bounds[u - 1] != bounds[i])
+            bounds[u++] = bounds[i];
+    nb = u;
     xp->nsec = nb - 1;
     xp->sectotal = calloc(xp->nsec + 1, sizeof(*xp->sectotal));
-    if (xp->sectotal == NULL)
-        goto nomem;
+    if (xp->sectotal == NULL) {
+        rc = exact_nomem(e, p->n);
+        goto out;
+    }
     for (size_t i = 0; i < p->n; i++) {
         xp->sec_lo[i] = (uint32_t)bound_index(bounds, nb, p->bufs[i].lower);
         xp->sec_hi[i] = (uint32_t)bound_index(bounds, nb, p->bufs[i].upper);
         for (uint32_t s = xp->sec_lo[i]; s < xp->sec_hi[i]; s++)
             xp->sectotal[s] += xp->size[i];
     }
-    /* Section member lists and boundary cut counts. */
+out:
+    free(bounds);
+    return rc;
+}
+
+/* Section member lists and boundary cut counts. */
+static int xprob_members(struct xprob *xp, struct err *e)
+{
+    uint32_t *fill = NULL;
+    size_t tot = 0;
+
     xp->sec_off = calloc(xp->nsec + 2, sizeof(*xp->sec_off));
     xp->cuts0 = calloc(xp->nsec + 1, sizeof(*xp->cuts0));
     if (xp->sec_off == NULL || xp->cuts0 == NULL)
-        goto nomem;
-    {
-        size_t tot = 0;
-        for (size_t i = 0; i < p->n; i++) {
-            tot += xp->sec_hi[i] - xp->sec_lo[i];
-            if (tot > (size_t)UINT32_MAX)
-                goto nomem;
-            for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
-                xp->sec_off[c + 1]++;
-            for (uint32_t b = xp->sec_lo[i] + 1; b < xp->sec_hi[i]; b++)
-                xp->cuts0[b]++;
-        }
-        for (size_t c = 0; c < xp->nsec; c++)
-            xp->sec_off[c + 1] += xp->sec_off[c];
-        xp->sec_mem = malloc((tot ? tot : 1) * sizeof(*xp->sec_mem));
-        if (xp->sec_mem == NULL)
-            goto nomem;
-        uint32_t *fill = calloc(xp->nsec + 1, sizeof(*fill));
-        if (fill == NULL)
-            goto nomem;
-        for (size_t i = 0; i < p->n; i++)
-            for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
-                xp->sec_mem[xp->sec_off[c] + fill[c]++] = (uint32_t)i;
-        free(fill);
+        return exact_nomem(e, xp->n);
+    for (size_t i = 0; i < xp->n; i++) {
+        tot += xp->sec_hi[i] - xp->sec_lo[i];
+        if (tot > (size_t)UINT32_MAX)
+            return exact_nomem(e, xp->n);
+        for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
+            xp->sec_off[c + 1]++;
+        for (uint32_t b = xp->sec_lo[i] + 1; b < xp->sec_hi[i]; b++)
+            xp->cuts0[b]++;
     }
-    /* Overlap lists: i and j overlap iff their section ranges intersect. */
-    rc = pack_sort_order(p, PACK_ORDER_PROGRAM, order, e);
-    if (rc != ERR_OK)
+    for (size_t c = 0; c < xp->nsec; c++)
+        xp->sec_off[c + 1] += xp->sec_off[c];
+    xp->sec_mem = malloc((tot ? tot : 1) * sizeof(*xp->sec_mem));
+    fill = calloc(xp->nsec + 1, sizeof(*fill));
+    if (xp->sec_mem == NULL || fill == NULL) {
+        free(fill);
+        return exact_nomem(e, xp->n);
+    }
+    for (size_t i = 0; i < xp->n; i++)
+        for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
+            xp->sec_mem[xp->sec_off[c] + fill[c]++] = (uint32_t)i;
+    free(fill);
+    return ERR_OK;
+}
+
+/* Overlap lists: i and j overlap iff their section ranges intersect. A sweep in lower
+ * order counts them (pass 0), then fills them (pass 1); their total size is bounded by
+ * the caller's limit on n. */
+static int xprob_overlaps(struct xprob *xp, const struct pack_problem *p, struct err *e)
+{
+    uint32_t *order = malloc(p->n * sizeof(*order)), *fill = NULL;
+    size_t nadj = 0;
+    int rc;
+
+    xp->adj_off = calloc(p->n + 1, sizeof(*xp->adj_off));
+    if (order == NULL || xp->adj_off == NULL) {
+        rc = exact_nomem(e, p->n);
+        goto out;
+    }
+    if ((rc = pack_sort_order(p, PACK_ORDER_PROGRAM, order, e)) != ERR_OK)
         goto out;
     for (int pass = 0; pass < 2; pass++) {
-        uint32_t *fill = NULL;
         if (pass == 1) {
             for (size_t i = 0; i < p->n; i++)
                 xp->adj_off[i + 1] += xp->adj_off[i];
             xp->adj = malloc((xp->adj_off[p->n] ? xp->adj_off[p->n] : 1) * sizeof(*xp->adj));
             fill = calloc(p->n, sizeof(*fill));
             if (xp->adj == NULL || fill == NULL) {
-                free(fill);
-                goto nomem;
+                rc = exact_nomem(e, p->n);
+                goto out;
             }
         }
         for (size_t a = 0; a < p->n; a++) {
@@ -285,27 +303,36 @@ static int xprob_init(struct xprob *xp, const struct pack_problem *p, uint64_t g
                 uint32_t j = order[b];
                 if (xp->sec_lo[j] >= xp->sec_hi[i])
                     break;
-                if (pass == 0) {
-                    xp->adj_off[i + 1]++;
-                    xp->adj_off[j + 1]++;
-                    nadj += 2;
-                    if (nadj > (size_t)UINT32_MAX)
-                        goto nomem;
-                } else {
+                if (pass == 1) {
                     xp->adj[xp->adj_off[i] + fill[i]++] = j;
                     xp->adj[xp->adj_off[j] + fill[j]++] = i;
+                    continue;
+                }
+                xp->adj_off[i + 1]++;
+                xp->adj_off[j + 1]++;
+                if ((nadj += 2) > (size_t)UINT32_MAX) {
+                    rc = exact_nomem(e, p->n);
+                    goto out;
                 }
             }
         }
-        free(fill);
     }
-    goto out;
-nomem:
-    rc = err_set(e, ERR_NOMEM, NULL, "exact solver: out of memory for %zu buffers", p->n);
 out:
-    free(bounds);
     free(order);
-    if (rc != ERR_OK)
+    free(fill);
+    return rc;
+}
+
+/* Builds the static data of the search; on failure, frees what it built. */
+static int xprob_init(struct xprob *xp, const struct pack_problem *p, uint64_t g, struct err *e)
+{
+    int rc;
+
+    memset(xp, 0, sizeof(*xp));
+    xp->n = p->n;
+    xp->align = p->alignment > 1 ? p->alignment / g : 0;
+    if ((rc = xprob_sections(xp, p, g, e)) != ERR_OK || (rc = xprob_members(xp, e)) != ERR_OK ||
+        (rc = xprob_overlaps(xp, p, e)) != ERR_OK)
         xprob_free(xp);
     return rc;
 }
@@ -829,13 +856,172 @@ static int run_round(struct worker *w, unsigned nthreads, const uint64_t *target
     return oom ? -1 : 0;
 }
 
+/* The unit of heights: the gcd of the sizes and the alignment. */
+static uint64_t exact_unit(const struct pack_problem *p)
+{
+    uint64_t g = 0;
+
+    for (size_t i = 0; i < p->n; i++)
+        g = gcd64(g, p->bufs[i].size);
+    if (p->alignment > 1)
+        g = gcd64(g, p->alignment);
+    return g == 0 ? 1 : g;
+}
+
+/* The exact solver's state across its rounds. Heights are in units of g: every justified
+ * packing's peak is a sum of sizes (aligned offsets are multiples of g too), and so is the
+ * incumbent's. */
+struct exact {
+    const struct pack_problem *p;
+    struct xprob xp;
+    struct worker *w; /* nthreads of them */
+    unsigned nthreads;
+    uint64_t g;
+    uint64_t best_u; /* the incumbent's peak */
+    uint64_t lbp;    /* proven: no packing lower than this */
+    uint64_t cap_u;  /* the capacity (0: none) */
+    uint64_t soft;   /* heights below this failed within the current node limit */
+    uint64_t limit;  /* node limit of a search */
+    uint64_t round;  /* rounds at this node limit */
+    uint64_t targets[EXACT_MAX_TARGETS];
+    size_t nt;
+};
+
+static void exact_free(struct exact *x)
+{
+    if (x->w != NULL)
+        for (unsigned t = 0; t < x->nthreads; t++) {
+            xsearch_free(&x->w[t].s);
+            for (size_t k = 0; k < EXACT_MAX_TARGETS; k++)
+                free(x->w[t].offs[k]);
+        }
+    free(x->w);
+    xprob_free(&x->xp);
+}
+
+/* The static data, the threads' search states and the starting heights; on failure,
+ * frees what it built. */
+static int exact_init(struct exact *x, const struct pack_problem *p, const struct pack_opts *o,
+                      uint64_t lb, uint64_t peak, struct err *e)
+{
+    int rc;
+
+    memset(x, 0, sizeof(*x));
+    x->p = p;
+    x->g = exact_unit(p);
+    x->nthreads = o->threads;
+    if (x->nthreads == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        x->nthreads = c > 0 ? (unsigned)c : 1;
+    }
+    if (x->nthreads > EXACT_MAX_THREADS)
+        x->nthreads = EXACT_MAX_THREADS;
+    if ((rc = xprob_init(&x->xp, p, x->g, e)) != ERR_OK)
+        return rc;
+    x->w = calloc(x->nthreads, sizeof(*x->w));
+    if (x->w == NULL)
+        goto nomem;
+    for (unsigned t = 0; t < x->nthreads; t++) {
+        if (xsearch_init(&x->w[t].s, &x->xp, t) != 0)
+            goto nomem;
+        for (size_t k = 0; k < EXACT_MAX_TARGETS; k++)
+            if ((x->w[t].offs[k] = malloc(p->n * sizeof(*x->w[t].offs[k]))) == NULL)
+                goto nomem;
+    }
+    x->best_u = peak / x->g;
+    x->lbp = (lb + x->g - 1) / x->g;
+    x->cap_u = p->capacity / x->g;
+    x->soft = x->lbp;
+    x->limit = EXACT_BASE_NODES;
+    return ERR_OK;
+nomem:
+    exact_free(x);
+    return exact_nomem(e, p->n);
+}
+
+/*
+ * The round's targets: the capacity first (MiniMalloc's question), then one unit below the
+ * best. Once within the capacity, a lower height is searched alongside: halfway between
+ * what failed within this node limit (soft) and the goal, as tight heights prune harder
+ * (on D, 1000 and 995 are found within 150k nodes, 1008 and 1013 not in 20 s; D in 30 s:
+ * 1000 units where one below the best alone reached 1014), or once that window is closed
+ * the proven bound itself (cheap when it is infeasible, and where it is the optimum tight
+ * bounds find it quickly: MiniMalloc's C at LB in 0.02 s). Above the capacity only the
+ * capacity is searched. False when the goal is below the proven bound: nothing is left.
+ */
+static bool exact_targets(struct exact *x)
+{
+    bool above = x->p->capacity > 0 && x->best_u > x->cap_u;
+    uint64_t goal = above ? x->cap_u : x->best_u - 1, mid;
+
+    x->nt = 0;
+    if (goal < x->lbp)
+        return false;
+    if (x->soft < x->lbp)
+        x->soft = x->lbp;
+    mid = x->soft + (goal - x->soft) / 2;
+    if (!above && mid > x->lbp && mid < goal)
+        x->targets[x->nt++] = mid;
+    else if (!above && x->lbp < goal)
+        x->targets[x->nt++] = x->lbp;
+    x->targets[x->nt++] = goal;
+    return true;
+}
+
+/* Round r: thread t searches with preorder exact_cycle[(t + r * threads) mod EXACT_CYCLE],
+ * and the node limit doubles once every preorder has had it (MiniMalloc's round robin,
+ * spread over the threads). */
+static int exact_preorders(struct exact *x, struct err *e)
+{
+    for (unsigned t = 0; t < x->nthreads; t++) {
+        unsigned h = exact_cycle[(t + x->round * x->nthreads) % EXACT_CYCLE];
+        if (h != x->w[t].heur || x->round == 0) {
+            int rc = preorder(x->p, &x->xp, h, x->w[t].s.base_rank, e);
+            x->w[t].s.heur = h;
+            if (rc != ERR_OK)
+                return rc;
+            x->w[t].heur = h;
+        }
+    }
+    return ERR_OK;
+}
+
+/* What the round found: the packing of the lowest target found (lowest thread first) into
+ * inc, the proven bound past every exhausted target, and soft past a halfway height that
+ * failed within the limit. True when it made progress (a packing or a proof). */
+static bool exact_harvest(struct exact *x, struct pack_incumbent *inc)
+{
+    const struct pack_problem *p = x->p;
+    bool progress = false;
+
+    for (size_t k = 0; k < x->nt && !progress; k++)
+        for (unsigned t = 0; t < x->nthreads; t++) {
+            const struct worker *w = &x->w[t];
+            if (w->result[k] != 1)
+                continue;
+            for (size_t i = 0; i < p->n; i++)
+                inc->offsets[i] = w->offs[k][i] * x->g;
+            inc->peak = w->peak[k] * x->g;
+            x->best_u = w->peak[k];
+            pack_note_fit(p, inc->peak, inc);
+            progress = true;
+            break;
+        }
+    for (size_t k = 0; k < x->nt; k++)
+        for (unsigned t = 0; t < x->nthreads; t++)
+            if (x->w[t].result[k] == 0 && x->targets[k] + 1 > x->lbp) {
+                x->lbp = x->targets[k] + 1; /* exhausted: nothing fits in targets[k] */
+                progress = true;
+            }
+    if (!progress && x->nt == 2 && x->targets[0] > x->lbp)
+        x->soft = x->targets[0] + 1; /* the halfway height failed within this limit */
+    return progress;
+}
+
 int pack_exact(const struct pack_problem *p, const struct pack_opts *o, const struct pack_budget *b,
                uint64_t lb, struct pack_incumbent *inc, struct err *e)
 {
-    struct xprob xp;
-    struct worker *w = NULL;
-    uint64_t g = 0, cap_u, best_u, lbp, soft, limit = EXACT_BASE_NODES, round = 0;
-    unsigned nthreads = o->threads;
+    struct exact x;
     int rc;
 
     if (p->n == 0 || inc->peak <= lb) {
@@ -846,131 +1032,42 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, const st
         return ERR_OK; /* good enough for the caller; not a proof */
     if (p->n > EXACT_MAX_BUFFERS)
         return ERR_OK; /* too large to search: the incumbent stands, unproven */
-    for (size_t i = 0; i < p->n; i++)
-        g = gcd64(g, p->bufs[i].size);
-    if (p->alignment > 1)
-        g = gcd64(g, p->alignment);
-    if (g == 0)
-        g = 1;
-    if (nthreads == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        nthreads = c > 0 ? (unsigned)c : 1;
-    }
-    if (nthreads > EXACT_MAX_THREADS)
-        nthreads = EXACT_MAX_THREADS;
-    rc = xprob_init(&xp, p, g, e);
-    if (rc != ERR_OK)
+    if ((rc = exact_init(&x, p, o, lb, inc->peak, e)) != ERR_OK)
         return rc;
-    w = calloc(nthreads, sizeof(*w));
-    if (w == NULL)
-        goto nomem;
-    for (unsigned t = 0; t < nthreads; t++) {
-        if (xsearch_init(&w[t].s, &xp, t) != 0)
-            goto nomem;
-        for (size_t k = 0; k < EXACT_MAX_TARGETS; k++)
-            if ((w[t].offs[k] = malloc(p->n * sizeof(*w[t].offs[k]))) == NULL)
-                goto nomem;
-    }
-    /* Heights in units of g: every justified packing's peak is a sum of sizes (aligned
-     * offsets are multiples of g too), and so is the incumbent's. */
-    best_u = inc->peak / g;
-    lbp = (lb + g - 1) / g; /* proven: no packing lower than lbp units */
-    cap_u = p->capacity / g;
-    soft = lbp; /* heights below soft failed within the current node limit */
     while (clock_now() < b->deadline) {
-        uint64_t targets[EXACT_MAX_TARGETS], goal, mid;
-        size_t nt = 0;
-        bool progress = false, above;
+        bool progress;
 
-        /* The capacity first (MiniMalloc's question), then one unit below the best. */
-        above = p->capacity > 0 && best_u > cap_u;
-        goal = above ? cap_u : best_u - 1;
-        if (goal < lbp) {
-            inc->proven |= best_u <= lbp;
+        if (!exact_targets(&x)) {
+            inc->proven |= x.best_u <= x.lbp;
             break;
         }
-        /* Once within the capacity, a lower height is searched alongside: halfway
-         * between what failed within this node limit (soft) and the goal, as tight
-         * heights prune harder (on D, 1000 and 995 are found within 150k nodes, 1008
-         * and 1013 not in 20 s; D in 30 s: 1000 units where one below the best alone
-         * reached 1014), or once that window is closed the proven bound itself (cheap
-         * when it is infeasible, and where it is the optimum tight bounds find it
-         * quickly: MiniMalloc's C at LB in 0.02 s). Above the capacity only the
-         * capacity is searched. */
-        if (soft < lbp)
-            soft = lbp;
-        mid = soft + (goal - soft) / 2;
-        if (!above && mid > lbp && mid < goal)
-            targets[nt++] = mid;
-        else if (!above && lbp < goal)
-            targets[nt++] = lbp;
-        targets[nt++] = goal;
-        /* Round r: thread t searches with preorder exact_cycle[(t + r * threads) mod
-         * EXACT_CYCLE], and the node limit doubles once every preorder has had it
-         * (MiniMalloc's round robin, spread over the threads). */
-        for (unsigned t = 0; t < nthreads; t++) {
-            unsigned h = exact_cycle[(t + round * nthreads) % EXACT_CYCLE];
-            if (h != w[t].heur || round == 0) {
-                rc = preorder(p, &xp, h, w[t].s.base_rank, e);
-                w[t].s.heur = h;
-                if (rc != ERR_OK)
-                    goto out;
-                w[t].heur = h;
-            }
+        if ((rc = exact_preorders(&x, e)) != ERR_OK)
+            break;
+        if (run_round(x.w, x.nthreads, x.targets, x.nt, x.limit, b->deadline) != 0) {
+            rc = exact_nomem(e, p->n);
+            break;
         }
-        if (run_round(w, nthreads, targets, nt, limit, b->deadline) != 0)
-            goto nomem;
-        round++;
-        for (size_t k = 0; k < nt && !progress; k++)
-            for (unsigned t = 0; t < nthreads; t++) {
-                if (w[t].result[k] != 1)
-                    continue;
-                for (size_t i = 0; i < p->n; i++)
-                    inc->offsets[i] = w[t].offs[k][i] * g;
-                inc->peak = w[t].peak[k] * g;
-                best_u = w[t].peak[k];
-                pack_note_fit(p, inc->peak, inc);
-                progress = true;
-                break;
-            }
-        for (size_t k = 0; k < nt; k++)
-            for (unsigned t = 0; t < nthreads; t++)
-                if (w[t].result[k] == 0 && targets[k] + 1 > lbp) {
-                    lbp = targets[k] + 1; /* exhausted: nothing fits in targets[k] */
-                    progress = true;
-                }
-        if (!progress && nt == 2 && targets[0] > lbp)
-            soft = targets[0] + 1; /* the halfway height failed within this limit */
-        if (best_u <= lbp) {
+        x.round++;
+        progress = exact_harvest(&x, inc);
+        if (x.best_u <= x.lbp) {
             inc->proven = true;
             break;
         }
         if (inc->peak <= b->enough)
             break;
-        if (p->capacity > 0 && lbp > cap_u && best_u > cap_u)
+        if (p->capacity > 0 && x.lbp > x.cap_u && x.best_u > x.cap_u)
             break; /* proven: nothing fits in the capacity */
         if (progress) {
-            limit = EXACT_BASE_NODES;
-            round = 0;
-            soft = lbp;
-        } else if (round % ((EXACT_CYCLE + nthreads - 1) / nthreads) == 0 &&
-                   limit < UINT64_MAX / 2) {
-            limit *= 2;
-            soft = lbp;
+            x.limit = EXACT_BASE_NODES;
+            x.round = 0;
+            x.soft = x.lbp;
+        } else if (x.round % ((EXACT_CYCLE + x.nthreads - 1) / x.nthreads) == 0 &&
+                   x.limit < UINT64_MAX / 2) {
+            x.limit *= 2;
+            x.soft = x.lbp;
         }
     }
-    goto out;
-nomem:
-    rc = err_set(e, ERR_NOMEM, NULL, "exact solver: out of memory for %zu buffers", p->n);
-out:
-    if (w != NULL)
-        for (unsigned t = 0; t < nthreads; t++) {
-            xsearch_free(&w[t].s);
-            for (size_t k = 0; k < EXACT_MAX_TARGETS; k++)
-                free(w[t].offs[k]);
-        }
-    free(w);
-    xprob_free(&xp);
+    exact_free(&x);
     return rc;
 }
 
@@ -997,12 +1094,7 @@ int pack_probe_new(const struct pack_problem *p, struct pack_probe **out, struct
     if (pr == NULL)
         return err_set(e, ERR_NOMEM, NULL, "search: out of memory");
     pr->p = p;
-    for (size_t i = 0; i < p->n; i++)
-        pr->g = gcd64(pr->g, p->bufs[i].size);
-    if (p->alignment > 1)
-        pr->g = gcd64(pr->g, p->alignment);
-    if (pr->g == 0)
-        pr->g = 1;
+    pr->g = exact_unit(p);
     rc = xprob_init(&pr->xp, p, pr->g, e);
     if (rc != ERR_OK) {
         free(pr);
