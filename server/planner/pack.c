@@ -1,11 +1,13 @@
 /*
- * pack.c - static buffer assignment: strategy dispatch.
+ * pack.c - static buffer assignment: the strategy table and pack_run, which runs one
+ * strategy and guards its answer.
  *
- * The strategies live in pack_heur.c (the greedy orders), pack_search.c (our search
- * heuristic) and pack_exact.c (the exact solver), after pack_reduce.c's reductions;
- * pack_problem.c validates problems and computes the lower bound. pack_check.c verifies
- * every packing independently before pack_run returns it, so a solver bug surfaces as
- * ERR_INTERNAL, never as a wrong answer.
+ * The greedy strategies are passes of pack_heur.c (xla-default: two of them, picked by
+ * pack_pick); the search strategies are pack_solve.c's pipeline (reductions, the greedy
+ * seeds, pack_search.c's heuristic, pack_exact.c's exact solver). pack_problem.c validates
+ * problems and computes the lower bound. pack_check.c verifies every packing independently
+ * before pack_run returns it, so a solver bug surfaces as ERR_INTERNAL, never as a wrong
+ * answer.
  */
 #include "planner/pack.h"
 
@@ -22,9 +24,9 @@
  * takes well under the cost of starting a thread). */
 #define PACK_DEFAULT_THREAD_MIN 50000
 
-/* Default budgets when pack_opts.time_limit_s is 0. */
-#define PACK_SEARCH_DEFAULT_S 1.0
-#define PACK_EXACT_DEFAULT_S  10.0
+/* exact's and best's budget when pack_opts.time_limit_s is 0 (tpuplan-search's:
+ * PACK_SEARCH_DEFAULT_S). */
+#define PACK_EXACT_DEFAULT_S 10.0
 
 /* How pack_run runs a strategy (its public class is coarser). */
 enum run_kind { RUN_GREEDY, RUN_DEFAULT, RUN_SEARCH, RUN_EXACT, RUN_BEST };
@@ -110,237 +112,6 @@ const struct pack_strategy *pack_strategy_find(const char *name)
     return s != NULL ? &s->pub : NULL;
 }
 
-/* Runs the single greedy strategies that seed the search strategies; keeps the best. */
-static int run_greedy_best(const struct pack_problem *p, uint64_t *offsets, uint64_t *peak,
-                           uint64_t *tmp, struct err *e)
-{
-    static const enum pack_order ords[] = {PACK_ORDER_SPATIAL, PACK_ORDER_TFLITE,
-                                           PACK_ORDER_TEMPORAL};
-    int rc;
-
-    *peak = UINT64_MAX;
-    for (size_t i = 0; i < sizeof(ords) / sizeof(ords[0]); i++) {
-        for (int fit = 0; fit < 2; fit++) {
-            uint64_t pk;
-            rc = pack_greedy(p, ords[i], (enum pack_fit)fit, NULL, tmp, &pk, e);
-            if (rc != ERR_OK)
-                return rc;
-            if (pk < *peak) {
-                *peak = pk;
-                memcpy(offsets, tmp, p->n * sizeof(*tmp));
-            }
-        }
-    }
-    return ERR_OK;
-}
-
-#define PACK_REDUCE_DEPTH 8 /* components inside components: each level holds O(n) */
-
-/* An incumbent's peak before it holds a packing: the pipeline then starts from the greedy
- * seeds. */
-#define NO_PACKING UINT64_MAX
-
-static int solve(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
-                 const struct pack_budget *b, unsigned depth, struct pack_incumbent *inc,
-                 struct err *e);
-
-/* The search kinds' pipeline on a problem that does not reduce: the greedy seeds (unless
- * inc already holds their best, as a reduced problem's components do), then the search
- * heuristic, then (exact, best) the exact solver. */
-static int solve_whole(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
-                       const struct pack_budget *b, struct pack_incumbent *inc, struct err *e)
-{
-    uint64_t *tmp = NULL, lb;
-    double t0 = clock_now(), slice;
-    int rc;
-
-    if ((rc = pack_lower_bound(p, &lb, e)) != ERR_OK)
-        goto out;
-    if (inc->peak == NO_PACKING) {
-        if ((tmp = malloc((p->n ? p->n : 1) * sizeof(*tmp))) == NULL) {
-            rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
-            goto out;
-        }
-        if ((rc = run_greedy_best(p, inc->offsets, &inc->peak, tmp, e)) != ERR_OK)
-            goto out;
-    }
-    pack_note_fit(p, inc->peak, inc);
-    if (kind == RUN_SEARCH) {
-        rc = pack_search(p, o, b, inc, e);
-        goto out;
-    }
-    /* A slice of the budget (up to the search's own default) goes to the search heuristic
-     * first: a lower incumbent shortens the exact solver's descent, and the exact answer
-     * is then never worse than the heuristics'. */
-    if (inc->peak > lb && inc->peak > b->enough) {
-        slice = (b->deadline - t0) * 0.1;
-        if (slice > PACK_SEARCH_DEFAULT_S)
-            slice = PACK_SEARCH_DEFAULT_S;
-        struct pack_budget first = {t0 + slice, b->enough};
-        rc = pack_search(p, o, &first, inc, e);
-        if (rc != ERR_OK)
-            goto out;
-        pack_note_fit(p, inc->peak, inc);
-    }
-    if (inc->peak > b->enough)
-        rc = pack_exact(p, o, b, lb, inc, e);
-out:
-    free(tmp);
-    return rc;
-}
-
-struct comp_key {
-    uint64_t lb;
-    uint32_t c;
-};
-
-static int comp_key_cmp(const void *a, const void *b)
-{
-    const struct comp_key *x = a, *y = b;
-
-    if (x->lb != y->lb)
-        return x->lb > y->lb ? -1 : 1;
-    return (x->c > y->c) - (x->c < y->c);
-}
-
-/*
- * A reduced problem (pack_reduce.c): the universal buffers stacked at the bottom, each
- * component packed on its own above them. Every component first gets the greedy seeds;
- * those whose peak still sets the answer above the lower bound are then solved in turn,
- * highest lower bound first, each with an equal share of the time left and allowed to stop
- * at what the components before it already need.
- */
-static int solve_reduced(const struct pack_problem *p, enum run_kind kind,
-                         const struct pack_opts *o, const struct pack_budget *b, unsigned depth,
-                         const struct pack_reduction *red, struct pack_incumbent *inc,
-                         struct err *e)
-{
-    size_t n = p->n, nc = red->ncomp, nwork = 0;
-    struct pack_buffer *sub = malloc((n ? n : 1) * sizeof(*sub));
-    uint64_t *suboff = malloc((n ? n : 1) * sizeof(*suboff));
-    uint64_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
-    uint64_t *cpeak = calloc(nc ? nc : 1, sizeof(*cpeak));
-    uint64_t *ccap = calloc(nc ? nc : 1, sizeof(*ccap));
-    bool *cproven = calloc(nc ? nc : 1, sizeof(*cproven));
-    struct comp_key *work = malloc((nc ? nc : 1) * sizeof(*work));
-    uint64_t at = 0, lb = red->base, top, goal;
-    int rc = ERR_OK;
-
-    if (sub == NULL || suboff == NULL || tmp == NULL || cpeak == NULL || ccap == NULL ||
-        cproven == NULL || work == NULL) {
-        rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", n);
-        goto out;
-    }
-    for (size_t u = 0; u < red->nuniv; u++) {
-        inc->offsets[red->univ[u]] = at;
-        at += p->bufs[red->univ[u]].size;
-    }
-    /* Pass 1: the components' greedy seeds and lower bounds. */
-    for (size_t c = 0; c < nc; c++) {
-        uint32_t lo = red->comp_off[c], hi = red->comp_off[c + 1];
-        uint64_t maxsize = 0, clb;
-        for (uint32_t j = lo; j < hi; j++) {
-            sub[j] = p->bufs[red->comp_mem[j]];
-            if (sub[j].size > maxsize)
-                maxsize = sub[j].size;
-        }
-        /* The capacity left above the stack, when every buffer still fits under it;
-         * otherwise the component is only minimised (and the answer is over capacity). */
-        if (p->capacity > red->base && p->capacity - red->base >= maxsize)
-            ccap[c] = p->capacity - red->base;
-        struct pack_problem q = {hi - lo, sub + lo, ccap[c], p->alignment};
-        if ((rc = pack_lower_bound(&q, &clb, e)) != ERR_OK)
-            goto out;
-        if ((rc = run_greedy_best(&q, suboff + lo, &cpeak[c], tmp, e)) != ERR_OK)
-            goto out;
-        cproven[c] = cpeak[c] == clb;
-        if (red->base + clb > lb)
-            lb = red->base + clb;
-        work[nwork++] = (struct comp_key){clb, (uint32_t)c};
-    }
-    goal = lb > b->enough ? lb : b->enough;
-    top = red->nuniv > 0 ? red->base : 0;
-    for (size_t c = 0; c < nc; c++)
-        if (red->base + cpeak[c] > top)
-            top = red->base + cpeak[c];
-    pack_note_fit(p, top, inc);
-    /* Pass 2: the components above the goal, highest lower bound first, each with an
-     * equal share of the time left (the count only falls as the goal rises). The whole
-     * problem is within the capacity when its last component over it comes under. */
-    qsort(work, nwork, sizeof(*work), comp_key_cmp);
-    size_t left = 0, over = 0; /* over: components still above the capacity */
-    for (size_t k = 0; k < nwork; k++) {
-        left += red->base + cpeak[work[k].c] > goal;
-        over += p->capacity > 0 && red->base + cpeak[work[k].c] > p->capacity;
-    }
-    for (size_t k = 0; k < nwork; k++) {
-        uint32_t c = work[k].c, lo = red->comp_off[c], hi = red->comp_off[c + 1];
-        struct pack_problem q = {hi - lo, sub + lo, ccap[c], p->alignment};
-        double now = clock_now();
-        if (red->base + cpeak[c] <= goal)
-            continue;
-        bool was_over = p->capacity > 0 && red->base + cpeak[c] > p->capacity;
-        struct pack_budget cb = {now + (b->deadline - now) / (double)(left > 1 ? left : 1),
-                                 goal - red->base};
-        struct pack_incumbent ci = {suboff + lo, cpeak[c], false, -1};
-        left -= left > 0;
-        rc = solve(&q, kind, o, &cb, depth + 1, &ci, e);
-        if (rc != ERR_OK)
-            goto out;
-        cpeak[c] = ci.peak;
-        cproven[c] = ci.proven;
-        /* What this component needs, the later ones need not go below. */
-        if (red->base + cpeak[c] > goal)
-            goal = red->base + cpeak[c];
-        /* The last component to come within the capacity makes the whole problem fit
-         * (the stack fits: each buffer of it is under the capacity left above it). */
-        if (was_over && red->base + cpeak[c] <= p->capacity && --over == 0 && inc->solved_at < 0)
-            inc->solved_at = ci.solved_at >= 0 ? ci.solved_at : clock_now();
-    }
-    top = red->nuniv > 0 ? red->base : 0;
-    for (size_t c = 0; c < nc; c++) {
-        for (uint32_t j = red->comp_off[c]; j < red->comp_off[c + 1]; j++)
-            inc->offsets[red->comp_mem[j]] = red->base + suboff[j];
-        if (red->base + cpeak[c] > top)
-            top = red->base + cpeak[c];
-    }
-    inc->peak = top;
-    /* Optimal when it meets the lower bound, or when a component that sets it is proven
-     * optimal on its own. */
-    inc->proven = top == lb;
-    for (size_t c = 0; c < nc; c++)
-        inc->proven |= cproven[c] && red->base + cpeak[c] == top;
-    pack_note_fit(p, top, inc);
-out:
-    free(sub);
-    free(suboff);
-    free(tmp);
-    free(cpeak);
-    free(ccap);
-    free(cproven);
-    free(work);
-    return rc;
-}
-
-static int solve(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
-                 const struct pack_budget *b, unsigned depth, struct pack_incumbent *inc,
-                 struct err *e)
-{
-    struct pack_reduction red;
-    int rc;
-
-    if (depth >= PACK_REDUCE_DEPTH)
-        return solve_whole(p, kind, o, b, inc, e);
-    if ((rc = pack_reduce(p, &red, e)) != ERR_OK)
-        return rc;
-    if (red.nuniv == 0 && red.ncomp <= 1)
-        rc = solve_whole(p, kind, o, b, inc, e);
-    else
-        rc = solve_reduced(p, kind, o, b, depth, &red, inc, e);
-    pack_reduction_free(&red);
-    return rc;
-}
-
 /* The temporal pass of xla-default, on a thread of its own. */
 struct default_pass {
     const struct pack_problem *p;
@@ -396,7 +167,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
 {
     const struct strategy *s;
     struct pack_opts defopts = {0};
-    struct pack_incumbent inc = {NULL, NO_PACKING, false, -1};
+    struct pack_incumbent inc = {NULL, 0, false, -1};
     uint64_t *tmp = NULL, lb = 0;
     double t0 = clock_now(), limit;
     int rc;
@@ -435,7 +206,8 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
         limit = o->time_limit_s > 0     ? o->time_limit_s
                 : s->kind == RUN_SEARCH ? PACK_SEARCH_DEFAULT_S
                                         : PACK_EXACT_DEFAULT_S;
-        rc = solve(p, s->kind, o, &(struct pack_budget){t0 + limit, 0}, 0, &inc, e);
+        rc = pack_solve(p, s->kind == RUN_SEARCH ? PACK_SOLVE_SEARCH : PACK_SOLVE_EXACT, o,
+                        &(struct pack_budget){t0 + limit, 0}, &inc, e);
         break;
     }
     if (rc != ERR_OK)

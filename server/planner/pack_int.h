@@ -80,6 +80,26 @@ ERR_MUST_CHECK int pack_greedy(const struct pack_problem *p, enum pack_order ord
 ERR_MUST_CHECK int pack_sort_order(const struct pack_problem *p, enum pack_order ord,
                                    uint32_t *order, struct err *e);
 
+/* tpuplan-search's budget when pack_opts.time_limit_s is 0, and the most the exact mode
+ * of pack_solve gives the search heuristic before the exact solver. */
+#define PACK_SEARCH_DEFAULT_S 1.0
+
+enum pack_solve_mode {
+    PACK_SOLVE_SEARCH, /* "tpuplan-search": the greedy seeds, then the search heuristic */
+    PACK_SOLVE_EXACT,  /* "exact", "best": then the exact solver */
+};
+
+/*
+ * The search strategies' pipeline (pack_solve.c): pack_reduce's reductions, then on each
+ * part that does not reduce the greedy seeds, pack_search and (PACK_SOLVE_EXACT)
+ * pack_exact, all within b. On entry inc->offsets is room for n offsets (what it and
+ * inc->peak hold is ignored: the pipeline makes its own first packing), inc->proven is
+ * false and inc->solved_at -1; on return inc holds the best packing found.
+ */
+ERR_MUST_CHECK int pack_solve(const struct pack_problem *p, enum pack_solve_mode mode,
+                              const struct pack_opts *o, const struct pack_budget *b,
+                              struct pack_incumbent *inc, struct err *e);
+
 /*
  * Our strongest heuristic ("tpuplan-search", pack_search.c): bounded probes of the exact
  * search, then the exact solver, within the budget. inc holds a packing on entry and the
