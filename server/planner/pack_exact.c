@@ -525,6 +525,32 @@ static int cand_push(struct xsearch *s, uint32_t i)
 
 static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint64_t last_rank);
 
+/* Orders the nc candidates c[] by (floor, rank), the order dfs tries them in. */
+static void cand_sort(struct xsearch *s, uint32_t *c, size_t nc)
+{
+    if (nc > 64) { /* long lists (thousands at the root of a large problem): qsort */
+        for (size_t a = 0; a < nc; a++)
+            s->keys[a] =
+                (struct pre_key){{UINT64_MAX - s->floor_[c[a]], UINT64_MAX - s->rank[c[a]]}, c[a]};
+        qsort(s->keys, nc, sizeof(*s->keys), pre_key_cmp); /* descending keys */
+        for (size_t a = 0; a < nc; a++)
+            c[a] = s->keys[a].idx;
+        return;
+    }
+    for (size_t a = 1; a < nc; a++) { /* insertion sort: lists are short */
+        uint32_t x = c[a];
+        size_t b = a;
+        for (; b > 0; b--) {
+            uint32_t y = c[b - 1];
+            if (s->floor_[y] < s->floor_[x] ||
+                (s->floor_[y] == s->floor_[x] && s->rank[y] < s->rank[x]))
+                break;
+            c[b] = y;
+        }
+        c[b] = x;
+    }
+}
+
 /*
  * Re-ranks the unplaced buffers of the part [slo, shi) with the thread's preorder letters,
  * T now meaning the largest *remaining* section total: what is left to place decides what
@@ -652,27 +678,7 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
             return -1;
     }
     nc = s->ncand - base;
-    if (nc > 64) { /* long lists (thousands at the root of a large problem): qsort */
-        for (size_t a = 0; a < nc; a++) {
-            uint32_t x = s->cand[base + a];
-            s->keys[a] = (struct pre_key){{UINT64_MAX - s->floor_[x], UINT64_MAX - s->rank[x]}, x};
-        }
-        qsort(s->keys, nc, sizeof(*s->keys), pre_key_cmp); /* descending keys */
-        for (size_t a = 0; a < nc; a++)
-            s->cand[base + a] = s->keys[a].idx;
-    }
-    for (size_t a = 1; a < nc && nc <= 64; a++) { /* insertion sort: lists are short */
-        uint32_t x = s->cand[base + a];
-        size_t b = a;
-        for (; b > 0; b--) {
-            uint32_t y = s->cand[base + b - 1];
-            if (s->floor_[y] < s->floor_[x] ||
-                (s->floor_[y] == s->floor_[x] && s->rank[y] < s->rank[x]))
-                break;
-            s->cand[base + b] = y;
-        }
-        s->cand[base + b] = x;
-    }
+    cand_sort(s, s->cand + base, nc);
     for (size_t a = 0; a < nc && r == 0; a++) {
         uint32_t i = s->cand[base + a];
         size_t mark = s->ntrail, nleft0 = s->nleft;
