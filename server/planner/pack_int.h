@@ -22,6 +22,8 @@ const char *pack_where(char *buf, size_t i);
 /* max(offset + size) over the buffers: the peak of a packing (0 for no buffers). */
 uint64_t pack_peak(const struct pack_problem *p, const uint64_t *offsets);
 
+/* ---- what the solvers share ---------------------------------------------------------- */
+
 /*
  * The best packing a solver knows: it starts from it and hands it back. All of it is the
  * caller's, offsets included (n entries of the problem the solver is given). offsets and
@@ -34,7 +36,7 @@ struct pack_incumbent {
     uint64_t peak;     /* max(offset + size) of offsets */
     bool proven;       /* peak is proven minimal: a solver sets it and never clears it */
     double solved_at;  /* clock_now() time a packing within the capacity was first known;
-                        * -1: not yet. Set once (pack_note_fit), never moved */
+                        * -1: not yet. Set once, by the first to know (pack_note_fit) */
 };
 
 /*
@@ -48,9 +50,11 @@ struct pack_budget {
     uint64_t enough; /* 0: only a proof or the lower bound stops it early */
 };
 
-/* Sets inc->solved_at to now when a packing of height peak fits p's capacity (there is
- * one) and none was known to before. */
+/* Sets inc->solved_at to now if it is unset and a packing of height peak is within p's
+ * capacity (p has one). In pack_problem.c. */
 void pack_note_fit(const struct pack_problem *p, uint64_t peak, struct pack_incumbent *inc);
+
+/* ---- the solvers ---------------------------------------------------------------------- */
 
 /* Greedy sort orders (pack_heur.c). */
 enum pack_order {
