@@ -189,12 +189,13 @@ static int exact_nomem(struct err *e, size_t n)
 }
 
 /* Sizes in units of g, widths, areas, and the sections: the distinct lifetime bounds cut
- * the timeline into nsec sections, and buffer i spans [sec_lo[i], sec_hi[i]). */
-static int xprob_sections(struct xprob *xp, const struct pack_problem *p, uint64_t g, struct err *e)
+ * the timeline into nsec sections, and buffer i spans [sec_lo[i], sec_hi[i]). 0, or -1
+ * out of memory. */
+static int xprob_sections(struct xprob *xp, const struct pack_problem *p, uint64_t g)
 {
     int64_t *bounds = malloc(2 * p->n * sizeof(*bounds));
     size_t nb = 0, u = 0;
-    int rc = ERR_OK;
+    int rc = 0;
 
     xp->size = malloc(p->n * sizeof(*xp->size));
     xp->sec_lo = malloc(p->n * sizeof(*xp->sec_lo));
@@ -203,7 +204,7 @@ static int xprob_sections(struct xprob *xp, const struct pack_problem *p, uint64
     xp->area = malloc(p->n * sizeof(*xp->area));
     if (bounds == NULL || xp->size == NULL || xp->sec_lo == NULL || xp->sec_hi == NULL ||
         xp->width == NULL || xp->area == NULL) {
-        rc = exact_nomem(e, p->n);
+        rc = -1;
         goto out;
     }
     for (size_t i = 0; i < p->n; i++) {
@@ -222,7 +223,7 @@ static int xprob_sections(struct xprob *xp, const struct pack_problem *p, uint64
     xp->nsec = nb - 1;
     xp->sectotal = calloc(xp->nsec + 1, sizeof(*xp->sectotal));
     if (xp->sectotal == NULL) {
-        rc = exact_nomem(e, p->n);
+        rc = -1;
         goto out;
     }
     for (size_t i = 0; i < p->n; i++) {
@@ -236,8 +237,9 @@ out:
     return rc;
 }
 
-/* Section member lists and boundary cut counts. */
-static int xprob_members(struct xprob *xp, struct err *e)
+/* Section member lists and boundary cut counts. 0, or -1 out of memory (or too many
+ * memberships for 32-bit offsets). */
+static int xprob_members(struct xprob *xp, const struct pack_problem *p)
 {
     uint32_t *fill = NULL;
     size_t tot = 0;
@@ -245,11 +247,11 @@ static int xprob_members(struct xprob *xp, struct err *e)
     xp->sec_off = calloc(xp->nsec + 2, sizeof(*xp->sec_off));
     xp->cuts0 = calloc(xp->nsec + 1, sizeof(*xp->cuts0));
     if (xp->sec_off == NULL || xp->cuts0 == NULL)
-        return exact_nomem(e, xp->n);
-    for (size_t i = 0; i < xp->n; i++) {
+        return -1;
+    for (size_t i = 0; i < p->n; i++) {
         tot += xp->sec_hi[i] - xp->sec_lo[i];
         if (tot > (size_t)UINT32_MAX)
-            return exact_nomem(e, xp->n);
+            return -1;
         for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
             xp->sec_off[c + 1]++;
         for (uint32_t b = xp->sec_lo[i] + 1; b < xp->sec_hi[i]; b++)
@@ -261,13 +263,13 @@ static int xprob_members(struct xprob *xp, struct err *e)
     fill = calloc(xp->nsec + 1, sizeof(*fill));
     if (xp->sec_mem == NULL || fill == NULL) {
         free(fill);
-        return exact_nomem(e, xp->n);
+        return -1;
     }
-    for (size_t i = 0; i < xp->n; i++)
+    for (size_t i = 0; i < p->n; i++)
         for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
             xp->sec_mem[xp->sec_off[c] + fill[c]++] = (uint32_t)i;
     free(fill);
-    return ERR_OK;
+    return 0;
 }
 
 /* Overlap lists: i and j overlap iff their section ranges intersect. A sweep in lower
@@ -331,8 +333,11 @@ static int xprob_init(struct xprob *xp, const struct pack_problem *p, uint64_t g
     memset(xp, 0, sizeof(*xp));
     xp->n = p->n;
     xp->align = p->alignment > 1 ? p->alignment / g : 0;
-    if ((rc = xprob_sections(xp, p, g, e)) != ERR_OK || (rc = xprob_members(xp, e)) != ERR_OK ||
-        (rc = xprob_overlaps(xp, p, e)) != ERR_OK)
+    if (xprob_sections(xp, p, g) != 0 || xprob_members(xp, p) != 0)
+        rc = exact_nomem(e, p->n);
+    else
+        rc = xprob_overlaps(xp, p, e);
+    if (rc != ERR_OK)
         xprob_free(xp);
     return rc;
 }
