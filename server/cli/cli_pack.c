@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -107,205 +108,255 @@ static int write_out(const char *out, const struct mmcsv *m, const uint64_t *off
     return rc;
 }
 
-int cli_pack(int argc, char **argv)
-{
-    const char *path = NULL, *algo = "best", *outpath = NULL;
-    uint64_t capacity = 0, seed = 1, threads = 0;
-    double limit = 0;
-    char *input = NULL;
-    size_t len = 0;
-    struct mmcsv m = {0};
-    struct plan_buffers pb = {0};
-    struct pack_problem p = {0};
-    struct pack_opts o = {0};
-    struct pack_result best = {0};
-    const char *names[16];
-    size_t nnames = 0;
-    char list[256];
-    struct err e;
-    int status = 2, have_best = 0, have_cap = 0;
+/* What the command line asks for. */
+struct pack_args {
+    const char *path, *algo, *outpath;
+    uint64_t capacity, seed, threads;
+    double limit;
+    int have_cap;
+};
 
-    err_clear(&e);
+/* Parses the options; returns -1 to go on, else the exit status (0 after --help, 2 for
+ * bad usage, already reported). */
+static int parse_args(int argc, char **argv, struct pack_args *a)
+{
+    *a = (struct pack_args){.algo = "best", .seed = 1};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (a == NULL)
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (o == NULL)
             break;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
             printf(usage, pack_strategy_names());
             return 0;
-        } else if (strcmp(a, "--capacity") == 0) {
-            if (parse_u64(v, &capacity) != 0 || capacity == 0) {
+        } else if (strcmp(o, "--capacity") == 0) {
+            if (parse_u64(v, &a->capacity) != 0 || a->capacity == 0) {
                 fprintf(stderr, "tpuplan: --capacity needs a positive integer (bytes), got '%s'\n",
                         v ? v : "");
                 return 2;
             }
-            have_cap = 1;
+            a->have_cap = 1;
             i++;
-        } else if (strcmp(a, "--algo") == 0 && v != NULL) {
-            algo = v;
+        } else if (strcmp(o, "--algo") == 0 && v != NULL) {
+            a->algo = v;
             i++;
-        } else if (strcmp(a, "--time-limit") == 0) {
+        } else if (strcmp(o, "--time-limit") == 0) {
             char *end = NULL;
-            limit = v ? strtod(v, &end) : -1;
-            if (v == NULL || end == v || *end != '\0' || !isfinite(limit) || limit <= 0 ||
-                limit > PACK_TIME_LIMIT_MAX) {
+            a->limit = v ? strtod(v, &end) : -1;
+            if (v == NULL || end == v || *end != '\0' || !isfinite(a->limit) || a->limit <= 0 ||
+                a->limit > PACK_TIME_LIMIT_MAX) {
                 fprintf(stderr, "tpuplan: --time-limit must be in (0, %d] seconds, got '%s'\n",
                         PACK_TIME_LIMIT_MAX, v ? v : "");
                 return 2;
             }
             i++;
-        } else if (strcmp(a, "--out") == 0 && v != NULL) {
-            outpath = v;
+        } else if (strcmp(o, "--out") == 0 && v != NULL) {
+            a->outpath = v;
             i++;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (parse_u64(v, &seed) != 0) {
+        } else if (strcmp(o, "--seed") == 0) {
+            if (parse_u64(v, &a->seed) != 0) {
                 fprintf(stderr, "tpuplan: --seed needs a non-negative integer, got '%s'\n",
                         v ? v : "");
                 return 2;
             }
             i++;
-        } else if (strcmp(a, "--threads") == 0) {
-            if (parse_u64(v, &threads) != 0 || threads < 1 || threads > PACK_THREADS_MAX) {
+        } else if (strcmp(o, "--threads") == 0) {
+            if (parse_u64(v, &a->threads) != 0 || a->threads < 1 || a->threads > PACK_THREADS_MAX) {
                 fprintf(stderr, "tpuplan: --threads must be in [1, %d], got '%s'\n",
                         PACK_THREADS_MAX, v ? v : "");
                 return 2;
             }
             i++;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "tpuplan: pack: unknown or incomplete option '%s'\n", a);
+        } else if (o[0] == '-' && o[1] != '\0') {
+            fprintf(stderr, "tpuplan: pack: unknown or incomplete option '%s'\n", o);
             fprintf(stderr, usage, pack_strategy_names());
             return 2;
-        } else if (path == NULL) {
-            path = a;
+        } else if (a->path == NULL) {
+            a->path = o;
         } else {
-            fprintf(stderr, "tpuplan: pack: one FILE only ('%s')\n", a);
+            fprintf(stderr, "tpuplan: pack: one FILE only ('%s')\n", o);
             return 2;
         }
     }
-    if (path == NULL) {
+    if (a->path == NULL) {
         fprintf(stderr, usage, pack_strategy_names());
         return 2;
     }
-    /* The strategy list: one name, "all" or "best". */
-    if (strcmp(algo, "all") == 0) {
+    return -1;
+}
+
+/* The problem read from the input: a MiniMalloc CSV (m) or a model description (pb); p
+ * borrows the buffers of whichever it is. */
+struct pack_input {
+    char *text;
+    size_t len;
+    struct mmcsv m;
+    struct plan_buffers pb;
+    struct pack_problem p;
+};
+
+static void input_free(struct pack_input *in)
+{
+    mmcsv_free(&in->m);
+    plan_buffers_free(&in->pb);
+    free(in->text);
+}
+
+/* Reads and validates the problem; 0, or -1 after reporting why not. */
+static int input_load(const struct pack_args *a, struct pack_input *in, struct err *e)
+{
+    uint64_t capacity = a->capacity;
+
+    if (cli_read_file(a->path, PACK_INPUT_MAX, &in->text, &in->len) != 0)
+        return -1;
+    if (mmcsv_detect(in->text, in->len)) {
+        if (mmcsv_parse(in->text, in->len, PACK_MAX_BUFFERS, &in->m, e) != ERR_OK) {
+            fprintf(stderr, "tpuplan: %s: %s\n", a->path, e->msg);
+            return -1;
+        }
+        if (in->m.ignored[0] != '\0')
+            fprintf(stderr, "tpuplan: note: %s: columns %s are ignored\n", a->path, in->m.ignored);
+        in->p.n = in->m.n;
+        in->p.bufs = in->m.bufs;
+    } else {
+        struct plan_opts po = {0};
+        struct plan_limits pl;
+        plan_limits_default(&pl);
+        if (plan_buffers(in->text, in->len, &po, &pl, &in->pb, e) != ERR_OK) {
+            if (e->code == ERR_INTERNAL)
+                fprintf(stderr,
+                        "tpuplan: %s: not a MiniMalloc CSV (header id,lower,upper,size), and "
+                        "model input is not available: %s\n",
+                        a->path, e->msg);
+            else
+                fprintf(stderr, "tpuplan: %s: %s\n", a->path, e->msg);
+            return -1;
+        }
+        in->p.n = in->pb.n;
+        in->p.bufs = in->pb.bufs;
+        in->p.alignment = in->pb.alignment;
+        if (!a->have_cap)
+            capacity = in->pb.capacity;
+    }
+    in->p.capacity = capacity;
+    if (pack_validate(&in->p, e) != ERR_OK) {
+        print_problem_error(a->path, e, in->m.n ? in->m.ids : in->pb.names,
+                            in->m.n ? in->m.lines : NULL, in->p.n);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Runs each strategy of the list ("all": every one), printing a row each (tab: the table
+ * on stdout, or the short form on stderr), and keeps the best answer in *best. A strategy
+ * that fails sets *status to 1; one that refuses the input stops the run: -1, else 0.
+ */
+static int run_all(const struct pack_args *a, const struct pack_problem *p, bool tab,
+                   struct pack_result *best, bool *have_best, int *status, struct err *e)
+{
+    struct pack_opts o = {a->limit, a->seed, (unsigned)a->threads};
+    const char *names[16];
+    size_t nnames = 0;
+    char list[256];
+
+    if (strcmp(a->algo, "all") == 0) {
         snprintf(list, sizeof(list), "%s", pack_strategy_names());
         for (char *save = NULL, *t = strtok_r(list, ",", &save); t && nnames < 16;
              t = strtok_r(NULL, ",", &save))
             names[nnames++] = t;
     } else {
-        names[nnames++] = algo;
+        names[nnames++] = a->algo;
     }
-    if (cli_read_file(path, PACK_INPUT_MAX, &input, &len) != 0)
-        return 2;
-
-    if (mmcsv_detect(input, len)) {
-        if (mmcsv_parse(input, len, PACK_MAX_BUFFERS, &m, &e) != ERR_OK) {
-            fprintf(stderr, "tpuplan: %s: %s\n", path, e.msg);
-            goto out;
-        }
-        if (m.ignored[0] != '\0')
-            fprintf(stderr, "tpuplan: note: %s: columns %s are ignored\n", path, m.ignored);
-        p.n = m.n;
-        p.bufs = m.bufs;
-    } else {
-        struct plan_opts po = {0};
-        struct plan_limits pl;
-        plan_limits_default(&pl);
-        if (plan_buffers(input, len, &po, &pl, &pb, &e) != ERR_OK) {
-            if (e.code == ERR_INTERNAL)
-                fprintf(stderr,
-                        "tpuplan: %s: not a MiniMalloc CSV (header id,lower,upper,size), and "
-                        "model input is not available: %s\n",
-                        path, e.msg);
-            else
-                fprintf(stderr, "tpuplan: %s: %s\n", path, e.msg);
-            goto out;
-        }
-        p.n = pb.n;
-        p.bufs = pb.bufs;
-        p.alignment = pb.alignment;
-        if (!have_cap)
-            capacity = pb.capacity;
-    }
-    p.capacity = capacity;
-    if (pack_validate(&p, &e) != ERR_OK) {
-        print_problem_error(path, &e, m.n ? m.ids : pb.names, m.n ? m.lines : NULL, p.n);
-        goto out;
-    }
-    o.time_limit_s = limit;
-    o.seed = seed;
-    o.threads = (unsigned)threads;
-
-    FILE *tab = outpath != NULL && strcmp(outpath, "-") == 0 ? stderr : stdout;
-    fflush(stdout);
-    if (tab == stderr) {
-        /* The table goes to stderr when the CSV takes stdout. */
-        fprintf(stderr, "%s: %zu buffers\n", path, p.n);
-    } else {
-        printf("%s: %zu buffers\n", path, p.n);
-    }
-    if (tab == stdout)
-        printf("%-15s %14s %14s %8s %14s %-6s %-6s %9s\n", "strategy", "peak", "LB", "peak/LB",
-               "capacity", "solved", "proven", "time_s");
     for (size_t k = 0; k < nnames; k++) {
         struct pack_result r;
-        err_clear(&e);
-        if (pack_run(&p, names[k], &o, &r, &e) != ERR_OK) {
-            if (e.code == ERR_NOTFOUND || e.code == ERR_INVALID || e.code == ERR_LIMIT) {
-                fprintf(stderr, "tpuplan: %s\n", e.msg);
-                goto out;
+        err_clear(e);
+        if (pack_run(p, names[k], &o, &r, e) != ERR_OK) {
+            if (e->code == ERR_NOTFOUND || e->code == ERR_INVALID || e->code == ERR_LIMIT) {
+                fprintf(stderr, "tpuplan: %s\n", e->msg);
+                return -1;
             }
-            fprintf(stderr, "tpuplan: %s: %s\n", names[k], e.msg);
-            status = 1;
+            fprintf(stderr, "tpuplan: %s: %s\n", names[k], e->msg);
+            *status = 1;
             continue;
         }
-        if (tab == stdout) {
-            print_row(&r, capacity);
+        if (tab) {
+            print_row(&r, p->capacity);
         } else {
             fprintf(stderr, "%s: peak %" PRIu64 ", LB %" PRIu64 ", solved %s, proven %s, %.3f s\n",
                     r.strategy, r.peak, r.lower_bound, r.solved ? "yes" : "no",
                     r.proven_optimal ? "yes" : "no", r.seconds);
         }
-        if (!have_best || r.peak < best.peak ||
-            (r.peak == best.peak && r.proven_optimal && !best.proven_optimal)) {
-            pack_result_free(&best);
-            best = r;
-            have_best = 1;
+        if (!*have_best || r.peak < best->peak ||
+            (r.peak == best->peak && r.proven_optimal && !best->proven_optimal)) {
+            pack_result_free(best);
+            *best = r;
+            *have_best = true;
         } else {
             pack_result_free(&r);
         }
     }
-    fflush(stdout);
-    if (!have_best) {
-        status = 1;
-        goto out;
-    }
-    if (nnames > 1 && tab == stdout)
-        printf("best: %s, peak %" PRIu64 " (%.4f x LB)%s\n", best.strategy, best.peak,
-               best.lower_bound ? (double)best.peak / (double)best.lower_bound : 1.0,
-               best.proven_optimal ? ", proven optimal" : "");
-    if (capacity > 0 && !best.solved)
+    return 0;
+}
+
+/* Prints the best answer (after the table of "all"), reports one over the capacity and
+ * writes the best packing to --out; returns the exit status. */
+static int finish(const struct pack_args *a, const struct pack_input *in, bool tab,
+                  const struct pack_result *best)
+{
+    int status = best->solved ? 0 : 1;
+
+    if (strcmp(a->algo, "all") == 0 && tab)
+        printf("best: %s, peak %" PRIu64 " (%.4f x LB)%s\n", best->strategy, best->peak,
+               best->lower_bound ? (double)best->peak / (double)best->lower_bound : 1.0,
+               best->proven_optimal ? ", proven optimal" : "");
+    if (in->p.capacity > 0 && !best->solved)
         fprintf(stderr,
                 "tpuplan: %s: no packing within the capacity %" PRIu64 " found (best peak %" PRIu64
                 "%s)\n",
-                path, capacity, best.peak,
-                best.proven_optimal ? ", proven minimal: infeasible" : "");
-    status = best.solved ? 0 : 1;
-    if (outpath != NULL) {
-        if (m.n > 0 || p.n == 0) {
-            if (write_out(outpath, &m, best.offsets) != 0)
+                a->path, in->p.capacity, best->peak,
+                best->proven_optimal ? ", proven minimal: infeasible" : "");
+    if (a->outpath != NULL) {
+        if (in->m.n > 0 || in->p.n == 0) {
+            if (write_out(a->outpath, &in->m, best->offsets) != 0)
                 status = 2;
         } else {
             /* A model input: same columns, ids are tensor names. */
-            struct mmcsv mm = {.n = pb.n, .bufs = pb.bufs, .ids = pb.names};
-            if (write_out(outpath, &mm, best.offsets) != 0)
+            struct mmcsv mm = {.n = in->pb.n, .bufs = in->pb.bufs, .ids = in->pb.names};
+            if (write_out(a->outpath, &mm, best->offsets) != 0)
                 status = 2;
         }
     }
+    return status;
+}
+
+int cli_pack(int argc, char **argv)
+{
+    struct pack_args a;
+    struct pack_input in = {0};
+    struct pack_result best = {0};
+    bool have_best = false, tab;
+    struct err e;
+    int status = parse_args(argc, argv, &a);
+
+    if (status >= 0)
+        return status;
+    status = 2;
+    err_clear(&e);
+    if (input_load(&a, &in, &e) != 0)
+        goto out;
+    /* The table goes to stderr when the CSV takes stdout. */
+    tab = a.outpath == NULL || strcmp(a.outpath, "-") != 0;
+    fflush(stdout);
+    fprintf(tab ? stdout : stderr, "%s: %zu buffers\n", a.path, in.p.n);
+    if (tab)
+        printf("%-15s %14s %14s %8s %14s %-6s %-6s %9s\n", "strategy", "peak", "LB", "peak/LB",
+               "capacity", "solved", "proven", "time_s");
+    if (run_all(&a, &in.p, tab, &best, &have_best, &status, &e) != 0)
+        goto out;
+    fflush(stdout);
+    status = have_best ? finish(&a, &in, tab, &best) : 1;
 out:
     pack_result_free(&best);
-    mmcsv_free(&m);
-    plan_buffers_free(&pb);
-    free(input);
+    input_free(&in);
     return status;
 }

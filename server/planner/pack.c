@@ -1,8 +1,11 @@
 /*
- * pack.c - static buffer assignment: validation, the lower bound and strategy dispatch.
+ * pack.c - static buffer assignment: the strategy table and pack_run, which runs one
+ * strategy and guards its answer.
  *
- * The strategies live in pack_heur.c (greedy orders and our search heuristic) and
- * pack_exact.c (the exact solver); pack_check.c verifies every packing independently
+ * The greedy strategies are passes of pack_heur.c (xla-default: two of them, picked by
+ * pack_pick); the search strategies are pack_solve.c's pipeline (reductions, the greedy
+ * seeds, pack_search.c's heuristic, pack_exact.c's exact solver). pack_problem.c validates
+ * problems and computes the lower bound. pack_check.c verifies every packing independently
  * before pack_run returns it, so a solver bug surfaces as ERR_INTERNAL, never as a wrong
  * answer.
  */
@@ -13,22 +16,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "planner/pack_int.h"
-
-/* Values stay below 2^62 so sums, differences and alignment round-ups cannot wrap. */
-#define PACK_VALUE_MAX ((int64_t)1 << 62)
-#define PACK_ALIGN_MAX ((uint64_t)1 << 32)
 
 #define PACK_SELF_CHECK_MAX 100000
 /* xla-default runs its two passes on two threads from this many buffers (below, a pass
  * takes well under the cost of starting a thread). */
 #define PACK_DEFAULT_THREAD_MIN 50000
 
-/* Default budgets when pack_opts.time_limit_s is 0. */
-#define PACK_SEARCH_DEFAULT_S 1.0
-#define PACK_EXACT_DEFAULT_S  10.0
+/* exact's and best's budget when pack_opts.time_limit_s is 0 (tpuplan-search's:
+ * PACK_SEARCH_DEFAULT_S). */
+#define PACK_EXACT_DEFAULT_S 10.0
 
 /* How pack_run runs a strategy (its public class is coarser). */
 enum run_kind { RUN_GREEDY, RUN_DEFAULT, RUN_SEARCH, RUN_EXACT, RUN_BEST };
@@ -89,140 +87,6 @@ const char *pack_strategy_names(void)
     return "xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite,tpuplan-search,exact";
 }
 
-/* "buffers[i]" in buf (48 bytes), formatted only on the error path. */
-static const char *where_of(char *buf, size_t i)
-{
-    snprintf(buf, 48, "buffers[%zu]", i);
-    return buf;
-}
-
-int pack_validate(const struct pack_problem *p, struct err *e)
-{
-    uint64_t total = 0;
-    char where[48];
-
-    if (p == NULL)
-        return err_set(e, ERR_INVALID, NULL, "no packing problem given");
-    if (p->n > PACK_MAX_BUFFERS)
-        return err_set(e, ERR_LIMIT, "buffers", "%zu buffers, the limit is %d", p->n,
-                       PACK_MAX_BUFFERS);
-    if (p->n > 0 && p->bufs == NULL)
-        return err_set(e, ERR_INVALID, "buffers", "%zu buffers but no buffer array", p->n);
-    if (p->alignment > PACK_ALIGN_MAX)
-        return err_set(e, ERR_LIMIT, "alignment", "alignment %llu is above the limit %llu",
-                       (unsigned long long)p->alignment, (unsigned long long)PACK_ALIGN_MAX);
-    if (p->capacity > (uint64_t)PACK_VALUE_MAX)
-        return err_set(e, ERR_LIMIT, "capacity", "capacity %llu is above the limit %llu",
-                       (unsigned long long)p->capacity, (unsigned long long)PACK_VALUE_MAX);
-    for (size_t i = 0; i < p->n; i++) {
-        const struct pack_buffer *b = &p->bufs[i];
-
-        if (b->size == 0)
-            return err_set(e, ERR_INVALID, where_of(where, i), "buffer %zu: size must be positive",
-                           i);
-        if (b->lower >= b->upper)
-            return err_set(e, ERR_INVALID, where_of(where, i),
-                           "buffer %zu: lower %lld is not below upper %lld (lifetimes are "
-                           "half-open [lower, upper))",
-                           i, (long long)b->lower, (long long)b->upper);
-        if (b->lower < -PACK_VALUE_MAX || b->upper > PACK_VALUE_MAX)
-            return err_set(e, ERR_LIMIT, where_of(where, i),
-                           "buffer %zu: lifetime [%lld, %lld) is out of range", i,
-                           (long long)b->lower, (long long)b->upper);
-        if (b->size > (uint64_t)PACK_VALUE_MAX)
-            return err_set(e, ERR_LIMIT, where_of(where, i),
-                           "buffer %zu: size %llu is out of range", i, (unsigned long long)b->size);
-        if (p->capacity > 0 && b->size > p->capacity)
-            return err_set(e, ERR_INVALID, where_of(where, i),
-                           "buffer %zu alone needs %llu bytes, capacity is %llu", i,
-                           (unsigned long long)b->size, (unsigned long long)p->capacity);
-        /* Every offset is at most the sum of the aligned sizes, so bounding that sum
-         * bounds every intermediate value of every solver. */
-        uint64_t step = b->size + (p->alignment > 1 ? p->alignment : 0);
-        if (__builtin_add_overflow(total, step, &total) || total > (uint64_t)PACK_VALUE_MAX)
-            return err_set(e, ERR_OVERFLOW, where_of(where, i),
-                           "buffer %zu: the total size of the buffers exceeds 2^62 bytes", i);
-    }
-    return ERR_OK;
-}
-
-/* A buffer live during the lower-bound sweep: when it ends and what it holds. */
-struct lb_live {
-    int64_t upper;
-    uint64_t size;
-};
-
-/* Min-heap on upper: pushes x onto h[n]. */
-static void lb_push(struct lb_live *h, size_t n, struct lb_live x)
-{
-    while (n > 0 && h[(n - 1) / 2].upper > x.upper) {
-        h[n] = h[(n - 1) / 2];
-        n = (n - 1) / 2;
-    }
-    h[n] = x;
-}
-
-/* Removes the root of h[n]. */
-static void lb_pop(struct lb_live *h, size_t n)
-{
-    struct lb_live x = h[--n];
-    size_t i = 0;
-
-    for (size_t c; (c = 2 * i + 1) < n; i = c) {
-        if (c + 1 < n && h[c + 1].upper < h[c].upper)
-            c++;
-        if (h[c].upper >= x.upper)
-            break;
-        h[i] = h[c];
-    }
-    h[i] = x;
-}
-
-/*
- * A sweep over the buffers by lower (the greedy passes' radix sort) with the live ones in a
- * heap by upper: each buffer first retires those that ended by its start (half-open
- * lifetimes), then adds its size. O(n log k) for k live at once and 20 bytes a buffer,
- * where sorting 2n (step, delta) events needed 64 and a comparison sort.
- */
-int pack_lower_bound(const struct pack_problem *p, uint64_t *lb, struct err *e)
-{
-    uint32_t *order = NULL;
-    struct lb_live *heap = NULL;
-    uint64_t live = 0, best = 0;
-    size_t nh = 0;
-    int rc = pack_validate(p, e);
-
-    if (rc != ERR_OK)
-        return rc;
-    *lb = 0;
-    if (p->n == 0)
-        return ERR_OK;
-    order = malloc(p->n * sizeof(*order));
-    heap = malloc(p->n * sizeof(*heap));
-    if (order == NULL || heap == NULL) {
-        rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
-        goto out;
-    }
-    if ((rc = pack_sort_order(p, PACK_ORDER_PROGRAM, order, e)) != ERR_OK)
-        goto out;
-    for (size_t i = 0; i < p->n; i++) {
-        const struct pack_buffer *b = &p->bufs[order[i]];
-        while (nh > 0 && heap[0].upper <= b->lower) {
-            live -= heap[0].size;
-            lb_pop(heap, nh--);
-        }
-        lb_push(heap, nh++, (struct lb_live){b->upper, b->size});
-        live += b->size; /* bounded by the validated total */
-        if (live > best)
-            best = live;
-    }
-    *lb = best;
-out:
-    free(order);
-    free(heap);
-    return rc;
-}
-
 static const struct strategy *strategy_find(const char *name)
 {
     for (size_t i = 0; i < NSTRATEGIES; i++)
@@ -246,248 +110,6 @@ const struct pack_strategy *pack_strategy_find(const char *name)
     const struct strategy *s = name != NULL ? strategy_find(name) : NULL;
 
     return s != NULL ? &s->pub : NULL;
-}
-
-static uint64_t peak_of(const struct pack_problem *p, const uint64_t *offsets)
-{
-    uint64_t peak = 0;
-
-    for (size_t i = 0; i < p->n; i++)
-        if (offsets[i] + p->bufs[i].size > peak)
-            peak = offsets[i] + p->bufs[i].size;
-    return peak;
-}
-
-/* Runs the single greedy strategies that seed the search strategies; keeps the best. */
-static int run_greedy_best(const struct pack_problem *p, uint64_t *offsets, uint64_t *peak,
-                           uint64_t *tmp, struct err *e)
-{
-    static const enum pack_order ords[] = {PACK_ORDER_SPATIAL, PACK_ORDER_TFLITE,
-                                           PACK_ORDER_TEMPORAL};
-    int rc;
-
-    *peak = UINT64_MAX;
-    for (size_t i = 0; i < sizeof(ords) / sizeof(ords[0]); i++) {
-        for (int fit = 0; fit < 2; fit++) {
-            uint64_t pk;
-            rc = pack_greedy(p, ords[i], (enum pack_fit)fit, NULL, tmp, &pk, e);
-            if (rc != ERR_OK)
-                return rc;
-            if (pk < *peak) {
-                *peak = pk;
-                memcpy(offsets, tmp, p->n * sizeof(*tmp));
-            }
-        }
-    }
-    return ERR_OK;
-}
-
-#define PACK_REDUCE_DEPTH 8 /* components inside components: each level holds O(n) */
-
-static int solve(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
-                 double deadline, unsigned depth, uint64_t enough, bool seeded, uint64_t *offsets,
-                 uint64_t *peak, bool *proven, double *solved_at, struct err *e);
-
-/* The search kinds' pipeline on a problem that does not reduce: the greedy seeds (unless
- * seeded: offsets/peak already hold their best, as a reduced problem's components do), then
- * the search heuristic, then (exact, best) the exact solver. */
-static int solve_whole(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
-                       double deadline, uint64_t enough, bool seeded, uint64_t *offsets,
-                       uint64_t *peak, bool *proven, double *solved_at, struct err *e)
-{
-    uint64_t *tmp = NULL, lb;
-    double t0 = clock_now(), slice;
-    int rc;
-
-    if ((rc = pack_lower_bound(p, &lb, e)) != ERR_OK)
-        goto out;
-    if (!seeded) {
-        if ((tmp = malloc((p->n ? p->n : 1) * sizeof(*tmp))) == NULL) {
-            rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
-            goto out;
-        }
-        if ((rc = run_greedy_best(p, offsets, peak, tmp, e)) != ERR_OK)
-            goto out;
-    }
-    if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
-        *solved_at = clock_now();
-    if (kind == RUN_SEARCH) {
-        rc = pack_search(p, o, deadline, enough, offsets, peak, solved_at, e);
-        goto out;
-    }
-    /* A slice of the budget (up to the search's own default) goes to the search heuristic
-     * first: a lower incumbent shortens the exact solver's descent, and the exact answer
-     * is then never worse than the heuristics'. */
-    if (*peak > lb && *peak > enough) {
-        slice = (deadline - t0) * 0.1;
-        if (slice > PACK_SEARCH_DEFAULT_S)
-            slice = PACK_SEARCH_DEFAULT_S;
-        rc = pack_search(p, o, t0 + slice, enough, offsets, peak, solved_at, e);
-        if (rc != ERR_OK)
-            goto out;
-        if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
-            *solved_at = clock_now();
-    }
-    if (*peak > enough)
-        rc = pack_exact(p, o, deadline, lb, enough, offsets, peak, proven, solved_at, e);
-out:
-    free(tmp);
-    return rc;
-}
-
-struct comp_key {
-    uint64_t lb;
-    uint32_t c;
-};
-
-static int comp_key_cmp(const void *a, const void *b)
-{
-    const struct comp_key *x = a, *y = b;
-
-    if (x->lb != y->lb)
-        return x->lb > y->lb ? -1 : 1;
-    return (x->c > y->c) - (x->c < y->c);
-}
-
-/*
- * A reduced problem (pack_reduce.c): the universal buffers stacked at the bottom, each
- * component packed on its own above them. Every component first gets the greedy seeds;
- * those whose peak still sets the answer above the lower bound are then solved in turn,
- * highest lower bound first, each with an equal share of the time left and allowed to stop
- * at what the components before it already need.
- */
-static int solve_reduced(const struct pack_problem *p, enum run_kind kind,
-                         const struct pack_opts *o, double deadline, unsigned depth,
-                         uint64_t enough, const struct pack_reduction *red, uint64_t *offsets,
-                         uint64_t *peak, bool *proven, double *solved_at, struct err *e)
-{
-    size_t n = p->n, nc = red->ncomp, nwork = 0;
-    struct pack_buffer *sub = malloc((n ? n : 1) * sizeof(*sub));
-    uint64_t *suboff = malloc((n ? n : 1) * sizeof(*suboff));
-    uint64_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
-    uint64_t *cpeak = calloc(nc ? nc : 1, sizeof(*cpeak));
-    uint64_t *ccap = calloc(nc ? nc : 1, sizeof(*ccap));
-    bool *cproven = calloc(nc ? nc : 1, sizeof(*cproven));
-    struct comp_key *work = malloc((nc ? nc : 1) * sizeof(*work));
-    uint64_t at = 0, lb = red->base, top, goal;
-    int rc = ERR_OK;
-
-    if (sub == NULL || suboff == NULL || tmp == NULL || cpeak == NULL || ccap == NULL ||
-        cproven == NULL || work == NULL) {
-        rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", n);
-        goto out;
-    }
-    for (size_t u = 0; u < red->nuniv; u++) {
-        offsets[red->univ[u]] = at;
-        at += p->bufs[red->univ[u]].size;
-    }
-    /* Pass 1: the components' greedy seeds and lower bounds. */
-    for (size_t c = 0; c < nc; c++) {
-        uint32_t lo = red->comp_off[c], hi = red->comp_off[c + 1];
-        uint64_t maxsize = 0, clb;
-        for (uint32_t j = lo; j < hi; j++) {
-            sub[j] = p->bufs[red->comp_mem[j]];
-            if (sub[j].size > maxsize)
-                maxsize = sub[j].size;
-        }
-        /* The capacity left above the stack, when every buffer still fits under it;
-         * otherwise the component is only minimised (and the answer is over capacity). */
-        if (p->capacity > red->base && p->capacity - red->base >= maxsize)
-            ccap[c] = p->capacity - red->base;
-        struct pack_problem q = {hi - lo, sub + lo, ccap[c], p->alignment};
-        if ((rc = pack_lower_bound(&q, &clb, e)) != ERR_OK)
-            goto out;
-        if ((rc = run_greedy_best(&q, suboff + lo, &cpeak[c], tmp, e)) != ERR_OK)
-            goto out;
-        cproven[c] = cpeak[c] == clb;
-        if (red->base + clb > lb)
-            lb = red->base + clb;
-        work[nwork++] = (struct comp_key){clb, (uint32_t)c};
-    }
-    goal = lb > enough ? lb : enough;
-    top = red->nuniv > 0 ? red->base : 0;
-    for (size_t c = 0; c < nc; c++)
-        if (red->base + cpeak[c] > top)
-            top = red->base + cpeak[c];
-    if (p->capacity > 0 && top <= p->capacity && *solved_at < 0)
-        *solved_at = clock_now();
-    /* Pass 2: the components above the goal, highest lower bound first, each with an
-     * equal share of the time left (the count only falls as the goal rises). The whole
-     * problem is within the capacity when its last component over it comes under. */
-    qsort(work, nwork, sizeof(*work), comp_key_cmp);
-    size_t left = 0, over = 0; /* over: components still above the capacity */
-    for (size_t k = 0; k < nwork; k++) {
-        left += red->base + cpeak[work[k].c] > goal;
-        over += p->capacity > 0 && red->base + cpeak[work[k].c] > p->capacity;
-    }
-    for (size_t k = 0; k < nwork; k++) {
-        uint32_t c = work[k].c, lo = red->comp_off[c], hi = red->comp_off[c + 1];
-        struct pack_problem q = {hi - lo, sub + lo, ccap[c], p->alignment};
-        double now = clock_now(), dl, csolved = -1;
-        bool cp = false;
-        if (red->base + cpeak[c] <= goal)
-            continue;
-        bool was_over = p->capacity > 0 && red->base + cpeak[c] > p->capacity;
-        dl = now + (deadline - now) / (double)(left > 1 ? left : 1);
-        left -= left > 0;
-        rc = solve(&q, kind, o, dl, depth + 1, goal - red->base, true, suboff + lo, &cpeak[c], &cp,
-                   &csolved, e);
-        if (rc != ERR_OK)
-            goto out;
-        cproven[c] = cp;
-        /* What this component needs, the later ones need not go below. */
-        if (red->base + cpeak[c] > goal)
-            goal = red->base + cpeak[c];
-        /* The last component to come within the capacity makes the whole problem fit
-         * (the stack fits: each buffer of it is under the capacity left above it). */
-        if (was_over && red->base + cpeak[c] <= p->capacity && --over == 0 && *solved_at < 0)
-            *solved_at = csolved >= 0 ? csolved : clock_now();
-    }
-    top = red->nuniv > 0 ? red->base : 0;
-    for (size_t c = 0; c < nc; c++) {
-        for (uint32_t j = red->comp_off[c]; j < red->comp_off[c + 1]; j++)
-            offsets[red->comp_mem[j]] = red->base + suboff[j];
-        if (red->base + cpeak[c] > top)
-            top = red->base + cpeak[c];
-    }
-    *peak = top;
-    /* Optimal when it meets the lower bound, or when a component that sets it is proven
-     * optimal on its own. */
-    *proven = top == lb;
-    for (size_t c = 0; c < nc; c++)
-        *proven |= cproven[c] && red->base + cpeak[c] == top;
-    if (p->capacity > 0 && top <= p->capacity && *solved_at < 0)
-        *solved_at = clock_now();
-out:
-    free(sub);
-    free(suboff);
-    free(tmp);
-    free(cpeak);
-    free(ccap);
-    free(cproven);
-    free(work);
-    return rc;
-}
-
-static int solve(const struct pack_problem *p, enum run_kind kind, const struct pack_opts *o,
-                 double deadline, unsigned depth, uint64_t enough, bool seeded, uint64_t *offsets,
-                 uint64_t *peak, bool *proven, double *solved_at, struct err *e)
-{
-    struct pack_reduction red;
-    int rc;
-
-    if (depth >= PACK_REDUCE_DEPTH)
-        return solve_whole(p, kind, o, deadline, enough, seeded, offsets, peak, proven, solved_at,
-                           e);
-    if ((rc = pack_reduce(p, &red, e)) != ERR_OK)
-        return rc;
-    if (red.nuniv == 0 && red.ncomp <= 1)
-        rc = solve_whole(p, kind, o, deadline, enough, seeded, offsets, peak, proven, solved_at, e);
-    else
-        rc = solve_reduced(p, kind, o, deadline, depth, enough, &red, offsets, peak, proven,
-                           solved_at, e);
-    pack_reduction_free(&red);
-    return rc;
 }
 
 /* The temporal pass of xla-default, on a thread of its own. */
@@ -545,9 +167,8 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
 {
     const struct strategy *s;
     struct pack_opts defopts = {0};
-    uint64_t *offsets = NULL, *tmp = NULL, peak = 0, lb = 0;
-    bool proven = false;
-    double solved_at = -1;
+    struct pack_incumbent inc = {NULL, 0, false, -1};
+    uint64_t *tmp = NULL, lb = 0;
     double t0 = clock_now(), limit;
     int rc;
 
@@ -566,18 +187,18 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
     rc = pack_lower_bound(p, &lb, e); /* validates */
     if (rc != ERR_OK)
         return rc;
-    offsets = malloc((p->n ? p->n : 1) * sizeof(*offsets));
+    inc.offsets = malloc((p->n ? p->n : 1) * sizeof(*inc.offsets));
     tmp = malloc((p->n ? p->n : 1) * sizeof(*tmp));
-    if (offsets == NULL || tmp == NULL) {
+    if (inc.offsets == NULL || tmp == NULL) {
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;
     }
     switch (s->kind) {
     case RUN_GREEDY:
-        rc = pack_greedy(p, s->ord, s->fit, NULL, offsets, &peak, e);
+        rc = pack_greedy(p, s->ord, s->fit, NULL, inc.offsets, &inc.peak, e);
         break;
     case RUN_DEFAULT:
-        rc = run_default(p, o, offsets, &peak, tmp, e);
+        rc = run_default(p, o, inc.offsets, &inc.peak, tmp, e);
         break;
     case RUN_SEARCH:
     case RUN_EXACT:
@@ -585,14 +206,15 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
         limit = o->time_limit_s > 0     ? o->time_limit_s
                 : s->kind == RUN_SEARCH ? PACK_SEARCH_DEFAULT_S
                                         : PACK_EXACT_DEFAULT_S;
-        rc = solve(p, s->kind, o, t0 + limit, 0, 0, false, offsets, &peak, &proven, &solved_at, e);
+        rc = pack_solve(p, s->kind == RUN_SEARCH ? PACK_SOLVE_SEARCH : PACK_SOLVE_EXACT, o,
+                        &(struct pack_budget){t0 + limit, 0}, &inc, e);
         break;
     }
     if (rc != ERR_OK)
         goto out;
-    if (peak != peak_of(p, offsets)) {
+    if (inc.peak != pack_peak(p, inc.offsets)) {
         rc = err_set(e, ERR_INTERNAL, NULL, "%s: reported peak %llu is not the packing's peak",
-                     s->pub.name, (unsigned long long)peak);
+                     s->pub.name, (unsigned long long)inc.peak);
         goto out;
     }
     /* The independent checker guards every answer (capacity excluded: an over-capacity
@@ -602,7 +224,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
     if (p->n <= PACK_SELF_CHECK_MAX) {
         struct pack_problem q = *p;
         q.capacity = 0;
-        rc = pack_check(&q, offsets, peak, e);
+        rc = pack_check(&q, inc.offsets, inc.peak, e);
         if (rc != ERR_OK) {
             err_prefix(e, NULL, "internal error, packing failed the checker: ");
             rc = e != NULL ? (e->code = ERR_INTERNAL) : ERR_INTERNAL;
@@ -610,18 +232,18 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
         }
     }
     snprintf(out->strategy, sizeof(out->strategy), "%s", s->pub.name);
-    out->offsets = offsets;
-    offsets = NULL;
-    out->peak = peak;
+    out->offsets = inc.offsets;
+    inc.offsets = NULL;
+    out->peak = inc.peak;
     out->lower_bound = lb;
-    out->solved = p->capacity == 0 || peak <= p->capacity;
-    out->proven_optimal = proven || peak == lb;
+    out->solved = p->capacity == 0 || inc.peak <= p->capacity;
+    out->proven_optimal = inc.proven || inc.peak == lb;
     out->seconds = clock_now() - t0;
     out->solved_seconds = out->solved ? out->seconds : -1;
-    if (out->solved && solved_at >= t0)
-        out->solved_seconds = solved_at - t0;
+    if (out->solved && inc.solved_at >= t0)
+        out->solved_seconds = inc.solved_at - t0;
 out:
-    free(offsets);
+    free(inc.offsets);
     free(tmp);
     return rc;
 }

@@ -8,11 +8,9 @@
  * it overlaps its predecessor or its successor. The set is a counting tree over the
  * buffers' ranks in (offset, index) order, so every operation is O(log n).
  */
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "planner/pack.h"
+#include "planner/pack_int.h"
 
 struct rank_key {
     uint64_t off;
@@ -91,19 +89,12 @@ static size_t rank_set_succ(const struct rank_set *s, size_t r)
     return SIZE_MAX;
 }
 
-/* "buffers[i]" in buf (48 bytes), formatted only on the error path. */
-static const char *where_of(char *buf, size_t i)
-{
-    snprintf(buf, 48, "buffers[%zu]", i);
-    return buf;
-}
-
 static int overlap_err(struct err *e, const struct pack_problem *p, const uint64_t *offsets,
                        size_t a, size_t b)
 {
-    char where[64];
+    char where[PACK_WHERE_MAX];
 
-    return err_set(e, ERR_INVALID, where_of(where, a),
+    return err_set(e, ERR_INVALID, pack_where(where, a),
                    "buffer %zu [%lld, %lld) at offset %llu (size %llu) overlaps buffer %zu "
                    "[%lld, %lld) at offset %llu (size %llu)",
                    a, (long long)p->bufs[a].lower, (long long)p->bufs[a].upper,
@@ -119,7 +110,7 @@ int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t p
     size_t *rank = NULL, *byrank = NULL;
     struct rank_set set = {0};
     uint64_t top = 0;
-    char where[64];
+    char where[PACK_WHERE_MAX];
     int rc = pack_validate(p, e);
 
     if (rc != ERR_OK)
@@ -129,14 +120,14 @@ int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t p
     for (size_t i = 0; i < p->n; i++) {
         uint64_t end;
         if (__builtin_add_overflow(offsets[i], p->bufs[i].size, &end))
-            return err_set(e, ERR_INVALID, where_of(where, i), "buffer %zu: offset %llu overflows",
-                           i, (unsigned long long)offsets[i]);
+            return err_set(e, ERR_INVALID, pack_where(where, i),
+                           "buffer %zu: offset %llu overflows", i, (unsigned long long)offsets[i]);
         if (p->alignment > 1 && offsets[i] % p->alignment != 0)
-            return err_set(e, ERR_INVALID, where_of(where, i),
+            return err_set(e, ERR_INVALID, pack_where(where, i),
                            "buffer %zu: offset %llu is not a multiple of %llu", i,
                            (unsigned long long)offsets[i], (unsigned long long)p->alignment);
         if (p->capacity > 0 && end > p->capacity)
-            return err_set(e, ERR_INVALID, where_of(where, i),
+            return err_set(e, ERR_INVALID, pack_where(where, i),
                            "buffer %zu: ends at %llu, above the capacity %llu", i,
                            (unsigned long long)end, (unsigned long long)p->capacity);
         if (end > top)

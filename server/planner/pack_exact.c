@@ -37,7 +37,7 @@
  * an independent part); a candidate the section bound excludes costs none. A
  * job stops early only when a lower target, or the same target on a lower-numbered
  * thread, has found a packing, so the outcome depends on node counts only, never on
- * thread timing: deterministic for a seed and a thread count (the deadline aside).
+ * thread timing: deterministic for a thread count (the deadline aside).
  *
  * Minimisation. The goal is first the capacity (MiniMalloc's question), then one unit
  * below the best peak; below the capacity each round also searches a lower height, since
@@ -183,31 +183,30 @@ static size_t bound_index(const int64_t *v, size_t n, int64_t x)
     return lo;
 }
 
-/* Builds sections and overlap lists. The overlap lists are built by a sweep in lower
- * order; their total size is bounded by the caller's limit on n. */
-static int xprob_init(struct xprob *xp, const struct pack_problem *p, uint64_t g, struct err *e)
+static int exact_nomem(struct err *e, size_t n)
 {
-    int64_t *bounds = NULL;
-    uint32_t *order = NULL;
-    size_t nb = 0, nadj = 0;
-    int rc = ERR_OK;
+    return err_set(e, ERR_NOMEM, NULL, "exact solver: out of memory for %zu buffers", n);
+}
 
-    memset(xp, 0, sizeof(*xp));
-    xp->n = p->n;
-    xp->align = p->alignment > 1 ? p->alignment / g : 0;
+/* Sizes in units of g, widths, areas, and the sections: the distinct lifetime bounds cut
+ * the timeline into nsec sections, and buffer i spans [sec_lo[i], sec_hi[i]). 0, or -1
+ * out of memory. */
+static int xprob_sections(struct xprob *xp, const struct pack_problem *p, uint64_t g)
+{
+    int64_t *bounds = malloc(2 * p->n * sizeof(*bounds));
+    size_t nb = 0, u = 0;
+    int rc = 0;
+
     xp->size = malloc(p->n * sizeof(*xp->size));
     xp->sec_lo = malloc(p->n * sizeof(*xp->sec_lo));
     xp->sec_hi = malloc(p->n * sizeof(*xp->sec_hi));
-    xp->adj_off = calloc(p->n + 1, sizeof(*xp->adj_off));
-    bounds = malloc(2 * p->n * sizeof(*bounds));
-    order = malloc(p->n * sizeof(*order));
-    if (xp->size == NULL || xp->sec_lo == NULL || xp->sec_hi == NULL || xp->adj_off == NULL ||
-        bounds == NULL || order == NULL)
-        goto nomem;
     xp->width = malloc(p->n * sizeof(*xp->width));
     xp->area = malloc(p->n * sizeof(*xp->area));
-    if (xp->width == NULL || xp->area == NULL)
-        goto nomem;
+    if (bounds == NULL || xp->size == NULL || xp->sec_lo == NULL || xp->sec_hi == NULL ||
+        xp->width == NULL || xp->area == NULL) {
+        rc = -1;
+        goto out;
+    }
     for (size_t i = 0; i < p->n; i++) {
         xp->size[i] = p->bufs[i].size / g;
         xp->width[i] = (uint64_t)(p->bufs[i].upper - p->bufs[i].lower);
@@ -217,66 +216,87 @@ static int xprob_init(struct xprob *xp, const struct pack_problem *p, uint64_t g
         bounds[nb++] = p->bufs[i].upper;
     }
     qsort(bounds, nb, sizeof(*bounds), i64_cmp);
-    {
-        size_t u = 0;
-        for (size_t i = 0; i < nb; i++)
-            if (u == 0 || bounds[u - 1] != bounds[i])
-                bounds[u++] = bounds[i];
-        nb = u;
-    }
+    for (size_t i = 0; i < nb; i++)
+        if (u == 0 || bounds[u - 1] != bounds[i])
+            bounds[u++] = bounds[i];
+    nb = u;
     xp->nsec = nb - 1;
     xp->sectotal = calloc(xp->nsec + 1, sizeof(*xp->sectotal));
-    if (xp->sectotal == NULL)
-        goto nomem;
+    if (xp->sectotal == NULL) {
+        rc = -1;
+        goto out;
+    }
     for (size_t i = 0; i < p->n; i++) {
         xp->sec_lo[i] = (uint32_t)bound_index(bounds, nb, p->bufs[i].lower);
         xp->sec_hi[i] = (uint32_t)bound_index(bounds, nb, p->bufs[i].upper);
         for (uint32_t s = xp->sec_lo[i]; s < xp->sec_hi[i]; s++)
             xp->sectotal[s] += xp->size[i];
     }
-    /* Section member lists and boundary cut counts. */
+out:
+    free(bounds);
+    return rc;
+}
+
+/* Section member lists and boundary cut counts. 0, or -1 out of memory (or too many
+ * memberships for 32-bit offsets). */
+static int xprob_members(struct xprob *xp, const struct pack_problem *p)
+{
+    uint32_t *fill = NULL;
+    size_t tot = 0;
+
     xp->sec_off = calloc(xp->nsec + 2, sizeof(*xp->sec_off));
     xp->cuts0 = calloc(xp->nsec + 1, sizeof(*xp->cuts0));
     if (xp->sec_off == NULL || xp->cuts0 == NULL)
-        goto nomem;
-    {
-        size_t tot = 0;
-        for (size_t i = 0; i < p->n; i++) {
-            tot += xp->sec_hi[i] - xp->sec_lo[i];
-            if (tot > (size_t)UINT32_MAX)
-                goto nomem;
-            for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
-                xp->sec_off[c + 1]++;
-            for (uint32_t b = xp->sec_lo[i] + 1; b < xp->sec_hi[i]; b++)
-                xp->cuts0[b]++;
-        }
-        for (size_t c = 0; c < xp->nsec; c++)
-            xp->sec_off[c + 1] += xp->sec_off[c];
-        xp->sec_mem = malloc((tot ? tot : 1) * sizeof(*xp->sec_mem));
-        if (xp->sec_mem == NULL)
-            goto nomem;
-        uint32_t *fill = calloc(xp->nsec + 1, sizeof(*fill));
-        if (fill == NULL)
-            goto nomem;
-        for (size_t i = 0; i < p->n; i++)
-            for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
-                xp->sec_mem[xp->sec_off[c] + fill[c]++] = (uint32_t)i;
-        free(fill);
+        return -1;
+    for (size_t i = 0; i < p->n; i++) {
+        tot += xp->sec_hi[i] - xp->sec_lo[i];
+        if (tot > (size_t)UINT32_MAX)
+            return -1;
+        for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
+            xp->sec_off[c + 1]++;
+        for (uint32_t b = xp->sec_lo[i] + 1; b < xp->sec_hi[i]; b++)
+            xp->cuts0[b]++;
     }
-    /* Overlap lists: i and j overlap iff their section ranges intersect. */
-    rc = pack_sort_order(p, PACK_ORDER_PROGRAM, order, e);
-    if (rc != ERR_OK)
+    for (size_t c = 0; c < xp->nsec; c++)
+        xp->sec_off[c + 1] += xp->sec_off[c];
+    xp->sec_mem = malloc((tot ? tot : 1) * sizeof(*xp->sec_mem));
+    fill = calloc(xp->nsec + 1, sizeof(*fill));
+    if (xp->sec_mem == NULL || fill == NULL) {
+        free(fill);
+        return -1;
+    }
+    for (size_t i = 0; i < p->n; i++)
+        for (uint32_t c = xp->sec_lo[i]; c < xp->sec_hi[i]; c++)
+            xp->sec_mem[xp->sec_off[c] + fill[c]++] = (uint32_t)i;
+    free(fill);
+    return 0;
+}
+
+/* Overlap lists: i and j overlap iff their section ranges intersect. A sweep in lower
+ * order counts them (pass 0), then fills them (pass 1); their total size is bounded by
+ * the caller's limit on n. */
+static int xprob_overlaps(struct xprob *xp, const struct pack_problem *p, struct err *e)
+{
+    uint32_t *order = malloc(p->n * sizeof(*order)), *fill = NULL;
+    size_t nadj = 0;
+    int rc;
+
+    xp->adj_off = calloc(p->n + 1, sizeof(*xp->adj_off));
+    if (order == NULL || xp->adj_off == NULL) {
+        rc = exact_nomem(e, p->n);
+        goto out;
+    }
+    if ((rc = pack_sort_order(p, PACK_ORDER_PROGRAM, order, e)) != ERR_OK)
         goto out;
     for (int pass = 0; pass < 2; pass++) {
-        uint32_t *fill = NULL;
         if (pass == 1) {
             for (size_t i = 0; i < p->n; i++)
                 xp->adj_off[i + 1] += xp->adj_off[i];
             xp->adj = malloc((xp->adj_off[p->n] ? xp->adj_off[p->n] : 1) * sizeof(*xp->adj));
             fill = calloc(p->n, sizeof(*fill));
             if (xp->adj == NULL || fill == NULL) {
-                free(fill);
-                goto nomem;
+                rc = exact_nomem(e, p->n);
+                goto out;
             }
         }
         for (size_t a = 0; a < p->n; a++) {
@@ -285,26 +305,38 @@ static int xprob_init(struct xprob *xp, const struct pack_problem *p, uint64_t g
                 uint32_t j = order[b];
                 if (xp->sec_lo[j] >= xp->sec_hi[i])
                     break;
-                if (pass == 0) {
-                    xp->adj_off[i + 1]++;
-                    xp->adj_off[j + 1]++;
-                    nadj += 2;
-                    if (nadj > (size_t)UINT32_MAX)
-                        goto nomem;
-                } else {
+                if (pass == 1) {
                     xp->adj[xp->adj_off[i] + fill[i]++] = j;
                     xp->adj[xp->adj_off[j] + fill[j]++] = i;
+                    continue;
+                }
+                xp->adj_off[i + 1]++;
+                xp->adj_off[j + 1]++;
+                if ((nadj += 2) > (size_t)UINT32_MAX) {
+                    rc = exact_nomem(e, p->n);
+                    goto out;
                 }
             }
         }
-        free(fill);
     }
-    goto out;
-nomem:
-    rc = err_set(e, ERR_NOMEM, NULL, "exact solver: out of memory for %zu buffers", p->n);
 out:
-    free(bounds);
     free(order);
+    free(fill);
+    return rc;
+}
+
+/* Builds the static data of the search; on failure, frees what it built. */
+static int xprob_init(struct xprob *xp, const struct pack_problem *p, uint64_t g, struct err *e)
+{
+    int rc;
+
+    memset(xp, 0, sizeof(*xp));
+    xp->n = p->n;
+    xp->align = p->alignment > 1 ? p->alignment / g : 0;
+    if (xprob_sections(xp, p, g) != 0 || xprob_members(xp, p) != 0)
+        rc = exact_nomem(e, p->n);
+    else
+        rc = xprob_overlaps(xp, p, e);
     if (rc != ERR_OK)
         xprob_free(xp);
     return rc;
@@ -322,20 +354,11 @@ static int pre_key_cmp(const void *a, const void *b)
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /*
- * Preorder number h of the portfolio: letters T (max section total), W (width), A (area),
- * Z (size) in the priority of the string; beyond the fixed ones, a seeded random key
- * breaks ties after T.
+ * Preorder number h of the portfolio (modulo its size): letters T (max section total),
+ * W (width), A (area), Z (size) in the priority of the string.
  */
-static int preorder(const struct pack_problem *p, const struct xprob *xp, unsigned h, uint64_t seed,
+static int preorder(const struct pack_problem *p, const struct xprob *xp, unsigned h,
                     uint64_t *rank, struct err *e)
 {
     const size_t nh = EXACT_PORTFOLIO;
@@ -353,11 +376,7 @@ static int preorder(const struct pack_problem *p, const struct xprob *xp, unsign
         keys[i].idx = (uint32_t)i;
         for (int c = 0; c < 3; c++)
             keys[i].k[c] = s[c] == 'T' ? t : s[c] == 'W' ? w : s[c] == 'A' ? a : xp->size[i];
-        keys[i].k[3] = h >= nh ? mix64(seed ^ mix64(h * 1000003ull + i)) : 0;
-        if (h >= nh) { /* randomised: T first, then the random key */
-            keys[i].k[1] = keys[i].k[3];
-            keys[i].k[3] = 0;
-        }
+        keys[i].k[3] = 0;
     }
     qsort(keys, p->n, sizeof(*keys), pre_key_cmp);
     for (size_t r = 0; r < p->n; r++)
@@ -511,6 +530,32 @@ static int cand_push(struct xsearch *s, uint32_t i)
 
 static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint64_t last_rank);
 
+/* Orders the nc candidates c[] by (floor, rank), the order dfs tries them in. */
+static void cand_sort(struct xsearch *s, uint32_t *c, size_t nc)
+{
+    if (nc > 64) { /* long lists (thousands at the root of a large problem): qsort */
+        for (size_t a = 0; a < nc; a++)
+            s->keys[a] =
+                (struct pre_key){{UINT64_MAX - s->floor_[c[a]], UINT64_MAX - s->rank[c[a]]}, c[a]};
+        qsort(s->keys, nc, sizeof(*s->keys), pre_key_cmp); /* descending keys */
+        for (size_t a = 0; a < nc; a++)
+            c[a] = s->keys[a].idx;
+        return;
+    }
+    for (size_t a = 1; a < nc; a++) { /* insertion sort: lists are short */
+        uint32_t x = c[a];
+        size_t b = a;
+        for (; b > 0; b--) {
+            uint32_t y = c[b - 1];
+            if (s->floor_[y] < s->floor_[x] ||
+                (s->floor_[y] == s->floor_[x] && s->rank[y] < s->rank[x]))
+                break;
+            c[b] = y;
+        }
+        c[b] = x;
+    }
+}
+
 /*
  * Re-ranks the unplaced buffers of the part [slo, shi) with the thread's preorder letters,
  * T now meaning the largest *remaining* section total: what is left to place decides what
@@ -638,27 +683,7 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
             return -1;
     }
     nc = s->ncand - base;
-    if (nc > 64) { /* long lists (thousands at the root of a large problem): qsort */
-        for (size_t a = 0; a < nc; a++) {
-            uint32_t x = s->cand[base + a];
-            s->keys[a] = (struct pre_key){{UINT64_MAX - s->floor_[x], UINT64_MAX - s->rank[x]}, x};
-        }
-        qsort(s->keys, nc, sizeof(*s->keys), pre_key_cmp); /* descending keys */
-        for (size_t a = 0; a < nc; a++)
-            s->cand[base + a] = s->keys[a].idx;
-    }
-    for (size_t a = 1; a < nc && nc <= 64; a++) { /* insertion sort: lists are short */
-        uint32_t x = s->cand[base + a];
-        size_t b = a;
-        for (; b > 0; b--) {
-            uint32_t y = s->cand[base + b - 1];
-            if (s->floor_[y] < s->floor_[x] ||
-                (s->floor_[y] == s->floor_[x] && s->rank[y] < s->rank[x]))
-                break;
-            s->cand[base + b] = y;
-        }
-        s->cand[base + b] = x;
-    }
+    cand_sort(s, s->cand + base, nc);
     for (size_t a = 0; a < nc && r == 0; a++) {
         uint32_t i = s->cand[base + a];
         size_t mark = s->ntrail, nleft0 = s->nleft;
@@ -842,151 +867,218 @@ static int run_round(struct worker *w, unsigned nthreads, const uint64_t *target
     return oom ? -1 : 0;
 }
 
-int pack_exact(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-               uint64_t lb, uint64_t enough, uint64_t *offsets, uint64_t *peak, bool *proven,
-               double *solved_at, struct err *e)
+/* The unit of heights: the gcd of the sizes and the alignment. */
+static uint64_t exact_unit(const struct pack_problem *p)
 {
-    struct xprob xp;
-    struct worker *w = NULL;
-    uint64_t g = 0, cap_u, best_u, lbp, soft, limit = EXACT_BASE_NODES, round = 0;
-    unsigned nthreads = o->threads;
-    int rc;
+    uint64_t g = 0;
 
-    *proven = false;
-    if (p->n == 0 || *peak <= lb) {
-        *proven = true;
-        return ERR_OK;
-    }
-    if (*peak <= enough)
-        return ERR_OK; /* good enough for the caller; not a proof */
-    if (p->n > EXACT_MAX_BUFFERS)
-        return ERR_OK; /* too large to search: the incumbent stands, unproven */
     for (size_t i = 0; i < p->n; i++)
         g = gcd64(g, p->bufs[i].size);
     if (p->alignment > 1)
         g = gcd64(g, p->alignment);
-    if (g == 0)
-        g = 1;
-    if (nthreads == 0) {
+    return g == 0 ? 1 : g;
+}
+
+/* The exact solver's state across its rounds. Heights are in units of g: every justified
+ * packing's peak is a sum of sizes (aligned offsets are multiples of g too), and so is the
+ * incumbent's. */
+struct exact {
+    const struct pack_problem *p;
+    struct xprob xp;
+    struct worker *w; /* nthreads of them */
+    unsigned nthreads;
+    uint64_t g;
+    uint64_t best_u; /* the incumbent's peak */
+    uint64_t lbp;    /* proven: no packing lower than this */
+    uint64_t cap_u;  /* the capacity (0: none) */
+    uint64_t soft;   /* heights below this failed within the current node limit */
+    uint64_t limit;  /* node limit of a search */
+    uint64_t round;  /* rounds at this node limit */
+    uint64_t targets[EXACT_MAX_TARGETS];
+    size_t nt;
+};
+
+static void exact_free(struct exact *x)
+{
+    if (x->w != NULL)
+        for (unsigned t = 0; t < x->nthreads; t++) {
+            xsearch_free(&x->w[t].s);
+            for (size_t k = 0; k < EXACT_MAX_TARGETS; k++)
+                free(x->w[t].offs[k]);
+        }
+    free(x->w);
+    xprob_free(&x->xp);
+}
+
+/* The static data, the threads' search states and the starting heights; on failure,
+ * frees what it built. */
+static int exact_init(struct exact *x, const struct pack_problem *p, const struct pack_opts *o,
+                      uint64_t lb, uint64_t peak, struct err *e)
+{
+    int rc;
+
+    memset(x, 0, sizeof(*x));
+    x->p = p;
+    x->g = exact_unit(p);
+    x->nthreads = o->threads;
+    if (x->nthreads == 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
-        nthreads = c > 0 ? (unsigned)c : 1;
+        x->nthreads = c > 0 ? (unsigned)c : 1;
     }
-    if (nthreads > EXACT_MAX_THREADS)
-        nthreads = EXACT_MAX_THREADS;
-    rc = xprob_init(&xp, p, g, e);
-    if (rc != ERR_OK)
+    if (x->nthreads > EXACT_MAX_THREADS)
+        x->nthreads = EXACT_MAX_THREADS;
+    if ((rc = xprob_init(&x->xp, p, x->g, e)) != ERR_OK)
         return rc;
-    w = calloc(nthreads, sizeof(*w));
-    if (w == NULL)
+    x->w = calloc(x->nthreads, sizeof(*x->w));
+    if (x->w == NULL)
         goto nomem;
-    for (unsigned t = 0; t < nthreads; t++) {
-        if (xsearch_init(&w[t].s, &xp, t) != 0)
+    for (unsigned t = 0; t < x->nthreads; t++) {
+        if (xsearch_init(&x->w[t].s, &x->xp, t) != 0)
             goto nomem;
         for (size_t k = 0; k < EXACT_MAX_TARGETS; k++)
-            if ((w[t].offs[k] = malloc(p->n * sizeof(*w[t].offs[k]))) == NULL)
+            if ((x->w[t].offs[k] = malloc(p->n * sizeof(*x->w[t].offs[k]))) == NULL)
                 goto nomem;
     }
-    /* Heights in units of g: every justified packing's peak is a sum of sizes (aligned
-     * offsets are multiples of g too), and so is the incumbent's. */
-    best_u = *peak / g;
-    lbp = (lb + g - 1) / g; /* proven: no packing lower than lbp units */
-    cap_u = p->capacity / g;
-    soft = lbp; /* heights below soft failed within the current node limit */
-    while (clock_now() < deadline) {
-        uint64_t targets[EXACT_MAX_TARGETS], goal, mid;
-        size_t nt = 0;
-        bool progress = false, above;
+    x->best_u = peak / x->g;
+    x->lbp = (lb + x->g - 1) / x->g;
+    x->cap_u = p->capacity / x->g;
+    x->soft = x->lbp;
+    x->limit = EXACT_BASE_NODES;
+    return ERR_OK;
+nomem:
+    exact_free(x);
+    return exact_nomem(e, p->n);
+}
 
-        /* The capacity first (MiniMalloc's question), then one unit below the best. */
-        above = p->capacity > 0 && best_u > cap_u;
-        goal = above ? cap_u : best_u - 1;
-        if (goal < lbp) {
-            *proven = best_u <= lbp;
-            break;
-        }
-        /* Once within the capacity, a lower height is searched alongside: halfway
-         * between what failed within this node limit (soft) and the goal, as tight
-         * heights prune harder (on D, 1000 and 995 are found within 150k nodes, 1008
-         * and 1013 not in 20 s; D in 30 s: 1000 units where one below the best alone
-         * reached 1014), or once that window is closed the proven bound itself (cheap
-         * when it is infeasible, and where it is the optimum tight bounds find it
-         * quickly: MiniMalloc's C at LB in 0.02 s). Above the capacity only the
-         * capacity is searched. */
-        if (soft < lbp)
-            soft = lbp;
-        mid = soft + (goal - soft) / 2;
-        if (!above && mid > lbp && mid < goal)
-            targets[nt++] = mid;
-        else if (!above && lbp < goal)
-            targets[nt++] = lbp;
-        targets[nt++] = goal;
-        /* Round r: thread t searches with preorder exact_cycle[(t + r * threads) mod
-         * EXACT_CYCLE], and the node limit doubles once every preorder has had it
-         * (MiniMalloc's round robin, spread over the threads). */
-        for (unsigned t = 0; t < nthreads; t++) {
-            unsigned h = exact_cycle[(t + round * nthreads) % EXACT_CYCLE];
-            if (h != w[t].heur || round == 0) {
-                rc = preorder(p, &xp, h, o->seed, w[t].s.base_rank, e);
-                w[t].s.heur = h;
-                if (rc != ERR_OK)
-                    goto out;
-                w[t].heur = h;
-            }
-        }
-        if (run_round(w, nthreads, targets, nt, limit, deadline) != 0)
-            goto nomem;
-        round++;
-        for (size_t k = 0; k < nt && !progress; k++)
-            for (unsigned t = 0; t < nthreads; t++) {
-                if (w[t].result[k] != 1)
-                    continue;
-                for (size_t i = 0; i < p->n; i++)
-                    offsets[i] = w[t].offs[k][i] * g;
-                *peak = w[t].peak[k] * g;
-                best_u = w[t].peak[k];
-                if (p->capacity > 0 && *peak <= p->capacity && *solved_at < 0)
-                    *solved_at = clock_now();
-                progress = true;
-                break;
-            }
-        for (size_t k = 0; k < nt; k++)
-            for (unsigned t = 0; t < nthreads; t++)
-                if (w[t].result[k] == 0 && targets[k] + 1 > lbp) {
-                    lbp = targets[k] + 1; /* exhausted: nothing fits in targets[k] */
-                    progress = true;
-                }
-        if (!progress && nt == 2 && targets[0] > lbp)
-            soft = targets[0] + 1; /* the halfway height failed within this limit */
-        if (best_u <= lbp) {
-            *proven = true;
-            break;
-        }
-        if (*peak <= enough)
-            break;
-        if (p->capacity > 0 && lbp > cap_u && best_u > cap_u)
-            break; /* proven: nothing fits in the capacity */
-        if (progress) {
-            limit = EXACT_BASE_NODES;
-            round = 0;
-            soft = lbp;
-        } else if (round % ((EXACT_CYCLE + nthreads - 1) / nthreads) == 0 &&
-                   limit < UINT64_MAX / 2) {
-            limit *= 2;
-            soft = lbp;
+/*
+ * The round's targets: the capacity first (MiniMalloc's question), then one unit below the
+ * best. Once within the capacity, a lower height is searched alongside: halfway between
+ * what failed within this node limit (soft) and the goal, as tight heights prune harder
+ * (on D, 1000 and 995 are found within 150k nodes, 1008 and 1013 not in 20 s; D in 30 s:
+ * 1000 units where one below the best alone reached 1014), or once that window is closed
+ * the proven bound itself (cheap when it is infeasible, and where it is the optimum tight
+ * bounds find it quickly: MiniMalloc's C at LB in 0.02 s). Above the capacity only the
+ * capacity is searched. False when the goal is below the proven bound: nothing is left.
+ */
+static bool exact_targets(struct exact *x)
+{
+    bool above = x->p->capacity > 0 && x->best_u > x->cap_u;
+    uint64_t goal = above ? x->cap_u : x->best_u - 1, mid;
+
+    x->nt = 0;
+    if (goal < x->lbp)
+        return false;
+    if (x->soft < x->lbp)
+        x->soft = x->lbp;
+    mid = x->soft + (goal - x->soft) / 2;
+    if (!above && mid > x->lbp && mid < goal)
+        x->targets[x->nt++] = mid;
+    else if (!above && x->lbp < goal)
+        x->targets[x->nt++] = x->lbp;
+    x->targets[x->nt++] = goal;
+    return true;
+}
+
+/* Round r: thread t searches with preorder exact_cycle[(t + r * threads) mod EXACT_CYCLE],
+ * and the node limit doubles once every preorder has had it (MiniMalloc's round robin,
+ * spread over the threads). */
+static int exact_preorders(struct exact *x, struct err *e)
+{
+    for (unsigned t = 0; t < x->nthreads; t++) {
+        unsigned h = exact_cycle[(t + x->round * x->nthreads) % EXACT_CYCLE];
+        if (h != x->w[t].heur || x->round == 0) {
+            int rc = preorder(x->p, &x->xp, h, x->w[t].s.base_rank, e);
+            x->w[t].s.heur = h;
+            if (rc != ERR_OK)
+                return rc;
+            x->w[t].heur = h;
         }
     }
-    goto out;
-nomem:
-    rc = err_set(e, ERR_NOMEM, NULL, "exact solver: out of memory for %zu buffers", p->n);
-out:
-    if (w != NULL)
-        for (unsigned t = 0; t < nthreads; t++) {
-            xsearch_free(&w[t].s);
-            for (size_t k = 0; k < EXACT_MAX_TARGETS; k++)
-                free(w[t].offs[k]);
+    return ERR_OK;
+}
+
+/* What the round found: the packing of the lowest target found (lowest thread first) into
+ * inc, the proven bound past every exhausted target, and soft past a halfway height that
+ * failed within the limit. True when it made progress (a packing or a proof). */
+static bool exact_harvest(struct exact *x, struct pack_incumbent *inc)
+{
+    const struct pack_problem *p = x->p;
+    bool progress = false;
+
+    for (size_t k = 0; k < x->nt && !progress; k++)
+        for (unsigned t = 0; t < x->nthreads; t++) {
+            const struct worker *w = &x->w[t];
+            if (w->result[k] != 1)
+                continue;
+            for (size_t i = 0; i < p->n; i++)
+                inc->offsets[i] = w->offs[k][i] * x->g;
+            inc->peak = w->peak[k] * x->g;
+            x->best_u = w->peak[k];
+            pack_note_fit(p, inc->peak, inc);
+            progress = true;
+            break;
         }
-    free(w);
-    xprob_free(&xp);
+    for (size_t k = 0; k < x->nt; k++)
+        for (unsigned t = 0; t < x->nthreads; t++)
+            if (x->w[t].result[k] == 0 && x->targets[k] + 1 > x->lbp) {
+                x->lbp = x->targets[k] + 1; /* exhausted: nothing fits in targets[k] */
+                progress = true;
+            }
+    if (!progress && x->nt == 2 && x->targets[0] > x->lbp)
+        x->soft = x->targets[0] + 1; /* the halfway height failed within this limit */
+    return progress;
+}
+
+int pack_exact(const struct pack_problem *p, const struct pack_opts *o, const struct pack_budget *b,
+               uint64_t lb, struct pack_incumbent *inc, struct err *e)
+{
+    struct exact x;
+    int rc;
+
+    if (p->n == 0 || inc->peak <= lb) {
+        inc->proven = true;
+        return ERR_OK;
+    }
+    if (inc->peak <= b->enough)
+        return ERR_OK; /* good enough for the caller; not a proof */
+    if (p->n > EXACT_MAX_BUFFERS)
+        return ERR_OK; /* too large to search: the incumbent stands, unproven */
+    if ((rc = exact_init(&x, p, o, lb, inc->peak, e)) != ERR_OK)
+        return rc;
+    while (clock_now() < b->deadline) {
+        bool progress;
+
+        if (!exact_targets(&x)) {
+            inc->proven |= x.best_u <= x.lbp;
+            break;
+        }
+        if ((rc = exact_preorders(&x, e)) != ERR_OK)
+            break;
+        if (run_round(x.w, x.nthreads, x.targets, x.nt, x.limit, b->deadline) != 0) {
+            rc = exact_nomem(e, p->n);
+            break;
+        }
+        x.round++;
+        progress = exact_harvest(&x, inc);
+        if (x.best_u <= x.lbp) {
+            inc->proven = true;
+            break;
+        }
+        if (inc->peak <= b->enough)
+            break;
+        if (p->capacity > 0 && x.lbp > x.cap_u && x.best_u > x.cap_u)
+            break; /* proven: nothing fits in the capacity */
+        if (progress) {
+            x.limit = EXACT_BASE_NODES;
+            x.round = 0;
+            x.soft = x.lbp;
+        } else if (x.round % ((EXACT_CYCLE + x.nthreads - 1) / x.nthreads) == 0 &&
+                   x.limit < UINT64_MAX / 2) {
+            x.limit *= 2;
+            x.soft = x.lbp;
+        }
+    }
+    exact_free(&x);
     return rc;
 }
 
@@ -1013,12 +1105,7 @@ int pack_probe_new(const struct pack_problem *p, struct pack_probe **out, struct
     if (pr == NULL)
         return err_set(e, ERR_NOMEM, NULL, "search: out of memory");
     pr->p = p;
-    for (size_t i = 0; i < p->n; i++)
-        pr->g = gcd64(pr->g, p->bufs[i].size);
-    if (p->alignment > 1)
-        pr->g = gcd64(pr->g, p->alignment);
-    if (pr->g == 0)
-        pr->g = 1;
+    pr->g = exact_unit(p);
     rc = xprob_init(&pr->xp, p, pr->g, e);
     if (rc != ERR_OK) {
         free(pr);
@@ -1044,14 +1131,14 @@ void pack_probe_free(struct pack_probe *pr)
     free(pr);
 }
 
-int pack_probe_run(struct pack_probe *pr, uint64_t height, uint64_t node_limit, unsigned heur,
-                   uint64_t seed, double deadline, uint64_t *offsets, uint64_t *peak, int *result,
+int pack_probe_run(struct pack_probe *pr, uint64_t height, unsigned heur, uint64_t node_limit,
+                   const struct pack_budget *b, struct pack_incumbent *inc, int *result,
                    struct err *e)
 {
     int rc;
 
     if (heur != pr->heur) {
-        rc = preorder(pr->p, &pr->xp, heur, seed, pr->s.base_rank, e);
+        rc = preorder(pr->p, &pr->xp, heur, pr->s.base_rank, e);
         pr->s.heur = heur;
         if (rc != ERR_OK)
             return rc;
@@ -1059,18 +1146,15 @@ int pack_probe_run(struct pack_probe *pr, uint64_t height, uint64_t node_limit, 
     }
     pr->s.height = height / pr->g;
     pr->s.node_limit = node_limit;
-    pr->s.deadline = deadline;
+    pr->s.deadline = b->deadline;
     pr->s.job = 0;
     *result = search_once(&pr->s);
     if (pr->s.oom)
         return err_set(e, ERR_NOMEM, NULL, "search: out of memory");
     if (*result == 1) {
-        *peak = 0;
-        for (size_t i = 0; i < pr->p->n; i++) {
-            offsets[i] = pr->s.off[i] * pr->g;
-            if (offsets[i] + pr->p->bufs[i].size > *peak)
-                *peak = offsets[i] + pr->p->bufs[i].size;
-        }
+        for (size_t i = 0; i < pr->p->n; i++)
+            inc->offsets[i] = pr->s.off[i] * pr->g;
+        inc->peak = pack_peak(pr->p, inc->offsets);
     }
     return ERR_OK;
 }

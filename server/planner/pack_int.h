@@ -12,6 +12,50 @@
 #include "planner/err.h"
 #include "planner/pack.h"
 
+/* ---- the problem (pack_problem.c, with pack.h's pack_validate and pack_lower_bound) ---- */
+
+#define PACK_WHERE_MAX 48 /* bytes of pack_where's buf */
+
+/* Formats "buffers[i]" into buf (PACK_WHERE_MAX bytes) for struct err's where; returns buf. */
+const char *pack_where(char *buf, size_t i);
+
+/* max(offset + size) over the buffers: the peak of a packing (0 for no buffers). */
+uint64_t pack_peak(const struct pack_problem *p, const uint64_t *offsets);
+
+/* ---- what the solvers share ---------------------------------------------------------- */
+
+/*
+ * The best packing a solver knows: it starts from it and hands it back. All of it is the
+ * caller's, offsets included (n entries of the problem the solver is given). offsets and
+ * peak always describe one valid packing, within the capacity or not: a solver replaces
+ * them together, pack_search and pack_exact only by a lower peak. A solver that runs
+ * threads gives each its own incumbent and merges them.
+ */
+struct pack_incumbent {
+    uint64_t *offsets; /* n entries, borrowed */
+    uint64_t peak;     /* max(offset + size) of offsets */
+    bool proven;       /* peak is proven minimal: a solver sets it and never clears it */
+    double solved_at;  /* clock_now() time a packing within the capacity was first known;
+                        * -1: not yet. Set once, by the first to know (pack_note_fit) */
+};
+
+/*
+ * When a solver may stop short of a proof: at the deadline, or once its peak is at most
+ * enough (the goal of its caller: a component of a reduced problem need not go below what
+ * another component already needs, a capacity question is answered at the capacity).
+ * The caller's, read only; a solver that hands a share of it on builds a new one.
+ */
+struct pack_budget {
+    double deadline; /* absolute clock_now() time */
+    uint64_t enough; /* 0: only a proof or the lower bound stops it early */
+};
+
+/* Sets inc->solved_at to now if it is unset and a packing of height peak is within p's
+ * capacity (p has one). In pack_problem.c. */
+void pack_note_fit(const struct pack_problem *p, uint64_t peak, struct pack_incumbent *inc);
+
+/* ---- the solvers ---------------------------------------------------------------------- */
+
 /* Greedy sort orders (pack_heur.c). */
 enum pack_order {
     PACK_ORDER_SPATIAL,  /* size desc, duration desc, index asc (XLA kSpatial) */
@@ -40,16 +84,36 @@ ERR_MUST_CHECK int pack_greedy(const struct pack_problem *p, enum pack_order ord
 ERR_MUST_CHECK int pack_sort_order(const struct pack_problem *p, enum pack_order ord,
                                    uint32_t *order, struct err *e);
 
+/* tpuplan-search's budget when pack_opts.time_limit_s is 0, and the most the exact mode
+ * of pack_solve gives the search heuristic before the exact solver. */
+#define PACK_SEARCH_DEFAULT_S 1.0
+
+enum pack_solve_mode {
+    PACK_SOLVE_SEARCH, /* "tpuplan-search": the greedy seeds, then the search heuristic */
+    PACK_SOLVE_EXACT,  /* "exact", "best": then the exact solver */
+};
+
 /*
- * Our strongest heuristic ("tpuplan-search"): bounded probes of the exact search, then the
- * exact solver, under the deadline (absolute clock_now() time). On entry offsets/peak hold
- * a valid packing; on return the best packing found. It stops early once the peak is at
- * most enough (0: only the lower bound stops it): a component of a reduced problem need
- * not go below what another component already needs. *solved_at as for pack_exact.
+ * The search strategies' pipeline (pack_solve.c): pack_reduce's reductions, then on each
+ * part that does not reduce the greedy seeds, pack_search and (PACK_SOLVE_EXACT)
+ * pack_exact, all within b. On entry inc->offsets is room for n offsets (what it and
+ * inc->peak hold is ignored: the pipeline makes its own first packing), inc->proven is
+ * false and inc->solved_at -1; on return inc holds the best packing found.
+ */
+ERR_MUST_CHECK int pack_solve(const struct pack_problem *p, enum pack_solve_mode mode,
+                              const struct pack_opts *o, const struct pack_budget *b,
+                              struct pack_incumbent *inc, struct err *e);
+
+/*
+ * Our strongest heuristic ("tpuplan-search", pack_search.c): bounded probes of the exact
+ * search, then the exact solver, within the budget. inc holds a packing on entry and the
+ * best found on return; inc->solved_at is set as its exact phase sets it (the probes
+ * leave it alone). inc->proven is left alone too: the answer is a heuristic's, even where
+ * its exact phase proves it.
  */
 ERR_MUST_CHECK int pack_search(const struct pack_problem *p, const struct pack_opts *o,
-                               double deadline, uint64_t enough, uint64_t *offsets, uint64_t *peak,
-                               double *solved_at, struct err *e);
+                               const struct pack_budget *b, struct pack_incumbent *inc,
+                               struct err *e);
 
 /*
  * Exact reductions (pack_reduce.c): the universal buffers (lifetime overlapping every
@@ -71,30 +135,30 @@ ERR_MUST_CHECK int pack_reduce(const struct pack_problem *p, struct pack_reducti
 void pack_reduction_free(struct pack_reduction *r);
 
 /*
- * The exact solver. On entry offsets/peak hold a valid packing (the incumbent, from the
- * heuristics); on return they hold the best packing found. *proven is set when the
- * returned peak is proven minimal. lb is pack_lower_bound's value; the search stops once
- * the peak is at most enough (0: only a proof or the deadline stop it), without a proof.
- * *solved_at is set to the clock_now() time a packing within the capacity was first found,
- * when that happens here (it is left alone otherwise).
+ * The exact solver (pack_exact.c). inc holds a packing on entry (the incumbent, from the
+ * heuristics) and the best found on return; inc->proven is set when its peak is proven
+ * minimal, and inc->solved_at when this search first finds a packing within the capacity.
+ * lb is pack_lower_bound's value. A peak at most b->enough stops it, unproven.
  */
 ERR_MUST_CHECK int pack_exact(const struct pack_problem *p, const struct pack_opts *o,
-                              double deadline, uint64_t lb, uint64_t enough, uint64_t *offsets,
-                              uint64_t *peak, bool *proven, double *solved_at, struct err *e);
+                              const struct pack_budget *b, uint64_t lb, struct pack_incumbent *inc,
+                              struct err *e);
 
 /*
  * Bounded probes of the exact solver's search, for the search heuristic: "is there a
- * packing of height <= H within this many nodes?". pack_probe_new sets *out to NULL (and
- * returns ERR_OK) when the problem is too large to probe. result: 1 found (offsets and
- * peak filled), 0 proven infeasible, -1 node limit or deadline.
+ * packing of height <= height, searching with preorder heur of the portfolio, within
+ * node_limit nodes and by b->deadline?". pack_probe_new sets *out to NULL (and returns
+ * ERR_OK) when the problem is too large to probe; the probe borrows p until
+ * pack_probe_free. *result: 1 found (inc's offsets and peak replaced by it; proven and
+ * solved_at are the caller's to judge), 0 proven infeasible, -1 node limit or deadline.
  */
 struct pack_probe;
 ERR_MUST_CHECK int pack_probe_new(const struct pack_problem *p, struct pack_probe **out,
                                   struct err *e);
 void pack_probe_free(struct pack_probe *pr);
-ERR_MUST_CHECK int pack_probe_run(struct pack_probe *pr, uint64_t height, uint64_t node_limit,
-                                  unsigned heur, uint64_t seed, double deadline, uint64_t *offsets,
-                                  uint64_t *peak, int *result, struct err *e);
+ERR_MUST_CHECK int pack_probe_run(struct pack_probe *pr, uint64_t height, unsigned heur,
+                                  uint64_t node_limit, const struct pack_budget *b,
+                                  struct pack_incumbent *inc, int *result, struct err *e);
 uint64_t pack_probe_unit(const struct pack_probe *pr); /* heights step by this */
 
 #endif

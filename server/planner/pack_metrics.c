@@ -81,6 +81,24 @@ void pack_metrics_free(struct pack_metrics *m)
     memset(m, 0, sizeof(*m));
 }
 
+/* The buffers live at the start of the peak segment. */
+static int metrics_peak_buffers(const struct pack_problem *p, struct pack_metrics *m, struct err *e)
+{
+    int64_t at = m->steps[m->peak_segment];
+    size_t k = 0;
+
+    for (size_t i = 0; i < p->n; i++)
+        if (p->bufs[i].lower <= at && at < p->bufs[i].upper)
+            k++;
+    m->peak_buffers = malloc((k ? k : 1) * sizeof(*m->peak_buffers));
+    if (m->peak_buffers == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+    for (size_t i = 0; i < p->n; i++)
+        if (p->bufs[i].lower <= at && at < p->bufs[i].upper)
+            m->peak_buffers[m->npeak_buffers++] = i;
+    return ERR_OK;
+}
+
 int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
                          struct pack_metrics *out, struct err *e)
 {
@@ -165,21 +183,7 @@ int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
         ns++;
     }
     out->nsteps = ns;
-    {
-        int64_t at = out->steps[out->peak_segment];
-        size_t k = 0;
-        for (size_t i = 0; i < p->n; i++)
-            if (p->bufs[i].lower <= at && at < p->bufs[i].upper)
-                k++;
-        out->peak_buffers = malloc((k ? k : 1) * sizeof(*out->peak_buffers));
-        if (out->peak_buffers == NULL) {
-            rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
-            goto out;
-        }
-        for (size_t i = 0; i < p->n; i++)
-            if (p->bufs[i].lower <= at && at < p->bufs[i].upper)
-                out->peak_buffers[out->npeak_buffers++] = i;
-    }
+    rc = metrics_peak_buffers(p, out, e);
 out:
     if (rc != ERR_OK)
         pack_metrics_free(out);

@@ -17,8 +17,8 @@
  *               the larger of the two.
  *
  * A component may have universal buffers of its own (live across all of that component
- * but not of the whole program), so the caller (pack.c) applies the reduction again to each
- * component, up to a bounded depth.
+ * but not of the whole program), so the caller (pack_solve.c) applies the reduction again
+ * to each component, up to a bounded depth.
  */
 #include <stdbool.h>
 #include <stdlib.h>

@@ -55,8 +55,8 @@ static int pkey_cmp(const void *a, const void *b)
 }
 
 /* Randomised greedy restarts for large problems. */
-static int search_greedy(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-                         uint64_t enough, uint64_t *offsets, uint64_t *peak, struct err *e)
+static int search_greedy(const struct pack_problem *p, const struct pack_opts *o,
+                         const struct pack_budget *b, struct pack_incumbent *inc, struct err *e)
 {
     struct pkey *keys = malloc(p->n * sizeof(*keys));
     uint32_t *order = malloc(p->n * sizeof(*order));
@@ -68,7 +68,7 @@ static int search_greedy(const struct pack_problem *p, const struct pack_opts *o
         rc = err_set(e, ERR_NOMEM, NULL, "search: out of memory for %zu buffers", p->n);
         goto out;
     }
-    while (clock_now() < deadline && *peak > enough) {
+    while (clock_now() < b->deadline && inc->peak > b->enough) {
         uint64_t pk;
         for (size_t i = 0; i < p->n; i++) {
             double noise = 0.75 + 0.5 * (double)(rng_next(&rng) >> 11) / 9007199254740992.0;
@@ -80,9 +80,9 @@ static int search_greedy(const struct pack_problem *p, const struct pack_opts *o
         rc = pack_greedy(p, PACK_ORDER_SPATIAL, PACK_FIT_BEST, order, tmp, &pk, e);
         if (rc != ERR_OK)
             goto out;
-        if (pk < *peak) {
-            *peak = pk;
-            memcpy(offsets, tmp, p->n * sizeof(*tmp));
+        if (pk < inc->peak) {
+            inc->peak = pk;
+            memcpy(inc->offsets, tmp, p->n * sizeof(*tmp));
         }
     }
 out:
@@ -96,14 +96,11 @@ out:
  * preorders, starting at first. */
 struct prober {
     const struct pack_problem *p;
-    const struct pack_opts *o;
-    double deadline;
+    struct pack_budget b; /* the probes' share */
     uint64_t lb;
-    uint64_t enough; /* stop once the peak is at most this */
     unsigned first;
     atomic_bool *done; /* set by the thread that reaches the lower bound: nothing is lower */
-    uint64_t *offsets; /* n entries, owned by the caller; the best packing of this thread */
-    uint64_t peak;
+    struct pack_incumbent inc; /* this thread's best; offsets: the caller's (thread 0) or its own */
     struct err err;
     int rc;
     pthread_t tid;
@@ -112,27 +109,21 @@ struct prober {
 
 static void prober_run(struct prober *w)
 {
-    const struct pack_problem *p = w->p;
     struct pack_probe *pr = NULL;
-    uint64_t *tmp = NULL, g, lo, soft, limit = SEARCH_BASE_NODES;
+    uint64_t g, lo, soft, limit = SEARCH_BASE_NODES;
     unsigned heur = w->first;
     bool tried_lo = false;
     int rc;
 
-    rc = pack_probe_new(p, &pr, &w->err);
+    rc = pack_probe_new(w->p, &pr, &w->err);
     if (rc != ERR_OK || pr == NULL)
         goto out;
-    tmp = malloc(p->n * sizeof(*tmp));
-    if (tmp == NULL) {
-        rc = err_set(&w->err, ERR_NOMEM, NULL, "search: out of memory for %zu buffers", p->n);
-        goto out;
-    }
     g = pack_probe_unit(pr);
     lo = (w->lb + g - 1) / g * g; /* proven: nothing lower fits */
     soft = lo;                    /* heights below this failed within the current limit */
-    while (clock_now() < w->deadline && lo < w->peak && w->peak > w->enough &&
+    while (clock_now() < w->b.deadline && lo < w->inc.peak && w->inc.peak > w->b.enough &&
            !atomic_load(w->done)) {
-        uint64_t hi = w->peak - g, h, pk = 0;
+        uint64_t hi = w->inc.peak - g, h;
         int res;
         if (soft > hi) {
             /* Window closed at this limit: next preorder; a full cycle doubles it. */
@@ -147,13 +138,11 @@ static void prober_run(struct prober *w)
          * on instances whose optimum is the lower bound that probe is the quickest. */
         h = soft == lo && !tried_lo ? lo : soft + (hi - soft) / g / 2 * g;
         tried_lo = true;
-        rc = pack_probe_run(pr, h, limit, heur, w->o->seed, w->deadline, tmp, &pk, &res, &w->err);
+        rc = pack_probe_run(pr, h, heur, limit, &w->b, &w->inc, &res, &w->err);
         if (rc != ERR_OK)
             goto out;
         if (res == 1) {
-            memcpy(w->offsets, tmp, p->n * sizeof(*tmp));
-            w->peak = pk;
-            if (pk <= lo || pk <= w->enough)
+            if (w->inc.peak <= lo || w->inc.peak <= w->b.enough)
                 atomic_store(w->done, true);
         } else if (res == 0) {
             lo = h + g;
@@ -164,7 +153,6 @@ static void prober_run(struct prober *w)
         }
     }
 out:
-    free(tmp);
     pack_probe_free(pr);
     w->rc = rc;
 }
@@ -175,29 +163,17 @@ static void *prober_main(void *arg)
     return NULL;
 }
 
-int pack_search(const struct pack_problem *p, const struct pack_opts *o, double deadline,
-                uint64_t enough, uint64_t *offsets, uint64_t *peak, double *solved_at,
-                struct err *e)
+/* The probing threads (at most SEARCH_MAX_THREADS, at most o->threads), within b; inc
+ * gets the best of their packings. */
+static int search_probes(const struct pack_problem *p, const struct pack_opts *o,
+                         const struct pack_budget *b, uint64_t lb, struct pack_incumbent *inc,
+                         struct err *e)
 {
     struct prober w[SEARCH_MAX_THREADS];
-    struct pack_probe *pr = NULL;
     unsigned nthreads = o->threads;
     atomic_bool done = false;
-    uint64_t lb;
-    double t0 = clock_now();
-    int rc;
+    int rc = ERR_OK;
 
-    if (p->n == 0)
-        return ERR_OK;
-    rc = pack_lower_bound(p, &lb, e);
-    if (rc != ERR_OK || *peak <= lb || *peak <= enough)
-        return rc;
-    rc = pack_probe_new(p, &pr, e); /* only asks whether the problem can be probed */
-    if (rc != ERR_OK)
-        return rc;
-    if (pr == NULL)
-        return search_greedy(p, o, deadline, enough, offsets, peak, e);
-    pack_probe_free(pr);
     if (nthreads == 0) {
         long c = sysconf(_SC_NPROCESSORS_ONLN);
         nthreads = c > 0 ? (unsigned)c : 1;
@@ -205,40 +181,26 @@ int pack_search(const struct pack_problem *p, const struct pack_opts *o, double 
     if (nthreads > SEARCH_MAX_THREADS)
         nthreads = SEARCH_MAX_THREADS;
     memset(w, 0, sizeof(w));
-    /* Asked whether a capacity suffices: the exact solver answers that first (it aims at
-     * the capacity; the probes only bisect down from the best peak), stopping there. On the
-     * challenging suite it reaches the capacity in 0.001-0.2 s where the probes took up to
-     * 0.6 s. The probes then minimise below it. */
-    if (p->capacity > 0 && *peak > p->capacity && *peak > enough) {
-        bool proven = false;
-        rc = pack_exact(p, o, t0 + SEARCH_PROBE_SHARE * (deadline - t0), lb,
-                        enough > p->capacity ? enough : p->capacity, offsets, peak, &proven,
-                        solved_at, e);
-        if (rc != ERR_OK || proven || *peak <= enough || *peak <= lb)
-            return rc;
-    }
     for (unsigned t = 0; t < nthreads; t++) {
         w[t] = (struct prober){.p = p,
-                               .o = o,
-                               .deadline = t0 + SEARCH_PROBE_SHARE * (deadline - t0),
+                               .b = *b,
                                .lb = lb,
-                               .enough = enough,
                                .first = (unsigned)(t * SEARCH_PREORDERS / nthreads),
                                .done = &done,
-                               .peak = *peak};
-        w[t].offsets = t == 0 ? offsets : malloc(p->n * sizeof(*offsets));
-        if (w[t].offsets == NULL) {
+                               .inc = {.peak = inc->peak}};
+        w[t].inc.offsets = t == 0 ? inc->offsets : malloc(p->n * sizeof(*inc->offsets));
+        if (w[t].inc.offsets == NULL) {
             rc = err_set(e, ERR_NOMEM, NULL, "search: out of memory for %zu buffers", p->n);
             goto out;
         }
         if (t > 0)
-            memcpy(w[t].offsets, offsets, p->n * sizeof(*offsets));
+            memcpy(w[t].inc.offsets, inc->offsets, p->n * sizeof(*inc->offsets));
     }
     /* The threads walk the same cycle of preorders from different starts, so one of them
      * reaches the preorder that suits the instance early. Each thread's probes depend on
      * node counts only and the best peak wins (ties: the lowest thread), so the answer is
-     * deterministic for a seed, except that the deadline cuts it short and, when both
-     * reach the lower bound, which one got there first. */
+     * deterministic, except that the deadline cuts it short and, when both reach the
+     * lower bound, which one got there first. */
     for (unsigned t = 1; t < nthreads; t++)
         w[t].started = pthread_create(&w[t].tid, NULL, prober_main, &w[t]) == 0;
     prober_run(&w[0]);
@@ -255,21 +217,71 @@ int pack_search(const struct pack_problem *p, const struct pack_opts *o, double 
                 *e = w[t].err;
             goto out;
         }
-    *peak = w[0].peak;
+    inc->peak = w[0].inc.peak;
     for (unsigned t = 1; t < nthreads; t++)
-        if (w[t].peak < *peak) {
-            *peak = w[t].peak;
-            memcpy(offsets, w[t].offsets, p->n * sizeof(*offsets));
+        if (w[t].inc.peak < inc->peak) {
+            inc->peak = w[t].inc.peak;
+            memcpy(inc->offsets, w[t].inc.offsets, p->n * sizeof(*inc->offsets));
         }
+out:
+    for (unsigned t = 1; t < nthreads; t++)
+        free(w[t].inc.offsets);
+    return rc;
+}
+
+/* The exact solver within b, on a copy of inc that shares its offsets: what it proves,
+ * the heuristic does not claim (pack_int.h), but the caller may ask (proven, or NULL). */
+static int search_exact(const struct pack_problem *p, const struct pack_opts *o,
+                        const struct pack_budget *b, uint64_t lb, struct pack_incumbent *inc,
+                        bool *proven, struct err *e)
+{
+    struct pack_incumbent x = {inc->offsets, inc->peak, false, inc->solved_at};
+    int rc = pack_exact(p, o, b, lb, &x, e);
+
+    inc->peak = x.peak;
+    inc->solved_at = x.solved_at;
+    if (proven != NULL)
+        *proven = x.proven;
+    return rc;
+}
+
+int pack_search(const struct pack_problem *p, const struct pack_opts *o,
+                const struct pack_budget *b, struct pack_incumbent *inc, struct err *e)
+{
+    struct pack_probe *pr = NULL;
+    uint64_t lb;
+    double t0 = clock_now();
+    struct pack_budget probes = {t0 + SEARCH_PROBE_SHARE * (b->deadline - t0), b->enough};
+    int rc;
+
+    if (p->n == 0)
+        return ERR_OK;
+    rc = pack_lower_bound(p, &lb, e);
+    if (rc != ERR_OK || inc->peak <= lb || inc->peak <= b->enough)
+        return rc;
+    rc = pack_probe_new(p, &pr, e); /* only asks whether the problem can be probed */
+    if (rc != ERR_OK)
+        return rc;
+    if (pr == NULL)
+        return search_greedy(p, o, b, inc, e);
+    pack_probe_free(pr);
+    /* Asked whether a capacity suffices: the exact solver answers that first (it aims at
+     * the capacity; the probes only bisect down from the best peak), stopping there. On the
+     * challenging suite it reaches the capacity in 0.001-0.2 s where the probes took up to
+     * 0.6 s. The probes then minimise below it. */
+    if (p->capacity > 0 && inc->peak > p->capacity && inc->peak > b->enough) {
+        struct pack_budget cap = {probes.deadline,
+                                  b->enough > p->capacity ? b->enough : p->capacity};
+        bool proven = false;
+        rc = search_exact(p, o, &cap, lb, inc, &proven, e);
+        if (rc != ERR_OK || proven || inc->peak <= b->enough || inc->peak <= lb)
+            return rc;
+    }
+    rc = search_probes(p, o, &probes, lb, inc, e);
     /* The rest of the budget goes to the exact solver, seeded with the probes' best: its
      * portfolio aims at the capacity first and solves I and K of the challenging suite in
      * a few tenths of a second, where the probes stall above 1.10 x LB. */
-    if (*peak > lb && *peak > enough && clock_now() < deadline) {
-        bool proven = false;
-        rc = pack_exact(p, o, deadline, lb, enough, offsets, peak, &proven, solved_at, e);
-    }
-out:
-    for (unsigned t = 1; t < nthreads; t++)
-        free(w[t].offsets);
+    if (rc == ERR_OK && inc->peak > lb && inc->peak > b->enough && clock_now() < b->deadline)
+        rc = search_exact(p, o, b, lb, inc, NULL, e);
     return rc;
 }

@@ -170,7 +170,7 @@ static void test_brute_force(void **state)
  */
 static void test_probe_preorders(void **state)
 {
-    uint64_t s = 29, off[7], peak;
+    uint64_t s = 29, off[7];
     struct err e;
 
     (void)state;
@@ -193,15 +193,13 @@ static void test_probe_preorders(void **state)
         assert_int_equal(opt % g, 0); /* the gcd of the sizes */
         assert_int_equal(g % (it % 3 == 0 ? 1024 : 1), 0);
         for (unsigned h = 0; h < 6; h++) {
-            assert_int_equal(
-                pack_probe_run(pr, opt, 1000000, h, 1, clock_now() + 10, off, &peak, &res, &e),
-                ERR_OK);
+            struct pack_budget bud = {clock_now() + 10, 0};
+            struct pack_incumbent inc = {off, 0, false, -1};
+            assert_int_equal(pack_probe_run(pr, opt, h, 1000000, &bud, &inc, &res, &e), ERR_OK);
             assert_int_equal(res, 1);
-            assert_int_equal(peak, opt);
-            assert_int_equal(pack_check(&p, off, peak, &e), ERR_OK);
-            assert_int_equal(
-                pack_probe_run(pr, opt - g, 1000000, h, 1, clock_now() + 10, off, &peak, &res, &e),
-                ERR_OK);
+            assert_int_equal(inc.peak, opt);
+            assert_int_equal(pack_check(&p, off, inc.peak, &e), ERR_OK);
+            assert_int_equal(pack_probe_run(pr, opt - g, h, 1000000, &bud, &inc, &res, &e), ERR_OK);
             assert_int_equal(res, 0);
         }
         pack_probe_free(pr);
