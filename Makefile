@@ -102,10 +102,11 @@ deps:
 	@server/scripts/deps.sh $(DEPS_PROFILE)
 
 # Everything: unit tests plain and under ASan+UBSan, CLI, integration and browser suites,
-# and a short libFuzzer run of each fuzz target. tests/run.sh ends with the line "N passed, N failed".
+# and a short libFuzzer run of each fuzz target. The benchmarks are built (not run) so that
+# they keep compiling. tests/run.sh ends with the line "N passed, N failed".
 test:
 	@server/scripts/deps.sh test
-	@$(MAKE) --no-print-directory -j"$$(nproc)" all unit
+	@$(MAKE) --no-print-directory -j"$$(nproc)" all unit bench-bins
 	@$(MAKE) --no-print-directory -j"$$(nproc)" BUILD=build/asan BINDIR=build/asan/bin OPT="$(SAN_OPT)" \
 		SAN="$(SAN_FLAGS)" all unit
 	@$(MAKE) --no-print-directory -j"$$(nproc)" $(FUZZ_MAKE) fuzz-bins

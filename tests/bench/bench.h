@@ -11,23 +11,20 @@
 #include <sys/resource.h>
 #include <time.h>
 
-static inline double bench_clock(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "planner/clock.h"
 
-/* Wall-clock seconds (monotonic). */
+/* Wall-clock seconds: the program's one monotonic clock. */
 static inline double bench_wall(void)
 {
-    return bench_clock(CLOCK_MONOTONIC);
+    return clock_now();
 }
 
 /* CPU seconds of the whole process, all threads. */
 static inline double bench_cpu(void)
 {
-    return bench_clock(CLOCK_PROCESS_CPUTIME_ID);
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Peak resident set of the process, KiB. */

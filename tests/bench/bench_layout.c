@@ -117,8 +117,9 @@ int main(int argc, char **argv)
         int len;
         do {
             random_shape(&sh);
-            layout_resolve(&sh, chip_at((size_t)i % chip_count()), &res, &li, &e);
-            len = shape_print(&res, pool + off[i], SHAPE_MAX_TEXT / 8);
+            len = layout_resolve(&sh, chip_at((size_t)i % chip_count()), &res, &li, &e) == ERR_OK
+                      ? shape_print(&res, pool + off[i], SHAPE_MAX_TEXT / 8)
+                      : 0;
         } while (len <= 0);
         off[i + 1] = off[i] + (size_t)len;
     }
