@@ -207,10 +207,14 @@ static void test_probe_preorders(void **state)
 }
 
 /* Property: with alignment, sizes multiple of 1024 (the gcd scaling) and a few dozen
- * buffers, exact is never worse than any heuristic and the search never worse than the
- * greedy strategies it starts from. */
+ * buffers, the search strategies are never worse than the greedy strategies they start
+ * from (pack_solve.c's seeds: spatial, temporal and TFLite orders; so xla-default too),
+ * whatever the clock does; once exact or best prove their peak optimal, it is at most every
+ * strategy's. Nothing more can be promised: under a 0.2 s budget on a loaded machine the
+ * search's share inside exact may be cut shorter than the search alone gets. */
 static void test_never_worse(void **state)
 {
+    static const char *const seeds[] = {"xla-spatial", "xla-temporal", "xla-default", "tflite"};
     uint64_t s = 5;
 
     (void)state;
@@ -219,7 +223,8 @@ static void test_never_worse(void **state)
         struct pack_buffer b[40];
         struct pack_opts o = {.time_limit_s = 0.2, .threads = 2, .seed = (uint64_t)it};
         struct pack_result r, x;
-        uint64_t best = UINT64_MAX;
+        uint64_t seeded = UINT64_MAX, any = UINT64_MAX;
+        const char *const searches[] = {"tpuplan-search", "exact", "best"};
 
         random_instance(&s, b, n, 30, 12, 64);
         if (it % 2 == 0)
@@ -227,18 +232,22 @@ static void test_never_worse(void **state)
                 b[i].size *= 1024;
         struct pack_problem p = {n, b, 0, it % 3 == 0 ? 8 : 0};
         for (size_t k = 0; k < sizeof(heuristics) / sizeof(heuristics[0]); k++) {
+            bool seed = false;
+            for (size_t q = 0; q < sizeof(seeds) / sizeof(seeds[0]); q++)
+                seed |= strcmp(heuristics[k], seeds[q]) == 0;
             run_checked(&p, heuristics[k], &o, &r);
-            best = r.peak < best ? r.peak : best;
+            if (seed && r.peak < seeded)
+                seeded = r.peak;
+            any = r.peak < any ? r.peak : any;
             pack_result_free(&r);
         }
-        run_checked(&p, "exact", &o, &x);
-        assert_true(x.peak <= best);
-        if (x.proven_optimal)
-            assert_true(x.peak <= best);
-        pack_result_free(&x);
-        run_checked(&p, "best", &o, &x);
-        assert_true(x.peak <= best);
-        pack_result_free(&x);
+        for (size_t k = 0; k < sizeof(searches) / sizeof(searches[0]); k++) {
+            run_checked(&p, searches[k], &o, &x);
+            assert_true(x.peak <= seeded);
+            if (x.proven_optimal)
+                assert_true(x.peak <= any);
+            pack_result_free(&x);
+        }
     }
 }
 
