@@ -41,7 +41,7 @@ struct slot {
     unsigned idx;
     pthread_t tid;
     bool busy;
-    char plan_id[STORE_ID_LEN + 1];
+    char plan_id[IDS_ID_LEN + 1];
     char token[STORE_LEASE_LEN + 1];
 };
 

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "planner/plan.h"
+#include "service/ids.h"
 
 enum store_rc {
     STORE_OK = 0,
@@ -70,16 +71,14 @@ struct store_new_plan {
     const struct plan_summary *summary; /* from plan_validate */
 };
 
-/* Ids are 22 URL-safe base64 characters of 128 random bits (getrandom); manage tokens are
- * 43 characters of 256 random bits, stored only as a SHA-256 hash (computed in SQL). */
-#define STORE_ID_LEN    22
-#define STORE_KEY_MAX   255 /* Idempotency-Key length limit (STORE_INVALID above) */
-#define STORE_TOKEN_LEN 43
+/* Ids and manage tokens come from ids.h (IDS_ID_LEN, IDS_TOKEN_LEN); tokens are stored
+ * only as a SHA-256 hash (computed in SQL). */
+#define STORE_KEY_MAX 255 /* Idempotency-Key length limit (STORE_INVALID above) */
 
 struct store_created {
-    char id[STORE_ID_LEN + 1];
-    char manage_token[STORE_TOKEN_LEN + 1]; /* "" when replayed by an idempotency key */
-    bool replayed;                          /* the key matched an existing plan */
+    char id[IDS_ID_LEN + 1];
+    char manage_token[IDS_TOKEN_LEN + 1]; /* "" when replayed by an idempotency key */
+    bool replayed;                        /* the key matched an existing plan */
 };
 
 /* Inserts plan + job (+ idempotency key) in one transaction and NOTIFYs the workers.
@@ -98,7 +97,7 @@ enum store_view {
 /* One plan as the API returns it. Strings are malloc'd, owned by the struct until
  * store_plan_free(). */
 struct store_plan {
-    char id[STORE_ID_LEN + 1];
+    char id[IDS_ID_LEN + 1];
     char *name;
     char *chip;
     char *source_format;
@@ -164,7 +163,7 @@ int store_opts_parse(const char *json, struct plan_opts *o, char *buf, size_t ca
 #define STORE_LEASE_LEN 36 /* uuid text */
 
 struct store_job {
-    char plan_id[STORE_ID_LEN + 1];
+    char plan_id[IDS_ID_LEN + 1];
     char lease_token[STORE_LEASE_LEN + 1];
     int attempts; /* including this one */
     char *input;  /* malloc'd, input_len bytes (+ a NUL not counted) */

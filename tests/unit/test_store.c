@@ -195,7 +195,7 @@ static void test_create_get_roundtrip(void **state)
     struct store_plan p;
     assert_int_equal(store_plan_create(s, &np, &c), STORE_OK);
     assert_true(ids_valid_id(c.id));
-    assert_int_equal(strlen(c.manage_token), STORE_TOKEN_LEN);
+    assert_int_equal(strlen(c.manage_token), IDS_TOKEN_LEN);
     assert_false(c.replayed);
     assert_int_equal(store_plan_get(s, c.id, &p), STORE_OK);
     assert_string_equal(p.name, "roundtrip");
@@ -232,7 +232,7 @@ static void test_idempotency(void **state)
     struct store_created a, b;
     assert_int_equal(store_plan_create(s, &np, &a), STORE_OK);
     assert_false(a.replayed);
-    assert_int_equal(strlen(a.manage_token), STORE_TOKEN_LEN);
+    assert_int_equal(strlen(a.manage_token), IDS_TOKEN_LEN);
     assert_int_equal(store_plan_create(s, &np, &b), STORE_OK);
     assert_true(b.replayed);
     assert_string_equal(a.id, b.id);
