@@ -28,35 +28,26 @@
 #include "service/sha256.h"
 #include "service/store.h"
 
-#define JSON_FLAGS       (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-#define RETRY_AFTER_DOWN "5"
+#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 static void set_db(struct request *r, int rc)
 {
     __atomic_store_n(&r->srv->db_up, rc == STORE_UNAVAILABLE ? 0 : 1, __ATOMIC_RELAXED);
 }
 
-/* Answers a store failure: 503 (database down), 400 (bad argument) or 500. */
+/* Answers a store failure: 503 (database down), 400 (bad argument), 404 or 500. */
 static void reply_store_error(struct request *r, int rc)
 {
-    struct MHD_Response *resp;
-
-    if (rc == STORE_UNAVAILABLE) {
-        resp = response_problem(503, "database-unavailable", "The database is unavailable",
-                                "The database cannot be reached; retry later.", NULL, NULL);
-        if (resp != NULL)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, RETRY_AFTER_DOWN);
-        http_reply(r, 503, resp);
-    } else if (rc == STORE_INVALID) {
-        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
-                           "The cursor or limit is malformed.");
-    } else if (rc == STORE_NOTFOUND) {
-        http_reply_problem(r, 404, "not-found", "No such plan",
+    if (rc == STORE_UNAVAILABLE)
+        http_reply_problem(r, PROBLEM_DATABASE_UNAVAILABLE,
+                           "The database cannot be reached; retry later.");
+    else if (rc == STORE_INVALID)
+        http_reply_problem(r, PROBLEM_INVALID_PARAMETER, "The cursor or limit is malformed.");
+    else if (rc == STORE_NOTFOUND)
+        http_reply_problem(r, PROBLEM_NO_SUCH_PLAN,
                            "No plan has this id (it may have been deleted).");
-    } else {
-        http_reply_problem(r, 500, "internal", "Internal error",
-                           "The database call failed; see the server log.");
-    }
+    else
+        http_reply_problem(r, PROBLEM_INTERNAL, "The database call failed; see the server log.");
 }
 
 /* Takes ownership of o; returns its text (malloc'd) or NULL. */
@@ -210,7 +201,7 @@ static void api_plan_get(struct store *st, struct request *r)
     int rc;
 
     if (view_parse(r->param[REQ_PARAM_VIEW], &view) != 0) {
-        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
+        http_reply_problem(r, PROBLEM_INVALID_PARAMETER,
                            "view must be summary or layout (or absent for the whole plan).");
         return;
     }
@@ -224,7 +215,7 @@ static void api_plan_get(struct store *st, struct request *r)
     etag_of(&p, view, etag, sizeof(etag));
     doc = plan_doc(&p, view, NULL, &len);
     if (doc == NULL) {
-        http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+        http_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         goto out;
     }
     if (finished(&p)) {
@@ -268,7 +259,7 @@ static void api_plan_list(struct store *st, struct request *r)
 
     if (r->param[REQ_PARAM_LIMIT] != NULL &&
         (reqparse_u64(r->param[REQ_PARAM_LIMIT], &limit) != 0 || limit == 0)) {
-        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
+        http_reply_problem(r, PROBLEM_INVALID_PARAMETER,
                            "limit must be a whole number from 1 to 100.");
         return;
     }
@@ -279,7 +270,7 @@ static void api_plan_list(struct store *st, struct request *r)
     set_db(r, rc);
     if (rc != STORE_OK) {
         if (rc == STORE_INVALID)
-            http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
+            http_reply_problem(r, PROBLEM_INVALID_PARAMETER,
                                "cursor is not a cursor this server returned.");
         else
             reply_store_error(r, rc);
@@ -290,7 +281,7 @@ static void api_plan_list(struct store *st, struct request *r)
         len = il + nl + 64;
         doc = malloc(len);
         if (doc == NULL) {
-            http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+            http_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
             goto out;
         }
         if (next != NULL)
@@ -332,13 +323,13 @@ static void api_plan_delete(struct store *st, struct request *r)
     int rc;
 
     if (token == NULL) {
-        resp = response_problem(401, "unauthorized", "A manage token is required",
+        resp = response_problem(PROBLEM_UNAUTHORIZED,
                                 "Send the manage token returned at creation as "
                                 "Authorization: Bearer TOKEN.",
                                 NULL, NULL);
         if (resp != NULL)
             MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-        http_reply(r, 401, resp);
+        http_reply(r, problem_types[PROBLEM_UNAUTHORIZED].status, resp);
         return;
     }
     rc = store_plan_delete(st, r->route.plan_id, token);
@@ -347,7 +338,7 @@ static void api_plan_delete(struct store *st, struct request *r)
         plancache_evict(r->srv->cache, r->route.plan_id);
         http_reply(r, 204, response_copy("", 0, NULL));
     } else if (rc == STORE_FORBIDDEN) {
-        http_reply_problem(r, 403, "forbidden", "Wrong manage token",
+        http_reply_problem(r, PROBLEM_FORBIDDEN,
                            "This token does not manage this plan; share links are read-only.");
     } else {
         reply_store_error(r, rc);
@@ -393,7 +384,7 @@ static void reply_plan(struct request *r, int status, const struct store_plan *p
     char *doc = plan_doc(p, STORE_VIEW_FULL, token, &len);
 
     if (doc == NULL) {
-        http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+        http_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
     resp = response_take(doc, len, "application/json");
@@ -494,7 +485,7 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
          o->time_limit_s > 600))
         bad = "time_limit must be a number of seconds from 0 to 600.";
     if (bad != NULL) {
-        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid", bad);
+        http_reply_problem(r, PROBLEM_INVALID_PARAMETER, bad);
         return -1;
     }
     return 0;
@@ -531,7 +522,7 @@ static void api_plan_create(struct store *st, struct request *r)
     }
     opts_json = store_opts_json(&o);
     if (opts_json == NULL) {
-        http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+        http_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
     sha256_init(&h);
@@ -555,8 +546,7 @@ static void api_plan_create(struct store *st, struct request *r)
     rc = store_plan_create(st, &np, &created);
     set_db(r, rc);
     if (rc == STORE_CONFLICT) {
-        http_reply_problem(r, 422, "idempotency-key-reused",
-                           "The Idempotency-Key was used with another request",
+        http_reply_problem(r, PROBLEM_IDEMPOTENCY_KEY_REUSED,
                            "This Idempotency-Key belongs to a submission with a different body "
                            "or options; use a new key.");
         goto out;
@@ -564,7 +554,7 @@ static void api_plan_create(struct store *st, struct request *r)
     if (rc == STORE_INVALID) {
         char d[128];
         snprintf(d, sizeof(d), "Idempotency-Key must be 1 to %d characters.", STORE_KEY_MAX);
-        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid", d);
+        http_reply_problem(r, PROBLEM_INVALID_PARAMETER, d);
         goto out;
     }
     if (rc != STORE_OK) {
@@ -610,7 +600,7 @@ static void api_readyz(struct store *st, struct request *r)
     if (ok)
         http_reply(r, 200, response_copy(body, sizeof(body) - 1, "application/json"));
     else
-        http_reply_problem(r, 503, "not-ready", "Not ready",
+        http_reply_problem(r, PROBLEM_NOT_READY,
                            "The database is unreachable or migrations are not applied.");
 }
 
@@ -695,24 +685,15 @@ void api_run(struct store *st, struct request *r)
             api_plan_get(st, r);
         break;
     default:
-        http_reply_problem(r, 500, "internal", "Internal error", "Unroutable request.");
+        http_reply_problem(r, PROBLEM_INTERNAL, "Unroutable request.");
         break;
     }
 }
 
 void api_abandon(struct request *r, bool parked)
 {
-    struct MHD_Response *resp;
-
-    if (parked) {
+    if (parked)
         reply_accepted(r, r->plan_id, "queued", r->manage_token, true);
-        return;
-    }
-    resp = response_problem(503, "shutting-down", "The server is shutting down",
-                            "Retry the request; another instance or a restarted one will "
-                            "answer it.",
-                            NULL, NULL);
-    if (resp != NULL)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-    http_reply(r, 503, resp);
+    else
+        http_reply_problem(r, PROBLEM_SHUTTING_DOWN, PROBLEM_SHUTTING_DOWN_DETAIL);
 }

@@ -31,6 +31,7 @@
 #define BODY_BUDGET_FACTOR 4
 #define BODY_BUDGET_MIN    (256ull << 20)
 #define CONN_MEMORY        (64 * 1024)
+#define BUSY_DETAIL        "Too many large uploads are in progress; retry later."
 
 const char *const req_param_names[REQ_PARAM_COUNT] = {
     [REQ_PARAM_LIMIT] = "limit",
@@ -100,16 +101,13 @@ static enum MHD_Result req_queue(struct request *r, int status, struct MHD_Respo
     return ret;
 }
 
-static enum MHD_Result req_problem(struct request *r, int status, const char *slug,
-                                   const char *title, const char *detail)
+static enum MHD_Result req_problem(struct request *r, enum problem_id id, const char *detail)
 {
-    struct MHD_Response *resp = response_problem(status, slug, title, detail, NULL, NULL);
+    struct MHD_Response *resp = response_problem(id, detail, NULL, NULL);
 
-    if (resp != NULL && status == 405 && r->route.allow != NULL)
+    if (resp != NULL && id == PROBLEM_METHOD_NOT_ALLOWED && r->route.allow != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->route.allow);
-    if (resp != NULL && status == 503)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-    return req_queue(r, status, resp);
+    return req_queue(r, problem_types[id].status, resp);
 }
 
 void http_reply(struct request *r, int status, struct MHD_Response *resp)
@@ -128,10 +126,9 @@ void http_reply(struct request *r, int status, struct MHD_Response *resp)
     MHD_resume_connection(conn);
 }
 
-void http_reply_problem(struct request *r, int status, const char *slug, const char *title,
-                        const char *detail)
+void http_reply_problem(struct request *r, enum problem_id id, const char *detail)
 {
-    http_reply(r, status, response_problem(status, slug, title, detail, NULL, NULL));
+    http_reply(r, problem_types[id].status, response_problem(id, detail, NULL, NULL));
 }
 
 static char *dup_header(struct MHD_Connection *conn, enum MHD_ValueKind kind, const char *key)
@@ -185,7 +182,7 @@ static enum MHD_Result serve_file(struct request *r, const struct static_root *r
         status = 200;
     }
     if (resp == NULL)
-        return req_problem(r, 404, "not-found", "Not found", "There is no such file or endpoint.");
+        return req_problem(r, PROBLEM_NOT_FOUND, "There is no such file or endpoint.");
     if (r->route.id == ROUTE_SHARE)
         MHD_add_response_header(resp, "X-Robots-Tag", "noindex");
     return req_queue(r, status, resp);
@@ -199,20 +196,18 @@ static enum MHD_Result dispatch(struct request *r)
     static const char ok[] = "{\"status\":\"ok\"}";
 
     if (shutting_down(srv))
-        return req_problem(r, 503, "shutting-down", "The server is shutting down",
-                           "Retry the request; another instance or a restarted one will answer "
-                           "it.");
+        return req_problem(r, PROBLEM_SHUTTING_DOWN, PROBLEM_SHUTTING_DOWN_DETAIL);
     if (r->route.status == 404)
-        return req_problem(r, 404, "not-found", "Not found", "There is no such file or endpoint.");
+        return req_problem(r, PROBLEM_NOT_FOUND, "There is no such file or endpoint.");
     if (r->route.status == 405)
-        return req_problem(r, 405, "method-not-allowed", "Method not allowed",
+        return req_problem(r, PROBLEM_METHOD_NOT_ALLOWED,
                            "See the Allow header for the methods this resource supports.");
     switch (r->route.id) {
     case ROUTE_HEALTHZ:
         return req_queue(r, 200, response_copy(ok, sizeof(ok) - 1, "application/json"));
     case ROUTE_CHIPS:
         if (srv->chips == NULL)
-            return req_problem(r, 500, "internal", "Internal error", "Out of memory.");
+            return req_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         r->status = 200;
         r->phase = REQ_ANSWERED;
         return MHD_queue_response(r->conn, MHD_HTTP_OK, srv->chips);
@@ -241,14 +236,12 @@ static enum MHD_Result dispatch(struct request *r)
     }
 }
 
-static void early_error(struct request *r, int status, const char *slug, const char *title,
-                        const char *detail)
+static void early_error(struct request *r, enum problem_id id, const char *detail)
 {
-    if (r->early_status != 0)
+    if (r->early)
         return;
-    r->early_status = status;
-    r->early_slug = slug;
-    r->early_title = title;
+    r->early = true;
+    r->early_problem = id;
     snprintf(r->early_detail, sizeof(r->early_detail), "%s", detail);
 }
 
@@ -258,7 +251,7 @@ static void too_large(struct request *r)
 
     snprintf(d, sizeof(d), "The body (or a safetensors header) exceeds the limit of %llu bytes.",
              (unsigned long long)r->srv->cfg->max_body);
-    early_error(r, 413, "body-too-large", "The request body is too large", d);
+    early_error(r, PROBLEM_BODY_TOO_LARGE, d);
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -310,8 +303,7 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
             continue;
         size_t have = r->param[i] != NULL ? strlen(r->param[i]) : 0;
         if (off != have || have + size > REQ_PARAM_MAX) {
-            early_error(r, 400, "invalid-parameter", "A request parameter is invalid",
-                        "A form field is too long.");
+            early_error(r, PROBLEM_INVALID_PARAMETER, "A form field is too long.");
             return MHD_NO;
         }
         char *p = realloc(r->param[i], have + size + 1);
@@ -342,19 +334,19 @@ static enum MHD_Result post_begin(struct request *r)
                  "Content-Type %.60s is not supported: send application/json, "
                  "application/octet-stream (safetensors), text/csv or multipart/form-data.",
                  ct != NULL ? ct : "(none)");
-        early_error(r, 415, "unsupported-media-type", "Unsupported media type", d);
+        early_error(r, PROBLEM_UNSUPPORTED_MEDIA_TYPE, d);
         return MHD_YES;
     }
     if ((r->kind == BODY_JSON || r->kind == BODY_CSV) && cl != NULL &&
         reqparse_u64(cl, &len) == 0 && len > cfg->max_body) {
         /* Refuse before reading: MHD then skips the body (or never sends 100 Continue). */
         too_large(r);
-        return req_problem(r, r->early_status, r->early_slug, r->early_title, r->early_detail);
+        return req_problem(r, r->early_problem, r->early_detail);
     }
     if (r->kind == BODY_MULTIPART) {
         r->pp = MHD_create_post_processor(r->conn, POST_BUFFER, post_iter, r);
         if (r->pp == NULL)
-            early_error(r, 400, "malformed-multipart", "Malformed multipart body",
+            early_error(r, PROBLEM_MALFORMED_MULTIPART,
                         "The multipart/form-data Content-Type has no usable boundary.");
     }
     return MHD_YES;
@@ -378,30 +370,28 @@ static bool body_charge(struct request *r)
 
 static void post_chunk(struct request *r, const char *data, size_t n)
 {
-    if (r->early_status != 0)
+    if (r->early)
         return; /* swallowed: the answer goes out at the end */
     if (!body_charge(r)) {
-        early_error(r, 503, "server-busy", "The server is busy",
-                    "Too many large uploads are in progress; retry later.");
+        early_error(r, PROBLEM_SERVER_BUSY, BUSY_DETAIL);
         return;
     }
     if (r->pp != NULL) {
         if (MHD_post_process(r->pp, data, n) != MHD_YES)
-            early_error(r, 400, "malformed-multipart", "Malformed multipart body",
+            early_error(r, PROBLEM_MALFORMED_MULTIPART,
                         "The multipart/form-data body could not be parsed.");
         return;
     }
     if (body_append(&r->body, data, n) != 0) {
         if (r->body.nomem)
-            early_error(r, 503, "out-of-memory", "Out of memory",
+            early_error(r, PROBLEM_OUT_OF_MEMORY,
                         "The server could not buffer the body; retry later.");
         else
             too_large(r);
         return;
     }
     if (!body_charge(r))
-        early_error(r, 503, "server-busy", "The server is busy",
-                    "Too many large uploads are in progress; retry later.");
+        early_error(r, PROBLEM_SERVER_BUSY, BUSY_DETAIL);
 }
 
 /* Last call of POST /api/v1/plans: the body is complete. */
@@ -411,18 +401,17 @@ static enum MHD_Result post_end(struct request *r)
                    (r->kind == BODY_MULTIPART && r->file_format == PLAN_FMT_SAFETENSORS);
 
     if (r->pp != NULL) {
-        if (MHD_destroy_post_processor(r->pp) != MHD_YES && r->early_status == 0)
-            early_error(r, 400, "malformed-multipart", "Malformed multipart body",
-                        "The multipart/form-data body ends early.");
+        if (MHD_destroy_post_processor(r->pp) != MHD_YES && !r->early)
+            early_error(r, PROBLEM_MALFORMED_MULTIPART, "The multipart/form-data body ends early.");
         r->pp = NULL;
     }
-    if (r->early_status != 0)
-        return req_problem(r, r->early_status, r->early_slug, r->early_title, r->early_detail);
+    if (r->early)
+        return req_problem(r, r->early_problem, r->early_detail);
     if (r->kind == BODY_MULTIPART && !r->file_seen)
-        return req_problem(r, 400, "missing-file", "The form has no file",
+        return req_problem(r, PROBLEM_MISSING_FILE,
                            "Send the model as the multipart field \"file\".");
     if (r->body.len == 0)
-        return req_problem(r, 400, "empty-body", "The request body is empty",
+        return req_problem(r, PROBLEM_EMPTY_BODY,
                            "Send a model description, a safetensors header or a MiniMalloc "
                            "CSV.");
     if (st_mode && !body_header_complete(&r->body)) {
@@ -436,10 +425,9 @@ static enum MHD_Result post_end(struct request *r)
             snprintf(d, sizeof(d),
                      "The safetensors header declares %llu bytes but only %zu arrived.",
                      (unsigned long long)(r->body.want - 8), r->body.len - 8);
-        struct MHD_Response *resp =
-            response_problem(400, "truncated-safetensors", "Truncated safetensors header", d,
-                             "header", "/api/v1/plans");
-        return req_queue(r, 400, resp);
+        return req_queue(
+            r, problem_types[PROBLEM_TRUNCATED_SAFETENSORS].status,
+            response_problem(PROBLEM_TRUNCATED_SAFETENSORS, d, "header", "/api/v1/plans"));
     }
     return req_submit(r);
 }

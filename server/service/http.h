@@ -24,6 +24,7 @@
 #include "service/body.h"
 #include "service/config.h"
 #include "service/plancache.h"
+#include "service/problem.h"
 #include "service/reqparse.h"
 #include "service/route.h"
 #include "service/static_files.h"
@@ -88,11 +89,11 @@ struct request {
     enum body_kind kind;
     struct body body;
     struct MHD_PostProcessor *pp;
-    uint64_t charged; /* bytes of this body counted in srv->body_bytes */
-    bool file_seen;   /* multipart: a "file" part arrived */
-    int file_format;  /* multipart: enum plan_format guessed from the part */
-    int early_status; /* an error found while reading: answered at the end */
-    const char *early_slug, *early_title;
+    uint64_t charged;              /* bytes of this body counted in srv->body_bytes */
+    bool file_seen;                /* multipart: a "file" part arrived */
+    int file_format;               /* multipart: enum plan_format guessed from the part */
+    bool early;                    /* an error found while reading: answered at the end */
+    enum problem_id early_problem; /* which, when early */
     char early_detail[256];
 
     /* Copied headers and parameters (malloc'd, freed with the request). */
@@ -128,8 +129,7 @@ void http_stop(struct server *srv, double timeout_s);
 /* Executor side: sets the response and resumes the connection. Takes resp (NULL: 500). */
 void http_reply(struct request *r, int status, struct MHD_Response *resp);
 
-/* http_reply() with a problem+json body. */
-void http_reply_problem(struct request *r, int status, const char *slug, const char *title,
-                        const char *detail);
+/* http_reply() with a problem+json body: catalogue entry id, its status and Retry-After. */
+void http_reply_problem(struct request *r, enum problem_id id, const char *detail);
 
 #endif

@@ -317,10 +317,7 @@ static void *coord_main(void *p)
                  "Planning stopped %d times because the server running it stopped; the plan "
                  "is not retried again",
                  j->max_attempts);
-        int st;
-        const char *slug, *title;
-        problem_for_err(ERR_INTERNAL, &st, &slug, &title);
-        gaveup = problem_json(st, slug, title, detail, NULL, NULL, NULL);
+        gaveup = problem_json(PROBLEM_INTERNAL, detail, NULL, NULL, NULL);
     }
     if (toks == NULL || ptrs == NULL || gaveup == NULL) {
         log_line("jobs", "coordinator: out of memory; leases will not be renewed");

@@ -273,10 +273,8 @@ static void test_problem(void **state)
     assert_non_null(strstr(p, "/problems/malformed-input"));
     assert_null(strstr(p, "\"where\""));
     free(p);
-    problem_for_err(ERR_LIMIT, &status, NULL, NULL);
-    assert_int_equal(status, 422);
-    problem_for_err(ERR_INTERNAL, &status, NULL, NULL);
-    assert_int_equal(status, 500);
+    assert_int_equal(problem_types[problem_for_err(ERR_LIMIT)].status, 422);
+    assert_int_equal(problem_types[problem_for_err(ERR_INTERNAL)].status, 500);
 }
 
 static void test_config(void **state)
