@@ -22,6 +22,7 @@
 #include "planner/plan.h"
 #include "service/api.h"
 #include "service/exec.h"
+#include "service/log.h"
 #include "service/metrics.h"
 #include "service/response.h"
 
@@ -534,8 +535,7 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cl
 static void http_log(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
-    fputs("tpuplan-server: mhd: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    log_linev("mhd", fmt, ap);
 }
 
 int http_start(struct server *srv)
@@ -549,7 +549,7 @@ int http_start(struct server *srv)
     int rc = -1;
 
     if (config_listen_split(cfg->listen, host, sizeof(host), &port) != 0) {
-        fprintf(stderr, "tpuplan-server: bad --listen %s\n", cfg->listen);
+        log_line("http", "bad --listen %s", cfg->listen);
         return -1;
     }
     memset(&hints, 0, sizeof(hints));
@@ -558,7 +558,7 @@ int http_start(struct server *srv)
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
     snprintf(portstr, sizeof(portstr), "%u", port);
     if (getaddrinfo(host[0] != '\0' ? host : NULL, portstr, &hints, &ai) != 0 || ai == NULL) {
-        fprintf(stderr, "tpuplan-server: cannot resolve listen address %s\n", cfg->listen);
+        log_line("http", "cannot resolve listen address %s", cfg->listen);
         goto out;
     }
     if (ai->ai_family == AF_INET6)
@@ -567,8 +567,7 @@ int http_start(struct server *srv)
     static_root_open(&srv->static_root, cfg->static_dir);
     static_root_open(&srv->vendor_root, cfg->vendor_dir);
     if (srv->static_root.dirfd < 0)
-        fprintf(stderr, "tpuplan-server: warning: static directory %s is missing\n",
-                cfg->static_dir);
+        log_line("http", "warning: static directory %s is missing", cfg->static_dir);
     srv->daemon = MHD_start_daemon(
         flags, (uint16_t)port, NULL, NULL, http_access, srv, MHD_OPTION_EXTERNAL_LOGGER, http_log,
         NULL, MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, NULL, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
@@ -578,7 +577,7 @@ int http_start(struct server *srv)
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_LISTEN_BACKLOG_SIZE,
         (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_END);
     if (srv->daemon == NULL) {
-        fprintf(stderr, "tpuplan-server: cannot listen on %s\n", cfg->listen);
+        log_line("http", "cannot listen on %s", cfg->listen);
         if (srv->chips != NULL)
             MHD_destroy_response(srv->chips);
         srv->chips = NULL;

@@ -18,6 +18,7 @@
 #include "service/exec.h"
 #include "service/http.h"
 #include "service/jobs.h"
+#include "service/log.h"
 #include "service/plancache.h"
 #include "service/store.h"
 
@@ -40,14 +41,14 @@ static int migrate(const struct config *cfg)
     int rc = -1;
 
     if (st == NULL) {
-        fprintf(stderr, "tpuplan-server: database: %s\n", err);
+        log_line(LOG_PROGRAM, "database: %s", err);
         goto out;
     }
     if (store_migrate(st, cfg->migrations_dir, err, sizeof(err)) != 0) {
-        fprintf(stderr, "tpuplan-server: migrations in %s: %s\n", cfg->migrations_dir, err);
+        log_line(LOG_PROGRAM, "migrations in %s: %s", cfg->migrations_dir, err);
         goto out;
     }
-    fprintf(stderr, "tpuplan-server: migrations in %s applied\n", cfg->migrations_dir);
+    log_line(LOG_PROGRAM, "migrations in %s applied", cfg->migrations_dir);
     rc = 0;
 out:
     if (st != NULL)
@@ -92,13 +93,13 @@ int main(int argc, char **argv)
     srv.db_up = 1;
     srv.cache = plancache_new(cfg.cache_bytes, cfg.cache_ttl_s);
     if (srv.cache == NULL) {
-        fprintf(stderr, "tpuplan-server: out of memory\n");
+        log_line(LOG_PROGRAM, "out of memory");
         return 1;
     }
     srv.exec = exec_start(cfg.database_url, cfg.executors, WAIT_POLL_S, api_run, api_abandon, err,
                           sizeof(err));
     if (srv.exec == NULL) {
-        fprintf(stderr, "tpuplan-server: executor pool: %s\n", err);
+        log_line(LOG_PROGRAM, "executor pool: %s", err);
         plancache_free(srv.cache);
         return 1;
     }
@@ -110,7 +111,7 @@ int main(int argc, char **argv)
     };
     srv.jobs = jobs_start(&jc, err, sizeof(err));
     if (srv.jobs == NULL) {
-        fprintf(stderr, "tpuplan-server: planner workers: %s\n", err);
+        log_line(LOG_PROGRAM, "planner workers: %s", err);
         exec_stop(srv.exec);
         exec_free(srv.exec);
         plancache_free(srv.cache);
@@ -123,21 +124,21 @@ int main(int argc, char **argv)
         plancache_free(srv.cache);
         return 1;
     }
-    fprintf(stderr, "tpuplan-server: listening on http://%s:%u/\n",
-            strncmp(cfg.listen, "0.0.0.0:", 8) == 0 || cfg.listen[0] == ':' ? "localhost"
-                                                                            : "127.0.0.1",
-            http_port(&srv));
+    log_line(LOG_PROGRAM, "listening on http://%s:%u/",
+             strncmp(cfg.listen, "0.0.0.0:", 8) == 0 || cfg.listen[0] == ':' ? "localhost"
+                                                                             : "127.0.0.1",
+             http_port(&srv));
 
     while (sig != SIGINT && sig != SIGTERM)
         if (sigwait(&sigs, &sig) != 0)
             break;
-    fprintf(stderr, "tpuplan-server: %s: shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    log_line(LOG_PROGRAM, "%s: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_quiesce(&srv);
     exec_stop(srv.exec);
     http_stop(&srv, 10.0);
     jobs_stop(srv.jobs, JOBS_GRACE_MS);
     exec_free(srv.exec);
     plancache_free(srv.cache);
-    fprintf(stderr, "tpuplan-server: stopped\n");
+    log_line(LOG_PROGRAM, "stopped");
     return 0;
 }
