@@ -6,7 +6,6 @@
  * every other request to the executor pool (exec.h). See http.h for the flow.
  */
 #include "service/http.h"
-#include "service/store.h"
 
 #include <netdb.h>
 #include <stdarg.h>
@@ -20,10 +19,11 @@
 
 #include "planner/clock.h"
 #include "planner/plan.h"
-#include "service/api.h"
 #include "service/exec.h"
 #include "service/log.h"
 #include "service/metrics.h"
+#include "service/plancache.h"
+#include "service/request.h"
 #include "service/response.h"
 
 #define POST_BUFFER 65536
@@ -34,7 +34,8 @@
 #define CONN_MEMORY        (64 * 1024)
 #define BUSY_DETAIL        "Too many large uploads are in progress; retry later."
 
-const char *const req_param_names[REQ_PARAM_COUNT] = {
+/* Parameter names as they appear in the query string and form. */
+static const char *const req_param_names[REQ_PARAM_COUNT] = {
     [REQ_PARAM_LIMIT] = "limit",
     [REQ_PARAM_CURSOR] = "cursor",
     [REQ_PARAM_NAME] = "name",
@@ -60,27 +61,12 @@ static bool shutting_down(const struct server *srv)
     return __atomic_load_n(&srv->shutting_down, __ATOMIC_ACQUIRE) != 0;
 }
 
-static void req_free(struct request *r)
+/* Gives r's body back to the server-wide budget and frees r. */
+static void req_release(struct request *r)
 {
-    size_t i;
-
-    if (r->charged > 0)
-        __atomic_sub_fetch(&r->srv->body_bytes, r->charged, __ATOMIC_RELAXED);
-    if (r->pp != NULL)
-        MHD_destroy_post_processor(r->pp);
-    body_free(&r->body);
-    for (i = 0; i < REQ_PARAM_COUNT; i++)
-        free(r->param[i]);
-    free(r->authorization);
-    free(r->if_none_match);
-    free(r->idempotency_key);
-    if (r->resp != NULL)
-        MHD_destroy_response(r->resp);
-    if (r->finished != NULL) {
-        store_plan_free(r->finished);
-        free(r->finished);
-    }
-    free(r);
+    if (r->http.charged > 0)
+        __atomic_sub_fetch(&r->srv->body_bytes, r->http.charged, __ATOMIC_RELAXED);
+    request_free(r);
 }
 
 /* Queues resp (taking it) as the answer; NULL resp means out of memory: close. */
@@ -90,15 +76,15 @@ static enum MHD_Result req_queue(struct request *r, int status, struct MHD_Respo
 
     if (resp == NULL) {
         r->status = 500;
-        r->phase = REQ_ANSWERED;
+        r->http.phase = REQ_ANSWERED;
         return MHD_NO;
     }
     if (shutting_down(r->srv))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    ret = MHD_queue_response(r->conn, (unsigned)status, resp);
+    ret = MHD_queue_response(r->http.conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
     r->status = status;
-    r->phase = REQ_ANSWERED;
+    r->http.phase = REQ_ANSWERED;
     return ret;
 }
 
@@ -109,27 +95,6 @@ static enum MHD_Result req_problem(struct request *r, enum problem_id id, const 
     if (resp != NULL && id == PROBLEM_METHOD_NOT_ALLOWED && r->route.allow != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->route.allow);
     return req_queue(r, problem_types[id].status, resp);
-}
-
-void http_reply(struct request *r, int status, struct MHD_Response *resp)
-{
-    struct MHD_Connection *conn = r->conn;
-
-    if (resp == NULL) {
-        /* Out of memory building the answer: a body-less 500 still needs no allocation. */
-        resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
-        status = 500;
-    }
-    r->status = status;
-    r->resp = resp;
-    r->phase = REQ_READY;
-    /* After this the MHD thread may run and free r: touch nothing of it below. */
-    MHD_resume_connection(conn);
-}
-
-void http_reply_problem(struct request *r, enum problem_id id, const char *detail)
-{
-    http_reply(r, problem_types[id].status, response_problem(id, detail, NULL, NULL));
 }
 
 static char *dup_header(struct MHD_Connection *conn, enum MHD_ValueKind kind, const char *key)
@@ -149,13 +114,13 @@ static void req_capture(struct request *r)
 
     for (i = 0; i < REQ_PARAM_COUNT; i++)
         if (r->param[i] == NULL)
-            r->param[i] = dup_header(r->conn, MHD_GET_ARGUMENT_KIND, req_param_names[i]);
-    r->authorization = dup_header(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-    r->if_none_match = dup_header(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+            r->param[i] = dup_header(r->http.conn, MHD_GET_ARGUMENT_KIND, req_param_names[i]);
+    r->authorization = dup_header(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    r->if_none_match = dup_header(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
     /* Not truncated: a key over the store's limit must be refused, not shortened. */
-    const char *key = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Idempotency-Key");
+    const char *key = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, "Idempotency-Key");
     r->idempotency_key = key != NULL ? strdup(key) : NULL;
-    prefer = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Prefer");
+    prefer = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, "Prefer");
     r->prefer_wait = reqparse_prefer_wait(prefer, r->srv->cfg->max_wait_s);
 }
 
@@ -163,8 +128,8 @@ static void req_capture(struct request *r)
 static enum MHD_Result req_submit(struct request *r)
 {
     req_capture(r);
-    r->phase = REQ_EXEC;
-    MHD_suspend_connection(r->conn);
+    r->http.phase = REQ_EXEC;
+    MHD_suspend_connection(r->http.conn);
     exec_submit(r->srv->exec, r);
     return MHD_YES;
 }
@@ -173,7 +138,7 @@ static enum MHD_Result serve_file(struct request *r, const struct static_root *r
                                   const char *path)
 {
     const char *inm =
-        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+        MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
     int status;
     struct MHD_Response *resp = static_serve(root, path, inm, &status);
 
@@ -210,8 +175,8 @@ static enum MHD_Result dispatch(struct request *r)
         if (srv->chips == NULL)
             return req_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         r->status = 200;
-        r->phase = REQ_ANSWERED;
-        return MHD_queue_response(r->conn, MHD_HTTP_OK, srv->chips);
+        r->http.phase = REQ_ANSWERED;
+        return MHD_queue_response(r->http.conn, MHD_HTTP_OK, srv->chips);
     case ROUTE_OPENAPI:
     case ROUTE_STATIC:
     case ROUTE_SHARE:
@@ -220,14 +185,14 @@ static enum MHD_Result dispatch(struct request *r)
         return serve_file(r, &srv->vendor_root, r->route.path);
     case ROUTE_PLAN:
         if (r->route.method != ROUTE_METHOD_DELETE) {
-            const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+            const char *inm = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND,
                                                           MHD_HTTP_HEADER_IF_NONE_MATCH);
-            const char *view = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
+            const char *view = MHD_lookup_connection_value(r->http.conn, MHD_GET_ARGUMENT_KIND,
                                                            req_param_names[REQ_PARAM_VIEW]);
-            int st = plancache_queue(srv->cache, r->route.plan_id, view, inm, r->conn);
+            int st = plancache_queue(srv->cache, r->route.plan_id, view, inm, r->http.conn);
             if (st != 0) {
                 r->status = st;
-                r->phase = REQ_ANSWERED;
+                r->http.phase = REQ_ANSWERED;
                 return MHD_YES;
             }
         }
@@ -239,11 +204,11 @@ static enum MHD_Result dispatch(struct request *r)
 
 static void early_error(struct request *r, enum problem_id id, const char *detail)
 {
-    if (r->early)
+    if (r->http.early)
         return;
-    r->early = true;
-    r->early_problem = id;
-    snprintf(r->early_detail, sizeof(r->early_detail), "%s", detail);
+    r->http.early = true;
+    r->http.early_problem = id;
+    snprintf(r->http.early_detail, sizeof(r->http.early_detail), "%s", detail);
 }
 
 static void too_large(struct request *r)
@@ -273,10 +238,10 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
     (void)kind;
     (void)transfer_encoding;
     if (strcmp(key, "file") == 0) {
-        if (!r->file_seen) {
+        if (!r->http.file_seen) {
             const char *fn = filename != NULL ? filename : "";
             enum body_kind k = reqparse_media_type(content_type);
-            r->file_seen = true;
+            r->http.file_seen = true;
             /* Browsers send most files as application/octet-stream, so the name and
              * the first bytes decide: a safetensors file starts with a little-endian
              * header length (high bytes 0) followed by '{'. */
@@ -322,9 +287,9 @@ static enum MHD_Result post_begin(struct request *r)
 {
     const struct config *cfg = r->srv->cfg;
     const char *ct =
-        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+        MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     const char *cl =
-        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     uint64_t len = 0;
 
     r->kind = reqparse_media_type(ct);
@@ -342,11 +307,11 @@ static enum MHD_Result post_begin(struct request *r)
         reqparse_u64(cl, &len) == 0 && len > cfg->max_body) {
         /* Refuse before reading: MHD then skips the body (or never sends 100 Continue). */
         too_large(r);
-        return req_problem(r, r->early_problem, r->early_detail);
+        return req_problem(r, r->http.early_problem, r->http.early_detail);
     }
     if (r->kind == BODY_MULTIPART) {
-        r->pp = MHD_create_post_processor(r->conn, POST_BUFFER, post_iter, r);
-        if (r->pp == NULL)
+        r->http.pp = MHD_create_post_processor(r->http.conn, POST_BUFFER, post_iter, r);
+        if (r->http.pp == NULL)
             early_error(r, PROBLEM_MALFORMED_MULTIPART,
                         "The multipart/form-data Content-Type has no usable boundary.");
     }
@@ -361,24 +326,24 @@ static bool body_charge(struct request *r)
 
     if (budget < BODY_BUDGET_MIN)
         budget = BODY_BUDGET_MIN;
-    if (r->body.cap <= r->charged)
+    if (r->body.cap <= r->http.charged)
         return true;
-    grow = r->body.cap - r->charged;
+    grow = r->body.cap - r->http.charged;
     total = __atomic_add_fetch(&r->srv->body_bytes, grow, __ATOMIC_RELAXED);
-    r->charged += grow;
+    r->http.charged += grow;
     return total <= budget;
 }
 
 static void post_chunk(struct request *r, const char *data, size_t n)
 {
-    if (r->early)
+    if (r->http.early)
         return; /* swallowed: the answer goes out at the end */
     if (!body_charge(r)) {
         early_error(r, PROBLEM_SERVER_BUSY, BUSY_DETAIL);
         return;
     }
-    if (r->pp != NULL) {
-        if (MHD_post_process(r->pp, data, n) != MHD_YES)
+    if (r->http.pp != NULL) {
+        if (MHD_post_process(r->http.pp, data, n) != MHD_YES)
             early_error(r, PROBLEM_MALFORMED_MULTIPART,
                         "The multipart/form-data body could not be parsed.");
         return;
@@ -401,14 +366,14 @@ static enum MHD_Result post_end(struct request *r)
     bool st_mode = r->kind == BODY_SAFETENSORS ||
                    (r->kind == BODY_MULTIPART && r->file_format == PLAN_FMT_SAFETENSORS);
 
-    if (r->pp != NULL) {
-        if (MHD_destroy_post_processor(r->pp) != MHD_YES && !r->early)
+    if (r->http.pp != NULL) {
+        if (MHD_destroy_post_processor(r->http.pp) != MHD_YES && !r->http.early)
             early_error(r, PROBLEM_MALFORMED_MULTIPART, "The multipart/form-data body ends early.");
-        r->pp = NULL;
+        r->http.pp = NULL;
     }
-    if (r->early)
-        return req_problem(r, r->early_problem, r->early_detail);
-    if (r->kind == BODY_MULTIPART && !r->file_seen)
+    if (r->http.early)
+        return req_problem(r, r->http.early_problem, r->http.early_detail);
+    if (r->kind == BODY_MULTIPART && !r->http.file_seen)
         return req_problem(r, PROBLEM_MISSING_FILE,
                            "Send the model as the multipart field \"file\".");
     if (r->body.len == 0)
@@ -461,13 +426,9 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
     (void)version;
     if (r == NULL || (void *)r == (void *)&raw_nul_mark) {
         bool nul = r != NULL;
-        r = calloc(1, sizeof(*r));
+        r = request_new(srv, conn);
         if (r == NULL)
             return MHD_NO;
-        r->srv = srv;
-        r->conn = conn;
-        r->t_start = clock_now();
-        r->prefer_wait = -1;
         route_match(method, url, &r->route);
         if (nul) {
             r->route.status = 404;
@@ -477,14 +438,14 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         __atomic_add_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
         if (r->route.id == ROUTE_PLANS && r->route.method == ROUTE_METHOD_POST &&
             r->route.status == 0 && !shutting_down(srv)) {
-            r->submission = true;
+            r->http.submission = true;
             return post_begin(r);
         }
         /* Answering on this first call would make MHD 0.9.75 close the connection
          * (it cannot know the request had no body yet), so wait for the next call. */
         return MHD_YES;
     }
-    switch (r->phase) {
+    switch (r->http.phase) {
     case REQ_READY: {
         struct MHD_Response *resp = r->resp;
         r->resp = NULL;
@@ -497,7 +458,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (!r->submission) {
+    if (!r->http.submission) {
         /* Not a plan submission: any body is ignored. */
         if (*upload_data_size > 0) {
             *upload_data_size = 0;
@@ -528,7 +489,7 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cl
             ? ROUTE_NONE
             : r->route.id,
         toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? r->status : 0, clock_now() - r->t_start);
-    req_free(r);
+    req_release(r);
     __atomic_sub_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
 }
 
@@ -563,7 +524,6 @@ int http_start(struct server *srv)
     }
     if (ai->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    srv->chips = api_chips_response();
     static_root_open(&srv->static_root, cfg->static_dir);
     static_root_open(&srv->vendor_root, cfg->vendor_dir);
     if (srv->static_root.dirfd < 0)
@@ -578,9 +538,8 @@ int http_start(struct server *srv)
         (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_END);
     if (srv->daemon == NULL) {
         log_line("http", "cannot listen on %s", cfg->listen);
-        if (srv->chips != NULL)
-            MHD_destroy_response(srv->chips);
-        srv->chips = NULL;
+        static_root_close(&srv->static_root);
+        static_root_close(&srv->vendor_root);
         goto out;
     }
     rc = 0;
@@ -617,9 +576,6 @@ void http_stop(struct server *srv, double timeout_s)
     if (srv->daemon != NULL)
         MHD_stop_daemon(srv->daemon);
     srv->daemon = NULL;
-    if (srv->chips != NULL)
-        MHD_destroy_response(srv->chips);
-    srv->chips = NULL;
     static_root_close(&srv->static_root);
     static_root_close(&srv->vendor_root);
 }
