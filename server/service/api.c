@@ -21,6 +21,7 @@
 #include "service/jobs.h"
 #include "service/metrics.h"
 #include "service/plancache.h"
+#include "service/planopts.h"
 #include "service/problem.h"
 #include "service/request.h"
 #include "service/response.h"
@@ -512,7 +513,7 @@ static void api_plan_create(struct store *st, struct request *r)
         request_reply(r, status, pj != NULL ? response_take(pj, len, PROBLEM_MEDIA_TYPE) : NULL);
         return;
     }
-    opts_json = store_opts_json(&o);
+    opts_json = planopts_json(&o);
     if (opts_json == NULL) {
         request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;

@@ -22,6 +22,7 @@
 #include "service/backoff.h"
 #include "service/log.h"
 #include "service/metrics.h"
+#include "service/planopts.h"
 #include "service/problem.h"
 #include "service/store.h"
 
@@ -131,7 +132,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     if (buf == NULL) {
         rc = err_set(&e, ERR_NOMEM, NULL, "out of memory reading the options of plan %s",
                      job->plan_id);
-    } else if (store_opts_parse(job->options_json, &opts, buf, OPTS_BUF) < 0) {
+    } else if (planopts_parse(job->options_json, &opts, buf, OPTS_BUF) < 0) {
         rc = err_set(&e, ERR_INTERNAL, "options", "the stored options of plan %s are malformed",
                      job->plan_id);
     } else {

@@ -63,7 +63,7 @@ struct store_new_plan {
     const char *name;
     const char *chip;
     const char *source_format; /* plan_format_name() */
-    const char *options_json;  /* store_opts_json(); NULL means {} */
+    const char *options_json;  /* planopts_json(); NULL means {} */
     const char *input;         /* raw input bytes (may contain NULs: stored as bytea) */
     size_t input_len;
     const char *idempotency_key;        /* NULL when none; 1..STORE_KEY_MAX bytes */
@@ -142,16 +142,6 @@ struct store_job_counts {
     int64_t queued, running, done, failed;
 };
 int store_job_counts(struct store *s, struct store_job_counts *out);
-
-/*
- * Plan options as stored in plans.options (jsonb): an object with the keys format (a
- * plan_format_name), chip, strategies, capacity, time_limit_s, alignment, name; unset
- * fields (NULL, 0, PLAN_FMT_AUTO) are omitted. store_opts_json() returns a malloc'd string
- * (caller frees) or NULL on OOM. store_opts_parse() fills *o from such a document; the
- * strings in *o point into buf (cap bytes, caller-owned), -1 when malformed or too long.
- */
-char *store_opts_json(const struct plan_opts *o);
-int store_opts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap);
 
 /*
  * ---- Planner jobs (used by jobs.c) ----
