@@ -16,6 +16,10 @@
  *
  * All SQL is PQexecParams/PQexecPrepared with parameters; migration files are the only
  * text sent verbatim.
+ *
+ * This header is the one public contract of the store modules: store.c (the connection,
+ * the prepared statements, reconnects, LISTEN/NOTIFY), store_migrate.c, store_plans.c and
+ * store_jobs.c; their shared internals are in store_int.h.
  */
 #ifndef TPUPLAN_STORE_H
 #define TPUPLAN_STORE_H
@@ -40,6 +44,8 @@ enum store_rc {
 /* "ok", "notfound", ... for logs. */
 const char *store_rc_name(int rc);
 
+/* ---- The connection (store.c) ---- */
+
 struct store;
 
 /* Opens a connection (conninfo: a libpq URI or key=value string; connect_timeout defaults
@@ -49,6 +55,17 @@ struct store;
 struct store *store_open(const char *conninfo, char *errbuf, size_t cap);
 void store_close(struct store *s);
 
+/* LISTENs on tpuplan_jobs (new work) and tpuplan_done (payload: a finished plan id); kept
+ * across reconnects. */
+int store_listen(struct store *s);
+
+/* Waits up to timeout_ms for notifications and calls cb(channel, payload, arg) for each.
+ * Returns how many arrived (0 on timeout) or STORE_UNAVAILABLE. */
+int store_wait_notify(struct store *s, int timeout_ms,
+                      void (*cb)(const char *channel, const char *payload, void *arg), void *arg);
+
+/* ---- Migrations (store_migrate.c) ---- */
+
 /* Applies migrations/NNNN_*.sql from dir in order, each in one transaction, under
  * pg_advisory_lock, recording them in schema_migrations (version = file name without
  * ".sql"). Files must not contain BEGIN/COMMIT. 0, or a STORE_* code with the failing file
@@ -57,6 +74,8 @@ int store_migrate(struct store *s, const char *dir, char *errbuf, size_t cap);
 
 /* 1 when the database answers and every migration in dir is applied, else 0. */
 int store_ready(struct store *s, const char *dir);
+
+/* ---- Plans and idempotency keys (store_plans.c) ---- */
 
 /* A new plan: the validated input and its options. Strings are borrowed. */
 struct store_new_plan {
@@ -137,20 +156,20 @@ int store_plan_list(struct store *s, int limit, const char *cursor, const char *
  * The plan's job goes with it; a worker still planning it discards its result. */
 int store_plan_delete(struct store *s, const char *id, const char *manage_token);
 
-/* Job counts by state, for /metrics. */
-struct store_job_counts {
-    int64_t queued, running, done, failed;
-};
-int store_job_counts(struct store *s, struct store_job_counts *out);
-
 /*
- * ---- Planner jobs (used by jobs.c) ----
+ * ---- Planner jobs (store_jobs.c; used by jobs.c) ----
  *
  * A claim hands out a lease: a random lease_token and an expiry. Only the holder of the
  * current token can renew, finish or release the job, so a worker whose lease expired and
  * was re-claimed elsewhere can never complete it a second time.
  */
 #define STORE_LEASE_LEN 36 /* uuid text */
+
+/* Job counts by state, for /metrics. */
+struct store_job_counts {
+    int64_t queued, running, done, failed;
+};
+int store_job_counts(struct store *s, struct store_job_counts *out);
 
 struct store_job {
     char plan_id[IDS_ID_LEN + 1];
@@ -190,14 +209,5 @@ int store_job_release(struct store *s, const char *const *tokens, size_t n);
  * max_attempts times fail with error_json instead. *requeued (may be NULL) gets the count
  * put back in the queue. */
 int store_job_reap(struct store *s, int max_attempts, const char *error_json, int *requeued);
-
-/* LISTENs on tpuplan_jobs (new work) and tpuplan_done (payload: a finished plan id); kept
- * across reconnects. */
-int store_listen(struct store *s);
-
-/* Waits up to timeout_ms for notifications and calls cb(channel, payload, arg) for each.
- * Returns how many arrived (0 on timeout) or STORE_UNAVAILABLE. */
-int store_wait_notify(struct store *s, int timeout_ms,
-                      void (*cb)(const char *channel, const char *payload, void *arg), void *arg);
 
 #endif
