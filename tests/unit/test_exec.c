@@ -30,17 +30,18 @@
 /* One test request: exec sees only r. */
 struct treq {
     struct request r;
-    int parks;            /* park again on this many more runs */
+    /* Set by the test. */
     double park_deadline; /* seconds from the park */
+    int parks;            /* park again on this many more runs */
     bool block;           /* the handler waits for the gate */
     /* Recorded under mu. */
-    int runs;
-    int order; /* 1 + how many runs began before this request's first */
-    double first_run, last_run;
-    int abandons;
     bool abandoned_parked;
     bool got_plan;   /* a run found r->exec.finished */
     bool plan_alias; /* ... pointing at the caller's plan or its strings, not a copy */
+    int runs;
+    int order; /* 1 + how many runs began before this request's first */
+    int abandons;
+    double first_run, last_run;
     char plan_status[16], plan_result[32];
 };
 
