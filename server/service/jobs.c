@@ -518,15 +518,8 @@ void jobs_stop(struct jobs *j, int grace_ms)
 
     for (unsigned i = 0; i < j->n; i++) {
         if (flag(j, &j->hard_stop)) {
-            struct timespec t;
-            clock_gettime(CLOCK_REALTIME, &t);
-            t.tv_sec += j->abandon_ms / 1000;
-            t.tv_nsec += (long)(j->abandon_ms % 1000) * 1000000L;
-            if (t.tv_nsec >= 1000000000L) {
-                t.tv_sec++;
-                t.tv_nsec -= 1000000000L;
-            }
-            if (pthread_timedjoin_np(j->slots[i].tid, NULL, &t) != 0) {
+            struct timespec t = clock_timespec(clock_now() + j->abandon_ms / 1e3);
+            if (pthread_clockjoin_np(j->slots[i].tid, NULL, CLOCK_MONOTONIC, &t) != 0) {
                 pthread_detach(j->slots[i].tid);
                 leaked = true;
             }
