@@ -1,5 +1,5 @@
 /*
- * test_store.c - store.c against a real, throwaway PostgreSQL (tests/pg.sh).
+ * test_store.c - the store modules (store.h) against a real, throwaway PostgreSQL (tests/pg.sh).
  *
  * The group setup starts a cluster and migrates it; every test starts from empty tables
  * (TRUNCATE is ~20x faster than a CREATE DATABASE ... TEMPLATE copy here), so queue tests
