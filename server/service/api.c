@@ -15,48 +15,35 @@
 
 #include <json-c/json.h>
 
-#include "planner/chip.h"
 #include "planner/clock.h"
-#include "planner/jsonw.h"
 #include "planner/plan.h"
 #include "service/exec.h"
-#include "service/http.h"
 #include "service/jobs.h"
 #include "service/metrics.h"
+#include "service/plancache.h"
+#include "service/planopts.h"
 #include "service/problem.h"
+#include "service/request.h"
 #include "service/response.h"
+#include "service/server.h"
 #include "service/sha256.h"
 #include "service/store.h"
 
-#define JSON_FLAGS       (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
-#define RETRY_AFTER_DOWN "5"
+#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
-static void set_db(struct request *r, int rc)
-{
-    __atomic_store_n(&r->srv->db_up, rc == STORE_UNAVAILABLE ? 0 : 1, __ATOMIC_RELAXED);
-}
-
-/* Answers a store failure: 503 (database down), 400 (bad argument) or 500. */
+/* Answers a store failure: 503 (database down), 400 (bad argument), 404 or 500. */
 static void reply_store_error(struct request *r, int rc)
 {
-    struct MHD_Response *resp;
-
-    if (rc == STORE_UNAVAILABLE) {
-        resp = response_problem(503, "database-unavailable", "The database is unavailable",
-                                "The database cannot be reached; retry later.", NULL, NULL);
-        if (resp != NULL)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, RETRY_AFTER_DOWN);
-        http_reply(r, 503, resp);
-    } else if (rc == STORE_INVALID) {
-        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
-                           "The cursor or limit is malformed.");
-    } else if (rc == STORE_NOTFOUND) {
-        http_reply_problem(r, 404, "not-found", "No such plan",
-                           "No plan has this id (it may have been deleted).");
-    } else {
-        http_reply_problem(r, 500, "internal", "Internal error",
-                           "The database call failed; see the server log.");
-    }
+    if (rc == STORE_UNAVAILABLE)
+        request_reply_problem(r, PROBLEM_DATABASE_UNAVAILABLE,
+                              "The database cannot be reached; retry later.");
+    else if (rc == STORE_INVALID)
+        request_reply_problem(r, PROBLEM_INVALID_PARAMETER, "The cursor or limit is malformed.");
+    else if (rc == STORE_NOTFOUND)
+        request_reply_problem(r, PROBLEM_NO_SUCH_PLAN,
+                              "No plan has this id (it may have been deleted).");
+    else
+        request_reply_problem(r, PROBLEM_INTERNAL, "The database call failed; see the server log.");
 }
 
 /* Takes ownership of o; returns its text (malloc'd) or NULL. */
@@ -210,13 +197,12 @@ static void api_plan_get(struct store *st, struct request *r)
     int rc;
 
     if (view_parse(r->param[REQ_PARAM_VIEW], &view) != 0) {
-        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
-                           "view must be summary or layout (or absent for the whole plan).");
+        request_reply_problem(r, PROBLEM_INVALID_PARAMETER,
+                              "view must be summary or layout (or absent for the whole plan).");
         return;
     }
     memset(&p, 0, sizeof(p));
     rc = store_plan_get_view(st, r->route.plan_id, view, &p);
-    set_db(r, rc);
     if (rc != STORE_OK) {
         reply_store_error(r, rc);
         return;
@@ -224,7 +210,7 @@ static void api_plan_get(struct store *st, struct request *r)
     etag_of(&p, view, etag, sizeof(etag));
     doc = plan_doc(&p, view, NULL, &len);
     if (doc == NULL) {
-        http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+        request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         goto out;
     }
     if (finished(&p)) {
@@ -241,7 +227,7 @@ static void api_plan_get(struct store *st, struct request *r)
         resp = response_copy("", 0, NULL);
         if (resp != NULL)
             MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-        http_reply(r, 304, resp);
+        request_reply(r, 304, resp);
         goto out;
     }
     resp = response_take(doc, len, "application/json");
@@ -251,7 +237,7 @@ static void api_plan_get(struct store *st, struct request *r)
         if (!finished(&p))
             MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     }
-    http_reply(r, 200, resp);
+    request_reply(r, 200, resp);
 out:
     store_plan_free(&p);
 }
@@ -268,19 +254,18 @@ static void api_plan_list(struct store *st, struct request *r)
 
     if (r->param[REQ_PARAM_LIMIT] != NULL &&
         (reqparse_u64(r->param[REQ_PARAM_LIMIT], &limit) != 0 || limit == 0)) {
-        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
-                           "limit must be a whole number from 1 to 100.");
+        request_reply_problem(r, PROBLEM_INVALID_PARAMETER,
+                              "limit must be a whole number from 1 to 100.");
         return;
     }
     if (limit > 100)
         limit = 100;
     rc = store_plan_list(st, (int)limit, r->param[REQ_PARAM_CURSOR], r->param[REQ_PARAM_NAME],
                          &items, &next);
-    set_db(r, rc);
     if (rc != STORE_OK) {
         if (rc == STORE_INVALID)
-            http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid",
-                               "cursor is not a cursor this server returned.");
+            request_reply_problem(r, PROBLEM_INVALID_PARAMETER,
+                                  "cursor is not a cursor this server returned.");
         else
             reply_store_error(r, rc);
         goto out;
@@ -290,7 +275,7 @@ static void api_plan_list(struct store *st, struct request *r)
         len = il + nl + 64;
         doc = malloc(len);
         if (doc == NULL) {
-            http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+            request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
             goto out;
         }
         if (next != NULL)
@@ -316,7 +301,7 @@ static void api_plan_list(struct store *st, struct request *r)
             }
         }
     }
-    http_reply(r, 200, resp);
+    request_reply(r, 200, resp);
 out:
     free(doc);
     free(items);
@@ -332,23 +317,22 @@ static void api_plan_delete(struct store *st, struct request *r)
     int rc;
 
     if (token == NULL) {
-        resp = response_problem(401, "unauthorized", "A manage token is required",
+        resp = response_problem(PROBLEM_UNAUTHORIZED,
                                 "Send the manage token returned at creation as "
                                 "Authorization: Bearer TOKEN.",
                                 NULL, NULL);
         if (resp != NULL)
             MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-        http_reply(r, 401, resp);
+        request_reply(r, problem_types[PROBLEM_UNAUTHORIZED].status, resp);
         return;
     }
     rc = store_plan_delete(st, r->route.plan_id, token);
-    set_db(r, rc);
     if (rc == STORE_OK) {
         plancache_evict(r->srv->cache, r->route.plan_id);
-        http_reply(r, 204, response_copy("", 0, NULL));
+        request_reply(r, 204, response_copy("", 0, NULL));
     } else if (rc == STORE_FORBIDDEN) {
-        http_reply_problem(r, 403, "forbidden", "Wrong manage token",
-                           "This token does not manage this plan; share links are read-only.");
+        request_reply_problem(r, PROBLEM_FORBIDDEN,
+                              "This token does not manage this plan; share links are read-only.");
     } else {
         reply_store_error(r, rc);
     }
@@ -381,7 +365,7 @@ static void reply_accepted(struct request *r, const char *id, const char *status
             MHD_add_response_header(resp, "Preference-Applied", pa);
         }
     }
-    http_reply(r, 202, resp);
+    request_reply(r, 202, resp);
 }
 
 /* A finished plan as the answer to a POST: 200 (idempotent replay) or 201 (waited). */
@@ -393,7 +377,7 @@ static void reply_plan(struct request *r, int status, const struct store_plan *p
     char *doc = plan_doc(p, STORE_VIEW_FULL, token, &len);
 
     if (doc == NULL) {
-        http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+        request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
     resp = response_take(doc, len, "application/json");
@@ -407,7 +391,7 @@ static void reply_plan(struct request *r, int status, const struct store_plan *p
             MHD_add_response_header(resp, "Preference-Applied", pa);
         }
     }
-    http_reply(r, status, resp);
+    request_reply(r, status, resp);
 }
 
 /* A parked Prefer: wait submission: answer when finished or due, else park again. */
@@ -417,23 +401,23 @@ static void api_plan_wait_check(struct store *st, struct request *r)
     int rc;
 
     memset(&p, 0, sizeof(p));
-    if (r->finished != NULL) {
+    if (r->exec.finished != NULL) {
         /* Handed over by the worker that finished it: no second read. */
-        p = *r->finished;
-        free(r->finished);
-        r->finished = NULL;
+        p = *r->exec.finished;
+        free(r->exec.finished);
+        r->exec.finished = NULL;
         rc = STORE_OK;
     } else {
-        rc = store_plan_get(st, r->plan_id, &p);
-        set_db(r, rc);
+        rc = store_plan_get(st, r->exec.plan_id, &p);
     }
     if (rc == STORE_OK && finished(&p)) {
-        reply_plan(r, 201, &p, r->manage_token);
+        reply_plan(r, 201, &p, r->exec.manage_token);
     } else if (rc == STORE_NOTFOUND) {
         /* Deleted while we waited (the token holder did it). */
         reply_store_error(r, rc);
-    } else if (clock_now() >= r->deadline) {
-        reply_accepted(r, r->plan_id, rc == STORE_OK ? p.status : "queued", r->manage_token, true);
+    } else if (clock_now() >= r->exec.deadline) {
+        reply_accepted(r, r->exec.plan_id, rc == STORE_OK ? p.status : "queued",
+                       r->exec.manage_token, true);
     } else {
         store_plan_free(&p);
         exec_park(r->srv->exec, r);
@@ -494,7 +478,7 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
          o->time_limit_s > 600))
         bad = "time_limit must be a number of seconds from 0 to 600.";
     if (bad != NULL) {
-        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid", bad);
+        request_reply_problem(r, PROBLEM_INVALID_PARAMETER, bad);
         return -1;
     }
     return 0;
@@ -526,12 +510,12 @@ static void api_plan_create(struct store *st, struct request *r)
         int status;
         size_t len = 0;
         char *pj = problem_from_err(&e, "/api/v1/plans", &status, &len);
-        http_reply(r, status, pj != NULL ? response_take(pj, len, PROBLEM_MEDIA_TYPE) : NULL);
+        request_reply(r, status, pj != NULL ? response_take(pj, len, PROBLEM_MEDIA_TYPE) : NULL);
         return;
     }
-    opts_json = store_opts_json(&o);
+    opts_json = planopts_json(&o);
     if (opts_json == NULL) {
-        http_reply_problem(r, 500, "internal", "Internal error", "Out of memory.");
+        request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
     sha256_init(&h);
@@ -553,18 +537,16 @@ static void api_plan_create(struct store *st, struct request *r)
     np.summary = &sum;
     memset(&created, 0, sizeof(created));
     rc = store_plan_create(st, &np, &created);
-    set_db(r, rc);
     if (rc == STORE_CONFLICT) {
-        http_reply_problem(r, 422, "idempotency-key-reused",
-                           "The Idempotency-Key was used with another request",
-                           "This Idempotency-Key belongs to a submission with a different body "
-                           "or options; use a new key.");
+        request_reply_problem(r, PROBLEM_IDEMPOTENCY_KEY_REUSED,
+                              "This Idempotency-Key belongs to a submission with a different body "
+                              "or options; use a new key.");
         goto out;
     }
     if (rc == STORE_INVALID) {
         char d[128];
         snprintf(d, sizeof(d), "Idempotency-Key must be 1 to %d characters.", STORE_KEY_MAX);
-        http_reply_problem(r, 400, "invalid-parameter", "A request parameter is invalid", d);
+        request_reply_problem(r, PROBLEM_INVALID_PARAMETER, d);
         goto out;
     }
     if (rc != STORE_OK) {
@@ -587,10 +569,9 @@ static void api_plan_create(struct store *st, struct request *r)
         goto out;
     }
     if (r->prefer_wait > 0) {
-        snprintf(r->plan_id, sizeof(r->plan_id), "%s", created.id);
-        snprintf(r->manage_token, sizeof(r->manage_token), "%s", created.manage_token);
-        r->deadline = r->t_start + r->prefer_wait;
-        r->waited = true;
+        snprintf(r->exec.plan_id, sizeof(r->exec.plan_id), "%s", created.id);
+        snprintf(r->exec.manage_token, sizeof(r->exec.manage_token), "%s", created.manage_token);
+        r->exec.deadline = r->t_start + r->prefer_wait;
         exec_park(r->srv->exec, r);
         goto out;
     }
@@ -603,15 +584,13 @@ out:
 
 static void api_readyz(struct store *st, struct request *r)
 {
-    int ok = store_ready(st, r->srv->cfg->migrations_dir);
     static const char body[] = "{\"status\":\"ready\"}";
 
-    __atomic_store_n(&r->srv->db_up, ok, __ATOMIC_RELAXED);
-    if (ok)
-        http_reply(r, 200, response_copy(body, sizeof(body) - 1, "application/json"));
+    if (store_ready(st, r->srv->cfg->migrations_dir))
+        request_reply(r, 200, response_copy(body, sizeof(body) - 1, "application/json"));
     else
-        http_reply_problem(r, 503, "not-ready", "Not ready",
-                           "The database is unreachable or migrations are not applied.");
+        request_reply_problem(r, PROBLEM_NOT_READY,
+                              "The database is unreachable or migrations are not applied.");
 }
 
 static void api_metrics(struct store *st, struct request *r)
@@ -626,7 +605,6 @@ static void api_metrics(struct store *st, struct request *r)
     memset(&g, 0, sizeof(g));
     g.jobs_queued = -1;
     rc = store_job_counts(st, &jc);
-    set_db(r, rc);
     if (rc == STORE_OK) {
         g.jobs_queued = jc.queued;
         g.jobs_running = jc.running;
@@ -639,34 +617,9 @@ static void api_metrics(struct store *st, struct request *r)
     plancache_stats(r->srv->cache, &g.cache_entries, &g.cache_bytes);
     g.db_up = rc == STORE_OK;
     t = metrics_render(&g, &len);
-    http_reply(r, 200,
-               t != NULL ? response_take(t, len, "text/plain; version=0.0.4; charset=utf-8")
-                         : NULL);
-}
-
-struct MHD_Response *api_chips_response(void)
-{
-    struct MHD_Response *resp;
-    struct jsonw w;
-    size_t len = 0;
-    char *t = NULL;
-
-    jsonw_init(&w, (size_t)1 << 20);
-    jsonw_obj_begin(&w, NULL);
-    jsonw_arr_begin(&w, "chips");
-    for (size_t i = 0; i < chip_count(); i++) {
-        jsonw_obj_begin(&w, NULL);
-        chip_json_write(&w, chip_at(i));
-        jsonw_obj_end(&w);
-    }
-    jsonw_arr_end(&w);
-    jsonw_obj_end(&w);
-    if (jsonw_finish(&w, &t, &len) != ERR_OK)
-        return NULL;
-    resp = response_take(t, len, "application/json");
-    if (resp != NULL)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
-    return resp;
+    request_reply(r, 200,
+                  t != NULL ? response_take(t, len, "text/plain; version=0.0.4; charset=utf-8")
+                            : NULL);
 }
 
 void api_run(struct store *st, struct request *r)
@@ -680,7 +633,7 @@ void api_run(struct store *st, struct request *r)
         break;
     case ROUTE_PLANS:
         if (r->route.method == ROUTE_METHOD_POST) {
-            if (r->phase == REQ_PARKED)
+            if (r->exec.parked)
                 api_plan_wait_check(st, r);
             else
                 api_plan_create(st, r);
@@ -695,24 +648,15 @@ void api_run(struct store *st, struct request *r)
             api_plan_get(st, r);
         break;
     default:
-        http_reply_problem(r, 500, "internal", "Internal error", "Unroutable request.");
+        request_reply_problem(r, PROBLEM_INTERNAL, "Unroutable request.");
         break;
     }
 }
 
 void api_abandon(struct request *r, bool parked)
 {
-    struct MHD_Response *resp;
-
-    if (parked) {
-        reply_accepted(r, r->plan_id, "queued", r->manage_token, true);
-        return;
-    }
-    resp = response_problem(503, "shutting-down", "The server is shutting down",
-                            "Retry the request; another instance or a restarted one will "
-                            "answer it.",
-                            NULL, NULL);
-    if (resp != NULL)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-    http_reply(r, 503, resp);
+    if (parked)
+        reply_accepted(r, r->exec.plan_id, "queued", r->exec.manage_token, true);
+    else
+        request_reply_problem(r, PROBLEM_SHUTTING_DOWN, PROBLEM_SHUTTING_DOWN_DETAIL);
 }

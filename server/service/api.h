@@ -2,7 +2,7 @@
  * api.h - the REST handlers that run on request-executor threads (exec.h).
  *
  * api_run() does the database and planner work of one suspended request and answers it
- * with http_reply(), or parks a Prefer: wait submission with exec_park(). The plan
+ * with request_reply(), or parks a Prefer: wait submission with exec_park(). The plan
  * documents it writes are described in static/openapi.json.
  */
 #ifndef TPUPLAN_API_H
@@ -10,17 +10,11 @@
 
 #include <stdbool.h>
 
-#include <microhttpd.h>
-
 struct store;
 struct request;
 
 /* exec_handler: one request on an executor thread (st owned by that thread). */
 void api_run(struct store *st, struct request *r);
-
-/* The GET /api/v1/chips document: the planner's chip table (memory figures, which of them
- * are assumptions, and why). Built once: the table is static. Caller owns the response. */
-struct MHD_Response *api_chips_response(void);
 
 /* exec_abandon: answers a request the executor will not run (shutdown). A parked
  * submission already created its plan, so it gets 202 with the plan's location; anything

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "service/log.h"
+
 enum opt_kind { OPT_STR, OPT_UINT, OPT_BYTES };
 
 struct opt {
@@ -97,7 +99,7 @@ static int opt_set(struct config *c, const struct opt *o, const char *val, const
         errno = 0;
         u = isdigit((unsigned char)val[0]) ? strtoul(val, &end, 10) : (end = (char *)val, 0);
         if (errno != 0 || *end != '\0' || end == val || u > 1000000) {
-            fprintf(stderr, "tpuplan-server: %s: %s is not a count\n", from, val);
+            log_line(LOG_PROGRAM, "%s: %s is not a count", from, val);
             return -1;
         }
         unsigned uv = (unsigned)u;
@@ -106,7 +108,7 @@ static int opt_set(struct config *c, const struct opt *o, const char *val, const
     }
     case OPT_BYTES:
         if (config_parse_bytes(val, &v) != 0) {
-            fprintf(stderr, "tpuplan-server: %s: %s is not a byte count\n", from, val);
+            log_line(LOG_PROGRAM, "%s: %s is not a byte count", from, val);
             return -1;
         }
         memcpy(base, &v, sizeof(v));
@@ -171,7 +173,7 @@ int config_parse(struct config *c, int argc, char **argv)
             return 1;
         }
         if (strncmp(arg, "--", 2) != 0) {
-            fprintf(stderr, "tpuplan-server: unexpected argument %s (try --help)\n", arg);
+            log_line(LOG_PROGRAM, "unexpected argument %s (try --help)", arg);
             return -1;
         }
         arg += 2;
@@ -181,7 +183,7 @@ int config_parse(struct config *c, int argc, char **argv)
             if (strlen(opts[i].name) == len && strncmp(opts[i].name, arg, len) == 0)
                 break;
         if (i == NOPTS) {
-            fprintf(stderr, "tpuplan-server: unknown flag --%.*s (try --help)\n", (int)len, arg);
+            log_line(LOG_PROGRAM, "unknown flag --%.*s (try --help)", (int)len, arg);
             return -1;
         }
         if (eq != NULL)
@@ -189,18 +191,18 @@ int config_parse(struct config *c, int argc, char **argv)
         else if (a + 1 < argc)
             val = argv[++a];
         else {
-            fprintf(stderr, "tpuplan-server: --%s needs a value\n", opts[i].name);
+            log_line(LOG_PROGRAM, "--%s needs a value", opts[i].name);
             return -1;
         }
         if (opt_set(c, &opts[i], val, argv[a]) != 0)
             return -1;
     }
     if (c->database_url == NULL || c->database_url[0] == '\0') {
-        fprintf(stderr, "tpuplan-server: set DATABASE_URL or --database-url\n");
+        log_line(LOG_PROGRAM, "set DATABASE_URL or --database-url");
         return -1;
     }
     if (c->workers == 0 || c->executors == 0 || c->http_threads == 0) {
-        fprintf(stderr, "tpuplan-server: --workers, --executors, --http-threads must be > 0\n");
+        log_line(LOG_PROGRAM, "--workers, --executors, --http-threads must be > 0");
         return -1;
     }
     if (c->max_wait_s > 60)
@@ -208,7 +210,7 @@ int config_parse(struct config *c, int argc, char **argv)
     char host[256];
     unsigned port;
     if (config_listen_split(c->listen, host, sizeof(host), &port) != 0) {
-        fprintf(stderr, "tpuplan-server: --listen %s: expected HOST:PORT\n", c->listen);
+        log_line(LOG_PROGRAM, "--listen %s: expected HOST:PORT", c->listen);
         return -1;
     }
     return 0;

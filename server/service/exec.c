@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "planner/clock.h"
-#include "service/http.h"
+#include "service/request.h"
 #include "service/store.h"
 
 #define RECENT_N 64 /* plans finished lately, for a park that races the completion */
@@ -35,7 +35,7 @@ struct exec {
     double poll_s;
     exec_handler run;
     exec_abandon abandon;
-    char recent[RECENT_N][32];
+    char recent[RECENT_N][IDS_ID_LEN + 1];
     double recent_t[RECENT_N];
     unsigned recent_i;
 };
@@ -48,9 +48,9 @@ struct worker_arg {
 /* Caller holds mu. */
 static void queue_push(struct exec *x, struct request *r)
 {
-    r->next = NULL;
+    r->exec.next = NULL;
     if (x->qtail != NULL)
-        x->qtail->next = r;
+        x->qtail->exec.next = r;
     else
         x->qhead = r;
     x->qtail = r;
@@ -71,7 +71,7 @@ static void *exec_thread(void *arg)
         if (x->stopping)
             break;
         struct request *r = x->qhead;
-        x->qhead = r->next;
+        x->qhead = r->exec.next;
         if (x->qhead == NULL)
             x->qtail = NULL;
         x->nq--;
@@ -95,12 +95,12 @@ static void *exec_ticker(void *arg)
         struct request **pp = &x->parked;
         while (*pp != NULL) {
             struct request *r = *pp;
-            if (now >= r->deadline || now >= r->next_poll) {
-                *pp = r->next;
+            if (now >= r->exec.deadline || now >= r->exec.next_poll) {
+                *pp = r->exec.next;
                 x->nparked--;
                 queue_push(x, r);
             } else {
-                pp = &r->next;
+                pp = &r->exec.next;
             }
         }
         ts = clock_timespec(clock_now() + TICK_S);
@@ -201,14 +201,14 @@ void exec_park(struct exec *x, struct request *r)
         x->abandon(r, true);
         return;
     }
-    r->phase = REQ_PARKED;
-    r->next_poll = now + x->poll_s;
-    if (recent_has(x, r->plan_id, now)) {
+    r->exec.parked = true;
+    r->exec.next_poll = now + x->poll_s;
+    if (recent_has(x, r->exec.plan_id, now)) {
         /* It finished between the handler's last look and now: re-check at once. */
-        r->next_poll = now;
+        r->exec.next_poll = now;
         queue_push(x, r);
     } else {
-        r->next = x->parked;
+        r->exec.next = x->parked;
         x->parked = r;
         x->nparked++;
     }
@@ -228,19 +228,19 @@ void exec_plan_finished(struct exec *x, const char *plan_id, const struct store_
     pp = &x->parked;
     while (*pp != NULL) {
         struct request *r = *pp;
-        if (strcmp(r->plan_id, plan_id) == 0) {
-            *pp = r->next;
+        if (strcmp(r->exec.plan_id, plan_id) == 0) {
+            *pp = r->exec.next;
             x->nparked--;
             /* Out of memory only costs the shortcut: the handler reads the plan instead. */
-            if (plan != NULL && r->finished == NULL &&
-                (r->finished = malloc(sizeof(*r->finished))) != NULL &&
-                store_plan_copy(plan, r->finished) != STORE_OK) {
-                free(r->finished);
-                r->finished = NULL;
+            if (plan != NULL && r->exec.finished == NULL &&
+                (r->exec.finished = malloc(sizeof(*r->exec.finished))) != NULL &&
+                store_plan_copy(plan, r->exec.finished) != STORE_OK) {
+                free(r->exec.finished);
+                r->exec.finished = NULL;
             }
             queue_push(x, r);
         } else {
-            pp = &r->next;
+            pp = &r->exec.next;
         }
     }
     pthread_mutex_unlock(&x->mu);
@@ -264,12 +264,12 @@ void exec_stop(struct exec *x)
     pthread_mutex_unlock(&x->mu);
     while (q != NULL) {
         struct request *r = q;
-        q = q->next;
-        x->abandon(r, r->phase == REQ_PARKED);
+        q = q->exec.next;
+        x->abandon(r, r->exec.parked);
     }
     while (p != NULL) {
         struct request *r = p;
-        p = p->next;
+        p = p->exec.next;
         x->abandon(r, true);
     }
     for (i = 0; i < x->started; i++)

@@ -6,7 +6,6 @@
  * every other request to the executor pool (exec.h). See http.h for the flow.
  */
 #include "service/http.h"
-#include "service/store.h"
 
 #include <netdb.h>
 #include <stdarg.h>
@@ -20,9 +19,11 @@
 
 #include "planner/clock.h"
 #include "planner/plan.h"
-#include "service/api.h"
 #include "service/exec.h"
+#include "service/log.h"
 #include "service/metrics.h"
+#include "service/plancache.h"
+#include "service/request.h"
 #include "service/response.h"
 
 #define POST_BUFFER 65536
@@ -31,8 +32,10 @@
 #define BODY_BUDGET_FACTOR 4
 #define BODY_BUDGET_MIN    (256ull << 20)
 #define CONN_MEMORY        (64 * 1024)
+#define BUSY_DETAIL        "Too many large uploads are in progress; retry later."
 
-const char *const req_param_names[REQ_PARAM_COUNT] = {
+/* Parameter names as they appear in the query string and form. */
+static const char *const req_param_names[REQ_PARAM_COUNT] = {
     [REQ_PARAM_LIMIT] = "limit",
     [REQ_PARAM_CURSOR] = "cursor",
     [REQ_PARAM_NAME] = "name",
@@ -58,27 +61,12 @@ static bool shutting_down(const struct server *srv)
     return __atomic_load_n(&srv->shutting_down, __ATOMIC_ACQUIRE) != 0;
 }
 
-static void req_free(struct request *r)
+/* Gives r's body back to the server-wide budget and frees r. */
+static void req_release(struct request *r)
 {
-    size_t i;
-
-    if (r->charged > 0)
-        __atomic_sub_fetch(&r->srv->body_bytes, r->charged, __ATOMIC_RELAXED);
-    if (r->pp != NULL)
-        MHD_destroy_post_processor(r->pp);
-    body_free(&r->body);
-    for (i = 0; i < REQ_PARAM_COUNT; i++)
-        free(r->param[i]);
-    free(r->authorization);
-    free(r->if_none_match);
-    free(r->idempotency_key);
-    if (r->resp != NULL)
-        MHD_destroy_response(r->resp);
-    if (r->finished != NULL) {
-        store_plan_free(r->finished);
-        free(r->finished);
-    }
-    free(r);
+    if (r->http.charged > 0)
+        __atomic_sub_fetch(&r->srv->body_bytes, r->http.charged, __ATOMIC_RELAXED);
+    request_free(r);
 }
 
 /* Queues resp (taking it) as the answer; NULL resp means out of memory: close. */
@@ -88,50 +76,25 @@ static enum MHD_Result req_queue(struct request *r, int status, struct MHD_Respo
 
     if (resp == NULL) {
         r->status = 500;
-        r->phase = REQ_ANSWERED;
+        r->http.phase = REQ_ANSWERED;
         return MHD_NO;
     }
     if (shutting_down(r->srv))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-    ret = MHD_queue_response(r->conn, (unsigned)status, resp);
+    ret = MHD_queue_response(r->http.conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
     r->status = status;
-    r->phase = REQ_ANSWERED;
+    r->http.phase = REQ_ANSWERED;
     return ret;
 }
 
-static enum MHD_Result req_problem(struct request *r, int status, const char *slug,
-                                   const char *title, const char *detail)
+static enum MHD_Result req_problem(struct request *r, enum problem_id id, const char *detail)
 {
-    struct MHD_Response *resp = response_problem(status, slug, title, detail, NULL, NULL);
+    struct MHD_Response *resp = response_problem(id, detail, NULL, NULL);
 
-    if (resp != NULL && status == 405 && r->route.allow != NULL)
+    if (resp != NULL && id == PROBLEM_METHOD_NOT_ALLOWED && r->route.allow != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->route.allow);
-    if (resp != NULL && status == 503)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-    return req_queue(r, status, resp);
-}
-
-void http_reply(struct request *r, int status, struct MHD_Response *resp)
-{
-    struct MHD_Connection *conn = r->conn;
-
-    if (resp == NULL) {
-        /* Out of memory building the answer: a body-less 500 still needs no allocation. */
-        resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
-        status = 500;
-    }
-    r->status = status;
-    r->resp = resp;
-    r->phase = REQ_READY;
-    /* After this the MHD thread may run and free r: touch nothing of it below. */
-    MHD_resume_connection(conn);
-}
-
-void http_reply_problem(struct request *r, int status, const char *slug, const char *title,
-                        const char *detail)
-{
-    http_reply(r, status, response_problem(status, slug, title, detail, NULL, NULL));
+    return req_queue(r, problem_types[id].status, resp);
 }
 
 static char *dup_header(struct MHD_Connection *conn, enum MHD_ValueKind kind, const char *key)
@@ -151,13 +114,13 @@ static void req_capture(struct request *r)
 
     for (i = 0; i < REQ_PARAM_COUNT; i++)
         if (r->param[i] == NULL)
-            r->param[i] = dup_header(r->conn, MHD_GET_ARGUMENT_KIND, req_param_names[i]);
-    r->authorization = dup_header(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-    r->if_none_match = dup_header(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+            r->param[i] = dup_header(r->http.conn, MHD_GET_ARGUMENT_KIND, req_param_names[i]);
+    r->authorization = dup_header(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    r->if_none_match = dup_header(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
     /* Not truncated: a key over the store's limit must be refused, not shortened. */
-    const char *key = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Idempotency-Key");
+    const char *key = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, "Idempotency-Key");
     r->idempotency_key = key != NULL ? strdup(key) : NULL;
-    prefer = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Prefer");
+    prefer = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, "Prefer");
     r->prefer_wait = reqparse_prefer_wait(prefer, r->srv->cfg->max_wait_s);
 }
 
@@ -165,8 +128,8 @@ static void req_capture(struct request *r)
 static enum MHD_Result req_submit(struct request *r)
 {
     req_capture(r);
-    r->phase = REQ_EXEC;
-    MHD_suspend_connection(r->conn);
+    r->http.phase = REQ_EXEC;
+    MHD_suspend_connection(r->http.conn);
     exec_submit(r->srv->exec, r);
     return MHD_YES;
 }
@@ -175,7 +138,7 @@ static enum MHD_Result serve_file(struct request *r, const struct static_root *r
                                   const char *path)
 {
     const char *inm =
-        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+        MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
     int status;
     struct MHD_Response *resp = static_serve(root, path, inm, &status);
 
@@ -185,7 +148,7 @@ static enum MHD_Result serve_file(struct request *r, const struct static_root *r
         status = 200;
     }
     if (resp == NULL)
-        return req_problem(r, 404, "not-found", "Not found", "There is no such file or endpoint.");
+        return req_problem(r, PROBLEM_NOT_FOUND, "There is no such file or endpoint.");
     if (r->route.id == ROUTE_SHARE)
         MHD_add_response_header(resp, "X-Robots-Tag", "noindex");
     return req_queue(r, status, resp);
@@ -199,23 +162,21 @@ static enum MHD_Result dispatch(struct request *r)
     static const char ok[] = "{\"status\":\"ok\"}";
 
     if (shutting_down(srv))
-        return req_problem(r, 503, "shutting-down", "The server is shutting down",
-                           "Retry the request; another instance or a restarted one will answer "
-                           "it.");
+        return req_problem(r, PROBLEM_SHUTTING_DOWN, PROBLEM_SHUTTING_DOWN_DETAIL);
     if (r->route.status == 404)
-        return req_problem(r, 404, "not-found", "Not found", "There is no such file or endpoint.");
+        return req_problem(r, PROBLEM_NOT_FOUND, "There is no such file or endpoint.");
     if (r->route.status == 405)
-        return req_problem(r, 405, "method-not-allowed", "Method not allowed",
+        return req_problem(r, PROBLEM_METHOD_NOT_ALLOWED,
                            "See the Allow header for the methods this resource supports.");
     switch (r->route.id) {
     case ROUTE_HEALTHZ:
         return req_queue(r, 200, response_copy(ok, sizeof(ok) - 1, "application/json"));
     case ROUTE_CHIPS:
         if (srv->chips == NULL)
-            return req_problem(r, 500, "internal", "Internal error", "Out of memory.");
+            return req_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         r->status = 200;
-        r->phase = REQ_ANSWERED;
-        return MHD_queue_response(r->conn, MHD_HTTP_OK, srv->chips);
+        r->http.phase = REQ_ANSWERED;
+        return MHD_queue_response(r->http.conn, MHD_HTTP_OK, srv->chips);
     case ROUTE_OPENAPI:
     case ROUTE_STATIC:
     case ROUTE_SHARE:
@@ -224,14 +185,14 @@ static enum MHD_Result dispatch(struct request *r)
         return serve_file(r, &srv->vendor_root, r->route.path);
     case ROUTE_PLAN:
         if (r->route.method != ROUTE_METHOD_DELETE) {
-            const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND,
+            const char *inm = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND,
                                                           MHD_HTTP_HEADER_IF_NONE_MATCH);
-            const char *view = MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND,
+            const char *view = MHD_lookup_connection_value(r->http.conn, MHD_GET_ARGUMENT_KIND,
                                                            req_param_names[REQ_PARAM_VIEW]);
-            int st = plancache_queue(srv->cache, r->route.plan_id, view, inm, r->conn);
+            int st = plancache_queue(srv->cache, r->route.plan_id, view, inm, r->http.conn);
             if (st != 0) {
                 r->status = st;
-                r->phase = REQ_ANSWERED;
+                r->http.phase = REQ_ANSWERED;
                 return MHD_YES;
             }
         }
@@ -241,15 +202,13 @@ static enum MHD_Result dispatch(struct request *r)
     }
 }
 
-static void early_error(struct request *r, int status, const char *slug, const char *title,
-                        const char *detail)
+static void early_error(struct request *r, enum problem_id id, const char *detail)
 {
-    if (r->early_status != 0)
+    if (r->http.early)
         return;
-    r->early_status = status;
-    r->early_slug = slug;
-    r->early_title = title;
-    snprintf(r->early_detail, sizeof(r->early_detail), "%s", detail);
+    r->http.early = true;
+    r->http.early_problem = id;
+    snprintf(r->http.early_detail, sizeof(r->http.early_detail), "%s", detail);
 }
 
 static void too_large(struct request *r)
@@ -258,7 +217,7 @@ static void too_large(struct request *r)
 
     snprintf(d, sizeof(d), "The body (or a safetensors header) exceeds the limit of %llu bytes.",
              (unsigned long long)r->srv->cfg->max_body);
-    early_error(r, 413, "body-too-large", "The request body is too large", d);
+    early_error(r, PROBLEM_BODY_TOO_LARGE, d);
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -279,10 +238,10 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
     (void)kind;
     (void)transfer_encoding;
     if (strcmp(key, "file") == 0) {
-        if (!r->file_seen) {
+        if (!r->http.file_seen) {
             const char *fn = filename != NULL ? filename : "";
             enum body_kind k = reqparse_media_type(content_type);
-            r->file_seen = true;
+            r->http.file_seen = true;
             /* Browsers send most files as application/octet-stream, so the name and
              * the first bytes decide: a safetensors file starts with a little-endian
              * header length (high bytes 0) followed by '{'. */
@@ -310,8 +269,7 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
             continue;
         size_t have = r->param[i] != NULL ? strlen(r->param[i]) : 0;
         if (off != have || have + size > REQ_PARAM_MAX) {
-            early_error(r, 400, "invalid-parameter", "A request parameter is invalid",
-                        "A form field is too long.");
+            early_error(r, PROBLEM_INVALID_PARAMETER, "A form field is too long.");
             return MHD_NO;
         }
         char *p = realloc(r->param[i], have + size + 1);
@@ -329,9 +287,9 @@ static enum MHD_Result post_begin(struct request *r)
 {
     const struct config *cfg = r->srv->cfg;
     const char *ct =
-        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+        MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     const char *cl =
-        MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     uint64_t len = 0;
 
     r->kind = reqparse_media_type(ct);
@@ -342,19 +300,19 @@ static enum MHD_Result post_begin(struct request *r)
                  "Content-Type %.60s is not supported: send application/json, "
                  "application/octet-stream (safetensors), text/csv or multipart/form-data.",
                  ct != NULL ? ct : "(none)");
-        early_error(r, 415, "unsupported-media-type", "Unsupported media type", d);
+        early_error(r, PROBLEM_UNSUPPORTED_MEDIA_TYPE, d);
         return MHD_YES;
     }
     if ((r->kind == BODY_JSON || r->kind == BODY_CSV) && cl != NULL &&
         reqparse_u64(cl, &len) == 0 && len > cfg->max_body) {
         /* Refuse before reading: MHD then skips the body (or never sends 100 Continue). */
         too_large(r);
-        return req_problem(r, r->early_status, r->early_slug, r->early_title, r->early_detail);
+        return req_problem(r, r->http.early_problem, r->http.early_detail);
     }
     if (r->kind == BODY_MULTIPART) {
-        r->pp = MHD_create_post_processor(r->conn, POST_BUFFER, post_iter, r);
-        if (r->pp == NULL)
-            early_error(r, 400, "malformed-multipart", "Malformed multipart body",
+        r->http.pp = MHD_create_post_processor(r->http.conn, POST_BUFFER, post_iter, r);
+        if (r->http.pp == NULL)
+            early_error(r, PROBLEM_MALFORMED_MULTIPART,
                         "The multipart/form-data Content-Type has no usable boundary.");
     }
     return MHD_YES;
@@ -368,40 +326,38 @@ static bool body_charge(struct request *r)
 
     if (budget < BODY_BUDGET_MIN)
         budget = BODY_BUDGET_MIN;
-    if (r->body.cap <= r->charged)
+    if (r->body.cap <= r->http.charged)
         return true;
-    grow = r->body.cap - r->charged;
+    grow = r->body.cap - r->http.charged;
     total = __atomic_add_fetch(&r->srv->body_bytes, grow, __ATOMIC_RELAXED);
-    r->charged += grow;
+    r->http.charged += grow;
     return total <= budget;
 }
 
 static void post_chunk(struct request *r, const char *data, size_t n)
 {
-    if (r->early_status != 0)
+    if (r->http.early)
         return; /* swallowed: the answer goes out at the end */
     if (!body_charge(r)) {
-        early_error(r, 503, "server-busy", "The server is busy",
-                    "Too many large uploads are in progress; retry later.");
+        early_error(r, PROBLEM_SERVER_BUSY, BUSY_DETAIL);
         return;
     }
-    if (r->pp != NULL) {
-        if (MHD_post_process(r->pp, data, n) != MHD_YES)
-            early_error(r, 400, "malformed-multipart", "Malformed multipart body",
+    if (r->http.pp != NULL) {
+        if (MHD_post_process(r->http.pp, data, n) != MHD_YES)
+            early_error(r, PROBLEM_MALFORMED_MULTIPART,
                         "The multipart/form-data body could not be parsed.");
         return;
     }
     if (body_append(&r->body, data, n) != 0) {
         if (r->body.nomem)
-            early_error(r, 503, "out-of-memory", "Out of memory",
+            early_error(r, PROBLEM_OUT_OF_MEMORY,
                         "The server could not buffer the body; retry later.");
         else
             too_large(r);
         return;
     }
     if (!body_charge(r))
-        early_error(r, 503, "server-busy", "The server is busy",
-                    "Too many large uploads are in progress; retry later.");
+        early_error(r, PROBLEM_SERVER_BUSY, BUSY_DETAIL);
 }
 
 /* Last call of POST /api/v1/plans: the body is complete. */
@@ -410,19 +366,18 @@ static enum MHD_Result post_end(struct request *r)
     bool st_mode = r->kind == BODY_SAFETENSORS ||
                    (r->kind == BODY_MULTIPART && r->file_format == PLAN_FMT_SAFETENSORS);
 
-    if (r->pp != NULL) {
-        if (MHD_destroy_post_processor(r->pp) != MHD_YES && r->early_status == 0)
-            early_error(r, 400, "malformed-multipart", "Malformed multipart body",
-                        "The multipart/form-data body ends early.");
-        r->pp = NULL;
+    if (r->http.pp != NULL) {
+        if (MHD_destroy_post_processor(r->http.pp) != MHD_YES && !r->http.early)
+            early_error(r, PROBLEM_MALFORMED_MULTIPART, "The multipart/form-data body ends early.");
+        r->http.pp = NULL;
     }
-    if (r->early_status != 0)
-        return req_problem(r, r->early_status, r->early_slug, r->early_title, r->early_detail);
-    if (r->kind == BODY_MULTIPART && !r->file_seen)
-        return req_problem(r, 400, "missing-file", "The form has no file",
+    if (r->http.early)
+        return req_problem(r, r->http.early_problem, r->http.early_detail);
+    if (r->kind == BODY_MULTIPART && !r->http.file_seen)
+        return req_problem(r, PROBLEM_MISSING_FILE,
                            "Send the model as the multipart field \"file\".");
     if (r->body.len == 0)
-        return req_problem(r, 400, "empty-body", "The request body is empty",
+        return req_problem(r, PROBLEM_EMPTY_BODY,
                            "Send a model description, a safetensors header or a MiniMalloc "
                            "CSV.");
     if (st_mode && !body_header_complete(&r->body)) {
@@ -436,10 +391,9 @@ static enum MHD_Result post_end(struct request *r)
             snprintf(d, sizeof(d),
                      "The safetensors header declares %llu bytes but only %zu arrived.",
                      (unsigned long long)(r->body.want - 8), r->body.len - 8);
-        struct MHD_Response *resp =
-            response_problem(400, "truncated-safetensors", "Truncated safetensors header", d,
-                             "header", "/api/v1/plans");
-        return req_queue(r, 400, resp);
+        return req_queue(
+            r, problem_types[PROBLEM_TRUNCATED_SAFETENSORS].status,
+            response_problem(PROBLEM_TRUNCATED_SAFETENSORS, d, "header", "/api/v1/plans"));
     }
     return req_submit(r);
 }
@@ -472,13 +426,9 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
     (void)version;
     if (r == NULL || (void *)r == (void *)&raw_nul_mark) {
         bool nul = r != NULL;
-        r = calloc(1, sizeof(*r));
+        r = request_new(srv, conn);
         if (r == NULL)
             return MHD_NO;
-        r->srv = srv;
-        r->conn = conn;
-        r->t_start = clock_now();
-        r->prefer_wait = -1;
         route_match(method, url, &r->route);
         if (nul) {
             r->route.status = 404;
@@ -488,14 +438,14 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         __atomic_add_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
         if (r->route.id == ROUTE_PLANS && r->route.method == ROUTE_METHOD_POST &&
             r->route.status == 0 && !shutting_down(srv)) {
-            r->submission = true;
+            r->http.submission = true;
             return post_begin(r);
         }
         /* Answering on this first call would make MHD 0.9.75 close the connection
          * (it cannot know the request had no body yet), so wait for the next call. */
         return MHD_YES;
     }
-    switch (r->phase) {
+    switch (r->http.phase) {
     case REQ_READY: {
         struct MHD_Response *resp = r->resp;
         r->resp = NULL;
@@ -508,7 +458,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (!r->submission) {
+    if (!r->http.submission) {
         /* Not a plan submission: any body is ignored. */
         if (*upload_data_size > 0) {
             *upload_data_size = 0;
@@ -539,15 +489,14 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cl
             ? ROUTE_NONE
             : r->route.id,
         toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? r->status : 0, clock_now() - r->t_start);
-    req_free(r);
+    req_release(r);
     __atomic_sub_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
 }
 
 static void http_log(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
-    fputs("tpuplan-server: mhd: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    log_linev("mhd", fmt, ap);
 }
 
 int http_start(struct server *srv)
@@ -561,7 +510,7 @@ int http_start(struct server *srv)
     int rc = -1;
 
     if (config_listen_split(cfg->listen, host, sizeof(host), &port) != 0) {
-        fprintf(stderr, "tpuplan-server: bad --listen %s\n", cfg->listen);
+        log_line("http", "bad --listen %s", cfg->listen);
         return -1;
     }
     memset(&hints, 0, sizeof(hints));
@@ -570,17 +519,15 @@ int http_start(struct server *srv)
     hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
     snprintf(portstr, sizeof(portstr), "%u", port);
     if (getaddrinfo(host[0] != '\0' ? host : NULL, portstr, &hints, &ai) != 0 || ai == NULL) {
-        fprintf(stderr, "tpuplan-server: cannot resolve listen address %s\n", cfg->listen);
+        log_line("http", "cannot resolve listen address %s", cfg->listen);
         goto out;
     }
     if (ai->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    srv->chips = api_chips_response();
     static_root_open(&srv->static_root, cfg->static_dir);
     static_root_open(&srv->vendor_root, cfg->vendor_dir);
     if (srv->static_root.dirfd < 0)
-        fprintf(stderr, "tpuplan-server: warning: static directory %s is missing\n",
-                cfg->static_dir);
+        log_line("http", "warning: static directory %s is missing", cfg->static_dir);
     srv->daemon = MHD_start_daemon(
         flags, (uint16_t)port, NULL, NULL, http_access, srv, MHD_OPTION_EXTERNAL_LOGGER, http_log,
         NULL, MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, NULL, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
@@ -590,10 +537,9 @@ int http_start(struct server *srv)
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_LISTEN_BACKLOG_SIZE,
         (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_END);
     if (srv->daemon == NULL) {
-        fprintf(stderr, "tpuplan-server: cannot listen on %s\n", cfg->listen);
-        if (srv->chips != NULL)
-            MHD_destroy_response(srv->chips);
-        srv->chips = NULL;
+        log_line("http", "cannot listen on %s", cfg->listen);
+        static_root_close(&srv->static_root);
+        static_root_close(&srv->vendor_root);
         goto out;
     }
     rc = 0;
@@ -630,9 +576,6 @@ void http_stop(struct server *srv, double timeout_s)
     if (srv->daemon != NULL)
         MHD_stop_daemon(srv->daemon);
     srv->daemon = NULL;
-    if (srv->chips != NULL)
-        MHD_destroy_response(srv->chips);
-    srv->chips = NULL;
     static_root_close(&srv->static_root);
     static_root_close(&srv->vendor_root);
 }

@@ -85,7 +85,7 @@ long ids_b64url_decode(const char *in, size_t len, unsigned char *out, size_t ca
 
 int ids_new_id(char *out)
 {
-    unsigned char raw[16];
+    unsigned char raw[IDS_ID_BITS / 8];
     if (random_fill(raw, sizeof raw) < 0)
         return -1;
     ids_b64url_encode(raw, sizeof raw, out);
@@ -94,7 +94,7 @@ int ids_new_id(char *out)
 
 int ids_new_token(char *out)
 {
-    unsigned char raw[32];
+    unsigned char raw[IDS_TOKEN_BITS / 8];
     if (random_fill(raw, sizeof raw) < 0)
         return -1;
     ids_b64url_encode(raw, sizeof raw, out);

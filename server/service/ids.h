@@ -12,8 +12,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define IDS_ID_LEN    22 /* ceil(128 / 6) */
-#define IDS_TOKEN_LEN 43 /* ceil(256 / 6) */
+/* The one definition of both lengths (store.h, route.h and the API use these). */
+#define IDS_ID_BITS    128
+#define IDS_ID_LEN     22
+#define IDS_TOKEN_BITS 256
+#define IDS_TOKEN_LEN  43
+
+/* Unpadded base64url holds 6 bits a character: the lengths are ceil(bits / 6). */
+_Static_assert(IDS_ID_LEN == (IDS_ID_BITS + 5) / 6, "a plan id is 128 random bits in base64url");
+_Static_assert(IDS_TOKEN_LEN == (IDS_TOKEN_BITS + 5) / 6,
+               "a manage token is 256 random bits in base64url");
 
 /* Fills out (IDS_ID_LEN + 1 bytes) with a new id. 0, or -1 when getrandom fails. */
 int ids_new_id(char *out);
@@ -29,7 +37,9 @@ size_t ids_b64url_encode(const unsigned char *in, size_t n, char *out);
  * count, or -1 on a character outside the alphabet, a bad length or a full buffer. */
 long ids_b64url_decode(const char *in, size_t len, unsigned char *out, size_t cap);
 
-/* True when s is exactly IDS_ID_LEN base64url characters (an id from ids_new_id). */
+/* True when s is exactly IDS_ID_LEN base64url characters (an id from ids_new_id): the one
+ * plan-id check, used by the router (so malformed ids never reach the database) and the store.
+ * Pure. */
 bool ids_valid_id(const char *s);
 
 #endif

@@ -22,6 +22,7 @@
 #include "service/backoff.h"
 #include "service/log.h"
 #include "service/metrics.h"
+#include "service/planopts.h"
 #include "service/problem.h"
 #include "service/store.h"
 
@@ -41,7 +42,7 @@ struct slot {
     unsigned idx;
     pthread_t tid;
     bool busy;
-    char plan_id[STORE_ID_LEN + 1];
+    char plan_id[IDS_ID_LEN + 1];
     char token[STORE_LEASE_LEN + 1];
 };
 
@@ -131,7 +132,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     if (buf == NULL) {
         rc = err_set(&e, ERR_NOMEM, NULL, "out of memory reading the options of plan %s",
                      job->plan_id);
-    } else if (store_opts_parse(job->options_json, &opts, buf, OPTS_BUF) < 0) {
+    } else if (planopts_parse(job->options_json, &opts, buf, OPTS_BUF) < 0) {
         rc = err_set(&e, ERR_INTERNAL, "options", "the stored options of plan %s are malformed",
                      job->plan_id);
     } else {
@@ -317,10 +318,7 @@ static void *coord_main(void *p)
                  "Planning stopped %d times because the server running it stopped; the plan "
                  "is not retried again",
                  j->max_attempts);
-        int st;
-        const char *slug, *title;
-        problem_for_err(ERR_INTERNAL, &st, &slug, &title);
-        gaveup = problem_json(st, slug, title, detail, NULL, NULL, NULL);
+        gaveup = problem_json(PROBLEM_INTERNAL, detail, NULL, NULL, NULL);
     }
     if (toks == NULL || ptrs == NULL || gaveup == NULL) {
         log_line("jobs", "coordinator: out of memory; leases will not be renewed");
@@ -520,15 +518,8 @@ void jobs_stop(struct jobs *j, int grace_ms)
 
     for (unsigned i = 0; i < j->n; i++) {
         if (flag(j, &j->hard_stop)) {
-            struct timespec t;
-            clock_gettime(CLOCK_REALTIME, &t);
-            t.tv_sec += j->abandon_ms / 1000;
-            t.tv_nsec += (long)(j->abandon_ms % 1000) * 1000000L;
-            if (t.tv_nsec >= 1000000000L) {
-                t.tv_sec++;
-                t.tv_nsec -= 1000000000L;
-            }
-            if (pthread_timedjoin_np(j->slots[i].tid, NULL, &t) != 0) {
+            struct timespec t = clock_timespec(clock_now() + j->abandon_ms / 1e3);
+            if (pthread_clockjoin_np(j->slots[i].tid, NULL, CLOCK_MONOTONIC, &t) != 0) {
                 pthread_detach(j->slots[i].tid);
                 leaked = true;
             }

@@ -7,17 +7,23 @@
 #include <stdio.h>
 #include <string.h>
 
-void log_line(const char *module, const char *fmt, ...)
+void log_linev(const char *module, const char *fmt, va_list ap)
 {
     char line[1024];
     size_t n;
-    va_list ap;
 
-    va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
     n = strlen(line);
     while (n > 0 && line[n - 1] == '\n')
         line[--n] = '\0';
     fprintf(stderr, "%s: %s\n", module, line);
+}
+
+void log_line(const char *module, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    log_linev(module, fmt, ap);
+    va_end(ap);
 }

@@ -2,23 +2,31 @@
  * main.c - tpuplan-server: configuration, migrations, the executor and planner pools, the
  * HTTP daemon, and graceful shutdown on SIGTERM/SIGINT.
  *
- * Shutdown order: stop accepting (quiesce), answer every request still waiting on the
- * executor or parked on Prefer: wait, let in-flight responses go out, stop the daemon,
- * then stop the planner workers (which finish or hand back their running plans).
+ * Setup order: the plan cache and the chips document, the executor pool, the planner
+ * workers (whose completions wake the executor's parked requests), the HTTP daemon.
+ * Shutdown runs the same ladder backwards (serve()'s labels): stop accepting (quiesce),
+ * answer every request still waiting on the executor or parked on Prefer: wait, let
+ * in-flight responses go out, stop the daemon, then stop the planner workers (which
+ * finish or hand back their running plans), the executor, and free the rest.
  */
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 
+#include "planner/chip.h"
+#include "planner/jsonw.h"
 #include "service/api.h"
 #include "service/config.h"
 #include "service/exec.h"
 #include "service/http.h"
 #include "service/jobs.h"
+#include "service/log.h"
 #include "service/plancache.h"
+#include "service/response.h"
+#include "service/server.h"
 #include "service/store.h"
 
 /* How often a parked Prefer: wait request re-reads its plan, to see plans finished by
@@ -40,14 +48,14 @@ static int migrate(const struct config *cfg)
     int rc = -1;
 
     if (st == NULL) {
-        fprintf(stderr, "tpuplan-server: database: %s\n", err);
+        log_line(LOG_PROGRAM, "database: %s", err);
         goto out;
     }
     if (store_migrate(st, cfg->migrations_dir, err, sizeof(err)) != 0) {
-        fprintf(stderr, "tpuplan-server: migrations in %s: %s\n", cfg->migrations_dir, err);
+        log_line(LOG_PROGRAM, "migrations in %s: %s", cfg->migrations_dir, err);
         goto out;
     }
-    fprintf(stderr, "tpuplan-server: migrations in %s applied\n", cfg->migrations_dir);
+    log_line(LOG_PROGRAM, "migrations in %s applied", cfg->migrations_dir);
     rc = 0;
 out:
     if (st != NULL)
@@ -55,13 +63,105 @@ out:
     return rc;
 }
 
+/* The GET /api/v1/chips document: the planner's chip table (memory figures, which of them
+ * are assumptions, and why). Built once, since the table is static; the transport queues
+ * it as is. Caller owns the response; NULL when out of memory. */
+static struct MHD_Response *chips_response(void)
+{
+    struct MHD_Response *resp;
+    struct jsonw w;
+    size_t len = 0;
+    char *t = NULL;
+
+    jsonw_init(&w, (size_t)1 << 20);
+    jsonw_obj_begin(&w, NULL);
+    jsonw_arr_begin(&w, "chips");
+    for (size_t i = 0; i < chip_count(); i++) {
+        jsonw_obj_begin(&w, NULL);
+        chip_json_write(&w, chip_at(i));
+        jsonw_obj_end(&w);
+    }
+    jsonw_arr_end(&w);
+    jsonw_obj_end(&w);
+    if (jsonw_finish(&w, &t, &len) != ERR_OK)
+        return NULL;
+    resp = response_take(t, len, "application/json");
+    if (resp != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
+    return resp;
+}
+
+/* Runs the server until SIGINT or SIGTERM arrives in sigs. 0 after a clean stop, 1 when
+ * something could not start. */
+static int serve(const struct config *cfg, const sigset_t *sigs)
+{
+    struct server srv;
+    struct jobs_config jc;
+    char err[512] = "";
+    int jobs_grace_ms = 0;
+    int sig = 0, rc = 1;
+
+    memset(&srv, 0, sizeof(srv));
+    memset(&jc, 0, sizeof(jc));
+    srv.cfg = cfg;
+    srv.cache = plancache_new(cfg->cache_bytes, cfg->cache_ttl_s);
+    if (srv.cache == NULL) {
+        log_line(LOG_PROGRAM, "out of memory");
+        return 1;
+    }
+    /* NULL is not fatal: GET /api/v1/chips then answers 500. */
+    srv.chips = chips_response();
+    srv.exec = exec_start(cfg->database_url, cfg->executors, WAIT_POLL_S, api_run, api_abandon, err,
+                          sizeof(err));
+    if (srv.exec == NULL) {
+        log_line(LOG_PROGRAM, "executor pool: %s", err);
+        goto out_cache;
+    }
+    jc.conninfo = cfg->database_url;
+    jc.workers = cfg->workers;
+    jc.on_done = plan_done;
+    jc.arg = srv.exec;
+    srv.jobs = jobs_start(&jc, err, sizeof(err));
+    if (srv.jobs == NULL) {
+        log_line(LOG_PROGRAM, "planner workers: %s", err);
+        goto out_exec;
+    }
+    if (http_start(&srv) != 0)
+        goto out_jobs;
+    log_line(LOG_PROGRAM, "listening on http://%s:%u/",
+             strncmp(cfg->listen, "0.0.0.0:", 8) == 0 || cfg->listen[0] == ':' ? "localhost"
+                                                                               : "127.0.0.1",
+             http_port(&srv));
+
+    while (sig != SIGINT && sig != SIGTERM)
+        if (sigwait(sigs, &sig) != 0)
+            break;
+    log_line(LOG_PROGRAM, "%s: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    http_quiesce(&srv);
+    /* Before the daemon stops: queued and parked requests are answered, not cut off. */
+    exec_stop(srv.exec);
+    http_stop(&srv, 10.0);
+    jobs_grace_ms = JOBS_GRACE_MS;
+    rc = 0;
+out_jobs:
+    jobs_stop(srv.jobs, jobs_grace_ms);
+out_exec:
+    exec_stop(srv.exec);
+    exec_free(srv.exec);
+out_cache:
+    if (srv.chips != NULL)
+        MHD_destroy_response(srv.chips);
+    plancache_free(srv.cache);
+    if (rc == 0)
+        log_line(LOG_PROGRAM, "stopped");
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct config cfg;
-    struct server srv;
     sigset_t sigs;
-    char err[512] = "";
-    int sig = 0, rc;
+    int rc;
 
     rc = config_parse(&cfg, argc, argv);
     if (rc != 0)
@@ -76,7 +176,7 @@ int main(int argc, char **argv)
      * largest), and trim only above 64 MiB free. */
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
-    /* Every thread inherits this mask, so only sigwait() below sees the signals. */
+    /* Every thread inherits this mask, so only sigwait() in serve() sees the signals. */
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGINT);
     sigaddset(&sigs, SIGTERM);
@@ -86,58 +186,5 @@ int main(int argc, char **argv)
         return 1;
     if (cfg.migrate_only)
         return 0;
-
-    memset(&srv, 0, sizeof(srv));
-    srv.cfg = &cfg;
-    srv.db_up = 1;
-    srv.cache = plancache_new(cfg.cache_bytes, cfg.cache_ttl_s);
-    if (srv.cache == NULL) {
-        fprintf(stderr, "tpuplan-server: out of memory\n");
-        return 1;
-    }
-    srv.exec = exec_start(cfg.database_url, cfg.executors, WAIT_POLL_S, api_run, api_abandon, err,
-                          sizeof(err));
-    if (srv.exec == NULL) {
-        fprintf(stderr, "tpuplan-server: executor pool: %s\n", err);
-        plancache_free(srv.cache);
-        return 1;
-    }
-    struct jobs_config jc = {
-        .conninfo = cfg.database_url,
-        .workers = cfg.workers,
-        .on_done = plan_done,
-        .arg = srv.exec,
-    };
-    srv.jobs = jobs_start(&jc, err, sizeof(err));
-    if (srv.jobs == NULL) {
-        fprintf(stderr, "tpuplan-server: planner workers: %s\n", err);
-        exec_stop(srv.exec);
-        exec_free(srv.exec);
-        plancache_free(srv.cache);
-        return 1;
-    }
-    if (http_start(&srv) != 0) {
-        jobs_stop(srv.jobs, 0);
-        exec_stop(srv.exec);
-        exec_free(srv.exec);
-        plancache_free(srv.cache);
-        return 1;
-    }
-    fprintf(stderr, "tpuplan-server: listening on http://%s:%u/\n",
-            strncmp(cfg.listen, "0.0.0.0:", 8) == 0 || cfg.listen[0] == ':' ? "localhost"
-                                                                            : "127.0.0.1",
-            http_port(&srv));
-
-    while (sig != SIGINT && sig != SIGTERM)
-        if (sigwait(&sigs, &sig) != 0)
-            break;
-    fprintf(stderr, "tpuplan-server: %s: shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    http_quiesce(&srv);
-    exec_stop(srv.exec);
-    http_stop(&srv, 10.0);
-    jobs_stop(srv.jobs, JOBS_GRACE_MS);
-    exec_free(srv.exec);
-    plancache_free(srv.cache);
-    fprintf(stderr, "tpuplan-server: stopped\n");
-    return 0;
+    return serve(&cfg, &sigs);
 }

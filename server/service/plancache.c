@@ -7,8 +7,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "planner/clock.h"
 #include "service/reqparse.h"
 #include "service/response.h"
 
@@ -21,7 +21,7 @@ struct entry {
     char etag[64];
     struct MHD_Response *resp;
     size_t bytes;
-    time_t expires;
+    double expires;                    /* clock_now() time */
     struct entry *hnext;               /* bucket chain */
     struct entry *lru_prev, *lru_next; /* most recent at head */
 };
@@ -133,7 +133,7 @@ void plancache_put(struct plancache *c, const char *id, const char *view, const 
     strcpy(e->etag, etag);
     e->resp = resp;
     e->bytes = bytes + ENTRY_OVERHEAD;
-    e->expires = time(NULL) + (time_t)c->ttl_s;
+    e->expires = clock_now() + c->ttl_s;
     pthread_mutex_lock(&c->mu);
     pp = find(c, id, view);
     if (*pp != NULL)
@@ -163,7 +163,7 @@ int plancache_queue(struct plancache *c, const char *id, const char *view,
     pp = find(c, id, view);
     if (*pp == NULL)
         goto out;
-    if ((*pp)->expires <= time(NULL)) {
+    if ((*pp)->expires <= clock_now()) {
         remove_at(c, pp);
         goto out;
     }

@@ -9,15 +9,54 @@
 
 #include <json-c/json.h>
 
+const struct problem_type problem_types[PROBLEM_COUNT] = {
+    [PROBLEM_NOT_FOUND] = {"not-found", "Not found", 404, NULL},
+    [PROBLEM_METHOD_NOT_ALLOWED] = {"method-not-allowed", "Method not allowed", 405, NULL},
+    [PROBLEM_SHUTTING_DOWN] = {"shutting-down", "The server is shutting down", 503, "1"},
+    [PROBLEM_BODY_TOO_LARGE] = {"body-too-large", "The request body is too large", 413, NULL},
+    [PROBLEM_UNSUPPORTED_MEDIA_TYPE] = {"unsupported-media-type", "Unsupported media type", 415,
+                                        NULL},
+    [PROBLEM_MALFORMED_MULTIPART] = {"malformed-multipart", "Malformed multipart body", 400, NULL},
+    [PROBLEM_MISSING_FILE] = {"missing-file", "The form has no file", 400, NULL},
+    [PROBLEM_EMPTY_BODY] = {"empty-body", "The request body is empty", 400, NULL},
+    [PROBLEM_TRUNCATED_SAFETENSORS] = {"truncated-safetensors", "Truncated safetensors header", 400,
+                                       NULL},
+    [PROBLEM_SERVER_BUSY] = {"server-busy", "The server is busy", 503, "1"},
+    [PROBLEM_OUT_OF_MEMORY] = {"out-of-memory", "Out of memory", 503, "1"},
+    [PROBLEM_INVALID_PARAMETER] = {"invalid-parameter", "A request parameter is invalid", 400,
+                                   NULL},
+    [PROBLEM_NO_SUCH_PLAN] = {"not-found", "No such plan", 404, NULL},
+    [PROBLEM_UNAUTHORIZED] = {"unauthorized", "A manage token is required", 401, NULL},
+    [PROBLEM_FORBIDDEN] = {"forbidden", "Wrong manage token", 403, NULL},
+    [PROBLEM_IDEMPOTENCY_KEY_REUSED] = {"idempotency-key-reused",
+                                        "The Idempotency-Key was used with another request", 422,
+                                        NULL},
+    /* Longer than the others: a restarting PostgreSQL takes seconds, not one. */
+    [PROBLEM_DATABASE_UNAVAILABLE] = {"database-unavailable", "The database is unavailable", 503,
+                                      "5"},
+    [PROBLEM_NOT_READY] = {"not-ready", "Not ready", 503, NULL},
+    [PROBLEM_INTERNAL] = {"internal", "Internal error", 500, NULL},
+    [PROBLEM_MALFORMED_INPUT] = {"malformed-input", "The input could not be parsed", 400, NULL},
+    [PROBLEM_INVALID_MODEL] = {"invalid-model", "The model description is invalid", 422, NULL},
+    [PROBLEM_LIMIT_EXCEEDED] = {"limit-exceeded", "The input exceeds a configured limit", 422,
+                                NULL},
+    [PROBLEM_SIZE_OVERFLOW] = {"size-overflow", "A size computation overflows 64 bits", 422, NULL},
+    [PROBLEM_UNKNOWN_NAME] = {"unknown-name", "Unknown chip, dtype or strategy", 422, NULL},
+    [PROBLEM_INFEASIBLE] = {"infeasible", "The buffers cannot fit in the capacity", 422, NULL},
+    [PROBLEM_PLANNER_TIMEOUT] = {"planner-timeout", "The planner ran out of time", 503, NULL},
+    [PROBLEM_PLANNER_OUT_OF_MEMORY] = {"out-of-memory", "The planner ran out of memory", 503, NULL},
+};
+
 static void obj_add_str(struct json_object *o, const char *key, const char *val)
 {
     if (val != NULL && val[0] != '\0')
         json_object_object_add(o, key, json_object_new_string(val));
 }
 
-char *problem_json(int status, const char *slug, const char *title, const char *detail,
-                   const char *where, const char *instance, size_t *len)
+char *problem_json(enum problem_id id, const char *detail, const char *where, const char *instance,
+                   size_t *len)
 {
+    const struct problem_type *t = &problem_types[id];
     struct json_object *o = json_object_new_object();
     char type[96];
     char *out = NULL;
@@ -26,10 +65,10 @@ char *problem_json(int status, const char *slug, const char *title, const char *
 
     if (o == NULL)
         goto out;
-    snprintf(type, sizeof(type), "/problems/%s", slug != NULL ? slug : "error");
+    snprintf(type, sizeof(type), "/problems/%s", t->slug);
     obj_add_str(o, "type", type);
-    obj_add_str(o, "title", title != NULL ? title : "Error");
-    json_object_object_add(o, "status", json_object_new_int(status));
+    obj_add_str(o, "title", t->title);
+    json_object_object_add(o, "status", json_object_new_int(t->status));
     obj_add_str(o, "detail", detail);
     obj_add_str(o, "where", where);
     obj_add_str(o, "instance", instance);
@@ -48,69 +87,37 @@ out:
     return out;
 }
 
-void problem_for_err(int code, int *status, const char **slug, const char **title)
+enum problem_id problem_for_err(int code)
 {
-    int st = 422;
-    const char *sl = "invalid-model";
-    const char *ti = "The model description is invalid";
-
     switch (code) {
     case ERR_INVALID:
-        break;
+        return PROBLEM_INVALID_MODEL;
     case ERR_LIMIT:
-        sl = "limit-exceeded";
-        ti = "The input exceeds a configured limit";
-        break;
+        return PROBLEM_LIMIT_EXCEEDED;
     case ERR_OVERFLOW:
-        sl = "size-overflow";
-        ti = "A size computation overflows 64 bits";
-        break;
+        return PROBLEM_SIZE_OVERFLOW;
     case ERR_NOTFOUND:
-        sl = "unknown-name";
-        ti = "Unknown chip, dtype or strategy";
-        break;
+        return PROBLEM_UNKNOWN_NAME;
     case ERR_INFEASIBLE:
-        sl = "infeasible";
-        ti = "The buffers cannot fit in the capacity";
-        break;
+        return PROBLEM_INFEASIBLE;
     case ERR_TIMEOUT:
-        st = 503;
-        sl = "planner-timeout";
-        ti = "The planner ran out of time";
-        break;
+        return PROBLEM_PLANNER_TIMEOUT;
     case ERR_NOMEM:
-        st = 503;
-        sl = "out-of-memory";
-        ti = "The planner ran out of memory";
-        break;
+        return PROBLEM_PLANNER_OUT_OF_MEMORY;
     default:
-        st = 500;
-        sl = "internal";
-        ti = "Internal error";
-        break;
+        return PROBLEM_INTERNAL;
     }
-    if (status != NULL)
-        *status = st;
-    if (slug != NULL)
-        *slug = sl;
-    if (title != NULL)
-        *title = ti;
 }
 
 char *problem_from_err(const struct err *e, const char *instance, int *status, size_t *len)
 {
-    int st;
-    const char *slug, *title;
+    enum problem_id id = problem_for_err(e->code);
 
-    problem_for_err(e->code, &st, &slug, &title);
     /* The planner reports syntax errors (JSON, CSV, safetensors framing) without a location
      * inside the model; those are 400, while errors tied to a field are 422. */
-    if (e->code == ERR_INVALID && e->where[0] == '\0') {
-        st = 400;
-        slug = "malformed-input";
-        title = "The input could not be parsed";
-    }
+    if (e->code == ERR_INVALID && e->where[0] == '\0')
+        id = PROBLEM_MALFORMED_INPUT;
     if (status != NULL)
-        *status = st;
-    return problem_json(st, slug, title, e->msg, e->where, instance, len);
+        *status = problem_types[id].status;
+    return problem_json(id, e->msg, e->where, instance, len);
 }

@@ -19,20 +19,72 @@
 #define PROBLEM_MEDIA_TYPE "application/problem+json"
 
 /*
- * Returns the problem document as a malloc'd NUL-terminated string (caller frees), its
- * length in *len when len is not NULL, or NULL when out of memory. slug names the type
- * ("invalid-model"); title is the short stable text of the type; detail, where and instance
- * may be NULL (then omitted).
+ * The catalogue: every problem the service answers or stores names one of these. Two
+ * entries may share a slug with different titles (not-found for a path and for a plan;
+ * out-of-memory for an upload and for the planner), since the title is what the entry adds.
  */
-char *problem_json(int status, const char *slug, const char *title, const char *detail,
-                   const char *where, const char *instance, size_t *len);
+enum problem_id {
+    /* Transport (http.c): routing and request bodies. */
+    PROBLEM_NOT_FOUND,
+    PROBLEM_METHOD_NOT_ALLOWED,
+    PROBLEM_SHUTTING_DOWN,
+    PROBLEM_BODY_TOO_LARGE,
+    PROBLEM_UNSUPPORTED_MEDIA_TYPE,
+    PROBLEM_MALFORMED_MULTIPART,
+    PROBLEM_MISSING_FILE,
+    PROBLEM_EMPTY_BODY,
+    PROBLEM_TRUNCATED_SAFETENSORS,
+    PROBLEM_SERVER_BUSY,
+    PROBLEM_OUT_OF_MEMORY,
+    /* The REST handlers (api.c). */
+    PROBLEM_INVALID_PARAMETER,
+    PROBLEM_NO_SUCH_PLAN,
+    PROBLEM_UNAUTHORIZED,
+    PROBLEM_FORBIDDEN,
+    PROBLEM_IDEMPOTENCY_KEY_REUSED,
+    PROBLEM_DATABASE_UNAVAILABLE,
+    PROBLEM_NOT_READY,
+    PROBLEM_INTERNAL,
+    /* Planner errors (problem_for_err). */
+    PROBLEM_MALFORMED_INPUT,
+    PROBLEM_INVALID_MODEL,
+    PROBLEM_LIMIT_EXCEEDED,
+    PROBLEM_SIZE_OVERFLOW,
+    PROBLEM_UNKNOWN_NAME,
+    PROBLEM_INFEASIBLE,
+    PROBLEM_PLANNER_TIMEOUT,
+    PROBLEM_PLANNER_OUT_OF_MEMORY,
+    PROBLEM_COUNT
+};
 
-/* The HTTP status, type slug and title for a planner error code (enum err_code). Invalid
- * and semantically wrong inputs are 422; resource exhaustion and bugs are 500. */
-void problem_for_err(int code, int *status, const char **slug, const char **title);
+struct problem_type {
+    const char *slug;        /* the type is "/problems/<slug>" */
+    const char *title;       /* short, stable text of the type */
+    int status;              /* HTTP status */
+    const char *retry_after; /* Retry-After seconds sent with the answer; NULL: none */
+};
+
+/* The detail of PROBLEM_SHUTTING_DOWN, whether the transport or the executor refuses. */
+#define PROBLEM_SHUTTING_DOWN_DETAIL                                                               \
+    "Retry the request; another instance or a restarted one will answer it."
+
+/* Indexed by enum problem_id; static. */
+extern const struct problem_type problem_types[PROBLEM_COUNT];
+
+/*
+ * Returns the problem document of entry id as a malloc'd NUL-terminated string (caller
+ * frees), its length in *len when len is not NULL, or NULL when out of memory. detail, where
+ * and instance may be NULL (then omitted).
+ */
+char *problem_json(enum problem_id id, const char *detail, const char *where, const char *instance,
+                   size_t *len);
+
+/* The entry for a planner error code (enum err_code). Invalid and semantically wrong inputs
+ * are 422; resource exhaustion and bugs are 500 or 503. */
+enum problem_id problem_for_err(int code);
 
 /* problem_json() for a planner error: detail = e->msg, where = e->where. *status receives
- * the HTTP status when status is not NULL: problem_for_err(), except that ERR_INVALID
+ * the HTTP status when status is not NULL: problem_for_err()'s, except that ERR_INVALID
  * without a location (a syntax error: the planner names no field) is 400 malformed-input.
  * Caller frees the result. */
 char *problem_from_err(const struct err *e, const char *instance, int *status, size_t *len);

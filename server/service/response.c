@@ -5,8 +5,6 @@
 
 #include <stdlib.h>
 
-#include "service/problem.h"
-
 void response_secure(struct MHD_Response *resp)
 {
     MHD_add_response_header(resp, "Content-Security-Policy", RESPONSE_CSP);
@@ -44,13 +42,17 @@ struct MHD_Response *response_copy(const char *body, size_t len, const char *cty
         MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY), ctype);
 }
 
-struct MHD_Response *response_problem(int status, const char *slug, const char *title,
-                                      const char *detail, const char *where, const char *instance)
+struct MHD_Response *response_problem(enum problem_id id, const char *detail, const char *where,
+                                      const char *instance)
 {
     size_t len = 0;
-    char *p = problem_json(status, slug, title, detail, where, instance, &len);
+    char *p = problem_json(id, detail, where, instance, &len);
+    struct MHD_Response *resp;
 
     if (p == NULL)
         return NULL;
-    return response_take(p, len, PROBLEM_MEDIA_TYPE);
+    resp = response_take(p, len, PROBLEM_MEDIA_TYPE);
+    if (resp != NULL && problem_types[id].retry_after != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, problem_types[id].retry_after);
+    return resp;
 }

@@ -13,6 +13,8 @@
 
 #include <microhttpd.h>
 
+#include "service/problem.h"
+
 #define RESPONSE_CSP                                                                               \
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "              \
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
@@ -27,8 +29,9 @@ struct MHD_Response *response_take(char *body, size_t len, const char *ctype);
 /* A response copying a static or borrowed buffer. */
 struct MHD_Response *response_copy(const char *body, size_t len, const char *ctype);
 
-/* An application/problem+json response (see problem.h). */
-struct MHD_Response *response_problem(int status, const char *slug, const char *title,
-                                      const char *detail, const char *where, const char *instance);
+/* An application/problem+json response for catalogue entry id (see problem.h), with the
+ * entry's Retry-After when it has one. Queue it with problem_types[id].status. */
+struct MHD_Response *response_problem(enum problem_id id, const char *detail, const char *where,
+                                      const char *instance);
 
 #endif

@@ -32,19 +32,6 @@ int route_method_parse(const char *method)
     return ROUTE_METHOD_OTHER;
 }
 
-bool route_id_valid(const char *s)
-{
-    size_t i;
-
-    for (i = 0; i < ROUTE_ID_LEN; i++) {
-        char c = s[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-              c == '-' || c == '_'))
-            return false;
-    }
-    return s[ROUTE_ID_LEN] == '\0';
-}
-
 /* Sets the match, or 405 when the method is not among `allowed`. */
 static void route_set(struct route_match *m, enum route_id id, int allowed, const char *allow)
 {
@@ -80,21 +67,21 @@ void route_match(const char *method, const char *url, struct route_match *m)
         route_set(m, ROUTE_PLANS, get | ROUTE_METHOD_POST, "GET, HEAD, POST");
     } else if (strncmp(url, plans, sizeof(plans) - 1) == 0 && url[sizeof(plans) - 1] == '/') {
         const char *id = url + sizeof(plans);
-        if (!route_id_valid(id)) {
+        if (!ids_valid_id(id)) {
             m->status = 404;
             return;
         }
-        memcpy(m->plan_id, id, ROUTE_ID_LEN + 1);
+        memcpy(m->plan_id, id, IDS_ID_LEN + 1);
         route_set(m, ROUTE_PLAN, get | ROUTE_METHOD_DELETE, "GET, HEAD, DELETE");
     } else if (strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0) {
         m->status = 404;
     } else if (strncmp(url, share, sizeof(share) - 1) == 0) {
         const char *id = url + sizeof(share) - 1;
-        if (!route_id_valid(id)) {
+        if (!ids_valid_id(id)) {
             m->status = 404;
             return;
         }
-        memcpy(m->plan_id, id, ROUTE_ID_LEN + 1);
+        memcpy(m->plan_id, id, IDS_ID_LEN + 1);
         route_set(m, ROUTE_SHARE, get, "GET, HEAD");
         m->path = "plan.html";
     } else if (strncmp(url, vendor, sizeof(vendor) - 1) == 0) {

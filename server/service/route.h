@@ -4,12 +4,12 @@
  * Pure and allocation-free, so it is unit-tested directly. Unmatched paths under /api/ and
  * the operational endpoints are 404; a known path with a method it does not serve is 405
  * with `allow` naming the methods. Everything else that is not an API path is a candidate
- * static file (ROUTE_STATIC), whose `path` is checked by static_path_check().
+ * static file (ROUTE_STATIC), whose `path` static_serve() checks with static_path_ok().
  */
 #ifndef TPUPLAN_ROUTE_H
 #define TPUPLAN_ROUTE_H
 
-#include <stdbool.h>
+#include "service/ids.h"
 
 enum route_id {
     ROUTE_NONE = 0, /* unmatched: 404 (also the metrics label of 404s and 405s) */
@@ -34,17 +34,14 @@ enum route_method {
     ROUTE_METHOD_OTHER = 16,
 };
 
-/* Plan ids are 22 URL-safe base64 characters (store.h STORE_ID_LEN). */
-#define ROUTE_ID_LEN 22
-
 struct route_match {
     enum route_id id;
-    int method;        /* enum route_method */
-    int status;        /* 0 when matched, else 404 or 405 */
-    const char *allow; /* for 405: static string, e.g. "GET, HEAD, POST" */
-    char plan_id[ROUTE_ID_LEN + 1];
-    const char *path; /* ROUTE_STATIC/ROUTE_VENDOR: file path relative to the root,
-                         pointing into the url argument (borrowed) */
+    int method;                   /* enum route_method */
+    int status;                   /* 0 when matched, else 404 or 405 */
+    const char *allow;            /* for 405: static string, e.g. "GET, HEAD, POST" */
+    char plan_id[IDS_ID_LEN + 1]; /* ids_valid_id() */
+    const char *path;             /* ROUTE_STATIC/ROUTE_VENDOR: file path relative to the root,
+                                     pointing into the url argument (borrowed) */
 };
 
 int route_method_parse(const char *method);
@@ -54,8 +51,5 @@ void route_match(const char *method, const char *url, struct route_match *m);
 
 /* Stable label for metrics: "plans", "plan", "static", ... ("unmatched" for ROUTE_NONE). */
 const char *route_name(enum route_id id);
-
-/* True when s is a syntactically valid plan id. */
-bool route_id_valid(const char *s);
 
 #endif

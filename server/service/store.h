@@ -16,6 +16,10 @@
  *
  * All SQL is PQexecParams/PQexecPrepared with parameters; migration files are the only
  * text sent verbatim.
+ *
+ * This header is the one public contract of the store modules: store.c (the connection,
+ * the prepared statements, reconnects, LISTEN/NOTIFY), store_migrate.c, store_plans.c and
+ * store_jobs.c; their shared internals are in store_int.h.
  */
 #ifndef TPUPLAN_STORE_H
 #define TPUPLAN_STORE_H
@@ -25,6 +29,7 @@
 #include <stdint.h>
 
 #include "planner/plan.h"
+#include "service/ids.h"
 
 enum store_rc {
     STORE_OK = 0,
@@ -39,6 +44,8 @@ enum store_rc {
 /* "ok", "notfound", ... for logs. */
 const char *store_rc_name(int rc);
 
+/* ---- The connection (store.c) ---- */
+
 struct store;
 
 /* Opens a connection (conninfo: a libpq URI or key=value string; connect_timeout defaults
@@ -47,6 +54,17 @@ struct store;
  * are prepared on first use, so a store may be opened before store_migrate(). */
 struct store *store_open(const char *conninfo, char *errbuf, size_t cap);
 void store_close(struct store *s);
+
+/* LISTENs on tpuplan_jobs (new work) and tpuplan_done (payload: a finished plan id); kept
+ * across reconnects. */
+int store_listen(struct store *s);
+
+/* Waits up to timeout_ms for notifications and calls cb(channel, payload, arg) for each.
+ * Returns how many arrived (0 on timeout) or STORE_UNAVAILABLE. */
+int store_wait_notify(struct store *s, int timeout_ms,
+                      void (*cb)(const char *channel, const char *payload, void *arg), void *arg);
+
+/* ---- Migrations (store_migrate.c) ---- */
 
 /* Applies migrations/NNNN_*.sql from dir in order, each in one transaction, under
  * pg_advisory_lock, recording them in schema_migrations (version = file name without
@@ -57,12 +75,14 @@ int store_migrate(struct store *s, const char *dir, char *errbuf, size_t cap);
 /* 1 when the database answers and every migration in dir is applied, else 0. */
 int store_ready(struct store *s, const char *dir);
 
+/* ---- Plans and idempotency keys (store_plans.c) ---- */
+
 /* A new plan: the validated input and its options. Strings are borrowed. */
 struct store_new_plan {
     const char *name;
     const char *chip;
     const char *source_format; /* plan_format_name() */
-    const char *options_json;  /* store_opts_json(); NULL means {} */
+    const char *options_json;  /* planopts_json(); NULL means {} */
     const char *input;         /* raw input bytes (may contain NULs: stored as bytea) */
     size_t input_len;
     const char *idempotency_key;        /* NULL when none; 1..STORE_KEY_MAX bytes */
@@ -70,16 +90,14 @@ struct store_new_plan {
     const struct plan_summary *summary; /* from plan_validate */
 };
 
-/* Ids are 22 URL-safe base64 characters of 128 random bits (getrandom); manage tokens are
- * 43 characters of 256 random bits, stored only as a SHA-256 hash (computed in SQL). */
-#define STORE_ID_LEN    22
-#define STORE_KEY_MAX   255 /* Idempotency-Key length limit (STORE_INVALID above) */
-#define STORE_TOKEN_LEN 43
+/* Ids and manage tokens come from ids.h (IDS_ID_LEN, IDS_TOKEN_LEN); tokens are stored
+ * only as a SHA-256 hash (computed in SQL). */
+#define STORE_KEY_MAX 255 /* Idempotency-Key length limit (STORE_INVALID above) */
 
 struct store_created {
-    char id[STORE_ID_LEN + 1];
-    char manage_token[STORE_TOKEN_LEN + 1]; /* "" when replayed by an idempotency key */
-    bool replayed;                          /* the key matched an existing plan */
+    char id[IDS_ID_LEN + 1];
+    char manage_token[IDS_TOKEN_LEN + 1]; /* "" when replayed by an idempotency key */
+    bool replayed;                        /* the key matched an existing plan */
 };
 
 /* Inserts plan + job (+ idempotency key) in one transaction and NOTIFYs the workers.
@@ -98,7 +116,7 @@ enum store_view {
 /* One plan as the API returns it. Strings are malloc'd, owned by the struct until
  * store_plan_free(). */
 struct store_plan {
-    char id[STORE_ID_LEN + 1];
+    char id[IDS_ID_LEN + 1];
     char *name;
     char *chip;
     char *source_format;
@@ -138,24 +156,8 @@ int store_plan_list(struct store *s, int limit, const char *cursor, const char *
  * The plan's job goes with it; a worker still planning it discards its result. */
 int store_plan_delete(struct store *s, const char *id, const char *manage_token);
 
-/* Job counts by state, for /metrics. */
-struct store_job_counts {
-    int64_t queued, running, done, failed;
-};
-int store_job_counts(struct store *s, struct store_job_counts *out);
-
 /*
- * Plan options as stored in plans.options (jsonb): an object with the keys format (a
- * plan_format_name), chip, strategies, capacity, time_limit_s, alignment, name; unset
- * fields (NULL, 0, PLAN_FMT_AUTO) are omitted. store_opts_json() returns a malloc'd string
- * (caller frees) or NULL on OOM. store_opts_parse() fills *o from such a document; the
- * strings in *o point into buf (cap bytes, caller-owned), -1 when malformed or too long.
- */
-char *store_opts_json(const struct plan_opts *o);
-int store_opts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap);
-
-/*
- * ---- Planner jobs (used by jobs.c) ----
+ * ---- Planner jobs (store_jobs.c; used by jobs.c) ----
  *
  * A claim hands out a lease: a random lease_token and an expiry. Only the holder of the
  * current token can renew, finish or release the job, so a worker whose lease expired and
@@ -163,8 +165,14 @@ int store_opts_parse(const char *json, struct plan_opts *o, char *buf, size_t ca
  */
 #define STORE_LEASE_LEN 36 /* uuid text */
 
+/* Job counts by state, for /metrics. */
+struct store_job_counts {
+    int64_t queued, running, done, failed;
+};
+int store_job_counts(struct store *s, struct store_job_counts *out);
+
 struct store_job {
-    char plan_id[STORE_ID_LEN + 1];
+    char plan_id[IDS_ID_LEN + 1];
     char lease_token[STORE_LEASE_LEN + 1];
     int attempts; /* including this one */
     char *input;  /* malloc'd, input_len bytes (+ a NUL not counted) */
@@ -201,14 +209,5 @@ int store_job_release(struct store *s, const char *const *tokens, size_t n);
  * max_attempts times fail with error_json instead. *requeued (may be NULL) gets the count
  * put back in the queue. */
 int store_job_reap(struct store *s, int max_attempts, const char *error_json, int *requeued);
-
-/* LISTENs on tpuplan_jobs (new work) and tpuplan_done (payload: a finished plan id); kept
- * across reconnects. */
-int store_listen(struct store *s);
-
-/* Waits up to timeout_ms for notifications and calls cb(channel, payload, arg) for each.
- * Returns how many arrived (0 on timeout) or STORE_UNAVAILABLE. */
-int store_wait_notify(struct store *s, int timeout_ms,
-                      void (*cb)(const char *channel, const char *payload, void *arg), void *arg);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * pgtest.h - a throwaway PostgreSQL for the database unit tests (test_store, test_jobs).
+ * pgtest.h - a throwaway PostgreSQL for the database unit tests (test_store, test_jobs,
+ * test_exec).
  *
  * Included by one test file each (hence static functions): pgtest_start() creates a cluster
  * with tests/pg.sh under build/test-pg/NAME-PID, fills pgtest_host (the socket directory)

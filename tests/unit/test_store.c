@@ -1,5 +1,5 @@
 /*
- * test_store.c - store.c against a real, throwaway PostgreSQL (tests/pg.sh).
+ * test_store.c - the store modules (store.h) against a real, throwaway PostgreSQL (tests/pg.sh).
  *
  * The group setup starts a cluster and migrates it; every test starts from empty tables
  * (TRUNCATE is ~20x faster than a CREATE DATABASE ... TEMPLATE copy here), so queue tests
@@ -195,7 +195,7 @@ static void test_create_get_roundtrip(void **state)
     struct store_plan p;
     assert_int_equal(store_plan_create(s, &np, &c), STORE_OK);
     assert_true(ids_valid_id(c.id));
-    assert_int_equal(strlen(c.manage_token), STORE_TOKEN_LEN);
+    assert_int_equal(strlen(c.manage_token), IDS_TOKEN_LEN);
     assert_false(c.replayed);
     assert_int_equal(store_plan_get(s, c.id, &p), STORE_OK);
     assert_string_equal(p.name, "roundtrip");
@@ -232,7 +232,7 @@ static void test_idempotency(void **state)
     struct store_created a, b;
     assert_int_equal(store_plan_create(s, &np, &a), STORE_OK);
     assert_false(a.replayed);
-    assert_int_equal(strlen(a.manage_token), STORE_TOKEN_LEN);
+    assert_int_equal(strlen(a.manage_token), IDS_TOKEN_LEN);
     assert_int_equal(store_plan_create(s, &np, &b), STORE_OK);
     assert_true(b.replayed);
     assert_string_equal(a.id, b.id);
@@ -544,34 +544,6 @@ static void test_notify(void **state)
     store_close(l);
 }
 
-static void test_opts_roundtrip(void **state)
-{
-    struct plan_opts o = {.chip = "v5e",
-                          .strategies = "all",
-                          .capacity = 1ull << 40,
-                          .time_limit_s = 2.5,
-                          .alignment = 512,
-                          .name = "n\"q"};
-    struct plan_opts back;
-    char buf[256];
-    (void)state;
-    char *j = store_opts_json(&o);
-    assert_non_null(j);
-    assert_int_equal(store_opts_parse(j, &back, buf, sizeof buf), 0);
-    assert_string_equal(back.chip, "v5e");
-    assert_string_equal(back.strategies, "all");
-    assert_string_equal(back.name, "n\"q");
-    assert_true(back.capacity == 1ull << 40 && back.alignment == 512);
-    assert_true(back.time_limit_s == 2.5);
-    assert_int_equal(back.format, PLAN_FMT_AUTO);
-    assert_int_equal(store_opts_parse(j, &back, buf, 8), -1); /* strings do not fit */
-    free(j);
-    assert_int_equal(store_opts_parse("{\"capacity\": -1}", &back, buf, sizeof buf), -1);
-    assert_int_equal(store_opts_parse("{\"chip\": 5}", &back, buf, sizeof buf), -1);
-    assert_int_equal(store_opts_parse("[]", &back, buf, sizeof buf), -1);
-    assert_int_equal(store_opts_parse("{}", &back, buf, sizeof buf), 0);
-}
-
 /* PostgreSQL stops: calls fail fast with STORE_UNAVAILABLE; it comes back: the same store
  * reconnects by itself, within the backoff ceiling. Runs last: it restarts the cluster. */
 static void test_unavailable_and_back(void **state)
@@ -620,7 +592,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reap_gives_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release, setup, teardown),
         cmocka_unit_test_setup_teardown(test_notify, setup, teardown),
-        cmocka_unit_test(test_opts_roundtrip),
         cmocka_unit_test_setup_teardown(test_unavailable_and_back, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,0 +1,116 @@
+/*
+ * request.h - one HTTP request as it passes between the transport and the executor.
+ *
+ * Lifecycle. http.c creates a request with request_new() on the first access-handler call
+ * and frees it with request_free() in MHD's completion callback. In between it belongs to
+ * exactly one side at a time, and only that side touches it:
+ *   - the transport (http.c, on an MHD thread) while the headers and body are read, and
+ *     again once the executor has answered;
+ *   - the executor (exec.c's run queue or parking list, or a handler in api.c) from the
+ *     hand-over (MHD_suspend_connection, exec_submit) until the handler answers with
+ *     request_reply(), which resumes the connection and is its last touch.
+ *
+ * So the struct has three parts: what was asked (filled by the transport before the
+ * hand-over, read-only afterwards), the transport's own state, and the executor's own
+ * state. Every pointer in it is owned by the request and freed by request_free(), except
+ * srv and http.conn (borrowed).
+ */
+#ifndef TPUPLAN_REQUEST_H
+#define TPUPLAN_REQUEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+#include "service/body.h"
+#include "service/ids.h"
+#include "service/problem.h"
+#include "service/reqparse.h"
+#include "service/route.h"
+
+struct server;
+struct store_plan;
+
+/* Request parameters, from the query string or (multipart) form fields. */
+enum req_param {
+    REQ_PARAM_LIMIT,
+    REQ_PARAM_CURSOR,
+    REQ_PARAM_NAME,
+    REQ_PARAM_CHIP,
+    REQ_PARAM_STRATEGIES,
+    REQ_PARAM_CAPACITY,
+    REQ_PARAM_TIME_LIMIT,
+    REQ_PARAM_ALIGNMENT,
+    REQ_PARAM_FORMAT,
+    REQ_PARAM_VIEW, /* GET /api/v1/plans/{id}?view=summary|layout */
+    REQ_PARAM_COUNT
+};
+
+#define REQ_PARAM_MAX 512 /* bytes in one parameter value */
+
+/* Where the transport is with a request. */
+enum req_phase {
+    REQ_NEW = 0,  /* headers and body being read */
+    REQ_EXEC,     /* suspended: the executor holds it (queued, running or parked) */
+    REQ_READY,    /* suspended: answered by the executor, connection resumed */
+    REQ_ANSWERED, /* a response was queued */
+};
+
+struct request {
+    struct server *srv; /* borrowed; outlives every request */
+
+    /* What was asked: filled by the transport, read-only after the hand-over. */
+    struct route_match route;
+    double t_start;      /* clock_now() at the first call */
+    enum body_kind kind; /* POST /api/v1/plans: the body's Content-Type */
+    int file_format;     /* multipart: enum plan_format guessed from the "file" part */
+    struct body body;
+    char *param[REQ_PARAM_COUNT];
+    char *authorization, *if_none_match, *idempotency_key;
+    int prefer_wait; /* Prefer: wait=N; -1: none */
+
+    /* The answer: set by request_reply() or the transport; resp is owned until queued. */
+    int status; /* final status (metrics) */
+    struct MHD_Response *resp;
+
+    /* Transport state: http.c only. */
+    struct request_http {
+        struct MHD_Connection *conn; /* borrowed from MHD */
+        enum req_phase phase;
+        bool submission; /* a POST /api/v1/plans whose body is read */
+        struct MHD_PostProcessor *pp;
+        uint64_t charged; /* bytes of this body counted in srv->body_bytes */
+        bool file_seen;   /* multipart: a "file" part arrived */
+        bool early;       /* an error found while reading: answered at the end */
+        enum problem_id early_problem;
+        char early_detail[256];
+    } http;
+
+    /* Executor state: exec.c and the handler (api.c), while the connection is suspended. */
+    struct request_exec {
+        struct request *next;         /* run queue / parking list link (exec.c, under its mutex) */
+        bool parked;                  /* exec_park() took it once: its plan exists */
+        char plan_id[IDS_ID_LEN + 1]; /* Prefer: wait: the plan it waits for */
+        char manage_token[IDS_TOKEN_LEN + 1];
+        double deadline;             /* clock_now() time the wait ends */
+        double next_poll;            /* clock_now() time of the next re-read (exec.c) */
+        struct store_plan *finished; /* the finished plan, handed over by its worker */
+    } exec;
+};
+
+/* A new request on conn (both borrowed), in phase REQ_NEW. NULL when out of memory. */
+struct request *request_new(struct server *srv, struct MHD_Connection *conn);
+
+/* Frees r and everything it owns. */
+void request_free(struct request *r);
+
+/* The executor's answer: stores resp (taken; NULL: a body-less 500) as r's response and
+ * resumes the connection, whose next access-handler call queues it. After this the
+ * transport may free r at any moment: the caller must not touch r again. */
+void request_reply(struct request *r, int status, struct MHD_Response *resp);
+
+/* request_reply() with a problem+json body: catalogue entry id, its status and Retry-After. */
+void request_reply_problem(struct request *r, enum problem_id id, const char *detail);
+
+#endif

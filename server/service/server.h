@@ -1,0 +1,40 @@
+/*
+ * server.h - the running service's shared parts, as the transport (http.c) and the REST
+ * handlers (api.c) see them through a request's srv pointer.
+ *
+ * Ownership: main.c creates cfg, cache, chips, exec and jobs before http_start() and
+ * destroys them after http_stop(); http.c and api.c only borrow them. The daemon, the
+ * static roots and the counters below them belong to http.c (http_start .. http_stop).
+ */
+#ifndef TPUPLAN_SERVER_H
+#define TPUPLAN_SERVER_H
+
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+#include "service/config.h"
+#include "service/static_files.h"
+
+struct exec;
+struct jobs;
+struct plancache;
+
+struct server {
+    /* Set up by main.c; borrowed by everything else. */
+    const struct config *cfg;
+    struct plancache *cache;
+    struct MHD_Response *chips; /* GET /api/v1/chips, built once (NULL: out of memory) */
+    struct exec *exec;
+    struct jobs *jobs; /* planner workers; NULL in tests that run none */
+    int db_up;         /* atomic: last database call succeeded (api.c writes it) */
+
+    /* http.c's own. */
+    struct MHD_Daemon *daemon;
+    struct static_root static_root, vendor_root;
+    int shutting_down;   /* atomic */
+    long inflight;       /* atomic: requests between first call and completion */
+    uint64_t body_bytes; /* atomic: bytes held by request bodies, all requests together */
+};
+
+#endif

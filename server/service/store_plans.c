@@ -1,0 +1,321 @@
+/*
+ * store_plans.c - plans and idempotency keys: create, read (whole or a view), list, copy,
+ * delete.
+ */
+#include "service/store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/ids.h"
+#include "service/log.h"
+#include "service/store_int.h"
+
+int store_plan_create(struct store *s, const struct store_new_plan *np, struct store_created *out)
+{
+    char id[IDS_ID_LEN + 1];
+    char token[IDS_TOKEN_LEN + 1];
+    char num[7][24];
+    const struct plan_summary *sm = np->summary;
+    PGresult *r = NULL;
+    int rc;
+    bool tx = np->idempotency_key != NULL;
+    memset(out, 0, sizeof *out);
+    /* The schema's CHECK, answered as a client error rather than a failed INSERT. */
+    if (tx && (np->body_sha256_hex == NULL || np->idempotency_key[0] == '\0' ||
+               strlen(np->idempotency_key) > STORE_KEY_MAX))
+        return STORE_INVALID;
+    if (np->options_json && store_json_has_nul(np->options_json))
+        return STORE_INVALID;
+    if (ids_new_id(id) < 0 || ids_new_token(token) < 0) {
+        log_line("store", "getrandom failed: %s", strerror(errno));
+        return STORE_ERROR;
+    }
+    if (tx) {
+        const char *kv[3] = {np->idempotency_key, np->body_sha256_hex, id};
+        rc = store_run_plain(s, "BEGIN", true);
+        if (rc != STORE_OK)
+            return rc;
+        /* A concurrent insert of the same key makes this wait for that transaction, then
+         * see its row: exactly one of two racing requests creates the plan. */
+        r = store_run(s, STORE_STMT_KEY_INSERT, 3, kv, NULL, NULL, 0, false, &rc);
+        if (r == NULL)
+            goto fail;
+        bool inserted = PQntuples(r) == 1;
+        PQclear(r);
+        if (!inserted) {
+            r = store_run(s, STORE_STMT_KEY_LOOKUP, 2, kv, NULL, NULL, 0, false, &rc);
+            if (r == NULL)
+                goto fail;
+            if (PQntuples(r) != 1) {
+                rc = STORE_ERROR;
+            } else if (strcmp(PQgetvalue(r, 0, 1), "t") != 0) {
+                rc = STORE_CONFLICT;
+            } else {
+                snprintf(out->id, sizeof out->id, "%s", PQgetvalue(r, 0, 0));
+                out->replayed = true;
+                rc = STORE_OK;
+            }
+            PQclear(r);
+            store_rollback(s);
+            return rc;
+        }
+    }
+    store_fmt_u64(num[0], sizeof num[0], sm ? sm->tensors : 0);
+    store_fmt_u64(num[1], sizeof num[1], sm ? sm->logical_bytes : 0);
+    store_fmt_u64(num[2], sizeof num[2], sm ? sm->padded_bytes : 0);
+    store_fmt_u64(num[3], sizeof num[3], sm ? sm->peak_bytes : 0);
+    store_fmt_u64(num[4], sizeof num[4], sm ? sm->lower_bound_bytes : 0);
+    store_fmt_u64(num[5], sizeof num[5], sm ? sm->capacity_bytes : 0);
+    snprintf(num[6], sizeof num[6], "%s", sm && sm->fits ? "true" : "false");
+    {
+        const char *vals[14] = {id,
+                                np->name ? np->name : "",
+                                np->chip ? np->chip : "",
+                                np->source_format ? np->source_format : "",
+                                np->input ? np->input : "",
+                                np->options_json ? np->options_json : "{}",
+                                num[0],
+                                num[1],
+                                num[2],
+                                num[3],
+                                num[4],
+                                num[5],
+                                num[6],
+                                token};
+        int lens[14] = {0};
+        int fmts[14] = {0};
+        if (np->input_len > INT32_MAX) {
+            rc = STORE_INVALID;
+            goto fail;
+        }
+        lens[4] = (int)np->input_len;
+        fmts[4] = 1; /* bytea, binary: NULs and all */
+        r = store_run(s, STORE_STMT_PLAN_INSERT, 14, vals, lens, fmts, 0, !tx, &rc);
+        if (r == NULL)
+            goto fail;
+        PQclear(r);
+    }
+    if (tx && (rc = store_run_plain(s, "COMMIT", false)) != STORE_OK)
+        goto fail;
+    memcpy(out->id, id, sizeof out->id);
+    memcpy(out->manage_token, token, sizeof out->manage_token);
+    return STORE_OK;
+fail:
+    store_rollback(s);
+    return rc;
+}
+
+void store_plan_free(struct store_plan *p)
+{
+    if (p == NULL)
+        return;
+    free(p->name);
+    free(p->chip);
+    free(p->source_format);
+    free(p->status);
+    free(p->error_json);
+    free(p->result_json);
+    free(p->created_at);
+    free(p->updated_at);
+    memset(p, 0, sizeof *p);
+}
+
+/* Row 0 of a plan_get-shaped result (also job_finish's RETURNING) into *out. */
+int store_plan_from_row(const PGresult *r, struct store_plan *out)
+{
+    snprintf(out->id, sizeof out->id, "%s", PQgetvalue(r, 0, 0));
+    out->name = store_col_str(r, 0, 1);
+    out->chip = store_col_str(r, 0, 2);
+    out->source_format = store_col_str(r, 0, 3);
+    out->status = store_col_str(r, 0, 4);
+    out->error_json = store_col_str(r, 0, 5);
+    out->result_json = store_col_str(r, 0, 6);
+    out->created_at = store_col_str(r, 0, 7);
+    out->updated_at = store_col_str(r, 0, 8);
+    out->version = (int64_t)store_col_u64(r, 0, 9);
+    snprintf(out->summary.name, sizeof out->summary.name, "%s", PQgetvalue(r, 0, 1));
+    snprintf(out->summary.chip, sizeof out->summary.chip, "%s", PQgetvalue(r, 0, 2));
+    snprintf(out->summary.source_format, sizeof out->summary.source_format, "%s",
+             PQgetvalue(r, 0, 3));
+    out->summary.tensors = (size_t)store_col_u64(r, 0, 10);
+    out->summary.logical_bytes = store_col_u64(r, 0, 11);
+    out->summary.padded_bytes = store_col_u64(r, 0, 12);
+    out->summary.peak_bytes = store_col_u64(r, 0, 13);
+    out->summary.lower_bound_bytes = store_col_u64(r, 0, 14);
+    out->summary.capacity_bytes = store_col_u64(r, 0, 15);
+    out->summary.fits = strcmp(PQgetvalue(r, 0, 16), "t") == 0;
+    bool lost =
+        (!PQgetisnull(r, 0, 5) && !out->error_json) || (!PQgetisnull(r, 0, 6) && !out->result_json);
+    if (lost || !out->name || !out->chip || !out->source_format || !out->status ||
+        !out->created_at || !out->updated_at) {
+        store_plan_free(out);
+        return STORE_ERROR;
+    }
+    return STORE_OK;
+}
+
+int store_plan_copy(const struct store_plan *src, struct store_plan *dst)
+{
+    char **const d[] = {&dst->name,       &dst->chip,        &dst->source_format, &dst->status,
+                        &dst->error_json, &dst->result_json, &dst->created_at,    &dst->updated_at};
+    const char *const sv[] = {src->name,       src->chip,       src->source_format,
+                              src->status,     src->error_json, src->result_json,
+                              src->created_at, src->updated_at};
+
+    *dst = *src;
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        *d[i] = NULL;
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+        if (sv[i] != NULL && (*d[i] = strdup(sv[i])) == NULL) {
+            store_plan_free(dst);
+            return STORE_ERROR;
+        }
+    return STORE_OK;
+}
+
+int store_plan_get(struct store *s, const char *id, struct store_plan *out)
+{
+    return store_plan_get_view(s, id, STORE_VIEW_FULL, out);
+}
+
+int store_plan_get_view(struct store *s, const char *id, enum store_view view,
+                        struct store_plan *out)
+{
+    char v[16];
+    const char *vals[2] = {id, v};
+    int rc;
+    PGresult *r;
+    memset(out, 0, sizeof *out);
+    if (id == NULL || !ids_valid_id(id))
+        return STORE_NOTFOUND;
+    snprintf(v, sizeof v, "%d", (int)view);
+    r = store_run(s, STORE_STMT_PLAN_GET, 2, vals, NULL, NULL, 0, true, &rc);
+    if (r == NULL)
+        return rc;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return STORE_NOTFOUND;
+    }
+    rc = store_plan_from_row(r, out);
+    PQclear(r);
+    return rc;
+}
+
+/* The cursor is base64url("<created_at epoch microseconds>.<id>"). */
+static int cursor_parse(const char *c, char *micros, size_t mcap, char *id)
+{
+    unsigned char raw[64];
+    long n = ids_b64url_decode(c, strlen(c), raw, sizeof raw - 1);
+    char *dot;
+    if (n <= 0)
+        return -1;
+    raw[n] = '\0';
+    dot = strchr((char *)raw, '.');
+    if (dot == NULL || (size_t)(dot - (char *)raw) >= mcap || dot == (char *)raw)
+        return -1;
+    for (char *p = (char *)raw; p < dot; p++)
+        if ((*p < '0' || *p > '9') && !(p == (char *)raw && *p == '-'))
+            return -1;
+    if (!ids_valid_id(dot + 1))
+        return -1;
+    memcpy(micros, raw, (size_t)(dot - (char *)raw));
+    micros[dot - (char *)raw] = '\0';
+    memcpy(id, dot + 1, IDS_ID_LEN + 1);
+    return 0;
+}
+
+/* "%" + name with % _ \ escaped + "%", for ILIKE ... ESCAPE '\'. */
+static char *like_pattern(const char *s)
+{
+    size_t n = strlen(s);
+    char *p = malloc(2 * n + 3);
+    size_t o = 0;
+    if (p == NULL)
+        return NULL;
+    p[o++] = '%';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%' || s[i] == '_' || s[i] == '\\')
+            p[o++] = '\\';
+        p[o++] = s[i];
+    }
+    p[o++] = '%';
+    p[o] = '\0';
+    return p;
+}
+
+int store_plan_list(struct store *s, int limit, const char *cursor, const char *name_filter,
+                    char **items_json, char **next_cursor)
+{
+    char lim[16];
+    char micros[24] = "";
+    char cid[IDS_ID_LEN + 1] = "";
+    char *pattern = NULL;
+    PGresult *r = NULL;
+    int rc = STORE_OK;
+    *items_json = NULL;
+    *next_cursor = NULL;
+    if (limit < 1 || limit > 1000)
+        return STORE_INVALID;
+    if (cursor != NULL && cursor_parse(cursor, micros, sizeof micros, cid) < 0)
+        return STORE_INVALID;
+    if (name_filter != NULL && name_filter[0] != '\0' &&
+        (pattern = like_pattern(name_filter)) == NULL)
+        return STORE_ERROR;
+    snprintf(lim, sizeof lim, "%d", limit);
+    {
+        const char *vals[4] = {lim, cursor ? micros : NULL, cursor ? cid : NULL, pattern};
+        r = store_run(s, STORE_STMT_PLAN_LIST, 4, vals, NULL, NULL, 0, true, &rc);
+    }
+    free(pattern);
+    if (r == NULL)
+        return rc;
+    if (PQntuples(r) != 1) {
+        rc = STORE_ERROR;
+        goto out;
+    }
+    *items_json = strdup(PQgetvalue(r, 0, 0));
+    if (*items_json == NULL) {
+        rc = STORE_ERROR;
+        goto out;
+    }
+    if (!PQgetisnull(r, 0, 1)) {
+        const char *raw = PQgetvalue(r, 0, 1);
+        size_t n = strlen(raw);
+        *next_cursor = malloc(4 * (n / 3 + 1) + 1);
+        if (*next_cursor == NULL) {
+            free(*items_json);
+            *items_json = NULL;
+            rc = STORE_ERROR;
+            goto out;
+        }
+        ids_b64url_encode((const unsigned char *)raw, n, *next_cursor);
+    }
+out:
+    PQclear(r);
+    return rc;
+}
+
+int store_plan_delete(struct store *s, const char *id, const char *manage_token)
+{
+    const char *vals[2] = {id, manage_token ? manage_token : ""};
+    int rc;
+    PGresult *r;
+    if (id == NULL || !ids_valid_id(id))
+        return STORE_NOTFOUND;
+    r = store_run(s, STORE_STMT_PLAN_DELETE, 2, vals, NULL, NULL, 0, true, &rc);
+    if (r == NULL)
+        return rc;
+    bool deleted = PQntuples(r) == 1;
+    PQclear(r);
+    if (deleted)
+        return STORE_OK;
+    r = store_run(s, STORE_STMT_PLAN_EXISTS, 1, vals, NULL, NULL, 0, true, &rc);
+    if (r == NULL)
+        return rc;
+    rc = PQntuples(r) == 1 ? STORE_FORBIDDEN : STORE_NOTFOUND;
+    PQclear(r);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * test_metrics.c - the Prometheus text: request counters, duration buckets, gauges (metrics.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "service/metrics.h"
+
+static void test_metrics(void **state)
+{
+    struct metrics_gauges g;
+    size_t len = 0;
+    char *t;
+
+    (void)state;
+    memset(&g, 0, sizeof(g));
+    g.jobs_queued = 3;
+    g.db_up = 1;
+    metrics_request_observe(ROUTE_PLAN, 200, 0.0007);
+    metrics_request_observe(ROUTE_PLAN, 299, 0.0007);
+    metrics_planner_observe(0.02, 1);
+    t = metrics_render(&g, &len);
+    assert_non_null(t);
+    assert_int_equal(strlen(t), len);
+    assert_non_null(strstr(t, "tpuplan_http_requests_total{route=\"plan\",status=\"200\"} 1\n"));
+    assert_non_null(strstr(t, "tpuplan_http_requests_total{route=\"plan\",status=\"other\"} 1\n"));
+    /* 0.0007 s is above the 0.0005 bucket and inside the 0.001 one (cumulative). */
+    assert_non_null(strstr(
+        t, "tpuplan_http_request_duration_seconds_bucket{route=\"plan\",le=\"0.0005\"} 0\n"));
+    assert_non_null(
+        strstr(t, "tpuplan_http_request_duration_seconds_bucket{route=\"plan\",le=\"0.001\"} 2\n"));
+    assert_non_null(strstr(t, "tpuplan_planner_duration_seconds_bucket{le=\"0.025\"} 1\n"));
+    assert_non_null(strstr(t, "tpuplan_planner_duration_seconds_bucket{le=\"0.01\"} 0\n"));
+    assert_non_null(strstr(t, "tpuplan_jobs{state=\"queued\"} 3\n"));
+    assert_non_null(strstr(t, "tpuplan_database_up 1\n"));
+    free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_metrics),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

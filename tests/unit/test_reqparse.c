@@ -1,0 +1,88 @@
+/*
+ * test_reqparse.c - the pure request-header and parameter parsers: Prefer, Content-Type, ETag,
+ * Authorization, numbers and URL encoding (reqparse.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "service/reqparse.h"
+
+static void test_prefer(void **state)
+{
+    (void)state;
+    assert_int_equal(reqparse_prefer_wait("wait=10", 60), 10);
+    assert_int_equal(reqparse_prefer_wait("respond-async, wait=5", 60), 5);
+    assert_int_equal(reqparse_prefer_wait("wait = 7 ; x", 60), 7);
+    assert_int_equal(reqparse_prefer_wait("WAIT=\"3\"", 60), 3);
+    assert_int_equal(reqparse_prefer_wait("wait=600", 60), 60);
+    assert_int_equal(reqparse_prefer_wait("wait=99999999999999999999", 60), 60);
+    assert_int_equal(reqparse_prefer_wait("wait=", 60), -1);
+    assert_int_equal(reqparse_prefer_wait("wait=abc", 60), -1);
+    assert_int_equal(reqparse_prefer_wait("waiting=3", 60), -1);
+    assert_int_equal(reqparse_prefer_wait("return=minimal", 60), -1);
+    assert_int_equal(reqparse_prefer_wait(NULL, 60), -1);
+}
+
+static void test_media_type(void **state)
+{
+    (void)state;
+    assert_int_equal(reqparse_media_type("application/json"), BODY_JSON);
+    assert_int_equal(reqparse_media_type("Application/JSON; charset=utf-8"), BODY_JSON);
+    assert_int_equal(reqparse_media_type("application/vnd.tpuplan+json"), BODY_JSON);
+    assert_int_equal(reqparse_media_type("application/octet-stream"), BODY_SAFETENSORS);
+    assert_int_equal(reqparse_media_type("text/csv;header=present"), BODY_CSV);
+    assert_int_equal(reqparse_media_type("multipart/form-data; boundary=x"), BODY_MULTIPART);
+    assert_int_equal(reqparse_media_type("text/plain"), BODY_UNSUPPORTED);
+    assert_int_equal(reqparse_media_type("application/jsonx"), BODY_UNSUPPORTED);
+    assert_int_equal(reqparse_media_type(""), BODY_NONE);
+    assert_int_equal(reqparse_media_type(NULL), BODY_NONE);
+}
+
+static void test_headers(void **state)
+{
+    char buf[64];
+    uint64_t v;
+    double d;
+
+    (void)state;
+    assert_true(reqparse_etag_match("\"a-1\"", "\"a-1\""));
+    assert_true(reqparse_etag_match("\"x\", \"a-1\"", "\"a-1\""));
+    assert_true(reqparse_etag_match("W/\"a-1\"", "\"a-1\""));
+    assert_true(reqparse_etag_match("*", "\"a-1\""));
+    assert_false(reqparse_etag_match("\"a-12\"", "\"a-1\""));
+    assert_false(reqparse_etag_match("\"a-2\"", "\"a-1\""));
+    assert_false(reqparse_etag_match(NULL, "\"a-1\""));
+    assert_string_equal(reqparse_bearer("Bearer abc"), "abc");
+    assert_string_equal(reqparse_bearer("bearer   abc"), "abc");
+    assert_null(reqparse_bearer("Basic abc"));
+    assert_null(reqparse_bearer("Bearer "));
+    assert_null(reqparse_bearer("Bearerabc"));
+    assert_int_equal(reqparse_urlencode("a b/c&d", buf, sizeof(buf)), 13);
+    assert_string_equal(buf, "a%20b%2Fc%26d");
+    assert_int_equal(reqparse_urlencode("abcdef", buf, 4), -1);
+    assert_int_equal(reqparse_u64("18446744073709551615", &v), 0);
+    assert_true(v == UINT64_MAX);
+    assert_int_equal(reqparse_u64("18446744073709551616", &v), -1);
+    assert_int_equal(reqparse_u64("-1", &v), -1);
+    assert_int_equal(reqparse_u64("12x", &v), -1);
+    assert_int_equal(reqparse_seconds("2.5", &d), 0);
+    assert_true(d == 2.5);
+    assert_int_equal(reqparse_seconds("nan", &d), -1);
+    assert_int_equal(reqparse_seconds("1e999", &d), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_prefer),
+        cmocka_unit_test(test_media_type),
+        cmocka_unit_test(test_headers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
