@@ -22,6 +22,7 @@
 #include "planner/lifetime.h"
 #include "planner/mmcsv.h"
 #include "planner/model.h"
+#include "planner/model_int.h"
 #include "planner/safetensors.h"
 #include "planner/suggest.h"
 #include "planner/text.h"

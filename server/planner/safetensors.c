@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/model_int.h"
+
 static uint64_t read_le64(const unsigned char *p)
 {
     uint64_t v = 0;
