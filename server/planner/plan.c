@@ -36,8 +36,6 @@
 #define PLAN_EXACT_MAX_BUFS    2000 /* "best" runs the exact solver only below this */
 #define PLAN_MAX_STRATEGIES    16
 #define PLAN_TIMELINE_MAX      4096
-#define PLAN_TOP_PADDING       64 /* tensors examined for suggestions */
-#define PLAN_MAX_SUGGESTIONS   10
 #define PLAN_AHEAD_MIN         256 /* greedy strategies share two threads from this many buffers */
 
 const char *plan_format_name(enum plan_format f)
@@ -604,106 +602,6 @@ static int run_packing(struct plan_ctx *c, struct packing *pk, struct err *e)
     return ERR_OK;
 }
 
-/* ---- suggestions ----------------------------------------------------------------- */
-
-static bool shape_same(const struct shape *a, const struct shape *b)
-{
-    if (a->dtype != b->dtype || a->rank != b->rank || a->ntiles != b->ntiles ||
-        a->element_size_bits != b->element_size_bits || a->memory_space != b->memory_space)
-        return false;
-    for (unsigned d = 0; d < a->rank; d++)
-        if (a->dims[d] != b->dims[d] || a->minor_to_major[d] != b->minor_to_major[d])
-            return false;
-    for (unsigned k = 0; k < a->ntiles; k++) {
-        if (a->tiles[k].rank != b->tiles[k].rank)
-            return false;
-        for (unsigned d = 0; d < a->tiles[k].rank; d++)
-            if (a->tiles[k].dims[d] != b->tiles[k].dims[d])
-                return false;
-    }
-    return true;
-}
-
-struct suggested {
-    size_t tensor;
-    size_t same_shape;
-    uint64_t total_saves;
-    struct suggestion s;
-};
-
-/* Fills up to PLAN_MAX_SUGGESTIONS fixes for the tensors with the most padding. */
-static int make_suggestions(const struct plan_ctx *c, struct suggested *out, size_t *nout,
-                            struct err *e)
-{
-    size_t top[PLAN_TOP_PADDING], ntop = 0;
-    const struct model_tensor *ts = c->m.tensors;
-
-    *nout = 0;
-    for (size_t i = 0; i < c->m.n; i++) {
-        uint64_t pad = ts[i].padded_bytes - ts[i].logical_bytes;
-        if (ts[i].raw || pad == 0)
-            continue;
-        if (ntop == PLAN_TOP_PADDING &&
-            pad <= ts[top[ntop - 1]].padded_bytes - ts[top[ntop - 1]].logical_bytes)
-            continue;
-        size_t k = ntop < PLAN_TOP_PADDING ? ntop++ : ntop - 1;
-        while (k > 0 && ts[top[k - 1]].padded_bytes - ts[top[k - 1]].logical_bytes < pad) {
-            top[k] = top[k - 1];
-            k--;
-        }
-        top[k] = i;
-    }
-    for (size_t k = 0; k < ntop && *nout < PLAN_MAX_SUGGESTIONS; k++) {
-        const struct model_tensor *t = &ts[top[k]];
-        bool seen = false;
-        for (size_t q = 0; q < *nout; q++)
-            seen |= shape_same(&ts[out[q].tensor].shape, &t->shape);
-        if (seen)
-            continue;
-        int rc = suggest_tensor(&t->shape, c->chip, &out[*nout].s, e);
-        if (rc < 0)
-            return rc;
-        if (t->sharded) {
-            /* Moving the minor dim's mesh axes elsewhere may beat any reshape. */
-            struct suggestion alt;
-            uint64_t parts[SHAPE_MAX_RANK];
-            for (unsigned d = 0; d < t->shape.rank; d++) {
-                parts[d] = 1;
-                for (size_t a = 0; a < c->m.naxes; a++)
-                    if (t->shard_mask[d] & (1u << a))
-                        parts[d] *= (uint64_t)c->m.axis_sizes[a]; /* checked by the parser */
-            }
-            int r2 = suggest_sharding(&t->shape, t->global_dims, parts, c->chip, &alt, e);
-            if (r2 < 0)
-                return r2;
-            if (r2 == 1 && (rc == 0 || alt.saves_bytes >= out[*nout].s.saves_bytes)) {
-                out[*nout].s = alt;
-                rc = 1;
-            }
-        }
-        if (rc == 1)
-            out[(*nout)++].tensor = top[k];
-    }
-    for (size_t q = 0; q < *nout; q++) {
-        out[q].same_shape = 0;
-        out[q].total_saves = 0;
-        const struct model_tensor *ref = &ts[out[q].tensor];
-        bool reshard = strcmp(out[q].s.action, "reshard") == 0;
-        for (size_t i = 0; i < c->m.n; i++)
-            if (!ts[i].raw && shape_same(&ts[i].shape, &ref->shape) &&
-                (!reshard ||
-                 (ts[i].sharded &&
-                  memcmp(ts[i].shard_mask, ref->shard_mask, sizeof(ref->shard_mask)) == 0 &&
-                  memcmp(ts[i].global_dims, ref->global_dims,
-                         ref->shape.rank * sizeof(*ref->global_dims)) == 0))) {
-                out[q].same_shape++;
-                /* each saving is below that tensor's padded bytes, whose sum is checked */
-                out[q].total_saves += out[q].s.saves_bytes;
-            }
-    }
-    return ERR_OK;
-}
-
 /* ---- result JSON ----------------------------------------------------------------- */
 
 static void write_chip(struct jsonw *w, const struct plan_ctx *c)
@@ -955,8 +853,8 @@ static uint64_t next_offset(const struct plan_ctx *c, const uint64_t *offsets, s
 
 /* The result document; without the tensors array it is the summary view. */
 static int write_result(const struct plan_ctx *c, const struct packing *pk,
-                        const struct suggested *sg, size_t nsg, bool with_tensors, size_t max_bytes,
-                        char **json, size_t *json_len, struct err *e)
+                        const struct suggest_fix *sg, size_t nsg, bool with_tensors,
+                        size_t max_bytes, char **json, size_t *json_len, struct err *e)
 {
     struct jsonw w;
     uint64_t peak = pk->chosen >= 0 ? pk->runs[pk->chosen].r.peak : 0;
@@ -1034,7 +932,7 @@ static int write_result(const struct plan_ctx *c, const struct packing *pk,
 
     jsonw_arr_begin(&w, "suggestions");
     for (size_t q = 0; q < nsg; q++) {
-        const struct suggested *s = &sg[q];
+        const struct suggest_fix *s = &sg[q];
         char text[ERR_MSG_MAX + 128], total[32];
         jsonw_obj_begin(&w, NULL);
         jsonw_u64(&w, "tensor", s->tensor);
@@ -1281,7 +1179,7 @@ int plan_run(const char *input, size_t len, const struct plan_opts *o, const str
 {
     struct plan_ctx c;
     struct packing pk;
-    struct suggested sg[PLAN_MAX_SUGGESTIONS];
+    struct suggest_fix sg[SUGGEST_MAX_FIXES];
     size_t nsg = 0, max_bytes;
     int rc;
 
@@ -1294,7 +1192,7 @@ int plan_run(const char *input, size_t len, const struct plan_opts *o, const str
         goto out;
     if ((rc = run_packing(&c, &pk, e)) != ERR_OK)
         goto out;
-    if ((rc = make_suggestions(&c, sg, &nsg, e)) != ERR_OK)
+    if ((rc = suggest_model(&c.m, c.chip, sg, &nsg, e)) != ERR_OK)
         goto out;
     /* The document is bounded by the input: a fixed part plus a few KiB per tensor. */
     max_bytes = ((size_t)1 << 20) + c.m.n * 4096 + 4 * len;

@@ -221,3 +221,124 @@ int suggest_sharding(const struct shape *local, const int64_t *global_dims, cons
         out->text[sizeof(out->text) - 1] = '\0';
     return 1;
 }
+
+/* ---- fixes for a whole model --------------------------------------------------------- */
+
+#define SUGGEST_TOP_PADDING 64 /* tensors examined, most padding first */
+
+static bool shape_same(const struct shape *a, const struct shape *b)
+{
+    if (a->dtype != b->dtype || a->rank != b->rank || a->ntiles != b->ntiles ||
+        a->element_size_bits != b->element_size_bits || a->memory_space != b->memory_space)
+        return false;
+    for (unsigned d = 0; d < a->rank; d++)
+        if (a->dims[d] != b->dims[d] || a->minor_to_major[d] != b->minor_to_major[d])
+            return false;
+    for (unsigned k = 0; k < a->ntiles; k++) {
+        if (a->tiles[k].rank != b->tiles[k].rank)
+            return false;
+        for (unsigned d = 0; d < a->tiles[k].rank; d++)
+            if (a->tiles[k].dims[d] != b->tiles[k].dims[d])
+                return false;
+    }
+    return true;
+}
+
+static uint64_t padding_of(const struct model_tensor *t)
+{
+    return t->padded_bytes - t->logical_bytes;
+}
+
+/* The tensors with the most padding, most first (insertion into a sorted top list);
+ * returns how many. */
+static size_t top_padding(const struct model *m, size_t top[SUGGEST_TOP_PADDING])
+{
+    const struct model_tensor *ts = m->tensors;
+    size_t ntop = 0;
+
+    for (size_t i = 0; i < m->n; i++) {
+        uint64_t pad = padding_of(&ts[i]);
+        if (ts[i].raw || pad == 0)
+            continue;
+        if (ntop == SUGGEST_TOP_PADDING && pad <= padding_of(&ts[top[ntop - 1]]))
+            continue;
+        size_t k = ntop < SUGGEST_TOP_PADDING ? ntop++ : ntop - 1;
+        while (k > 0 && padding_of(&ts[top[k - 1]]) < pad) {
+            top[k] = top[k - 1];
+            k--;
+        }
+        top[k] = i;
+    }
+    return ntop;
+}
+
+/* The best fix of tensor t: a reshape, or for a sharded tensor moving the minor dim's mesh
+ * axes elsewhere when that saves at least as much. 1 with *out filled, 0 none, or < 0. */
+static int fix_tensor(const struct model *m, const struct model_tensor *t, const struct chip *chip,
+                      struct suggestion *out, struct err *e)
+{
+    struct suggestion alt;
+    uint64_t parts[SHAPE_MAX_RANK];
+    int rc, r2;
+
+    if ((rc = suggest_tensor(&t->shape, chip, out, e)) < 0 || !t->sharded)
+        return rc;
+    for (unsigned d = 0; d < t->shape.rank; d++) {
+        parts[d] = 1;
+        for (size_t a = 0; a < m->naxes; a++)
+            if (t->shard_mask[d] & (1u << a))
+                parts[d] *= (uint64_t)m->axis_sizes[a]; /* checked by the parser */
+    }
+    if ((r2 = suggest_sharding(&t->shape, t->global_dims, parts, chip, &alt, e)) < 0)
+        return r2;
+    if (r2 == 1 && (rc == 0 || alt.saves_bytes >= out->saves_bytes)) {
+        *out = alt;
+        rc = 1;
+    }
+    return rc;
+}
+
+/* How many tensors fix f applies to: those of its shape (for a reshard: and sharding). */
+static void count_same(const struct model *m, struct suggest_fix *f)
+{
+    const struct model_tensor *ts = m->tensors, *ref = &ts[f->tensor];
+    bool reshard = strcmp(f->s.action, "reshard") == 0;
+
+    f->same_shape = 0;
+    f->total_saves = 0;
+    for (size_t i = 0; i < m->n; i++)
+        if (!ts[i].raw && shape_same(&ts[i].shape, &ref->shape) &&
+            (!reshard || (ts[i].sharded &&
+                          memcmp(ts[i].shard_mask, ref->shard_mask, sizeof(ref->shard_mask)) == 0 &&
+                          memcmp(ts[i].global_dims, ref->global_dims,
+                                 ref->shape.rank * sizeof(*ref->global_dims)) == 0))) {
+            f->same_shape++;
+            /* each saving is below that tensor's padded bytes, whose sum is checked */
+            f->total_saves += f->s.saves_bytes;
+        }
+}
+
+int suggest_model(const struct model *m, const struct chip *chip,
+                  struct suggest_fix out[SUGGEST_MAX_FIXES], size_t *nout, struct err *e)
+{
+    size_t top[SUGGEST_TOP_PADDING], ntop = top_padding(m, top);
+    const struct model_tensor *ts = m->tensors;
+
+    *nout = 0;
+    for (size_t k = 0; k < ntop && *nout < SUGGEST_MAX_FIXES; k++) {
+        const struct model_tensor *t = &ts[top[k]];
+        bool seen = false;
+        for (size_t q = 0; q < *nout; q++)
+            seen |= shape_same(&ts[out[q].tensor].shape, &t->shape);
+        if (seen)
+            continue;
+        int rc = fix_tensor(m, t, chip, &out[*nout].s, e);
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            out[(*nout)++].tensor = top[k];
+    }
+    for (size_t q = 0; q < *nout; q++)
+        count_same(m, &out[q]);
+    return ERR_OK;
+}
