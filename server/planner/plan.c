@@ -179,25 +179,10 @@ static int choose_strategies(struct plan_ctx *c, const char *req, struct err *e)
     return ERR_OK;
 }
 
-static int prepare(const char *input, size_t len, const struct plan_opts *opts,
-                   const struct plan_limits *lim, struct plan_ctx *c, struct err *e)
+/* The caller's options that the input cannot override. */
+static int check_opts(const char *input, size_t len, const struct plan_opts *o,
+                      const struct plan_limits *lim, struct err *e)
 {
-    struct plan_opts none = {0};
-    struct plan_limits defaults;
-    const struct plan_opts *o = opts != NULL ? opts : &none;
-    enum plan_format fmt;
-    struct model_limits ml;
-    const char *chip_name;
-    int rc;
-
-    memset(c, 0, sizeof(*c));
-    err_clear(e);
-    if (lim == NULL) {
-        plan_limits_default(&defaults);
-        lim = &defaults;
-    }
-    ml = (struct model_limits){lim->max_input_bytes, lim->max_json_depth, lim->max_tensors,
-                               lim->max_ops};
     if (input == NULL)
         return err_set(e, ERR_INVALID, "", "no input");
     if (len > lim->max_input_bytes)
@@ -210,30 +195,41 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
     if (o->alignment != 0 && (o->alignment & (o->alignment - 1)) != 0)
         return err_set(e, ERR_INVALID, "alignment", "alignment: %llu is not a power of two",
                        (unsigned long long)o->alignment);
+    return ERR_OK;
+}
+
+/* Builds *m with the importer of the input's format (fmt, or detected: *fmt says which). */
+static int load(const char *input, size_t len, enum plan_format *fmt, const struct plan_limits *lim,
+                struct model *m, struct err *e)
+{
+    struct model_limits ml = {lim->max_input_bytes, lim->max_json_depth, lim->max_tensors,
+                              lim->max_ops};
 
     if (!safetensors_detect(input, len))
         text_skip_bom(&input, &len);
-    fmt = o->format != PLAN_FMT_AUTO ? o->format : detect(input, len);
-    switch (fmt) {
+    if (*fmt == PLAN_FMT_AUTO)
+        *fmt = detect(input, len);
+    switch (*fmt) {
     case PLAN_FMT_JSON:
-        rc = model_parse_json(input, len, &ml, &c->m, e);
-        break;
+        return model_parse_json(input, len, &ml, m, e);
     case PLAN_FMT_SAFETENSORS:
-        rc = safetensors_parse(input, len, &ml, &c->m, e);
-        break;
+        return safetensors_parse(input, len, &ml, m, e);
     case PLAN_FMT_CSV:
-        rc = load_csv(input, len, &ml, &c->m, e);
-        break;
+        return load_csv(input, len, &ml, m, e);
     default:
         return err_set(e, ERR_INVALID, "",
                        "unrecognized input: expected a JSON model "
                        "description (an object), a safetensors file or header (8-byte length "
                        "then '{') or a MiniMalloc CSV (header id,lower,upper,size)");
     }
-    if (rc != ERR_OK)
-        return rc;
+}
 
-    chip_name = o->chip != NULL ? o->chip : c->m.chip;
+/* Each setting from the caller, else the model's "options", else the default. */
+static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_format fmt,
+                       struct err *e)
+{
+    const char *chip_name = o->chip != NULL ? o->chip : c->m.chip;
+
     if (chip_name != NULL) {
         if ((c->chip = chip_find(chip_name)) == NULL)
             return err_set(e, ERR_NOTFOUND, "chip", "chip: unknown chip \"%.40s\" (known: %s)",
@@ -241,7 +237,6 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
     } else if (fmt != PLAN_FMT_CSV) {
         c->chip = chip_default();
     }
-
     snprintf(c->name, sizeof(c->name), "%s",
              o->name != NULL ? o->name : (c->m.name != NULL ? c->m.name : "model"));
     c->time_limit_s = o->time_limit_s > 0             ? o->time_limit_s
@@ -257,13 +252,13 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         c->capacity = c->chip->usable_hbm_bytes;
         c->capacity_from_chip = true;
     }
+    return ERR_OK;
+}
 
-    if ((rc = model_resolve(&c->m, c->chip, e)) != ERR_OK)
-        return rc;
-    if ((rc = lifetime_derive(&c->m, e)) != ERR_OK)
-        return rc;
-
-    /* Totals and the packing problem. */
+/* The totals (checked sums) and the packing problem: one buffer per tensor with bytes,
+ * its padded size rounded up to the alignment. */
+static int build_problem(struct plan_ctx *c, struct err *e)
+{
     c->bufs = malloc((c->m.n ? c->m.n : 1) * sizeof(*c->bufs));
     /* calloc: entries past nbufs are never read, but clang-analyzer cannot see that */
     c->buf_tensor = calloc(c->m.n ? c->m.n : 1, sizeof(*c->buf_tensor));
@@ -297,6 +292,32 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
                            i, t->name);
         }
     }
+    return ERR_OK;
+}
+
+/* Everything up to (not including) packing; *c is released with ctx_free whatever this
+ * returns. */
+static int prepare(const char *input, size_t len, const struct plan_opts *opts,
+                   const struct plan_limits *lim, struct plan_ctx *c, struct err *e)
+{
+    struct plan_opts none = {0};
+    struct plan_limits defaults;
+    const struct plan_opts *o = opts != NULL ? opts : &none;
+    enum plan_format fmt = o->format;
+    int rc;
+
+    memset(c, 0, sizeof(*c));
+    err_clear(e);
+    if (lim == NULL) {
+        plan_limits_default(&defaults);
+        lim = &defaults;
+    }
+    if ((rc = check_opts(input, len, o, lim, e)) != ERR_OK ||
+        (rc = load(input, len, &fmt, lim, &c->m, e)) != ERR_OK ||
+        (rc = settle_opts(c, o, fmt, e)) != ERR_OK ||
+        (rc = model_resolve(&c->m, c->chip, e)) != ERR_OK ||
+        (rc = lifetime_derive(&c->m, e)) != ERR_OK || (rc = build_problem(c, e)) != ERR_OK)
+        return rc;
     return choose_strategies(c,
                              o->strategies != NULL             ? o->strategies
                              : c->m.options.strategies != NULL ? c->m.options.strategies
