@@ -82,9 +82,7 @@ static int read_input(const char *path, size_t max, char **buf, size_t *len)
     }
     got = fread(head, 1, sizeof(head), f);
     if (got == sizeof(head) && safetensors_detect((const char *)head, got)) {
-        uint64_t n = 0;
-        for (int i = 7; i >= 0; i--)
-            n = (n << 8) | head[i];
+        uint64_t n = safetensors_header_length((const char *)head);
         if (n + 8 > max) {
             fclose(f);
             fprintf(stderr,

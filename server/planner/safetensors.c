@@ -10,9 +10,11 @@
 
 #include "planner/model_int.h"
 
-static uint64_t read_le64(const unsigned char *p)
+uint64_t safetensors_header_length(const char *buf)
 {
+    const unsigned char *p = (const unsigned char *)buf;
     uint64_t v = 0;
+
     for (int i = 7; i >= 0; i--)
         v = (v << 8) | p[i];
     return v;
@@ -22,7 +24,7 @@ bool safetensors_detect(const char *buf, size_t len)
 {
     if (len < 9)
         return false;
-    uint64_t n = read_le64((const unsigned char *)buf);
+    uint64_t n = safetensors_header_length(buf);
     return n >= 2 && n <= SAFETENSORS_MAX_HEADER && buf[8] == '{';
 }
 
@@ -178,7 +180,7 @@ static int header_length(const char *input, size_t len, uint64_t *hlen, struct e
                        "safetensors: %zu bytes is too short for the "
                        "8-byte header length",
                        len);
-    *hlen = read_le64((const unsigned char *)input);
+    *hlen = safetensors_header_length(input);
     if (*hlen > SAFETENSORS_MAX_HEADER)
         return err_set(e, ERR_LIMIT, "header",
                        "safetensors: header length %llu is above the "
