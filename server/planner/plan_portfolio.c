@@ -25,7 +25,7 @@ void plan_portfolio_free(struct plan_packing *pk, size_t nruns)
         pack_metrics_free(&pk->mt);
 }
 
-/* The class of a strategy chosen by choose_strategies (so known to pack.h). */
+/* The class of a strategy in the plan's list (plan.c took every name there from pack.h). */
 static enum pack_strategy_class class_of(const char *name)
 {
     return pack_strategy_find(name)->cls;
