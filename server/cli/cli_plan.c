@@ -82,9 +82,7 @@ static int read_input(const char *path, size_t max, char **buf, size_t *len)
     }
     got = fread(head, 1, sizeof(head), f);
     if (got == sizeof(head) && safetensors_detect((const char *)head, got)) {
-        uint64_t n = 0;
-        for (int i = 7; i >= 0; i--)
-            n = (n << 8) | head[i];
+        uint64_t n = safetensors_header_length((const char *)head);
         if (n + 8 > max) {
             fclose(f);
             fprintf(stderr,
@@ -136,11 +134,11 @@ static int64_t tensor_padding(json_object *tensors, size_t i)
     return json_object_get_int64(get(json_object_array_get_idx(tensors, i), "padding_bytes"));
 }
 
-static void print_text(json_object *r)
+/* The headline: model, chip, byte totals, peak and the fit. */
+static void print_overview(json_object *r)
 {
     json_object *model = get(r, "model"), *chip = get(r, "chip"), *sum = get(r, "summary");
-    json_object *pk = get(r, "packing"), *v;
-    char a[32], b[32], c[32], d[32];
+    char a[32], b[32], c[32];
 
     printf("model      %s (%s, %lld tensors", str(model, "name"), str(model, "source_format"),
            (long long)json_object_get_int64(get(sum, "tensors")));
@@ -171,11 +169,16 @@ static void print_text(json_object *r)
         printf("fit        DOES NOT FIT: over by %s (capacity %s)\n",
                fmt_bytes(get(sum, "overflow_bytes"), a, sizeof(a)),
                fmt_bytes(get(sum, "capacity_bytes"), b, sizeof(b)));
+}
 
-    printf("\nby kind      %8s %12s %12s\n", "count", "logical", "padded");
+static void print_kinds(json_object *sum)
+{
     json_object *kinds = get(sum, "by_kind");
     struct json_object_iterator it = json_object_iter_begin(kinds);
     struct json_object_iterator end = json_object_iter_end(kinds);
+    char a[32], b[32];
+
+    printf("\nby kind      %8s %12s %12s\n", "count", "logical", "padded");
     for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
         json_object *kv = json_object_iter_peek_value(&it);
         printf("  %-10s %8lld %12s %12s\n", json_object_iter_peek_name(&it),
@@ -183,10 +186,14 @@ static void print_text(json_object *r)
                fmt_bytes(get(kv, "logical_bytes"), a, sizeof(a)),
                fmt_bytes(get(kv, "padded_bytes"), b, sizeof(b)));
     }
+}
 
-    /* The five tensors with the most padding (insertion into a sorted top five). */
-    json_object *ts = get(r, "tensors");
+/* The five tensors with the most padding (insertion into a sorted top five). */
+static void print_most_padding(json_object *ts)
+{
     size_t top[5], ntop = 0;
+    char a[32], b[32];
+
     for (size_t i = 0; ts != NULL && i < json_object_array_length(ts); i++) {
         int64_t pad = tensor_padding(ts, i);
         if (pad <= 0 || (ntop == 5 && pad <= tensor_padding(ts, top[4])))
@@ -198,57 +205,156 @@ static void print_text(json_object *r)
         }
         top[k] = i;
     }
-    if (ntop > 0) {
-        printf("\nmost padding %10s %10s %7s  shape\n", "padded", "padding", "x");
-        for (size_t k = 0; k < ntop; k++) {
-            json_object *t = json_object_array_get_idx(ts, top[k]);
-            printf("  %-10.10s %10s %10s %6.1fx  %s\n", str(t, "name"),
-                   fmt_bytes(get(t, "padded_bytes"), a, sizeof(a)),
-                   fmt_bytes(get(t, "padding_bytes"), b, sizeof(b)),
-                   json_object_get_double(get(t, "expansion")), str(t, "shape"));
-        }
+    if (ntop == 0)
+        return;
+    printf("\nmost padding %10s %10s %7s  shape\n", "padded", "padding", "x");
+    for (size_t k = 0; k < ntop; k++) {
+        json_object *t = json_object_array_get_idx(ts, top[k]);
+        printf("  %-10.10s %10s %10s %6.1fx  %s\n", str(t, "name"),
+               fmt_bytes(get(t, "padded_bytes"), a, sizeof(a)),
+               fmt_bytes(get(t, "padding_bytes"), b, sizeof(b)),
+               json_object_get_double(get(t, "expansion")), str(t, "shape"));
     }
+}
 
-    v = get(r, "suggestions");
-    if (v != NULL && json_object_array_length(v) > 0) {
-        printf("\npadding fixes (most bytes first)\n");
-        for (size_t i = 0; i < json_object_array_length(v); i++) {
-            json_object *s = json_object_array_get_idx(v, i);
-            json_object *t = json_object_array_get_idx(
-                get(r, "tensors"), (size_t)json_object_get_int64(get(s, "tensor")));
-            printf("  %zu. %s %s: %s\n", i + 1, str(s, "name"), str(t, "shape"), str(s, "text"));
-        }
+static void print_suggestions(json_object *r)
+{
+    json_object *v = get(r, "suggestions");
+
+    if (v == NULL || json_object_array_length(v) == 0)
+        return;
+    printf("\npadding fixes (most bytes first)\n");
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        json_object *s = json_object_array_get_idx(v, i);
+        json_object *t = json_object_array_get_idx(get(r, "tensors"),
+                                                   (size_t)json_object_get_int64(get(s, "tensor")));
+        printf("  %zu. %s %s: %s\n", i + 1, str(s, "name"), str(t, "shape"), str(s, "text"));
     }
+}
 
-    v = get(pk, "strategies");
-    if (v != NULL && json_object_array_length(v) > 0) {
-        printf("\nstrategy           %12s %12s %8s %9s\n", "peak", "frag", "optimal", "seconds");
-        for (size_t i = 0; i < json_object_array_length(v); i++) {
-            json_object *s = json_object_array_get_idx(v, i);
-            if (!json_object_get_boolean(get(s, "solved"))) {
-                printf("  %-16s failed: %s\n", str(s, "name"), str(s, "error"));
-                continue;
+static void print_strategies(json_object *pk)
+{
+    json_object *v = get(pk, "strategies");
+    char a[32], d[32];
+
+    if (v == NULL || json_object_array_length(v) == 0)
+        return;
+    printf("\nstrategy           %12s %12s %8s %9s\n", "peak", "frag", "optimal", "seconds");
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        json_object *s = json_object_array_get_idx(v, i);
+        if (!json_object_get_boolean(get(s, "solved"))) {
+            printf("  %-16s failed: %s\n", str(s, "name"), str(s, "error"));
+            continue;
+        }
+        printf("  %-16s %12s %12s %8s %9.4f%s\n", str(s, "name"),
+               fmt_bytes(get(s, "peak_bytes"), a, sizeof(a)),
+               fmt_bytes(get(s, "fragmentation_bytes"), d, sizeof(d)),
+               json_object_get_boolean(get(s, "proven_optimal")) ? "yes" : "no",
+               json_object_get_double(get(s, "seconds")),
+               strcmp(str(s, "name"), str(pk, "chosen")) == 0 ? "  <- chosen" : "");
+    }
+}
+
+/* A titled list of strings (the chip's assumptions, the warnings), when not empty. */
+static void print_list(const char *title, json_object *v)
+{
+    if (v == NULL || json_object_array_length(v) == 0)
+        return;
+    printf("\n%s\n", title);
+    for (size_t i = 0; i < json_object_array_length(v); i++)
+        printf("  - %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
+}
+
+static void print_text(json_object *r)
+{
+    json_object *chip = get(r, "chip");
+
+    print_overview(r);
+    print_kinds(get(r, "summary"));
+    print_most_padding(get(r, "tensors"));
+    print_suggestions(r);
+    print_strategies(get(r, "packing"));
+    print_list("assumptions", chip != NULL ? get(chip, "assumptions") : NULL);
+    print_list("warnings", get(r, "warnings"));
+}
+
+/* One "--name value" option into *o or *format; 0, or 2 after saying why on stderr. */
+static int parse_opt(const char *a, const char *val, struct plan_opts *o, const char **format)
+{
+    char *end;
+
+    if (strcmp(a, "--chip") == 0) {
+        o->chip = val;
+    } else if (strcmp(a, "--format") == 0) {
+        *format = val;
+    } else if (strcmp(a, "--strategies") == 0) {
+        o->strategies = val;
+    } else if (strcmp(a, "--capacity") == 0 || strcmp(a, "--alignment") == 0) {
+        uint64_t *bytes = strcmp(a, "--capacity") == 0 ? &o->capacity : &o->alignment;
+        if (parse_bytes(val, bytes) != 0) {
+            fprintf(stderr, "tpuplan plan: %s: bad byte count '%s'\n", a, val);
+            return 2;
+        }
+    } else if (strcmp(a, "--time-limit") == 0) {
+        o->time_limit_s = strtod(val, &end);
+        if (end == val || *end != '\0' || !(o->time_limit_s > 0)) {
+            fprintf(stderr, "tpuplan plan: --time-limit: bad number of seconds '%s'\n", val);
+            return 2;
+        }
+    } else if (strcmp(a, "--input") == 0) {
+        if (strcmp(val, "json") == 0)
+            o->format = PLAN_FMT_JSON;
+        else if (strcmp(val, "safetensors") == 0)
+            o->format = PLAN_FMT_SAFETENSORS;
+        else if (strcmp(val, "csv") == 0 || strcmp(val, "minimalloc-csv") == 0)
+            o->format = PLAN_FMT_CSV;
+        else {
+            fprintf(stderr, "tpuplan plan: --input: unknown format '%s'\n", val);
+            return 2;
+        }
+    } else {
+        fprintf(stderr, "tpuplan plan: unknown option %s\n%s", a, usage);
+        return 2;
+    }
+    return 0;
+}
+
+/* The command line into *o, *format and *path; -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct plan_opts *o, const char **format,
+                      const char **path)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        int rc;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (a[0] == '-' && a[1] == '-') {
+            if (val == NULL) {
+                fprintf(stderr, "tpuplan plan: %s needs a value\n%s", a, usage);
+                return 2;
             }
-            printf("  %-16s %12s %12s %8s %9.4f%s\n", str(s, "name"),
-                   fmt_bytes(get(s, "peak_bytes"), a, sizeof(a)),
-                   fmt_bytes(get(s, "fragmentation_bytes"), d, sizeof(d)),
-                   json_object_get_boolean(get(s, "proven_optimal")) ? "yes" : "no",
-                   json_object_get_double(get(s, "seconds")),
-                   strcmp(str(s, "name"), str(pk, "chosen")) == 0 ? "  <- chosen" : "");
+            i++;
+            if ((rc = parse_opt(a, val, o, format)) != 0)
+                return rc;
+        } else if (*path == NULL) {
+            *path = a;
+        } else {
+            fprintf(stderr, "tpuplan plan: more than one FILE\n%s", usage);
+            return 2;
         }
     }
-    v = chip != NULL ? get(chip, "assumptions") : NULL;
-    if (v != NULL && json_object_array_length(v) > 0) {
-        printf("\nassumptions\n");
-        for (size_t i = 0; i < json_object_array_length(v); i++)
-            printf("  - %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
+    if (*path == NULL) {
+        fputs(usage, stderr);
+        return 2;
     }
-    v = get(r, "warnings");
-    if (v != NULL && json_object_array_length(v) > 0) {
-        printf("\nwarnings\n");
-        for (size_t i = 0; i < json_object_array_length(v); i++)
-            printf("  - %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
+    if (strcmp(*format, "json") != 0 && strcmp(*format, "text") != 0) {
+        fprintf(stderr, "tpuplan plan: --format must be json or text\n");
+        return 2;
     }
+    return -1;
 }
 
 int cli_plan(int argc, char **argv)
@@ -261,76 +367,12 @@ int cli_plan(int argc, char **argv)
     char *input = NULL, *json = NULL;
     size_t len = 0, json_len = 0;
     json_object *doc = NULL;
-    int status = 2;
+    int status;
 
+    if ((status = parse_args(argc, argv, &o, &format, &path)) >= 0)
+        return status;
+    status = 2;
     plan_limits_default(&l);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
-            return 0;
-        }
-        if (a[0] == '-' && a[1] == '-') {
-            if (val == NULL) {
-                fprintf(stderr, "tpuplan plan: %s needs a value\n%s", a, usage);
-                return 2;
-            }
-            i++;
-            if (strcmp(a, "--chip") == 0) {
-                o.chip = val;
-            } else if (strcmp(a, "--format") == 0) {
-                format = val;
-            } else if (strcmp(a, "--strategies") == 0) {
-                o.strategies = val;
-            } else if (strcmp(a, "--capacity") == 0) {
-                if (parse_bytes(val, &o.capacity) != 0) {
-                    fprintf(stderr, "tpuplan plan: --capacity: bad byte count '%s'\n", val);
-                    return 2;
-                }
-            } else if (strcmp(a, "--alignment") == 0) {
-                if (parse_bytes(val, &o.alignment) != 0) {
-                    fprintf(stderr, "tpuplan plan: --alignment: bad byte count '%s'\n", val);
-                    return 2;
-                }
-            } else if (strcmp(a, "--time-limit") == 0) {
-                char *end;
-                o.time_limit_s = strtod(val, &end);
-                if (end == val || *end != '\0' || !(o.time_limit_s > 0)) {
-                    fprintf(stderr, "tpuplan plan: --time-limit: bad number of seconds '%s'\n",
-                            val);
-                    return 2;
-                }
-            } else if (strcmp(a, "--input") == 0) {
-                if (strcmp(val, "json") == 0)
-                    o.format = PLAN_FMT_JSON;
-                else if (strcmp(val, "safetensors") == 0)
-                    o.format = PLAN_FMT_SAFETENSORS;
-                else if (strcmp(val, "csv") == 0 || strcmp(val, "minimalloc-csv") == 0)
-                    o.format = PLAN_FMT_CSV;
-                else {
-                    fprintf(stderr, "tpuplan plan: --input: unknown format '%s'\n", val);
-                    return 2;
-                }
-            } else {
-                fprintf(stderr, "tpuplan plan: unknown option %s\n%s", a, usage);
-                return 2;
-            }
-        } else if (path == NULL) {
-            path = a;
-        } else {
-            fprintf(stderr, "tpuplan plan: more than one FILE\n%s", usage);
-            return 2;
-        }
-    }
-    if (path == NULL) {
-        fputs(usage, stderr);
-        return 2;
-    }
-    if (strcmp(format, "json") != 0 && strcmp(format, "text") != 0) {
-        fprintf(stderr, "tpuplan plan: --format must be json or text\n");
-        return 2;
-    }
     if (read_input(path, l.max_input_bytes, &input, &len) != 0)
         goto out;
     if (plan_run(input, len, &o, &l, &json, &json_len, NULL, &s, &e) != ERR_OK) {

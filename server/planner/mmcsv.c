@@ -196,26 +196,18 @@ static int field_err(struct err *e, int code, size_t lineno, enum col c, const c
     return err_set(e, code, where, "line %zu, column %s: %s", lineno, col_label(c), what);
 }
 
-int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *out, struct err *e)
+/* Maps the header's columns to cols[0..*ncols); optional ones are listed in ignored. */
+static int parse_header(struct span line, enum col cols[MMCSV_COLS_MAX], size_t *ncols,
+                        char *ignored, size_t ignored_cap, struct err *e)
 {
-    enum col cols[MMCSV_COLS_MAX];
+    struct span f[MMCSV_COLS_MAX];
     int have[COL_NONE] = {0};
-    struct span line, f[MMCSV_COLS_MAX];
-    size_t pos = 0, lineno = 1, ncols, cap = 0;
-    int rc = ERR_OK;
 
-    if (out == NULL)
-        return err_set(e, ERR_INVALID, NULL, "mmcsv_parse: no result given");
-    memset(out, 0, sizeof(*out));
-    if (text == NULL || !next_line(text, len, &pos, &line))
-        return err_set(e, ERR_INVALID, "header",
-                       "empty input: expected a header id,lower,upper,size");
-    text_skip_bom(&line.s, &line.len);
-    ncols = split(line, f, MMCSV_COLS_MAX);
-    if (ncols > MMCSV_COLS_MAX)
-        return err_set(e, ERR_LIMIT, "header", "header: %zu columns, the limit is %d", ncols,
+    *ncols = split(line, f, MMCSV_COLS_MAX);
+    if (*ncols > MMCSV_COLS_MAX)
+        return err_set(e, ERR_LIMIT, "header", "header: %zu columns, the limit is %d", *ncols,
                        MMCSV_COLS_MAX);
-    for (size_t i = 0; i < ncols; i++) {
+    for (size_t i = 0; i < *ncols; i++) {
         cols[i] = COL_NONE;
         for (size_t k = 0; k < sizeof(col_names) / sizeof(col_names[0]); k++)
             if (span_is(f[i], col_names[k].name))
@@ -226,9 +218,9 @@ int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *
                 "header, column %zu: unknown column \"%.*s\" (expected id,lower,upper,size)", i + 1,
                 (int)(f[i].len > 64 ? 64 : f[i].len), f[i].s);
         if (cols[i] == COL_IGNORED) {
-            size_t used = strlen(out->ignored);
-            snprintf(out->ignored + used, sizeof(out->ignored) - used, "%s%.*s", used ? "," : "",
-                     (int)f[i].len, f[i].s);
+            size_t used = strlen(ignored);
+            snprintf(ignored + used, ignored_cap - used, "%s%.*s", used ? "," : "", (int)f[i].len,
+                     f[i].s);
             continue;
         }
         if (have[cols[i]]++)
@@ -239,7 +231,113 @@ int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *
     if (!have[COL_ID] || !have[COL_LOWER] || !have[COL_SIZE] || have[COL_UPPER] == have[COL_END])
         return err_set(e, ERR_INVALID, "header",
                        "header: expected the columns id,lower,upper,size (upper or end, not both)");
+    return ERR_OK;
+}
 
+/* Reads one row's fields f[0..ncols) (laid out as cols) into *b and *id. */
+static int parse_row(const struct span *f, const enum col *cols, size_t ncols, size_t lineno,
+                     struct pack_buffer *b, struct span *id, struct err *e)
+{
+    for (size_t i = 0; i < ncols; i++) {
+        int64_t v = 0;
+        int prc;
+
+        if (cols[i] == COL_IGNORED)
+            continue;
+        if (cols[i] == COL_ID) {
+            *id = f[i];
+            if (id->len == 0)
+                return field_err(e, ERR_INVALID, lineno, COL_ID, "empty id");
+            if (id->len > MMCSV_ID_MAX)
+                return field_err(e, ERR_LIMIT, lineno, COL_ID, "id longer than 256 bytes");
+            continue;
+        }
+        if ((prc = parse_i64(f[i], &v)) != 0)
+            return field_err(e, ERR_INVALID, lineno, cols[i],
+                             prc == -1 ? "not a number" : "number out of range");
+        switch (cols[i]) {
+        case COL_LOWER:
+            b->lower = v;
+            break;
+        case COL_UPPER:
+            b->upper = v;
+            break;
+        case COL_END:
+            if (v == INT64_MAX)
+                return field_err(e, ERR_INVALID, lineno, COL_END, "number out of range");
+            b->upper = v + 1; /* inclusive end */
+            break;
+        case COL_SIZE:
+            if (v <= 0)
+                return field_err(e, ERR_INVALID, lineno, COL_SIZE, "must be positive");
+            b->size = (uint64_t)v;
+            break;
+        default:
+            break;
+        }
+    }
+    if (b->lower >= b->upper) {
+        char where[32], msg[96];
+        snprintf(where, sizeof(where), "line %zu", lineno);
+        snprintf(msg, sizeof(msg), "lower %lld is not below upper %lld", (long long)b->lower,
+                 (long long)b->upper);
+        return err_set(e, ERR_INVALID, where,
+                       "line %zu: %s (lifetimes are half-open [lower, upper))", lineno, msg);
+    }
+    return ERR_OK;
+}
+
+/* Appends buffer b (with its id and line) to out, growing the three arrays by doubling up to
+ * max_buffers; *cap is their capacity. */
+static int append(struct mmcsv *out, size_t *cap, size_t max_buffers, struct pack_buffer b,
+                  struct span id, size_t lineno, struct err *e)
+{
+    if (out->n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 64;
+        struct pack_buffer *nb;
+        char **ni;
+        size_t *nl;
+        if (ncap > max_buffers)
+            ncap = max_buffers;
+        nb = realloc(out->bufs, ncap * sizeof(*nb));
+        if (nb != NULL)
+            out->bufs = nb;
+        ni = realloc(out->ids, ncap * sizeof(*ni));
+        if (ni != NULL)
+            out->ids = ni;
+        nl = realloc(out->lines, ncap * sizeof(*nl));
+        if (nl != NULL)
+            out->lines = nl;
+        if (nb == NULL || ni == NULL || nl == NULL)
+            return err_set(e, ERR_NOMEM, NULL, "out of memory at line %zu", lineno);
+        *cap = ncap;
+    }
+    out->ids[out->n] = strndup(id.s, id.len);
+    if (out->ids[out->n] == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory at line %zu", lineno);
+    out->bufs[out->n] = b;
+    out->lines[out->n] = lineno;
+    out->n++;
+    return ERR_OK;
+}
+
+int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *out, struct err *e)
+{
+    /* zeroed: parse_header sets the first ncols, but clang-analyzer cannot see that */
+    enum col cols[MMCSV_COLS_MAX] = {0};
+    struct span line, f[MMCSV_COLS_MAX];
+    size_t pos = 0, lineno = 1, ncols, cap = 0;
+    int rc;
+
+    if (out == NULL)
+        return err_set(e, ERR_INVALID, NULL, "mmcsv_parse: no result given");
+    memset(out, 0, sizeof(*out));
+    if (text == NULL || !next_line(text, len, &pos, &line))
+        return err_set(e, ERR_INVALID, "header",
+                       "empty input: expected a header id,lower,upper,size");
+    text_skip_bom(&line.s, &line.len);
+    if ((rc = parse_header(line, cols, &ncols, out->ignored, sizeof(out->ignored), e)) != ERR_OK)
+        goto out;
     while (next_line(text, len, &pos, &line)) {
         struct pack_buffer b = {0};
         struct span id = {0};
@@ -249,108 +347,19 @@ int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *
         if (trim(line).len == 0)
             continue;
         nf = split(line, f, MMCSV_COLS_MAX);
-        if (nf != ncols) {
+        if (nf != ncols || out->n == max_buffers) {
             char where[32];
             snprintf(where, sizeof(where), "line %zu", lineno);
-            rc = err_set(e, ERR_INVALID, where, "line %zu: expected %zu columns, found %zu", lineno,
-                         ncols, nf);
+            rc = nf != ncols
+                     ? err_set(e, ERR_INVALID, where, "line %zu: expected %zu columns, found %zu",
+                               lineno, ncols, nf)
+                     : err_set(e, ERR_LIMIT, where, "line %zu: more than %zu buffers", lineno,
+                               max_buffers);
             goto out;
         }
-        if (out->n == max_buffers) {
-            char where[32];
-            snprintf(where, sizeof(where), "line %zu", lineno);
-            rc = err_set(e, ERR_LIMIT, where, "line %zu: more than %zu buffers", lineno,
-                         max_buffers);
+        if ((rc = parse_row(f, cols, ncols, lineno, &b, &id, e)) != ERR_OK ||
+            (rc = append(out, &cap, max_buffers, b, id, lineno, e)) != ERR_OK)
             goto out;
-        }
-        for (size_t i = 0; i < ncols; i++) {
-            int64_t v = 0;
-            int prc;
-
-            if (cols[i] == COL_IGNORED)
-                continue;
-            if (cols[i] == COL_ID) {
-                id = f[i];
-                if (id.len == 0) {
-                    rc = field_err(e, ERR_INVALID, lineno, COL_ID, "empty id");
-                    goto out;
-                }
-                if (id.len > MMCSV_ID_MAX) {
-                    rc = field_err(e, ERR_LIMIT, lineno, COL_ID, "id longer than 256 bytes");
-                    goto out;
-                }
-                continue;
-            }
-            prc = parse_i64(f[i], &v);
-            if (prc != 0) {
-                rc = field_err(e, ERR_INVALID, lineno, cols[i],
-                               prc == -1 ? "not a number" : "number out of range");
-                goto out;
-            }
-            switch (cols[i]) {
-            case COL_LOWER:
-                b.lower = v;
-                break;
-            case COL_UPPER:
-                b.upper = v;
-                break;
-            case COL_END:
-                if (v == INT64_MAX) {
-                    rc = field_err(e, ERR_INVALID, lineno, COL_END, "number out of range");
-                    goto out;
-                }
-                b.upper = v + 1; /* inclusive end */
-                break;
-            case COL_SIZE:
-                if (v <= 0) {
-                    rc = field_err(e, ERR_INVALID, lineno, COL_SIZE, "must be positive");
-                    goto out;
-                }
-                b.size = (uint64_t)v;
-                break;
-            default:
-                break;
-            }
-        }
-        if (b.lower >= b.upper) {
-            char where[32], msg[96];
-            snprintf(where, sizeof(where), "line %zu", lineno);
-            snprintf(msg, sizeof(msg), "lower %lld is not below upper %lld", (long long)b.lower,
-                     (long long)b.upper);
-            rc = err_set(e, ERR_INVALID, where,
-                         "line %zu: %s (lifetimes are half-open [lower, upper))", lineno, msg);
-            goto out;
-        }
-        if (out->n == cap) {
-            size_t ncap = cap ? cap * 2 : 64;
-            struct pack_buffer *nb;
-            char **ni;
-            size_t *nl;
-            if (ncap > max_buffers)
-                ncap = max_buffers;
-            nb = realloc(out->bufs, ncap * sizeof(*nb));
-            if (nb != NULL)
-                out->bufs = nb;
-            ni = realloc(out->ids, ncap * sizeof(*ni));
-            if (ni != NULL)
-                out->ids = ni;
-            nl = realloc(out->lines, ncap * sizeof(*nl));
-            if (nl != NULL)
-                out->lines = nl;
-            if (nb == NULL || ni == NULL || nl == NULL) {
-                rc = err_set(e, ERR_NOMEM, NULL, "out of memory at line %zu", lineno);
-                goto out;
-            }
-            cap = ncap;
-        }
-        out->ids[out->n] = strndup(id.s, id.len);
-        if (out->ids[out->n] == NULL) {
-            rc = err_set(e, ERR_NOMEM, NULL, "out of memory at line %zu", lineno);
-            goto out;
-        }
-        out->bufs[out->n] = b;
-        out->lines[out->n] = lineno;
-        out->n++;
     }
     rc = check_duplicates(out, e);
 out:

@@ -1,6 +1,7 @@
 /*
  * model.c - model descriptions: the native JSON parser, sharding, and the pieces the
- * importers share (string arena, name index, warnings). See model.h for the format.
+ * importers share (string arena, name index, warnings: model_int.h). See model.h for the
+ * format.
  *
  * Every error names the tensor (index and name) and the field, as a JSON path in
  * err.where and a full sentence in err.msg. Memory is bounded by the input: the tensor
@@ -14,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "planner/model_int.h"
 
 /* ---- string arena ---------------------------------------------------------------- */
 

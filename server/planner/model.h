@@ -149,52 +149,8 @@ ERR_MUST_CHECK int model_resolve(struct model *m, const struct chip *chip, struc
 
 void model_free(struct model *m);
 
-/*
- * JSON helpers shared with the safetensors importer. model_json_load parses text with
- * json-c in strict mode (UTF-8 validated, depth bounded); *root is owned by the caller
- * (json_object_put). model_json_int: 0 ok, 1 not an integer, 2 out of range (json-c
- * clamps silently, so the two clamp values are rejected).
- */
-struct json_object;
-ERR_MUST_CHECK int model_json_load(const char *input, size_t len, unsigned max_depth,
-                                   const char *what, struct json_object **root, struct err *e);
-ERR_MUST_CHECK int model_json_int(const struct json_object *v, int64_t *out);
-
-/*
- * Iterates the members of a json-c object (include <json-c/json.h> first) with the public
- * iterator API: a plain for loop, unlike json_object_object_foreach, so static analysers
- * that do not read json-c's headers can parse it. KEY and VAL are expressions to use in the
- * body: MODEL_JSON_KEY(it) and MODEL_JSON_VAL(it).
- */
-/* NOLINTBEGIN(bugprone-macro-parentheses): it and end are declared names */
-#define MODEL_JSON_FOREACH(obj, it, end)                                                           \
-    for (struct json_object_iterator it = json_object_iter_begin(obj),                             \
-                                     end = json_object_iter_end(obj);                              \
-         !json_object_iter_equal(&(it), &(end)); json_object_iter_next(&(it)))
-/* NOLINTEND(bugprone-macro-parentheses) */
-#define MODEL_JSON_KEY(it) json_object_iter_peek_name(&(it))
-#define MODEL_JSON_VAL(it) json_object_iter_peek_value(&(it))
-
-/* Building blocks shared with the importers (safetensors.c, plan.c's CSV path). */
-ERR_MUST_CHECK int model_init(struct model *m, const char *source_format, size_t ntensors);
-/* Copies s[0..n) into the arena; NULL on allocation failure. */
-const char *model_strdup(struct model *m, const char *s, size_t n);
-/* Adds a warning line (printf format); silently counts it once the list is full. */
+/* Adds a warning line (printf format) to m->warnings; silently counts it once the list is
+ * full. Importers and the passes over a model (lifetime.h, the planner) report this way. */
 void model_warn(struct model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/*
- * Name index over m->tensors, for duplicate detection and op references: an
- * open-addressing table of tensor indices (malloc'd, owned by the caller through
- * model_index_free).
- */
-struct model_index {
-    uint32_t *slots; /* UINT32_MAX = empty */
-    size_t mask;
-};
-ERR_MUST_CHECK int model_index_build(const struct model *m, struct model_index *ix, struct err *e);
-/* Index of the tensor called name[0..n), or -1. */
-int64_t model_index_find(const struct model *m, const struct model_index *ix, const char *name,
-                         size_t n);
-void model_index_free(struct model_index *ix);
 
 #endif

@@ -8,9 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t read_le64(const unsigned char *p)
+#include "planner/model_int.h"
+
+uint64_t safetensors_header_length(const char *buf)
 {
+    const unsigned char *p = (const unsigned char *)buf;
     uint64_t v = 0;
+
     for (int i = 7; i >= 0; i--)
         v = (v << 8) | p[i];
     return v;
@@ -20,7 +24,7 @@ bool safetensors_detect(const char *buf, size_t len)
 {
     if (len < 9)
         return false;
-    uint64_t n = read_le64((const unsigned char *)buf);
+    uint64_t n = safetensors_header_length(buf);
     return n >= 2 && n <= SAFETENSORS_MAX_HEADER && buf[8] == '{';
 }
 
@@ -168,80 +172,66 @@ static int parse_entry(struct model *m, size_t i, const char *key, json_object *
     return ERR_OK;
 }
 
-int safetensors_parse(const char *input, size_t len, const struct model_limits *l, struct model *m,
-                      struct err *e)
+/* The header length, checked against the format's cap and the input. */
+static int header_length(const char *input, size_t len, uint64_t *hlen, struct err *e)
 {
-    json_object *root = NULL;
-    struct range *ranges = NULL;
-    uint64_t hlen, total = 0;
-    size_t n = 0, i = 0;
-    int rc;
-
-    memset(m, 0, sizeof(*m));
-    if (len > l->max_input_bytes)
-        return err_set(e, ERR_LIMIT, "", "input is %zu bytes; the limit is %zu", len,
-                       l->max_input_bytes);
     if (len < 8)
         return err_set(e, ERR_INVALID, "header",
                        "safetensors: %zu bytes is too short for the "
                        "8-byte header length",
                        len);
-    hlen = read_le64((const unsigned char *)input);
-    if (hlen > SAFETENSORS_MAX_HEADER)
+    *hlen = safetensors_header_length(input);
+    if (*hlen > SAFETENSORS_MAX_HEADER)
         return err_set(e, ERR_LIMIT, "header",
                        "safetensors: header length %llu is above the "
                        "format's cap of %u bytes",
-                       (unsigned long long)hlen, SAFETENSORS_MAX_HEADER);
-    if (hlen > len - 8)
+                       (unsigned long long)*hlen, SAFETENSORS_MAX_HEADER);
+    if (*hlen > len - 8)
         return err_set(e, ERR_INVALID, "header",
                        "safetensors: header length %llu is larger "
                        "than the %zu bytes that follow it (truncated header?)",
-                       (unsigned long long)hlen, len - 8);
-    if ((rc = model_json_load(input + 8, (size_t)hlen, l->max_json_depth, "safetensors header",
-                              &root, e)) != ERR_OK)
-        return rc;
-    if (!json_object_is_type(root, json_type_object)) {
-        rc = err_set(e, ERR_INVALID, "header", "safetensors header: must be a JSON object");
-        goto out;
-    }
+                       (unsigned long long)*hlen, len - 8);
+    return ERR_OK;
+}
+
+/* Counts the tensors of the header object root, checking __metadata__ on the way. */
+static int count_tensors(json_object *root, size_t *n, struct err *e)
+{
+    *n = 0;
+    if (!json_object_is_type(root, json_type_object))
+        return err_set(e, ERR_INVALID, "header", "safetensors header: must be a JSON object");
     MODEL_JSON_FOREACH(root, it_k0, end_k0)
     {
         const char *k0 = MODEL_JSON_KEY(it_k0);
         json_object *v0 = MODEL_JSON_VAL(it_k0);
         if (strcmp(k0, "__metadata__") != 0) {
-            n++;
+            (*n)++;
             continue;
         }
-        if (!json_object_is_type(v0, json_type_object)) {
-            rc = err_set(e, ERR_INVALID, "header.__metadata__",
-                         "safetensors header: "
-                         "__metadata__ must be an object of strings");
-            goto out;
-        }
+        if (!json_object_is_type(v0, json_type_object))
+            return err_set(e, ERR_INVALID, "header.__metadata__",
+                           "safetensors header: "
+                           "__metadata__ must be an object of strings");
         MODEL_JSON_FOREACH(v0, it_mk, end_mk)
         {
             const char *mk = MODEL_JSON_KEY(it_mk);
             json_object *mv = MODEL_JSON_VAL(it_mk);
-            if (!json_object_is_type(mv, json_type_string)) {
-                rc = err_set(e, ERR_INVALID, "header.__metadata__",
-                             "safetensors header: "
-                             "__metadata__ \"%.100s\" must be a string",
-                             mk);
-                goto out;
-            }
+            if (!json_object_is_type(mv, json_type_string))
+                return err_set(e, ERR_INVALID, "header.__metadata__",
+                               "safetensors header: "
+                               "__metadata__ \"%.100s\" must be a string",
+                               mk);
         }
     }
-    if (n > l->max_tensors) {
-        rc = err_set(e, ERR_LIMIT, "header", "safetensors header: %zu tensors; the limit is %zu", n,
-                     l->max_tensors);
-        goto out;
-    }
-    if ((rc = model_init(m, "safetensors", n)) != ERR_OK ||
-        (ranges = malloc((n > 0 ? n : 1) * sizeof(*ranges))) == NULL) {
-        rc = err_set(e, ERR_NOMEM, "header", "out of memory for %zu tensors", n);
-        goto out;
-    }
-    m->name = "safetensors";
+    return ERR_OK;
+}
+
+/* Fills m's tensors (m->n of them) from the header's entries, in header order. */
+static int parse_entries(json_object *root, struct model *m, struct range *ranges, struct err *e)
+{
+    size_t i = 0;
+    int rc;
+
     MODEL_JSON_FOREACH(root, it_key, end_key)
     {
         const char *key = MODEL_JSON_KEY(it_key);
@@ -249,44 +239,81 @@ int safetensors_parse(const char *input, size_t len, const struct model_limits *
         if (strcmp(key, "__metadata__") == 0)
             continue;
         size_t klen = strlen(key);
-        if (klen == 0 || klen > MODEL_MAX_NAME) {
-            rc = err_set(e, ERR_INVALID, "header",
-                         "safetensors header: tensors[%zu]: name must "
-                         "be 1 to %d bytes",
-                         i, MODEL_MAX_NAME);
-            goto out;
-        }
-        if ((m->tensors[i].name = model_strdup(m, key, klen)) == NULL) {
-            rc = err_set(e, ERR_NOMEM, "header", "out of memory");
-            goto out;
-        }
+        if (klen == 0 || klen > MODEL_MAX_NAME)
+            return err_set(e, ERR_INVALID, "header",
+                           "safetensors header: tensors[%zu]: name must "
+                           "be 1 to %d bytes",
+                           i, MODEL_MAX_NAME);
+        if ((m->tensors[i].name = model_strdup(m, key, klen)) == NULL)
+            return err_set(e, ERR_NOMEM, "header", "out of memory");
         if ((rc = parse_entry(m, i, key, val, &ranges[i], e)) != ERR_OK)
-            goto out;
+            return rc;
         i++;
     }
-    /* The data ranges must tile [0, total): sorted, each begins where the previous ends. */
-    if (n > 0)
-        qsort(ranges, n, sizeof(*ranges), cmp_range);
-    for (size_t k = 0; k < n; k++) {
-        if (ranges[k].begin != total) {
+    return ERR_OK;
+}
+
+/* The data ranges must tile [0, total): sorted, each begins where the previous ends. */
+static int check_ranges(const struct model *m, struct range *ranges, uint64_t *total, struct err *e)
+{
+    *total = 0;
+    if (m->n > 0)
+        qsort(ranges, m->n, sizeof(*ranges), cmp_range);
+    for (size_t k = 0; k < m->n; k++) {
+        if (ranges[k].begin != *total) {
             size_t t = ranges[k].tensor;
             char what[160];
             snprintf(what, sizeof(what),
                      "begins at %llu but the previous tensor ends at %llu "
                      "(%s)",
-                     (unsigned long long)ranges[k].begin, (unsigned long long)total,
-                     ranges[k].begin > total ? "a gap: a duplicate key?" : "overlapping data");
-            rc = terr(e, ERR_INVALID, t, m->tensors[t].name, "data_offsets", what);
-            goto out;
+                     (unsigned long long)ranges[k].begin, (unsigned long long)*total,
+                     ranges[k].begin > *total ? "a gap: a duplicate key?" : "overlapping data");
+            return terr(e, ERR_INVALID, t, m->tensors[t].name, "data_offsets", what);
         }
-        total = ranges[k].end;
+        *total = ranges[k].end;
     }
+    return ERR_OK;
+}
+
+int safetensors_parse(const char *input, size_t len, const struct model_limits *l, struct model *m,
+                      struct err *e)
+{
+    json_object *root = NULL;
+    struct range *ranges = NULL;
+    uint64_t hlen = 0, total = 0;
+    size_t n;
+    int rc;
+
+    memset(m, 0, sizeof(*m));
+    if (len > l->max_input_bytes)
+        return err_set(e, ERR_LIMIT, "", "input is %zu bytes; the limit is %zu", len,
+                       l->max_input_bytes);
+    if ((rc = header_length(input, len, &hlen, e)) != ERR_OK)
+        return rc;
+    if ((rc = model_json_load(input + 8, (size_t)hlen, l->max_json_depth, "safetensors header",
+                              &root, e)) != ERR_OK)
+        return rc;
+    if ((rc = count_tensors(root, &n, e)) != ERR_OK)
+        goto out;
+    if (n > l->max_tensors) {
+        rc = err_set(e, ERR_LIMIT, "header", "safetensors header: %zu tensors; the limit is %zu", n,
+                     l->max_tensors);
+        goto out;
+    }
+    if (model_init(m, "safetensors", n) != ERR_OK ||
+        (ranges = malloc((n > 0 ? n : 1) * sizeof(*ranges))) == NULL) {
+        rc = err_set(e, ERR_NOMEM, "header", "out of memory for %zu tensors", n);
+        goto out;
+    }
+    m->name = "safetensors";
+    if ((rc = parse_entries(root, m, ranges, e)) != ERR_OK ||
+        (rc = check_ranges(m, ranges, &total, e)) != ERR_OK)
+        goto out;
     if (len > 8 + hlen && len - 8 - hlen != total) {
         rc = err_set(e, ERR_INVALID, "data",
                      "safetensors: the file has %llu data bytes after "
                      "the header but the header describes %llu (truncated file?)",
                      (unsigned long long)(len - 8 - hlen), (unsigned long long)total);
-        goto out;
     }
 out:
     free(ranges);

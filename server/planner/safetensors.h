@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "planner/err.h"
 #include "planner/model.h"
@@ -27,6 +28,9 @@
 
 /* True when buf starts like a safetensors file: a length below the cap followed by '{'. */
 bool safetensors_detect(const char *buf, size_t len);
+
+/* The header length N in buf's first 8 bytes (little-endian); buf must hold 8 bytes. */
+uint64_t safetensors_header_length(const char *buf);
 
 /* XLA dtype of a safetensors dtype name ("BF16" -> DT_BF16); DT_INVALID when unknown or
  * without an XLA equivalent (F6_E2M3, F6_E3M2). *bits gets the stored width. */

@@ -12,6 +12,9 @@
  * Every candidate is sized with layout_resolve() on the same chip with the default layout,
  * so the saving is computed by the same rules as the tensor itself, never estimated. Only a
  * candidate that saves bytes is returned; the one that saves the most wins.
+ *
+ * suggest_model() chooses which tensors of a model get a fix (the result's "suggestions",
+ * RESULT.md): the policy lives here, beside the fixes, so the result writer only prints.
  */
 #ifndef TPUPLAN_SUGGEST_H
 #define TPUPLAN_SUGGEST_H
@@ -22,6 +25,7 @@
 #include "planner/chip.h"
 #include "planner/err.h"
 #include "planner/layout.h"
+#include "planner/model.h"
 #include "planner/shape.h"
 
 struct suggestion {
@@ -50,6 +54,27 @@ ERR_MUST_CHECK int suggest_tensor(const struct shape *sh, const struct chip *chi
 ERR_MUST_CHECK int suggest_sharding(const struct shape *local, const int64_t *global_dims,
                                     const uint64_t *parts, const struct chip *chip,
                                     struct suggestion *out, struct err *e);
+
+#define SUGGEST_MAX_FIXES 10 /* fixes suggest_model reports at most */
+
+/* A fix for one tensor of a model, and how many tensors it applies to. */
+struct suggest_fix {
+    size_t tensor;        /* index into the model's tensors */
+    size_t same_shape;    /* tensors with this shape (for "reshard": and this sharding) */
+    uint64_t total_saves; /* s.saves_bytes over those tensors */
+    struct suggestion s;
+};
+
+/*
+ * The fixes for a resolved model (model_resolve on chip): the tensors with the most
+ * padding are tried in that order, each with suggest_tensor and, when sharded,
+ * suggest_sharding (the larger saving wins); one fix per distinct shape, at most
+ * SUGGEST_MAX_FIXES into out[], *nout of them. Raw (CSV) tensors get none. ERR_OK or an
+ * ERR_* code from the two above.
+ */
+ERR_MUST_CHECK int suggest_model(const struct model *m, const struct chip *chip,
+                                 struct suggest_fix out[SUGGEST_MAX_FIXES], size_t *nout,
+                                 struct err *e);
 
 /* "T(8,128)(2,1)": the tile chain of sh's layout ("" when untiled). Returns buf. */
 char *suggest_tiles_text(const struct shape *sh, char *buf, size_t cap);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,12 +156,44 @@ static void test_format(void **state)
     mmcsv_free(&m);
 }
 
+/* 200 rows: the arrays grow past their first 64 and 128 entries, stopping at max_buffers,
+ * and every row keeps its id, line and buffer; optional columns are listed, not read. */
+static void test_growth(void **state)
+{
+    static char text[200 * 40 + 64];
+    size_t used = 0;
+    struct mmcsv m;
+    struct err e;
+
+    (void)state;
+    used += (size_t)snprintf(text, sizeof(text), "id,lower,end,size,hint\n");
+    for (int i = 0; i < 200; i++)
+        used += (size_t)snprintf(text + used, sizeof(text) - used, "b%d,%d,%d,%d,7\n", i, i, i + 2,
+                                 8 * (i + 1));
+    assert_int_equal(mmcsv_parse(text, used, 200, &m, &e), ERR_OK);
+    assert_int_equal(m.n, 200);
+    assert_string_equal(m.ignored, "hint");
+    for (size_t i = 0; i < m.n; i++) {
+        char id[24];
+        snprintf(id, sizeof(id), "b%zu", i);
+        assert_string_equal(m.ids[i], id);
+        assert_int_equal(m.lines[i], i + 2);
+        assert_int_equal(m.bufs[i].lower, (int64_t)i);
+        assert_int_equal(m.bufs[i].upper, (int64_t)i + 3); /* end is inclusive */
+        assert_int_equal(m.bufs[i].size, 8 * (i + 1));
+    }
+    mmcsv_free(&m);
+    assert_int_equal(mmcsv_parse(text, used, 199, &m, &e), ERR_LIMIT);
+    assert_string_equal(e.msg, "line 201: more than 199 buffers");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example), cmocka_unit_test(test_aliases),
         cmocka_unit_test(test_detect),  cmocka_unit_test(test_errors),
         cmocka_unit_test(test_limit),   cmocka_unit_test(test_format),
+        cmocka_unit_test(test_growth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,108 @@
+/*
+ * plan_int.h - what the planner's front door shares between its modules, private to
+ * server/planner (plan.h is the public contract):
+ *
+ *   plan.c            preparation (input detection, loading, options, the packing
+ *                     problem, the strategy list) and plan_run, which calls the others
+ *   plan_portfolio.c  runs the chosen strategies and keeps the best packing
+ *   plan_result.c     the result document (RESULT.md), section by section
+ *   plan_views.c      the summary and layout views (RESULT.md "Views")
+ *
+ * Data flows one way: plan.c fills a plan_ctx, the portfolio a plan_packing, and the
+ * writers only read both.
+ */
+#ifndef TPUPLAN_PLAN_INT_H
+#define TPUPLAN_PLAN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/chip.h"
+#include "planner/err.h"
+#include "planner/model.h"
+#include "planner/pack.h"
+#include "planner/plan.h"
+#include "planner/suggest.h"
+
+#define PLAN_MAX_STRATEGIES 16
+
+/* A prepared plan: the model, its options settled, totals, the packing problem. */
+struct plan_ctx {
+    struct model m;
+    const struct chip *chip; /* NULL only for CSV inputs without --chip */
+    uint64_t capacity;       /* 0 = none */
+    bool capacity_from_chip;
+    uint64_t alignment;
+    bool alignment_default;
+    double time_limit_s;
+    char name[128];
+    size_t nstrategies;
+    char strategies[PLAN_MAX_STRATEGIES][32];
+    bool best_only; /* "best" asked for: search strategies may stop at the lower bound */
+    /* totals */
+    uint64_t logical, padded;
+    size_t count[TENSOR_KIND_COUNT];
+    uint64_t kind_logical[TENSOR_KIND_COUNT], kind_padded[TENSOR_KIND_COUNT];
+    size_t assumed_layouts;
+    /* packing problem: only tensors with bytes > 0 */
+    size_t nbufs;
+    struct pack_buffer *bufs; /* malloc'd */
+    uint32_t *buf_tensor;     /* pack id -> tensor id, malloc'd */
+};
+
+/* One strategy's run: runs[k] belongs to ctx->strategies[k]. */
+struct plan_strat_run {
+    struct pack_result r; /* r.offsets owned (plan_portfolio_free) */
+    int rc;
+    bool ran; /* run ahead of the main loop (the greedy passes) */
+    char error[ERR_MSG_MAX];
+};
+
+struct plan_packing {
+    struct pack_problem p; /* borrows ctx->bufs */
+    struct plan_strat_run runs[PLAN_MAX_STRATEGIES];
+    int chosen; /* index into runs, -1 when nothing was packed */
+    uint64_t lb;
+    struct pack_metrics mt; /* of the chosen packing, when have_metrics */
+    bool have_metrics;
+};
+
+/* The chosen packing, or NULL when nothing was packed (no buffers). */
+static inline const struct pack_result *plan_chosen(const struct plan_packing *pk)
+{
+    return pk->chosen >= 0 ? &pk->runs[pk->chosen].r : NULL;
+}
+
+/*
+ * plan_portfolio.c: runs c's strategies on its packing problem into *pk (zeroed first) and
+ * chooses the lowest peak, checked independently (pack_check) and measured
+ * (pack_metrics_compute). May drop search strategies from c->strategies (with a warning)
+ * once a packing reaches the lower bound under "best". *pk is released with
+ * plan_portfolio_free(pk, c->nstrategies) whatever this returns.
+ */
+ERR_MUST_CHECK int plan_portfolio_run(struct plan_ctx *c, struct plan_packing *pk, struct err *e);
+void plan_portfolio_free(struct plan_packing *pk, size_t nruns);
+
+/*
+ * plan_result.c: the result document, malloc'd into *json (caller frees), at most
+ * max_bytes (ERR_LIMIT beyond). Without the tensors array it is the summary view.
+ */
+ERR_MUST_CHECK int plan_result_write(const struct plan_ctx *c, const struct plan_packing *pk,
+                                     const struct suggest_fix *sg, size_t nsg, bool with_tensors,
+                                     size_t max_bytes, char **json, size_t *json_len,
+                                     struct err *e);
+
+/* The offset of tensor i, walking the tensors in order with *b the next packed buffer
+ * (start at 0): tensors with no bytes are not packed and sit at 0. offsets may be NULL. */
+uint64_t plan_tensor_offset(const struct plan_ctx *c, const uint64_t *offsets, size_t i, size_t *b);
+
+/*
+ * plan_views.c: both views into *v (plan.h), each at most max_bytes. On failure *v is
+ * empty.
+ */
+ERR_MUST_CHECK int plan_views_write(const struct plan_ctx *c, const struct plan_packing *pk,
+                                    const struct suggest_fix *sg, size_t nsg, size_t max_bytes,
+                                    struct plan_views *v, struct err *e);
+
+#endif

@@ -1,0 +1,463 @@
+/*
+ * plan_result.c - the result document (RESULT.md, static/schema/result.schema.json), one
+ * writer per top-level section in document order: model, chip, summary, tensors,
+ * suggestions, packing (with its timeline and peak), warnings.
+ *
+ * The writers only read the prepared plan and its packing (plan_int.h); the chip record
+ * itself is chip_json_write's, the plan adding its assumptions.
+ */
+#include "planner/plan_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "planner/jsonw.h"
+#include "planner/layout.h"
+
+#define PLAN_TIMELINE_MAX 4096 /* timeline points; longer programs are downsampled */
+
+static double ratio(uint64_t a, uint64_t b)
+{
+    return b == 0 ? 1.0 : (double)a / (double)b;
+}
+
+/* "capacity_bytes", null when the plan has none. */
+static void write_capacity(struct jsonw *w, const struct plan_ctx *c)
+{
+    if (c->capacity != 0)
+        jsonw_u64(w, "capacity_bytes", c->capacity);
+    else
+        jsonw_null(w, "capacity_bytes");
+}
+
+/* A packing's peak against the lower bound: what is lost to fragmentation. */
+static void write_peak_figures(struct jsonw *w, uint64_t peak, uint64_t lb)
+{
+    uint64_t frag = peak - (lb < peak ? lb : peak);
+
+    jsonw_u64(w, "peak_bytes", peak);
+    jsonw_u64(w, "lower_bound_bytes", lb);
+    jsonw_u64(w, "fragmentation_bytes", frag);
+    jsonw_double(w, "fragmentation", peak ? (double)frag / (double)peak : 0);
+}
+
+static void write_model(struct jsonw *w, const struct plan_ctx *c)
+{
+    jsonw_obj_begin(w, "model");
+    jsonw_str(w, "name", c->name);
+    jsonw_str(w, "source_format", c->m.source_format);
+    if (c->m.naxes > 0) {
+        jsonw_obj_begin(w, "mesh");
+        for (size_t a = 0; a < c->m.naxes; a++)
+            jsonw_i64(w, c->m.axis_names[a], c->m.axis_sizes[a]);
+        jsonw_obj_end(w);
+    } else {
+        jsonw_null(w, "mesh");
+    }
+    jsonw_u64(w, "devices", c->m.devices);
+    jsonw_i64(w, "steps", c->m.nsteps);
+    jsonw_u64(w, "ops", c->m.nops);
+    jsonw_obj_end(w);
+}
+
+/* One line per distinct assumed layout rule (at most 16), with how many tensors use it. */
+static void write_assumed_layouts(struct jsonw *w, const struct plan_ctx *c)
+{
+    const struct model_tensor *rules[16];
+    size_t counts[16], nrules = 0, other = 0;
+    char line[ERR_MSG_MAX];
+
+    for (size_t i = 0; i < c->m.n; i++) {
+        const struct model_tensor *t = &c->m.tensors[i];
+        size_t k = 0;
+        if (t->raw || t->confidence != LAYOUT_CONF_ASSUMED || t->layout_rule == NULL)
+            continue;
+        while (k < nrules && strcmp(rules[k]->layout_rule, t->layout_rule) != 0)
+            k++;
+        if (k == nrules && nrules == 16) {
+            other++;
+            continue;
+        }
+        if (k == nrules) {
+            rules[nrules] = t;
+            counts[nrules++] = 0;
+        }
+        counts[k]++;
+    }
+    for (size_t k = 0; k < nrules; k++) {
+        snprintf(line, sizeof(line),
+                 "default layout rule \"%s\" (%zu tensors) is an "
+                 "assumption on %s: %s",
+                 rules[k]->layout_rule, counts[k], c->chip->name,
+                 rules[k]->layout_assumption != NULL
+                     ? rules[k]->layout_assumption
+                     : "no real XLA:TPU report for this generation confirms it");
+        jsonw_str(w, NULL, line);
+    }
+    if (other > 0) {
+        snprintf(line, sizeof(line), "%zu more tensors use other assumed layout rules", other);
+        jsonw_str(w, NULL, line);
+    }
+}
+
+/* The chip record (chip_json_write) and the assumptions this plan makes about it. */
+static void write_chip(struct jsonw *w, const struct plan_ctx *c)
+{
+    const struct chip *ch = c->chip;
+    char line[ERR_MSG_MAX];
+
+    if (ch == NULL) {
+        jsonw_null(w, "chip");
+        return;
+    }
+    jsonw_obj_begin(w, "chip");
+    chip_json_write(w, ch);
+    jsonw_arr_begin(w, "assumptions");
+    if (c->capacity_from_chip) {
+        snprintf(line, sizeof(line),
+                 "capacity is the per-device HBM the runtime reports as "
+                 "usable on %s (%llu bytes); program binary, constants and runtime reserve are "
+                 "not modelled%s",
+                 ch->name, (unsigned long long)ch->usable_hbm_bytes,
+                 (ch->uncertain & (CHIP_F_USABLE_HBM | CHIP_F_HBM)) ? "; this figure is uncertain"
+                                                                    : "");
+        jsonw_str(w, NULL, line);
+    }
+    if (c->assumed_layouts > 0)
+        write_assumed_layouts(w, c);
+    if (c->alignment_default) {
+        snprintf(line, sizeof(line),
+                 "buffer offsets are aligned to %llu bytes: an assumption "
+                 "(XLA:TPU's HBM buffer alignment is not public)",
+                 (unsigned long long)c->alignment);
+        jsonw_str(w, NULL, line);
+    }
+    if ((ch->uncertain & (CHIP_F_HBM | CHIP_F_USABLE_HBM | CHIP_F_LAYOUT)) != 0 &&
+        ch->notes != NULL && ch->notes[0] != '\0')
+        jsonw_str(w, NULL, ch->notes);
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
+static void write_summary(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk)
+{
+    const struct pack_result *best = plan_chosen(pk);
+    uint64_t peak = best != NULL ? best->peak : 0;
+    bool fits = c->capacity == 0 || peak <= c->capacity;
+
+    jsonw_obj_begin(w, "summary");
+    jsonw_u64(w, "tensors", c->m.n);
+    jsonw_u64(w, "logical_bytes", c->logical);
+    jsonw_u64(w, "padded_bytes", c->padded);
+    jsonw_u64(w, "padding_bytes", c->padded - c->logical);
+    jsonw_double(w, "expansion", ratio(c->padded, c->logical));
+    write_capacity(w, c);
+    write_peak_figures(w, peak, pk->lb);
+    jsonw_bool(w, "fits", fits);
+    if (c->capacity != 0) {
+        jsonw_u64(w, "headroom_bytes", fits ? c->capacity - peak : 0);
+        jsonw_u64(w, "overflow_bytes", fits ? 0 : peak - c->capacity);
+    } else {
+        jsonw_null(w, "headroom_bytes");
+        jsonw_null(w, "overflow_bytes");
+    }
+    jsonw_str(w, "strategy", best != NULL ? best->strategy : NULL);
+    jsonw_obj_begin(w, "by_kind");
+    for (int k = 0; k < TENSOR_KIND_COUNT; k++) {
+        if (c->count[k] == 0)
+            continue;
+        jsonw_obj_begin(w, tensor_kind_name((enum tensor_kind)k));
+        jsonw_u64(w, "count", c->count[k]);
+        jsonw_u64(w, "logical_bytes", c->kind_logical[k]);
+        jsonw_u64(w, "padded_bytes", c->kind_padded[k]);
+        jsonw_obj_end(w);
+    }
+    jsonw_obj_end(w);
+    jsonw_u64(w, "assumed_layouts", c->assumed_layouts);
+    jsonw_obj_end(w);
+}
+
+/* The mesh axes sharding each dim: null, or the list of axis names. */
+static void write_sharding(struct jsonw *w, const struct plan_ctx *c, const struct model_tensor *t)
+{
+    jsonw_arr_begin(w, "global_dims");
+    for (unsigned d = 0; d < t->shape.rank; d++)
+        jsonw_i64(w, NULL, t->global_dims[d]);
+    jsonw_arr_end(w);
+    jsonw_arr_begin(w, "sharding");
+    for (unsigned d = 0; d < t->shape.rank; d++) {
+        if (t->shard_mask[d] == 0) {
+            jsonw_null(w, NULL);
+            continue;
+        }
+        jsonw_arr_begin(w, NULL);
+        for (size_t a = 0; a < c->m.naxes; a++)
+            if (t->shard_mask[d] & (1u << a))
+                jsonw_str(w, NULL, c->m.axis_names[a]);
+        jsonw_arr_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+/* A tensor's dtype, dims, sharding and resolved layout (raw CSV buffers have none). */
+static void write_tensor_shape(struct jsonw *w, const struct plan_ctx *c,
+                               const struct model_tensor *t)
+{
+    char text[SHAPE_MAX_TEXT];
+    struct layout_info info;
+    struct err ignore;
+
+    jsonw_str(w, "dtype", dtype_name(t->shape.dtype));
+    jsonw_arr_begin(w, "dims");
+    for (unsigned d = 0; d < t->shape.rank; d++)
+        jsonw_i64(w, NULL, t->shape.dims[d]);
+    jsonw_arr_end(w);
+    if (t->sharded)
+        write_sharding(w, c, t);
+    if (shape_print(&t->shape, text, sizeof(text)) < 0)
+        text[0] = '\0';
+    jsonw_str(w, "shape", text);
+    jsonw_arr_begin(w, "minor_to_major");
+    for (unsigned d = 0; d < t->shape.rank; d++)
+        jsonw_u64(w, NULL, t->shape.minor_to_major[d]);
+    jsonw_arr_end(w);
+    jsonw_str(w, "tiles", suggest_tiles_text(&t->shape, text, sizeof(text)));
+    /* layout_size succeeded on this shape in model_resolve */
+    jsonw_arr_begin(w, "padded_dims");
+    if (layout_size(&t->shape, &info, &ignore) == ERR_OK)
+        for (unsigned d = 0; d < t->shape.rank; d++)
+            jsonw_i64(w, NULL, info.padded_dims[d]);
+    jsonw_arr_end(w);
+}
+
+static void write_tensor(struct jsonw *w, const struct plan_ctx *c, size_t i, uint64_t offset)
+{
+    const struct model_tensor *t = &c->m.tensors[i];
+
+    jsonw_obj_begin(w, NULL);
+    jsonw_u64(w, "id", i);
+    jsonw_str(w, "name", t->name);
+    jsonw_str(w, "kind", tensor_kind_name(t->kind));
+    if (t->raw)
+        jsonw_null(w, "dtype");
+    else
+        write_tensor_shape(w, c, t);
+    jsonw_u64(w, "logical_bytes", t->logical_bytes);
+    jsonw_u64(w, "padded_bytes", t->padded_bytes);
+    jsonw_u64(w, "padding_bytes", t->padded_bytes - t->logical_bytes);
+    jsonw_double(w, "expansion", ratio(t->padded_bytes, t->logical_bytes));
+    if (!t->raw) {
+        jsonw_str(w, "layout_source", t->layout_rule);
+        jsonw_str(w, "confidence", layout_confidence_name(t->confidence));
+    }
+    jsonw_arr_begin(w, "live");
+    jsonw_i64(w, NULL, t->live_start);
+    jsonw_i64(w, NULL, t->live_end);
+    jsonw_arr_end(w);
+    jsonw_u64(w, "offset", offset);
+    if (t->ntags > 0) {
+        jsonw_arr_begin(w, "tags");
+        for (unsigned k = 0; k < t->ntags; k++)
+            jsonw_str(w, NULL, t->tags[k]);
+        jsonw_arr_end(w);
+    }
+    if (t->donated)
+        jsonw_bool(w, "donated", true);
+    jsonw_obj_end(w);
+}
+
+uint64_t plan_tensor_offset(const struct plan_ctx *c, const uint64_t *offsets, size_t i, size_t *b)
+{
+    if (*b < c->nbufs && c->buf_tensor[*b] == i)
+        return offsets != NULL ? offsets[(*b)++] : 0;
+    return 0;
+}
+
+static void write_tensors(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk)
+{
+    const struct pack_result *best = plan_chosen(pk);
+    const uint64_t *offsets = best != NULL ? best->offsets : NULL;
+    size_t b = 0;
+
+    jsonw_arr_begin(w, "tensors");
+    for (size_t i = 0; i < c->m.n; i++)
+        write_tensor(w, c, i, plan_tensor_offset(c, offsets, i, &b));
+    jsonw_arr_end(w);
+}
+
+static void write_suggestions(struct jsonw *w, const struct plan_ctx *c,
+                              const struct suggest_fix *sg, size_t nsg)
+{
+    jsonw_arr_begin(w, "suggestions");
+    for (size_t q = 0; q < nsg; q++) {
+        const struct suggest_fix *s = &sg[q];
+        char text[ERR_MSG_MAX + 128], total[32];
+        jsonw_obj_begin(w, NULL);
+        jsonw_u64(w, "tensor", s->tensor);
+        jsonw_str(w, "name", c->m.tensors[s->tensor].name);
+        jsonw_str(w, "action", s->s.action);
+        jsonw_str(w, "suggested_shape", s->s.suggested_shape);
+        jsonw_u64(w, "padded_bytes", s->s.padded_bytes);
+        jsonw_u64(w, "suggested_padded_bytes", s->s.suggested_padded_bytes);
+        jsonw_u64(w, "saves_bytes", s->s.saves_bytes);
+        jsonw_u64(w, "same_shape_tensors", s->same_shape);
+        jsonw_u64(w, "total_saves_bytes", s->total_saves);
+        if (s->same_shape > 1)
+            snprintf(text, sizeof(text), "%s per tensor; %zu tensors have this shape: %s in total",
+                     s->s.text, s->same_shape,
+                     layout_format_bytes(s->total_saves, total, sizeof(total)));
+        else
+            snprintf(text, sizeof(text), "%s", s->s.text);
+        jsonw_str(w, "text", text);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+/* Live bytes, heap top and largest gap per step of the chosen packing; beyond
+ * PLAN_TIMELINE_MAX steps each point is the maximum of a group of steps. */
+static void write_timeline(struct jsonw *w, const struct plan_packing *pk)
+{
+    const struct pack_metrics *mt = &pk->mt;
+    size_t n = pk->have_metrics ? mt->nsteps : 0;
+    size_t group = n > PLAN_TIMELINE_MAX ? (n + PLAN_TIMELINE_MAX - 1) / PLAN_TIMELINE_MAX : 1;
+    const uint64_t *series[3] = {mt->live_bytes, mt->heap_top, mt->largest_gap};
+    const char *names[3] = {"live_bytes", "heap_bytes", "largest_gap_bytes"};
+
+    jsonw_obj_begin(w, "timeline");
+    jsonw_arr_begin(w, "step");
+    for (size_t g = 0; g < n; g += group)
+        jsonw_i64(w, NULL, mt->steps[g]);
+    jsonw_arr_end(w);
+    for (int s = 0; s < 3; s++) {
+        jsonw_arr_begin(w, names[s]);
+        for (size_t g = 0; g < n; g += group) {
+            uint64_t mx = 0;
+            for (size_t k = g; k < g + group && k < n; k++)
+                mx = series[s][k] > mx ? series[s][k] : mx;
+            jsonw_u64(w, NULL, mx);
+        }
+        jsonw_arr_end(w);
+    }
+    jsonw_bool(w, "downsampled", group > 1);
+    jsonw_obj_end(w);
+}
+
+/* The step of the chosen packing's peak and the tensors live there. */
+static void write_peak(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk)
+{
+    const struct pack_metrics *mt = &pk->mt;
+    const struct pack_result *best = plan_chosen(pk);
+
+    jsonw_obj_begin(w, "peak");
+    if (best != NULL && pk->have_metrics && mt->nsteps > 0) {
+        jsonw_i64(w, "step", mt->steps[mt->peak_segment]);
+        jsonw_u64(w, "bytes", best->peak);
+        jsonw_arr_begin(w, "buffers");
+        for (size_t k = 0; k < mt->npeak_buffers; k++)
+            jsonw_u64(w, NULL, c->buf_tensor[mt->peak_buffers[k]]);
+        jsonw_arr_end(w);
+    } else {
+        jsonw_i64(w, "step", 0);
+        jsonw_u64(w, "bytes", 0);
+        jsonw_arr_begin(w, "buffers");
+        jsonw_arr_end(w);
+    }
+    jsonw_obj_end(w);
+}
+
+static void write_strategy(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk,
+                           size_t k)
+{
+    const struct plan_strat_run *sr = &pk->runs[k];
+
+    jsonw_obj_begin(w, NULL);
+    jsonw_str(w, "name", c->strategies[k]);
+    if (sr->rc == ERR_OK) {
+        write_peak_figures(w, sr->r.peak, pk->lb);
+        jsonw_bool(w, "solved", true);
+        jsonw_bool(w, "proven_optimal", sr->r.proven_optimal);
+        jsonw_bool(w, "fits", c->capacity == 0 || sr->r.peak <= c->capacity);
+    } else {
+        jsonw_bool(w, "solved", false);
+        jsonw_str(w, "error", sr->error);
+    }
+    jsonw_double(w, "seconds", sr->r.seconds);
+    jsonw_obj_end(w);
+}
+
+static void write_packing(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk)
+{
+    const struct pack_result *best = plan_chosen(pk);
+
+    jsonw_obj_begin(w, "packing");
+    jsonw_u64(w, "alignment", c->alignment);
+    write_capacity(w, c);
+    jsonw_arr_begin(w, "steps");
+    jsonw_i64(w, NULL, 0);
+    jsonw_i64(w, NULL, c->m.nsteps);
+    jsonw_arr_end(w);
+    jsonw_str(w, "chosen", best != NULL ? best->strategy : NULL);
+    jsonw_u64(w, "buffers", c->nbufs);
+    jsonw_arr_begin(w, "strategies");
+    for (size_t k = 0; k < (c->nbufs > 0 ? c->nstrategies : 0); k++)
+        write_strategy(w, c, pk, k);
+    jsonw_arr_end(w);
+    write_timeline(w, pk);
+    write_peak(w, c, pk);
+    jsonw_obj_end(w);
+}
+
+/* The model's warnings, then the plan's own: unpacked tensors, failed strategies. */
+static void write_warnings(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk)
+{
+    jsonw_arr_begin(w, "warnings");
+    for (size_t k = 0; k < c->m.warnings.n; k++)
+        jsonw_str(w, NULL, c->m.warnings.lines[k]);
+    if (c->m.warnings.dropped > 0) {
+        char line[96];
+        snprintf(line, sizeof(line), "%zu more warnings not shown", c->m.warnings.dropped);
+        jsonw_str(w, NULL, line);
+    }
+    if (c->nbufs < c->m.n) {
+        char line[160];
+        snprintf(line, sizeof(line), "%zu tensors hold zero bytes and are not packed (offset 0)",
+                 c->m.n - c->nbufs);
+        jsonw_str(w, NULL, line);
+    }
+    for (size_t k = 0; k < (c->nbufs > 0 ? c->nstrategies : 0); k++)
+        if (pk->runs[k].rc != ERR_OK) {
+            char line[ERR_MSG_MAX + 64];
+            snprintf(line, sizeof(line), "strategy %s failed: %s", c->strategies[k],
+                     pk->runs[k].error);
+            jsonw_str(w, NULL, line);
+        }
+    jsonw_arr_end(w);
+}
+
+int plan_result_write(const struct plan_ctx *c, const struct plan_packing *pk,
+                      const struct suggest_fix *sg, size_t nsg, bool with_tensors, size_t max_bytes,
+                      char **json, size_t *json_len, struct err *e)
+{
+    struct jsonw w;
+    int rc;
+
+    jsonw_init(&w, max_bytes);
+    jsonw_obj_begin(&w, NULL);
+    jsonw_i64(&w, "schema_version", 1);
+    write_model(&w, c);
+    write_chip(&w, c);
+    write_summary(&w, c, pk);
+    if (with_tensors)
+        write_tensors(&w, c, pk);
+    write_suggestions(&w, c, sg, nsg);
+    write_packing(&w, c, pk);
+    write_warnings(&w, c, pk);
+    jsonw_obj_end(&w);
+    if ((rc = jsonw_finish(&w, json, json_len)) != ERR_OK)
+        return err_set(e, rc, "",
+                       rc == ERR_LIMIT ? "the result is larger than %zu bytes"
+                                       : "out of memory writing the result (%zu)",
+                       max_bytes);
+    return ERR_OK;
+}
