@@ -96,7 +96,7 @@ ERR_MUST_CHECK int pack_run(const struct pack_problem *p, const char *strategy,
 /* Comma-separated names of the single strategies, for help and error messages. */
 const char *pack_strategy_names(void);
 
-/* What a caller needs to know of a strategy without running it (plan.c's portfolio). */
+/* What a caller needs to know of a strategy without running it (plan_portfolio.c). */
 enum pack_strategy_class {
     PACK_CLASS_GREEDY, /* one deterministic pass: cheap, no time limit */
     PACK_CLASS_PICK,   /* the better of two greedy strategies (xla-default): picks[] */
