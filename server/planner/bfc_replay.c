@@ -1,0 +1,261 @@
+/*
+ * bfc_replay.c - a program's buffers replayed through the BFC model in program order
+ * (bfc.h bfc_replay_run): frees before allocations at each step, each in index order, and
+ * the allocator's state recorded after every step where something happens (the same
+ * segments as pack_metrics_compute's, so the two timelines line up entry for entry).
+ *
+ * Cost: two sorts of n events, then per event one allocator operation (a search in at most
+ * 21 bins, O(log n) each) and a push or lazy pop on a max-heap of the chunks in use (the
+ * heap height); O(n log n) in all, O(n) memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/bfc.h"
+
+enum { ST_PENDING, ST_LIVE, ST_DONE, ST_FAILED };
+
+struct ev {
+    int64_t t;
+    uint32_t idx;
+};
+
+static int ev_cmp(const void *x, const void *y)
+{
+    const struct ev *a = x, *b = y;
+
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
+    return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* A max-heap of (end address, buffer) of the chunks handed out; entries of buffers no
+ * longer live are dropped when they reach the top. */
+struct top {
+    uint64_t end;
+    uint32_t idx;
+};
+
+static void heap_push(struct top *h, size_t *n, struct top v)
+{
+    size_t i = (*n)++;
+
+    while (i > 0 && h[(i - 1) / 2].end < v.end) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = v;
+}
+
+static void heap_pop(struct top *h, size_t *n)
+{
+    struct top v = h[--(*n)];
+    size_t i = 0;
+
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1].end > h[c].end)
+            c++;
+        if (h[c].end <= v.end)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0)
+        h[i] = v;
+}
+
+void bfc_replay_free(struct bfc_replay *r)
+{
+    if (r == NULL)
+        return;
+    free(r->steps);
+    free(r->in_use);
+    free(r->reserved);
+    free(r->largest_free);
+    free(r->heap_top);
+    free(r->fragmentation);
+    free(r->addr);
+    free(r->chunk_bytes);
+    memset(r, 0, sizeof(*r));
+}
+
+/* The distinct times of the two sorted event lists. */
+static size_t count_segments(const struct ev *fr, const struct ev *al, size_t n)
+{
+    size_t i = 0, j = 0, k = 0;
+
+    while (i < n || j < n) {
+        int64_t t = (j >= n || (i < n && fr[i].t <= al[j].t)) ? fr[i].t : al[j].t;
+        while (i < n && fr[i].t == t)
+            i++;
+        while (j < n && al[j].t == t)
+            j++;
+        k++;
+    }
+    return k;
+}
+
+/* Scratch of one replay. */
+struct sweep {
+    const struct pack_buffer *bufs;
+    size_t n;
+    struct ev *fr, *al;
+    uint32_t *handle;
+    uint8_t *state;
+    struct top *heap;
+    size_t nheap;
+    struct bfc *a;
+    uint64_t limit;
+};
+
+static void note_failure(struct bfc_replay *out, const struct sweep *s, size_t b, int64_t t)
+{
+    struct bfc_stats st;
+    struct bfc_failure f;
+
+    bfc_get_stats(s->a, &st);
+    f = (struct bfc_failure){b, t, s->bufs[b].size, 0, st.in_use, st.reserved, st.largest_free,
+                             s->limit - st.in_use, false};
+    f.rounded = (f.requested + BFC_MIN_ALLOCATION - 1) / BFC_MIN_ALLOCATION * BFC_MIN_ALLOCATION;
+    if (f.requested > UINT64_MAX - BFC_MIN_ALLOCATION)
+        f.rounded = UINT64_MAX;
+    f.with_free_memory = f.rounded <= f.free_bytes;
+    out->failed++;
+    if (!out->have_failure) {
+        out->have_failure = true;
+        out->first_failure = f;
+    }
+    if (f.with_free_memory && !out->have_free_failure) {
+        out->have_free_failure = true;
+        out->first_free_failure = f;
+    }
+}
+
+/* The frees, then the allocations, at step t; *i and *j advance past them. */
+static int replay_step(struct bfc_replay *out, struct sweep *s, int64_t t, size_t *i, size_t *j,
+                       struct err *e)
+{
+    for (; *i < s->n && s->fr[*i].t == t; (*i)++) {
+        uint32_t b = s->fr[*i].idx;
+        if (s->state[b] == ST_LIVE)
+            bfc_dealloc(s->a, s->handle[b]);
+        s->state[b] = s->state[b] == ST_LIVE ? ST_DONE : s->state[b];
+    }
+    for (; *j < s->n && s->al[*j].t == t; (*j)++) {
+        uint32_t b = s->al[*j].idx;
+        struct bfc_block blk;
+        int rc = bfc_alloc(s->a, s->bufs[b].size, &blk, e);
+        if (rc == ERR_INFEASIBLE) {
+            s->state[b] = ST_FAILED;
+            note_failure(out, s, b, t);
+            continue;
+        }
+        if (rc != ERR_OK)
+            return rc;
+        s->state[b] = ST_LIVE;
+        s->handle[b] = blk.handle;
+        out->addr[b] = blk.addr;
+        out->chunk_bytes[b] = blk.size;
+        heap_push(s->heap, &s->nheap, (struct top){blk.addr + blk.size, b});
+    }
+    return ERR_OK;
+}
+
+/* The allocator's state after the events of segment k, at step t. */
+static void record(struct bfc_replay *out, struct sweep *s, size_t k, int64_t t)
+{
+    struct bfc_stats st;
+
+    while (s->nheap > 0 && s->state[s->heap[0].idx] != ST_LIVE)
+        heap_pop(s->heap, &s->nheap);
+    bfc_get_stats(s->a, &st);
+    out->steps[k] = t;
+    out->in_use[k] = st.in_use;
+    out->reserved[k] = st.reserved;
+    out->largest_free[k] = st.largest_free;
+    out->fragmentation[k] = st.fragmentation;
+    out->heap_top[k] = s->nheap > 0 ? s->heap[0].end : 0;
+    if (out->heap_top[k] > out->peak_heap)
+        out->peak_heap = out->heap_top[k];
+}
+
+static int sweep_all(struct bfc_replay *out, struct sweep *s, struct err *e)
+{
+    size_t i = 0, j = 0, k = 0;
+    struct bfc_stats st;
+    int rc;
+
+    while (i < s->n || j < s->n) {
+        int64_t t =
+            (j >= s->n || (i < s->n && s->fr[i].t <= s->al[j].t)) ? s->fr[i].t : s->al[j].t;
+        if ((rc = replay_step(out, s, t, &i, &j, e)) != ERR_OK)
+            return rc;
+        record(out, s, k++, t);
+    }
+    bfc_get_stats(s->a, &st);
+    out->peak_in_use = st.peak_in_use;
+    out->peak_reserved = st.peak_reserved;
+    out->regions = bfc_region_sizes(s->a, out->region_bytes, BFC_REGIONS_LISTED);
+    return ERR_OK;
+}
+
+int bfc_replay_run(const struct pack_buffer *bufs, size_t n, const struct bfc_opts *o,
+                   struct bfc_replay *out, struct err *e)
+{
+    struct pack_problem p = {n, bufs, 0, 0};
+    struct sweep s = {bufs, n, NULL, NULL, NULL, NULL, NULL, 0, NULL, o->memory_limit};
+    size_t m = n ? n : 1, ns;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = pack_validate(&p, e)) != ERR_OK || (rc = bfc_new(o, &s.a, e)) != ERR_OK)
+        return rc;
+    s.fr = malloc(m * sizeof(*s.fr));
+    s.al = malloc(m * sizeof(*s.al));
+    s.handle = malloc(m * sizeof(*s.handle));
+    s.state = calloc(m, sizeof(*s.state));
+    s.heap = malloc(m * sizeof(*s.heap));
+    out->addr = malloc(m * sizeof(*out->addr));
+    out->chunk_bytes = malloc(m * sizeof(*out->chunk_bytes));
+    if (s.fr == NULL || s.al == NULL || s.handle == NULL || s.state == NULL || s.heap == NULL ||
+        out->addr == NULL || out->chunk_bytes == NULL) {
+        rc = err_set(e, ERR_NOMEM, "", "out of memory for %zu buffers", n);
+        goto out;
+    }
+    for (size_t b = 0; b < n; b++) {
+        s.fr[b] = (struct ev){bufs[b].upper, (uint32_t)b};
+        s.al[b] = (struct ev){bufs[b].lower, (uint32_t)b};
+        out->addr[b] = BFC_NOADDR;
+        out->chunk_bytes[b] = 0;
+    }
+    qsort(s.fr, n, sizeof(*s.fr), ev_cmp);
+    qsort(s.al, n, sizeof(*s.al), ev_cmp);
+    ns = count_segments(s.fr, s.al, n);
+    m = ns ? ns : 1;
+    out->steps = malloc(m * sizeof(*out->steps));
+    out->in_use = malloc(m * sizeof(*out->in_use));
+    out->reserved = malloc(m * sizeof(*out->reserved));
+    out->largest_free = malloc(m * sizeof(*out->largest_free));
+    out->heap_top = malloc(m * sizeof(*out->heap_top));
+    out->fragmentation = malloc(m * sizeof(*out->fragmentation));
+    if (out->steps == NULL || out->in_use == NULL || out->reserved == NULL ||
+        out->largest_free == NULL || out->heap_top == NULL || out->fragmentation == NULL) {
+        rc = err_set(e, ERR_NOMEM, "", "out of memory for %zu steps", ns);
+        goto out;
+    }
+    out->nsteps = ns;
+    rc = sweep_all(out, &s, e);
+out:
+    if (rc != ERR_OK)
+        bfc_replay_free(out);
+    bfc_destroy(s.a);
+    free(s.fr);
+    free(s.al);
+    free(s.handle);
+    free(s.state);
+    free(s.heap);
+    return rc;
+}
