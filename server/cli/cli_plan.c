@@ -7,6 +7,7 @@
  * fit, 2 bad input or usage.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +17,19 @@
 #include "planner/layout.h"
 #include "planner/plan.h"
 #include "planner/safetensors.h"
+#include "planner/trace.h"
 
 static const char usage[] =
-    "usage: tpuplan plan FILE [--chip CHIP] [--format json|text] [--strategies S]\n"
+    "usage: tpuplan plan FILE [--chip CHIP] [--format json|text|trace] [--strategies S]\n"
     "                         [--capacity BYTES] [--time-limit SECONDS] [--alignment BYTES]\n"
     "                         [--input json|safetensors|csv]\n"
+    "                         [--mem-fraction F] [--preallocate true|false]\n"
     "FILE is a model description (JSON), a safetensors file or header, or a MiniMalloc CSV;\n"
     "\"-\" reads stdin. BYTES may end in K, M, G or T (powers of 1024).\n"
+    "--format trace prints the memory timeline as Chrome/Perfetto trace JSON.\n"
+    "--mem-fraction and --preallocate set the simulated GPU-style runtime allocator (BFC):\n"
+    "the share of the capacity it may hold (default 0.75) and whether it reserves it up\n"
+    "front (default true), as JAX's XLA_PYTHON_CLIENT_MEM_FRACTION and _PREALLOCATE do.\n"
     "exit status: 0 fits, 1 does not fit, 2 bad input\n";
 
 /* "17179869184", "16G", "15.75G" (powers of 1024). 0 on success. */
@@ -251,8 +258,50 @@ static void print_strategies(json_object *pk)
                fmt_bytes(get(s, "fragmentation_bytes"), d, sizeof(d)),
                json_object_get_boolean(get(s, "proven_optimal")) ? "yes" : "no",
                json_object_get_double(get(s, "seconds")),
-               strcmp(str(s, "name"), str(pk, "chosen")) == 0 ? "  <- chosen" : "");
+               json_object_get_boolean(get(s, "runtime"))
+                   ? "  (GPU runtime allocator, not TPU; never chosen)"
+                   : (strcmp(str(s, "name"), str(pk, "chosen")) == 0 ? "  <- chosen" : ""));
     }
+}
+
+static void print_failure(const char *what, json_object *f)
+{
+    char a[32], b[32], c[32], d[32];
+
+    if (f == NULL || json_object_is_type(f, json_type_null))
+        return;
+    printf("  %s at step %lld: %s (%s) needs %s; %s free, largest free chunk %s\n", what,
+           (long long)json_object_get_int64(get(f, "step")), str(f, "name"),
+           fmt_bytes(get(f, "requested_bytes"), a, sizeof(a)),
+           fmt_bytes(get(f, "rounded_bytes"), b, sizeof(b)),
+           fmt_bytes(get(f, "free_bytes"), c, sizeof(c)),
+           fmt_bytes(get(f, "largest_free_bytes"), d, sizeof(d)));
+}
+
+/* The simulated GPU-style runtime allocator (packing.runtime), when it ran. */
+static void print_runtime(json_object *pk)
+{
+    json_object *rt = get(pk, "runtime");
+    char a[32], b[32], c[32], d[32];
+
+    if (rt == NULL || json_object_is_type(rt, json_type_null))
+        return;
+    printf("\nruntime    %s\n", str(rt, "label"));
+    printf("  BFC limit %s (%.2f of %s, %s); reserved peak %s, in use peak %s\n",
+           fmt_bytes(get(rt, "memory_limit_bytes"), a, sizeof(a)),
+           json_object_get_double(get(rt, "memory_fraction")),
+           fmt_bytes(get(rt, "device_bytes"), b, sizeof(b)),
+           json_object_get_boolean(get(rt, "preallocate")) ? "preallocated" : "growing",
+           fmt_bytes(get(rt, "peak_reserved_bytes"), c, sizeof(c)),
+           fmt_bytes(get(rt, "peak_in_use_bytes"), d, sizeof(d)));
+    printf("  heap height %s against the static plan's peak %s; %lld of %lld allocations "
+           "failed\n",
+           fmt_bytes(get(rt, "peak_bytes"), a, sizeof(a)),
+           fmt_bytes(get(rt, "static_peak_bytes"), b, sizeof(b)),
+           (long long)json_object_get_int64(get(rt, "failed_allocations")),
+           (long long)json_object_get_int64(get(rt, "allocations")));
+    print_failure("first OOM", get(rt, "first_failure"));
+    print_failure("first OOM with free memory", get(rt, "first_oom_with_free_memory"));
 }
 
 /* A titled list of strings (the chip's assumptions, the warnings), when not empty. */
@@ -274,8 +323,25 @@ static void print_text(json_object *r)
     print_most_padding(get(r, "tensors"));
     print_suggestions(r);
     print_strategies(get(r, "packing"));
+    print_runtime(get(r, "packing"));
     print_list("assumptions", chip != NULL ? get(chip, "assumptions") : NULL);
     print_list("warnings", get(r, "warnings"));
+}
+
+/* The plan's layout view as trace JSON on stdout (trace.h); 0, or -1 with *e set. */
+static int print_trace(const struct plan_views *v, const char *title, struct err *e)
+{
+    char *out = NULL;
+    size_t len = 0;
+    int ok;
+
+    if (trace_from_layout(v->layout, v->layout_len, title, &out, &len, NULL, e) != ERR_OK)
+        return -1;
+    ok = fwrite(out, 1, len, stdout) == len && putchar('\n') != EOF;
+    free(out);
+    if (!ok)
+        return err_set(e, ERR_INVALID, "", "cannot write the trace to stdout") != 0 ? -1 : -1;
+    return 0;
 }
 
 /* One "--name value" option into *o or *format; 0, or 2 after saying why on stderr. */
@@ -299,6 +365,24 @@ static int parse_opt(const char *a, const char *val, struct plan_opts *o, const 
         o->time_limit_s = strtod(val, &end);
         if (end == val || *end != '\0' || !(o->time_limit_s > 0)) {
             fprintf(stderr, "tpuplan plan: --time-limit: bad number of seconds '%s'\n", val);
+            return 2;
+        }
+    } else if (strcmp(a, "--mem-fraction") == 0) {
+        o->mem_fraction = strtod(val, &end);
+        if (end == val || *end != '\0' || !(o->mem_fraction > 0 && o->mem_fraction <= 1)) {
+            fprintf(stderr, "tpuplan plan: --mem-fraction: must be above 0 and at most 1, "
+                            "got '%s'\n",
+                    val);
+            return 2;
+        }
+    } else if (strcmp(a, "--preallocate") == 0) {
+        if (strcmp(val, "true") == 0)
+            o->preallocate = PLAN_PREALLOC_ON;
+        else if (strcmp(val, "false") == 0)
+            o->preallocate = PLAN_PREALLOC_OFF;
+        else {
+            fprintf(stderr, "tpuplan plan: --preallocate: must be true or false, got '%s'\n",
+                    val);
             return 2;
         }
     } else if (strcmp(a, "--input") == 0) {
@@ -350,8 +434,9 @@ static int parse_args(int argc, char **argv, struct plan_opts *o, const char **f
         fputs(usage, stderr);
         return 2;
     }
-    if (strcmp(*format, "json") != 0 && strcmp(*format, "text") != 0) {
-        fprintf(stderr, "tpuplan plan: --format must be json or text\n");
+    if (strcmp(*format, "json") != 0 && strcmp(*format, "text") != 0 &&
+        strcmp(*format, "trace") != 0) {
+        fprintf(stderr, "tpuplan plan: --format must be json, text or trace\n");
         return 2;
     }
     return -1;
@@ -367,16 +452,27 @@ int cli_plan(int argc, char **argv)
     char *input = NULL, *json = NULL;
     size_t len = 0, json_len = 0;
     json_object *doc = NULL;
+    struct plan_views views = {0};
+    bool trace;
     int status;
 
     if ((status = parse_args(argc, argv, &o, &format, &path)) >= 0)
         return status;
+    trace = strcmp(format, "trace") == 0;
     status = 2;
     plan_limits_default(&l);
     if (read_input(path, l.max_input_bytes, &input, &len) != 0)
         goto out;
-    if (plan_run(input, len, &o, &l, &json, &json_len, NULL, &s, &e) != ERR_OK) {
+    if (plan_run(input, len, &o, &l, &json, &json_len, trace ? &views : NULL, &s, &e) != ERR_OK) {
         fprintf(stderr, "tpuplan: %s: %s\n", path, e.msg);
+        goto out;
+    }
+    if (trace) {
+        if (print_trace(&views, s.name, &e) != 0) {
+            fprintf(stderr, "tpuplan: %s: %s\n", path, e.msg);
+            goto out;
+        }
+        status = s.fits ? 0 : 1;
         goto out;
     }
     /* Re-read our own document: pretty printing and the text report both come from it. */
@@ -396,6 +492,7 @@ int cli_plan(int argc, char **argv)
                                                      JSON_C_TO_STRING_NOSLASHESCAPE));
     status = s.fits ? 0 : 1;
 out:
+    plan_views_free(&views);
     json_object_put(doc);
     free(json);
     free(input);

@@ -5,13 +5,14 @@
  * segments as pack_metrics_compute's, so the two timelines line up entry for entry).
  *
  * Cost: two sorts of n events, then per event one allocator operation (a search in at most
- * 21 bins, O(log n) each) and a push or lazy pop on a max-heap of the chunks in use (the
- * heap height); O(n log n) in all, O(n) memory.
+ * 21 bins, O(log n) each) and an insert or erase in the ordered set of the chunks in use by
+ * end address (the heap height is its maximum); O(n log n) in all, O(n) memory.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner/bfc.h"
+#include "planner/otree.h"
 
 enum { ST_PENDING, ST_LIVE, ST_DONE, ST_FAILED };
 
@@ -27,44 +28,6 @@ static int ev_cmp(const void *x, const void *y)
     if (a->t != b->t)
         return a->t < b->t ? -1 : 1;
     return (a->idx > b->idx) - (a->idx < b->idx);
-}
-
-/* A max-heap of (end address, buffer) of the chunks handed out; entries of buffers no
- * longer live are dropped when they reach the top. */
-struct top {
-    uint64_t end;
-    uint32_t idx;
-};
-
-static void heap_push(struct top *h, size_t *n, struct top v)
-{
-    size_t i = (*n)++;
-
-    while (i > 0 && h[(i - 1) / 2].end < v.end) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = v;
-}
-
-static void heap_pop(struct top *h, size_t *n)
-{
-    struct top v = h[--(*n)];
-    size_t i = 0;
-
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && h[c + 1].end > h[c].end)
-            c++;
-        if (h[c].end <= v.end)
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    if (*n > 0)
-        h[i] = v;
 }
 
 void bfc_replay_free(struct bfc_replay *r)
@@ -105,8 +68,8 @@ struct sweep {
     struct ev *fr, *al;
     uint32_t *handle;
     uint8_t *state;
-    struct top *heap;
-    size_t nheap;
+    struct otree_node *ends; /* the chunks in use by (end address, buffer) */
+    uint32_t live;           /* root of that set */
     struct bfc *a;
     uint64_t limit;
 };
@@ -140,9 +103,11 @@ static int replay_step(struct bfc_replay *out, struct sweep *s, int64_t t, size_
 {
     for (; *i < s->n && s->fr[*i].t == t; (*i)++) {
         uint32_t b = s->fr[*i].idx;
-        if (s->state[b] == ST_LIVE)
-            bfc_dealloc(s->a, s->handle[b]);
-        s->state[b] = s->state[b] == ST_LIVE ? ST_DONE : s->state[b];
+        if (s->state[b] != ST_LIVE)
+            continue; /* its allocation failed */
+        bfc_dealloc(s->a, s->handle[b]);
+        otree_erase(s->ends, &s->live, b);
+        s->state[b] = ST_DONE;
     }
     for (; *j < s->n && s->al[*j].t == t; (*j)++) {
         uint32_t b = s->al[*j].idx;
@@ -159,7 +124,9 @@ static int replay_step(struct bfc_replay *out, struct sweep *s, int64_t t, size_
         s->handle[b] = blk.handle;
         out->addr[b] = blk.addr;
         out->chunk_bytes[b] = blk.size;
-        heap_push(s->heap, &s->nheap, (struct top){blk.addr + blk.size, b});
+        s->ends[b].k1 = blk.addr + blk.size;
+        s->ends[b].k2 = b;
+        otree_insert(s->ends, &s->live, b);
     }
     return ERR_OK;
 }
@@ -168,16 +135,15 @@ static int replay_step(struct bfc_replay *out, struct sweep *s, int64_t t, size_
 static void record(struct bfc_replay *out, struct sweep *s, size_t k, int64_t t)
 {
     struct bfc_stats st;
+    uint32_t top = otree_max(s->ends, s->live);
 
-    while (s->nheap > 0 && s->state[s->heap[0].idx] != ST_LIVE)
-        heap_pop(s->heap, &s->nheap);
     bfc_get_stats(s->a, &st);
     out->steps[k] = t;
     out->in_use[k] = st.in_use;
     out->reserved[k] = st.reserved;
     out->largest_free[k] = st.largest_free;
     out->fragmentation[k] = st.fragmentation;
-    out->heap_top[k] = s->nheap > 0 ? s->heap[0].end : 0;
+    out->heap_top[k] = top != OTREE_NONE ? s->ends[top].k1 : 0;
     if (out->heap_top[k] > out->peak_heap)
         out->peak_heap = out->heap_top[k];
 }
@@ -206,7 +172,7 @@ int bfc_replay_run(const struct pack_buffer *bufs, size_t n, const struct bfc_op
                    struct bfc_replay *out, struct err *e)
 {
     struct pack_problem p = {n, bufs, 0, 0};
-    struct sweep s = {bufs, n, NULL, NULL, NULL, NULL, NULL, 0, NULL, o->memory_limit};
+    struct sweep s = {bufs, n, NULL, NULL, NULL, NULL, NULL, OTREE_NONE, NULL, o->memory_limit};
     size_t m = n ? n : 1, ns;
     int rc;
 
@@ -217,10 +183,10 @@ int bfc_replay_run(const struct pack_buffer *bufs, size_t n, const struct bfc_op
     s.al = malloc(m * sizeof(*s.al));
     s.handle = malloc(m * sizeof(*s.handle));
     s.state = calloc(m, sizeof(*s.state));
-    s.heap = malloc(m * sizeof(*s.heap));
+    s.ends = malloc(m * sizeof(*s.ends));
     out->addr = malloc(m * sizeof(*out->addr));
     out->chunk_bytes = malloc(m * sizeof(*out->chunk_bytes));
-    if (s.fr == NULL || s.al == NULL || s.handle == NULL || s.state == NULL || s.heap == NULL ||
+    if (s.fr == NULL || s.al == NULL || s.handle == NULL || s.state == NULL || s.ends == NULL ||
         out->addr == NULL || out->chunk_bytes == NULL) {
         rc = err_set(e, ERR_NOMEM, "", "out of memory for %zu buffers", n);
         goto out;
@@ -256,6 +222,6 @@ out:
     free(s.al);
     free(s.handle);
     free(s.state);
-    free(s.heap);
+    free(s.ends);
     return rc;
 }

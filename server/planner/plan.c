@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "planner/arith.h"
+#include "planner/bfc.h"
 #include "planner/chip.h"
 #include "planner/layout.h"
 #include "planner/lifetime.h"
@@ -192,6 +193,9 @@ static int check_opts(const char *input, size_t len, const struct plan_opts *o,
         return err_set(e, ERR_INVALID, "time_limit",
                        "time_limit: must be from 0 to 3600 "
                        "seconds");
+    if (!(o->mem_fraction >= 0 && o->mem_fraction <= 1))
+        return err_set(e, ERR_INVALID, "mem_fraction",
+                       "mem_fraction: must be above 0 and at most 1");
     if (o->alignment != 0 && (o->alignment & (o->alignment - 1)) != 0)
         return err_set(e, ERR_INVALID, "alignment", "alignment: %llu is not a power of two",
                        (unsigned long long)o->alignment);
@@ -247,6 +251,9 @@ static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_
         c->alignment = fmt == PLAN_FMT_CSV ? 1 : PLAN_DEFAULT_ALIGNMENT;
         c->alignment_default = fmt != PLAN_FMT_CSV;
     }
+    c->mem_fraction = o->mem_fraction > 0 ? o->mem_fraction : BFC_DEFAULT_FRACTION;
+    c->preallocate = o->preallocate != PLAN_PREALLOC_OFF;
+    c->runtime_defaults = o->mem_fraction == 0 && o->preallocate == PLAN_PREALLOC_DEFAULT;
     c->capacity = o->capacity != 0 ? o->capacity : c->m.options.capacity;
     if (c->capacity == 0 && c->chip != NULL) {
         c->capacity = c->chip->usable_hbm_bytes;
@@ -415,7 +422,8 @@ int plan_run(const char *input, size_t len, const struct plan_opts *o, const str
     memset(&pk, 0, sizeof(pk));
     if ((rc = prepare(input, len, o, l, &c, e)) != ERR_OK)
         goto out;
-    if ((rc = plan_portfolio_run(&c, &pk, e)) != ERR_OK)
+    if ((rc = plan_portfolio_run(&c, &pk, e)) != ERR_OK ||
+        (rc = plan_runtime_run(&c, &pk, e)) != ERR_OK)
         goto out;
     if ((rc = suggest_model(&c.m, c.chip, sg, &nsg, e)) != ERR_OK)
         goto out;
@@ -432,6 +440,7 @@ int plan_run(const char *input, size_t len, const struct plan_opts *o, const str
     fill_summary(&c, s, pk.chosen >= 0 ? pk.runs[pk.chosen].r.peak : 0, pk.lb);
 out:
     plan_portfolio_free(&pk, c.nstrategies);
+    plan_runtime_free(&pk.rt);
     ctx_free(&c);
     return rc;
 }

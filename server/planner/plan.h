@@ -31,6 +31,10 @@ enum plan_format {
 /* "json", "safetensors", "minimalloc-csv"; "auto" for PLAN_FMT_AUTO. */
 const char *plan_format_name(enum plan_format f);
 
+/* Whether the simulated runtime allocator reserves its memory up front (JAX's GPU
+ * preallocation) or grows region by region (XLA_PYTHON_CLIENT_PREALLOCATE=false). */
+enum plan_prealloc { PLAN_PREALLOC_DEFAULT = 0, PLAN_PREALLOC_ON, PLAN_PREALLOC_OFF };
+
 /*
  * Every field overrides the model's own "options" (model.schema.json); 0 / NULL means
  * "use the model's value, else the default". Strings are borrowed for the call only.
@@ -45,6 +49,12 @@ struct plan_opts {
     uint64_t alignment;      /* offset alignment in bytes, a power of two; 0: 512 for models
                               * (an assumption, labelled in the result), 1 for CSV */
     const char *name;        /* overrides the model name; NULL: keep */
+    /* The runtime allocator simulation (bfc.h; RESULT.md packing.runtime): the fraction of
+     * the capacity the allocator may hold, in (0, 1], 0: 0.75; and whether it reserves it
+     * all up front. Both default to JAX's GPU defaults (XLA_PYTHON_CLIENT_MEM_FRACTION,
+     * XLA_PYTHON_CLIENT_PREALLOCATE). */
+    double mem_fraction;
+    enum plan_prealloc preallocate;
 };
 
 struct plan_limits {

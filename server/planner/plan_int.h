@@ -7,6 +7,7 @@
  *   plan_portfolio.c  runs the chosen strategies and keeps the best packing
  *   plan_result.c     the result document (RESULT.md), section by section
  *   plan_views.c      the summary and layout views (RESULT.md "Views")
+ *   plan_runtime.c    the runtime allocator replay (bfc.h) and its part of the result
  *
  * Data flows one way: plan.c fills a plan_ctx, the portfolio a plan_packing, and the
  * writers only read both.
@@ -18,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "planner/bfc.h"
 #include "planner/chip.h"
 #include "planner/err.h"
 #include "planner/model.h"
@@ -37,6 +39,9 @@ struct plan_ctx {
     bool alignment_default;
     double time_limit_s;
     char name[128];
+    double mem_fraction; /* runtime simulation: share of the capacity, (0, 1] */
+    bool preallocate;
+    bool runtime_defaults; /* both are JAX's GPU defaults */
     size_t nstrategies;
     char strategies[PLAN_MAX_STRATEGIES][32];
     bool best_only; /* "best" asked for: search strategies may stop at the lower bound */
@@ -59,6 +64,14 @@ struct plan_strat_run {
     char error[ERR_MSG_MAX];
 };
 
+/* The runtime allocator replay of the plan's buffers (plan_runtime.c). */
+struct plan_runtime {
+    bool ran;             /* false: no capacity to take a fraction of, or no buffers */
+    struct bfc_opts o;
+    struct bfc_replay r;  /* owned (plan_runtime_free) */
+    double seconds;
+};
+
 struct plan_packing {
     struct pack_problem p; /* borrows ctx->bufs */
     struct plan_strat_run runs[PLAN_MAX_STRATEGIES];
@@ -66,6 +79,7 @@ struct plan_packing {
     uint64_t lb;
     struct pack_metrics mt; /* of the chosen packing, when have_metrics */
     bool have_metrics;
+    struct plan_runtime rt; /* filled by plan_runtime_run after the portfolio */
 };
 
 /* The chosen packing, or NULL when nothing was packed (no buffers). */
@@ -96,6 +110,34 @@ ERR_MUST_CHECK int plan_result_write(const struct plan_ctx *c, const struct plan
 /* The offset of tensor i, walking the tensors in order with *b the next packed buffer
  * (start at 0): tensors with no bytes are not packed and sit at 0. offsets may be NULL. */
 uint64_t plan_tensor_offset(const struct plan_ctx *c, const uint64_t *offsets, size_t i, size_t *b);
+
+struct jsonw;
+
+/* plan_result.c: series of the timeline's length n, written as packing.timeline writes its
+ * own: "step" holds the first step of each point, and beyond PLAN_TIMELINE_MAX points each
+ * point of a series is the maximum of a group of them. */
+void plan_write_steps(struct jsonw *w, const int64_t *steps, size_t n);
+void plan_write_series(struct jsonw *w, const char *key, const uint64_t *v, size_t n);
+void plan_write_series_double(struct jsonw *w, const char *key, const double *v, size_t n);
+
+/* A packing's peak against the lower bound, what is lost to fragmentation: peak_bytes,
+ * lower_bound_bytes, fragmentation_bytes, fragmentation. */
+void plan_write_peak_figures(struct jsonw *w, uint64_t peak, uint64_t lb);
+
+/*
+ * plan_runtime.c: replays the plan's buffers (their padded sizes, before the packing's
+ * alignment) through the BFC model into pk->rt, when the plan has a capacity and buffers.
+ * pk->rt is released with plan_runtime_free whatever this returns.
+ */
+ERR_MUST_CHECK int plan_runtime_run(const struct plan_ctx *c, struct plan_packing *pk,
+                                    struct err *e);
+void plan_runtime_free(struct plan_runtime *rt);
+
+/* The bfc-runtime row of packing.strategies, and packing.runtime (null when it did not
+ * run). */
+void plan_runtime_write_row(struct jsonw *w, const struct plan_ctx *c,
+                            const struct plan_packing *pk);
+void plan_runtime_write(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk);
 
 /*
  * plan_views.c: both views into *v (plan.h), each at most max_bytes. On failure *v is

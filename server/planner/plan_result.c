@@ -30,8 +30,7 @@ static void write_capacity(struct jsonw *w, const struct plan_ctx *c)
         jsonw_null(w, "capacity_bytes");
 }
 
-/* A packing's peak against the lower bound: what is lost to fragmentation. */
-static void write_peak_figures(struct jsonw *w, uint64_t peak, uint64_t lb)
+void plan_write_peak_figures(struct jsonw *w, uint64_t peak, uint64_t lb)
 {
     uint64_t frag = peak - (lb < peak ? lb : peak);
 
@@ -152,7 +151,7 @@ static void write_summary(struct jsonw *w, const struct plan_ctx *c, const struc
     jsonw_u64(w, "padding_bytes", c->padded - c->logical);
     jsonw_double(w, "expansion", ratio(c->padded, c->logical));
     write_capacity(w, c);
-    write_peak_figures(w, peak, pk->lb);
+    plan_write_peak_figures(w, peak, pk->lb);
     jsonw_bool(w, "fits", fits);
     if (c->capacity != 0) {
         jsonw_u64(w, "headroom_bytes", fits ? c->capacity - peak : 0);
@@ -314,31 +313,62 @@ static void write_suggestions(struct jsonw *w, const struct plan_ctx *c,
     jsonw_arr_end(w);
 }
 
+static size_t timeline_group(size_t n)
+{
+    return n > PLAN_TIMELINE_MAX ? (n + PLAN_TIMELINE_MAX - 1) / PLAN_TIMELINE_MAX : 1;
+}
+
+void plan_write_steps(struct jsonw *w, const int64_t *steps, size_t n)
+{
+    size_t group = timeline_group(n);
+
+    jsonw_arr_begin(w, "step");
+    for (size_t g = 0; g < n; g += group)
+        jsonw_i64(w, NULL, steps[g]);
+    jsonw_arr_end(w);
+}
+
+void plan_write_series(struct jsonw *w, const char *key, const uint64_t *v, size_t n)
+{
+    size_t group = timeline_group(n);
+
+    jsonw_arr_begin(w, key);
+    for (size_t g = 0; g < n; g += group) {
+        uint64_t mx = 0;
+        for (size_t k = g; k < g + group && k < n; k++)
+            mx = v[k] > mx ? v[k] : mx;
+        jsonw_u64(w, NULL, mx);
+    }
+    jsonw_arr_end(w);
+}
+
+void plan_write_series_double(struct jsonw *w, const char *key, const double *v, size_t n)
+{
+    size_t group = timeline_group(n);
+
+    jsonw_arr_begin(w, key);
+    for (size_t g = 0; g < n; g += group) {
+        double mx = 0;
+        for (size_t k = g; k < g + group && k < n; k++)
+            mx = v[k] > mx ? v[k] : mx;
+        jsonw_double(w, NULL, mx);
+    }
+    jsonw_arr_end(w);
+}
+
 /* Live bytes, heap top and largest gap per step of the chosen packing; beyond
  * PLAN_TIMELINE_MAX steps each point is the maximum of a group of steps. */
 static void write_timeline(struct jsonw *w, const struct plan_packing *pk)
 {
     const struct pack_metrics *mt = &pk->mt;
     size_t n = pk->have_metrics ? mt->nsteps : 0;
-    size_t group = n > PLAN_TIMELINE_MAX ? (n + PLAN_TIMELINE_MAX - 1) / PLAN_TIMELINE_MAX : 1;
-    const uint64_t *series[3] = {mt->live_bytes, mt->heap_top, mt->largest_gap};
-    const char *names[3] = {"live_bytes", "heap_bytes", "largest_gap_bytes"};
+    size_t group = timeline_group(n);
 
     jsonw_obj_begin(w, "timeline");
-    jsonw_arr_begin(w, "step");
-    for (size_t g = 0; g < n; g += group)
-        jsonw_i64(w, NULL, mt->steps[g]);
-    jsonw_arr_end(w);
-    for (int s = 0; s < 3; s++) {
-        jsonw_arr_begin(w, names[s]);
-        for (size_t g = 0; g < n; g += group) {
-            uint64_t mx = 0;
-            for (size_t k = g; k < g + group && k < n; k++)
-                mx = series[s][k] > mx ? series[s][k] : mx;
-            jsonw_u64(w, NULL, mx);
-        }
-        jsonw_arr_end(w);
-    }
+    plan_write_steps(w, mt->steps, n);
+    plan_write_series(w, "live_bytes", mt->live_bytes, n);
+    plan_write_series(w, "heap_bytes", mt->heap_top, n);
+    plan_write_series(w, "largest_gap_bytes", mt->largest_gap, n);
     jsonw_bool(w, "downsampled", group > 1);
     jsonw_obj_end(w);
 }
@@ -374,7 +404,7 @@ static void write_strategy(struct jsonw *w, const struct plan_ctx *c, const stru
     jsonw_obj_begin(w, NULL);
     jsonw_str(w, "name", c->strategies[k]);
     if (sr->rc == ERR_OK) {
-        write_peak_figures(w, sr->r.peak, pk->lb);
+        plan_write_peak_figures(w, sr->r.peak, pk->lb);
         jsonw_bool(w, "solved", true);
         jsonw_bool(w, "proven_optimal", sr->r.proven_optimal);
         jsonw_bool(w, "fits", c->capacity == 0 || sr->r.peak <= c->capacity);
@@ -402,9 +432,11 @@ static void write_packing(struct jsonw *w, const struct plan_ctx *c, const struc
     jsonw_arr_begin(w, "strategies");
     for (size_t k = 0; k < (c->nbufs > 0 ? c->nstrategies : 0); k++)
         write_strategy(w, c, pk, k);
+    plan_runtime_write_row(w, c, pk);
     jsonw_arr_end(w);
     write_timeline(w, pk);
     write_peak(w, c, pk);
+    plan_runtime_write(w, c, pk);
     jsonw_obj_end(w);
 }
 

@@ -17,6 +17,7 @@
 
 #include "planner/clock.h"
 #include "planner/plan.h"
+#include "planner/trace.h"
 #include "service/exec.h"
 #include "service/jobs.h"
 #include "service/metrics.h"
@@ -184,6 +185,60 @@ static void add_location(struct MHD_Response *resp, const char *id)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, loc);
 }
 
+/* ---- GET /api/v1/plans/{id}?format=trace ---- */
+
+/* The plan's memory timeline as Chrome/Perfetto trace JSON, made from its stored layout
+ * view (trace.h); 409 while the plan has no result. */
+static void api_plan_trace(struct store *st, struct request *r)
+{
+    struct store_plan p;
+    struct MHD_Response *resp;
+    struct err e;
+    char etag[64], disp[96];
+    char *out = NULL;
+    size_t len = 0;
+    int rc;
+
+    memset(&p, 0, sizeof(p));
+    rc = store_plan_get_view(st, r->route.plan_id, STORE_VIEW_LAYOUT, &p);
+    if (rc != STORE_OK) {
+        reply_store_error(r, rc);
+        return;
+    }
+    if (strcmp(p.status, "done") != 0 || p.result_json == NULL) {
+        request_reply_problem(r, PROBLEM_NO_RESULT,
+                              strcmp(p.status, "failed") == 0
+                                  ? "The plan failed: it has no memory timeline to export."
+                                  : "The plan is not done yet; ask again when it is.");
+        goto out;
+    }
+    snprintf(etag, sizeof(etag), "\"%s-%lld-trace\"", p.id, (long long)p.version);
+    if (reqparse_etag_match(r->if_none_match, etag)) {
+        resp = response_copy("", 0, NULL);
+        if (resp != NULL)
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+        request_reply(r, 304, resp);
+        goto out;
+    }
+    err_clear(&e);
+    if (trace_from_layout(p.result_json, strlen(p.result_json), p.name != NULL ? p.name : p.id,
+                          &out, &len, NULL, &e) != ERR_OK) {
+        request_reply_problem(r, e.code == ERR_NOMEM ? PROBLEM_OUT_OF_MEMORY : PROBLEM_INTERNAL,
+                              e.msg);
+        goto out;
+    }
+    resp = response_take(out, len, "application/json");
+    if (resp != NULL) {
+        snprintf(disp, sizeof(disp), "attachment; filename=\"%s.trace.json\"", p.id);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_DISPOSITION, disp);
+    }
+    request_reply(r, 200, resp);
+out:
+    store_plan_free(&p);
+}
+
 /* ---- GET /api/v1/plans/{id} ---- */
 
 static void api_plan_get(struct store *st, struct request *r)
@@ -199,6 +254,14 @@ static void api_plan_get(struct store *st, struct request *r)
     if (view_parse(r->param[REQ_PARAM_VIEW], &view) != 0) {
         request_reply_problem(r, PROBLEM_INVALID_PARAMETER,
                               "view must be summary or layout (or absent for the whole plan).");
+        return;
+    }
+    if (r->param[REQ_PARAM_FORMAT] != NULL) {
+        if (strcmp(r->param[REQ_PARAM_FORMAT], "trace") != 0 || r->param[REQ_PARAM_VIEW] != NULL)
+            request_reply_problem(r, PROBLEM_INVALID_PARAMETER,
+                                  "format must be trace (or absent), and not given with view.");
+        else
+            api_plan_trace(st, r);
         return;
     }
     memset(&p, 0, sizeof(p));
@@ -441,6 +504,25 @@ static int parse_format(const char *s, enum plan_format *f)
     return 0;
 }
 
+/* The runtime allocator simulation's options (plan.h): mem_fraction in (0, 1],
+ * preallocate true|false. 0, or -1 when one is malformed. */
+static int runtime_opts(const struct request *r, struct plan_opts *o)
+{
+    const char *f = r->param[REQ_PARAM_MEM_FRACTION], *p = r->param[REQ_PARAM_PREALLOCATE];
+    char *end;
+
+    if (f != NULL) {
+        o->mem_fraction = strtod(f, &end);
+        if (end == f || *end != '\0' || !(o->mem_fraction > 0 && o->mem_fraction <= 1))
+            return -1;
+    }
+    if (p != NULL && strcmp(p, "true") != 0 && strcmp(p, "false") != 0)
+        return -1;
+    if (p != NULL)
+        o->preallocate = strcmp(p, "true") == 0 ? PLAN_PREALLOC_ON : PLAN_PREALLOC_OFF;
+    return 0;
+}
+
 /* Fills *o from the request's parameters; answers 400 and returns -1 when one is bad. */
 static int opts_from_params(struct request *r, struct plan_opts *o)
 {
@@ -477,6 +559,9 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
         (reqparse_seconds(r->param[REQ_PARAM_TIME_LIMIT], &o->time_limit_s) != 0 ||
          o->time_limit_s > 600))
         bad = "time_limit must be a number of seconds from 0 to 600.";
+    if (runtime_opts(r, o) != 0)
+        bad = "mem_fraction must be a number above 0 and at most 1, and preallocate true or "
+              "false.";
     if (bad != NULL) {
         request_reply_problem(r, PROBLEM_INVALID_PARAMETER, bad);
         return -1;

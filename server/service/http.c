@@ -46,6 +46,8 @@ static const char *const req_param_names[REQ_PARAM_COUNT] = {
     [REQ_PARAM_ALIGNMENT] = "alignment",
     [REQ_PARAM_FORMAT] = "format",
     [REQ_PARAM_VIEW] = "view",
+    [REQ_PARAM_MEM_FRACTION] = "mem_fraction",
+    [REQ_PARAM_PREALLOCATE] = "preallocate",
 };
 
 /* Shown at /p/{id} until the dashboard's static/plan.html exists. No inline script: the
@@ -184,7 +186,10 @@ static enum MHD_Result dispatch(struct request *r)
     case ROUTE_VENDOR:
         return serve_file(r, &srv->vendor_root, r->route.path);
     case ROUTE_PLAN:
-        if (r->route.method != ROUTE_METHOD_DELETE) {
+        /* ?format=trace is made per request (api.c), never from the cache of plan views */
+        if (r->route.method != ROUTE_METHOD_DELETE &&
+            MHD_lookup_connection_value(r->http.conn, MHD_GET_ARGUMENT_KIND,
+                                        req_param_names[REQ_PARAM_FORMAT]) == NULL) {
             const char *inm = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND,
                                                           MHD_HTTP_HEADER_IF_NONE_MATCH);
             const char *view = MHD_lookup_connection_value(r->http.conn, MHD_GET_ARGUMENT_KIND,

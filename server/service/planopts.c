@@ -30,6 +30,11 @@ char *planopts_json(const struct plan_opts *o)
         json_object_object_add(j, "alignment", json_object_new_uint64(o->alignment));
     if (o->name)
         json_object_object_add(j, "name", json_object_new_string(o->name));
+    if (o->mem_fraction > 0)
+        json_object_object_add(j, "mem_fraction", json_object_new_double(o->mem_fraction));
+    if (o->preallocate != PLAN_PREALLOC_DEFAULT)
+        json_object_object_add(j, "preallocate",
+                               json_object_new_boolean(o->preallocate == PLAN_PREALLOC_ON));
     out = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
     json_object_put(j);
     return out;
@@ -88,6 +93,16 @@ int planopts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap)
         if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
             goto out;
         o->time_limit_s = json_object_get_double(v);
+    }
+    if (json_object_object_get_ex(j, "mem_fraction", &v)) {
+        if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+            goto out;
+        o->mem_fraction = json_object_get_double(v);
+    }
+    if (json_object_object_get_ex(j, "preallocate", &v)) {
+        if (!json_object_is_type(v, json_type_boolean))
+            goto out;
+        o->preallocate = json_object_get_boolean(v) ? PLAN_PREALLOC_ON : PLAN_PREALLOC_OFF;
     }
     if (fmt != NULL) {
         enum plan_format f;

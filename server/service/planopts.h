@@ -4,8 +4,8 @@
  * planner worker that runs it, so both sides agree on one form.
  *
  * The document is an object with the keys format (a plan_format_name), chip, strategies,
- * capacity, time_limit_s, alignment and name; unset fields (NULL, 0, PLAN_FMT_AUTO) are
- * omitted. Pure: no I/O, no state.
+ * capacity, time_limit_s, alignment, name, mem_fraction and preallocate (a boolean); unset
+ * fields (NULL, 0, PLAN_FMT_AUTO, PLAN_PREALLOC_DEFAULT) are omitted. Pure: no I/O, no state.
  */
 #ifndef TPUPLAN_PLANOPTS_H
 #define TPUPLAN_PLANOPTS_H

@@ -35,6 +35,7 @@ const struct problem_type problem_types[PROBLEM_COUNT] = {
     [PROBLEM_DATABASE_UNAVAILABLE] = {"database-unavailable", "The database is unavailable", 503,
                                       "5"},
     [PROBLEM_NOT_READY] = {"not-ready", "Not ready", 503, NULL},
+    [PROBLEM_NO_RESULT] = {"no-result", "The plan has no result to export", 409, NULL},
     [PROBLEM_INTERNAL] = {"internal", "Internal error", 500, NULL},
     [PROBLEM_MALFORMED_INPUT] = {"malformed-input", "The input could not be parsed", 400, NULL},
     [PROBLEM_INVALID_MODEL] = {"invalid-model", "The model description is invalid", 422, NULL},

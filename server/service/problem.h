@@ -44,6 +44,7 @@ enum problem_id {
     PROBLEM_IDEMPOTENCY_KEY_REUSED,
     PROBLEM_DATABASE_UNAVAILABLE,
     PROBLEM_NOT_READY,
+    PROBLEM_NO_RESULT,
     PROBLEM_INTERNAL,
     /* Planner errors (problem_for_err). */
     PROBLEM_MALFORMED_INPUT,

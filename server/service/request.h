@@ -44,6 +44,8 @@ enum req_param {
     REQ_PARAM_ALIGNMENT,
     REQ_PARAM_FORMAT,
     REQ_PARAM_VIEW, /* GET /api/v1/plans/{id}?view=summary|layout */
+    REQ_PARAM_MEM_FRACTION, /* the runtime allocator simulation (plan.h) */
+    REQ_PARAM_PREALLOCATE,
     REQ_PARAM_COUNT
 };
 

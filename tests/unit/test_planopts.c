@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -37,12 +38,47 @@ static void test_opts_roundtrip(void **state)
     assert_int_equal(planopts_parse("{\"chip\": 5}", &back, buf, sizeof buf), -1);
     assert_int_equal(planopts_parse("[]", &back, buf, sizeof buf), -1);
     assert_int_equal(planopts_parse("{}", &back, buf, sizeof buf), 0);
+    assert_true(back.mem_fraction == 0);
+    assert_int_equal(back.preallocate, PLAN_PREALLOC_DEFAULT);
+}
+
+/* The runtime allocator options: kept when set, omitted when default, typed on the way
+ * back. */
+static void test_runtime_opts(void **state)
+{
+    struct plan_opts o = {.mem_fraction = 0.9, .preallocate = PLAN_PREALLOC_OFF};
+    struct plan_opts back;
+    char buf[64];
+    char *j;
+
+    (void)state;
+    j = planopts_json(&o);
+    assert_non_null(j);
+    assert_non_null(strstr(j, "\"mem_fraction\":0.9")); /* json-c prints 17 digits */
+    assert_non_null(strstr(j, "\"preallocate\":false"));
+    assert_int_equal(planopts_parse(j, &back, buf, sizeof buf), 0);
+    assert_true(back.mem_fraction == 0.9);
+    assert_int_equal(back.preallocate, PLAN_PREALLOC_OFF);
+    free(j);
+    o = (struct plan_opts){.preallocate = PLAN_PREALLOC_ON};
+    j = planopts_json(&o);
+    assert_string_equal(j, "{\"preallocate\":true}");
+    assert_int_equal(planopts_parse(j, &back, buf, sizeof buf), 0);
+    assert_int_equal(back.preallocate, PLAN_PREALLOC_ON);
+    free(j);
+    o = (struct plan_opts){0};
+    j = planopts_json(&o);
+    assert_string_equal(j, "{}");
+    free(j);
+    assert_int_equal(planopts_parse("{\"preallocate\": 1}", &back, buf, sizeof buf), -1);
+    assert_int_equal(planopts_parse("{\"mem_fraction\": \"0.5\"}", &back, buf, sizeof buf), -1);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_opts_roundtrip),
+        cmocka_unit_test(test_runtime_opts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
