@@ -258,10 +258,16 @@ static void print_strategies(json_object *pk)
                fmt_bytes(get(s, "fragmentation_bytes"), d, sizeof(d)),
                json_object_get_boolean(get(s, "proven_optimal")) ? "yes" : "no",
                json_object_get_double(get(s, "seconds")),
-               json_object_get_boolean(get(s, "runtime"))
-                   ? "  (GPU runtime allocator, not TPU; never chosen)"
-                   : (strcmp(str(s, "name"), str(pk, "chosen")) == 0 ? "  <- chosen" : ""));
+               strcmp(str(s, "name"), str(pk, "chosen")) == 0 ? "  <- chosen" : "");
     }
+    /* The runtime allocator's row (packing.runtime): compared, never chosen. */
+    v = get(pk, "runtime");
+    if (v != NULL && !json_object_is_type(v, json_type_null))
+        printf("  %-16s %12s %12s %8s %9.4f  (GPU runtime allocator, not TPU; %s)\n",
+               str(v, "name"), fmt_bytes(get(v, "peak_bytes"), a, sizeof(a)),
+               fmt_bytes(get(v, "fragmentation_bytes"), d, sizeof(d)), "-",
+               json_object_get_double(get(v, "seconds")),
+               json_object_get_boolean(get(v, "fits")) ? "no OOM" : "OOM");
 }
 
 static void print_failure(const char *what, json_object *f)

@@ -133,10 +133,8 @@ ERR_MUST_CHECK int plan_runtime_run(const struct plan_ctx *c, struct plan_packin
                                     struct err *e);
 void plan_runtime_free(struct plan_runtime *rt);
 
-/* The bfc-runtime row of packing.strategies, and packing.runtime (null when it did not
- * run). */
-void plan_runtime_write_row(struct jsonw *w, const struct plan_ctx *c,
-                            const struct plan_packing *pk);
+/* packing.runtime (null when it did not run), with the figures of its "bfc-runtime"
+ * comparison row. */
 void plan_runtime_write(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk);
 
 /*

@@ -432,7 +432,6 @@ static void write_packing(struct jsonw *w, const struct plan_ctx *c, const struc
     jsonw_arr_begin(w, "strategies");
     for (size_t k = 0; k < (c->nbufs > 0 ? c->nstrategies : 0); k++)
         write_strategy(w, c, pk, k);
-    plan_runtime_write_row(w, c, pk);
     jsonw_arr_end(w);
     write_timeline(w, pk);
     write_peak(w, c, pk);

@@ -90,6 +90,57 @@ if [ $? -eq 0 ] && grep -q "FITS" "$tmp/out" && grep -q "saves 5.95G" "$tmp/out"
 expect_exit "strategies option" 0 $data/models/tiny-lm-train.json --strategies xla-spatial,first-fit --time-limit 0.5
 check "two strategies ran" '[s["name"] for s in r["packing"]["strategies"]] == ["xla-spatial", "first-fit"]'
 
+# --- the runtime allocator replay (GPU-style BFC, not TPU) and the trace export
+printf 'id,lower,upper,size\nb0,0,1,1024\nb1,0,5,1024\nb2,0,1,1024\nb3,0,5,1024\nb4,1,5,2048\n' >"$tmp/frag.csv"
+expect_exit "runtime OOM with free memory (the static plan fits)" 0 "$tmp/frag.csv" --capacity 8192 --mem-fraction 0.5
+check "runtime: limit 4096, b4 fails at step 1 with 2048 free in two 1024 holes" \
+    '(lambda rt: rt["memory_limit_bytes"] == 4096 and rt["failed_allocations"] == 1 and rt["first_failure"]["name"] == "b4" and rt["first_failure"]["step"] == 1 and rt["first_failure"]["free_bytes"] == 2048 and rt["first_failure"]["largest_free_bytes"] == 1024 and rt["first_oom_with_free_memory"] == rt["first_failure"] and not rt["fits"])(r["packing"]["runtime"])'
+check "runtime is not a strategy and never chosen" \
+    'all(s["name"] != "bfc-runtime" for s in r["packing"]["strategies"]) and r["packing"]["chosen"] != "bfc-runtime"'
+expect_exit "runtime with growth" 0 "$tmp/frag.csv" --capacity 64M --preallocate false
+check "growth: the first region is 2 MiB" \
+    'r["packing"]["runtime"]["region_bytes"] == [2097152] and r["packing"]["runtime"]["preallocate"] is False'
+expect_exit "mem-fraction above 1" 2 "$tmp/frag.csv" --capacity 8192 --mem-fraction 1.5
+errmsg "mem-fraction above 1: message" "--mem-fraction: must be above 0 and at most 1"
+expect_exit "preallocate not a boolean" 2 "$tmp/frag.csv" --preallocate maybe
+expect_exit "text report with the runtime row" 0 $data/models/tiny-lm-train.json --format text --strategies xla-spatial
+if grep -q "bfc-runtime .*GPU runtime allocator, not TPU" "$tmp/out" && grep -q "^runtime .*not what the TPU compiler does" "$tmp/out"; then
+    ok "text report labels the runtime row"
+else nok "text report labels the runtime row" "$(grep -n runtime "$tmp/out" | head -3)"; fi
+"$bin" plan $data/models/tiny-lm-train.json --strategies xla-spatial >"$tmp/plan.json"
+expect_exit "trace export" 0 $data/models/tiny-lm-train.json --strategies xla-spatial --format trace
+if python3 - "$tmp/out" "$tmp/plan.json" <<'PY' 2>"$tmp/pyerr"; then ok "trace: valid trace JSON with the expected event counts"; else nok "trace: valid trace JSON with the expected event counts" "$(tail -1 "$tmp/pyerr")"; fi
+import json, sys
+t, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ev = t["traceEvents"]
+by = {}
+for e in ev:
+    assert e["ph"] in "CMX" and e["pid"] == 1, e
+    by.setdefault(e["ph"], []).append(e)
+packed = [x for x in r["tensors"] if x["padded_bytes"] > 0]
+assert len(by["X"]) == len(packed), (len(by["X"]), len(packed))
+steps = len(r["packing"]["timeline"]["step"])
+assert not r["packing"]["timeline"]["downsampled"]
+assert len(by["C"]) == 2 * steps, (len(by["C"]), steps)
+tracks = [e for e in by["M"] if e["name"] == "thread_name"]
+assert len(by["M"]) == 1 + 2 * len(tracks)
+# every slice is where the plan put it; slices of a track never overlap in time
+off = {x["name"]: (x["offset"], x["live"]) for x in packed}
+lanes = {}
+for e in by["X"]:
+    o, live = off[e["name"]]
+    assert e["args"]["offset"] == o and [e["ts"], e["ts"] + e["dur"]] == live, e
+    lanes.setdefault(e["tid"], []).append((e["ts"], e["ts"] + e["dur"]))
+for tid, iv in lanes.items():
+    iv.sort()
+    assert all(a[1] <= b[0] for a, b in zip(iv, iv[1:])), tid
+# the heap height counter is the plan's heap top
+heap = [e["args"]["bytes"] for e in by["C"] if e["name"] == "heap height"]
+assert max(heap) == r["summary"]["peak_bytes"], (max(heap), r["summary"]["peak_bytes"])
+PY
+expect_exit "trace export of a plan that does not fit" 1 $data/models/tiny-lm-train.json --strategies xla-spatial --format trace --capacity 1G
+expect_exit "unknown --format" 2 $data/models/tiny-lm-train.json --format svg
+
 # --- bad input: exit 2 and a message naming the tensor and the field
 bad() {
     local name=$1 json=$2 msg=$3
@@ -134,6 +185,14 @@ if sys.argv[1].endswith(".json"):
 V(json.load(open("static/schema/result.schema.json"))).validate(json.load(open(sys.argv[2])))
 PY
     done
+    # a result whose runtime replay failed allocations (both failure records filled)
+    "$bin" plan "$tmp/frag.csv" --capacity 8192 --mem-fraction 0.5 >"$tmp/out" 2>/dev/null
+    if python3 - "$tmp/out" <<'PY' 2>"$tmp/pyerr"; then ok "schemas: runtime with failures"; else nok "schemas: runtime with failures" "$(tail -1 "$tmp/pyerr")"; fi
+import json, sys, jsonschema
+r = json.load(open(sys.argv[1]))
+assert r["packing"]["runtime"]["first_failure"] is not None
+jsonschema.Draft202012Validator(json.load(open("static/schema/result.schema.json"))).validate(r)
+PY
 else
     ok "schemas # SKIP python3 jsonschema is not installed"
 fi

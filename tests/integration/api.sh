@@ -186,6 +186,44 @@ check "an unknown view is 400 naming view" eval 'problem 400 invalid-parameter &
 req GET "/api/v1/plans/$wid?view="
 check "an empty view is 400" problem 400 invalid-parameter
 
+# The runtime allocator replay (packing.runtime) and the trace export (?format=trace).
+req GET "/api/v1/plans/$wid?view=summary"
+check "the summary view carries packing.runtime, labelled as the GPU-style allocator" \
+    eval 'body_has "\"runtime\":{\"name\":\"bfc-runtime\"" && body_has "not what the TPU compiler does" && body_has "\"memory_fraction\":0.75"'
+req GET "/api/v1/plans/$wid?format=trace"
+check "?format=trace is Chrome/Perfetto trace JSON: 2 slices, 2 steps x 2 counters, 2 tracks" \
+    eval 'is 200 && [ "$(hdr Content-Type)" = application/json ] && python3 -c "
+import json, sys
+t = json.load(open(sys.argv[1]))
+ph = [e[\"ph\"] for e in t[\"traceEvents\"]]
+assert (ph.count(\"X\"), ph.count(\"C\"), ph.count(\"M\")) == (2, 4, 5), ph
+assert sorted(e[\"name\"] for e in t[\"traceEvents\"] if e[\"ph\"] == \"X\") == [\"w\", \"x\"]
+" "$tmp/b"'
+tetag=$(hdr ETag)
+check "the trace is an attachment with its own ETag" \
+    eval '[ "$tetag" = "${wetag%\"}-trace\"" ] && hdr Content-Disposition | grep -qF "attachment; filename=\"$wid.trace.json\""'
+req GET "/api/v1/plans/$wid?format=trace" -H "If-None-Match: $tetag"
+check "?format=trace honours its ETag (304)" is 304
+req GET "/api/v1/plans/$wid?format=svg"
+check "a format other than trace is 400 naming format" eval 'problem 400 invalid-parameter && body_has "format must be trace"'
+req GET "/api/v1/plans/$wid?format=trace&view=layout"
+check "format=trace with a view is 400" problem 400 invalid-parameter
+req POST "/api/v1/plans?mem_fraction=0.5&preallocate=false" -H 'Content-Type: application/json' \
+    -H 'Prefer: wait=20' --data "${model/api-test-small/api-test-runtime}"
+check "mem_fraction and preallocate reach the runtime replay" \
+    eval 'is 201 && body_has "\"memory_fraction\":0.5" && body_has "\"preallocate\":false" && body_has "\"region_bytes\":\[2097152\]"'
+req POST "/api/v1/plans?mem_fraction=1.5" -H 'Content-Type: application/json' --data "$model"
+check "mem_fraction above 1 is 400" eval 'problem 400 invalid-parameter && body_has "mem_fraction must be"'
+req POST "/api/v1/plans?preallocate=yes" -H 'Content-Type: application/json' --data "$model"
+check "preallocate other than true or false is 400" problem 400 invalid-parameter
+# A plan still running has no trace yet: exact search on 3000 random buffers runs out its 3 s.
+awk 'BEGIN { srand(7); print "id,lower,upper,size"; for (i = 0; i < 3000; i++) { l = int(rand() * 500); printf "%d,%d,%d,%d\n", i, l, l + 1 + int(rand() * 60), 256 * (1 + int(rand() * 64)) } }' >"$tmp/slow.csv"
+req POST "/api/v1/plans?strategies=exact&time_limit=3" -H 'Content-Type: text/csv' --data-binary @"$tmp/slow.csv"
+sid=$(jstr id)
+req GET "/api/v1/plans/$sid?format=trace"
+check "?format=trace of a plan not done yet is 409 no-result" \
+    eval 'problem 409 no-result && body_has "not done yet"'
+
 # Formats: CSV, safetensors (only the header is read), multipart form.
 printf 'id,lower,upper,size\n0,0,10,4096\n1,5,15,8192\n2,12,20,4096\n' >"$tmp/mm.csv"
 req POST /api/v1/plans -H 'Content-Type: text/csv' --data-binary @"$tmp/mm.csv"

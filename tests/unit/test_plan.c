@@ -811,6 +811,99 @@ static void test_runs_ahead_keep_names(void **state)
     free(text);
 }
 
+/*
+ * The runtime allocator replay (plan_runtime.c, bfc.h) in a plan: a MiniMalloc CSV (sizes
+ * as given, alignment 1) with a capacity of 1 MiB, so the default limit is 0.75 x 1048576 =
+ * 786432 bytes in one preallocated region. a [0,2) and b [2,4) of 1000 bytes (1024 in BFC)
+ * share address 0 (a is freed first at step 2); c [1,3) of 256 goes to 1024: the heap
+ * reaches 1280 against a static peak of 1256 (1000 + 256 live at steps 1 and 2, the lower
+ * bound). Its comparison row is packing.runtime, outside the strategies, never chosen.
+ */
+static void test_runtime(void **state)
+{
+    const char *csv = "id,lower,upper,size\na,0,2,1000\nb,2,4,1000\nc,1,3,256\n";
+    struct plan_opts o = {.capacity = 1048576};
+    json_object *r, *row;
+    char path[64];
+    int last;
+
+    (void)state;
+    r = plan_str(csv, &o);
+    row = jget(r, "packing.runtime");
+    assert_string_equal(jstr(row, "name"), "bfc-runtime");
+    assert_int_equal(jint(row, "peak_bytes"), 1280);
+    assert_int_equal(jint(row, "lower_bound_bytes"), 1256);
+    assert_int_equal(jint(row, "fragmentation_bytes"), 24);
+    assert_true(json_object_get_boolean(jget(row, "fits")));
+    /* not a packing: not among the strategies, never chosen */
+    last = (int)json_object_array_length(jget(r, "packing.strategies"));
+    for (int k = 0; k < last; k++) {
+        snprintf(path, sizeof(path), "packing.strategies[%d].name", k);
+        assert_string_not_equal(jstr(r, path), "bfc-runtime");
+    }
+    assert_string_equal(jstr(r, "packing.chosen"), jstr(r, "summary.strategy"));
+    assert_int_equal(jint(r, "packing.runtime.memory_limit_bytes"), 786432);
+    assert_int_equal(jint(r, "packing.runtime.device_bytes"), 1048576);
+    assert_true(json_object_get_boolean(jget(r, "packing.runtime.preallocate")));
+    assert_true(json_object_get_boolean(jget(r, "packing.runtime.jax_gpu_defaults")));
+    assert_int_equal(jint(r, "packing.runtime.peak_reserved_bytes"), 786432);
+    assert_int_equal(jint(r, "packing.runtime.peak_in_use_bytes"), 1280);
+    assert_int_equal(jint(r, "packing.runtime.static_peak_bytes"), 1256);
+    assert_int_equal(jint(r, "packing.runtime.regions"), 1);
+    assert_int_equal(jint(r, "packing.runtime.region_bytes[0]"), 786432);
+    assert_int_equal(jint(r, "packing.runtime.failed_allocations"), 0);
+    assert_true(json_object_is_type(jget(r, "packing.runtime.first_failure"), json_type_null));
+    /* the runtime timeline has the static timeline's steps */
+    assert_int_equal(json_object_array_length(jget(r, "packing.runtime.timeline.step")),
+                     json_object_array_length(jget(r, "packing.timeline.step")));
+    assert_int_equal(jint(r, "packing.runtime.timeline.in_use_bytes[1]"), 1280);
+    assert_int_equal(jint(r, "packing.runtime.timeline.heap_bytes[3]"), 1024);
+    json_object_put(r);
+
+    /* Growth: 64 MiB x 0.5 = 32 MiB may be held, the first region is 2 MiB. */
+    o = (struct plan_opts){.capacity = 64 << 20, .mem_fraction = 0.5,
+                           .preallocate = PLAN_PREALLOC_OFF};
+    r = plan_str(csv, &o);
+    assert_int_equal(jint(r, "packing.runtime.memory_limit_bytes"), 32 << 20);
+    assert_int_equal(jint(r, "packing.runtime.peak_reserved_bytes"), 2 << 20);
+    assert_int_equal(jint(r, "packing.runtime.region_bytes[0]"), 2 << 20);
+    assert_false(json_object_get_boolean(jget(r, "packing.runtime.preallocate")));
+    assert_false(json_object_get_boolean(jget(r, "packing.runtime.jax_gpu_defaults")));
+    json_object_put(r);
+
+    /* Out of memory with free bytes: 8192 x 0.5 = 4096 bytes; four 1024-byte buffers, two
+     * die at step 1, leaving two 1024 holes for a 2048-byte one (bfc.h's hand trace). */
+    o = (struct plan_opts){.capacity = 8192, .mem_fraction = 0.5};
+    r = plan_str("id,lower,upper,size\nb0,0,1,1024\nb1,0,5,1024\nb2,0,1,1024\nb3,0,5,1024\n"
+                 "b4,1,5,2048\nb5,2,5,5000\n",
+                 &o);
+    assert_int_equal(jint(r, "packing.runtime.failed_allocations"), 2);
+    assert_int_equal(jint(r, "packing.runtime.first_failure.step"), 1);
+    assert_int_equal(jint(r, "packing.runtime.first_failure.tensor"), 4);
+    assert_string_equal(jstr(r, "packing.runtime.first_failure.name"), "b4");
+    assert_int_equal(jint(r, "packing.runtime.first_failure.free_bytes"), 2048);
+    assert_int_equal(jint(r, "packing.runtime.first_failure.largest_free_bytes"), 1024);
+    assert_true(json_object_get_boolean(jget(r, "packing.runtime.first_failure.with_free_memory")));
+    assert_int_equal(jint(r, "packing.runtime.first_oom_with_free_memory.tensor"), 4);
+    json_object_put(r);
+
+    /* Without a capacity there is no fraction to take: no replay. */
+    r = plan_str(csv, NULL);
+    assert_true(json_object_is_type(jget(r, "packing.runtime"), json_type_null));
+    json_object_put(r);
+}
+
+/* mem_fraction must lie in (0, 1]. */
+static void test_runtime_bad_fraction(void **state)
+{
+    const struct bad cases[] = {
+        {"{\"tensors\":[]}", {.mem_fraction = 1.5}, ERR_INVALID, "mem_fraction", "at most 1"},
+        {"{\"tensors\":[]}", {.mem_fraction = -0.25}, ERR_INVALID, "mem_fraction", "above 0"},
+    };
+    (void)state;
+    expect_plan_errors(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -832,6 +925,8 @@ int main(void)
         cmocka_unit_test(test_views),
         cmocka_unit_test(test_default_from_runs),
         cmocka_unit_test(test_runs_ahead_keep_names),
+        cmocka_unit_test(test_runtime),
+        cmocka_unit_test(test_runtime_bad_fraction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
