@@ -1,5 +1,6 @@
 // bars.js - the plan page's two bar lists: each strategy's peak against the lower bound
-// (packing.strategies), and padded against logical bytes per tensor kind (summary.by_kind).
+// (packing.strategies, then the runtime allocator's row from packing.runtime: compared,
+// never chosen), and padded against logical bytes per tensor kind (summary.by_kind).
 
 import { el, $, fmtBytes, fmtInt, fmtPct } from './util.js';
 import { KINDS } from './theme.js';
@@ -24,7 +25,8 @@ export function renderStrategies(pk) {
         box.append(el('p', { class: 'note', text: 'No strategy comparison in this result.' }));
         return;
     }
-    const max = Math.max(1, ...list.map((x) => Math.max(x.peak_bytes || 0, x.lower_bound_bytes || 0)));
+    const rt = pk.runtime;
+    const max = Math.max(1, ...list.map((x) => Math.max(x.peak_bytes || 0, x.lower_bound_bytes || 0)), rt ? rt.peak_bytes || 0 : 0);
     for (const x of list) {
         const chosen = x.name === pk.chosen;
         const over = x.lower_bound_bytes > 0 ? ` (+${fmtPct(x.peak_bytes / x.lower_bound_bytes - 1)})` : '';
@@ -36,6 +38,21 @@ export function renderStrategies(pk) {
         row.dataset.strategy = x.name;
         box.append(row);
     }
+    if (rt) box.append(runtimeRow(rt, max));
+}
+
+// The GPU-style runtime allocator (XLA's BFC) replaying the plan: its heap height against the
+// same lower bound. Not a packing strategy: hatched, labelled, never "chosen".
+function runtimeRow(rt, max) {
+    const oom = rt.first_failure;
+    const text = `${fmtBytes(rt.peak_bytes)} · ` + (oom ? `OOM at step ${fmtInt(oom.step)}` : 'no OOM') + ' · runtime, not TPU';
+    const row = bar(`${rt.name} (GPU runtime allocator, not TPU)`, [
+        { cls: 'runtime', frac: (rt.peak_bytes || 0) / max },
+        { cls: 'lb', marker: true, frac: (rt.lower_bound_bytes || 0) / max },
+    ], text);
+    row.dataset.strategy = rt.name;
+    row.title = rt.label || '';
+    return row;
 }
 
 export function renderByKind(s) {

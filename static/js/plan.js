@@ -2,9 +2,9 @@
 // two views of /api/v1/plans/{id} in parallel: ?view=summary (the result without its tensors,
 // polled while the plan is queued or running) and ?view=layout (the tensors as columns), then
 // puts the result (server/planner/RESULT.md) on the page: summary cards and notes
-// (summary.js), layout chart (layoutchart.js) and timeline (timeline.js), strategy and
-// per-kind bars (bars.js), the peak and padding tables (tables.js), and the buttons
-// (actions.js). The whole result (37 MB for 100,000 tensors) is fetched only for
+// (summary.js), layout chart (layoutchart.js) and timeline (timeline.js, with the runtime
+// allocator's curve; its note in runtime.js), strategy and per-kind bars (bars.js), the peak
+// and padding tables (tables.js), and the buttons (actions.js). The whole result (37 MB for 100,000 tensors) is fetched only for
 // "Download JSON": parsing it as one object per tensor is what used to take seconds.
 
 import { el, $, fmtInt, apiGet, planUrl, retryAfter, sleep, statusBadge } from './util.js';
@@ -14,6 +14,7 @@ import { TimelineChart } from './timeline.js';
 import { renderCards, renderNotes, renderSuggestions } from './summary.js';
 import { renderPeakTable, renderPaddingTable } from './tables.js';
 import { renderStrategies, renderByKind } from './bars.js';
+import { renderRuntime } from './runtime.js';
 import { wireActions } from './actions.js';
 
 const hooks = (window.__tpuplan = { ready: false });
@@ -95,7 +96,7 @@ function render(plan, cols) {
     const tl = pk.timeline;
     const end = Array.isArray(pk.steps) ? pk.steps[1] : undefined;
     if (tl && Array.isArray(tl.step) && tl.step.length) {
-        timeline = new TimelineChart($('#timeline-canvas'), $('#timeline-tip'), tl, end ?? tl.step[tl.step.length - 1] + 1, { capacity, peakStep });
+        timeline = new TimelineChart($('#timeline-canvas'), $('#timeline-tip'), tl, end ?? tl.step[tl.step.length - 1] + 1, { capacity, peakStep, runtime: pk.runtime || null });
         $('#timeline-note').textContent = tl.downsampled ? 'Downsampled: each point is the maximum over merged steps.' : '';
     } else {
         $('#timeline-note').textContent = 'No timeline in this result.';
@@ -141,6 +142,7 @@ function render(plan, cols) {
     const pick = (i) => layout.reveal(i);
     renderPeakTable(r, layout, pick);
     renderStrategies(pk);
+    renderRuntime(pk);
     renderByKind(s);
     renderSuggestions(r);
     wireActions(plan, plan.id || planId(), layout);

@@ -27,6 +27,7 @@ export function themeColors() {
         liveFill: v('--live-fill'),
         heap: v('--heap'),
         gap: v('--gap'),
+        runtime: v('--runtime'),
         kinds: KINDS.map((k) => v('--k-' + k)),
     };
 }

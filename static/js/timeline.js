@@ -1,13 +1,17 @@
 // timeline.js - live bytes against heap height over program steps. The shaded gap between the
 // two curves is memory lost to fragmentation at that step. Follows the layout chart's x range.
+// With packing.runtime (the plan replayed through XLA's BFC allocator, the GPU-style runtime
+// allocator, not what the TPU compiler does) it also draws that allocator's heap height as a
+// dashed curve, its reserved bytes when they are in range, and its first out-of-memory step.
 
-import { fmtBytes, fmtInt } from './util.js';
+import { fmtBytes, fmtInt, fmtPct } from './util.js';
 import { Chart, tipRows } from './chart.js';
 
 const M = { left: 84, right: 16, top: 18, bottom: 40 };
 
 export class TimelineChart extends Chart {
-    // tl: packing.timeline; end: one past the last step; opts: {capacity, peakStep}
+    // tl: packing.timeline; end: one past the last step; opts: {capacity, peakStep, runtime}
+    // (runtime: packing.runtime, or null)
     constructor(canvas, tooltip, tl, end, opts) {
         super(canvas, tooltip, M);
         this.opts = opts || {};
@@ -19,12 +23,16 @@ export class TimelineChart extends Chart {
         this.gapMax = tl.largest_gap_bytes ? Float64Array.from(tl.largest_gap_bytes) : null;
         this.n = n;
         this.full = { x0: n ? this.step[0] : 0, x1: n ? this.end[n - 1] : 1 };
+        this.rt = runtimeSeries(this.opts.runtime, n);
         let ymax = 1;
-        for (let i = 0; i < n; i++) ymax = Math.max(ymax, this.heap[i], this.live[i]);
+        for (let i = 0; i < n; i++) ymax = Math.max(ymax, this.heap[i], this.live[i], this.rt ? this.rt.heap[i] : 0);
         const cap = this.opts.capacity;
-        // Show the capacity line when it is close enough to be informative.
+        // Show the capacity line (and the runtime allocator's reserved bytes) when close
+        // enough to be informative.
         this.showCap = Number.isFinite(cap) && cap > 0 && cap <= ymax * 1.6;
-        this.view = { ...this.full, y0: 0, y1: (this.showCap ? Math.max(ymax, cap) : ymax) * 1.08 };
+        if (this.rt) this.rt.show = this.rt.reservedMax <= ymax * 1.6;
+        const top = Math.max(ymax, this.showCap ? cap : 0, this.rt && this.rt.show ? this.rt.reservedMax : 0);
+        this.view = { ...this.full, y0: 0, y1: top * 1.08 };
         canvas.addEventListener('pointermove', (ev) => this.onMove(ev));
         canvas.addEventListener('pointerleave', () => this.hideTip());
     }
@@ -94,6 +102,7 @@ export class TimelineChart extends Chart {
         ctx.stroke(line(lv));
         ctx.strokeStyle = c.heap;
         ctx.stroke(line(hv));
+        if (this.rt) this.drawRuntime(ctx, c, cols, k, line);
         if (gv) {
             // Largest free block below the heap top: what one more allocation could get.
             ctx.lineWidth = 1.5;
@@ -150,6 +159,45 @@ export class TimelineChart extends Chart {
         this.drawBorder(ctx, c);
     }
 
+    // The runtime allocator's heap height (dashed), its reserved bytes (dotted, when in
+    // range) and its first failed allocation (a vertical mark).
+    drawRuntime(ctx, c, cols, k, line) {
+        const v = this.view, rt = this.rt;
+        const hv = new Float64Array(cols).fill(-1), rv = new Float64Array(cols).fill(-1);
+        for (let i = 0; i < this.n; i++) {
+            if (this.end[i] <= v.x0 || this.step[i] >= v.x1) continue;
+            const c0 = Math.max(0, Math.floor((this.step[i] - v.x0) * k));
+            const c1 = Math.min(cols - 1, Math.max(c0, Math.ceil((this.end[i] - v.x0) * k) - 1));
+            for (let col = c0; col <= c1; col++) {
+                if (rt.heap[i] > hv[col]) hv[col] = rt.heap[i];
+                if (rt.reserved[i] > rv[col]) rv[col] = rt.reserved[i];
+            }
+        }
+        ctx.strokeStyle = c.runtime;
+        ctx.lineWidth = 2;
+        ctx.setLineDash([6, 3]);
+        ctx.stroke(line(hv));
+        if (rt.show) {
+            ctx.lineWidth = 1;
+            ctx.setLineDash([1, 3]);
+            ctx.stroke(line(rv));
+        }
+        ctx.setLineDash([]);
+        if (Number.isFinite(rt.oomStep) && rt.oomStep >= v.x0 && rt.oomStep < v.x1) {
+            const x = Math.round(this.px(rt.oomStep + 0.5)) + 0.5;
+            ctx.lineWidth = 1.5;
+            ctx.beginPath();
+            ctx.moveTo(x, M.top);
+            ctx.lineTo(x, M.top + this.ph);
+            ctx.stroke();
+            ctx.font = '600 12px system-ui, sans-serif';
+            ctx.fillStyle = c.runtime;
+            ctx.textBaseline = 'top';
+            ctx.textAlign = x + 90 < M.left + this.pw ? 'left' : 'right';
+            ctx.fillText('BFC OOM', ctx.textAlign === 'left' ? x + 4 : x - 4, M.top + 16);
+        }
+    }
+
     onMove(ev) {
         const { x: sx, y: sy } = this.pointer(ev);
         const x = this.dx(sx);
@@ -171,6 +219,33 @@ export class TimelineChart extends Chart {
             ['fragmentation gap', fmtBytes(this.heap[i] - this.live[i])],
         ];
         if (this.gapMax) rows.push(['largest free block', fmtBytes(this.gapMax[i])]);
+        if (this.rt) {
+            const rt = this.rt;
+            rows.push(
+                ['BFC heap (GPU runtime)', fmtBytes(rt.heap[i])],
+                ['BFC in use', fmtBytes(rt.inUse[i])],
+                ['BFC reserved', fmtBytes(rt.reserved[i])],
+                ['BFC largest free chunk', fmtBytes(rt.largest[i])],
+                ['BFC fragmentation', fmtPct(rt.frag[i])],
+            );
+        }
         this.showTip([tipRows(rows)], sx, sy, -20);
     }
+}
+
+// packing.runtime's timeline as typed arrays, when it has the static timeline's n points.
+function runtimeSeries(rt, n) {
+    const t = rt && rt.timeline;
+    if (!t || !Array.isArray(t.heap_bytes) || t.heap_bytes.length !== n) return null;
+    const reserved = Float64Array.from(t.reserved_bytes);
+    return {
+        heap: Float64Array.from(t.heap_bytes),
+        inUse: Float64Array.from(t.in_use_bytes),
+        reserved,
+        largest: Float64Array.from(t.largest_free_bytes),
+        frag: Float64Array.from(t.fragmentation),
+        reservedMax: reserved.reduce((a, b) => Math.max(a, b), 0),
+        oomStep: rt.first_failure ? rt.first_failure.step : undefined,
+        show: false,
+    };
 }

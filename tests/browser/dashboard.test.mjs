@@ -205,6 +205,69 @@ test('layout and timeline charts drew, with a legend and the peak marker', async
     assert(found.hits > 40, `peak marker colour found on ${found.hits} pixels only`);
 });
 
+// Pixels of a canvas within 40 of the colour of CSS variable name.
+async function colourPixels(page, sel, name) {
+    return page.$eval(sel, (cv, v) => {
+        const probe = document.createElement('canvas').getContext('2d');
+        probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue(v).trim();
+        probe.fillRect(0, 0, 1, 1);
+        const want = probe.getImageData(0, 0, 1, 1).data;
+        const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - want[0]) + Math.abs(d[i + 1] - want[1]) + Math.abs(d[i + 2] - want[2]) < 40) n++;
+        return n;
+    }, name);
+}
+
+test('the runtime allocator (BFC) has a labelled row, never chosen, and a curve on the live-bytes chart', async () => {
+    const page = state.page;
+    const rt = state.result.packing.runtime;
+    assert(rt && rt.name === 'bfc-runtime', 'the result has no runtime replay');
+    const row = await page.$eval('#strategies .bar-row[data-strategy="bfc-runtime"]', (r) => ({ label: r.querySelector('.bar-label').textContent, text: r.querySelector('.bar-text').textContent, title: r.title }));
+    assert(row.label === 'bfc-runtime (GPU runtime allocator, not TPU)', 'row label: ' + row.label);
+    assert(/not what the TPU compiler does/.test(row.title), 'row title: ' + row.title);
+    assert(/runtime, not TPU/.test(row.text) && /no OOM|OOM at step/.test(row.text), 'row text: ' + row.text);
+    const labels = await page.$$eval('#strategies .bar-label', (l) => l.map((x) => x.textContent));
+    assert(labels.filter((x) => /\(chosen\)/.test(x)).length === 1 && !labels.some((x) => /bfc-runtime.*chosen/.test(x)), 'chosen: ' + labels);
+    assert(await page.isVisible('#legend-runtime'), 'the runtime curve has no legend entry');
+    assert(/GPU-style allocator, not what the TPU compiler does/.test(await page.textContent('#legend-runtime')), 'legend text');
+    const note = await page.textContent('#runtime-note');
+    assert(/Runtime behaviour of the GPU-style allocator/.test(note) && /not what the TPU compiler does/.test(note) && /75% of/.test(note), 'note: ' + note);
+    const drawn = await page.evaluate(() => !!(window.__tpuplan.timeline && window.__tpuplan.timeline.rt));
+    assert(drawn, 'the timeline has no runtime series');
+    const ink = await colourPixels(page, '#timeline-canvas', '--runtime');
+    assert(ink > 100, `the runtime curve's colour is on ${ink} pixels only`);
+    // the tooltip names the runtime figures
+    await page.locator('#timeline-canvas').scrollIntoViewIfNeeded();
+    const box = await page.locator('#timeline-canvas').boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForSelector('#timeline-tip:not(.hidden)');
+    const tip = await page.textContent('#timeline-tip');
+    assert(/BFC heap \(GPU runtime\)/.test(tip) && /BFC reserved/.test(tip) && /BFC fragmentation/.test(tip), 'tooltip: ' + tip);
+    await page.mouse.move(0, 0);
+});
+
+test(`the runtime note shows an OOM with free memory, naming a tensor called ${XSS} as text`, async () => {
+    const page = await newPage();
+    await page.goto(base + '/');
+    // 8192 x 0.5 = 4096 bytes; two of four 1024-byte buffers die at step 1, leaving two
+    // 1024-byte holes for a 2048-byte buffer: it fails with 2048 bytes free.
+    const csv = `id,lower,upper,size\nb0,0,1,1024\nb1,0,5,1024\nb2,0,1,1024\nb3,0,5,1024\n${XSS},1,5,2048\n`;
+    const id = await page.evaluate(async (body) => {
+        const res = await fetch('/api/v1/plans?capacity=8192&mem_fraction=0.5', { method: 'POST', headers: { 'Content-Type': 'text/csv', Prefer: 'wait=20' }, body });
+        return (await res.json()).id;
+    }, csv);
+    await page.goto(`${base}/p/${id}`);
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    const note = await page.textContent('#runtime-note');
+    assert(note.includes(`step 1: ${XSS} needs 2.00 KiB with 2.00 KiB free (largest free chunk 1.00 KiB)`), 'note: ' + note);
+    assert(/out of memory with free memory/.test(note) && /First out-of-memory at step 1/.test(note), 'note: ' + note);
+    assert(/OOM at step 1/.test(await page.textContent('#strategies .bar-row[data-strategy="bfc-runtime"] .bar-text')), 'row');
+    assert((await page.evaluate(() => document.querySelectorAll('img').length)) === 0, 'markup from the name became an element');
+    assert(state.dialogs === 0, `${state.dialogs} dialogs opened`);
+    await page.context().close();
+});
+
 test('hovering a buffer shows its name, shape, sizes, lifetime and offset', async () => {
     const page = state.page;
     const target = state.result.tensors.reduce((a, b) => (b.padded_bytes > a.padded_bytes ? b : a));
