@@ -6,7 +6,7 @@
 #   make stop         stop what `make run` started
 #   make test         unit tests (plain and ASan+UBSan), CLI, integration and browser tests
 #   make lint         clang-format check, clang-tidy, cppcheck
-#   make bench        layout/model benchmarks; bench-pack, bench-server for the others
+#   make bench        layout/model/runtime-replay/trace benchmarks; bench-pack, bench-server
 #
 # Sources are found by directory, so adding a module needs no edit here:
 #   server/planner/*.c  -> libtpuplan.a  (pure planner library: no I/O, no globals)

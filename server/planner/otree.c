@@ -1,8 +1,8 @@
 /*
  * otree.c - the treap behind otree.h. A node's priority is a hash of its index (a heap on
  * priorities over a search tree on keys), so no priority is stored and the shape is the
- * same on every run. Insert and erase split and merge around the node; every recursion is
- * as deep as the tree, O(log n) expected.
+ * same on every run. Insert splits the subtree the node takes over, erase merges the
+ * node's two children; every recursion is as deep as the tree, O(log n) expected.
  */
 #include "planner/otree.h"
 
@@ -54,13 +54,27 @@ static uint32_t merge(struct otree_node *nodes, uint32_t l, uint32_t r)
     return r;
 }
 
+/* Descends while the nodes outrank i, then splits the subtree found around i's key: only
+ * that subtree is split, not the whole path from the root. */
+static uint32_t insert(struct otree_node *nodes, uint32_t t, uint32_t i)
+{
+    if (t == OTREE_NONE)
+        return i;
+    if (prio(i) > prio(t)) {
+        split(nodes, t, nodes[i].k1, nodes[i].k2, &nodes[i].left, &nodes[i].right);
+        return i;
+    }
+    if (key_less(&nodes[i], nodes[t].k1, nodes[t].k2))
+        nodes[t].left = insert(nodes, nodes[t].left, i);
+    else
+        nodes[t].right = insert(nodes, nodes[t].right, i);
+    return t;
+}
+
 void otree_insert(struct otree_node *nodes, uint32_t *root, uint32_t i)
 {
-    uint32_t l, r;
-
     nodes[i].left = nodes[i].right = OTREE_NONE;
-    split(nodes, *root, nodes[i].k1, nodes[i].k2, &l, &r);
-    *root = merge(nodes, merge(nodes, l, i), r);
+    *root = insert(nodes, *root, i);
 }
 
 static uint32_t erase(struct otree_node *nodes, uint32_t t, uint32_t i)
