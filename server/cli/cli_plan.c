@@ -345,8 +345,10 @@ static int print_trace(const struct plan_views *v, const char *title, struct err
         return -1;
     ok = fwrite(out, 1, len, stdout) == len && putchar('\n') != EOF;
     free(out);
-    if (!ok)
-        return err_set(e, ERR_INVALID, "", "cannot write the trace to stdout") != 0 ? -1 : -1;
+    if (!ok) {
+        err_set(e, ERR_INVALID, "", "cannot write the trace to stdout");
+        return -1;
+    }
     return 0;
 }
 
@@ -376,8 +378,9 @@ static int parse_opt(const char *a, const char *val, struct plan_opts *o, const 
     } else if (strcmp(a, "--mem-fraction") == 0) {
         o->mem_fraction = strtod(val, &end);
         if (end == val || *end != '\0' || !(o->mem_fraction > 0 && o->mem_fraction <= 1)) {
-            fprintf(stderr, "tpuplan plan: --mem-fraction: must be above 0 and at most 1, "
-                            "got '%s'\n",
+            fprintf(stderr,
+                    "tpuplan plan: --mem-fraction: must be above 0 and at most 1, "
+                    "got '%s'\n",
                     val);
             return 2;
         }
@@ -387,8 +390,7 @@ static int parse_opt(const char *a, const char *val, struct plan_opts *o, const 
         else if (strcmp(val, "false") == 0)
             o->preallocate = PLAN_PREALLOC_OFF;
         else {
-            fprintf(stderr, "tpuplan plan: --preallocate: must be true or false, got '%s'\n",
-                    val);
+            fprintf(stderr, "tpuplan plan: --preallocate: must be true or false, got '%s'\n", val);
             return 2;
         }
     } else if (strcmp(a, "--input") == 0) {

@@ -32,8 +32,8 @@ struct region {
 
 struct bfc {
     struct bfc_opts o;
-    uint64_t max_internal;       /* max_internal_fragmentation_bytes_ */
-    uint64_t curr_region_bytes;  /* curr_region_allocation_bytes_ */
+    uint64_t max_internal;      /* max_internal_fragmentation_bytes_ */
+    uint64_t curr_region_bytes; /* curr_region_allocation_bytes_ */
     struct chunk *ch;
     struct otree_node *nodes; /* bin membership, parallel to ch */
     uint32_t nch, chcap, unused;
@@ -162,8 +162,8 @@ static int split_chunk(struct bfc *a, uint32_t h, uint64_t n)
     if (rc != ERR_OK)
         return rc;
     nb = a->ch[h].next;
-    a->ch[nh] = (struct chunk){a->ch[h].addr + n, a->ch[h].size - n, h, nb, a->ch[h].region, -1,
-                               false};
+    a->ch[nh] =
+        (struct chunk){a->ch[h].addr + n, a->ch[h].size - n, h, nb, a->ch[h].region, -1, false};
     a->ch[h].size = n;
     a->ch[h].next = nh;
     if (nb != OTREE_NONE)
@@ -272,7 +272,7 @@ static int add_region(struct bfc *a, uint64_t bytes)
         return rc;
     a->reg[a->nreg] = (struct region){next_base(a), bytes, h, 0, true};
     a->ch[h] = (struct chunk){a->reg[a->nreg].base, bytes, OTREE_NONE, OTREE_NONE,
-                              (uint32_t)a->nreg, -1, false};
+                              (uint32_t)a->nreg,    -1,    false};
     a->nreg++;
     bin_insert(a, h); /* TryToCoalesce finds no neighbour in a new region */
     a->st.reserved += bytes;

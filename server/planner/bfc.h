@@ -53,8 +53,8 @@
 #include "planner/err.h"
 #include "planner/pack.h"
 
-#define BFC_MIN_ALLOCATION   256u /* kMinAllocationSize (bfc_allocator.h) */
-#define BFC_NUM_BINS         21   /* kNumBins */
+#define BFC_MIN_ALLOCATION   256u                  /* kMinAllocationSize (bfc_allocator.h) */
+#define BFC_NUM_BINS         21                    /* kNumBins */
 #define BFC_GROWTH_FIRST     ((uint64_t)2 << 20)   /* the first region with allow_growth */
 #define BFC_MAX_INTERNAL     ((uint64_t)128 << 20) /* split threshold, fraction 0 */
 #define BFC_MAX_LIMIT        ((uint64_t)1 << 62)   /* bound on memory_limit: doublings fit */
@@ -75,8 +75,8 @@ struct bfc_stats {
     uint64_t largest_free; /* LargestFreeChunk */
     double fragmentation;  /* GetFragmentation; 0 when nothing is free (XLA: 0/0) */
     uint64_t peak_in_use, peak_reserved;
-    size_t regions;  /* regions held now */
-    size_t extends;  /* regions ever added */
+    size_t regions; /* regions held now */
+    size_t extends; /* regions ever added */
     size_t num_allocs;
 };
 
@@ -147,7 +147,7 @@ struct bfc_replay {
     uint64_t *addr, *chunk_bytes;
     /* totals */
     uint64_t peak_in_use, peak_reserved, peak_heap;
-    size_t regions; /* regions added */
+    size_t regions;                            /* regions added */
     uint64_t region_bytes[BFC_REGIONS_LISTED]; /* the first ones' sizes */
     size_t failed;
     bool have_failure, have_free_failure;
@@ -165,8 +165,7 @@ struct bfc_replay {
  * the caller until bfc_replay_free, on success only.
  */
 ERR_MUST_CHECK int bfc_replay_run(const struct pack_buffer *bufs, size_t n,
-                                  const struct bfc_opts *o, struct bfc_replay *out,
-                                  struct err *e);
+                                  const struct bfc_opts *o, struct bfc_replay *out, struct err *e);
 void bfc_replay_free(struct bfc_replay *r);
 
 #endif

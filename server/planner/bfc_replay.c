@@ -80,8 +80,9 @@ static void note_failure(struct bfc_replay *out, const struct sweep *s, size_t b
     struct bfc_failure f;
 
     bfc_get_stats(s->a, &st);
-    f = (struct bfc_failure){b, t, s->bufs[b].size, 0, st.in_use, st.reserved, st.largest_free,
-                             s->limit - st.in_use, false};
+    f = (struct bfc_failure){b,         t,           s->bufs[b].size, 0,
+                             st.in_use, st.reserved, st.largest_free, s->limit - st.in_use,
+                             false};
     f.rounded = (f.requested + BFC_MIN_ALLOCATION - 1) / BFC_MIN_ALLOCATION * BFC_MIN_ALLOCATION;
     if (f.requested > UINT64_MAX - BFC_MIN_ALLOCATION)
         f.rounded = UINT64_MAX;
@@ -155,8 +156,7 @@ static int sweep_all(struct bfc_replay *out, struct sweep *s, struct err *e)
     int rc;
 
     while (i < s->n || j < s->n) {
-        int64_t t =
-            (j >= s->n || (i < s->n && s->fr[i].t <= s->al[j].t)) ? s->fr[i].t : s->al[j].t;
+        int64_t t = (j >= s->n || (i < s->n && s->fr[i].t <= s->al[j].t)) ? s->fr[i].t : s->al[j].t;
         if ((rc = replay_step(out, s, t, &i, &j, e)) != ERR_OK)
             return rc;
         record(out, s, k++, t);
@@ -183,7 +183,8 @@ int bfc_replay_run(const struct pack_buffer *bufs, size_t n, const struct bfc_op
     s.al = malloc(m * sizeof(*s.al));
     s.handle = malloc(m * sizeof(*s.handle));
     s.state = calloc(m, sizeof(*s.state));
-    s.ends = malloc(m * sizeof(*s.ends));
+    /* calloc: an entry is set before it joins the set, but clang-analyzer cannot see that */
+    s.ends = calloc(m, sizeof(*s.ends));
     out->addr = malloc(m * sizeof(*out->addr));
     out->chunk_bytes = malloc(m * sizeof(*out->chunk_bytes));
     if (s.fr == NULL || s.al == NULL || s.handle == NULL || s.state == NULL || s.ends == NULL ||

@@ -8,6 +8,7 @@
  *   plan_result.c     the result document (RESULT.md), section by section
  *   plan_views.c      the summary and layout views (RESULT.md "Views")
  *   plan_runtime.c    the runtime allocator replay (bfc.h) and its part of the result
+ *   plan_series.c     the number writers the result's sections share
  *
  * Data flows one way: plan.c fills a plan_ctx, the portfolio a plan_packing, and the
  * writers only read both.
@@ -66,9 +67,9 @@ struct plan_strat_run {
 
 /* The runtime allocator replay of the plan's buffers (plan_runtime.c). */
 struct plan_runtime {
-    bool ran;             /* false: no capacity to take a fraction of, or no buffers */
+    bool ran; /* false: no capacity to take a fraction of, or no buffers */
     struct bfc_opts o;
-    struct bfc_replay r;  /* owned (plan_runtime_free) */
+    struct bfc_replay r; /* owned (plan_runtime_free) */
     double seconds;
 };
 
@@ -113,7 +114,9 @@ uint64_t plan_tensor_offset(const struct plan_ctx *c, const uint64_t *offsets, s
 
 struct jsonw;
 
-/* plan_result.c: series of the timeline's length n, written as packing.timeline writes its
+#define PLAN_TIMELINE_MAX 4096 /* timeline points; longer programs are downsampled */
+
+/* plan_series.c: series of the timeline's length n, written as packing.timeline writes its
  * own: "step" holds the first step of each point, and beyond PLAN_TIMELINE_MAX points each
  * point of a series is the maximum of a group of them. */
 void plan_write_steps(struct jsonw *w, const int64_t *steps, size_t n);

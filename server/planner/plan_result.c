@@ -14,8 +14,6 @@
 #include "planner/jsonw.h"
 #include "planner/layout.h"
 
-#define PLAN_TIMELINE_MAX 4096 /* timeline points; longer programs are downsampled */
-
 static double ratio(uint64_t a, uint64_t b)
 {
     return b == 0 ? 1.0 : (double)a / (double)b;
@@ -28,16 +26,6 @@ static void write_capacity(struct jsonw *w, const struct plan_ctx *c)
         jsonw_u64(w, "capacity_bytes", c->capacity);
     else
         jsonw_null(w, "capacity_bytes");
-}
-
-void plan_write_peak_figures(struct jsonw *w, uint64_t peak, uint64_t lb)
-{
-    uint64_t frag = peak - (lb < peak ? lb : peak);
-
-    jsonw_u64(w, "peak_bytes", peak);
-    jsonw_u64(w, "lower_bound_bytes", lb);
-    jsonw_u64(w, "fragmentation_bytes", frag);
-    jsonw_double(w, "fragmentation", peak ? (double)frag / (double)peak : 0);
 }
 
 static void write_model(struct jsonw *w, const struct plan_ctx *c)
@@ -313,63 +301,18 @@ static void write_suggestions(struct jsonw *w, const struct plan_ctx *c,
     jsonw_arr_end(w);
 }
 
-static size_t timeline_group(size_t n)
-{
-    return n > PLAN_TIMELINE_MAX ? (n + PLAN_TIMELINE_MAX - 1) / PLAN_TIMELINE_MAX : 1;
-}
-
-void plan_write_steps(struct jsonw *w, const int64_t *steps, size_t n)
-{
-    size_t group = timeline_group(n);
-
-    jsonw_arr_begin(w, "step");
-    for (size_t g = 0; g < n; g += group)
-        jsonw_i64(w, NULL, steps[g]);
-    jsonw_arr_end(w);
-}
-
-void plan_write_series(struct jsonw *w, const char *key, const uint64_t *v, size_t n)
-{
-    size_t group = timeline_group(n);
-
-    jsonw_arr_begin(w, key);
-    for (size_t g = 0; g < n; g += group) {
-        uint64_t mx = 0;
-        for (size_t k = g; k < g + group && k < n; k++)
-            mx = v[k] > mx ? v[k] : mx;
-        jsonw_u64(w, NULL, mx);
-    }
-    jsonw_arr_end(w);
-}
-
-void plan_write_series_double(struct jsonw *w, const char *key, const double *v, size_t n)
-{
-    size_t group = timeline_group(n);
-
-    jsonw_arr_begin(w, key);
-    for (size_t g = 0; g < n; g += group) {
-        double mx = 0;
-        for (size_t k = g; k < g + group && k < n; k++)
-            mx = v[k] > mx ? v[k] : mx;
-        jsonw_double(w, NULL, mx);
-    }
-    jsonw_arr_end(w);
-}
-
 /* Live bytes, heap top and largest gap per step of the chosen packing; beyond
  * PLAN_TIMELINE_MAX steps each point is the maximum of a group of steps. */
 static void write_timeline(struct jsonw *w, const struct plan_packing *pk)
 {
     const struct pack_metrics *mt = &pk->mt;
     size_t n = pk->have_metrics ? mt->nsteps : 0;
-    size_t group = timeline_group(n);
-
     jsonw_obj_begin(w, "timeline");
     plan_write_steps(w, mt->steps, n);
     plan_write_series(w, "live_bytes", mt->live_bytes, n);
     plan_write_series(w, "heap_bytes", mt->heap_top, n);
     plan_write_series(w, "largest_gap_bytes", mt->largest_gap, n);
-    jsonw_bool(w, "downsampled", group > 1);
+    jsonw_bool(w, "downsampled", n > PLAN_TIMELINE_MAX);
     jsonw_obj_end(w);
 }
 

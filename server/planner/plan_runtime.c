@@ -159,8 +159,7 @@ void plan_runtime_write(struct jsonw *w, const struct plan_ctx *c, const struct 
         jsonw_u64(w, NULL, r->region_bytes[k]);
     jsonw_arr_end(w);
     write_failure(w, "first_failure", c, r->have_failure, &r->first_failure);
-    write_failure(w, "first_oom_with_free_memory", c, r->have_free_failure,
-                  &r->first_free_failure);
+    write_failure(w, "first_oom_with_free_memory", c, r->have_free_failure, &r->first_free_failure);
     write_assumptions(w, c);
     write_runtime_timeline(w, r);
     jsonw_double(w, "seconds", rt->seconds);

@@ -68,8 +68,7 @@ ERR_MUST_CHECK int trace_write(const struct trace_cols *c, const char *title, si
  * plan_run's views hold): parses it (ERR_INVALID naming "layout.<column>[i]" when it is
  * malformed), then trace_write with a bound of 1 MiB + 16 x len + 1 KiB per tensor.
  */
-ERR_MUST_CHECK int trace_from_layout(const char *layout, size_t len, const char *title,
-                                     char **out, size_t *out_len, struct trace_counts *counts,
-                                     struct err *e);
+ERR_MUST_CHECK int trace_from_layout(const char *layout, size_t len, const char *title, char **out,
+                                     size_t *out_len, struct trace_counts *counts, struct err *e);
 
 #endif

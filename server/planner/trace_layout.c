@@ -66,8 +66,7 @@ static json_object *column(json_object *o, const char *key, size_t n, struct err
 }
 
 /* An integer column; min is the lowest value allowed. */
-static int ints(json_object *o, const char *key, size_t n, int64_t min, int64_t *out,
-                struct err *e)
+static int ints(json_object *o, const char *key, size_t n, int64_t min, int64_t *out, struct err *e)
 {
     json_object *a = column(o, key, n, e);
 
@@ -167,7 +166,8 @@ int trace_from_layout(const char *layout, size_t len, const char *title, char **
     *out = NULL;
     *out_len = 0;
     if ((rc = model_json_load(layout, len, LAYOUT_MAX_DEPTH, "layout", &root, e)) != ERR_OK ||
-        (rc = alloc_cols(root, &n, &k, e)) != ERR_OK || (rc = names(root, n, k.name, e)) != ERR_OK ||
+        (rc = alloc_cols(root, &n, &k, e)) != ERR_OK ||
+        (rc = names(root, n, k.name, e)) != ERR_OK ||
         (rc = ints(root, "start", n, INT64_MIN, k.start, e)) != ERR_OK ||
         (rc = ints(root, "end", n, INT64_MIN, k.end, e)) != ERR_OK ||
         (rc = ints(root, "offset", n, 0, (int64_t *)k.offset, e)) != ERR_OK ||

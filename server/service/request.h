@@ -43,7 +43,7 @@ enum req_param {
     REQ_PARAM_TIME_LIMIT,
     REQ_PARAM_ALIGNMENT,
     REQ_PARAM_FORMAT,
-    REQ_PARAM_VIEW, /* GET /api/v1/plans/{id}?view=summary|layout */
+    REQ_PARAM_VIEW,         /* GET /api/v1/plans/{id}?view=summary|layout */
     REQ_PARAM_MEM_FRACTION, /* the runtime allocator simulation (plan.h) */
     REQ_PARAM_PREALLOCATE,
     REQ_PARAM_COUNT

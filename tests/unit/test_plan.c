@@ -861,8 +861,8 @@ static void test_runtime(void **state)
     json_object_put(r);
 
     /* Growth: 64 MiB x 0.5 = 32 MiB may be held, the first region is 2 MiB. */
-    o = (struct plan_opts){.capacity = 64 << 20, .mem_fraction = 0.5,
-                           .preallocate = PLAN_PREALLOC_OFF};
+    o = (struct plan_opts){
+        .capacity = 64 << 20, .mem_fraction = 0.5, .preallocate = PLAN_PREALLOC_OFF};
     r = plan_str(csv, &o);
     assert_int_equal(jint(r, "packing.runtime.memory_limit_bytes"), 32 << 20);
     assert_int_equal(jint(r, "packing.runtime.peak_reserved_bytes"), 2 << 20);

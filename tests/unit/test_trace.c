@@ -93,8 +93,8 @@ static void test_hand_trace(void **state)
     const uint32_t kind[5] = {0, 1, 1, 1, 1}, shape[5] = {0, 1, 1, 1, 1};
     const char *kinds[3] = {"param", "activation", "unused"};
     const char *shapes[2] = {"f32[25]{0:T(256)}", NULL};
-    const struct trace_cols c = {5,     names, start, end,    offset, bytes,
-                                 kind,  kinds, 3,     shape, shapes, 2};
+    const struct trace_cols c = {5,    names, start, end,   offset, bytes,
+                                 kind, kinds, 3,     shape, shapes, 2};
     const uint64_t act[5] = {50, 60, 70, 60, 0}, heap[5] = {150, 210, 210, 160, 0};
     struct trace_counts k;
     size_t counts[3], len;
