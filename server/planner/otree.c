@@ -22,6 +22,12 @@ static bool key_less(const struct otree_node *a, uint64_t k1, uint64_t k2)
     return a->k1 != k1 ? a->k1 < k1 : a->k2 < k2;
 }
 
+/* (k1, k2) < a's key. */
+static bool key_less_than_node(uint64_t k1, uint64_t k2, const struct otree_node *a)
+{
+    return k1 != a->k1 ? k1 < a->k1 : k2 < a->k2;
+}
+
 /* Splits t into *l (keys < (k1, k2)) and *r (keys >= it). */
 static void split(struct otree_node *nodes, uint32_t t, uint64_t k1, uint64_t k2, uint32_t *l,
                   uint32_t *r)
@@ -54,6 +60,12 @@ static uint32_t merge(struct otree_node *nodes, uint32_t l, uint32_t r)
     return r;
 }
 
+/* The child link of t to follow toward node i's key. */
+static uint32_t *toward(struct otree_node *nodes, uint32_t t, uint32_t i)
+{
+    return key_less(&nodes[i], nodes[t].k1, nodes[t].k2) ? &nodes[t].left : &nodes[t].right;
+}
+
 /* Descends while the nodes outrank i, then splits the subtree found around i's key: only
  * that subtree is split, not the whole path from the root. */
 static uint32_t insert(struct otree_node *nodes, uint32_t t, uint32_t i)
@@ -64,10 +76,8 @@ static uint32_t insert(struct otree_node *nodes, uint32_t t, uint32_t i)
         split(nodes, t, nodes[i].k1, nodes[i].k2, &nodes[i].left, &nodes[i].right);
         return i;
     }
-    if (key_less(&nodes[i], nodes[t].k1, nodes[t].k2))
-        nodes[t].left = insert(nodes, nodes[t].left, i);
-    else
-        nodes[t].right = insert(nodes, nodes[t].right, i);
+    uint32_t *link = toward(nodes, t, i);
+    *link = insert(nodes, *link, i);
     return t;
 }
 
@@ -83,10 +93,8 @@ static uint32_t erase(struct otree_node *nodes, uint32_t t, uint32_t i)
         return OTREE_NONE; /* not in the set: the caller broke the contract; leave it */
     if (t == i)
         return merge(nodes, nodes[t].left, nodes[t].right);
-    if (key_less(&nodes[i], nodes[t].k1, nodes[t].k2))
-        nodes[t].left = erase(nodes, nodes[t].left, i);
-    else
-        nodes[t].right = erase(nodes, nodes[t].right, i);
+    uint32_t *link = toward(nodes, t, i);
+    *link = erase(nodes, *link, i);
     return t;
 }
 
@@ -96,35 +104,29 @@ void otree_erase(struct otree_node *nodes, uint32_t *root, uint32_t i)
     nodes[i].left = nodes[i].right = OTREE_NONE;
 }
 
-uint32_t otree_ceil(const struct otree_node *nodes, uint32_t root, uint64_t k1, uint64_t k2)
+/* The first node >= (k1, k2), or with floor the last node <= it. */
+static uint32_t search(const struct otree_node *nodes, uint32_t root, uint64_t k1, uint64_t k2,
+                       bool floor)
 {
     uint32_t best = OTREE_NONE;
 
     for (uint32_t t = root; t != OTREE_NONE;) {
-        if (key_less(&nodes[t], k1, k2)) {
-            t = nodes[t].right;
-        } else {
+        bool right = floor ? !key_less_than_node(k1, k2, &nodes[t]) : key_less(&nodes[t], k1, k2);
+        if (right == floor)
             best = t;
-            t = nodes[t].left;
-        }
+        t = right ? nodes[t].right : nodes[t].left;
     }
     return best;
 }
 
+uint32_t otree_ceil(const struct otree_node *nodes, uint32_t root, uint64_t k1, uint64_t k2)
+{
+    return search(nodes, root, k1, k2, false);
+}
+
 uint32_t otree_floor(const struct otree_node *nodes, uint32_t root, uint64_t k1, uint64_t k2)
 {
-    uint32_t best = OTREE_NONE;
-
-    for (uint32_t t = root; t != OTREE_NONE;) {
-        bool le = nodes[t].k1 != k1 ? nodes[t].k1 < k1 : nodes[t].k2 <= k2;
-        if (le) {
-            best = t;
-            t = nodes[t].right;
-        } else {
-            t = nodes[t].left;
-        }
-    }
-    return best;
+    return search(nodes, root, k1, k2, true);
 }
 
 uint32_t otree_max(const struct otree_node *nodes, uint32_t root)

@@ -23,32 +23,38 @@ void plan_write_steps(struct jsonw *w, const int64_t *steps, size_t n)
     jsonw_arr_end(w);
 }
 
-void plan_write_series(struct jsonw *w, const char *key, const uint64_t *v, size_t n)
+/* One series, of u (or of d when u is NULL). */
+static void write_series(struct jsonw *w, const char *key, const uint64_t *u, const double *d,
+                         size_t n)
 {
     size_t group = timeline_group(n);
 
     jsonw_arr_begin(w, key);
     for (size_t g = 0; g < n; g += group) {
-        uint64_t mx = 0;
-        for (size_t k = g; k < g + group && k < n; k++)
-            mx = v[k] > mx ? v[k] : mx;
-        jsonw_u64(w, NULL, mx);
+        uint64_t mu = 0;
+        double md = 0;
+        for (size_t k = g; k < g + group && k < n; k++) {
+            if (u != NULL)
+                mu = u[k] > mu ? u[k] : mu;
+            else
+                md = d[k] > md ? d[k] : md;
+        }
+        if (u != NULL)
+            jsonw_u64(w, NULL, mu);
+        else
+            jsonw_double(w, NULL, md);
     }
     jsonw_arr_end(w);
 }
 
+void plan_write_series(struct jsonw *w, const char *key, const uint64_t *v, size_t n)
+{
+    write_series(w, key, v, NULL, n);
+}
+
 void plan_write_series_double(struct jsonw *w, const char *key, const double *v, size_t n)
 {
-    size_t group = timeline_group(n);
-
-    jsonw_arr_begin(w, key);
-    for (size_t g = 0; g < n; g += group) {
-        double mx = 0;
-        for (size_t k = g; k < g + group && k < n; k++)
-            mx = v[k] > mx ? v[k] : mx;
-        jsonw_double(w, NULL, mx);
-    }
-    jsonw_arr_end(w);
+    write_series(w, key, NULL, v, n);
 }
 
 void plan_write_peak_figures(struct jsonw *w, uint64_t peak, uint64_t lb)

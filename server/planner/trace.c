@@ -77,31 +77,36 @@ static int check_cols(const struct trace_cols *c, struct err *e)
     return ERR_OK;
 }
 
+/* Opens a counter event at step t; its values go in the open "args" object. */
+static void counter_begin(struct jsonw *w, const char *name, int64_t t)
+{
+    jsonw_obj_begin(w, NULL);
+    jsonw_str(w, "name", name);
+    jsonw_str(w, "ph", "C");
+    jsonw_i64(w, "ts", t);
+    jsonw_i64(w, "pid", 1);
+    jsonw_obj_begin(w, "args");
+}
+
+static void counter_end(struct jsonw *w)
+{
+    jsonw_obj_end(w);
+    jsonw_obj_end(w);
+}
+
 /* The counter samples after the events at step t. */
 static void write_counters(struct jsonw *w, const struct tr *s, int64_t t)
 {
     uint32_t top = otree_max(s->live, s->live_root);
 
-    jsonw_obj_begin(w, NULL);
-    jsonw_str(w, "name", "live bytes");
-    jsonw_str(w, "ph", "C");
-    jsonw_i64(w, "ts", t);
-    jsonw_i64(w, "pid", 1);
-    jsonw_obj_begin(w, "args");
+    counter_begin(w, "live bytes", t);
     for (size_t k = 0; k < s->c->nkinds; k++)
         if (s->kind_used[k])
             jsonw_u64(w, s->c->kinds[k], s->kind_live[k]);
-    jsonw_obj_end(w);
-    jsonw_obj_end(w);
-    jsonw_obj_begin(w, NULL);
-    jsonw_str(w, "name", "heap height");
-    jsonw_str(w, "ph", "C");
-    jsonw_i64(w, "ts", t);
-    jsonw_i64(w, "pid", 1);
-    jsonw_obj_begin(w, "args");
+    counter_end(w);
+    counter_begin(w, "heap height", t);
     jsonw_u64(w, "bytes", top != OTREE_NONE ? s->live[top].k1 : 0);
-    jsonw_obj_end(w);
-    jsonw_obj_end(w);
+    counter_end(w);
 }
 
 /* A starting buffer's track: the free one whose last buffer sat nearest below its

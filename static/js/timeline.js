@@ -63,10 +63,9 @@ export class TimelineChart extends Chart {
         const gv = this.gapMax ? new Float64Array(cols).fill(-1) : null;
         const k = this.pw / (v.x1 - v.x0);
         for (let i = 0; i < this.n; i++) {
-            if (this.end[i] <= v.x0 || this.step[i] >= v.x1) continue;
-            const c0 = Math.max(0, Math.floor((this.step[i] - v.x0) * k));
-            const c1 = Math.min(cols - 1, Math.max(c0, Math.ceil((this.end[i] - v.x0) * k) - 1));
-            for (let col = c0; col <= c1; col++) {
+            const cr = this.columns(i, k, cols);
+            if (!cr) continue;
+            for (let col = cr[0]; col <= cr[1]; col++) {
                 if (this.live[i] > lv[col]) lv[col] = this.live[i];
                 if (this.heap[i] > hv[col]) hv[col] = this.heap[i];
                 if (gv && this.gapMax[i] > gv[col]) gv[col] = this.gapMax[i];
@@ -159,16 +158,23 @@ export class TimelineChart extends Chart {
         this.drawBorder(ctx, c);
     }
 
+    // The pixel columns [c0, c1] segment i covers in the view (k: px per step), or null.
+    columns(i, k, cols) {
+        const v = this.view;
+        if (this.end[i] <= v.x0 || this.step[i] >= v.x1) return null;
+        const c0 = Math.max(0, Math.floor((this.step[i] - v.x0) * k));
+        return [c0, Math.min(cols - 1, Math.max(c0, Math.ceil((this.end[i] - v.x0) * k) - 1))];
+    }
+
     // The runtime allocator's heap height (dashed), its reserved bytes (dotted, when in
     // range) and its first failed allocation (a vertical mark).
     drawRuntime(ctx, c, cols, k, line) {
         const v = this.view, rt = this.rt;
         const hv = new Float64Array(cols).fill(-1), rv = new Float64Array(cols).fill(-1);
         for (let i = 0; i < this.n; i++) {
-            if (this.end[i] <= v.x0 || this.step[i] >= v.x1) continue;
-            const c0 = Math.max(0, Math.floor((this.step[i] - v.x0) * k));
-            const c1 = Math.min(cols - 1, Math.max(c0, Math.ceil((this.end[i] - v.x0) * k) - 1));
-            for (let col = c0; col <= c1; col++) {
+            const cr = this.columns(i, k, cols);
+            if (!cr) continue;
+            for (let col = cr[0]; col <= cr[1]; col++) {
                 if (rt.heap[i] > hv[col]) hv[col] = rt.heap[i];
                 if (rt.reserved[i] > rv[col]) rv[col] = rt.reserved[i];
             }

@@ -17,14 +17,6 @@
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 /* A model like a long training step: mixed dtypes and kinds, short-lived activations. */
 static char *generate(long n, size_t *len)
 {
@@ -37,15 +29,16 @@ static char *generate(long n, size_t *len)
         return NULL;
     pos += (size_t)snprintf(buf, cap, "{\"name\":\"synthetic\",\"chip\":\"v5p\",\"tensors\":[");
     for (long i = 0; i < n; i++) {
-        uint64_t r = next();
+        uint64_t r = bench_rand(&rng);
         long start = i / 4, dur = 1 + (long)(r % 64);
         int rank = 1 + (int)(r >> 8) % 3;
         pos += (size_t)snprintf(buf + pos, cap - pos,
                                 "%s{\"name\":\"t%ld\",\"dtype\":\"%s\",\"shape\":[", i ? "," : "",
                                 i, dtypes[(r >> 16) % 6]);
         for (int d = 0; d < rank; d++)
-            pos += (size_t)snprintf(buf + pos, cap - pos, "%s%u", d ? "," : "",
-                                    (unsigned)(1 + (next() % (d + 1 == rank ? 4096 : 256))));
+            pos +=
+                (size_t)snprintf(buf + pos, cap - pos, "%s%u", d ? "," : "",
+                                 (unsigned)(1 + (bench_rand(&rng) % (d + 1 == rank ? 4096 : 256))));
         pos += (size_t)snprintf(buf + pos, cap - pos, "],\"kind\":\"%s\",\"live\":[%ld,%ld]}",
                                 kinds[(r >> 24) % 5], start, start + dur);
     }

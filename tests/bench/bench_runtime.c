@@ -22,14 +22,6 @@
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 /* A long training step: four buffers start per step and live 1 to 64 steps (1 in 100 live
  * to the end, like parameters); sizes from 256 B to 16 MiB, log-uniform, not multiples of
  * 256. */
@@ -41,7 +33,7 @@ static struct pack_buffer *replay_input(size_t n)
     if (b == NULL)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = next();
+        uint64_t r = bench_rand(&rng);
         b[i].lower = (int64_t)(i / 4);
         b[i].upper = r % 100 == 0 ? end : b[i].lower + 1 + (int64_t)(r % 64);
         b[i].size = ((uint64_t)1 << (8 + (r >> 8) % 17)) + (r >> 32) % 4093;
@@ -91,7 +83,7 @@ static char *model(size_t n, size_t *len)
         return NULL;
     pos += (size_t)snprintf(buf, cap, "{\"name\":\"trace-bench\",\"chip\":\"v5p\",\"tensors\":[");
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = next();
+        uint64_t r = bench_rand(&rng);
         size_t start = i / 4;
         pos += (size_t)snprintf(buf + pos, cap - pos,
                                 "%s{\"name\":\"t%zu\",\"dtype\":\"bf16\",\"shape\":[%u,%u],"
