@@ -81,21 +81,24 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIBPLANNER)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBPLANNER) $(LDLIBS)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIBPLANNER)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIBSERVICE) $(LIBPLANNER)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(LIBPLANNER) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(LIBSERVICE) $(LIBPLANNER) $(LDLIBS)
 
 unit: $(UNIT_BIN)
 bench-bins: $(BENCH_BIN)
 fuzz-bins: $(FUZZ_BIN)
 
-# libFuzzer targets (clang), instrumented planner; FUZZ_SECONDS per target (make test: 15).
-FUZZ_SECONDS ?= 60
+# libFuzzer targets (clang), instrumented planner and service parsers. Each target runs
+# FUZZ_RUNS executions or FUZZ_SECONDS, whichever ends first (0: no limit of that kind);
+# make test runs each for 15 s instead. Report: build/fuzz/report.txt.
+FUZZ_RUNS ?= 10000000
+FUZZ_SECONDS ?= 0
 FUZZ_MAKE = CC=clang BUILD=build/fuzz BINDIR=build/fuzz/bin OPT="-O1 -g" \
 	SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 fuzz:
 	@$(MAKE) --no-print-directory -j"$$(nproc)" $(FUZZ_MAKE) fuzz-bins
-	@tests/fuzz/run.sh $(FUZZ_SECONDS)
+	@tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_RUNS)
 
 # Installs missing Debian packages (as root; prints the command otherwise). Idempotent.
 deps:

@@ -250,6 +250,10 @@ static int parse_row(const struct span *f, const enum col *cols, size_t ncols, s
                 return field_err(e, ERR_INVALID, lineno, COL_ID, "empty id");
             if (id->len > MMCSV_ID_MAX)
                 return field_err(e, ERR_LIMIT, lineno, COL_ID, "id longer than 256 bytes");
+            /* Ids are kept as C strings: a NUL would cut one short (found by fuzz_mmcsv:
+             * "a\0x" read as "a", or as "" which the written solution cannot carry). */
+            if (memchr(id->s, '\0', id->len) != NULL)
+                return field_err(e, ERR_INVALID, lineno, COL_ID, "id holds a NUL byte");
             continue;
         }
         if ((prc = parse_i64(f[i], &v)) != 0)

@@ -1,15 +1,35 @@
 #!/usr/bin/env bash
-# run.sh [SECONDS] - run every libFuzzer target for SECONDS (default 15) from its seed corpus
+# run.sh [SECONDS] [RUNS] - run every libFuzzer target from its seed corpus
 # (tests/fuzz/corpus/<target>/, copied to a scratch folder so runs never write into the
-# repo) and print one TAP line per target. Crashes are kept in build/fuzz/crashes/.
+# repo) with its dictionary (tests/fuzz/<target>.dict) when there is one, and print one
+# TAP line per target.
+#
+#   SECONDS  time limit per target; 0: none (default 15)
+#   RUNS     executions per target; 0: none (default 0). `make fuzz` passes FUZZ_RUNS.
+#
+# Each target stops at whichever limit comes first. Crashes are kept in build/fuzz/crashes/.
+# A short report (executions, seconds, coverage, features, corpus size, crashes) goes to
+# build/fuzz/report.txt and stdout.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-15}
+runs=${2:-0}
+if [ "$secs" = 0 ] && [ "$runs" = 0 ]; then
+    echo "run.sh: SECONDS and RUNS are both 0: the run would never end" >&2
+    exit 2
+fi
 bins=()
 for b in build/fuzz/fuzz/fuzz_*; do
     case "$b" in *.d | *.o) continue ;; esac
     [ -x "$b" ] && bins+=("$b")
 done
+report=build/fuzz/report.txt
+mkdir -p build/fuzz/crashes
+{
+    echo "# libFuzzer report, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "# limits per target: $([ "$runs" = 0 ] && echo "no run limit" || echo "$runs runs"), $([ "$secs" = 0 ] && echo "no time limit" || echo "${secs} s")"
+    printf '%-18s %12s %8s %8s %8s %8s %8s\n' target execs seconds cov ft corpus crashes
+} >"$report"
 echo "1..${#bins[@]}"
 i=0
 status=0
@@ -17,15 +37,33 @@ for b in "${bins[@]}"; do
     i=$((i + 1))
     name=$(basename "$b")
     work=build/fuzz/corpus-run/$name
-    mkdir -p "$work" build/fuzz/crashes
+    log=build/fuzz/$name.log
+    mkdir -p "$work"
     [ -d "tests/fuzz/corpus/$name" ] && cp -n tests/fuzz/corpus/"$name"/* "$work"/ 2>/dev/null
-    if "$b" -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix=build/fuzz/crashes/"$name"- "$work" >build/fuzz/"$name".log 2>&1; then
-        echo "ok $i - $name ($(grep -o 'stat::number_of_executed_units: *[0-9]*' build/fuzz/"$name".log | grep -o '[0-9]*$' || echo '?') runs in ${secs}s)"
+    args=(-max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+        -artifact_prefix=build/fuzz/crashes/"$name"-)
+    [ "$secs" != 0 ] && args+=(-max_total_time="$secs")
+    [ "$runs" != 0 ] && args+=(-runs="$runs")
+    [ -f "tests/fuzz/$name.dict" ] && args+=(-dict="tests/fuzz/$name.dict")
+    before=$(find build/fuzz/crashes -name "$name-*" | wc -l)
+    "$b" "${args[@]}" "$work" >"$log" 2>&1
+    rc=$?
+    crashes=$(($(find build/fuzz/crashes -name "$name-*" | wc -l) - before))
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    took=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' | tail -1)
+    last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+    cov=$(grep -o 'cov: [0-9]*' <<<"$last" | grep -o '[0-9]*')
+    ft=$(grep -o 'ft: [0-9]*' <<<"$last" | grep -o '[0-9]*')
+    corp=$(grep -o 'corp: [0-9]*' <<<"$last" | grep -o '[0-9]*')
+    printf '%-18s %12s %8s %8s %8s %8s %8s\n' "$name" "${execs:-?}" "${took:-?}" "${cov:-?}" \
+        "${ft:-?}" "${corp:-?}" "$crashes" >>"$report"
+    if [ "$rc" = 0 ] && [ "$crashes" = 0 ]; then
+        echo "ok $i - $name (${execs:-?} runs in ${took:-?} s, cov ${cov:-?}, ft ${ft:-?})"
     else
-        echo "not ok $i - $name (see build/fuzz/$name.log)"
-        tail -40 build/fuzz/"$name".log | sed 's/^/# /'
+        echo "not ok $i - $name (exit $rc, $crashes crash files; see $log)"
+        tail -40 "$log" | sed 's/^/# /'
         status=1
     fi
 done
+sed 's/^/# /' "$report"
 exit $status

@@ -121,6 +121,22 @@ static void test_errors(void **state)
     expect_error("", ERR_INVALID, "empty input: expected a header id,lower,upper,size");
 }
 
+/* Regression (fuzz_mmcsv): an id holding NUL bytes was cut at the first one, so "\0b3"
+ * became the empty id and the written solution no longer parsed. Now it is refused. */
+static void test_nul_in_id(void **state)
+{
+    static const char text[] = "id,lower,upper,size\nb1,0,3,4\n\0b\0\0C,3,9,4\n";
+    struct mmcsv m;
+    struct err e;
+
+    (void)state;
+    err_clear(&e);
+    assert_int_equal(mmcsv_parse(text, sizeof(text) - 1, 100, &m, &e), ERR_INVALID);
+    assert_string_equal(e.msg, "line 3, column id: id holds a NUL byte");
+    assert_string_equal(e.where, "line 3, column id");
+    assert_int_equal(m.n, 0);
+}
+
 static void test_limit(void **state)
 {
     struct mmcsv m;
@@ -193,7 +209,7 @@ int main(void)
         cmocka_unit_test(test_example), cmocka_unit_test(test_aliases),
         cmocka_unit_test(test_detect),  cmocka_unit_test(test_errors),
         cmocka_unit_test(test_limit),   cmocka_unit_test(test_format),
-        cmocka_unit_test(test_growth),
+        cmocka_unit_test(test_growth),  cmocka_unit_test(test_nul_in_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
