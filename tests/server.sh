@@ -7,7 +7,7 @@
 server_port() {
     local log=$1 pid=$2 port=""
     for _ in $(seq 150); do
-        port=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$log" 2>/dev/null | head -1 |
+        port=$(grep -o 'listening on https\?://[0-9.]*:[0-9]*' "$log" 2>/dev/null | head -1 |
             sed 's/.*://')
         [ -n "$port" ] && break
         kill -0 "$pid" 2>/dev/null || break

@@ -67,14 +67,15 @@ static void add_str(struct json_object *o, const char *k, const char *v)
     json_object_object_add(o, k, v != NULL ? json_object_new_string(v) : NULL);
 }
 
-static struct json_object *links_new(const char *id)
+/* Links are absolute paths under --base-path (config.h), so they work behind a proxy. */
+static struct json_object *links_new(const char *base, const char *id)
 {
     struct json_object *l = json_object_new_object();
-    char buf[64];
+    char buf[CONFIG_BASE_MAX + 64];
 
-    snprintf(buf, sizeof(buf), "/api/v1/plans/%s", id);
+    snprintf(buf, sizeof(buf), "%s/api/v1/plans/%s", base, id);
     add_str(l, "self", buf);
-    snprintf(buf, sizeof(buf), "/p/%s", id);
+    snprintf(buf, sizeof(buf), "%s/p/%s", base, id);
     add_str(l, "share", buf);
     return l;
 }
@@ -142,8 +143,8 @@ static int view_parse(const char *s, enum store_view *v)
 
 /* The plan document of GET /api/v1/plans/{id}; manage_token added when not NULL. The
  * stored document (p->result_json, in the form view asks for) goes under the view's key. */
-static char *plan_doc(const struct store_plan *p, enum store_view view, const char *manage_token,
-                      size_t *len)
+static char *plan_doc(const struct request *r, const struct store_plan *p, enum store_view view,
+                      const char *manage_token, size_t *len)
 {
     struct json_object *o = json_object_new_object();
     char *t;
@@ -156,7 +157,7 @@ static char *plan_doc(const struct store_plan *p, enum store_view view, const ch
     add_str(o, "created_at", p->created_at);
     add_str(o, "updated_at", p->updated_at);
     json_object_object_add(o, "summary", summary_new(&p->summary));
-    json_object_object_add(o, "links", links_new(p->id));
+    json_object_object_add(o, "links", links_new(r->srv->cfg->base_path, p->id));
     if (manage_token != NULL && manage_token[0] != '\0')
         add_str(o, "manage_token", manage_token);
     t = json_take_text(o, len);
@@ -177,11 +178,11 @@ static void etag_of(const struct store_plan *p, enum store_view view, char *buf,
     snprintf(buf, cap, "\"%s-%lld%s\"", p->id, (long long)p->version, views[view].etag_suffix);
 }
 
-static void add_location(struct MHD_Response *resp, const char *id)
+static void add_location(struct MHD_Response *resp, const char *base, const char *id)
 {
-    char loc[64];
+    char loc[CONFIG_BASE_MAX + 64];
 
-    snprintf(loc, sizeof(loc), "/api/v1/plans/%s", id);
+    snprintf(loc, sizeof(loc), "%s/api/v1/plans/%s", base, id);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, loc);
 }
 
@@ -271,7 +272,7 @@ static void api_plan_get(struct store *st, struct request *r)
         return;
     }
     etag_of(&p, view, etag, sizeof(etag));
-    doc = plan_doc(&p, view, NULL, &len);
+    doc = plan_doc(r, &p, view, NULL, &len);
     if (doc == NULL) {
         request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         goto out;
@@ -353,13 +354,14 @@ static void api_plan_list(struct store *st, struct request *r)
     if (resp != NULL) {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
         if (next != NULL) {
-            char link[2304], enc_c[512], enc_n[3 * REQ_PARAM_MAX + 1] = "";
+            char link[2304 + CONFIG_BASE_MAX], enc_c[512], enc_n[3 * REQ_PARAM_MAX + 1] = "";
             if (reqparse_urlencode(next, enc_c, sizeof(enc_c)) >= 0 &&
                 (r->param[REQ_PARAM_NAME] == NULL ||
                  reqparse_urlencode(r->param[REQ_PARAM_NAME], enc_n, sizeof(enc_n)) >= 0)) {
-                snprintf(link, sizeof(link), "</api/v1/plans?limit=%d&cursor=%s%s%s>; rel=\"next\"",
-                         (int)limit, enc_c, r->param[REQ_PARAM_NAME] != NULL ? "&name=" : "",
-                         enc_n);
+                snprintf(link, sizeof(link),
+                         "<%s/api/v1/plans?limit=%d&cursor=%s%s%s>; rel=\"next\"",
+                         r->srv->cfg->base_path, (int)limit, enc_c,
+                         r->param[REQ_PARAM_NAME] != NULL ? "&name=" : "", enc_n);
                 MHD_add_response_header(resp, MHD_HTTP_HEADER_LINK, link);
             }
         }
@@ -416,11 +418,11 @@ static void reply_accepted(struct request *r, const char *id, const char *status
     add_str(o, "status", status);
     if (token != NULL && token[0] != '\0')
         add_str(o, "manage_token", token);
-    json_object_object_add(o, "links", links_new(id));
+    json_object_object_add(o, "links", links_new(r->srv->cfg->base_path, id));
     t = json_take_text(o, &len);
     resp = t != NULL ? response_take(t, len, "application/json") : NULL;
     if (resp != NULL) {
-        add_location(resp, id);
+        add_location(resp, r->srv->cfg->base_path, id);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
         if (waited) {
             char pa[32];
@@ -437,7 +439,7 @@ static void reply_plan(struct request *r, int status, const struct store_plan *p
     struct MHD_Response *resp;
     char etag[64];
     size_t len = 0;
-    char *doc = plan_doc(p, STORE_VIEW_FULL, token, &len);
+    char *doc = plan_doc(r, p, STORE_VIEW_FULL, token, &len);
 
     if (doc == NULL) {
         request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
@@ -447,7 +449,7 @@ static void reply_plan(struct request *r, int status, const struct store_plan *p
     if (resp != NULL) {
         etag_of(p, STORE_VIEW_FULL, etag, sizeof(etag));
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-        add_location(resp, p->id);
+        add_location(resp, r->srv->cfg->base_path, p->id);
         if (r->prefer_wait >= 0 && status == 201) {
             char pa[32];
             snprintf(pa, sizeof(pa), "wait=%d", r->prefer_wait);

@@ -7,11 +7,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "service/log.h"
 
-enum opt_kind { OPT_STR, OPT_UINT, OPT_BYTES };
+/* OPT_FLAG takes no value on the command line (TPUPLAN_NAME=1/true/yes or 0/false/no);
+ * OPT_NETS adds to a list; OPT_BASE is checked and copied (config_base_path). */
+enum opt_kind { OPT_STR, OPT_UINT, OPT_BYTES, OPT_DURATION, OPT_FLAG, OPT_NETS, OPT_BASE };
 
 struct opt {
     const char *name;
@@ -38,6 +41,14 @@ static const struct opt opts[] = {
     {"cache-bytes", OPT_BYTES, OFF(cache_bytes), "finished-plan cache size"},
     {"cache-ttl", OPT_UINT, OFF(cache_ttl_s), "finished-plan cache entry lifetime, seconds"},
     {"max-wait", OPT_UINT, OFF(max_wait_s), "ceiling of Prefer: wait=N, seconds"},
+    {"trusted-proxy", OPT_NETS, OFF(trusted_proxies),
+     "reverse proxy CIDR whose X-Forwarded-For is believed (repeatable)"},
+    {"base-path", OPT_BASE, OFF(base_path), "serve under this path prefix, e.g. /tpuplan"},
+    {"tls-cert", OPT_STR, OFF(tls_cert), "PEM certificate (chain): serve https"},
+    {"tls-key", OPT_STR, OFF(tls_key), "PEM private key of --tls-cert"},
+    {"require-key", OPT_FLAG, OFF(require_key), "POST and DELETE need an API key"},
+    {"retain", OPT_DURATION, OFF(retain_s),
+     "delete plans this long after creation (30d; 0: never)"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -84,6 +95,71 @@ int config_parse_bytes(const char *s, uint64_t *out)
     return 0;
 }
 
+int config_parse_duration(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v, unit = 1;
+
+    if (s == NULL || !isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno != 0)
+        return -1;
+    switch (*end) {
+    case '\0':
+        break;
+    case 's':
+        end++;
+        break;
+    case 'm':
+        unit = 60;
+        end++;
+        break;
+    case 'h':
+        unit = 3600;
+        end++;
+        break;
+    case 'd':
+        unit = 86400;
+        end++;
+        break;
+    default:
+        return -1;
+    }
+    if (*end != '\0' || v > 3650ull * 86400 / unit)
+        return -1;
+    *out = (uint64_t)(v * unit);
+    return 0;
+}
+
+int config_base_path(const char *s, char *out, size_t cap)
+{
+    size_t n = strlen(s), i;
+
+    while (n > 0 && s[n - 1] == '/')
+        n--;
+    if (s[0] != '/' || n >= cap)
+        return -1;
+    for (i = 0; i < n; i++) {
+        char ch = s[i];
+        if (!isalnum((unsigned char)ch) && strchr("-._~/", ch) == NULL)
+            return -1;
+        /* Each segment: not empty, not "." or "..". */
+        if (ch == '/') {
+            size_t k = i + 1;
+            while (k < n && s[k] != '/')
+                k++;
+            size_t seg = k - i - 1;
+            if (seg == 0 || (s[i + 1] == '.' && (seg == 1 || (seg == 2 && s[i + 2] == '.'))))
+                return -1;
+        }
+    }
+    memcpy(out, s, n);
+    out[n] = '\0';
+    return 0;
+}
+
 static int opt_set(struct config *c, const struct opt *o, const char *val, const char *from)
 {
     char *base = (char *)c + o->off;
@@ -113,16 +189,73 @@ static int opt_set(struct config *c, const struct opt *o, const char *val, const
         }
         memcpy(base, &v, sizeof(v));
         return 0;
+    case OPT_DURATION:
+        if (config_parse_duration(val, &v) != 0) {
+            log_line(LOG_PROGRAM, "%s: %s is not a duration (e.g. 30d, 12h, 90m, 3600s)", from,
+                     val);
+            return -1;
+        }
+        memcpy(base, &v, sizeof(v));
+        return 0;
+    case OPT_FLAG: {
+        bool on =
+            strcmp(val, "1") == 0 || strcasecmp(val, "true") == 0 || strcasecmp(val, "yes") == 0;
+        if (!on && strcmp(val, "0") != 0 && strcasecmp(val, "false") != 0 &&
+            strcasecmp(val, "no") != 0) {
+            log_line(LOG_PROGRAM, "%s: %s is not 1/true/yes or 0/false/no", from, val);
+            return -1;
+        }
+        memcpy(base, &on, sizeof(on));
+        return 0;
+    }
+    case OPT_NETS:
+        if (proxy_nets_add(&c->trusted_proxies, val) != 0) {
+            log_line(LOG_PROGRAM, "%s: %s is not a list of CIDRs (at most %d)", from, val,
+                     PROXY_MAX_NETS);
+            return -1;
+        }
+        return 0;
+    case OPT_BASE:
+        if (config_base_path(val, c->base_path, sizeof(c->base_path)) != 0) {
+            log_line(LOG_PROGRAM, "%s: %s is not a path like /tpuplan", from, val);
+            return -1;
+        }
+        return 0;
     }
     return -1;
+}
+
+/* `key create|list|revoke [NAME]` after argv[*a] == "key"; advances *a past them. */
+static int key_args(struct config *c, int argc, char **argv, int *a)
+{
+    const char *cmd = *a + 1 < argc ? argv[*a + 1] : "";
+    bool named = strcmp(cmd, "create") == 0 || strcmp(cmd, "revoke") == 0;
+
+    if (!named && strcmp(cmd, "list") != 0) {
+        log_line(LOG_PROGRAM, "key: expected create NAME, list or revoke NAME");
+        return -1;
+    }
+    c->key_cmd = cmd;
+    *a += 1;
+    if (named) {
+        if (*a + 1 >= argc || strncmp(argv[*a + 1], "--", 2) == 0) {
+            log_line(LOG_PROGRAM, "key %s: needs a NAME", cmd);
+            return -1;
+        }
+        c->key_name = argv[*a + 1];
+        *a += 1;
+    }
+    return 0;
 }
 
 static void config_usage(void)
 {
     size_t i;
 
-    printf("usage: tpuplan-server [migrate] [--NAME VALUE | --NAME=VALUE]...\n"
+    printf("usage: tpuplan-server [migrate | key create|list|revoke [NAME]] "
+           "[--NAME VALUE | --NAME=VALUE]...\n"
            "  migrate: apply migrations and exit\n"
+           "  key:     manage API keys (create prints the key once)\n"
            "Every flag also reads TPUPLAN_NAME from the environment.\n");
     for (i = 0; i < NOPTS; i++)
         printf("  --%-16s %s\n", opts[i].name, opts[i].help);
@@ -133,6 +266,7 @@ int config_parse(struct config *c, int argc, char **argv)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     size_t i;
     int a;
+    bool nets_from_env;
 
     memset(c, 0, sizeof(*c));
     c->listen = "127.0.0.1:8080";
@@ -161,11 +295,17 @@ int config_parse(struct config *c, int argc, char **argv)
         if (v != NULL && v[0] != '\0' && opt_set(c, &opts[i], v, env) != 0)
             return -1;
     }
+    nets_from_env = c->trusted_proxies.n > 0;
     for (a = 1; a < argc; a++) {
         const char *arg = argv[a], *val = NULL;
         size_t len;
         if (strcmp(arg, "migrate") == 0 && a == 1) {
             c->migrate_only = true;
+            continue;
+        }
+        if (strcmp(arg, "key") == 0 && a == 1) {
+            if (key_args(c, argc, argv, &a) != 0)
+                return -1;
             continue;
         }
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -186,8 +326,14 @@ int config_parse(struct config *c, int argc, char **argv)
             log_line(LOG_PROGRAM, "unknown flag --%.*s (try --help)", (int)len, arg);
             return -1;
         }
+        if (opts[i].kind == OPT_NETS && nets_from_env) {
+            c->trusted_proxies.n = 0; /* flags replace the environment's list */
+            nets_from_env = false;
+        }
         if (eq != NULL)
             val = eq + 1;
+        else if (opts[i].kind == OPT_FLAG)
+            val = "1";
         else if (a + 1 < argc)
             val = argv[++a];
         else {
@@ -207,6 +353,10 @@ int config_parse(struct config *c, int argc, char **argv)
     }
     if (c->max_wait_s > 60)
         c->max_wait_s = 60;
+    if ((c->tls_cert == NULL) != (c->tls_key == NULL)) {
+        log_line(LOG_PROGRAM, "--tls-cert and --tls-key go together");
+        return -1;
+    }
     char host[256];
     unsigned port;
     if (config_listen_split(c->listen, host, sizeof(host), &port) != 0) {
@@ -283,5 +433,11 @@ void config_print(const struct config *c, FILE *f)
     fprintf(f, "  cache-bytes     %llu\n", (unsigned long long)c->cache_bytes);
     fprintf(f, "  cache-ttl       %u s\n", c->cache_ttl_s);
     fprintf(f, "  max-wait        %u s\n", c->max_wait_s);
+    fprintf(f, "  trusted-proxy   %zu net(s)\n", c->trusted_proxies.n);
+    fprintf(f, "  base-path       %s\n", c->base_path[0] != '\0' ? c->base_path : "/");
+    fprintf(f, "  tls             %s\n", c->tls_cert != NULL ? c->tls_cert : "off");
+    fprintf(f, "  require-key     %s\n", c->require_key ? "yes" : "no");
+    fprintf(f, "  retain          %llu s%s\n", (unsigned long long)c->retain_s,
+            c->retain_s == 0 ? " (forever)" : "");
     fflush(f);
 }

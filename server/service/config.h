@@ -14,6 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "service/proxy.h"
+
+#define CONFIG_BASE_MAX 128 /* bytes of --base-path */
+
 struct config {
     const char *listen;         /* "HOST:PORT" or "[V6]:PORT"; port 0 picks a free one */
     const char *database_url;   /* libpq conninfo; required */
@@ -31,6 +35,14 @@ struct config {
     unsigned cache_ttl_s; /* how long another instance's DELETE can stay unseen */
     unsigned max_wait_s;  /* Prefer: wait ceiling */
     bool migrate_only;    /* `tpuplan-server migrate` */
+    /* Running for a team (README "Operations"). */
+    struct proxy_nets trusted_proxies; /* --trusted-proxy CIDR (repeatable, or comma list) */
+    char base_path[CONFIG_BASE_MAX];   /* "" or "/a/b": no trailing slash */
+    const char *tls_cert, *tls_key;    /* PEM files; both or neither */
+    bool require_key;                  /* POST and DELETE need an API key */
+    uint64_t retain_s;                 /* default plan lifetime in seconds; 0: forever */
+    /* `tpuplan-server key create|list|revoke [NAME]`: key_cmd is NULL when serving. */
+    const char *key_cmd, *key_name;
 };
 
 /* Fills *c from argv and the environment. Returns 0, 1 after printing help (exit 0), or
@@ -42,6 +54,15 @@ void config_print(const struct config *c, FILE *f);
 
 /* Splits c->listen into host (NUL-terminated, without brackets) and port. -1 if malformed. */
 int config_listen_split(const char *listen, char *host, size_t hostcap, unsigned *port);
+
+/* Parses a duration: a count with a unit s, m, h or d ("30d"); a bare count is seconds.
+ * -1 if malformed or over ten years. */
+int config_parse_duration(const char *s, uint64_t *out);
+
+/* Checks and normalises a base path ("/tpuplan/" -> "/tpuplan", "/" -> ""): it must start
+ * with '/', and hold only letters, digits and "-._~/" without "//" or a "." segment.
+ * 0, or -1. out has cap bytes. */
+int config_base_path(const char *s, char *out, size_t cap);
 
 /* Parses a byte count with an optional K/M/G (binary) suffix. -1 if malformed. */
 int config_parse_bytes(const char *s, uint64_t *out);

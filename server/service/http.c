@@ -19,6 +19,7 @@
 
 #include "planner/clock.h"
 #include "planner/plan.h"
+#include "service/climit.h"
 #include "service/exec.h"
 #include "service/log.h"
 #include "service/metrics.h"
@@ -32,6 +33,7 @@
 #define BODY_BUDGET_FACTOR 4
 #define BODY_BUDGET_MIN    (256ull << 20)
 #define CONN_MEMORY        (64 * 1024)
+#define PEM_MAX            (1 << 20) /* --tls-cert/--tls-key file size limit */
 #define BUSY_DETAIL        "Too many large uploads are in progress; retry later."
 
 /* Parameter names as they appear in the query string and form. */
@@ -156,6 +158,15 @@ static enum MHD_Result serve_file(struct request *r, const struct static_root *r
     return req_queue(r, status, resp);
 }
 
+static enum MHD_Result client_busy(struct request *r)
+{
+    char d[160];
+
+    snprintf(d, sizeof(d), "%s already has %u requests in progress; retry when one finishes.",
+             request_client_addr(r), r->srv->cfg->max_per_ip);
+    return req_problem(r, PROBLEM_CLIENT_BUSY, d);
+}
+
 /* A request without a body (everything but a plan submission): answered at once, or
  * suspended to the executor pool. */
 static enum MHD_Result dispatch(struct request *r)
@@ -165,6 +176,16 @@ static enum MHD_Result dispatch(struct request *r)
 
     if (shutting_down(srv))
         return req_problem(r, PROBLEM_SHUTTING_DOWN, PROBLEM_SHUTTING_DOWN_DETAIL);
+    if (r->http.limited)
+        return client_busy(r);
+    if (r->http.to_base) {
+        char loc[CONFIG_BASE_MAX + 1];
+        struct MHD_Response *resp = response_copy("", 0, NULL);
+        snprintf(loc, sizeof(loc), "%s/", srv->cfg->base_path);
+        if (resp != NULL)
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, loc);
+        return req_queue(r, 308, resp);
+    }
     if (r->route.status == 404)
         return req_problem(r, PROBLEM_NOT_FOUND, "There is no such file or endpoint.");
     if (r->route.status == 405)
@@ -299,6 +320,8 @@ static enum MHD_Result post_begin(struct request *r)
 
     r->kind = reqparse_media_type(ct);
     body_init(&r->body, cfg->max_body, r->kind == BODY_SAFETENSORS);
+    if (r->http.limited)
+        return client_busy(r); /* like too_large below: MHD then skips the body */
     if (r->kind == BODY_NONE || r->kind == BODY_UNSUPPORTED) {
         char d[200];
         snprintf(d, sizeof(d),
@@ -421,6 +444,21 @@ static void *http_uri_log(void *cls, const char *uri, struct MHD_Connection *con
     return NULL;
 }
 
+/* Routes url under --base-path: the prefix is taken off; the bare prefix redirects to
+ * prefix + "/" (so the dashboard's relative links resolve); anything else is 404. */
+static void route_base(struct request *r, const char *url, const char *method)
+{
+    const char *base = r->srv->cfg->base_path;
+    size_t bl = strlen(base);
+
+    if (bl == 0 || (strncmp(url, base, bl) == 0 && url[bl] == '/')) {
+        route_match(method, url + bl, &r->route);
+        return;
+    }
+    route_match(method, "", &r->route); /* 404 */
+    r->http.to_base = strcmp(url, base) == 0;
+}
+
 static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
                                    const char *method, const char *version, const char *upload_data,
                                    size_t *upload_data_size, void **con_cls)
@@ -434,13 +472,17 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         r = request_new(srv, conn);
         if (r == NULL)
             return MHD_NO;
-        route_match(method, url, &r->route);
+        route_base(r, url, method);
         if (nul) {
             r->route.status = 404;
             r->route.id = ROUTE_NONE;
         }
         *con_cls = r;
         __atomic_add_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
+        if (srv->clients != NULL) {
+            r->http.counted = climit_acquire(srv->clients, request_client_addr(r));
+            r->http.limited = !r->http.counted;
+        }
         if (r->route.id == ROUTE_PLANS && r->route.method == ROUTE_METHOD_POST &&
             r->route.status == 0 && !shutting_down(srv)) {
             r->http.submission = true;
@@ -489,6 +531,8 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cl
     if (r == NULL || (void *)r == (void *)&raw_nul_mark)
         return;
     *con_cls = NULL;
+    if (r->http.counted)
+        climit_release(srv->clients, request_client_addr(r));
     metrics_request_observe(
         r->route.status == 404 && r->route.id != ROUTE_SHARE && r->route.id != ROUTE_PLAN
             ? ROUTE_NONE
@@ -504,12 +548,70 @@ static void http_log(void *cls, const char *fmt, va_list ap)
     log_linev("mhd", fmt, ap);
 }
 
+/* A PEM file's text (malloc'd, NUL-terminated; caller frees), or NULL with a message. */
+static char *read_pem(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t n = 0;
+
+    if (f == NULL) {
+        log_line("http", "cannot open %s", path);
+        return NULL;
+    }
+    buf = malloc(PEM_MAX + 1);
+    if (buf != NULL) {
+        n = fread(buf, 1, PEM_MAX + 1, f);
+        if (n == 0 || n > PEM_MAX) {
+            log_line("http", "%s is empty or larger than %d bytes", path, PEM_MAX);
+            free(buf);
+            buf = NULL;
+        } else {
+            buf[n] = '\0';
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* The TLS options (--tls-cert/--tls-key) into opts (3 items); flags gains MHD_USE_TLS.
+ * 0, or -1 with a message logged. */
+static int tls_options(struct server *srv, struct MHD_OptionItem *opts, unsigned *flags)
+{
+    const struct config *cfg = srv->cfg;
+
+    opts[0] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    if (cfg->tls_cert == NULL)
+        return 0;
+    srv->tls_cert_pem = read_pem(cfg->tls_cert);
+    srv->tls_key_pem = read_pem(cfg->tls_key);
+    if (srv->tls_cert_pem == NULL || srv->tls_key_pem == NULL)
+        return -1;
+    opts[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert_pem};
+    opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key_pem};
+    opts[2] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    *flags |= MHD_USE_TLS;
+    return 0;
+}
+
+static void http_free_setup(struct server *srv)
+{
+    static_root_close(&srv->static_root);
+    static_root_close(&srv->vendor_root);
+    climit_free(srv->clients);
+    srv->clients = NULL;
+    free(srv->tls_cert_pem);
+    free(srv->tls_key_pem);
+    srv->tls_cert_pem = srv->tls_key_pem = NULL;
+}
+
 int http_start(struct server *srv)
 {
     const struct config *cfg = srv->cfg;
     struct addrinfo hints, *ai = NULL;
+    struct MHD_OptionItem tls[3];
     char host[256], portstr[8];
-    unsigned port;
+    unsigned port, per_ip = cfg->max_per_ip;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG;
     int rc = -1;
@@ -518,6 +620,10 @@ int http_start(struct server *srv)
         log_line("http", "bad --listen %s", cfg->listen);
         return -1;
     }
+    static_root_open(&srv->static_root, cfg->static_dir);
+    static_root_open(&srv->vendor_root, cfg->vendor_dir);
+    if (srv->static_root.dirfd < 0)
+        log_line("http", "warning: static directory %s is missing", cfg->static_dir);
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -529,26 +635,35 @@ int http_start(struct server *srv)
     }
     if (ai->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    static_root_open(&srv->static_root, cfg->static_dir);
-    static_root_open(&srv->vendor_root, cfg->vendor_dir);
-    if (srv->static_root.dirfd < 0)
-        log_line("http", "warning: static directory %s is missing", cfg->static_dir);
+    if (tls_options(srv, tls, &flags) != 0)
+        goto out;
+    /* Behind trusted proxies MHD would count every client as the proxy: count requests per
+     * forwarded client instead (climit.h). */
+    if (cfg->trusted_proxies.n > 0 && per_ip > 0) {
+        srv->clients = climit_new(per_ip);
+        if (srv->clients == NULL) {
+            log_line("http", "out of memory");
+            goto out;
+        }
+        per_ip = 0;
+    }
     srv->daemon = MHD_start_daemon(
         flags, (uint16_t)port, NULL, NULL, http_access, srv, MHD_OPTION_EXTERNAL_LOGGER, http_log,
         NULL, MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, NULL, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->http_threads, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)cfg->max_per_ip, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-        (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_END);
+        (unsigned)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)CONN_MEMORY, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
+        MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
     if (srv->daemon == NULL) {
-        log_line("http", "cannot listen on %s", cfg->listen);
-        static_root_close(&srv->static_root);
-        static_root_close(&srv->vendor_root);
+        log_line("http", "cannot listen on %s%s", cfg->listen,
+                 cfg->tls_cert != NULL ? " (or the TLS certificate and key do not load)" : "");
         goto out;
     }
     rc = 0;
 out:
+    if (rc != 0)
+        http_free_setup(srv);
     if (ai != NULL)
         freeaddrinfo(ai);
     return rc;
@@ -581,6 +696,5 @@ void http_stop(struct server *srv, double timeout_s)
     if (srv->daemon != NULL)
         MHD_stop_daemon(srv->daemon);
     srv->daemon = NULL;
-    static_root_close(&srv->static_root);
-    static_root_close(&srv->vendor_root);
+    http_free_setup(srv);
 }

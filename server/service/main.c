@@ -128,10 +128,10 @@ static int serve(const struct config *cfg, const sigset_t *sigs)
     }
     if (http_start(&srv) != 0)
         goto out_jobs;
-    log_line(LOG_PROGRAM, "listening on http://%s:%u/",
+    log_line(LOG_PROGRAM, "listening on %s://%s:%u%s/", cfg->tls_cert != NULL ? "https" : "http",
              strncmp(cfg->listen, "0.0.0.0:", 8) == 0 || cfg->listen[0] == ':' ? "localhost"
                                                                                : "127.0.0.1",
-             http_port(&srv));
+             http_port(&srv), cfg->base_path);
 
     while (sig != SIGINT && sig != SIGTERM)
         if (sigwait(sigs, &sig) != 0)

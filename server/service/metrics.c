@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const int metrics_statuses[] = {200, 201, 202, 204, 304, 400, 401, 403, 404,
-                                       405, 408, 413, 415, 422, 431, 500, 503};
+static const int metrics_statuses[] = {200, 201, 202, 204, 304, 308, 400, 401, 403, 404,
+                                       405, 408, 410, 413, 415, 422, 429, 431, 500, 503};
 #define NSTATUS   (sizeof(metrics_statuses) / sizeof(metrics_statuses[0]))
 #define REQ_NB    12
 #define PLAN_NB   12

@@ -23,6 +23,8 @@ const struct problem_type problem_types[PROBLEM_COUNT] = {
                                        NULL},
     [PROBLEM_SERVER_BUSY] = {"server-busy", "The server is busy", 503, "1"},
     [PROBLEM_OUT_OF_MEMORY] = {"out-of-memory", "Out of memory", 503, "1"},
+    [PROBLEM_CLIENT_BUSY] = {"too-many-requests", "Too many concurrent requests from this client",
+                             429, "1"},
     [PROBLEM_INVALID_PARAMETER] = {"invalid-parameter", "A request parameter is invalid", 400,
                                    NULL},
     [PROBLEM_NO_SUCH_PLAN] = {"not-found", "No such plan", 404, NULL},

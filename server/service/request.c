@@ -4,10 +4,81 @@
 #include "service/request.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "planner/clock.h"
 #include "service/response.h"
+#include "service/server.h"
 #include "service/store.h"
+
+/* X-Forwarded-For and Forwarded may each come several times: a list split over lines
+ * means the same as one joined with commas. Only the right end matters (proxy.h), so when
+ * the joined text outgrows its buffer the left-most hops are dropped. */
+struct fwd_join {
+    char xff[1024], fwd[1024];
+};
+
+static void join_append(char *buf, size_t cap, const char *v)
+{
+    size_t have = strlen(buf), vl = strlen(v);
+
+    if (vl >= cap) {
+        v += vl - (cap - 1);
+        have = 0;
+    } else if (have > 0 && have + 2 + vl >= cap) {
+        size_t drop = have + 2 + vl - (cap - 1);
+        if (drop >= have) {
+            have = 0;
+        } else {
+            memmove(buf, buf + drop, have - drop + 1);
+            have -= drop;
+        }
+    }
+    snprintf(buf + have, cap - have, "%s%s", have > 0 ? ", " : "", v);
+}
+
+static enum MHD_Result fwd_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
+{
+    struct fwd_join *j = cls;
+
+    (void)kind;
+    if (value == NULL)
+        return MHD_YES;
+    if (strcasecmp(key, "X-Forwarded-For") == 0)
+        join_append(j->xff, sizeof(j->xff), value);
+    else if (strcasecmp(key, "Forwarded") == 0)
+        join_append(j->fwd, sizeof(j->fwd), value);
+    return MHD_YES;
+}
+
+/* Fills r->client_addr from the peer and, for a trusted proxy, its forwarding headers. */
+static void client_capture(struct request *r)
+{
+    const struct proxy_nets *nets = &r->srv->cfg->trusted_proxies;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(r->http.conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    char peer[PROXY_ADDR_LEN];
+    struct fwd_join *j;
+
+    proxy_sockaddr_text(ci != NULL ? ci->client_addr : NULL, peer, sizeof(peer));
+    snprintf(r->client_addr, sizeof(r->client_addr), "%s", peer);
+    if (nets->n == 0 || !proxy_trusted(nets, peer))
+        return;
+    j = calloc(1, sizeof(*j));
+    if (j == NULL)
+        return; /* the proxy's own address: stricter, never laxer */
+    MHD_get_connection_values(r->http.conn, MHD_HEADER_KIND, fwd_header, j);
+    proxy_client_addr(nets, peer, j->xff[0] != '\0' ? j->xff : NULL,
+                      j->fwd[0] != '\0' ? j->fwd : NULL, r->client_addr, sizeof(r->client_addr));
+    free(j);
+}
+
+const char *request_client_addr(const struct request *r)
+{
+    return r->client_addr;
+}
 
 struct request *request_new(struct server *srv, struct MHD_Connection *conn)
 {
@@ -19,6 +90,7 @@ struct request *request_new(struct server *srv, struct MHD_Connection *conn)
     r->http.conn = conn;
     r->t_start = clock_now();
     r->prefer_wait = -1;
+    client_capture(r);
     return r;
 }
 

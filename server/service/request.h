@@ -26,6 +26,7 @@
 #include "service/body.h"
 #include "service/ids.h"
 #include "service/problem.h"
+#include "service/proxy.h"
 #include "service/reqparse.h"
 #include "service/route.h"
 
@@ -64,9 +65,10 @@ struct request {
 
     /* What was asked: filled by the transport, read-only after the hand-over. */
     struct route_match route;
-    double t_start;      /* clock_now() at the first call */
-    enum body_kind kind; /* POST /api/v1/plans: the body's Content-Type */
-    int file_format;     /* multipart: enum plan_format guessed from the "file" part */
+    char client_addr[PROXY_ADDR_LEN]; /* request_client_addr() */
+    double t_start;                   /* clock_now() at the first call */
+    enum body_kind kind;              /* POST /api/v1/plans: the body's Content-Type */
+    int file_format;                  /* multipart: enum plan_format guessed from the "file" part */
     struct body body;
     char *param[REQ_PARAM_COUNT];
     char *authorization, *if_none_match, *idempotency_key;
@@ -85,6 +87,9 @@ struct request {
         uint64_t charged; /* bytes of this body counted in srv->body_bytes */
         bool file_seen;   /* multipart: a "file" part arrived */
         bool early;       /* an error found while reading: answered at the end */
+        bool counted;     /* holds a place in srv->clients (released at completion) */
+        bool limited;     /* its client had no place left: answered 429 */
+        bool to_base;     /* exactly --base-path without its slash: redirected */
         enum problem_id early_problem;
         char early_detail[256];
     } http;
@@ -103,6 +108,11 @@ struct request {
 
 /* A new request on conn (both borrowed), in phase REQ_NEW. NULL when out of memory. */
 struct request *request_new(struct server *srv, struct MHD_Connection *conn);
+
+/* Who sent r: the peer's address, or for a peer in --trusted-proxy the client it forwards
+ * (proxy.h). Per-client limits, rate limits and logs use this. Text owned by r ("" if the
+ * peer's address is unknown); set by request_new(), so safe on any thread. */
+const char *request_client_addr(const struct request *r);
 
 /* Frees r and everything it owns. */
 void request_free(struct request *r);

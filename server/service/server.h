@@ -16,6 +16,7 @@
 #include "service/config.h"
 #include "service/static_files.h"
 
+struct climit;
 struct exec;
 struct jobs;
 struct plancache;
@@ -32,9 +33,11 @@ struct server {
     /* http.c's own. */
     struct MHD_Daemon *daemon;
     struct static_root static_root, vendor_root;
-    int shutting_down;   /* atomic */
-    long inflight;       /* atomic: requests between first call and completion */
-    uint64_t body_bytes; /* atomic: bytes held by request bodies, all requests together */
+    int shutting_down;      /* atomic */
+    long inflight;          /* atomic: requests between first call and completion */
+    uint64_t body_bytes;    /* atomic: bytes held by request bodies, all requests together */
+    struct climit *clients; /* per-client request counts; NULL: MHD's per-IP limit is used */
+    char *tls_cert_pem, *tls_key_pem; /* --tls-cert/--tls-key text, held while MHD runs */
 };
 
 #endif

@@ -2,7 +2,7 @@
 // JSON or the layout as CSV (MiniMalloc's columns with the offsets, names and kinds), and
 // delete the plan (offered only to the browser that created it).
 
-import { $, apiGet, download, planUrl } from './util.js';
+import { $, apiGet, appUrl, download, planUrl } from './util.js';
 import { lookup } from './layoutchart.js';
 
 function csvField(v) {
@@ -26,7 +26,7 @@ function safeFileName(name) {
 export function wireActions(plan, id, layout) {
     const r = plan.result;
     const status = $('#action-status');
-    const share = plan.links?.share ? new URL(plan.links.share, location.origin).href : location.origin + '/p/' + encodeURIComponent(id);
+    const share = plan.links?.share ? new URL(plan.links.share, location.origin).href : location.origin + appUrl('/p/' + encodeURIComponent(id));
     const input = $('#share-url');
     input.value = share;
     $('#copy-link').addEventListener('click', async () => {
@@ -77,7 +77,7 @@ function wireDelete(id, status) {
         const res = await fetch(planUrl(id), { method: 'DELETE', headers: { Authorization: 'Bearer ' + token } });
         if (res.ok || res.status === 404) {
             localStorage.removeItem('tpuplan.manage.' + id);
-            location.assign('/');
+            location.assign(appUrl('/'));
             return;
         }
         const body = await res.json().catch(() => null);

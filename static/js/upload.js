@@ -2,7 +2,7 @@
 // its header is read and sent) or a MiniMalloc CSV, choose chip and strategies, POST it to
 // /api/v1/plans, follow the job until it is done, then open the plan page.
 
-import { el, $, fmtBytes, fmtInt, apiGet, apiPost, planUrl, retryAfter, sleep, statusBadge } from './util.js';
+import { el, $, fmtBytes, fmtInt, apiGet, apiPost, appUrl, planUrl, retryAfter, sleep, statusBadge } from './util.js';
 import { readSafetensorsHeader, detectFormat } from './safetensors.js';
 
 const FIELDS = ['file', 'name', 'chip', 'strategies', 'capacity', 'time_limit'];
@@ -103,7 +103,7 @@ async function submit(ev) {
         // answer 202 after at most 10 s and are polled below.
         const headers = { Prefer: 'respond-async, wait=10' };
         if (crypto.randomUUID) headers['Idempotency-Key'] = crypto.randomUUID();
-        const { body, res } = await apiPost('/api/v1/plans', form, headers);
+        const { body, res } = await apiPost(appUrl('/api/v1/plans'), form, headers);
         try {
             if (body.manage_token) localStorage.setItem('tpuplan.manage.' + body.id, body.manage_token);
         } catch {
@@ -141,7 +141,7 @@ async function follow(created, res, text) {
         }
     }
     text.textContent = 'Done. Opening the plan…';
-    location.assign('/p/' + encodeURIComponent(created.id));
+    location.assign(appUrl('/p/' + encodeURIComponent(created.id)));
 }
 
 async function loadChips() {
@@ -149,7 +149,7 @@ async function loadChips() {
     const hint = $('#chip-hint');
     let chips = null;
     try {
-        const { body } = await apiGet('/api/v1/chips');
+        const { body } = await apiGet(appUrl('/api/v1/chips'));
         chips = Array.isArray(body) ? body : body.chips || body.items;
     } catch {
         chips = null;
@@ -184,11 +184,11 @@ async function loadRecent(reset) {
     const q = $('#recent-filter').value.trim();
     if (q) params.set('name', q);
     try {
-        const { body } = await apiGet('/api/v1/plans?' + params);
+        const { body } = await apiGet(appUrl('/api/v1/plans?' + params));
         const items = body.items || [];
         for (const p of items) {
             const s = p.summary || p; // list items carry the summary columns inline
-            const link = el('a', { href: '/p/' + encodeURIComponent(p.id), text: p.name || p.id });
+            const link = el('a', { href: appUrl('/p/' + encodeURIComponent(p.id)), text: p.name || p.id });
             const fits = s.fits === true ? el('span', { class: 'badge ok', text: 'fits' }) : s.fits === false && p.status === 'done' ? el('span', { class: 'badge bad', text: 'over' }) : '–';
             tbody.append(el('tr', null, el('td', { class: 'name' }, link), el('td', { text: p.chip || '' }), el('td', null, statusBadge(p.status)),
                 el('td', { class: 'num', text: fmtInt(s.tensors) }), el('td', { class: 'num', text: s.peak_bytes ? fmtBytes(s.peak_bytes) : '–' }),

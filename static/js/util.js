@@ -68,9 +68,19 @@ async function problemError(res) {
     return err;
 }
 
+// The path the dashboard is served under ("" or e.g. "/tpuplan", the server's --base-path):
+// this module lives at BASE/js/util.js, so it is read off the module's own address and
+// every page works behind a reverse proxy without the server rewriting any file.
+export const BASE = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+
+// The address of an absolute application path ("/api/v1/chips") under BASE.
+export function appUrl(path) {
+    return BASE + path;
+}
+
 // GET/DELETE address of plan `id`; view: 'summary' or 'layout' (the result's two views), or none.
 export function planUrl(id, view) {
-    return '/api/v1/plans/' + encodeURIComponent(id) + (view ? '?view=' + view : '');
+    return appUrl('/api/v1/plans/' + encodeURIComponent(id)) + (view ? '?view=' + view : '');
 }
 
 export async function apiGet(url) {
