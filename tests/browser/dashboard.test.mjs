@@ -1,4 +1,4 @@
-// dashboard.test.mjs BASE TMPDIR CHROMIUM - the dashboard end to end in real Chromium against
+// dashboard.test.mjs BASE TMPDIR CHROMIUM [PREFIXED] - the dashboard end to end in real Chromium against
 // a running bin/tpuplan-server (tests/browser/run.sh starts it). Prints TAP; exits 1 when a
 // test fails. Tests run in order and share one browser; later ones use the plan the upload
 // test created, so a failure early may cascade (the first "not ok" is the one to read).
@@ -10,7 +10,9 @@ import { loadavg, cpus } from 'node:os';
 import { chromium } from 'playwright-core';
 import { makeResult, summaryView, layoutView, writeSafetensors } from './fixtures.mjs';
 
-const [base, tmp, executablePath] = process.argv.slice(2);
+// PREFIXED: a second server on the same database with --base-path /tpuplan (its URL ends
+// in /tpuplan), for the test that the dashboard works behind a reverse proxy's path.
+const [base, tmp, executablePath, prefixed] = process.argv.slice(2);
 const here = new URL('.', import.meta.url).pathname;
 const artifacts = join(here, '../artifacts');
 const fixture = (name) => join(here, 'fixtures', name);
@@ -607,6 +609,34 @@ test('100,000-buffer plan: first paint of the charts', async () => {
     // catches a pathological slowdown.
     const limit = 20000 * Math.max(1, loadavg()[0] / cpus().length);
     assert(t.first < limit, `first paint ${t.first} ms after navigation start (limit ${limit.toFixed(0)} ms)`);
+    await page.context().close();
+});
+
+test('under --base-path /tpuplan the dashboard uploads, lists and shows plans, asking for nothing outside it', async () => {
+    assert(prefixed && prefixed.endsWith('/tpuplan'), 'run.sh passes no prefixed server: ' + prefixed);
+    const page = await newPage();
+    const outside = [];
+    page.on('request', (req) => {
+        const u = new URL(req.url());
+        if (!u.pathname.startsWith('/tpuplan/')) outside.push(u.pathname);
+    });
+    await page.goto(prefixed + '/');
+    await page.waitForFunction(() => /usable HBM/.test(document.querySelector('#chip').textContent));
+    const css = await page.evaluate(() => [...document.styleSheets].reduce((n, s) => n + s.cssRules.length, 0));
+    assert(css > 10, `stylesheet rules ${css}`);
+    await page.waitForFunction(() => document.querySelector('#recent a[href]'));
+    const recent = await page.$$eval('#recent a[href]', (as) => as.map((a) => a.getAttribute('href')));
+    assert(recent.length > 0 && recent.every((h) => h.startsWith('/tpuplan/p/')), 'recent links: ' + recent.slice(0, 3));
+    await page.setInputFiles('#file', fixture('model.json'));
+    await page.waitForFunction(() => /model description/.test(document.querySelector('#file-info').textContent));
+    await page.click('#submit');
+    await waitPlanPage(page);
+    assert(new URL(page.url()).pathname.startsWith('/tpuplan/p/'), 'plan page at ' + page.url());
+    assert((await page.textContent('#plan-name')) === model.name, 'plan name');
+    assert(/v5e|v4|v5p|v6e/.test(await page.textContent('#cards')), 'summary cards empty');
+    await page.click('a.brand');
+    await page.waitForURL(prefixed + '/');
+    assert(outside.length === 0, 'requests outside the base path: ' + outside.slice(0, 5).join(' '));
     await page.context().close();
 });
 

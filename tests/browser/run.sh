@@ -13,8 +13,9 @@ SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 tmp=$(mktemp -d /tmp/tpuplan-browser.XXXXXX)
 pid=""
+pid2=""
 
-trap server_cleanup EXIT
+trap 'if [ -n "$pid2" ]; then kill -TERM "$pid2" 2>/dev/null; fi; server_cleanup' EXIT
 
 bail() {
     echo "Bail out! $*"
@@ -38,10 +39,18 @@ pid=$!
 port=$(server_port "$tmp/server.log" "$pid")
 [ -n "$port" ] || bail "server did not start: $(tail -5 "$tmp/server.log")"
 base="http://127.0.0.1:$port"
+# A second server on the same database, under a base path as behind a reverse proxy.
+"$SERVER" --listen 127.0.0.1:0 --static static --workers 1 --executors 1 --http-threads 1 \
+    --base-path /tpuplan >"$tmp/server2.log" 2>&1 &
+pid2=$!
+port2=$(server_port "$tmp/server2.log" "$pid2")
+[ -n "$port2" ] || bail "second server did not start: $(tail -5 "$tmp/server2.log")"
 
 mkdir -p tests/artifacts
-node tests/browser/dashboard.test.mjs "$base" "$tmp" "$CHROMIUM"
+node tests/browser/dashboard.test.mjs "$base" "$tmp" "$CHROMIUM" "http://127.0.0.1:$port2/tpuplan"
 rc=$?
+kill -TERM "$pid2" 2>/dev/null
+wait "$pid2" 2>/dev/null
 if [ "$rc" -ne 0 ]; then
     echo "# server log (last lines):"
     tail -15 "$tmp/server.log" | sed 's/^/#   /'
