@@ -12,8 +12,9 @@ run=("${build[@]}" postgresql)
 # python3: tests/cli/*.sh check JSON with it (it came only through npm, so a machine with
 # its own Node.js lacked it); without python3-jsonschema tests/cli/plan.sh skips its JSON
 # Schema checks.
+# openssl: tests/integration/tls.sh makes a throwaway self-signed certificate with it.
 test=("${run[@]}" libcmocka-dev clang libclang-rt-14-dev curl chromium python3
-    python3-jsonschema procps)
+    python3-jsonschema procps openssl)
 # git: make lint finds the files to check with `git ls-files`; without git it checks none.
 lint=("${build[@]}" libcmocka-dev clang-format clang-tidy cppcheck git)
 bench=("${test[@]}" wrk)

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# tls.sh - https straight from libmicrohttpd (--tls-cert/--tls-key) with a throwaway
+# self-signed certificate made here with openssl, against a throwaway PostgreSQL: the
+# certificate is the one served, a plan goes through over https, plain http is refused,
+# and a key that does not load stops the server at start. Prints TAP.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/server.sh
+
+SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
+tmp=$(mktemp -d /tmp/tpuplan-tls.XXXXXX)
+pid=""
+n=0
+failed=0
+trap server_cleanup EXIT
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() {
+    n=$((n + 1))
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    echo "#   status $status: $(head -c 300 "$tmp/b" 2>/dev/null)"
+}
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else nok "$name"; fi
+}
+status=""
+
+command -v openssl >/dev/null || {
+    echo "Bail out! no openssl (server/scripts/deps.sh test installs it)"
+    exit 1
+}
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
+    -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+    -keyout "$tmp/key.pem" -out "$tmp/cert.pem" >"$tmp/openssl.log" 2>&1 ||
+    {
+        echo "Bail out! openssl req failed: $(tail -3 "$tmp/openssl.log")"
+        exit 1
+    }
+if ! DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err"); then
+    echo "Bail out! cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
+    exit 1
+fi
+export DATABASE_URL
+
+"$SERVER" --listen 127.0.0.1:0 --workers 1 --executors 1 --http-threads 1 \
+    --tls-cert "$tmp/cert.pem" --tls-key "$tmp/cert.pem" >"$tmp/bad.log" 2>&1
+rc=$?
+check "a --tls-key that is not a key stops the server at start (exit $rc)" \
+    eval '[ "$rc" != 0 ] && grep -q "TLS certificate and key do not load" "$tmp/bad.log"'
+"$SERVER" --listen 127.0.0.1:0 --workers 1 --executors 1 --http-threads 1 \
+    --tls-cert "$tmp/cert.pem" >"$tmp/bad2.log" 2>&1
+rc=$?
+check "--tls-cert without --tls-key is a usage error (exit $rc)" \
+    eval '[ "$rc" = 2 ] && grep -q "go together" "$tmp/bad2.log"'
+
+"$SERVER" --listen 127.0.0.1:0 --workers 1 --executors 2 --http-threads 2 \
+    --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" >"$tmp/log" 2>&1 &
+pid=$!
+port=$(server_port "$tmp/log" "$pid")
+if [ -z "$port" ]; then
+    echo "Bail out! server did not start: $(tail -5 "$tmp/log")"
+    exit 1
+fi
+base="https://127.0.0.1:$port"
+check "the server says it listens on https" grep -q "listening on https://127.0.0.1:$port/" "$tmp/log"
+
+status=$(curl -s --cacert "$tmp/cert.pem" -o "$tmp/b" -w '%{http_code}' "$base/healthz")
+check "GET /healthz over https, verified against the throwaway certificate" \
+    eval '[ "$status" = 200 ] && grep -q "\"ok\"" "$tmp/b"'
+served=$(openssl s_client -connect "127.0.0.1:$port" -servername localhost </dev/null 2>/dev/null |
+    openssl x509 -noout -fingerprint -sha256 2>/dev/null)
+want=$(openssl x509 -in "$tmp/cert.pem" -noout -fingerprint -sha256)
+check "the certificate served is --tls-cert" eval '[ -n "$served" ] && [ "$served" = "$want" ]'
+status=$(curl -s -o "$tmp/b" -w '%{http_code}' "$base/healthz")
+check "a client that does not trust the self-signed certificate is refused (curl: $status)" \
+    [ "$status" = 000 ]
+model='{"name":"tls-test","chip":"v5e","tensors":[{"name":"w","shape":[4,128],"dtype":"f32","kind":"param"}]}'
+status=$(curl -s --cacert "$tmp/cert.pem" -o "$tmp/b" -w '%{http_code}' -X POST \
+    -H 'Content-Type: application/json' -H 'Prefer: wait=10' --data "$model" "$base/api/v1/plans")
+check "a plan is submitted and finished over https" \
+    eval '[ "$status" = 201 ] && grep -q "\"status\":\"done\"" "$tmp/b"'
+status=$(curl -s -m 5 -o "$tmp/b" -w '%{http_code}' "http://127.0.0.1:$port/healthz")
+check "plain http on the https port gets no HTTP answer (curl: $status)" \
+    eval '[ "$status" = 000 ] || [ "$status" = 400 ]'
+
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=""
+check "SIGTERM stops the server with status 0" [ "$rc" = 0 ]
+echo "1..$n"
+[ "$failed" -eq 0 ]
