@@ -380,6 +380,10 @@ static int parse_dims(struct ctx *c, size_t i, json_object *js, struct shape *sh
         char field[24];
         int64_t x;
         int r = model_json_int(v, &x);
+        if (r == 0 && x >= 0) { /* the usual case: no field name to format */
+            sh->dims[d] = x;
+            continue;
+        }
         snprintf(field, sizeof(field), "shape[%zu]", d);
         if (r == 1)
             return terr(c, ERR_INVALID, i, field, "must be an integer, got %s", type_name(v));
@@ -583,6 +587,8 @@ static int parse_live(struct ctx *c, size_t i, json_object *jl, struct model_ten
         json_object *x = json_object_array_get_idx(jl, k);
         int r = model_json_int(x, &v[k]);
         char field[16];
+        if (r == 0 && v[k] >= 0 && v[k] <= MODEL_MAX_STEP)
+            continue;
         snprintf(field, sizeof(field), "live[%zu]", k);
         if (r == 1)
             return terr(c, ERR_INVALID, i, field, "must be an integer, got %s", type_name(x));
@@ -938,95 +944,377 @@ static void sharding_warnings(struct ctx *c)
                    c->uneven, c->uneven_example);
 }
 
-int model_parse_json(const char *input, size_t len, const struct model_limits *l, struct model *m,
-                     struct err *e)
+/*
+ * Where the tensor objects come from: the DOM's array, or the input text, one element at a
+ * time. Streaming keeps a million-tensor document from becoming a million json-c objects
+ * at once (several GB): each element is parsed by json-c on its own, converted, and freed.
+ */
+struct tensor_src {
+    bool streaming;           /* else the DOM's array */
+    json_object *arr;         /* DOM: the "tensors" array */
+    const char *text;         /* streaming: the whole input */
+    size_t len, pos;          /* the next element (or the closing bracket) is at or after pos */
+    size_t count;             /* streaming: the elements array_skip counted */
+    struct json_tokener *tok; /* streaming: reset for every element */
+    json_object *cur;         /* streaming: the element last returned (owned) */
+    bool done;                /* streaming: the closing bracket has been read */
+};
+
+/* A stream anomaly: anything the walker does not expect (a syntax error, an odd corner of
+ * JSON). The caller then parses the whole document as a DOM, which reports exactly what
+ * the non-streaming parser reports. Positive, so it is never an ERR_* code. */
+#define STREAM_FALLBACK 1
+
+static bool is_ws(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+static size_t skip_ws(const char *s, size_t len, size_t pos)
+{
+    while (pos < len && is_ws(s[pos]))
+        pos++;
+    return pos;
+}
+
+/* One JSON value at s[*pos] with json-c, the tokener's depth limit already set; the value
+ * must end before len. NULL on any error (the DOM parse reports it). */
+static json_object *value_at(struct json_tokener *tok, const char *s, size_t len, size_t *pos)
+{
+    json_object *v;
+
+    json_tokener_reset(tok);
+    v = json_tokener_parse_ex(tok, s + *pos, (int)(len - *pos));
+    if (v == NULL)
+        return NULL;
+    if (json_tokener_get_error(tok) != json_tokener_success) {
+        json_object_put(v);
+        return NULL;
+    }
+    *pos += json_tokener_get_parse_end(tok);
+    return v;
+}
+
+/*
+ * Skips the array at s[*pos] == '[' without parsing it: strings and brackets only, so the
+ * walker can read the members after "tensors" (mesh, options) first and size the tensor
+ * table. *count: its elements (top-level commas + 1). 0, or STREAM_FALLBACK when the
+ * brackets do not balance before the end (the element parses find finer faults).
+ */
+static int array_skip(const char *s, size_t len, size_t *pos, size_t *count)
+{
+    size_t depth = 0, commas = 0;
+    bool any = false;
+
+    for (size_t i = *pos; i < len; i++) {
+        char ch = s[i];
+        if (ch == '"') {
+            for (i++; i < len && s[i] != '"'; i++)
+                if (s[i] == '\\')
+                    i++;
+            if (i >= len)
+                return STREAM_FALLBACK;
+            any = true;
+        } else if (ch == '[' || ch == '{') {
+            any |= depth > 0;
+            depth++;
+        } else if (ch == ']' || ch == '}') {
+            if (--depth == 0) {
+                *pos = i + 1;
+                *count = any ? commas + 1 : 0;
+                return 0;
+            }
+        } else if (ch == ',') {
+            commas += depth == 1;
+        } else if (ch == '\0') {
+            return STREAM_FALLBACK;
+        } else if (!is_ws(ch)) {
+            any = true;
+        }
+    }
+    return STREAM_FALLBACK;
+}
+
+/*
+ * Walks the top-level object: every member but an array-valued "tensors" is parsed by
+ * json-c into *root (a duplicate key replaces the earlier value, as json-c does); the
+ * tensors array is skipped and counted, and stands in *root as an empty array. 0 with
+ * ts->pos at the array (ts->arr NULL), STREAM_FALLBACK, or ERR_NOMEM.
+ */
+static int stream_top(const char *s, size_t len, unsigned max_depth, json_object **root,
+                      struct tensor_src *ts)
+{
+    struct json_tokener *mtok = NULL;
+    size_t pos = skip_ws(s, len, 0), tpos = 0;
+    bool streamed = false;
+    int rc = STREAM_FALLBACK;
+
+    *root = NULL;
+    if (len > INT_MAX || max_depth < 3 || max_depth > INT_MAX || pos >= len || s[pos] != '{')
+        return STREAM_FALLBACK;
+    mtok = json_tokener_new_ex((int)max_depth - 1);    /* a member's value sits at depth 1 */
+    ts->tok = json_tokener_new_ex((int)max_depth - 2); /* an element's at depth 2 */
+    *root = json_object_new_object();
+    if (mtok == NULL || ts->tok == NULL || *root == NULL) {
+        rc = ERR_NOMEM;
+        goto out;
+    }
+    json_tokener_set_flags(mtok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8 |
+                                     JSON_TOKENER_ALLOW_TRAILING_CHARS);
+    json_tokener_set_flags(ts->tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8 |
+                                        JSON_TOKENER_ALLOW_TRAILING_CHARS);
+    pos = skip_ws(s, len, pos + 1);
+    if (pos < len && s[pos] == '}') {
+        pos++;
+        goto end;
+    }
+    for (;;) {
+        json_object *key, *val;
+        pos = skip_ws(s, len, pos);
+        if (pos >= len || s[pos] != '"' || (key = value_at(mtok, s, len, &pos)) == NULL)
+            goto out;
+        pos = skip_ws(s, len, pos);
+        if (pos >= len || s[pos] != ':') {
+            json_object_put(key);
+            goto out;
+        }
+        pos = skip_ws(s, len, pos + 1);
+        bool tensors =
+            strcmp(json_object_get_string(key), "tensors") == 0 && pos < len && s[pos] == '[';
+        if (tensors) {
+            if (tpos != 0) { /* a second "tensors": the DOM parser keeps the last one */
+                json_object_put(key);
+                goto out;
+            }
+            tpos = pos;
+            streamed = true;
+            val = array_skip(s, len, &pos, &ts->count) == 0 ? json_object_new_array() : NULL;
+        } else {
+            streamed &= strcmp(json_object_get_string(key), "tensors") != 0;
+            val = value_at(mtok, s, len, &pos);
+        }
+        if (val == NULL || json_object_object_add(*root, json_object_get_string(key), val) != 0) {
+            json_object_put(key);
+            json_object_put(val);
+            goto out;
+        }
+        json_object_put(key);
+        pos = skip_ws(s, len, pos);
+        if (pos < len && s[pos] == ',') {
+            pos++;
+            continue;
+        }
+        if (pos < len && s[pos] == '}') {
+            pos++;
+            break;
+        }
+        goto out;
+    }
+end:
+    if (skip_ws(s, len, pos) != len)
+        goto out;
+    rc = 0;
+    ts->text = s;
+    ts->len = len;
+    ts->pos = tpos + 1;
+    ts->done = !streamed;
+    ts->streaming = true;
+out:
+    if (mtok != NULL)
+        json_tokener_free(mtok);
+    if (rc != 0) {
+        json_object_put(*root);
+        *root = NULL;
+    }
+    return rc;
+}
+
+/* The next element of a streamed array; NULL at an anomaly (see STREAM_FALLBACK) or past
+ * the end. The previous element is freed. */
+static json_object *stream_next(struct tensor_src *ts)
+{
+    size_t pos = skip_ws(ts->text, ts->len, ts->pos);
+
+    json_object_put(ts->cur);
+    ts->cur = NULL;
+    if (ts->done || pos >= ts->len)
+        return NULL;
+    if ((ts->cur = value_at(ts->tok, ts->text, ts->len, &pos)) == NULL)
+        return NULL;
+    pos = skip_ws(ts->text, ts->len, pos);
+    if (pos < ts->len && ts->text[pos] == ',') {
+        ts->pos = pos + 1;
+    } else if (pos < ts->len && ts->text[pos] == ']') {
+        ts->pos = pos + 1;
+        ts->done = true;
+    } else {
+        json_object_put(ts->cur);
+        ts->cur = NULL;
+    }
+    return ts->cur;
+}
+
+/* Whether the rest of a streamed array is valid JSON (checked before reporting an error
+ * found earlier: the DOM parser reports syntax errors first, and so must the stream). */
+static bool stream_rest_valid(struct tensor_src *ts)
+{
+    while (!ts->done)
+        if (stream_next(ts) == NULL)
+            return false;
+    return true;
+}
+
+static void tensor_src_free(struct tensor_src *ts)
+{
+    json_object_put(ts->cur);
+    if (ts->tok != NULL) /* json_tokener_free does not take NULL */
+        json_tokener_free(ts->tok);
+    memset(ts, 0, sizeof(*ts));
+}
+
+/* Element i of the tensors (in order); NULL when a stream meets an anomaly. */
+static json_object *tensor_src_get(struct tensor_src *ts, size_t i)
+{
+    return ts->streaming ? stream_next(ts) : json_object_array_get_idx(ts->arr, i);
+}
+
+static int check_keys(struct ctx *c, json_object *root)
 {
     static const char *const keys[] = {"name",    "chip",    "tensors",     "mesh", "ops",
                                        "options", "$schema", "description", NULL};
-    struct ctx c = {.m = m, .e = e, .l = l};
-    struct model_index ix = {0};
-    json_object *root = NULL, *v, *jt;
+
+    MODEL_JSON_FOREACH(root, it_key, end_key)
+    {
+        const char *key = MODEL_JSON_KEY(it_key);
+        if (!key_allowed(key, keys))
+            return err_set(c->e, ERR_INVALID, key,
+                           "model: unknown top-level field \"%.100s\" (known: "
+                           "name, chip, mesh, tensors, ops, options, description)",
+                           key);
+    }
+    return ERR_OK;
+}
+
+/* The top-level fields but the tensors and ops, in the order the DOM parser always used;
+ * sizes the tensor table for n tensors. */
+static int parse_head(struct ctx *c, json_object *root, size_t n)
+{
+    struct model *m = c->m;
+    json_object *v;
     const char *s;
+    size_t len;
+    int rc;
+
+    if (n > c->l->max_tensors)
+        return err_set(c->e, ERR_LIMIT, "tensors", "model: %zu tensors; the limit is %zu", n,
+                       c->l->max_tensors);
+    if (n > UINT32_MAX - 1)
+        return err_set(c->e, ERR_LIMIT, "tensors", "model: too many tensors");
+    if (model_init(m, "json", n) != ERR_OK)
+        return err_set(c->e, ERR_NOMEM, "tensors", "out of memory for %zu tensors", n);
+    m->name = "model";
+    if (json_object_object_get_ex(root, "name", &v)) {
+        if (get_str(v, 127, &s, &len) != 0)
+            return err_set(c->e, ERR_INVALID, "name", "name: must be a string of 1 to 127 bytes");
+        if ((m->name = model_strdup(m, s, len)) == NULL)
+            return err_set(c->e, ERR_NOMEM, "", "out of memory");
+    }
+    if (json_object_object_get_ex(root, "chip", &v)) {
+        if (get_str(v, 32, &s, &len) != 0)
+            return err_set(c->e, ERR_INVALID, "chip", "chip: must be a chip name such as \"v5e\"");
+        if ((m->chip = model_strdup(m, s, len)) == NULL)
+            return err_set(c->e, ERR_NOMEM, "", "out of memory");
+    }
+    if (json_object_object_get_ex(root, "mesh", &v) && (rc = parse_mesh(c, v)) != ERR_OK)
+        return rc;
+    if (json_object_object_get_ex(root, "options", &v) && (rc = parse_options(c, v)) != ERR_OK)
+        return rc;
+    return ERR_OK;
+}
+
+/* The model from its top level and its tensors (either source). STREAM_FALLBACK when the
+ * stream met an anomaly; *m is then to be freed and the document parsed as a DOM. */
+static int parse_root(struct ctx *c, json_object *root, struct tensor_src *ts)
+{
+    struct model_index ix = {0};
+    json_object *v, *jt;
     size_t n;
+    int rc;
+
+    if (!json_object_is_type(root, json_type_object))
+        return err_set(c->e, ERR_INVALID, "", "model: the top level must be an object, got %s",
+                       type_name(root));
+    if ((rc = check_keys(c, root)) != ERR_OK)
+        goto out;
+    if (!json_object_object_get_ex(root, "tensors", &jt) ||
+        !json_object_is_type(jt, json_type_array)) {
+        rc = err_set(c->e, ERR_INVALID, "tensors",
+                     "model: \"tensors\" must be an array of tensor objects");
+        goto out;
+    }
+    n = ts->streaming ? ts->count : json_object_array_length(ts->arr);
+    if ((rc = parse_head(c, root, n)) != ERR_OK)
+        goto out;
+    for (size_t i = 0; i < c->m->n; i++) {
+        json_object *el = tensor_src_get(ts, i);
+        if (el == NULL) {
+            rc = STREAM_FALLBACK;
+            goto out;
+        }
+        if ((rc = parse_tensor(c, i, el)) != ERR_OK)
+            goto out;
+    }
+    if (ts->streaming && !ts->done) { /* the skip counted differently: an anomaly */
+        rc = STREAM_FALLBACK;
+        goto out;
+    }
+    if ((rc = model_index_build(c->m, &ix, c->e)) != ERR_OK)
+        goto out;
+    if (json_object_object_get_ex(root, "ops", &v) && (rc = parse_ops(c, v, &ix)) != ERR_OK)
+        goto out;
+    sharding_warnings(c);
+out:
+    if (rc < 0 && ts->streaming && !stream_rest_valid(ts))
+        rc = STREAM_FALLBACK;
+    model_index_free(&ix);
+    return rc;
+}
+
+int model_parse_json(const char *input, size_t len, const struct model_limits *l, struct model *m,
+                     struct err *e)
+{
+    struct ctx c = {.m = m, .e = e, .l = l};
+    struct tensor_src ts = {0};
+    json_object *root = NULL, *jt;
     int rc;
 
     memset(m, 0, sizeof(*m));
     if (len > l->max_input_bytes)
         return err_set(e, ERR_LIMIT, "", "input is %zu bytes; the limit is %zu", len,
                        l->max_input_bytes);
+    rc = stream_top(input, len, l->max_json_depth, &root, &ts);
+    if (rc == 0)
+        rc = parse_root(&c, root, &ts);
+    if (rc == ERR_NOMEM)
+        goto nomem;
+    if (rc != STREAM_FALLBACK)
+        goto out;
+    /* The stream met something it does not handle: parse the whole document as before. */
+    model_free(m);
+    c = (struct ctx){.m = m, .e = e, .l = l};
+    tensor_src_free(&ts);
+    json_object_put(root);
+    root = NULL;
     if ((rc = model_json_load(input, len, l->max_json_depth, "model", &root, e)) != ERR_OK)
         return rc;
-    if (!json_object_is_type(root, json_type_object)) {
-        rc = err_set(e, ERR_INVALID, "", "model: the top level must be an object, got %s",
-                     type_name(root));
-        goto out;
-    }
-    MODEL_JSON_FOREACH(root, it_key, end_key)
-    {
-        const char *key = MODEL_JSON_KEY(it_key);
-        if (!key_allowed(key, keys)) {
-            rc = err_set(e, ERR_INVALID, key,
-                         "model: unknown top-level field \"%.100s\" (known: "
-                         "name, chip, mesh, tensors, ops, options, description)",
-                         key);
-            goto out;
-        }
-    }
-    if (!json_object_object_get_ex(root, "tensors", &jt) ||
-        !json_object_is_type(jt, json_type_array)) {
-        rc = err_set(e, ERR_INVALID, "tensors",
-                     "model: \"tensors\" must be an array of tensor "
-                     "objects");
-        goto out;
-    }
-    n = json_object_array_length(jt);
-    if (n > l->max_tensors) {
-        rc = err_set(e, ERR_LIMIT, "tensors", "model: %zu tensors; the limit is %zu", n,
-                     l->max_tensors);
-        goto out;
-    }
-    if (n > UINT32_MAX - 1) {
-        rc = err_set(e, ERR_LIMIT, "tensors", "model: too many tensors");
-        goto out;
-    }
-    if (model_init(m, "json", n) != ERR_OK) {
-        rc = err_set(e, ERR_NOMEM, "tensors", "out of memory for %zu tensors", n);
-        goto out;
-    }
-    m->name = "model";
-    if (json_object_object_get_ex(root, "name", &v)) {
-        if (get_str(v, 127, &s, &n) != 0) {
-            rc = err_set(e, ERR_INVALID, "name", "name: must be a string of 1 to 127 bytes");
-            goto out;
-        }
-        if ((m->name = model_strdup(m, s, n)) == NULL)
-            goto nomem;
-    }
-    if (json_object_object_get_ex(root, "chip", &v)) {
-        if (get_str(v, 32, &s, &n) != 0) {
-            rc = err_set(e, ERR_INVALID, "chip", "chip: must be a chip name such as \"v5e\"");
-            goto out;
-        }
-        if ((m->chip = model_strdup(m, s, n)) == NULL)
-            goto nomem;
-    }
-    if (json_object_object_get_ex(root, "mesh", &v) && (rc = parse_mesh(&c, v)) != ERR_OK)
-        goto out;
-    if (json_object_object_get_ex(root, "options", &v) && (rc = parse_options(&c, v)) != ERR_OK)
-        goto out;
-    for (size_t i = 0; i < m->n; i++)
-        if ((rc = parse_tensor(&c, i, json_object_array_get_idx(jt, i))) != ERR_OK)
-            goto out;
-    if ((rc = model_index_build(m, &ix, e)) != ERR_OK)
-        goto out;
-    if (json_object_object_get_ex(root, "ops", &v) && (rc = parse_ops(&c, v, &ix)) != ERR_OK)
-        goto out;
-    sharding_warnings(&c);
+    if (json_object_object_get_ex(root, "tensors", &jt) && json_object_is_type(jt, json_type_array))
+        ts.arr = jt;
+    rc = parse_root(&c, root, &ts);
     goto out;
 nomem:
     rc = err_set(e, ERR_NOMEM, "", "out of memory");
 out:
-    model_index_free(&ix);
+    tensor_src_free(&ts);
     json_object_put(root);
     if (rc != ERR_OK)
         model_free(m);

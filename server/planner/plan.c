@@ -52,7 +52,7 @@ const char *plan_format_name(enum plan_format f)
 
 void plan_limits_default(struct plan_limits *l)
 {
-    l->max_input_bytes = 64u << 20;
+    l->max_input_bytes = 256u << 20;
     l->max_json_depth = 32;
     l->max_tensors = 1000000;
     l->max_ops = 1000000;

@@ -64,7 +64,8 @@ struct plan_limits {
     size_t max_ops;
 };
 
-/* Defaults: 64 MiB input, depth 32, 1,000,000 tensors, 1,000,000 ops. */
+/* Defaults: 256 MiB input (a 1,000,000-tensor model is about 90 MB), depth 32, 1,000,000
+ * tensors, 1,000,000 ops. The service caps the input at its --max-body. */
 void plan_limits_default(struct plan_limits *l);
 
 /* Summary columns the service stores for listing plans. */

@@ -170,8 +170,10 @@ expect_exit "unknown option" 2 $data/models/embedding-padding.json --colour
 expect_exit "bad capacity" 2 $data/models/embedding-padding.json --capacity -5
 expect_exit "unknown strategy" 2 $data/models/embedding-padding.json --strategies magic
 errmsg "unknown strategy: message" 'unknown strategy "magic"'
-head -c $((65 * 1024 * 1024)) /dev/zero | tr '\0' ' ' >"$tmp/huge.json"
-expect_exit "input above the 64 MiB limit" 2 "$tmp/huge.json"
+truncate -s $((257 * 1024 * 1024)) "$tmp/huge.json" # sparse: refused from its size
+expect_exit "input above the 256 MiB limit" 2 "$tmp/huge.json"
+errmsg "input above the limit: message" "the limit is 268435456"
+rm -f "$tmp/huge.json"
 
 # --- every example model and every result validates against the published JSON Schemas
 if python3 -c 'import jsonschema' 2>/dev/null; then

@@ -349,6 +349,88 @@ static void test_overflow(void **state)
     assert_non_null(strstr(e.msg, "tensors[0] \"q\": "));
 }
 
+/* The tensors array is streamed element by element (model.c); these are the corners where
+ * a stream could disagree with parsing the whole document first. */
+static void test_streaming_matches_the_whole_document(void **state)
+{
+    struct model m;
+    struct err e;
+    (void)state;
+
+    /* Members after the array are read before the tensors are converted: the mesh that
+     * shards tensors[0] comes last. */
+    parse_ok("{\"tensors\":[{\"name\":\"w\",\"shape\":[10,8],\"dtype\":\"f32\","
+             "\"sharding\":[\"d\",null]}],\"mesh\":{\"d\":4}}",
+             &m);
+    assert_int_equal(m.tensors[0].shape.dims[0], 3); /* ceil(10 / 4) */
+    model_free(&m);
+
+    /* A tensor error before a syntax error later in the array: the syntax error wins, with
+     * its line and column, as when the document was parsed whole. */
+    const char *both = "{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"nope\"},\n"
+                       "{\"name\":\"b\",,}]}";
+    assert_int_equal(model_parse_json(both, strlen(both), &limits, &m, &e), ERR_INVALID);
+    assert_non_null(strstr(e.msg, "invalid JSON at line 2 column 13"));
+
+    /* ... and an error in a field read before the tensors still waits for their syntax. */
+    const char *late = "{\"name\":7,\"tensors\":[{\"name\":\"b\"}}";
+    assert_int_equal(model_parse_json(late, strlen(late), &limits, &m, &e), ERR_INVALID);
+    assert_non_null(strstr(e.msg, "invalid JSON at line 1 column 34"));
+
+    /* Duplicate keys: the last value counts, as json-c keeps it. */
+    parse_ok("{\"tensors\":[{\"bad\":1}],\"tensors\":[{\"name\":\"x\",\"shape\":[2],"
+             "\"dtype\":\"s8\"},{\"name\":\"y\",\"shape\":[3],\"dtype\":\"s8\"}]}",
+             &m);
+    assert_int_equal(m.n, 2);
+    assert_string_equal(m.tensors[1].name, "y");
+    model_free(&m);
+    const char *notarr = "{\"tensors\":[],\"tensors\":{}}";
+    assert_int_equal(model_parse_json(notarr, strlen(notarr), &limits, &m, &e), ERR_INVALID);
+    assert_string_equal(e.where, "tensors");
+
+    /* Whitespace everywhere, an empty array, strings holding brackets and escapes. */
+    parse_ok(" \r\n{ \"tensors\" :\t[ ] }\n", &m);
+    assert_int_equal(m.n, 0);
+    model_free(&m);
+    parse_ok("{\"tensors\":[{\"name\":\"a]},{\\\"\",\"shape\":[1],\"dtype\":\"s8\"} ,\n"
+             "{\"name\":\"\\u0062\",\"shape\":[],\"dtype\":\"f32\"}]}",
+             &m);
+    assert_int_equal(m.n, 2);
+    assert_string_equal(m.tensors[0].name, "a]},{\"");
+    assert_string_equal(m.tensors[1].name, "b");
+    model_free(&m);
+
+    /* Trailing text and a NUL inside the array are syntax errors, reported as before. */
+    const char *trail = "{\"tensors\":[]} x";
+    assert_int_equal(model_parse_json(trail, strlen(trail), &limits, &m, &e), ERR_INVALID);
+    assert_non_null(strstr(e.msg, "line 1 column 16"));
+    const char nul[] = "{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"s8\"}\0]}";
+    assert_int_equal(model_parse_json(nul, sizeof(nul) - 1, &limits, &m, &e), ERR_INVALID);
+    assert_non_null(strstr(e.msg, "line 1 column 50: unexpected end of data"));
+}
+
+/* Nesting inside one streamed element is limited exactly as inside the whole document:
+ * a limit of 6 levels admits {"tensors":[{"tags":[[1]]}]} (5) and not one more. */
+static void test_streaming_depth_limit(void **state)
+{
+    struct model_limits l = limits;
+    struct model m;
+    struct err e;
+    const char *five =
+        "{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"s8\",\"tags\":[[1]]}]}";
+    const char *six =
+        "{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"s8\",\"tags\":[[[1]]]}]}";
+    (void)state;
+    l.max_json_depth = 5;
+    assert_int_equal(model_parse_json(five, strlen(five), &l, &m, &e), ERR_LIMIT);
+    l.max_json_depth = 6;
+    /* within the limit: the error is about the tag, not the depth */
+    assert_int_equal(model_parse_json(five, strlen(five), &l, &m, &e), ERR_INVALID);
+    assert_string_equal(e.where, "tensors[0].tags[0]");
+    assert_int_equal(model_parse_json(six, strlen(six), &l, &m, &e), ERR_LIMIT);
+    assert_non_null(strstr(e.msg, "deeper than the limit of 6"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +441,8 @@ int main(void)
         cmocka_unit_test(test_lifetime_errors),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_streaming_matches_the_whole_document),
+        cmocka_unit_test(test_streaming_depth_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
