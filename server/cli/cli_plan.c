@@ -24,13 +24,17 @@ static const char usage[] =
     "                         [--capacity BYTES] [--time-limit SECONDS] [--alignment BYTES]\n"
     "                         [--input json|safetensors|csv]\n"
     "                         [--mem-fraction F] [--preallocate true|false]\n"
+    "                         [--budget BYTES|FRACTION]\n"
     "FILE is a model description (JSON), a safetensors file or header, or a MiniMalloc CSV;\n"
     "\"-\" reads stdin. BYTES may end in K, M, G or T (powers of 1024).\n"
     "--format trace prints the memory timeline as Chrome/Perfetto trace JSON.\n"
     "--mem-fraction and --preallocate set the simulated GPU-style runtime allocator (BFC):\n"
     "the share of the capacity it may hold (default 0.75) and whether it reserves it up\n"
     "front (default true), as JAX's XLA_PYTHON_CLIENT_MEM_FRACTION and _PREALLOCATE do.\n"
-    "exit status: 0 fits, 1 does not fit, 2 bad input\n";
+    "--budget gates the plan: bytes (14G, 14GiB: powers of 1024) or a fraction of the\n"
+    "capacity (0.9); a peak above it exits 1.\n"
+    "exit status: 0 fits (and within the budget), 1 does not fit or is over the budget,\n"
+    "2 bad input\n";
 
 /* "17179869184", "16G", "15.75G" (powers of 1024). 0 on success. */
 static int parse_bytes(const char *s, uint64_t *out)
@@ -176,6 +180,11 @@ static void print_overview(json_object *r)
         printf("fit        DOES NOT FIT: over by %s (capacity %s)\n",
                fmt_bytes(get(sum, "overflow_bytes"), a, sizeof(a)),
                fmt_bytes(get(sum, "capacity_bytes"), b, sizeof(b)));
+    if (!json_object_is_type(get(sum, "budget_bytes"), json_type_null))
+        printf("budget     %s: peak %s, budget %s\n",
+               json_object_get_boolean(get(sum, "within_budget")) ? "WITHIN BUDGET" : "OVER BUDGET",
+               fmt_bytes(get(sum, "peak_bytes"), a, sizeof(a)),
+               fmt_bytes(get(sum, "budget_bytes"), b, sizeof(b)));
 }
 
 static void print_kinds(json_object *sum)
@@ -369,6 +378,8 @@ static int parse_opt(const char *a, const char *val, struct plan_opts *o, const 
             fprintf(stderr, "tpuplan plan: %s: bad byte count '%s'\n", a, val);
             return 2;
         }
+    } else if (strcmp(a, "--budget") == 0) {
+        o->budget = val; /* the planner parses it (budget.h) and names it in its error */
     } else if (strcmp(a, "--time-limit") == 0) {
         o->time_limit_s = strtod(val, &end);
         if (end == val || *end != '\0' || !(o->time_limit_s > 0)) {
@@ -480,7 +491,7 @@ int cli_plan(int argc, char **argv)
             fprintf(stderr, "tpuplan: %s: %s\n", path, e.msg);
             goto out;
         }
-        status = s.fits ? 0 : 1;
+        status = s.fits && s.within_budget ? 0 : 1;
         goto out;
     }
     /* Re-read our own document: pretty printing and the text report both come from it. */
@@ -498,7 +509,7 @@ int cli_plan(int argc, char **argv)
     else
         puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                                      JSON_C_TO_STRING_NOSLASHESCAPE));
-    status = s.fits ? 0 : 1;
+    status = s.fits && s.within_budget ? 0 : 1;
 out:
     plan_views_free(&views);
     json_object_put(doc);

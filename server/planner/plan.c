@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "planner/arith.h"
+#include "planner/budget.h"
 #include "planner/bfc.h"
 #include "planner/chip.h"
 #include "planner/layout.h"
@@ -259,6 +260,14 @@ static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_
         c->capacity = c->chip->usable_hbm_bytes;
         c->capacity_from_chip = true;
     }
+    if (o->budget != NULL) {
+        struct budget b;
+        int rc;
+        if ((rc = budget_parse(o->budget, &b, e)) != ERR_OK ||
+            (rc = budget_bytes(&b, c->capacity, &c->budget_bytes, e)) != ERR_OK)
+            return rc;
+        c->has_budget = true;
+    }
     return ERR_OK;
 }
 
@@ -349,6 +358,9 @@ static void fill_summary(const struct plan_ctx *c, struct plan_summary *s, uint6
     s->capacity_bytes = c->capacity;
     /* Before packing, "fits" is the conservative test: everything live at once. */
     s->fits = c->capacity == 0 || (peak != 0 ? peak : c->padded) <= c->capacity;
+    s->has_budget = c->has_budget;
+    s->budget_bytes = c->budget_bytes;
+    s->within_budget = !c->has_budget || (peak != 0 ? peak : c->padded) <= c->budget_bytes;
 }
 
 int plan_validate(const char *input, size_t len, const struct plan_opts *o,

@@ -55,6 +55,9 @@ struct plan_opts {
      * XLA_PYTHON_CLIENT_PREALLOCATE). */
     double mem_fraction;
     enum plan_prealloc preallocate;
+    /* The budget the plan is gated on (budget.h): bytes ("14G", "14GiB") or a fraction of
+     * the capacity ("0.9"); NULL: none. Gives summary.budget_bytes and within_budget. */
+    const char *budget;
 };
 
 struct plan_limits {
@@ -80,6 +83,9 @@ struct plan_summary {
     uint64_t lower_bound_bytes; /* 0 until packed */
     uint64_t capacity_bytes;
     bool fits;
+    bool has_budget;       /* plan_opts.budget was given */
+    uint64_t budget_bytes; /* resolved against the capacity */
+    bool within_budget;    /* peak <= budget (before packing: padded_bytes <= budget) */
 };
 
 /*

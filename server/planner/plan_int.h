@@ -43,6 +43,8 @@ struct plan_ctx {
     double mem_fraction; /* runtime simulation: share of the capacity, (0, 1] */
     bool preallocate;
     bool runtime_defaults; /* both are JAX's GPU defaults */
+    bool has_budget;       /* plan_opts.budget given: budget_bytes resolved (budget.h) */
+    uint64_t budget_bytes;
     size_t nstrategies;
     char strategies[PLAN_MAX_STRATEGIES][32];
     bool best_only; /* "best" asked for: search strategies may stop at the lower bound */

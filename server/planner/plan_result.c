@@ -148,6 +148,13 @@ static void write_summary(struct jsonw *w, const struct plan_ctx *c, const struc
         jsonw_null(w, "headroom_bytes");
         jsonw_null(w, "overflow_bytes");
     }
+    if (c->has_budget) {
+        jsonw_u64(w, "budget_bytes", c->budget_bytes);
+        jsonw_bool(w, "within_budget", peak <= c->budget_bytes);
+    } else {
+        jsonw_null(w, "budget_bytes");
+        jsonw_null(w, "within_budget");
+    }
     jsonw_str(w, "strategy", best != NULL ? best->strategy : NULL);
     jsonw_obj_begin(w, "by_kind");
     for (int k = 0; k < TENSOR_KIND_COUNT; k++) {

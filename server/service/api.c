@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "planner/budget.h"
 #include "planner/clock.h"
 #include "planner/plan.h"
 #include "planner/trace.h"
@@ -529,6 +530,8 @@ static int runtime_opts(const struct request *r, struct plan_opts *o)
 static int opts_from_params(struct request *r, struct plan_opts *o)
 {
     const char *bad = NULL;
+    struct budget b;
+    struct err e;
 
     memset(o, 0, sizeof(*o));
     switch (r->kind) {
@@ -551,6 +554,7 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
     o->chip = r->param[REQ_PARAM_CHIP];
     o->strategies = r->param[REQ_PARAM_STRATEGIES];
     o->name = r->param[REQ_PARAM_NAME];
+    o->budget = r->param[REQ_PARAM_BUDGET];
     if (r->param[REQ_PARAM_CAPACITY] != NULL &&
         reqparse_u64(r->param[REQ_PARAM_CAPACITY], &o->capacity) != 0)
         bad = "capacity must be a whole number of bytes.";
@@ -561,6 +565,9 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
         (reqparse_seconds(r->param[REQ_PARAM_TIME_LIMIT], &o->time_limit_s) != 0 ||
          o->time_limit_s > 600))
         bad = "time_limit must be a number of seconds from 0 to 600.";
+    if (o->budget != NULL && budget_parse(o->budget, &b, &e) != ERR_OK)
+        bad = "budget must be a byte count (14000000000, 14G, 14GiB: K/M/G/T are powers of "
+              "1024) or a fraction of the capacity above 0 and at most 1 (0.9).";
     if (runtime_opts(r, o) != 0)
         bad = "mem_fraction must be a number above 0 and at most 1, and preallocate true or "
               "false.";

@@ -30,6 +30,8 @@ char *planopts_json(const struct plan_opts *o)
         json_object_object_add(j, "alignment", json_object_new_uint64(o->alignment));
     if (o->name)
         json_object_object_add(j, "name", json_object_new_string(o->name));
+    if (o->budget)
+        json_object_object_add(j, "budget", json_object_new_string(o->budget));
     if (o->mem_fraction > 0)
         json_object_object_add(j, "mem_fraction", json_object_new_double(o->mem_fraction));
     if (o->preallocate != PLAN_PREALLOC_DEFAULT)
@@ -87,6 +89,7 @@ int planopts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap)
         opt_str(j, "chip", &o->chip, buf, cap, &used) < 0 ||
         opt_str(j, "strategies", &o->strategies, buf, cap, &used) < 0 ||
         opt_str(j, "name", &o->name, buf, cap, &used) < 0 ||
+        opt_str(j, "budget", &o->budget, buf, cap, &used) < 0 ||
         opt_u64(j, "capacity", &o->capacity) < 0 || opt_u64(j, "alignment", &o->alignment) < 0)
         goto out;
     if (json_object_object_get_ex(j, "time_limit_s", &v)) {

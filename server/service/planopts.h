@@ -4,7 +4,8 @@
  * planner worker that runs it, so both sides agree on one form.
  *
  * The document is an object with the keys format (a plan_format_name), chip, strategies,
- * capacity, time_limit_s, alignment, name, mem_fraction and preallocate (a boolean); unset
+ * capacity, time_limit_s, alignment, name, mem_fraction, preallocate (a boolean) and budget
+ * (its text, planner/budget.h); unset
  * fields (NULL, 0, PLAN_FMT_AUTO, PLAN_PREALLOC_DEFAULT) are omitted. Pure: no I/O, no state.
  */
 #ifndef TPUPLAN_PLANOPTS_H

@@ -47,6 +47,7 @@ enum req_param {
     REQ_PARAM_VIEW,         /* GET /api/v1/plans/{id}?view=summary|layout */
     REQ_PARAM_MEM_FRACTION, /* the runtime allocator simulation (plan.h) */
     REQ_PARAM_PREALLOCATE,
+    REQ_PARAM_BUDGET, /* the budget gate (planner/budget.h) */
     REQ_PARAM_COUNT
 };
 

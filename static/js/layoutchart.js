@@ -17,7 +17,7 @@ const GRID_MAX_ITEMS = 6e6; // cap on hit-test index entries (24 MB)
 
 export class LayoutChart extends Chart {
     // cols: the layout view ({tensors: n, name: [...], start: [...], kind: {values, index}, ...},
-    // entry i of each column is tensor id i); opts: {capacity, peakStep, onView(x0, x1), onFocus(range)}
+    // entry i of each column is tensor id i); opts: {capacity, budget, peakStep, onView(x0, x1), onFocus(range)}
     constructor(canvas, tooltip, cols, opts) {
         super(canvas, tooltip, M);
         this.cols = cols;
@@ -268,20 +268,26 @@ export class LayoutChart extends Chart {
                 this.fillLabel(ctx, c, label, right ? x + 4 : x - 4, M.top + 3);
             }
         }
-        const cap = this.opts.capacity;
-        if (Number.isFinite(cap) && cap > 0) {
-            ctx.textBaseline = 'bottom';
-            ctx.textAlign = 'right';
-            if (cap >= this.view.y0 && cap <= this.view.y1) {
-                const y = Math.round(this.py(cap)) + 0.5;
-                haloLine(ctx, c, c.capacity, [8, 4], M.left, y, M.left + this.pw, y);
-                ctx.fillStyle = c.capacity;
-                this.fillLabel(ctx, c, 'capacity ' + fmtBytes(cap), M.left + this.pw - 6, y - 3);
-            } else if (cap > this.view.y1) {
-                ctx.fillStyle = c.capacity;
-                ctx.textBaseline = 'top';
-                this.fillLabel(ctx, c, 'capacity ' + fmtBytes(cap) + ' is above this view \u2191', M.left + this.pw - 6, M.top + 3);
-            }
+        this.drawLimit(ctx, c, this.opts.capacity, c.capacity, 'capacity', [8, 4]);
+        this.drawLimit(ctx, c, this.opts.budget, c.budget, 'budget', [2, 3]);
+    }
+
+    // A horizontal line at bytes v (the capacity, the budget), labelled; when it is above
+    // the view, only the label, at the top.
+    drawLimit(ctx, c, v, colour, name, dash) {
+        if (!Number.isFinite(v) || v <= 0) return;
+        ctx.textBaseline = 'bottom';
+        ctx.textAlign = name === 'budget' ? 'left' : 'right';
+        const x = name === 'budget' ? M.left + 6 : M.left + this.pw - 6;
+        if (v >= this.view.y0 && v <= this.view.y1) {
+            const y = Math.round(this.py(v)) + 0.5;
+            haloLine(ctx, c, colour, dash, M.left, y, M.left + this.pw, y);
+            ctx.fillStyle = colour;
+            this.fillLabel(ctx, c, name + ' ' + fmtBytes(v), x, y - 3);
+        } else if (v > this.view.y1) {
+            ctx.fillStyle = colour;
+            ctx.textBaseline = 'top';
+            this.fillLabel(ctx, c, name + ' ' + fmtBytes(v) + ' is above this view \u2191', x, M.top + 3);
         }
     }
 
@@ -495,8 +501,8 @@ export class LayoutChart extends Chart {
             v.y0 = c - minH / 2;
             v.y1 = c + minH / 2;
         }
-        // Never wider than the data (plus the capacity line), never far outside it.
-        const maxH = Math.max(fh, (this.opts.capacity || 0) * 1.05);
+        // Never wider than the data (plus the capacity and budget lines), never far outside it.
+        const maxH = Math.max(fh, Math.max(this.opts.capacity || 0, this.opts.budget || 0) * 1.05);
         if (v.x1 - v.x0 > fw) {
             v.x0 = e.x0;
             v.x1 = e.x1;

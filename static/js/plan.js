@@ -103,6 +103,7 @@ function render(plan, cols) {
     }
     const layout = new LayoutChart($('#layout-canvas'), $('#layout-tip'), cols, {
         capacity,
+        budget: s.budget_bytes || 0,
         peakStep,
         onView: (x0, x1) => timeline && timeline.setX(x0, x1),
         onFocus: (range) => timeline && timeline.setHighlight(range),

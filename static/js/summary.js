@@ -23,6 +23,11 @@ export function renderCards(r, s, pk) {
     } else {
         cards.append(card('Fits', 'no capacity', 'no capacity was given (CSV input): nothing to compare against'));
     }
+    if (Number.isFinite(s.budget_bytes)) {
+        const d = s.peak_bytes - s.budget_bytes;
+        if (s.within_budget) cards.append(card('Budget', 'within budget', `${fmtBytes(-d)} under the budget of ${fmtBytes(s.budget_bytes)}`, 'good'));
+        else cards.append(card('Budget', `over by ${fmtBytes(d)}`, `peak ${fmtBytes(s.peak_bytes)} > budget ${fmtBytes(s.budget_bytes)}`, 'bad'));
+    }
     const above = s.lower_bound_bytes > 0 ? s.peak_bytes / s.lower_bound_bytes - 1 : null;
     cards.append(card('Peak vs lower bound', fmtBytes(s.peak_bytes), `lower bound ${fmtBytes(s.lower_bound_bytes)}` + (above !== null ? ` (peak ${fmtPct(above)} above)` : '')));
     cards.append(card('Fragmentation', fmtPct(s.fragmentation), `${fmtBytes(s.fragmentation_bytes)} lost to gaps at peak`));

@@ -23,6 +23,7 @@ export function themeColors() {
         highlight: v('--highlight'),
         peak: v('--peak'),
         capacity: v('--capacity'),
+        budget: v('--budget'),
         live: v('--live'),
         liveFill: v('--live-fill'),
         heap: v('--heap'),

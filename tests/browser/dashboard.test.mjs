@@ -270,6 +270,39 @@ test(`the runtime note shows an OOM with free memory, naming a tensor called ${X
     await page.context().close();
 });
 
+test('a plan with a budget shows the verdict card and the budget line on the layout chart', async () => {
+    const page = await newPage();
+    await page.goto(base + '/');
+    // The fixture's peak is 485,507,072 B (above); a budget of 400,000,000 B is 85,507,072 B
+    // (81.5 MiB) under it.
+    const r = await page.evaluate(async (body) => {
+        const res = await fetch('/api/v1/plans?budget=400000000', { method: 'POST', headers: { 'Content-Type': 'application/json', Prefer: 'wait=30' }, body });
+        return res.json();
+    }, JSON.stringify(model));
+    assert(r.result && r.result.summary.budget_bytes === 400000000 && r.result.summary.within_budget === false, 'verdict: ' + JSON.stringify(r.result && r.result.summary));
+    await page.goto(`${base}/p/${r.id}`);
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    const card = await page.$$eval('#cards .card', (cards) => cards.map((c) => ({ cls: c.className, text: [...c.children].map((x) => x.textContent) })).find((c) => c.text[0] === 'Budget'));
+    assert(card && card.cls === 'card bad' && /^over by 81\.5\d? MiB$/.test(card.text[1]) && /> budget/.test(card.text[2]), 'budget card: ' + JSON.stringify(card));
+    // The line is drawn in --budget across the plot at y = py(budget): count that colour on the row.
+    const hits = await page.evaluate(() => {
+        const L = window.__tpuplan.layout;
+        const cv = L.canvas, dpr = cv.width / cv.clientWidth;
+        const y = Math.round(L.py(L.opts.budget) * dpr);
+        const probe = document.createElement('canvas').getContext('2d');
+        probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue('--budget').trim();
+        probe.fillRect(0, 0, 1, 1);
+        const want = probe.getImageData(0, 0, 1, 1).data;
+        const row = cv.getContext('2d').getImageData(0, y - 2, cv.width, 5).data;
+        let n = 0;
+        for (let i = 0; i < row.length; i += 4) if (Math.abs(row[i] - want[0]) + Math.abs(row[i + 1] - want[1]) + Math.abs(row[i + 2] - want[2]) < 40) n++;
+        return n;
+    });
+    assert(hits > 200, `the budget line's colour is on ${hits} pixels of its row only`);
+    await page.screenshot({ path: join(artifacts, 'plan-budget.png'), fullPage: false });
+    await page.context().close();
+});
+
 test('hovering a buffer shows its name, shape, sizes, lifetime and offset', async () => {
     const page = state.page;
     const target = state.result.tensors.reduce((a, b) => (b.padded_bytes > a.padded_bytes ? b : a));

@@ -141,6 +141,33 @@ PY
 expect_exit "trace export of a plan that does not fit" 1 $data/models/tiny-lm-train.json --strategies xla-spatial --format trace --capacity 1G
 expect_exit "unknown --format" 2 $data/models/tiny-lm-train.json --format svg
 
+# --- the budget gate: peak 13019119616 bytes on v4 (usable 33017561088)
+m=$data/models/embedding-padding.json
+expect_exit "budget = the peak exactly" 0 $m --budget 13019119616
+check "budget_bytes and within_budget" 'r["summary"]["budget_bytes"] == 13019119616 and r["summary"]["within_budget"] is True'
+expect_exit "budget one byte under the peak" 1 $m --budget 13019119615
+check "over budget, still fits" 'r["summary"]["within_budget"] is False and r["summary"]["fits"] is True'
+expect_exit "budget 12.125G = 12.125 x 2^30 = the peak" 0 $m --budget 12.125G
+expect_exit "budget 12GiB (12884901888) is under the peak" 1 $m --budget 12GiB
+check "12GiB is 12 x 2^30" 'r["summary"]["budget_bytes"] == 12 * 2**30'
+expect_exit "budget 0.5 of usable HBM" 0 $m --budget 0.5
+check "0.5 of 33017561088" 'r["summary"]["budget_bytes"] == 16508780544'
+expect_exit "budget 0.394 of usable HBM (13008919068) is under the peak" 1 $m --budget 0.394
+check "0.394 taken exactly, rounded down" 'r["summary"]["budget_bytes"] == 13008919068'
+expect_exit "budget as a fraction of --capacity" 0 $m --capacity 16G --budget 0.9 --format text
+if grep -q "WITHIN BUDGET: peak 12.12G, budget 14.40G" "$tmp/out"; then ok "text report: budget line"; else nok "text report: budget line" "$(grep budget "$tmp/out")"; fi
+expect_exit "no budget" 0 $m
+check "no budget: both null" 'r["summary"]["budget_bytes"] is None and r["summary"]["within_budget"] is None'
+expect_exit "budget not a number" 2 $m --budget lots
+errmsg "budget not a number: message" 'budget: "lots" is not a byte count'
+expect_exit "budget fraction above 1" 2 $m --budget 1.5
+errmsg "budget fraction above 1: message" "budget: a fraction of the capacity must be above 0 and at most 1"
+expect_exit "budget 0" 2 $m --budget 0
+expect_exit "budget unknown suffix" 2 $m --budget 14X
+expect_exit "budget fraction without a capacity" 2 $data/minimalloc-small.csv --budget 0.9
+errmsg "budget fraction without a capacity: message" "budget: a fraction needs a capacity"
+expect_exit "budget in bytes on a CSV without a capacity" 1 $data/minimalloc-small.csv --budget 11
+
 # --- bad input: exit 2 and a message naming the tensor and the field
 bad() {
     local name=$1 json=$2 msg=$3

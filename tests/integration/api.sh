@@ -216,6 +216,43 @@ req POST "/api/v1/plans?mem_fraction=1.5" -H 'Content-Type: application/json' --
 check "mem_fraction above 1 is 400" eval 'problem 400 invalid-parameter && body_has "mem_fraction must be"'
 req POST "/api/v1/plans?preallocate=yes" -H 'Content-Type: application/json' --data "$model"
 check "preallocate other than true or false is 400" problem 400 invalid-parameter
+# The budget gate: w f32[4,128] and x bf16[8,128] on v5e, 2048 bytes each, both live: peak 4096.
+req POST "/api/v1/plans?budget=4096" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data "${model/api-test-small/api-test-budget}"
+check "budget=4096 (the peak) is within budget" \
+    eval 'is 201 && body_has "\"budget_bytes\":4096,\"within_budget\":true"'
+req POST "/api/v1/plans?budget=4095" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data "${model/api-test-small/api-test-budget-over}"
+check "budget=4095 is over budget, the verdict in the result" \
+    eval 'is 201 && body_has "\"budget_bytes\":4095,\"within_budget\":false" && body_has "\"fits\":true"'
+req POST "/api/v1/plans?budget=0.9" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data "${model/api-test-small/api-test-budget-fraction}"
+check "budget=0.9 is 0.9 of v5e's usable HBM, 16911433728 (rounded down)" \
+    eval 'is 201 && body_has "\"budget_bytes\":15220290355,\"within_budget\":true"'
+req POST "/api/v1/plans?budget=1.5" -H 'Content-Type: application/json' --data "$model"
+check "budget=1.5 is 400 naming budget" \
+    eval 'problem 400 invalid-parameter && body_has "budget must be"'
+req POST "/api/v1/plans?budget=0.9" -H 'Content-Type: text/csv' --data-binary $'id,lower,upper,size\n0,0,1,8\n'
+check "a budget fraction of a plan without a capacity is 422 naming budget" \
+    eval 'problem 422 invalid-model && body_has "\"where\":\"budget\"" && body_has "a fraction needs a capacity"'
+# The README's CI step, run as written (its budget swapped, model.json = this model): exit 0
+# within budget, 1 over, and the share link first.
+awk '/^TPUPLAN=http/ {on = 1} on {print} on && /^PY$/ {exit}' README.md >"$tmp/gate.sh"
+printf '%s' "${model/api-test-small/api-test-gate}" >"$tmp/model.json"
+(cd "$tmp" && sed "s|^TPUPLAN=.*|TPUPLAN=$base|; s|budget=0.9|budget=4096|" gate.sh | bash >gate.out 2>&1)
+grc=$?
+check "README gate step: within budget exits 0 and prints the share link" \
+    eval '[ $grc = 0 ] && grep -q "^$base/p/[A-Za-z0-9_-]\{22\}  peak 4096 B, budget 4096 B$" "$tmp/gate.out"'
+(cd "$tmp" && sed "s|^TPUPLAN=.*|TPUPLAN=$base|; s|budget=0.9|budget=4K|" gate.sh | bash >gate.out 2>&1)
+grc=$?
+check "README gate step: budget=4K (4096) passes too" eval '[ $grc = 0 ]'
+(cd "$tmp" && sed "s|^TPUPLAN=.*|TPUPLAN=$base|; s|budget=0.9|budget=4000|" gate.sh | bash >gate.out 2>&1)
+grc=$?
+check "README gate step: over budget exits 1" \
+    eval '[ $grc = 1 ] && grep -q "peak 4096 B, budget 4000 B$" "$tmp/gate.out"'
+(cd "$tmp" && sed "s|^TPUPLAN=.*|TPUPLAN=$base|; s|budget=0.9|budget=lots|" gate.sh | bash >gate.out 2>&1)
+grc=$?
+check "README gate step: a malformed budget fails the step (curl -f)" eval '[ $grc != 0 ] && ! grep -q "/p/" "$tmp/gate.out"'
 # A plan still running has no trace yet: exact search on 3000 random buffers runs out its 3 s.
 awk 'BEGIN { srand(7); print "id,lower,upper,size"; for (i = 0; i < 3000; i++) { l = int(rand() * 500); printf "%d,%d,%d,%d\n", i, l, l + 1 + int(rand() * 60), 256 * (1 + int(rand() * 64)) } }' >"$tmp/slow.csv"
 req POST "/api/v1/plans?strategies=exact&time_limit=3" -H 'Content-Type: text/csv' --data-binary @"$tmp/slow.csv"

@@ -1,0 +1,40 @@
+/*
+ * budget.h - the memory budget a plan is gated on (`tpuplan plan --budget`, `?budget=`).
+ *
+ * A budget is either a byte count or a fraction of the plan's capacity (the chip's usable
+ * HBM unless a capacity is given):
+ *
+ *   "14000000000"  bytes (an integer above 1)
+ *   "14G", "14GiB" bytes: K, M, G, T are powers of 1024 with or without "iB" or "B", the
+ *                  convention every byte count of tpuplan follows (--capacity, --max-body),
+ *                  so "14G" and "14GiB" are both 14 x 2^30; fractional values ("13.5G")
+ *                  are rounded down to a whole byte
+ *   "0.9", "1"     a fraction in (0, 1] of the capacity, at most 6 decimals, taken exactly
+ *                  (decimal arithmetic, rounded down)
+ *
+ * A plan is within its budget when its peak is at most budget_bytes. Pure: no I/O, no state.
+ */
+#ifndef TPUPLAN_BUDGET_H
+#define TPUPLAN_BUDGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "planner/err.h"
+
+#define BUDGET_MAX_TEXT 64 /* bytes of budget text accepted */
+
+struct budget {
+    bool fraction;  /* a share of the capacity: num / den */
+    uint64_t bytes; /* when !fraction */
+    uint64_t num, den;
+};
+
+/* Parses s into *b; errors name the field "budget". */
+ERR_MUST_CHECK int budget_parse(const char *s, struct budget *b, struct err *e);
+
+/* The budget in bytes against capacity (0 = none: a fraction is then an error). */
+ERR_MUST_CHECK int budget_bytes(const struct budget *b, uint64_t capacity, uint64_t *out,
+                                struct err *e);
+
+#endif

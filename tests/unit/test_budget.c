@@ -1,0 +1,95 @@
+/*
+ * test_budget.c - the budget option (budget.h): byte counts with K/M/G/T as powers of 1024
+ * (with or without "iB"/"B"), fractions of the capacity taken in exact decimal, and the
+ * errors for everything else. Values worked out by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "planner/budget.h"
+
+/* The budget text s resolved against capacity; asserts success. */
+static uint64_t resolve(const char *s, uint64_t capacity)
+{
+    struct budget b;
+    struct err e;
+    uint64_t out = 0;
+
+    err_clear(&e);
+    assert_int_equal(budget_parse(s, &b, &e), ERR_OK);
+    assert_int_equal(budget_bytes(&b, capacity, &out, &e), ERR_OK);
+    return out;
+}
+
+static void test_bytes(void **state)
+{
+    (void)state;
+    assert_true(resolve("14000000000", 0) == 14000000000ull);
+    assert_true(resolve("14G", 0) == 14ull << 30);
+    assert_true(resolve("14GiB", 0) == 14ull << 30);
+    assert_true(resolve("14GB", 0) == 14ull << 30);
+    assert_true(resolve("512K", 0) == 512ull << 10);
+    assert_true(resolve("3M", 0) == 3ull << 20);
+    assert_true(resolve("2T", 0) == 2ull << 40);
+    assert_true(resolve("12.125G", 0) == 13019119616ull); /* 12 x 2^30 + 2^27 */
+    assert_true(resolve("1.5K", 0) == 1536);
+    assert_true(resolve("0.5K", 0) == 512); /* a suffix makes it bytes */
+}
+
+static void test_fraction(void **state)
+{
+    (void)state;
+    /* v4 usable HBM 33017561088: 0.9 of it is 29715804979.2 -> 29715804979 */
+    assert_true(resolve("0.9", 33017561088ull) == 29715804979ull);
+    assert_true(resolve(".5", 33017561088ull) == 16508780544ull);
+    assert_true(resolve("1", 33017561088ull) == 33017561088ull);
+    assert_true(resolve("1.0", 33017561088ull) == 33017561088ull);
+    assert_true(resolve("0.394", 33017561088ull) == 13008919068ull);
+    assert_true(resolve("0.000001", 1000000) == 1);
+    /* no overflow at the top of the range: floor((2^64-1) x 0.999999) */
+    assert_true(resolve("0.999999", UINT64_MAX) ==
+                UINT64_MAX / 1000000 * 999999 + UINT64_MAX % 1000000 * 999999 / 1000000);
+}
+
+static void test_errors(void **state)
+{
+    static const char *bad[] = {
+        "",         "G",  "abc",  "0",    "0.0",       "1.5", "2.", "14X",
+        "14Gi",     "-1", "14 G", "0.5.", "0.1234567", "1e9", "0K", "99999999999999999999",
+        "16777216T"};
+    struct budget b;
+    struct err e;
+    uint64_t out;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err_clear(&e);
+        if (budget_parse(bad[i], &b, &e) == ERR_OK)
+            fail_msg("accepted \"%s\"", bad[i]);
+        assert_string_equal(e.where, "budget");
+        assert_non_null(strstr(e.msg, "budget"));
+    }
+    assert_int_not_equal(budget_parse(NULL, &b, &e), ERR_OK);
+    /* a fraction needs a capacity; bytes do not */
+    assert_int_equal(budget_parse("0.9", &b, &e), ERR_OK);
+    assert_int_equal(budget_bytes(&b, 0, &out, &e), ERR_INVALID);
+    assert_string_equal(e.where, "budget");
+    assert_int_equal(budget_parse("2", &b, &e), ERR_OK);
+    assert_int_equal(budget_bytes(&b, 0, &out, &e), ERR_OK);
+    assert_true(out == 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_fraction),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
