@@ -19,6 +19,7 @@
 #include "planner/clock.h"
 #include "planner/plan.h"
 #include "planner/trace.h"
+#include "service/auth.h"
 #include "service/exec.h"
 #include "service/jobs.h"
 #include "service/metrics.h"
@@ -44,6 +45,9 @@ static void reply_store_error(struct request *r, int rc)
     else if (rc == STORE_NOTFOUND)
         request_reply_problem(r, PROBLEM_NO_SUCH_PLAN,
                               "No plan has this id (it may have been deleted).");
+    else if (rc == STORE_GONE)
+        request_reply_problem(r, PROBLEM_PLAN_EXPIRED,
+                              "This plan reached its expiry time (expires_at) and was deleted.");
     else
         request_reply_problem(r, PROBLEM_INTERNAL, "The database call failed; see the server log.");
 }
@@ -157,6 +161,7 @@ static char *plan_doc(const struct request *r, const struct store_plan *p, enum 
     add_str(o, "status", p->status);
     add_str(o, "created_at", p->created_at);
     add_str(o, "updated_at", p->updated_at);
+    add_str(o, "expires_at", p->expires_at);
     json_object_object_add(o, "summary", summary_new(&p->summary));
     json_object_object_add(o, "links", links_new(r->srv->cfg->base_path, p->id));
     if (manage_token != NULL && manage_token[0] != '\0')
@@ -278,7 +283,9 @@ static void api_plan_get(struct store *st, struct request *r)
         request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         goto out;
     }
-    if (finished(&p)) {
+    /* Not cached when it expires before the cache entry would: the cache must not outlive
+     * it (a GET after expires_at is 410). */
+    if (finished(&p) && p.expires_in_s > (double)r->srv->cfg->cache_ttl_s + 1) {
         /* A second copy for the cache: the cache owns its response outright. */
         struct MHD_Response *c = response_copy(doc, len, "application/json");
         if (c != NULL) {
@@ -376,12 +383,39 @@ out:
 
 /* ---- DELETE /api/v1/plans/{id} ---- */
 
+/* DELETE with an API key: only the key that created the plan (or any key, for a plan
+ * created without one). */
+static void plan_delete_by_key(struct store *st, struct request *r)
+{
+    struct store_apikey key;
+    int rc;
+
+    if (auth_key(st, r, true, &key) == AUTH_ANSWERED)
+        return;
+    rc = store_plan_delete_by_key(st, r->route.plan_id, key.id);
+    if (rc == STORE_OK) {
+        plancache_evict(r->srv->cache, r->route.plan_id);
+        request_reply(r, 204, response_copy("", 0, NULL));
+    } else if (rc == STORE_FORBIDDEN) {
+        request_reply_problem(r, PROBLEM_FORBIDDEN,
+                              "Another API key created this plan; only that key can delete it.");
+    } else {
+        reply_store_error(r, rc);
+    }
+}
+
 static void api_plan_delete(struct store *st, struct request *r)
 {
     const char *token = reqparse_bearer(r->authorization);
+    char prefix[APIKEY_PREFIX_LEN + 1];
     struct MHD_Response *resp;
     int rc;
 
+    /* With --require-key only API keys delete; without, a key or the manage token. */
+    if (r->srv->cfg->require_key || apikey_parse(token, prefix)) {
+        plan_delete_by_key(st, r);
+        return;
+    }
     if (token == NULL) {
         resp = response_problem(PROBLEM_UNAUTHORIZED,
                                 "Send the manage token returned at creation as "
@@ -578,6 +612,34 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
     return 0;
 }
 
+/* The plan's lifetime into *out: ?retain=DURATION, which may not exceed --retain when that
+ * is set; else --retain (0: forever). -1 after answering 400. */
+static int retain_of(struct request *r, uint64_t *out)
+{
+    uint64_t max = r->srv->cfg->retain_s, v = 0;
+    const char *p = r->param[REQ_PARAM_RETAIN];
+    char d[200];
+
+    *out = max;
+    if (p == NULL)
+        return 0;
+    if (config_parse_duration(p, &v) == 0 && (max == 0 || (v > 0 && v <= max))) {
+        *out = v;
+        return 0;
+    }
+    if (max > 0)
+        snprintf(d, sizeof(d),
+                 "retain must be a duration (30d, 12h, 90m, 3600s) from 1 s up to this server's "
+                 "--retain of %llu s.",
+                 (unsigned long long)max);
+    else
+        snprintf(d, sizeof(d),
+                 "retain must be a duration (30d, 12h, 90m, 3600s; 0: forever) "
+                 "of at most 3650d.");
+    request_reply_problem(r, PROBLEM_INVALID_PARAMETER, d);
+    return -1;
+}
+
 static void api_plan_create(struct store *st, struct request *r)
 {
     const struct config *cfg = r->srv->cfg;
@@ -590,9 +652,14 @@ static void api_plan_create(struct store *st, struct request *r)
     struct sha256 h;
     char hex[65];
     char *opts_json = NULL;
+    struct store_apikey key;
+    enum auth_result auth;
+    uint64_t retain;
     int rc;
 
-    if (opts_from_params(r, &o) != 0)
+    memset(&key, 0, sizeof(key));
+    auth = auth_key(st, r, cfg->require_key, &key);
+    if (auth == AUTH_ANSWERED || opts_from_params(r, &o) != 0 || retain_of(r, &retain) != 0)
         return;
     plan_limits_default(&lim);
     if (lim.max_input_bytes > cfg->max_body)
@@ -629,6 +696,8 @@ static void api_plan_create(struct store *st, struct request *r)
     np.idempotency_key = r->idempotency_key;
     np.body_sha256_hex = hex;
     np.summary = &sum;
+    np.api_key_id = auth == AUTH_OK ? key.id : 0;
+    np.retain_s = retain;
     memset(&created, 0, sizeof(created));
     rc = store_plan_create(st, &np, &created);
     if (rc == STORE_CONFLICT) {
@@ -649,6 +718,8 @@ static void api_plan_create(struct store *st, struct request *r)
     }
     if (!created.replayed && r->srv->jobs != NULL)
         jobs_kick(r->srv->jobs);
+    if (!created.replayed)
+        metrics_plan_created(auth == AUTH_OK ? key.name : NULL);
     if (created.replayed) {
         struct store_plan p;
         memset(&p, 0, sizeof(p));

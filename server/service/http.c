@@ -51,6 +51,7 @@ static const char *const req_param_names[REQ_PARAM_COUNT] = {
     [REQ_PARAM_MEM_FRACTION] = "mem_fraction",
     [REQ_PARAM_PREALLOCATE] = "preallocate",
     [REQ_PARAM_BUDGET] = "budget",
+    [REQ_PARAM_RETAIN] = "retain",
 };
 
 /* Shown at /p/{id} until the dashboard's static/plan.html exists. No inline script: the

@@ -30,6 +30,8 @@
 #define DEFAULT_POLL_MS    1000
 #define DEFAULT_ATTEMPTS   5
 #define COORD_SLICE_MS     250 /* longest the coordinator blocks, so jobs_stop joins fast */
+#define SWEEP_BATCH        500 /* expired plans deleted per statement (one short transaction) */
+#define SWEEP_BATCHES      20  /* statements per sweep, so one pass never runs long */
 #define DEFAULT_ABANDON_MS 3000
 #define MAX_WORKERS        1024
 #define OPTS_BUF           2048
@@ -298,6 +300,19 @@ static size_t running_tokens(struct jobs *j, char (*toks)[STORE_LEASE_LEN + 1])
     return n;
 }
 
+/* The expiry sweep, on the reaper's schedule: cheap when nothing is due (one probe of
+ * the partial index plans_expiry), and batched so no statement holds locks for long. */
+static void sweep(struct jobs *j, struct store *ls)
+{
+    long expired = 0;
+
+    if (store_plan_expire(ls, SWEEP_BATCH, SWEEP_BATCHES, &expired) == STORE_OK && expired > 0) {
+        log_line("jobs", "expiry sweep deleted %ld plans", expired);
+        metrics_plans_expired(expired);
+    }
+    (void)j;
+}
+
 static void *coord_main(void *p)
 {
     struct jobs *j = p;
@@ -376,6 +391,7 @@ static void *coord_main(void *p)
                 jobs_kick(j);
             }
             next_reap = now + j->poll_ms;
+            sweep(j, ls);
         }
     }
 out:

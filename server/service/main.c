@@ -23,6 +23,7 @@
 #include "service/exec.h"
 #include "service/http.h"
 #include "service/jobs.h"
+#include "service/keycmd.h"
 #include "service/log.h"
 #include "service/plancache.h"
 #include "service/response.h"
@@ -186,5 +187,7 @@ int main(int argc, char **argv)
         return 1;
     if (cfg.migrate_only)
         return 0;
+    if (cfg.key_cmd != NULL)
+        return keycmd_run(&cfg);
     return serve(&cfg, &sigs);
 }

@@ -6,6 +6,7 @@
  */
 #include "service/metrics.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,6 +36,17 @@ static void add(uint64_t *p, uint64_t v)
 {
     __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
+
+/* Plans by API key name: names are added once under key_mu (a name is at most 64
+ * characters of [A-Za-z0-9._-], so it needs no escaping in a label); slot 0 is "no key",
+ * the last "(other)". Counts are atomics like the rest. */
+static const char *const auth_reasons[METRICS_AUTH_COUNT] = {"missing", "unknown", "revoked"};
+static uint64_t auth_fail[METRICS_AUTH_COUNT];
+static pthread_mutex_t key_mu = PTHREAD_MUTEX_INITIALIZER;
+static char key_names[METRICS_KEYS + 2][72];
+static size_t key_n = 1; /* under key_mu */
+static uint64_t key_plans[METRICS_KEYS + 2];
+static uint64_t plans_expired;
 
 static uint64_t get(const uint64_t *p)
 {
@@ -74,6 +86,35 @@ void metrics_planner_observe(double seconds, int ok)
     add(&plan_sum_us, to_us(seconds));
     if (!ok)
         add(&plan_fail, 1);
+}
+
+void metrics_auth_failure(enum metrics_auth why)
+{
+    if ((unsigned)why < METRICS_AUTH_COUNT)
+        add(&auth_fail[why], 1);
+}
+
+void metrics_plan_created(const char *key_name)
+{
+    size_t i = 0;
+
+    if (key_name != NULL && key_name[0] != '\0') {
+        pthread_mutex_lock(&key_mu);
+        for (i = 1; i < key_n && strcmp(key_names[i], key_name) != 0; i++)
+            ;
+        if (i == key_n && key_n <= METRICS_KEYS)
+            snprintf(key_names[key_n++], sizeof(key_names[0]), "%s", key_name);
+        else if (i == key_n)
+            i = METRICS_KEYS + 1;
+        pthread_mutex_unlock(&key_mu);
+    }
+    add(&key_plans[i], 1);
+}
+
+void metrics_plans_expired(long n)
+{
+    if (n > 0)
+        add(&plans_expired, (uint64_t)n);
 }
 
 /* A growing text buffer; on OOM it sets failed and drops further text. */
@@ -145,6 +186,36 @@ static void render_gauge(struct tbuf *b, const char *name, const char *help, int
     tb_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help, name, name, (long long)v);
 }
 
+/* Plans by API key, refusals by reason, and the expiry sweep. */
+static void render_keys(struct tbuf *b)
+{
+    size_t n;
+
+    tb_printf(b, "# HELP tpuplan_plans_created_total Plans created by this instance, by the "
+                 "name of the API key that sent them (\"\": none).\n"
+                 "# TYPE tpuplan_plans_created_total counter\n");
+    pthread_mutex_lock(&key_mu);
+    n = key_n;
+    pthread_mutex_unlock(&key_mu);
+    for (size_t i = 0; i < n; i++)
+        tb_printf(b, "tpuplan_plans_created_total{key=\"%s\"} %llu\n", key_names[i],
+                  (unsigned long long)get(&key_plans[i]));
+    if (get(&key_plans[METRICS_KEYS + 1]) > 0)
+        tb_printf(b, "tpuplan_plans_created_total{key=\"(other)\"} %llu\n",
+                  (unsigned long long)get(&key_plans[METRICS_KEYS + 1]));
+    tb_printf(b, "# HELP tpuplan_auth_failures_total Requests refused for their API key.\n"
+                 "# TYPE tpuplan_auth_failures_total counter\n");
+    for (size_t i = 0; i < METRICS_AUTH_COUNT; i++)
+        tb_printf(b, "tpuplan_auth_failures_total{reason=\"%s\"} %llu\n", auth_reasons[i],
+                  (unsigned long long)get(&auth_fail[i]));
+    tb_printf(b,
+              "# HELP tpuplan_plans_expired_total Plans deleted by this instance's expiry "
+              "sweep.\n"
+              "# TYPE tpuplan_plans_expired_total counter\n"
+              "tpuplan_plans_expired_total %llu\n",
+              (unsigned long long)get(&plans_expired));
+}
+
 char *metrics_render(const struct metrics_gauges *g, size_t *len)
 {
     struct tbuf b = {.p = malloc(8192), .cap = 8192};
@@ -190,6 +261,7 @@ char *metrics_render(const struct metrics_gauges *g, size_t *len)
               "# TYPE tpuplan_planner_failures_total counter\n"
               "tpuplan_planner_failures_total %llu\n",
               (unsigned long long)get(&plan_fail));
+    render_keys(&b);
     if (g != NULL) {
         if (g->jobs_queued >= 0) {
             tb_printf(&b, "# HELP tpuplan_jobs Plans by state (database, all instances).\n"

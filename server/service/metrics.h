@@ -20,6 +20,23 @@ void metrics_request_observe(enum route_id route, int status, double seconds);
 /* One plan_run() call by a planner worker, in seconds; ok = 0 when it failed. */
 void metrics_planner_observe(double seconds, int ok);
 
+/* Requests refused for their API key (auth.c), by reason. */
+enum metrics_auth {
+    METRICS_AUTH_MISSING, /* --require-key and no key sent */
+    METRICS_AUTH_UNKNOWN, /* a key the server does not know */
+    METRICS_AUTH_REVOKED,
+    METRICS_AUTH_COUNT
+};
+void metrics_auth_failure(enum metrics_auth why);
+
+/* One plan created, with the name of the API key that sent it (NULL: none; borrowed).
+ * The first METRICS_KEYS names get a series each; later ones count under "(other)". */
+#define METRICS_KEYS 64
+void metrics_plan_created(const char *key_name);
+
+/* n plans deleted by this instance's expiry sweep. */
+void metrics_plans_expired(long n);
+
 /* Gauges sampled when /metrics is served; a negative value means "unknown" (omitted). */
 struct metrics_gauges {
     int64_t jobs_queued, jobs_running, jobs_done, jobs_failed; /* store_job_counts */

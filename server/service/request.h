@@ -48,6 +48,7 @@ enum req_param {
     REQ_PARAM_MEM_FRACTION, /* the runtime allocator simulation (plan.h) */
     REQ_PARAM_PREALLOCATE,
     REQ_PARAM_BUDGET, /* the budget gate (planner/budget.h) */
+    REQ_PARAM_RETAIN, /* the plan's lifetime (config_parse_duration), at most --retain */
     REQ_PARAM_COUNT
 };
 

@@ -26,8 +26,47 @@
 /* RFC 3339 in UTC with microseconds. */
 #define TS_CREATED "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 #define TS_UPDATED "to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+#define TS_EXPIRES "to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+#define TS_OF(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 
 const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
+    /* API keys and retention (store_keys.c). ON CONFLICT without a target also covers the
+     * partial unique index on the names of keys not revoked. */
+    [STORE_STMT_APIKEY_INSERT] = {"apikey_insert",
+                                  "INSERT INTO api_keys (name, prefix, key_hash) VALUES ($1, $2,"
+                                  " $3) ON CONFLICT DO NOTHING RETURNING id"},
+    [STORE_STMT_APIKEY_FIND] = {"apikey_find",
+                                "SELECT id, name, encode(key_hash, 'hex'), revoked_at IS NOT NULL"
+                                " FROM api_keys WHERE prefix = $1"},
+    [STORE_STMT_APIKEY_LIST] =
+        {"apikey_list",
+         "SELECT k.name, k.prefix, " TS_OF(
+             "k.created_at") ","
+                             " " TS_OF("k.revoked_at") ", coalesce(c.n, 0) FROM api_keys k"
+                                                       " LEFT JOIN (SELECT api_key_id, count(*) AS "
+                                                       "n FROM plans"
+                                                       " WHERE api_key_id IS NOT NULL GROUP BY "
+                                                       "api_key_id) c"
+                                                       " ON c.api_key_id = k.id ORDER BY "
+                                                       "k.created_at, k.id"},
+    [STORE_STMT_APIKEY_REVOKE] = {"apikey_revoke",
+                                  "UPDATE api_keys SET revoked_at = now() WHERE name = $1"
+                                  " AND revoked_at IS NULL RETURNING 1"},
+    [STORE_STMT_PLAN_DELETE_BY_KEY] = {"plan_delete_by_key",
+                                       "DELETE FROM plans WHERE id = $1 AND (api_key_id IS NULL"
+                                       " OR api_key_id = $2::bigint) RETURNING 1"},
+    [STORE_STMT_PLAN_GONE] = {"plan_gone", "SELECT 1 FROM expired_plans WHERE id = $1"},
+    [STORE_STMT_PLAN_EXPIRE] =
+        {"plan_expire",
+         "WITH d AS (DELETE FROM plans WHERE id IN (SELECT id FROM plans WHERE expires_at <="
+         " now() ORDER BY expires_at LIMIT $1::int FOR UPDATE SKIP LOCKED) RETURNING id),"
+         " t AS (INSERT INTO expired_plans (id) SELECT id FROM d ON CONFLICT DO NOTHING)"
+         " SELECT count(*) FROM d"},
+    [STORE_STMT_TOMBSTONE_PURGE] =
+        {"tombstone_purge",
+         "WITH d AS (DELETE FROM expired_plans WHERE id IN (SELECT id FROM expired_plans"
+         " WHERE expired_at < now() - interval '90 days' LIMIT $1::int) RETURNING 1)"
+         " SELECT count(*) FROM d"},
     [STORE_STMT_KEY_INSERT] =
         {"key_insert",
          "INSERT INTO idempotency_keys (key, body_sha256, plan_id) VALUES ($1, $2, $3)"
@@ -38,8 +77,10 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
         {"plan_insert",
          "WITH p AS (INSERT INTO plans (id, name, chip, source_format, input, options, tensors,"
          " logical_bytes, padded_bytes, peak_bytes, lower_bound_bytes, capacity_bytes, fits,"
-         " manage_token_hash) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12,"
-         " $13, sha256(convert_to($14, 'UTF8'))) RETURNING id),"
+         " manage_token_hash, api_key_id, expires_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7,"
+         " $8, $9, $10, $11, $12, $13, sha256(convert_to($14, 'UTF8')), nullif($15::bigint, 0),"
+         " CASE WHEN $16::bigint > 0 THEN now() + $16::bigint * interval '1 second' END)"
+         " RETURNING id),"
          " j AS (INSERT INTO jobs (plan_id) SELECT id FROM p RETURNING plan_id)"
          " SELECT pg_notify('tpuplan_jobs', plan_id) FROM j"},
     /* $2 is an enum store_view. CASE evaluates one branch, so only that column is
@@ -49,16 +90,18 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
                              " CASE $2::int WHEN 1 THEN result_summary::text"
                              " WHEN 2 THEN result_layout::text ELSE result::text END,"
                              " " TS_CREATED ", " TS_UPDATED ", version, tensors, logical_bytes,"
-                             " padded_bytes, peak_bytes, lower_bound_bytes, capacity_bytes, fits"
+                             " padded_bytes, peak_bytes, lower_bound_bytes, capacity_bytes, fits,"
+                             " " TS_EXPIRES ", extract(epoch FROM expires_at - now())::float8"
                              " FROM plans WHERE id = $1"},
     /* Keyset pagination: $2/$3 are the (created_at in epoch microseconds, id) of the last
      * row of the previous page; one extra row tells whether another page exists. */
     [STORE_STMT_PLAN_LIST] =
         {"plan_list", "WITH page AS (SELECT id, name, chip, source_format, status, created_at,"
                       " updated_at, tensors, logical_bytes, padded_bytes, peak_bytes,"
-                      " lower_bound_bytes, capacity_bytes, fits,"
+                      " lower_bound_bytes, capacity_bytes, fits, expires_at,"
                       " row_number() OVER (ORDER BY created_at DESC, id DESC) AS rn FROM plans"
-                      " WHERE ($2::bigint IS NULL OR (created_at, id) <"
+                      " WHERE (expires_at IS NULL OR expires_at > now())"
+                      " AND ($2::bigint IS NULL OR (created_at, id) <"
                       " ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::text))"
                       " AND ($4::text IS NULL OR name ILIKE $4 ESCAPE '\\')"
                       " ORDER BY created_at DESC, id DESC LIMIT $1::int + 1)"
@@ -68,7 +111,8 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
                       " 'tensors', tensors, 'logical_bytes', logical_bytes,"
                       " 'padded_bytes', padded_bytes, 'peak_bytes', peak_bytes,"
                       " 'lower_bound_bytes', lower_bound_bytes, 'capacity_bytes', capacity_bytes,"
-                      " 'fits', fits) ORDER BY rn) FILTER (WHERE rn <= $1::int), '[]')::text,"
+                      " 'fits', fits, 'expires_at', " TS_EXPIRES ")"
+                      " ORDER BY rn) FILTER (WHERE rn <= $1::int), '[]')::text,"
                       " (SELECT (extract(epoch FROM created_at) * 1000000)::bigint || '.' || id"
                       " FROM page WHERE rn = $1::int AND EXISTS (SELECT 1 FROM page"
                       " WHERE rn > $1::int)) FROM page"},
@@ -111,7 +155,8 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
          " version = version + 1, updated_at = now() FROM j WHERE plans.id = j.plan_id"
          " RETURNING plans.id, name, chip, source_format, status, error::text, NULL::text,"
          " " TS_CREATED ", " TS_UPDATED ", version, tensors, logical_bytes, padded_bytes,"
-         " peak_bytes, lower_bound_bytes, capacity_bytes, fits)"
+         " peak_bytes, lower_bound_bytes, capacity_bytes, fits, " TS_EXPIRES ","
+         " extract(epoch FROM expires_at - now())::float8)"
          /* The plan as plan_get reads it (the result column left NULL: the caller has
           * it), so a waiting request needs no second read. */
          " SELECT p.*, pg_notify('tpuplan_done', id) FROM p"},
@@ -152,6 +197,8 @@ const char *store_rc_name(int rc)
         return "unavailable";
     case STORE_INVALID:
         return "invalid";
+    case STORE_GONE:
+        return "gone";
     default:
         return "error";
     }

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "planner/plan.h"
+#include "service/apikey.h"
 #include "service/ids.h"
 
 enum store_rc {
@@ -39,6 +40,7 @@ enum store_rc {
     STORE_UNAVAILABLE = -4, /* database down or unreachable (HTTP 503) */
     STORE_ERROR = -5,       /* anything else (HTTP 500); message logged */
     STORE_INVALID = -6,     /* malformed argument: cursor, limit, id (HTTP 400) */
+    STORE_GONE = -7,        /* the plan expired (HTTP 410) */
 };
 
 /* "ok", "notfound", ... for logs. */
@@ -88,6 +90,8 @@ struct store_new_plan {
     const char *idempotency_key;        /* NULL when none; 1..STORE_KEY_MAX bytes */
     const char *body_sha256_hex;        /* hash of input+options; required with a key */
     const struct plan_summary *summary; /* from plan_validate */
+    int64_t api_key_id;                 /* the key that sent it (store_apikey.id); 0: none */
+    uint64_t retain_s;                  /* expires this long after creation; 0: never */
 };
 
 /* Ids and manage tokens come from ids.h (IDS_ID_LEN, IDS_TOKEN_LEN); tokens are stored
@@ -127,6 +131,8 @@ struct store_plan {
     char *updated_at;
     int64_t version; /* bumps on every change; the ETag is derived from id+version */
     struct plan_summary summary;
+    char *expires_at;    /* RFC 3339 like created_at; NULL: never expires */
+    double expires_in_s; /* seconds from the read to expires_at; HUGE_VAL: never */
 };
 void store_plan_free(struct store_plan *p);
 
@@ -134,7 +140,8 @@ void store_plan_free(struct store_plan *p);
  * STORE_ERROR (dst left empty) when out of memory. */
 int store_plan_copy(const struct store_plan *src, struct store_plan *dst);
 
-/* STORE_NOTFOUND also for ids that cannot exist (wrong length or alphabet). */
+/* STORE_NOTFOUND also for ids that cannot exist (wrong length or alphabet). STORE_GONE when
+ * the plan expired: its expires_at has passed, or the sweep already deleted it. */
 int store_plan_get(struct store *s, const char *id, struct store_plan *out);
 
 /* store_plan_get() with result_json in another form: STORE_VIEW_SUMMARY is the result
@@ -155,6 +162,45 @@ int store_plan_list(struct store *s, int limit, const char *cursor, const char *
 /* Deletes when token matches the stored hash: STORE_OK, STORE_NOTFOUND, STORE_FORBIDDEN.
  * The plan's job goes with it; a worker still planning it discards its result. */
 int store_plan_delete(struct store *s, const char *id, const char *manage_token);
+
+/* ---- API keys and retention (store_keys.c) ---- */
+
+/* One API key row. */
+struct store_apikey {
+    int64_t id;
+    char name[APIKEY_NAME_MAX + 1];
+    char prefix[APIKEY_PREFIX_LEN + 1];
+    unsigned char hash[APIKEY_HASH_LEN]; /* store_apikey_find only */
+    bool revoked;
+    char created_at[40], revoked_at[40]; /* store_apikey_list only; "" when NULL */
+    int64_t plans;                       /* store_apikey_list only: plans it created */
+};
+
+/* A new key: its name, prefix and hash (apikey.h; borrowed). STORE_CONFLICT when a key
+ * not revoked has that name (or, never in practice, that prefix); STORE_INVALID for a bad
+ * name. */
+int store_apikey_create(struct store *s, const char *name, const char *prefix,
+                        const unsigned char *hash);
+
+/* The key with this prefix, revoked or not: STORE_OK or STORE_NOTFOUND. */
+int store_apikey_find(struct store *s, const char *prefix, struct store_apikey *out);
+
+/* Every key, oldest first, into *out (malloc'd array of *n; caller frees). */
+int store_apikey_list(struct store *s, struct store_apikey **out, size_t *n);
+
+/* Revokes the key not yet revoked that has this name: STORE_OK or STORE_NOTFOUND. */
+int store_apikey_revoke(struct store *s, const char *name);
+
+/* Deletes plan id for key key_id: STORE_OK when the key created it (or no key did),
+ * STORE_FORBIDDEN when another key did, STORE_NOTFOUND. */
+int store_plan_delete_by_key(struct store *s, const char *id, int64_t key_id);
+
+/* The expiry sweep: deletes plans whose expires_at passed, batch rows per statement (each
+ * its own short transaction, rows locked with SKIP LOCKED so concurrent sweeps by several
+ * servers pass each other), at most max_batches statements; leaves their ids in
+ * expired_plans (GET answers 410) and drops ids older than 90 days from there. *expired
+ * receives how many plans were deleted. */
+int store_plan_expire(struct store *s, int batch, int max_batches, long *expired);
 
 /*
  * ---- Planner jobs (store_jobs.c; used by jobs.c) ----

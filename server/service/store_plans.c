@@ -5,6 +5,7 @@
 #include "service/store.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
 {
     char id[IDS_ID_LEN + 1];
     char token[IDS_TOKEN_LEN + 1];
-    char num[7][24];
+    char num[9][24];
     const struct plan_summary *sm = np->summary;
     PGresult *r = NULL;
     int rc;
@@ -70,8 +71,10 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
     store_fmt_u64(num[4], sizeof num[4], sm ? sm->lower_bound_bytes : 0);
     store_fmt_u64(num[5], sizeof num[5], sm ? sm->capacity_bytes : 0);
     snprintf(num[6], sizeof num[6], "%s", sm && sm->fits ? "true" : "false");
+    snprintf(num[7], sizeof num[7], "%lld", (long long)np->api_key_id);
+    store_fmt_u64(num[8], sizeof num[8], np->retain_s);
     {
-        const char *vals[14] = {id,
+        const char *vals[16] = {id,
                                 np->name ? np->name : "",
                                 np->chip ? np->chip : "",
                                 np->source_format ? np->source_format : "",
@@ -84,16 +87,18 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
                                 num[4],
                                 num[5],
                                 num[6],
-                                token};
-        int lens[14] = {0};
-        int fmts[14] = {0};
+                                token,
+                                num[7],
+                                num[8]};
+        int lens[16] = {0};
+        int fmts[16] = {0};
         if (np->input_len > INT32_MAX) {
             rc = STORE_INVALID;
             goto fail;
         }
         lens[4] = (int)np->input_len;
         fmts[4] = 1; /* bytea, binary: NULs and all */
-        r = store_run(s, STORE_STMT_PLAN_INSERT, 14, vals, lens, fmts, 0, !tx, &rc);
+        r = store_run(s, STORE_STMT_PLAN_INSERT, 16, vals, lens, fmts, 0, !tx, &rc);
         if (r == NULL)
             goto fail;
         PQclear(r);
@@ -120,6 +125,7 @@ void store_plan_free(struct store_plan *p)
     free(p->result_json);
     free(p->created_at);
     free(p->updated_at);
+    free(p->expires_at);
     memset(p, 0, sizeof *p);
 }
 
@@ -147,8 +153,11 @@ int store_plan_from_row(const PGresult *r, struct store_plan *out)
     out->summary.lower_bound_bytes = store_col_u64(r, 0, 14);
     out->summary.capacity_bytes = store_col_u64(r, 0, 15);
     out->summary.fits = strcmp(PQgetvalue(r, 0, 16), "t") == 0;
-    bool lost =
-        (!PQgetisnull(r, 0, 5) && !out->error_json) || (!PQgetisnull(r, 0, 6) && !out->result_json);
+    out->expires_at = store_col_str(r, 0, 17);
+    out->expires_in_s = PQgetisnull(r, 0, 18) ? HUGE_VAL : strtod(PQgetvalue(r, 0, 18), NULL);
+    bool lost = (!PQgetisnull(r, 0, 5) && !out->error_json) ||
+                (!PQgetisnull(r, 0, 6) && !out->result_json) ||
+                (!PQgetisnull(r, 0, 17) && !out->expires_at);
     if (lost || !out->name || !out->chip || !out->source_format || !out->status ||
         !out->created_at || !out->updated_at) {
         store_plan_free(out);
@@ -159,11 +168,12 @@ int store_plan_from_row(const PGresult *r, struct store_plan *out)
 
 int store_plan_copy(const struct store_plan *src, struct store_plan *dst)
 {
-    char **const d[] = {&dst->name,       &dst->chip,        &dst->source_format, &dst->status,
-                        &dst->error_json, &dst->result_json, &dst->created_at,    &dst->updated_at};
+    char **const d[] = {&dst->name,       &dst->chip,       &dst->source_format,
+                        &dst->status,     &dst->error_json, &dst->result_json,
+                        &dst->created_at, &dst->updated_at, &dst->expires_at};
     const char *const sv[] = {src->name,       src->chip,       src->source_format,
                               src->status,     src->error_json, src->result_json,
-                              src->created_at, src->updated_at};
+                              src->created_at, src->updated_at, src->expires_at};
 
     *dst = *src;
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
@@ -197,9 +207,17 @@ int store_plan_get_view(struct store *s, const char *id, enum store_view view,
         return rc;
     if (PQntuples(r) != 1) {
         PQclear(r);
-        return STORE_NOTFOUND;
+        /* Swept already: its id is kept a while so the answer is 410, not 404. */
+        r = store_run(s, STORE_STMT_PLAN_GONE, 1, vals, NULL, NULL, 0, true, &rc);
+        if (r == NULL)
+            return rc;
+        rc = PQntuples(r) == 1 ? STORE_GONE : STORE_NOTFOUND;
+        PQclear(r);
+        return rc;
     }
-    rc = store_plan_from_row(r, out);
+    /* Expired but not swept yet: gone all the same. */
+    bool expired = !PQgetisnull(r, 0, 18) && strtod(PQgetvalue(r, 0, 18), NULL) <= 0;
+    rc = expired ? STORE_GONE : store_plan_from_row(r, out);
     PQclear(r);
     return rc;
 }

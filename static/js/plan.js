@@ -85,6 +85,8 @@ function render(plan, cols) {
     meta.append(statusBadge(plan.status), ' ');
     meta.append([r.chip?.name || plan.chip, `input: ${r.model?.source_format || plan.source_format || '?'}`].filter(Boolean).join(' · '));
     if (plan.created_at) meta.append(` · created ${plan.created_at}`);
+    // Retention (--retain or ?retain=): the share link stops working at this time (410).
+    if (plan.expires_at) meta.append(' · ', el('span', { id: 'plan-expires', title: plan.expires_at, text: `expires ${plan.expires_at.replace('T', ' ').slice(0, 16)} UTC` }));
 
     const s = r.summary || {};
     const pk = r.packing || {};

@@ -645,7 +645,7 @@ test('100,000-buffer plan: first paint of the charts', async () => {
     await page.context().close();
 });
 
-test('under --base-path /tpuplan the dashboard uploads, lists and shows plans, asking for nothing outside it', async () => {
+test('under --base-path /tpuplan the dashboard uploads, lists and shows plans with their expiry date, asking for nothing outside it', async () => {
     assert(prefixed && prefixed.endsWith('/tpuplan'), 'run.sh passes no prefixed server: ' + prefixed);
     const page = await newPage();
     const outside = [];
@@ -666,6 +666,10 @@ test('under --base-path /tpuplan the dashboard uploads, lists and shows plans, a
     await waitPlanPage(page);
     assert(new URL(page.url()).pathname.startsWith('/tpuplan/p/'), 'plan page at ' + page.url());
     assert((await page.textContent('#plan-name')) === model.name, 'plan name');
+    // --retain 30d: the expiry date is 30 days after creation, to the minute.
+    const expires = await page.textContent('#plan-expires');
+    const want = new Date(Date.now() + 30 * 86400e3).toISOString().replace('T', ' ').slice(0, 10);
+    assert(expires.startsWith('expires ' + want) && / UTC$/.test(expires), `expiry shown: ${expires} (want ${want})`);
     assert(/v5e|v4|v5p|v6e/.test(await page.textContent('#cards')), 'summary cards empty');
     await page.click('a.brand');
     await page.waitForURL(prefixed + '/');

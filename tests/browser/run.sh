@@ -39,9 +39,10 @@ pid=$!
 port=$(server_port "$tmp/server.log" "$pid")
 [ -n "$port" ] || bail "server did not start: $(tail -5 "$tmp/server.log")"
 base="http://127.0.0.1:$port"
-# A second server on the same database, under a base path as behind a reverse proxy.
+# A second server on the same database, under a base path as behind a reverse proxy, and
+# keeping plans 30 days (the plan page shows the expiry date).
 "$SERVER" --listen 127.0.0.1:0 --static static --workers 1 --executors 1 --http-threads 1 \
-    --base-path /tpuplan >"$tmp/server2.log" 2>&1 &
+    --base-path /tpuplan --retain 30d >"$tmp/server2.log" 2>&1 &
 pid2=$!
 port2=$(server_port "$tmp/server2.log" "$pid2")
 [ -n "$port2" ] || bail "second server did not start: $(tail -5 "$tmp/server2.log")"

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# keys.sh - API keys and retention over real HTTP against a throwaway PostgreSQL:
+# `tpuplan-server key create|list|revoke`, keys stored only as hashes, --require-key on
+# POST and DELETE (401 key-required without or with an unknown key, 403 key-revoked, 403
+# for another key's plan), share links readable without a key, the plan recording its key,
+# plans counted by key name in /metrics; --retain and ?retain= setting expires_at, 410
+# expired before and after the expiry sweep deleted the plan, and the sweep itself.
+# Prints TAP.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/server.sh
+
+SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
+tmp=$(mktemp -d /tmp/tpuplan-keys.XXXXXX)
+pid=""
+n=0
+failed=0
+trap server_cleanup EXIT
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() {
+    n=$((n + 1))
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    echo "#   status $status: $(head -c 300 "$tmp/b" 2>/dev/null)"
+}
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else nok "$name"; fi
+}
+status=""
+req() {
+    local m=$1 p=$2
+    shift 2
+    status=$(curl -s -X "$m" -o "$tmp/b" -D "$tmp/h" -w '%{http_code}' "$@" "$base$p")
+}
+hdr() { grep -i "^$1:" "$tmp/h" | head -1 | cut -d: -f2- | sed 's/^ *//; s/\r$//'; }
+body_has() { grep -q -- "$1" "$tmp/b"; }
+is() { [ "$status" = "$1" ]; }
+problem() { is "$1" && body_has "\"type\":\"/problems/$2\""; }
+jstr() { grep -o "\"$1\" *: *\"[^\"]*\"" "$tmp/b" | head -1 | sed 's/.*: *"\(.*\)"/\1/'; }
+sql() { psql "$DATABASE_URL" -X -Atc "$1" 2>>"$tmp/psql.err"; }
+model='{"name":"keys-test","chip":"v5e","tensors":[{"name":"w","shape":[4,128],"dtype":"f32","kind":"param"}]}'
+post() { # post KEY [curl args...]: submit the model with API key KEY ("" for none)
+    local key=$1
+    shift
+    if [ -n "$key" ]; then
+        req POST /api/v1/plans -H 'Content-Type: application/json' -H "Authorization: Bearer $key" --data "$model" "$@"
+    else
+        req POST /api/v1/plans -H 'Content-Type: application/json' --data "$model" "$@"
+    fi
+}
+
+if ! DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err"); then
+    echo "Bail out! cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
+    exit 1
+fi
+export DATABASE_URL
+
+# ---- the admin command ----
+"$SERVER" key list >"$tmp/list0" 2>"$tmp/err"
+rc=$?
+check "key list on a fresh database applies the migrations and lists no key" \
+    eval '[ "$rc" = 0 ] && [ "$(wc -l <"$tmp/list0")" = 1 ] && grep -q "^NAME" "$tmp/list0"'
+ci=$("$SERVER" key create ci 2>"$tmp/err")
+check "key create prints the key once, on stdout alone" \
+    eval '[[ "$ci" =~ ^tpk_[A-Za-z0-9_-]{8}_[A-Za-z0-9_-]{43}$ ]] && grep -q "shown only this once" "$tmp/err"'
+check "only the key's SHA-256 is stored, never the key or its secret" \
+    eval '[ "$(sql "SELECT count(*) FROM api_keys WHERE key_hash = sha256(convert_to('"'"'$ci'"'"', '"'"'UTF8'"'"'))")" = 1 ] && [ "$(sql "SELECT count(*) FROM api_keys WHERE strpos(name || prefix || encode(key_hash, '"'"'escape'"'"'), '"'"'${ci: -20}'"'"') > 0")" = 0 ]'
+"$SERVER" key create ci >/dev/null 2>"$tmp/err"
+rc=$?
+check "a second active key of the same name is refused (exit $rc)" \
+    eval '[ "$rc" = 1 ] && grep -q "exists" "$tmp/err"'
+"$SERVER" key create 'bad name' >/dev/null 2>"$tmp/err"
+rc=$?
+check "a key name with a space is refused" eval '[ "$rc" = 1 ] && grep -q "letters, digits" "$tmp/err"'
+other=$("$SERVER" key create other 2>/dev/null)
+"$SERVER" key revoke nobody >/dev/null 2>"$tmp/err"
+rc=$?
+check "revoking a key that does not exist fails" eval '[ "$rc" = 1 ] && grep -q "no active key" "$tmp/err"'
+
+"$SERVER" --listen 127.0.0.1:0 --workers 1 --executors 2 --http-threads 2 --require-key \
+    --retain 1h --cache-ttl 1 >"$tmp/log" 2>&1 &
+pid=$!
+port=$(server_port "$tmp/log" "$pid")
+if [ -z "$port" ]; then
+    echo "Bail out! server did not start: $(tail -5 "$tmp/log")"
+    exit 1
+fi
+base="http://127.0.0.1:$port"
+
+# ---- --require-key ----
+post ""
+check "POST without a key is 401 key-required with WWW-Authenticate" \
+    eval 'problem 401 key-required && hdr WWW-Authenticate | grep -q "^Bearer"'
+post "tpk_AAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+check "POST with an unknown key is 401" problem 401 key-required
+post "${ci:0:13}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+check "POST with a known prefix but the wrong secret is 401" problem 401 key-required
+post "$ci" -H 'Prefer: wait=10'
+id=$(jstr id)
+check "POST with a key creates the plan" eval 'is 201 && [ ${#id} = 22 ]'
+token=$(jstr manage_token)
+check "the plan records which key created it" \
+    eval '[ "$(sql "SELECT k.name FROM plans p JOIN api_keys k ON k.id = p.api_key_id WHERE p.id = '"'"'$id'"'"'")" = ci ]'
+req GET "/api/v1/plans/$id"
+check "the plan is readable without a key (share links stay open)" is 200
+req GET "/p/$id"
+check "so is its share page" is 200
+req GET /api/v1/plans
+check "and the list" is 200
+req DELETE "/api/v1/plans/$id" -H "Authorization: Bearer $token"
+check "DELETE with the manage token alone is 401 under --require-key" problem 401 key-required
+req DELETE "/api/v1/plans/$id" -H "Authorization: Bearer $other"
+check "DELETE with another key is 403" problem 403 forbidden
+"$SERVER" key revoke other >/dev/null 2>"$tmp/err"
+rc=$?
+check "key revoke succeeds" eval '[ "$rc" = 0 ] && grep -q "other revoked" "$tmp/err"'
+post "$other"
+check "POST with a revoked key is 403 key-revoked" problem 403 key-revoked
+req DELETE "/api/v1/plans/$id" -H "Authorization: Bearer $other"
+check "DELETE with a revoked key is 403 key-revoked" problem 403 key-revoked
+"$SERVER" key list >"$tmp/list" 2>/dev/null
+check "key list shows each key's prefix, plans and revocation, never the key" \
+    eval 'grep -q "^ci  *${ci:4:8}  *1 " "$tmp/list" && grep "^other " "$tmp/list" | grep -qv " -$" && ! grep -q "${ci:13}" "$tmp/list"'
+req GET /metrics
+check "/metrics counts plans by key name and refusals by reason" \
+    eval 'body_has "tpuplan_plans_created_total{key=\"ci\"} 1" && body_has "tpuplan_auth_failures_total{reason=\"missing\"} 2" && body_has "tpuplan_auth_failures_total{reason=\"unknown\"} 2" && body_has "tpuplan_auth_failures_total{reason=\"revoked\"} 2"'
+req DELETE "/api/v1/plans/$id" -H "Authorization: Bearer $ci"
+check "DELETE with the key that created the plan is 204" is 204
+"$SERVER" key create other >/dev/null 2>&1
+rc=$?
+check "a revoked key's name can be given to a new key" [ "$rc" = 0 ]
+
+# ---- retention ----
+post "$ci" -H 'Prefer: wait=10'
+id=$(jstr id)
+check "--retain 1h: expires_at is one hour after created_at" \
+    eval 'is 201 && [ "$(sql "SELECT extract(epoch FROM expires_at - created_at)::int FROM plans WHERE id = '"'"'$id'"'"'")" = 3600 ] && body_has "\"expires_at\":\"20"'
+req POST '/api/v1/plans?retain=2h' -H 'Content-Type: application/json' -H "Authorization: Bearer $ci" --data "$model"
+check "?retain longer than --retain is 400" problem 400 invalid-parameter
+req POST '/api/v1/plans?retain=soon' -H 'Content-Type: application/json' -H "Authorization: Bearer $ci" --data "$model"
+check "?retain that is not a duration is 400" problem 400 invalid-parameter
+req POST '/api/v1/plans?retain=2s' -H 'Content-Type: application/json' -H "Authorization: Bearer $ci" -H 'Prefer: wait=10' --data "$model"
+short=$(jstr id)
+check "?retain=2s sets a plan's own expires_at" \
+    eval 'is 201 && [ "$(sql "SELECT extract(epoch FROM expires_at - created_at)::int FROM plans WHERE id = '"'"'$short'"'"'")" = 2 ]'
+req GET "/api/v1/plans/$short"
+check "before its expiry the plan is served" is 200
+sleep 2.2
+req GET "/api/v1/plans/$short"
+first=$status
+check "after expires_at, GET is 410 expired (problem+json)" \
+    eval 'problem 410 expired && hdr Content-Type | grep -q problem+json'
+for _ in $(seq 50); do
+    [ "$(sql "SELECT count(*) FROM plans WHERE id = '$short'")" = 0 ] && break
+    sleep 0.1
+done
+check "the expiry sweep deleted the plan and kept its id for 410" \
+    eval '[ "$(sql "SELECT count(*) FROM plans WHERE id = '"'"'$short'"'"'")" = 0 ] && [ "$(sql "SELECT count(*) FROM expired_plans WHERE id = '"'"'$short'"'"'")" = 1 ] && [ "$(sql "SELECT count(*) FROM jobs WHERE plan_id = '"'"'$short'"'"'")" = 0 ]'
+check "the sweep left the plan that has not expired" \
+    [ "$(sql "SELECT count(*) FROM plans WHERE id = '$id'")" = 1 ]
+req GET "/api/v1/plans/$short?view=summary"
+check "after the sweep, GET is still 410" problem 410 expired
+req GET '/api/v1/plans?limit=100'
+check "expired plans are not listed" eval 'is 200 && ! body_has "$short" && body_has "$id"'
+req GET /metrics
+check "/metrics counts the swept plans" body_has 'tpuplan_plans_expired_total 1'
+check "the sweep logs what it deleted" grep -q "expiry sweep deleted 1 plans" "$tmp/log"
+
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=""
+check "SIGTERM stops the server with status 0" [ "$rc" = 0 ]
+echo "1..$n"
+[ "$failed" -eq 0 ]
