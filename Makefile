@@ -48,7 +48,7 @@ LIBSERVICE  = $(BUILD)/libservice.a
 SAN_OPT   = -O1 -g -fno-omit-frame-pointer
 SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: all unit bench-bins fuzz-bins fuzz deps test test-unit lint format format-check run stop bench \
+.PHONY: all unit bench-bins fuzz-bins fuzz deps image test test-unit lint format format-check run stop bench \
         bench-pack bench-server clean
 
 all: $(BINDIR)/tpuplan $(if $(wildcard server/service/main.c),$(BINDIR)/tpuplan-server)
@@ -107,6 +107,13 @@ deps:
 # Everything: unit tests plain and under ASan+UBSan, CLI, integration and browser suites,
 # and a short libFuzzer run of each fuzz target. The benchmarks are built (not run) so that
 # they keep compiling. tests/run.sh ends with the line "N passed, N failed".
+# The container image for real: podman builds docker/Dockerfile, runs it against a throwaway
+# PostgreSQL and checks it over HTTP (tests/image.sh). Not part of `make test`: it needs
+# podman and, the first time, minutes to make a Debian base image with debootstrap.
+image: all
+	@server/scripts/deps.sh image
+	@tests/image.sh
+
 test:
 	@server/scripts/deps.sh test
 	@$(MAKE) --no-print-directory -j"$$(nproc)" all unit bench-bins

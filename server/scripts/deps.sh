@@ -2,7 +2,8 @@
 # deps.sh PROFILE - install the Debian packages a make target needs, only those missing.
 #
 # Profiles: build (compile), run (build + PostgreSQL server), test (run + test tools,
-# Chromium, Node.js), lint, bench. Idempotent: when everything is present it only runs
+# Chromium, Node.js), lint, bench, image (test + podman and debootstrap: `make image`).
+# Idempotent: when everything is present it only runs
 # dpkg-query. As root it installs with apt-get; otherwise it prints the command to run.
 set -euo pipefail
 
@@ -18,6 +19,7 @@ test=("${run[@]}" libcmocka-dev clang libclang-rt-14-dev curl chromium python3
 # git: make lint finds the files to check with `git ls-files`; without git it checks none.
 lint=("${build[@]}" libcmocka-dev clang-format clang-tidy cppcheck git)
 bench=("${test[@]}" wrk)
+image=("${test[@]}" podman crun debootstrap)
 
 case "$profile" in
 build) want=("${build[@]}") ;;
@@ -25,8 +27,9 @@ run) want=("${run[@]}") ;;
 test) want=("${test[@]}") ;;
 lint) want=("${lint[@]}") ;;
 bench) want=("${bench[@]}") ;;
+image) want=("${image[@]}") ;;
 *)
-    echo "deps.sh: unknown profile '$profile' (build, run, test, lint, bench)" >&2
+    echo "deps.sh: unknown profile '$profile' (build, run, test, lint, bench, image)" >&2
     exit 2
     ;;
 esac
