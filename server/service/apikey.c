@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "service/ids.h"
@@ -20,10 +21,7 @@ int apikey_new(char *key, char *prefix)
         return -1;
     memcpy(prefix, id, APIKEY_PREFIX_LEN);
     prefix[APIKEY_PREFIX_LEN] = '\0';
-    memcpy(key, APIKEY_TAG, 4);
-    memcpy(key + 4, prefix, APIKEY_PREFIX_LEN);
-    key[4 + APIKEY_PREFIX_LEN] = '_';
-    memcpy(key + 5 + APIKEY_PREFIX_LEN, secret, IDS_TOKEN_LEN + 1);
+    snprintf(key, APIKEY_LEN + 1, "%s%s_%s", APIKEY_TAG, prefix, secret);
     return 0;
 }
 
