@@ -172,7 +172,7 @@ static void print_overview(json_object *r)
            100.0 * json_object_get_double(get(sum, "fragmentation")), str(sum, "strategy"));
     if (json_object_is_type(get(sum, "capacity_bytes"), json_type_null))
         printf("fit        no capacity (give --capacity or --chip to check a fit)\n");
-    else if (json_object_get_boolean(get(sum, "fits")))
+    else if (json_object_get_boolean(get(sum, "hbm_fits")))
         printf("fit        FITS: headroom %s of %s\n",
                fmt_bytes(get(sum, "headroom_bytes"), a, sizeof(a)),
                fmt_bytes(get(sum, "capacity_bytes"), b, sizeof(b)));
@@ -185,6 +185,11 @@ static void print_overview(json_object *r)
                json_object_get_boolean(get(sum, "within_budget")) ? "WITHIN BUDGET" : "OVER BUDGET",
                fmt_bytes(get(sum, "peak_bytes"), a, sizeof(a)),
                fmt_bytes(get(sum, "budget_bytes"), b, sizeof(b)));
+    if (json_object_get_int64(get(sum, "kernels")) > 0)
+        printf("kernels    %lld of %lld over their VMEM limit%s\n",
+               (long long)json_object_get_int64(get(sum, "kernels_over_limit")),
+               (long long)json_object_get_int64(get(sum, "kernels")),
+               json_object_get_int64(get(sum, "kernels_over_limit")) > 0 ? ": DOES NOT FIT" : "");
 }
 
 static void print_kinds(json_object *sum)
@@ -319,6 +324,95 @@ static void print_runtime(json_object *pk)
     print_failure("first OOM with free memory", get(rt, "first_oom_with_free_memory"));
 }
 
+/* "(512, 512)" into buf. */
+static const char *dims_text(json_object *a, char *buf, size_t cap)
+{
+    size_t n = (size_t)snprintf(buf, cap, "(");
+    for (size_t d = 0; a != NULL && d < json_object_array_length(a) && n + 1 < cap; d++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "",
+                              (long long)json_object_get_int64(json_object_array_get_idx(a, d)));
+    if (n + 1 < cap)
+        snprintf(buf + n, cap - n, ")");
+    return buf;
+}
+
+static void print_kernel_operands(json_object *k)
+{
+    json_object *ops = get(k, "operands");
+    char a[32], b[32], c[32], d[96], e[96];
+
+    printf("    %-12s %-7s %-5s %-16s %-16s %3s %10s %10s %10s\n", "operand", "role", "dtype",
+           "block", "in VMEM", "buf", "vmem", "waste", "hbm");
+    for (size_t j = 0; ops != NULL && j < json_object_array_length(ops); j++) {
+        json_object *o = json_object_array_get_idx(ops, j);
+        printf("    %-12.12s %-7s %-5s %-16s %-16s %3lld %10s %10s %10s%s\n", str(o, "name"),
+               str(o, "role"), str(o, "dtype"), dims_text(get(o, "block"), d, sizeof(d)),
+               dims_text(get(o, "padded_block"), e, sizeof(e)),
+               (long long)json_object_get_int64(get(o, "buffers")),
+               fmt_bytes(get(o, "vmem_bytes"), a, sizeof(a)),
+               fmt_bytes(get(o, "waste_bytes"), b, sizeof(b)),
+               fmt_bytes(get(o, "hbm_bytes"), c, sizeof(c)),
+               strcmp(str(o, "memory_space"), "vmem") != 0 ? "  (not in VMEM)" : "");
+    }
+}
+
+/* The kernels section: each kernel's VMEM against its limit, its operands, traffic and
+ * roofline, suggestions and the compiler error it would hit. */
+static void print_kernels(json_object *r)
+{
+    json_object *ks = get(r, "kernels");
+    char a[32], b[32], c[32], d[32], f[32];
+
+    if (ks == NULL || json_object_array_length(ks) == 0)
+        return;
+    printf("\nkernels (VMEM per TensorCore)\n");
+    for (size_t i = 0; i < json_object_array_length(ks); i++) {
+        json_object *k = json_object_array_get_idx(ks, i), *rf = get(k, "roofline");
+        json_object *sg = get(k, "suggestions"), *v;
+        printf("  %s: vmem %s + margin %s against limit %s (%s; physical %s): %s %s\n",
+               str(k, "name"), fmt_bytes(get(k, "vmem_bytes"), a, sizeof(a)),
+               fmt_bytes(get(k, "margin_bytes"), b, sizeof(b)),
+               fmt_bytes(get(k, "vmem_limit_bytes"), c, sizeof(c)), str(k, "limit_source"),
+               fmt_bytes(get(k, "physical_vmem_bytes"), d, sizeof(d)),
+               json_object_get_boolean(get(k, "fits")) ? "FITS, headroom" : "DOES NOT FIT, over by",
+               fmt_bytes(get(k, json_object_get_boolean(get(k, "fits")) ? "headroom_bytes"
+                                                                        : "overflow_bytes"),
+                         f, sizeof(f)));
+        print_kernel_operands(k);
+        printf("    traffic %s in %lld steps",
+               fmt_bytes(get(get(k, "traffic"), "total_bytes"), a, sizeof(a)),
+               (long long)json_object_get_int64(get(get(k, "traffic"), "steps")));
+        if ((v = get(rf, "binding")) != NULL && !json_object_is_type(v, json_type_null))
+            printf("; intensity %.1f flop/B, %s-bound, at least %.3g s",
+                   json_object_get_double(get(k, "intensity")), json_object_get_string(v),
+                   json_object_get_double(get(rf, "bound_seconds")));
+        else
+            printf("; at least %.3g s moving it",
+                   json_object_get_double(get(rf, "memory_seconds")));
+        printf("\n");
+        for (size_t s = 0; sg != NULL && s < json_object_array_length(sg); s++)
+            printf("    %zu. %s\n", s + 1, str(json_object_array_get_idx(sg, s), "text"));
+        v = get(k, "warnings");
+        for (size_t s = 0; v != NULL && s < json_object_array_length(v); s++)
+            printf("    ! %s\n", json_object_get_string(json_object_array_get_idx(v, s)));
+        if ((v = get(k, "error")) != NULL && !json_object_is_type(v, json_type_null))
+            printf("    %s\n", json_object_get_string(v));
+    }
+}
+
+/* XLA's error for every kernel that does not fit, on stderr, as the compiler would print
+ * it (the exit status is then 1). */
+static void report_kernel_errors(json_object *r)
+{
+    json_object *ks = get(r, "kernels");
+
+    for (size_t i = 0; ks != NULL && i < json_object_array_length(ks); i++) {
+        json_object *v = get(json_object_array_get_idx(ks, i), "error");
+        if (v != NULL && !json_object_is_type(v, json_type_null))
+            fprintf(stderr, "tpuplan: %s\n", json_object_get_string(v));
+    }
+}
+
 /* A titled list of strings (the chip's assumptions, the warnings), when not empty. */
 static void print_list(const char *title, json_object *v)
 {
@@ -337,6 +431,7 @@ static void print_text(json_object *r)
     print_kinds(get(r, "summary"));
     print_most_padding(get(r, "tensors"));
     print_suggestions(r);
+    print_kernels(r);
     print_strategies(get(r, "packing"));
     print_runtime(get(r, "packing"));
     print_list("assumptions", chip != NULL ? get(chip, "assumptions") : NULL);
@@ -504,6 +599,7 @@ int cli_plan(int argc, char **argv)
         fprintf(stderr, "tpuplan: internal error: the result is not valid JSON\n");
         goto out;
     }
+    report_kernel_errors(doc);
     if (strcmp(format, "text") == 0)
         print_text(doc);
     else

@@ -99,6 +99,7 @@ void model_free(struct model *m)
         free(m->warnings.lines[i]);
     free(m->tensors);
     free(m->ops);
+    json_object_put(m->kernels_json);
     memset(m, 0, sizeof(*m));
 }
 
@@ -1180,8 +1181,8 @@ static json_object *tensor_src_get(struct tensor_src *ts, size_t i)
 
 static int check_keys(struct ctx *c, json_object *root)
 {
-    static const char *const keys[] = {"name",    "chip",    "tensors",     "mesh", "ops",
-                                       "options", "$schema", "description", NULL};
+    static const char *const keys[] = {"name",    "chip",    "tensors",     "mesh",    "ops",
+                                       "options", "$schema", "description", "kernels", NULL};
 
     MODEL_JSON_FOREACH(root, it_key, end_key)
     {
@@ -1189,7 +1190,7 @@ static int check_keys(struct ctx *c, json_object *root)
         if (!key_allowed(key, keys))
             return err_set(c->e, ERR_INVALID, key,
                            "model: unknown top-level field \"%.100s\" (known: "
-                           "name, chip, mesh, tensors, ops, options, description)",
+                           "name, chip, mesh, tensors, ops, options, kernels, description)",
                            key);
     }
     return ERR_OK;
@@ -1273,6 +1274,8 @@ static int parse_root(struct ctx *c, json_object *root, struct tensor_src *ts)
     if (json_object_object_get_ex(root, "ops", &v) && (rc = parse_ops(c, v, &ix)) != ERR_OK)
         goto out;
     sharding_warnings(c);
+    if (json_object_object_get_ex(root, "kernels", &v))
+        c->m->kernels_json = json_object_get(v); /* kernel_set_parse reads it (plan.c) */
 out:
     if (rc < 0 && ts->streaming && !stream_rest_valid(ts))
         rc = STREAM_FALLBACK;

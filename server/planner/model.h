@@ -130,6 +130,9 @@ struct model {
     struct model_options options;
     struct model_warnings warnings;
     struct model_arena *arena;
+    /* The "kernels" array as json-c parsed it (a reference, put by model_free), for
+     * kernel_set_parse (kernel.h); NULL when the input has none. */
+    struct json_object *kernels_json;
 };
 
 struct model_limits {

@@ -18,6 +18,7 @@
 #include "planner/budget.h"
 #include "planner/bfc.h"
 #include "planner/chip.h"
+#include "planner/kernel.h"
 #include "planner/layout.h"
 #include "planner/lifetime.h"
 #include "planner/mmcsv.h"
@@ -35,6 +36,7 @@
 #define PLAN_DEFAULT_ALIGNMENT 512
 #define PLAN_DEFAULT_TIME_S    2.0
 #define PLAN_EXACT_MAX_BUFS    2000 /* "best" runs the exact solver only below this */
+#define PLAN_MAX_KERNELS       100000
 
 const char *plan_format_name(enum plan_format f)
 {
@@ -63,6 +65,7 @@ void plan_limits_default(struct plan_limits *l)
 
 static void ctx_free(struct plan_ctx *c)
 {
+    plan_kernels_free(c);
     model_free(&c->m);
     free(c->bufs);
     free(c->buf_tensor);
@@ -332,7 +335,9 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         (rc = load(input, len, &fmt, lim, &c->m, e)) != ERR_OK ||
         (rc = settle_opts(c, o, fmt, e)) != ERR_OK ||
         (rc = model_resolve(&c->m, c->chip, e)) != ERR_OK ||
-        (rc = lifetime_derive(&c->m, e)) != ERR_OK || (rc = build_problem(c, e)) != ERR_OK)
+        (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||
+        (rc = plan_kernels_check(c, e)) != ERR_OK || (rc = lifetime_derive(&c->m, e)) != ERR_OK ||
+        (rc = build_problem(c, e)) != ERR_OK)
         return rc;
     return choose_strategies(c,
                              o->strategies != NULL             ? o->strategies
@@ -356,8 +361,10 @@ static void fill_summary(const struct plan_ctx *c, struct plan_summary *s, uint6
     s->peak_bytes = peak;
     s->lower_bound_bytes = lb;
     s->capacity_bytes = c->capacity;
-    /* Before packing, "fits" is the conservative test: everything live at once. */
-    s->fits = c->capacity == 0 || (peak != 0 ? peak : c->padded) <= c->capacity;
+    /* Before packing, "fits" is the conservative test: everything live at once. Every
+     * kernel must fit its VMEM limit too. */
+    s->fits =
+        (c->capacity == 0 || (peak != 0 ? peak : c->padded) <= c->capacity) && c->kernels_over == 0;
     s->has_budget = c->has_budget;
     s->budget_bytes = c->budget_bytes;
     s->within_budget = !c->has_budget || (peak != 0 ? peak : c->padded) <= c->budget_bytes;

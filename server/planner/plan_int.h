@@ -23,6 +23,7 @@
 #include "planner/bfc.h"
 #include "planner/chip.h"
 #include "planner/err.h"
+#include "planner/kernel.h"
 #include "planner/model.h"
 #include "planner/pack.h"
 #include "planner/plan.h"
@@ -57,6 +58,11 @@ struct plan_ctx {
     size_t nbufs;
     struct pack_buffer *bufs; /* malloc'd */
     uint32_t *buf_tensor;     /* pack id -> tensor id, malloc'd */
+    /* Pallas kernels (plan_kernels.c): the parsed set, how many do not fit, and one
+     * scratch row per operand of the largest kernel, for the writers (malloc'd). */
+    struct kernel_set ks;
+    size_t kernels_over;
+    struct kernel_operand_plan *kops;
 };
 
 /* One strategy's run: runs[k] belongs to ctx->strategies[k]. */
@@ -149,5 +155,23 @@ void plan_runtime_write(struct jsonw *w, const struct plan_ctx *c, const struct 
 ERR_MUST_CHECK int plan_views_write(const struct plan_ctx *c, const struct plan_packing *pk,
                                     const struct suggest_fix *sg, size_t nsg, size_t max_bytes,
                                     struct plan_views *v, struct err *e);
+
+/*
+ * plan_kernels.c: plans every kernel of c->ks once (the figures and the fit, counting
+ * kernels_over) and sizes c->kops; errors name the kernel. plan_kernels_free releases
+ * c->ks and c->kops.
+ */
+ERR_MUST_CHECK int plan_kernels_check(struct plan_ctx *c, struct err *e);
+void plan_kernels_free(struct plan_ctx *c);
+
+/* The result's "kernels" array (each kernel planned again, with its suggestions) and the
+ * assumptions kernels rest on (lines for chip.assumptions). */
+void plan_kernels_write(struct jsonw *w, const struct plan_ctx *c);
+void plan_kernels_assumptions(struct jsonw *w, const struct plan_ctx *c);
+
+/* XLA's error for a kernel that does not fit (E1001's scoped form, or the total-capacity
+ * form when even physical VMEM is short) into buf; "" when it fits. Returns the length. */
+size_t plan_kernels_oom(const struct kernel_spec *k, const struct kernel_plan *p, char *buf,
+                        size_t cap);
 
 #endif

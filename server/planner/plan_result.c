@@ -122,6 +122,7 @@ static void write_chip(struct jsonw *w, const struct plan_ctx *c)
     if ((ch->uncertain & (CHIP_F_HBM | CHIP_F_USABLE_HBM | CHIP_F_LAYOUT)) != 0 &&
         ch->notes != NULL && ch->notes[0] != '\0')
         jsonw_str(w, NULL, ch->notes);
+    plan_kernels_assumptions(w, c);
     jsonw_arr_end(w);
     jsonw_obj_end(w);
 }
@@ -140,7 +141,11 @@ static void write_summary(struct jsonw *w, const struct plan_ctx *c, const struc
     jsonw_double(w, "expansion", ratio(c->padded, c->logical));
     write_capacity(w, c);
     plan_write_peak_figures(w, peak, pk->lb);
-    jsonw_bool(w, "fits", fits);
+    /* fits: HBM and every kernel's VMEM; headroom and overflow are HBM's */
+    jsonw_bool(w, "fits", fits && c->kernels_over == 0);
+    jsonw_bool(w, "hbm_fits", fits);
+    jsonw_u64(w, "kernels", c->ks.n);
+    jsonw_u64(w, "kernels_over_limit", c->kernels_over);
     if (c->capacity != 0) {
         jsonw_u64(w, "headroom_bytes", fits ? c->capacity - peak : 0);
         jsonw_u64(w, "overflow_bytes", fits ? 0 : peak - c->capacity);
@@ -432,6 +437,7 @@ int plan_result_write(const struct plan_ctx *c, const struct plan_packing *pk,
     if (with_tensors)
         write_tensors(&w, c, pk);
     write_suggestions(&w, c, sg, nsg);
+    plan_kernels_write(&w, c);
     write_packing(&w, c, pk);
     write_warnings(&w, c, pk);
     jsonw_obj_end(&w);
