@@ -68,8 +68,8 @@ struct kernel_operand {
     bool has_array;
     int64_t array[KERNEL_MAX_RANK]; /* the full operand shape, when given */
     bool has_index_map;
-    int8_t index_map[KERNEL_MAX_RANK]; /* grid axis of each block dim, -1 for null */
-    unsigned buffers;                  /* 0: the default (2, or 1 for a whole-array block) */
+    int16_t index_map[KERNEL_MAX_RANK]; /* grid axis of each block dim, -1 for null */
+    unsigned buffers;                   /* 0: the default (2, or 1 for a whole-array block) */
 };
 
 struct kernel_spec {

@@ -210,7 +210,7 @@ static int get_pipelined(struct kctx *c, json_object *o, const char *field, unsi
                         "dim whose block index does not change",
                         op->rank);
         for (unsigned d = 0; d < n; d++)
-            op->index_map[d] = (int8_t)tmp[d];
+            op->index_map[d] = (int16_t)tmp[d];
         op->has_index_map = true;
     }
     if (json_object_object_get_ex(o, "buffers", &v)) {

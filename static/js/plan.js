@@ -3,7 +3,8 @@
 // polled while the plan is queued or running) and ?view=layout (the tensors as columns), then
 // puts the result (server/planner/RESULT.md) on the page: summary cards and notes
 // (summary.js), layout chart (layoutchart.js) and timeline (timeline.js, with the runtime
-// allocator's curve; its note in runtime.js), strategy and per-kind bars (bars.js), the peak
+// allocator's curve; its note in runtime.js), strategy and per-kind bars (bars.js), the Pallas
+// kernels' VMEM (kernels.js), the peak
 // and padding tables (tables.js), and the buttons (actions.js). The whole result (37 MB for 100,000 tensors) is fetched only for
 // "Download JSON": parsing it as one object per tensor is what used to take seconds.
 
@@ -15,6 +16,7 @@ import { renderCards, renderNotes, renderSuggestions } from './summary.js';
 import { renderPeakTable, renderPaddingTable } from './tables.js';
 import { renderStrategies, renderByKind } from './bars.js';
 import { renderRuntime } from './runtime.js';
+import { renderKernels } from './kernels.js';
 import { wireActions } from './actions.js';
 
 const hooks = (window.__tpuplan = { ready: false });
@@ -148,6 +150,7 @@ function render(plan, cols) {
     renderRuntime(pk);
     renderByKind(s);
     renderSuggestions(r);
+    renderKernels(r);
     wireActions(plan, plan.id || planId(), layout);
     // The charts are on screen after the next frame; the padding table (sorting up to
     // 1,000,000 rows) waits until then so it never delays the first paint.

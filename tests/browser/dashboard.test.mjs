@@ -677,6 +677,51 @@ test('under --base-path /tpuplan the dashboard uploads, lists and shows plans wi
     await page.context().close();
 });
 
+test(`the Kernels (VMEM) panel: a bar per kernel against the limit and physical lines, operands, suggestions; a kernel named ${XSS} stays text`, async () => {
+    assert(await state.page.$eval('#kernels-panel', (n) => n.classList.contains('hidden')), 'the panel shows for a model without kernels');
+    const page = await newPage();
+    await page.goto(base + '/');
+    const blk = (name, block, dtype, map) => ({ name, block, array: [4096, 4096], dtype, index_map: map });
+    const body = JSON.stringify({
+        name: 'kernels', chip: 'v6e', tensors: [],
+        kernels: [
+            { name: 'fits', grid: [8, 8, 8], inputs: [blk('x', [512, 512], 'bf16', [0, 2]), blk('y', [512, 512], 'bf16', [2, 1])], outputs: [blk('o', [512, 512], 'f32', [0, 1])], scratch: [{ name: 'acc', shape: [512, 512], dtype: 'f32' }], flops: 268435456 },
+            { name: XSS, grid: [2, 2, 2], inputs: [blk('x', [2048, 2048], 'f32', [0, 2]), blk('y', [2048, 2048], 'f32', [2, 1])], outputs: [blk('o', [2048, 2048], 'f32', [0, 1])], internal_scratch_bytes: 1048576 },
+        ],
+    });
+    const id = await page.evaluate(async (b) => {
+        const res = await fetch('/api/v1/plans', { method: 'POST', headers: { 'Content-Type': 'application/json', Prefer: 'wait=20' }, body: b });
+        return (await res.json()).id;
+    }, body);
+    await page.goto(`${base}/p/${id}`);
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    assert(!(await page.$eval('#kernels-panel', (n) => n.classList.contains('hidden'))), 'the panel is hidden');
+    const cards = await page.$$eval('#kernels .kernel', (ns) => ns.map((n) => ({
+        name: n.querySelector('.kernel-name').textContent, over: n.classList.contains('over'),
+        segs: n.querySelectorAll('.kbar-seg').length, lines: n.querySelectorAll('.kbar-line').length,
+        rows: n.querySelectorAll('table.kernel-ops tbody tr').length,
+        sugg: [...n.querySelectorAll('.kernel-suggestions li')].map((li) => li.dataset.kind + ': ' + li.textContent),
+        error: n.querySelector('.kernel-error')?.textContent || '',
+        limitLeft: parseFloat(n.querySelector('.kline-limit').style.left.replace(/^calc\(/, '')),
+    })));
+    assert(cards.length === 2, `${cards.length} kernel cards`);
+    const [over, fits] = cards; // over-limit kernels are drawn first
+    assert(over.name === XSS && over.over && !fits.over, 'names or order: ' + cards.map((c) => c.name).join(', '));
+    // 3 operand segments + the margin; the scoped limit (32 MiB) and physical (128 MiB) lines
+    assert(over.segs === 4 && over.lines === 2 && over.rows === 3, `over card: ${JSON.stringify(over)}`);
+    assert(fits.segs === 4 && fits.lines === 2 && fits.rows === 4, `fits card: ${JSON.stringify(fits)}`);
+    // 2 x 3 x 16 MiB + 1 MiB margin = 97 MiB on a 128 MiB scale: the limit line sits at 25 %
+    assert(Math.abs(over.limitLeft - 25) < 0.01, 'limit line at ' + over.limitLeft);
+    assert(over.error.includes(`kernel "${XSS}": Ran out of memory in memory space vmem. Scoped allocation with size 97.00M and limit 32.00M exceeded scoped vmem limit by 65.00M.`), 'error: ' + over.error);
+    assert(over.sugg.some((x) => x.startsWith('blocks: ') && /HBM traffic/.test(x)), 'suggestions: ' + over.sugg.join(' | '));
+    assert(over.sugg.some((x) => x.startsWith('raise_limit: ') && x.includes('--xla_tpu_scoped_vmem_limit_kib=99329')), 'suggestions: ' + over.sugg.join(' | '));
+    assert((await page.evaluate(() => document.querySelectorAll('img, b').length)) === 0, 'markup from a kernel name became an element');
+    assert(/2 kernels, 1 over the VMEM limit/.test(await page.textContent('#kernels-note')), 'note');
+    await page.waitForTimeout(200);
+    assert(state.dialogs === 0, `${state.dialogs} dialogs opened`);
+    await page.context().close();
+});
+
 test('no page errors, console errors or CSP violations on any page', async () => {
     assert(state.problems.length === 0, state.problems.slice(0, 5).join(' | '));
 });

@@ -112,10 +112,9 @@ static char *matmul(const char *chip, int64_t m, int64_t k, int64_t n, int64_t b
              "\"dtype\":\"%s\",\"index_map\":[0,1]}],"
              "\"scratch\":[{\"name\":\"acc\",\"shape\":[%lld,%lld],\"dtype\":\"f32\"}]}]}",
              chip, (long long)(m / bm), (long long)(n / bn), (long long)(k / bk),
-             (long long)(2 * bm * bn * bk), (long long)bm, (long long)bk, (long long)m,
-             (long long)k, dt, (long long)bk, (long long)bn, (long long)k, (long long)n, dt,
-             (long long)bm, (long long)bn, (long long)m, (long long)n, odt, (long long)bm,
-             (long long)bn);
+             (long long)2 * bm * bn * bk, (long long)bm, (long long)bk, (long long)m, (long long)k,
+             dt, (long long)bk, (long long)bn, (long long)k, (long long)n, dt, (long long)bm,
+             (long long)bn, (long long)m, (long long)n, odt, (long long)bm, (long long)bn);
     return buf;
 }
 
@@ -380,7 +379,7 @@ static void test_suggestions_fit_aligned_largest(void **state)
         int64_t t[3];
         for (int a = 0; a < 3; a++)
             t[a] = (int64_t)128 << (rand_r(&seed) % 5); /* 128 .. 2048 */
-        static const int8_t maps[3][2] = {{0, 2}, {2, 1}, {0, 1}};
+        static const int16_t maps[3][2] = {{0, 2}, {2, 1}, {0, 1}};
         for (int i = 0; i < 3; i++) {
             ops[i].name = i == 0 ? "x" : i == 1 ? "y" : "o";
             ops[i].role = i == 2 ? KERNEL_OUTPUT : KERNEL_INPUT;
