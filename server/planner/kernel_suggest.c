@@ -159,7 +159,7 @@ static bool combo_fits(const struct kernel_spec *k, const struct axes *x, uint64
                        uint64_t limit, uint64_t margin, uint64_t *vmem, uint64_t *hbm)
 {
     unsigned idx[KERNEL_MAX_GRID];
-    int64_t tile[KERNEL_MAX_GRID], grid[KERNEL_MAX_GRID];
+    int64_t tile[KERNEL_MAX_GRID] = {0}, grid[KERNEL_MAX_GRID] = {0};
     uint64_t need;
 
     combination(k, x, c, idx, tile, grid);
@@ -210,7 +210,7 @@ static void suggest_blocks(const struct kernel_spec *k, struct kernel_plan *p)
             fits[c / 8] |= (uint8_t)(1u << (c % 8));
     for (uint64_t c = 0; c < total; c++) {
         unsigned idx[KERNEL_MAX_GRID];
-        int64_t tile[KERNEL_MAX_GRID], grid[KERNEL_MAX_GRID];
+        int64_t tile[KERNEL_MAX_GRID] = {0}, grid[KERNEL_MAX_GRID] = {0};
         bool largest = true;
         if (!(fits[c / 8] & (1u << (c % 8))))
             continue;

@@ -446,8 +446,11 @@ int plan_run(const char *input, size_t len, const struct plan_opts *o, const str
         goto out;
     if ((rc = suggest_model(&c.m, c.chip, sg, &nsg, e)) != ERR_OK)
         goto out;
-    /* The document is bounded by the input: a fixed part plus a few KiB per tensor. */
-    max_bytes = ((size_t)1 << 20) + c.m.n * 4096 + 4 * len;
+    /* The document is bounded by the input: a fixed part plus a few KiB per tensor, and
+     * per kernel its suggestions (8 KiB) and a row per operand (1 KiB). */
+    max_bytes = ((size_t)1 << 20) + c.m.n * 4096 + 4 * len + c.ks.n * 8192;
+    for (size_t i = 0; i < c.ks.n; i++)
+        max_bytes += c.ks.k[i].nops * 1024;
     if ((rc = plan_result_write(&c, &pk, sg, nsg, true, max_bytes, json, json_len, e)) != ERR_OK)
         goto out;
     if (views != NULL && (rc = plan_views_write(&c, &pk, sg, nsg, max_bytes, views, e)) != ERR_OK) {
