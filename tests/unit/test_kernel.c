@@ -505,6 +505,38 @@ static void test_errors_name_the_field(void **state)
     }
 }
 
+/* Pallas' block-shape rules (tpu-facts 3a) become warnings naming the operand; a kernel
+ * over its limit whose blocks follow no grid axis gets no block suggestion, and says so. */
+static void test_block_rule_warnings(void **state)
+{
+    const char *text =
+        "{\"chip\":\"v5e\",\"tensors\":[],\"kernels\":[{\"name\":\"w\",\"grid\":[2],"
+        "\"inputs\":["
+        "{\"name\":\"a\",\"block\":[100,64],\"array\":[256,256],\"dtype\":\"f32\"},"
+        "{\"name\":\"b\",\"block\":[100],\"array\":[1000],\"dtype\":\"f32\"},"
+        "{\"name\":\"c\",\"block\":[16,128],\"array\":[8,128],\"dtype\":\"f32\"},"
+        "{\"name\":\"d\",\"block\":[256],\"array\":[1000],\"dtype\":\"f32\"},"
+        "{\"name\":\"e\",\"block\":[100,128],\"array\":[100,1024],\"dtype\":\"f32\"}]},"
+        "{\"name\":\"big\",\"inputs\":[{\"name\":\"x\",\"block\":[8192,8192],"
+        "\"dtype\":\"f32\",\"index_map\":[null,null]}]}]}";
+    json_object *r = plan(text, NULL);
+    json_object *w = jget(r, "kernels[0].warnings");
+    (void)state;
+
+    /* a breaks (8, 128); b breaks the rank-1 rule; c is bigger than its array; d (a power
+     * of 2 >= 128) and e (second-minor equal to the array's) are fine */
+    assert_int_equal(json_object_array_length(w), 3);
+    assert_non_null(strstr(jstr(r, "kernels[0].warnings[0]"), "a: the last two block dims"));
+    assert_non_null(strstr(jstr(r, "kernels[0].warnings[1]"), "b: a 1-D block must equal"));
+    assert_non_null(strstr(jstr(r, "kernels[0].warnings[2]"), "c: the block is larger"));
+    assert_false(jbool(r, "kernels[1].fits"));
+    assert_int_equal(jint(r, "kernels[1].vmem_bytes"), 2 * 8192 * 8192 * 4);
+    assert_non_null(strstr(jstr(r, "kernels[1].warnings[0]"), "no tile-aligned block"));
+    /* 512 MiB is above physical VMEM (128 MiB): no raised limit either */
+    assert_int_equal(json_object_array_length(jget(r, "kernels[1].suggestions")), 0);
+    json_object_put(r);
+}
+
 /* A model of kernels only, and a model whose tensors fit while a kernel does not. */
 static void test_models_with_kernels(void **state)
 {
@@ -533,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_e1001_text_and_limits),
         cmocka_unit_test(test_suggestions_fit_aligned_largest),
         cmocka_unit_test(test_errors_name_the_field),
+        cmocka_unit_test(test_block_rule_warnings),
         cmocka_unit_test(test_models_with_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
