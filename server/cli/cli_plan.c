@@ -22,11 +22,15 @@
 static const char usage[] =
     "usage: tpuplan plan FILE [--chip CHIP] [--format json|text|trace] [--strategies S]\n"
     "                         [--capacity BYTES] [--time-limit SECONDS] [--alignment BYTES]\n"
-    "                         [--input json|safetensors|csv]\n"
+    "                         [--input json|safetensors|csv|xla-buffer-assignment]\n"
     "                         [--mem-fraction F] [--preallocate true|false]\n"
     "                         [--budget BYTES|FRACTION]\n"
-    "FILE is a model description (JSON), a safetensors file or header, or a MiniMalloc CSV;\n"
-    "\"-\" reads stdin. BYTES may end in K, M, G or T (powers of 1024).\n"
+    "                         [--xla-assignment FILE] [--xla-report FILE]\n"
+    "FILE is a model description (JSON), a safetensors file or header, a MiniMalloc CSV or\n"
+    "an XLA buffer assignment (*.buffer-assignment.txt); \"-\" reads stdin. BYTES may end\n"
+    "in K, M, G or T (powers of 1024).\n"
+    "--xla-assignment adds XLA's own buffer assignment of the same program (from\n"
+    "--xla_dump_to) as the row xla-actual; --xla-report adds its memory-usage report.\n"
     "--format trace prints the memory timeline as Chrome/Perfetto trace JSON.\n"
     "--mem-fraction and --preallocate set the simulated GPU-style runtime allocator (BFC):\n"
     "the share of the capacity it may hold (default 0.75) and whether it reserves it up\n"
@@ -282,6 +286,15 @@ static void print_strategies(json_object *pk)
                fmt_bytes(get(v, "fragmentation_bytes"), d, sizeof(d)), "-",
                json_object_get_double(get(v, "seconds")),
                json_object_get_boolean(get(v, "fits")) ? "no OOM" : "OOM");
+    /* XLA's own assignment (packing.xla): compared, never chosen. */
+    v = get(pk, "xla");
+    if (v != NULL && !json_object_is_type(v, json_type_null))
+        printf("  %-16s %12s %12s %8s %9s  (XLA's own assignment; %lld of %lld values "
+               "matched)\n",
+               str(v, "name"), fmt_bytes(get(v, "peak_bytes"), a, sizeof(a)),
+               fmt_bytes(get(v, "fragmentation_bytes"), d, sizeof(d)), "-", "-",
+               (long long)json_object_get_int64(get(v, "matched_values")),
+               (long long)json_object_get_int64(get(v, "values")));
 }
 
 static void print_failure(const char *what, json_object *f)
@@ -499,6 +512,12 @@ static int parse_opt(const char *a, const char *val, struct plan_opts *o, const 
             fprintf(stderr, "tpuplan plan: --preallocate: must be true or false, got '%s'\n", val);
             return 2;
         }
+    } else if (strcmp(a, "--xla-assignment") == 0 || strcmp(a, "--xla-report") == 0) {
+        /* Paths for now (read by cli_plan); the planner takes the bytes. */
+        if (strcmp(a, "--xla-assignment") == 0)
+            o->xla_assignment = val;
+        else
+            o->xla_report = val;
     } else if (strcmp(a, "--input") == 0) {
         if (strcmp(val, "json") == 0)
             o->format = PLAN_FMT_JSON;
@@ -506,6 +525,8 @@ static int parse_opt(const char *a, const char *val, struct plan_opts *o, const 
             o->format = PLAN_FMT_SAFETENSORS;
         else if (strcmp(val, "csv") == 0 || strcmp(val, "minimalloc-csv") == 0)
             o->format = PLAN_FMT_CSV;
+        else if (strcmp(val, "xla-buffer-assignment") == 0)
+            o->format = PLAN_FMT_XLA_ASSIGNMENT;
         else {
             fprintf(stderr, "tpuplan plan: --input: unknown format '%s'\n", val);
             return 2;
@@ -513,6 +534,23 @@ static int parse_opt(const char *a, const char *val, struct plan_opts *o, const 
     } else {
         fprintf(stderr, "tpuplan plan: unknown option %s\n%s", a, usage);
         return 2;
+    }
+    return 0;
+}
+
+/* Replaces the paths of XLA's dumps in *o (--xla-assignment, --xla-report) with their
+ * bytes, read into bufs[0] and bufs[1] (caller frees). 0, or -1 after saying why. */
+static int read_attached(struct plan_opts *o, size_t max, char *bufs[2])
+{
+    const char **paths[2] = {&o->xla_assignment, &o->xla_report};
+    size_t *lens[2] = {&o->xla_assignment_len, &o->xla_report_len};
+
+    for (int k = 0; k < 2; k++) {
+        if (*paths[k] == NULL)
+            continue;
+        if (cli_read_file(*paths[k], max, &bufs[k], lens[k]) != 0)
+            return -1;
+        *paths[k] = bufs[k];
     }
     return 0;
 }
@@ -567,6 +605,7 @@ int cli_plan(int argc, char **argv)
     size_t len = 0, json_len = 0;
     json_object *doc = NULL;
     struct plan_views views = {0};
+    char *xla[2] = {NULL, NULL};
     bool trace;
     int status;
 
@@ -575,7 +614,8 @@ int cli_plan(int argc, char **argv)
     trace = strcmp(format, "trace") == 0;
     status = 2;
     plan_limits_default(&l);
-    if (read_input(path, l.max_input_bytes, &input, &len) != 0)
+    if (read_input(path, l.max_input_bytes, &input, &len) != 0 ||
+        read_attached(&o, l.max_input_bytes, xla) != 0)
         goto out;
     if (plan_run(input, len, &o, &l, &json, &json_len, trace ? &views : NULL, &s, &e) != ERR_OK) {
         fprintf(stderr, "tpuplan: %s: %s\n", path, e.msg);
@@ -611,5 +651,7 @@ out:
     json_object_put(doc);
     free(json);
     free(input);
+    free(xla[0]);
+    free(xla[1]);
     return status;
 }

@@ -28,6 +28,7 @@
 #include "planner/safetensors.h"
 #include "planner/suggest.h"
 #include "planner/text.h"
+#include "planner/xla_assign.h"
 
 /* Offset alignment default. An assumption: no public source gives XLA:TPU's HBM buffer
  * alignment. The BFC allocator aligns to 256 B (../shared/docs/allocators.md 4) and every
@@ -49,6 +50,8 @@ const char *plan_format_name(enum plan_format f)
         return "safetensors";
     case PLAN_FMT_CSV:
         return "minimalloc-csv";
+    case PLAN_FMT_XLA_ASSIGNMENT:
+        return "xla-buffer-assignment";
     }
     return "auto";
 }
@@ -67,6 +70,7 @@ static void ctx_free(struct plan_ctx *c)
 {
     plan_kernels_free(c);
     model_free(&c->m);
+    plan_xla_free(&c->xla);
     free(c->bufs);
     free(c->buf_tensor);
     memset(c, 0, sizeof(*c));
@@ -93,6 +97,8 @@ static enum plan_format detect(const char *s, size_t len)
         return PLAN_FMT_JSON; /* an array gets the model parser's "must be an object" */
     if (mmcsv_detect(s + i, len - i))
         return PLAN_FMT_CSV;
+    if (xla_assign_detect(s + i, len - i))
+        return PLAN_FMT_XLA_ASSIGNMENT;
     return PLAN_FMT_AUTO;
 }
 
@@ -206,10 +212,17 @@ static int check_opts(const char *input, size_t len, const struct plan_opts *o,
     return ERR_OK;
 }
 
-/* Builds *m with the importer of the input's format (fmt, or detected: *fmt says which). */
-static int load(const char *input, size_t len, enum plan_format *fmt, const struct plan_limits *lim,
-                struct model *m, struct err *e)
+/* Sizes and lifetimes as given, no dtype: no chip unless asked for, alignment 1. */
+static bool raw_format(enum plan_format f)
 {
+    return f == PLAN_FMT_CSV || f == PLAN_FMT_XLA_ASSIGNMENT;
+}
+
+/* Builds c->m with the importer of the input's format (fmt, or detected: *fmt says which). */
+static int load(const char *input, size_t len, enum plan_format *fmt, const struct plan_limits *lim,
+                struct plan_ctx *c, struct err *e)
+{
+    struct model *m = &c->m;
     struct model_limits ml = {lim->max_input_bytes, lim->max_json_depth, lim->max_tensors,
                               lim->max_ops};
 
@@ -224,11 +237,18 @@ static int load(const char *input, size_t len, enum plan_format *fmt, const stru
         return safetensors_parse(input, len, &ml, m, e);
     case PLAN_FMT_CSV:
         return load_csv(input, len, &ml, m, e);
+    case PLAN_FMT_XLA_ASSIGNMENT:
+        return plan_xla_load(c, input, len, ml.max_tensors, e);
     default:
+        if (xla_report_detect(input, len))
+            return err_set(e, ERR_INVALID, "",
+                           "a memory-usage report holds XLA's totals only: send it with its "
+                           "buffer assignment (*.buffer-assignment.txt) or its HLO module");
         return err_set(e, ERR_INVALID, "",
                        "unrecognized input: expected a JSON model "
                        "description (an object), a safetensors file or header (8-byte length "
-                       "then '{') or a MiniMalloc CSV (header id,lower,upper,size)");
+                       "then '{'), a MiniMalloc CSV (header id,lower,upper,size) or an XLA "
+                       "buffer assignment (BufferAssignment:)");
     }
 }
 
@@ -242,7 +262,7 @@ static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_
         if ((c->chip = chip_find(chip_name)) == NULL)
             return err_set(e, ERR_NOTFOUND, "chip", "chip: unknown chip \"%.40s\" (known: %s)",
                            chip_name, chip_names());
-    } else if (fmt != PLAN_FMT_CSV) {
+    } else if (!raw_format(fmt)) {
         c->chip = chip_default();
     }
     snprintf(c->name, sizeof(c->name), "%s",
@@ -252,8 +272,8 @@ static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_
                                                       : PLAN_DEFAULT_TIME_S;
     c->alignment = o->alignment != 0 ? o->alignment : c->m.options.alignment;
     if (c->alignment == 0) {
-        c->alignment = fmt == PLAN_FMT_CSV ? 1 : PLAN_DEFAULT_ALIGNMENT;
-        c->alignment_default = fmt != PLAN_FMT_CSV;
+        c->alignment = raw_format(fmt) ? 1 : PLAN_DEFAULT_ALIGNMENT;
+        c->alignment_default = !raw_format(fmt);
     }
     c->mem_fraction = o->mem_fraction > 0 ? o->mem_fraction : BFC_DEFAULT_FRACTION;
     c->preallocate = o->preallocate != PLAN_PREALLOC_OFF;
@@ -332,12 +352,13 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         lim = &defaults;
     }
     if ((rc = check_opts(input, len, o, lim, e)) != ERR_OK ||
-        (rc = load(input, len, &fmt, lim, &c->m, e)) != ERR_OK ||
+        (rc = load(input, len, &fmt, lim, c, e)) != ERR_OK ||
         (rc = settle_opts(c, o, fmt, e)) != ERR_OK ||
         (rc = model_resolve(&c->m, c->chip, e)) != ERR_OK ||
         (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||
         (rc = plan_kernels_check(c, e)) != ERR_OK || (rc = lifetime_derive(&c->m, e)) != ERR_OK ||
-        (rc = build_problem(c, e)) != ERR_OK)
+        (rc = build_problem(c, e)) != ERR_OK ||
+        (rc = plan_xla_attach(c, o, lim->max_tensors, e)) != ERR_OK)
         return rc;
     return choose_strategies(c,
                              o->strategies != NULL             ? o->strategies

@@ -23,12 +23,14 @@
 
 enum plan_format {
     PLAN_FMT_AUTO = 0,
-    PLAN_FMT_JSON,        /* native model description */
-    PLAN_FMT_SAFETENSORS, /* 8-byte LE length + JSON header (+ ignored tensor data) */
-    PLAN_FMT_CSV,         /* MiniMalloc: id,lower,upper,size */
+    PLAN_FMT_JSON,           /* native model description */
+    PLAN_FMT_SAFETENSORS,    /* 8-byte LE length + JSON header (+ ignored tensor data) */
+    PLAN_FMT_CSV,            /* MiniMalloc: id,lower,upper,size */
+    PLAN_FMT_XLA_ASSIGNMENT, /* XLA's *.buffer-assignment.txt dump (xla_assign.h) */
 };
 
-/* "json", "safetensors", "minimalloc-csv"; "auto" for PLAN_FMT_AUTO. */
+/* "json", "safetensors", "minimalloc-csv", "xla-buffer-assignment"; "auto" for
+ * PLAN_FMT_AUTO. */
 const char *plan_format_name(enum plan_format f);
 
 /* Whether the simulated runtime allocator reserves its memory up front (JAX's GPU
@@ -58,6 +60,15 @@ struct plan_opts {
     /* The budget the plan is gated on (budget.h): bytes ("14G", "14GiB") or a fraction of
      * the capacity ("0.9"); NULL: none. Gives summary.budget_bytes and within_budget. */
     const char *budget;
+    /* XLA's own buffer assignment of the same program (`*.buffer-assignment.txt`) and its
+     * `*.memory-usage-report.txt`, both optional (NULL: none; the report needs an
+     * assignment, attached or as the input). Borrowed for the call. Values are matched to
+     * the model's tensors by name; the result's packing.xla compares XLA's layout with ours
+     * (RESULT.md). */
+    const char *xla_assignment;
+    size_t xla_assignment_len;
+    const char *xla_report;
+    size_t xla_report_len;
 };
 
 struct plan_limits {

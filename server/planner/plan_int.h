@@ -9,6 +9,7 @@
  *   plan_views.c      the summary and layout views (RESULT.md "Views")
  *   plan_runtime.c    the runtime allocator replay (bfc.h) and its part of the result
  *   plan_series.c     the number writers the result's sections share
+ *   plan_xla.c        XLA's own buffer assignment beside the plan (packing.xla)
  *
  * Data flows one way: plan.c fills a plan_ctx, the portfolio a plan_packing, and the
  * writers only read both.
@@ -28,8 +29,21 @@
 #include "planner/pack.h"
 #include "planner/plan.h"
 #include "planner/suggest.h"
+#include "planner/xla_assign.h"
 
 #define PLAN_MAX_STRATEGIES 16
+
+/* XLA's buffer assignment of the plan (plan_xla.c): the input itself (standalone) or
+ * attached to it (plan_opts.xla_assignment), matched to the model's tensors by name. */
+struct plan_xla {
+    bool have;       /* an assignment: the input, or attached */
+    bool standalone; /* the input is the assignment: tensor i is value i */
+    struct xla_assign a;
+    bool have_report; /* a memory-usage report came with it */
+    struct xla_report r;
+    int64_t *tensor_value; /* per tensor: its value in a, or -1; malloc'd */
+    size_t matched;        /* tensors with a value */
+};
 
 /* A prepared plan: the model, its options settled, totals, the packing problem. */
 struct plan_ctx {
@@ -63,6 +77,7 @@ struct plan_ctx {
     struct kernel_set ks;
     size_t kernels_over;
     struct kernel_operand_plan *kops;
+    struct plan_xla xla;      /* released by plan_xla_free */
 };
 
 /* One strategy's run: runs[k] belongs to ctx->strategies[k]. */
@@ -173,5 +188,23 @@ void plan_kernels_assumptions(struct jsonw *w, const struct plan_ctx *c);
  * form when even physical VMEM is short) into buf; "" when it fits. Returns the length. */
 size_t plan_kernels_oom(const struct kernel_spec *k, const struct kernel_plan *p, char *buf,
                         size_t cap);
+
+/*
+ * plan_xla.c: plan_xla_load parses the input as a buffer assignment into c->xla and builds
+ * c->m from it (one raw tensor per value); plan_xla_attach parses opts' attached assignment
+ * and report (errors name "xla_assignment" / "xla_report") and matches values to c->m's
+ * tensors. Both bounded by max_values. plan_xla_free releases c->xla whatever they return.
+ */
+ERR_MUST_CHECK int plan_xla_load(struct plan_ctx *c, const char *input, size_t len,
+                                 size_t max_values, struct err *e);
+ERR_MUST_CHECK int plan_xla_attach(struct plan_ctx *c, const struct plan_opts *o, size_t max_values,
+                                   struct err *e);
+void plan_xla_free(struct plan_xla *x);
+
+/* Tensor i's offset in XLA's layout; false when no value of the assignment is tensor i. */
+bool plan_xla_offset(const struct plan_ctx *c, size_t i, uint64_t *off);
+
+/* packing.xla: null without an assignment, else the "xla-actual" comparison row. */
+void plan_xla_write(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk);
 
 #endif

@@ -254,6 +254,8 @@ static void write_tensor(struct jsonw *w, const struct plan_ctx *c, size_t i, ui
     jsonw_i64(w, NULL, t->live_end);
     jsonw_arr_end(w);
     jsonw_u64(w, "offset", offset);
+    if (plan_xla_offset(c, i, &offset))
+        jsonw_u64(w, "xla_offset", offset);
     if (t->ntags > 0) {
         jsonw_arr_begin(w, "tags");
         for (unsigned k = 0; k < t->ntags; k++)
@@ -391,6 +393,7 @@ static void write_packing(struct jsonw *w, const struct plan_ctx *c, const struc
     write_timeline(w, pk);
     write_peak(w, c, pk);
     plan_runtime_write(w, c, pk);
+    plan_xla_write(w, c, pk);
     jsonw_obj_end(w);
 }
 

@@ -146,6 +146,17 @@ static void write_columns(struct jsonw *w, const struct plan_ctx *c, const struc
     for (size_t i = 0, b = 0; i < n; i++)
         jsonw_u64(w, NULL, plan_tensor_offset(c, offsets, i, &b));
     jsonw_arr_end(w);
+    if (c->xla.have) { /* XLA's own layout (packing.xla), null where no value matched */
+        jsonw_arr_begin(w, "xla_offset");
+        for (size_t i = 0; i < n; i++) {
+            uint64_t off;
+            if (plan_xla_offset(c, i, &off))
+                jsonw_u64(w, NULL, off);
+            else
+                jsonw_null(w, NULL);
+        }
+        jsonw_arr_end(w);
+    }
     jsonw_arr_begin(w, "padded_bytes");
     for (size_t i = 0; i < n; i++)
         jsonw_u64(w, NULL, c->m.tensors[i].padded_bytes);

@@ -108,13 +108,14 @@ int planopts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap)
         o->preallocate = json_object_get_boolean(v) ? PLAN_PREALLOC_ON : PLAN_PREALLOC_OFF;
     }
     if (fmt != NULL) {
-        enum plan_format f;
-        for (f = PLAN_FMT_AUTO; f <= PLAN_FMT_CSV; f++)
-            if (strcmp(fmt, plan_format_name(f)) == 0)
+        /* Every format's name (unknown values name "auto"), however many there are. */
+        int f;
+        for (f = PLAN_FMT_AUTO + 1; f < 64; f++)
+            if (strcmp(fmt, plan_format_name((enum plan_format)f)) == 0)
                 break;
-        if (f > PLAN_FMT_CSV)
+        if (f == 64 && strcmp(fmt, "auto") != 0)
             goto out;
-        o->format = f;
+        o->format = f == 64 ? PLAN_FMT_AUTO : (enum plan_format)f;
     }
     rc = 0;
 out:
