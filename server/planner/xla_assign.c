@@ -230,7 +230,10 @@ static int value_name(struct parser *ps, struct sc *s, char *key, size_t *klen, 
     const char *n0 = s->p, *i0;
     size_t n, ni;
 
-    while (s->p < s->end && *s->p != ' ' && *s->p != '{' && *s->p != '>')
+    /* HLO names are printable: a control byte (NUL above all) ends the name, and then
+     * the '>' expected after it is missing. */
+    while (s->p < s->end && (unsigned char)*s->p > ' ' && *s->p != 0x7f && *s->p != '{' &&
+           *s->p != '>')
         s->p++;
     n = (size_t)(s->p - n0);
     if (n == 0)
@@ -374,9 +377,11 @@ static int range_line(struct parser *ps, struct sc *s, const struct keytab *t)
     s->p = colon + 1;
     if (!num(s, false, &lo) || !lit(s, "-") || !num(s, false, &hi) || s->p != s->end)
         return perr(ps->e, s, "expected START-END, two step numbers");
-    if (hi < lo || hi >= INT64_MAX - 1)
+    if (hi < lo || hi >= INT64_MAX - 1) {
+        s->p = colon + 1;
         return perr(ps->e, s, "the live range %lld-%lld ends before it starts", (long long)lo,
                     (long long)hi);
+    }
     size_t *slot = key_slot(t, a, k, (size_t)(colon - k));
     if (*slot == SIZE_MAX) {
         a->live_unknown++; /* a value with no allocation (XLA allocated none for it) */

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# xla.sh - `tpuplan plan` on XLA's own dumps (tests/data/xla, in the printer's exact form):
+# a buffer assignment alone, attached to a model with --xla-assignment and --xla-report,
+# the text report's xla-actual row, the errors (line:column), and the results against the
+# published schema. Prints TAP.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/cli/lib.sh
+data=tests/data/xla
+
+# check NAME PYTHON-EXPR : evaluates EXPR with r = the JSON in $tmp/out, x = r.packing.xla
+check() {
+    python3 - "$tmp/out" "$2" <<'PY' 2>"$tmp/pyerr"
+import json, sys
+r = json.load(open(sys.argv[1]))
+x = r["packing"]["xla"]
+t = {e["name"]: e for e in r["tensors"]}
+assert eval(sys.argv[2]), sys.argv[2]
+PY
+    ok $? "$1"
+    [ -s "$tmp/pyerr" ] && sed 's/^/# /' "$tmp/pyerr" | tail -2
+}
+
+# --- alone: detected from content, planned as it stands
+run plan $data/small.buffer-assignment.txt --strategies xla-spatial
+ok $rc "standalone assignment plans (exit 0)"
+check "source format and 8 steps" 'r["model"]["source_format"] == "xla-buffer-assignment" and r["model"]["steps"] == 8'
+check "xla-actual: 4240 B against the lower bound 3200 B" \
+    'x["name"] == "xla-actual" and x["peak_bytes"] == 4240 and x["lower_bound_bytes"] == 3200 and x["fragmentation_bytes"] == 1040'
+check "our packing reaches the lower bound" 'r["packing"]["peak"]["bytes"] == 3200'
+check "XLA offsets: allocation base + value offset" \
+    't["add.2"]["xla_offset"] == 3216 and t["tuple.5"]["xla_offset"] == 1088 and t["p1"]["xla_offset"] == 1024'
+check "inclusive live ranges become [start, end+1)" 't["add.2"]["live"] == [3, 6] and t["p0"]["live"] == [0, 8]'
+check "kinds from the allocation flags" 't["p0"]["kind"] == "input" and t["fusion.3"]["kind"] == "output" and t["broadcast.1"]["kind"] == "temp"'
+
+# --- with a memory-usage report (both forms)
+run plan $data/small.buffer-assignment.txt --strategies xla-spatial --xla-report $data/small.memory-usage-report.txt
+check "text report total" 'x["report"] == {"form": "text", "total_bytes": 4240, "memory_spaces": []}'
+run plan $data/small.buffer-assignment.txt --strategies xla-spatial --xla-report $data/small.memory-usage-report.proto.txt
+check "proto report: two memory spaces" 'x["report"]["total_bytes"] == 4752 and x["report"]["memory_spaces"][1] == {"color": 1, "total_bytes": 512}'
+
+# --- attached to a model description: matched by name
+run plan $data/small.model.json --strategies xla-spatial --xla-assignment $data/small.buffer-assignment.txt
+ok $rc "model with --xla-assignment (exit 0)"
+check "3 of 7 values matched, scratch unmatched" \
+    'x["source"] == "with-model" and x["matched_values"] == 3 and x["unmatched_tensor_names"] == ["scratch"]'
+check "matched tensors carry xla_offset, the others do not" '"xla_offset" in t["p0"] and "xla_offset" not in t["scratch"]'
+run plan $data/small.model.json --strategies xla-spatial --xla-assignment $data/small.buffer-assignment.txt --format text
+grep -q "xla-actual .*4.1K.*(XLA's own assignment; 3 of 7 values matched)" "$tmp/out"
+ok $? "text report: the xla-actual row"
+
+# --- errors: exit 2 and a line:column
+printf 'allocation 0: size 8:\n value: <0 a @0> (size=16,offset=0): f32[4]\n' >"$tmp/bad.txt"
+run plan "$tmp/bad.txt"
+[ "$rc" -eq 2 ] && grep -q "line 2:37: the value (offset 0, size 16) does not fit in allocation 0 of 8 bytes" "$tmp/err"
+ok $? "value past its allocation: exit 2, line:column"
+run plan $data/small.model.json --xla-assignment "$tmp/bad.txt"
+[ "$rc" -eq 2 ] && grep -q "xla_assignment: line 2:37" "$tmp/err"
+ok $? "bad attached assignment: exit 2, named"
+run plan $data/small.memory-usage-report.txt
+[ "$rc" -eq 2 ] && grep -q "holds XLA's totals only" "$tmp/err"
+ok $? "a report alone: exit 2, says what to send"
+run plan $data/small.model.json --xla-report $data/small.memory-usage-report.txt
+[ "$rc" -eq 2 ] && grep -q "comes with its buffer assignment" "$tmp/err"
+ok $? "a report without an assignment: exit 2"
+
+# --- the results validate against the published schema
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    for args in "$data/small.buffer-assignment.txt --xla-report $data/small.memory-usage-report.proto.txt" \
+        "$data/small.model.json --xla-assignment $data/small.buffer-assignment.txt"; do
+        # shellcheck disable=SC2086
+        "$bin" plan $args >"$tmp/out" 2>/dev/null
+        python3 - "$tmp/out" <<'PY' 2>"$tmp/pyerr"
+import json, sys, jsonschema
+jsonschema.Draft202012Validator(json.load(open("static/schema/result.schema.json"))).validate(json.load(open(sys.argv[1])))
+PY
+        ok $? "schema: $args"
+    done
+else
+    ok 0 "schema # SKIP python3 jsonschema is not installed"
+fi
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
