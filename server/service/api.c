@@ -536,6 +536,8 @@ static int parse_format(const char *s, enum plan_format *f)
         *f = PLAN_FMT_SAFETENSORS;
     else if (strcmp(s, "minimalloc-csv") == 0 || strcmp(s, "csv") == 0)
         *f = PLAN_FMT_CSV;
+    else if (strcmp(s, "xla-buffer-assignment") == 0)
+        *f = PLAN_FMT_XLA_ASSIGNMENT;
     else
         return -1;
     return 0;
@@ -578,13 +580,17 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
     case BODY_CSV:
         o->format = PLAN_FMT_CSV;
         break;
+    case BODY_TEXT:
+        o->format = PLAN_FMT_AUTO; /* a text format: detected from content */
+        break;
     default:
         o->format = (enum plan_format)r->file_format;
         break;
     }
     if (r->param[REQ_PARAM_FORMAT] != NULL &&
         parse_format(r->param[REQ_PARAM_FORMAT], &o->format) != 0)
-        bad = "format must be auto, json, safetensors or minimalloc-csv.";
+        bad = "format must be auto, json, safetensors, minimalloc-csv or "
+              "xla-buffer-assignment.";
     o->chip = r->param[REQ_PARAM_CHIP];
     o->strategies = r->param[REQ_PARAM_STRATEGIES];
     o->name = r->param[REQ_PARAM_NAME];
@@ -602,6 +608,15 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
     if (o->budget != NULL && budget_parse(o->budget, &b, &e) != ERR_OK)
         bad = "budget must be a byte count (14000000000, 14G, 14GiB: K/M/G/T are powers of "
               "1024) or a fraction of the capacity above 0 and at most 1 (0.9).";
+    /* XLA's dumps sent beside the model (multipart fields; http.c keeps them in attach) */
+    if (r->attach_seen[0]) {
+        o->xla_assignment = r->attach.p != NULL ? r->attach.p + r->attach_at[0] : "";
+        o->xla_assignment_len = r->attach_len[0];
+    }
+    if (r->attach_seen[1]) {
+        o->xla_report = r->attach.p != NULL ? r->attach.p + r->attach_at[1] : "";
+        o->xla_report_len = r->attach_len[1];
+    }
     if (runtime_opts(r, o) != 0)
         bad = "mem_fraction must be a number above 0 and at most 1, and preallocate true or "
               "false.";

@@ -254,7 +254,33 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcasecmp(s + n - m, suffix) == 0;
 }
 
-/* Multipart fields: "file" is the input; known option names become parameters. */
+/* The attachment fields of a multipart form (request.h attach), in their order there. */
+static const char *const attach_fields[2] = {"xla_assignment", "xla_report"};
+
+/* A chunk of attachment field k: appended to r->attach; a field sent twice is an error. */
+static enum MHD_Result attach_chunk(struct request *r, int k, const char *data, uint64_t off,
+                                    size_t size)
+{
+    if (off == 0) {
+        if (r->attach.limit == 0)
+            body_init(&r->attach, r->srv->cfg->max_body, false);
+        if (r->attach_seen[k]) {
+            early_error(r, PROBLEM_INVALID_PARAMETER, "A form field is sent twice.");
+            return MHD_NO;
+        }
+        r->attach_at[k] = r->attach.len;
+        r->attach_seen[k] = true;
+    }
+    if (size > 0 && body_append(&r->attach, data, size) != 0) {
+        too_large(r);
+        return MHD_NO;
+    }
+    r->attach_len[k] += size;
+    return MHD_YES;
+}
+
+/* Multipart fields: "file" is the input, xla_assignment and xla_report attachments;
+ * known option names become parameters. */
 static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char *key,
                                  const char *filename, const char *content_type,
                                  const char *transfer_encoding, const char *data, uint64_t off,
@@ -292,6 +318,9 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
         }
         return MHD_YES;
     }
+    for (i = 0; i < 2; i++)
+        if (strcmp(key, attach_fields[i]) == 0)
+            return attach_chunk(r, (int)i, data, off, size);
     for (i = 0; i < REQ_PARAM_COUNT; i++) {
         if (strcmp(key, req_param_names[i]) != 0)
             continue;
@@ -325,15 +354,16 @@ static enum MHD_Result post_begin(struct request *r)
     if (r->http.limited)
         return client_busy(r); /* like too_large below: MHD then skips the body */
     if (r->kind == BODY_NONE || r->kind == BODY_UNSUPPORTED) {
-        char d[200];
+        char d[256];
         snprintf(d, sizeof(d),
                  "Content-Type %.60s is not supported: send application/json, "
-                 "application/octet-stream (safetensors), text/csv or multipart/form-data.",
+                 "application/octet-stream (safetensors), text/csv, text/plain (an XLA "
+                 "buffer assignment) or multipart/form-data.",
                  ct != NULL ? ct : "(none)");
         early_error(r, PROBLEM_UNSUPPORTED_MEDIA_TYPE, d);
         return MHD_YES;
     }
-    if ((r->kind == BODY_JSON || r->kind == BODY_CSV) && cl != NULL &&
+    if ((r->kind == BODY_JSON || r->kind == BODY_CSV || r->kind == BODY_TEXT) && cl != NULL &&
         reqparse_u64(cl, &len) == 0 && len > cfg->max_body) {
         /* Refuse before reading: MHD then skips the body (or never sends 100 Continue). */
         too_large(r);
@@ -356,9 +386,9 @@ static bool body_charge(struct request *r)
 
     if (budget < BODY_BUDGET_MIN)
         budget = BODY_BUDGET_MIN;
-    if (r->body.cap <= r->http.charged)
+    if (r->body.cap + r->attach.cap <= r->http.charged)
         return true;
-    grow = r->body.cap - r->http.charged;
+    grow = r->body.cap + r->attach.cap - r->http.charged;
     total = __atomic_add_fetch(&r->srv->body_bytes, grow, __ATOMIC_RELAXED);
     r->http.charged += grow;
     return total <= budget;

@@ -120,7 +120,10 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     struct plan_views views = {0};
     struct store_plan done;
     struct err e;
-    char *buf = malloc(OPTS_BUF);
+    /* The options' strings (XLA's dumps among them) fit in the document's own length. */
+    size_t opts_cap =
+        strlen(job->options_json) + 1 > OPTS_BUF ? strlen(job->options_json) + 1 : OPTS_BUF;
+    char *buf = malloc(opts_cap);
     char *json = NULL;
     char *problem = NULL;
     size_t len = 0;
@@ -134,7 +137,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     if (buf == NULL) {
         rc = err_set(&e, ERR_NOMEM, NULL, "out of memory reading the options of plan %s",
                      job->plan_id);
-    } else if (planopts_parse(job->options_json, &opts, buf, OPTS_BUF) < 0) {
+    } else if (planopts_parse(job->options_json, &opts, buf, opts_cap) < 0) {
         rc = err_set(&e, ERR_INTERNAL, "options", "the stored options of plan %s are malformed",
                      job->plan_id);
     } else {

@@ -34,6 +34,13 @@ char *planopts_json(const struct plan_opts *o)
         json_object_object_add(j, "budget", json_object_new_string(o->budget));
     if (o->mem_fraction > 0)
         json_object_object_add(j, "mem_fraction", json_object_new_double(o->mem_fraction));
+    if (o->xla_assignment)
+        json_object_object_add(
+            j, "xla_assignment",
+            json_object_new_string_len(o->xla_assignment, (int)o->xla_assignment_len));
+    if (o->xla_report)
+        json_object_object_add(j, "xla_report",
+                               json_object_new_string_len(o->xla_report, (int)o->xla_report_len));
     if (o->preallocate != PLAN_PREALLOC_DEFAULT)
         json_object_object_add(j, "preallocate",
                                json_object_new_boolean(o->preallocate == PLAN_PREALLOC_ON));
@@ -90,6 +97,8 @@ int planopts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap)
         opt_str(j, "strategies", &o->strategies, buf, cap, &used) < 0 ||
         opt_str(j, "name", &o->name, buf, cap, &used) < 0 ||
         opt_str(j, "budget", &o->budget, buf, cap, &used) < 0 ||
+        opt_str(j, "xla_assignment", &o->xla_assignment, buf, cap, &used) < 0 ||
+        opt_str(j, "xla_report", &o->xla_report, buf, cap, &used) < 0 ||
         opt_u64(j, "capacity", &o->capacity) < 0 || opt_u64(j, "alignment", &o->alignment) < 0)
         goto out;
     if (json_object_object_get_ex(j, "time_limit_s", &v)) {
@@ -107,15 +116,21 @@ int planopts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap)
             goto out;
         o->preallocate = json_object_get_boolean(v) ? PLAN_PREALLOC_ON : PLAN_PREALLOC_OFF;
     }
+    o->xla_assignment_len = o->xla_assignment != NULL ? strlen(o->xla_assignment) : 0;
+    o->xla_report_len = o->xla_report != NULL ? strlen(o->xla_report) : 0;
     if (fmt != NULL) {
-        /* Every format's name (unknown values name "auto"), however many there are. */
-        int f;
-        for (f = PLAN_FMT_AUTO + 1; f < 64; f++)
-            if (strcmp(fmt, plan_format_name((enum plan_format)f)) == 0)
-                break;
-        if (f == 64 && strcmp(fmt, "auto") != 0)
-            goto out;
-        o->format = f == 64 ? PLAN_FMT_AUTO : (enum plan_format)f;
+        /* Every format's name, however many there are: past the last one the names
+         * fall back to "auto". */
+        int f = PLAN_FMT_AUTO + 1;
+        while (strcmp(plan_format_name((enum plan_format)f), "auto") != 0 &&
+               strcmp(fmt, plan_format_name((enum plan_format)f)) != 0)
+            f++;
+        if (strcmp(plan_format_name((enum plan_format)f), "auto") == 0) {
+            if (strcmp(fmt, "auto") != 0)
+                goto out;
+            f = PLAN_FMT_AUTO;
+        }
+        o->format = (enum plan_format)f;
     }
     rc = 0;
 out:

@@ -4,9 +4,11 @@
  * planner worker that runs it, so both sides agree on one form.
  *
  * The document is an object with the keys format (a plan_format_name), chip, strategies,
- * capacity, time_limit_s, alignment, name, mem_fraction, preallocate (a boolean) and budget
- * (its text, planner/budget.h); unset
+ * capacity, time_limit_s, alignment, name, mem_fraction, preallocate (a boolean), budget
+ * (its text, planner/budget.h), and xla_assignment and xla_report (the text of XLA's dumps
+ * sent with the model); unset
  * fields (NULL, 0, PLAN_FMT_AUTO, PLAN_PREALLOC_DEFAULT) are omitted. Pure: no I/O, no state.
+ * A document holds its strings once: a buffer of strlen(json) + 1 bytes always fits them.
  */
 #ifndef TPUPLAN_PLANOPTS_H
 #define TPUPLAN_PLANOPTS_H

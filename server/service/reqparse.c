@@ -39,6 +39,8 @@ enum body_kind reqparse_media_type(const char *ct)
         return BODY_CSV;
     if (media_is(ct, n, "multipart/form-data"))
         return BODY_MULTIPART;
+    if (media_is(ct, n, "text/plain"))
+        return BODY_TEXT;
     return BODY_UNSUPPORTED;
 }
 

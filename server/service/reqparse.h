@@ -15,6 +15,7 @@ enum body_kind {
     BODY_SAFETENSORS, /* application/octet-stream */
     BODY_CSV,         /* text/csv */
     BODY_MULTIPART,   /* multipart/form-data */
+    BODY_TEXT,        /* text/plain: a text format, detected from content */
     BODY_UNSUPPORTED,
 };
 

@@ -101,6 +101,7 @@ void request_free(struct request *r)
     if (r->http.pp != NULL)
         MHD_destroy_post_processor(r->http.pp);
     body_free(&r->body);
+    body_free(&r->attach);
     for (i = 0; i < REQ_PARAM_COUNT; i++)
         free(r->param[i]);
     free(r->authorization);

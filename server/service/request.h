@@ -72,6 +72,11 @@ struct request {
     enum body_kind kind;              /* POST /api/v1/plans: the body's Content-Type */
     int file_format;                  /* multipart: enum plan_format guessed from the "file" part */
     struct body body;
+    /* multipart: XLA's dumps sent beside the model (fields xla_assignment, xla_report),
+     * one after the other in attach; attach_at/attach_len[k] is field k (len 0: none). */
+    struct body attach;
+    size_t attach_at[2], attach_len[2];
+    bool attach_seen[2];
     char *param[REQ_PARAM_COUNT];
     char *authorization, *if_none_match, *idempotency_key;
     int prefer_wait; /* Prefer: wait=N; -1: none */

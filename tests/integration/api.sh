@@ -286,6 +286,21 @@ req GET "/api/v1/plans/$qid"
 check "query parameters become options (name, chip)" \
     eval '[ "$(jstr name)" = api-test-query ] && [ "$(jstr chip)" = v4 ]'
 
+# XLA's dumps: a buffer assignment alone as text/plain (detected from content), and a model
+# with its buffer assignment and memory-usage report as three multipart files.
+req POST /api/v1/plans -H 'Content-Type: text/plain' -H 'Prefer: wait=20' \
+    --data-binary @tests/data/xla/small.buffer-assignment.txt
+check "POST a buffer assignment as text/plain plans it (201, xla-actual 4240 B)" \
+    eval 'is 201 && [ "$(jstr source_format)" = xla-buffer-assignment ] && body_has "\"name\":\"xla-actual\",\"peak_bytes\":4240"'
+req POST /api/v1/plans -H 'Prefer: wait=20' -F "file=@tests/data/xla/small.model.json" \
+    -F "xla_assignment=@tests/data/xla/small.buffer-assignment.txt" \
+    -F "xla_report=@tests/data/xla/small.memory-usage-report.txt"
+check "multipart model + xla_assignment + xla_report: matched by name, report totals" \
+    eval 'is 201 && body_has "\"matched_values\":3" && body_has "\"report\":{\"form\":\"text\",\"total_bytes\":4240"'
+req POST /api/v1/plans -F "file=@tests/data/xla/small.model.json" \
+    -F "xla_assignment=@tests/data/xla/small.memory-usage-report.txt"
+check "a report sent as xla_assignment is a 4xx problem naming the field" \
+    eval '(is 422 || is 400) && body_has "xla_assignment"'
 {
     cat "$tmp/m.safetensors"
     head -c $((2 * 1024 * 1024)) /dev/zero
@@ -329,7 +344,7 @@ check "a body over --max-body is 413" problem 413 body-too-large
 req POST /api/v1/plans -H 'Content-Type: application/json' -H 'Transfer-Encoding: chunked' \
     --data-binary @"$tmp/big.json"
 check "a chunked body over --max-body is 413 (counted while streaming)" problem 413 body-too-large
-req POST /api/v1/plans -H 'Content-Type: text/plain' --data "$model"
+req POST /api/v1/plans -H 'Content-Type: text/html' --data "$model"
 check "an unsupported content type is 415" problem 415 unsupported-media-type
 req POST /api/v1/plans -H 'Content-Type:' --data "$model"
 check "a missing content type is 415" problem 415 unsupported-media-type

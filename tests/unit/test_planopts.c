@@ -74,11 +74,42 @@ static void test_runtime_opts(void **state)
     assert_int_equal(planopts_parse("{\"mem_fraction\": \"0.5\"}", &back, buf, sizeof buf), -1);
 }
 
+/* XLA's dumps ride in the document as strings; the format names every format (xla too). */
+static void test_xla_attachments(void **state)
+{
+    static const char assign[] = "allocation 0: size 8:\n value: <0 \"p\" @0> (size=8,offset=0)\n";
+    struct plan_opts o = {.format = PLAN_FMT_XLA_ASSIGNMENT,
+                          .xla_assignment = assign,
+                          .xla_assignment_len = sizeof(assign) - 1,
+                          .xla_report = "Total bytes used: 8 (8B)\n",
+                          .xla_report_len = 25};
+    struct plan_opts back;
+    char *j = planopts_json(&o);
+    char *buf;
+
+    (void)state;
+    assert_non_null(j);
+    buf = malloc(strlen(j) + 1); /* the contract: the document's length always fits */
+    assert_non_null(buf);
+    assert_int_equal(planopts_parse(j, &back, buf, strlen(j) + 1), 0);
+    assert_int_equal(back.format, PLAN_FMT_XLA_ASSIGNMENT);
+    assert_int_equal(back.xla_assignment_len, sizeof(assign) - 1);
+    assert_memory_equal(back.xla_assignment, assign, sizeof(assign) - 1);
+    assert_string_equal(back.xla_report, "Total bytes used: 8 (8B)\n");
+    assert_int_equal(back.xla_report_len, 25);
+    assert_int_equal(planopts_parse("{\"format\": \"auto\"}", &back, buf, 16), 0);
+    assert_int_equal(back.format, PLAN_FMT_AUTO);
+    assert_int_equal(planopts_parse("{\"format\": \"hlo9\"}", &back, buf, 16), -1);
+    free(buf);
+    free(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_opts_roundtrip),
         cmocka_unit_test(test_runtime_opts),
+        cmocka_unit_test(test_xla_attachments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
