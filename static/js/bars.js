@@ -1,6 +1,7 @@
 // bars.js - the plan page's two bar lists: each strategy's peak against the lower bound
-// (packing.strategies, then the runtime allocator's row from packing.runtime: compared,
-// never chosen), and padded against logical bytes per tensor kind (summary.by_kind).
+// (packing.strategies, then the runtime allocator's row from packing.runtime and XLA's own
+// assignment's row from packing.xla: compared, never chosen), and padded against logical
+// bytes per tensor kind (summary.by_kind).
 
 import { el, $, fmtBytes, fmtInt, fmtPct } from './util.js';
 import { KINDS } from './theme.js';
@@ -26,7 +27,8 @@ export function renderStrategies(pk) {
         return;
     }
     const rt = pk.runtime;
-    const max = Math.max(1, ...list.map((x) => Math.max(x.peak_bytes || 0, x.lower_bound_bytes || 0)), rt ? rt.peak_bytes || 0 : 0);
+    const xla = pk.xla;
+    const max = Math.max(1, ...list.map((x) => Math.max(x.peak_bytes || 0, x.lower_bound_bytes || 0)), rt ? rt.peak_bytes || 0 : 0, xla ? xla.peak_bytes || 0 : 0);
     for (const x of list) {
         const chosen = x.name === pk.chosen;
         const over = x.lower_bound_bytes > 0 ? ` (+${fmtPct(x.peak_bytes / x.lower_bound_bytes - 1)})` : '';
@@ -39,6 +41,21 @@ export function renderStrategies(pk) {
         box.append(row);
     }
     if (rt) box.append(runtimeRow(rt, max));
+    if (xla) box.append(xlaRow(xla, max));
+}
+
+// XLA's own buffer assignment (from its dump): its total bytes against the same lower bound.
+// What XLA did, not a packing of ours: its own colour, labelled, never "chosen".
+function xlaRow(x, max) {
+    const over = x.lower_bound_bytes > 0 ? ` (+${fmtPct(x.peak_bytes / x.lower_bound_bytes - 1)})` : '';
+    const matched = x.source === 'with-model' ? ` · ${fmtInt(x.matched_values)} of ${fmtInt(x.values)} values matched` : '';
+    const row = bar(`${x.name} (XLA's own assignment)`, [
+        { cls: 'xla', frac: (x.peak_bytes || 0) / max },
+        { cls: 'lb', marker: true, frac: (x.lower_bound_bytes || 0) / max },
+    ], `${fmtBytes(x.peak_bytes)}${over} · ${fmtInt(x.allocations)} allocations${matched}`);
+    row.dataset.strategy = x.name;
+    row.title = x.label || '';
+    return row;
 }
 
 // The GPU-style runtime allocator (XLA's BFC) replaying the plan: its heap height against the

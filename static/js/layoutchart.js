@@ -26,6 +26,7 @@ export class LayoutChart extends Chart {
         this.pinned = -1;
         this.matches = null; // Uint8Array of search matches, or null
         this.matchCount = 0;
+        this.baseCols = cols;
         this.load(cols);
         this.view = this.fullView();
         this.bindEvents();
@@ -111,6 +112,14 @@ export class LayoutChart extends Chart {
     reset() {
         this.view = this.fullView();
         this.draw();
+    }
+
+    // Draws the same buffers at other offsets (a column of the layout view, e.g. XLA's own
+    // layout, xla_offset; null: the chosen packing's). Placed counts follow the column.
+    useOffsets(offset) {
+        this.cols = offset ? { ...this.baseCols, offset } : this.baseCols;
+        this.load(this.cols);
+        this.reset();
     }
 
     setSearch(query) {

@@ -138,6 +138,7 @@ function render(plan, cols) {
         if (ev.key === 'Enter') layout.focus(layout.firstMatch());
     });
     $('#reset-zoom').addEventListener('click', () => layout.reset());
+    wireXlaLayout(layout, cols, pk);
     onThemeChange(() => {
         layout.draw();
         if (timeline) timeline.draw();
@@ -164,6 +165,27 @@ function render(plan, cols) {
             document.body.dataset.ready = '1';
         }, 0),
     );
+}
+
+// With an XLA buffer assignment (packing.xla) the layout chart can show XLA's own offsets
+// (the layout view's xla_offset column) in place of the chosen packing's.
+function wireXlaLayout(layout, cols, pk) {
+    const button = $('#xla-layout');
+    if (!pk.xla || !Array.isArray(cols.xla_offset)) return;
+    const ours = $('#layout-note').textContent;
+    let showingXla = false;
+    button.classList.remove('hidden');
+    button.addEventListener('click', () => {
+        showingXla = !showingXla;
+        layout.useOffsets(showingXla ? cols.xla_offset : null);
+        button.textContent = showingXla ? 'Our layout' : "XLA's layout";
+        button.setAttribute('aria-pressed', String(showingXla));
+        const unplaced = layout.n - layout.placed;
+        $('#layout-note').textContent = showingXla
+            ? `XLA's own layout: ${fmtInt(layout.placed)} buffers at XLA's offsets (allocations laid end to end)` +
+              (unplaced ? `; ${fmtInt(unplaced)} ${unplaced === 1 ? 'matches no XLA value and is' : 'match no XLA value and are'} not drawn.` : '.')
+            : ours;
+    });
 }
 
 function renderLegend(layout) {

@@ -16,12 +16,12 @@ export function renderCards(r, s, pk) {
     const chip = r.chip || {};
     const cap = s.capacity_bytes;
     if (chip.name) cards.append(card('Chip', chip.name, [chip.device_kind, chip.usable_hbm_bytes ? `usable HBM ${fmtBytes(chip.usable_hbm_bytes)}` : null].filter(Boolean).join(' · ')));
-    else cards.append(card('Chip', 'none', 'a MiniMalloc CSV names no chip: sizes are planned as given'));
+    else cards.append(card('Chip', 'none', `${r.model?.source_format === 'xla-buffer-assignment' ? "an XLA buffer assignment holds XLA's own sizes and names" : 'a MiniMalloc CSV names'} no chip: sizes are planned as given`));
     if (cap) {
         if (s.fits) cards.append(card('Fits', 'fits', `headroom ${fmtBytes(s.headroom_bytes)} of ${fmtBytes(cap)}`, 'good'));
         else cards.append(card('Fits', `over by ${fmtBytes(s.overflow_bytes || s.peak_bytes - cap)}`, `peak ${fmtBytes(s.peak_bytes)} > capacity ${fmtBytes(cap)}`, 'bad'));
     } else {
-        cards.append(card('Fits', 'no capacity', 'no capacity was given (CSV input): nothing to compare against'));
+        cards.append(card('Fits', 'no capacity', 'no capacity or chip was given: nothing to compare against'));
     }
     if (Number.isFinite(s.budget_bytes)) {
         const d = s.peak_bytes - s.budget_bytes;
@@ -36,9 +36,22 @@ export function renderCards(r, s, pk) {
     cards.append(card('Tensors', fmtInt(s.tensors), Object.entries(s.by_kind || {}).map(([k, v]) => `${k} ${fmtInt(v.count)}`).join(' · ')));
     const chosen = (pk.strategies || []).find((x) => x.name === pk.chosen);
     cards.append(card('Strategy', pk.chosen || s.strategy || '?', chosen ? (chosen.proven_optimal ? 'proven optimal' : chosen.solved ? 'solved (optimality not proven)' : 'not solved') : null));
+    if (pk.xla) cards.append(xlaCard(pk.xla, s));
     const nAssumed = Number.isFinite(s.assumed_layouts) ? s.assumed_layouts : null;
     const nChip = (chip.assumptions || []).length;
     cards.append(card('Assumptions', nAssumed === null ? '–' : `${fmtInt(nAssumed)} of ${fmtInt(s.tensors)} layouts`, `layouts not confirmed by a source; ${nChip} chip assumption${nChip === 1 ? '' : 's'} (listed below)`, nAssumed ? '' : 'good'));
+}
+
+// XLA's own assignment (packing.xla) and its memory-usage report, next to our peak.
+function xlaCard(x, s) {
+    const parts = [`our peak ${fmtBytes(s.peak_bytes)}`];
+    if (x.report) parts.push(`memory-usage report: ${fmtBytes(x.report.total_bytes)}`);
+    parts.push(`${fmtInt(x.allocations)} allocations`);
+    if (x.source === 'with-model') parts.push(`${fmtInt(x.matched_values)} of ${fmtInt(x.values)} values matched`);
+    if (!x.live_ranges) parts.push('no live ranges in the dump');
+    const c = card("XLA's own total", fmtBytes(x.total_bytes), parts.join(' · '));
+    c.id = 'xla-card';
+    return c;
 }
 
 export function renderNotes(r, cols) {

@@ -5,7 +5,7 @@
 import { el, $, fmtBytes, fmtInt, apiGet, apiPost, appUrl, planUrl, retryAfter, sleep, statusBadge } from './util.js';
 import { readSafetensorsHeader, detectFormat } from './safetensors.js';
 
-const FIELDS = ['file', 'name', 'chip', 'strategies', 'capacity', 'time_limit'];
+const FIELDS = ['file', 'name', 'chip', 'strategies', 'capacity', 'time_limit', 'xla_assignment', 'xla_report'];
 // Canonical chip names from server/planner/chip.h, used only when the server offers no chip
 // list; the usable HBM of each chip then comes back in the plan result.
 const FALLBACK_CHIPS = ['v2', 'v3', 'v4', 'v5e', 'v5p', 'v6e', 'v7'];
@@ -53,7 +53,8 @@ async function pick(file) {
             const limit = 64 * 1024 * 1024;
             if (file.size > limit) throw new Error(`${file.name} is ${fmtBytes(file.size)}; model descriptions and CSVs are limited to ${fmtBytes(limit)}.`);
             picked = { file, format, body: file };
-            info.textContent = `${file.name}: ${format === 'csv' ? 'MiniMalloc CSV' : 'model description (JSON)'}, ${fmtBytes(file.size)}.`;
+            const what = { csv: 'MiniMalloc CSV', json: 'model description (JSON)', text: 'text (an XLA buffer assignment, detected by the server)' }[format];
+            info.textContent = `${file.name}: ${what}, ${fmtBytes(file.size)}.`;
         }
         $('#submit-hint').textContent = 'Ready.';
     } catch (err) {
@@ -63,7 +64,9 @@ async function pick(file) {
     }
 }
 
-const MIME = { safetensors: 'application/octet-stream', json: 'application/json', csv: 'text/csv' };
+const MIME = { safetensors: 'application/octet-stream', json: 'application/json', csv: 'text/csv', text: 'text/plain' };
+// Optional files sent beside the model: XLA's dumps of the same program (multipart fields).
+const ATTACH = ['xla_assignment', 'xla_report'];
 
 async function submit(ev) {
     ev.preventDefault();
@@ -77,6 +80,10 @@ async function submit(ev) {
     // The file part carries only what must be sent: the safetensors header, or the whole text.
     const blob = new Blob([picked.body], { type: MIME[picked.format] });
     form.append('file', blob, picked.file.name);
+    for (const f of ATTACH) {
+        const file = $('#' + f).files[0];
+        if (file) form.append(f, new Blob([file], { type: 'text/plain' }), file.name);
+    }
     const name = $('#name').value.trim();
     if (name) form.append('name', name);
     if ($('#chip').value) form.append('chip', $('#chip').value);

@@ -557,6 +557,62 @@ test('a MiniMalloc CSV uploads and plans without a chip', async () => {
     await page.context().close();
 });
 
+// XLA's own dumps (tests/data/xla, in the exact form XLA prints them).
+const xlaDump = (name) => join(here, '../data/xla', name);
+
+test("an XLA buffer assignment (.txt) uploads and plans as it stands, with XLA's own row and layout", async () => {
+    const page = await newPage();
+    await page.goto(base + '/');
+    await page.setInputFiles('#file', xlaDump('small.buffer-assignment.txt'));
+    await page.waitForFunction(() => /XLA buffer assignment/.test(document.querySelector('#file-info').textContent));
+    await page.click('#submit');
+    await waitPlanPage(page);
+    const r = await page.evaluate(() => window.__tpuplan.result);
+    assert(r.model.source_format === 'xla-buffer-assignment', 'format ' + r.model.source_format);
+    assert(r.packing.xla && r.packing.xla.peak_bytes === 4240 && r.packing.xla.lower_bound_bytes === 3200, 'xla ' + JSON.stringify(r.packing.xla && r.packing.xla.peak_bytes));
+    const row = await page.$eval('#strategies .bar-row[data-strategy="xla-actual"]', (x) => ({ label: x.querySelector('.bar-label').textContent, text: x.querySelector('.bar-text').textContent, title: x.title }));
+    assert(row.label === "xla-actual (XLA's own assignment)", 'row label: ' + row.label);
+    assert(/6 allocations/.test(row.text) && /\+3[23]/.test(row.text), 'row text: ' + row.text);
+    assert(/what XLA did/.test(row.title), 'row title: ' + row.title);
+    const labels = await page.$$eval('#strategies .bar-label', (l) => l.map((x) => x.textContent));
+    assert(!labels.some((x) => /xla-actual.*chosen/.test(x)), 'xla-actual chosen: ' + labels);
+    const card = await page.textContent('#xla-card');
+    assert(/XLA's own total/.test(card) && /6 allocations/.test(card), 'card: ' + card);
+    // the layout chart switches to XLA's offsets and back
+    assert(await page.isVisible('#xla-layout'), 'no XLA layout switch');
+    const ours = await page.textContent('#layout-note');
+    const before = await page.evaluate(() => window.__tpuplan.layout.extent.y1);
+    await page.click('#xla-layout');
+    const note = await page.textContent('#layout-note');
+    const after = await page.evaluate(() => window.__tpuplan.layout.extent.y1);
+    assert(/XLA's own layout: 7 buffers/.test(note), 'note: ' + note);
+    assert(before === 3200 && after === 4240, `heights ${before} -> ${after}`);
+    assert((await inkedPixels(page, '#layout-canvas')) > 20000, "XLA's layout not drawn");
+    await page.screenshot({ path: join(artifacts, 'plan-xla-layout.png') });
+    await page.click('#xla-layout');
+    assert((await page.textContent('#layout-note')) === ours, 'switching back');
+    await page.context().close();
+});
+
+test('a model with its XLA buffer assignment and memory-usage report: matched by name, totals shown', async () => {
+    const page = await newPage();
+    await page.goto(base + '/');
+    await page.setInputFiles('#file', xlaDump('small.model.json'));
+    await page.setInputFiles('#xla_assignment', xlaDump('small.buffer-assignment.txt'));
+    await page.setInputFiles('#xla_report', xlaDump('small.memory-usage-report.txt'));
+    await page.waitForFunction(() => /model description/.test(document.querySelector('#file-info').textContent));
+    await page.click('#submit');
+    await waitPlanPage(page);
+    const text = await page.$eval('#strategies .bar-row[data-strategy="xla-actual"] .bar-text', (x) => x.textContent);
+    assert(/3 of 7 values matched/.test(text), 'row text: ' + text);
+    const card = await page.textContent('#xla-card');
+    assert(/memory-usage report/.test(card) && /3 of 7 values matched/.test(card), 'card: ' + card);
+    await page.click('#xla-layout');
+    const note = await page.textContent('#layout-note');
+    assert(/3 buffers at XLA's offsets .*; 1 matches no XLA value and is not drawn/.test(note), 'note: ' + note);
+    await page.context().close();
+});
+
 test('a model error from the API is shown next to the file field', async () => {
     const page = await newPage();
     await page.goto(base + '/');
