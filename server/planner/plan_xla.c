@@ -55,7 +55,7 @@ int plan_xla_load(struct plan_ctx *c, const char *input, size_t len, size_t max_
     if ((rc = xla_assign_parse(input, len, max_values, a, e)) != ERR_OK)
         return rc;
     c->xla.have = c->xla.standalone = true;
-    if ((rc = model_init(m, "xla-buffer-assignment", a->nvalues)) != ERR_OK)
+    if (model_init(m, "xla-buffer-assignment", a->nvalues) != ERR_OK)
         return err_set(e, ERR_NOMEM, "", "out of memory for %zu values", a->nvalues);
     m->name = "xla-buffer-assignment";
     /* Values with no live range are live for the whole program, labelled (below). */

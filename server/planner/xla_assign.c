@@ -114,8 +114,6 @@ struct parser {
     struct xla_assign *a;
     size_t acap, vcap, scap, slen;
     size_t max_values;
-    size_t *key_off; /* values' key offsets in a->strings while it may move */
-    size_t kcap;
     struct err *e;
 };
 
@@ -297,11 +295,10 @@ static int value_line(struct parser *ps, struct sc *s)
         return err_set(ps->e, ERR_LIMIT, "", "line %zu: more than %zu values", s->line,
                        ps->max_values);
     if (grow((void **)&a->values, &ps->vcap, a->nvalues + 1, sizeof(*a->values)) != 0 ||
-        grow((void **)&ps->key_off, &ps->kcap, a->nvalues + 1, sizeof(*ps->key_off)) != 0 ||
         grow((void **)&a->strings, &ps->scap, ps->slen + klen + 1, 1) != 0)
         return err_set(ps->e, ERR_NOMEM, "", "out of memory for %zu values", a->nvalues + 1);
     memcpy(a->strings + ps->slen, key, klen + 1);
-    ps->key_off[a->nvalues] = ps->slen;
+    v.key_at = ps->slen;
     ps->slen += klen + 1;
     a->values[a->nvalues++] = v;
     al->count++;
@@ -549,7 +546,7 @@ int xla_assign_parse(const char *text, size_t len, size_t max_values, struct xla
         goto out;
     }
     for (size_t i = 0; i < out->nvalues; i++)
-        out->values[i].key = out->strings + ps.key_off[i];
+        out->values[i].key = out->strings + out->values[i].key_at;
     if ((rc = keys_build(out, &t, e)) != ERR_OK)
         goto out;
     /* Pass two: the rest, with the table to find each live range's value. */
@@ -557,7 +554,6 @@ int xla_assign_parse(const char *text, size_t len, size_t max_values, struct xla
         rc = parse_lines(&ps, text, len, &s, &pos, &sec, &t);
 out:
     free(t.slots);
-    free(ps.key_off);
     if (rc != ERR_OK)
         xla_assign_free(out);
     return rc;

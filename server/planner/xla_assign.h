@@ -91,6 +91,7 @@ struct xla_value {
     int64_t live_start; /* [live_start, live_end) in schedule steps when live_given */
     int64_t live_end;
     size_t line;
+    size_t key_at; /* the key's offset in strings (the parser's, while strings grows) */
 };
 
 struct xla_assign {

@@ -45,7 +45,7 @@ static void put(struct gen *g, const char *fmt, ...)
 static char *dump(size_t n, size_t *len)
 {
     struct gen g = {NULL, 0, n * 420 + 4096};
-    uint64_t *size = malloc(n * sizeof(*size)), total = 0;
+    uint64_t *size = calloc(n ? n : 1, sizeof(*size)), total = 0;
     size_t nalloc = (n + 63) / 64;
 
     g.buf = malloc(g.cap);
@@ -66,7 +66,7 @@ static char *dump(size_t n, size_t *len)
         put(&g, "allocation %zu: size %llu, preallocated-temp:\n", a, (unsigned long long)asize);
         for (size_t i = first; i < last; i++)
             put(&g, " value: <%zu fusion.%zu @0> (size=%llu,offset=%llu): f32[%llu]{0}\n", i, i,
-                (unsigned long long)size[i], (unsigned long long)(size[i] * (i % 8)),
+                (unsigned long long)size[i], (unsigned long long)size[i] * (i % 8),
                 (unsigned long long)size[i] / 4);
     }
     put(&g, "\nTotal bytes used: %llu (%.2fMiB)\n\nUsed values:\n", (unsigned long long)total,
