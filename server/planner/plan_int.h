@@ -77,7 +77,7 @@ struct plan_ctx {
     struct kernel_set ks;
     size_t kernels_over;
     struct kernel_operand_plan *kops;
-    struct plan_xla xla;      /* released by plan_xla_free */
+    struct plan_xla xla; /* released by plan_xla_free */
 };
 
 /* One strategy's run: runs[k] belongs to ctx->strategies[k]. */
