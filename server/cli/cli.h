@@ -9,11 +9,13 @@
 #define TPUPLAN_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 int cli_layout(int argc, char **argv); /* cli_layout.c */
 int cli_chips(int argc, char **argv);  /* cli_chips.c */
 int cli_plan(int argc, char **argv);   /* cli_plan.c */
 int cli_pack(int argc, char **argv);   /* cli_pack.c */
+int cli_diff(int argc, char **argv);   /* cli_diff.c */
 
 /*
  * Reads the whole file at path ("-" = stdin) into a malloc'd, NUL-terminated buffer that
@@ -22,5 +24,9 @@ int cli_pack(int argc, char **argv);   /* cli_pack.c */
  * reading the data, so a huge file is never loaded.
  */
 int cli_read_file(const char *path, size_t max, char **buf, size_t *len);
+
+/* A byte count: "17179869184", "16G", "15.75G", "16GiB" (K/M/G/T powers of 1024) into *out.
+ * 0, or -1 when s is not one (or is 0). */
+int cli_parse_bytes(const char *s, uint64_t *out);
 
 #endif

@@ -40,45 +40,6 @@ static const char usage[] =
     "exit status: 0 fits (and within the budget), 1 does not fit or is over the budget,\n"
     "2 bad input\n";
 
-/* "17179869184", "16G", "15.75G" (powers of 1024). 0 on success. */
-static int parse_bytes(const char *s, uint64_t *out)
-{
-    char *end;
-    double v;
-    uint64_t mul = 1;
-
-    errno = 0;
-    v = strtod(s, &end);
-    if (end == s || errno != 0 || !(v > 0))
-        return -1;
-    switch (*end) {
-    case 'T':
-        mul <<= 10;
-        /* fallthrough */
-    case 'G':
-        mul <<= 10;
-        /* fallthrough */
-    case 'M':
-        mul <<= 10;
-        /* fallthrough */
-    case 'K':
-        mul <<= 10;
-        end++;
-        if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
-            end += strlen(end);
-        break;
-    case 'B':
-        end++;
-        break;
-    default:
-        break;
-    }
-    if (*end != '\0' || v * (double)mul >= 18446744073709551615.0)
-        return -1;
-    *out = (uint64_t)(v * (double)mul);
-    return *out > 0 ? 0 : -1;
-}
-
 /*
  * Reads the input. A safetensors file is read only up to the end of its header: the
  * tensor data can be many gigabytes and is never needed.
@@ -482,7 +443,7 @@ static int parse_opt(const char *a, const char *val, struct plan_opts *o, const 
         o->strategies = val;
     } else if (strcmp(a, "--capacity") == 0 || strcmp(a, "--alignment") == 0) {
         uint64_t *bytes = strcmp(a, "--capacity") == 0 ? &o->capacity : &o->alignment;
-        if (parse_bytes(val, bytes) != 0) {
+        if (cli_parse_bytes(val, bytes) != 0) {
             fprintf(stderr, "tpuplan plan: %s: bad byte count '%s'\n", a, val);
             return 2;
         }

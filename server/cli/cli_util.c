@@ -74,3 +74,42 @@ out:
     free(data);
     return rc;
 }
+
+/* "17179869184", "16G", "15.75G" (powers of 1024). 0 on success. */
+int cli_parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    double v;
+    uint64_t mul = 1;
+
+    errno = 0;
+    v = strtod(s, &end);
+    if (end == s || errno != 0 || !(v > 0))
+        return -1;
+    switch (*end) {
+    case 'T':
+        mul <<= 10;
+        /* fallthrough */
+    case 'G':
+        mul <<= 10;
+        /* fallthrough */
+    case 'M':
+        mul <<= 10;
+        /* fallthrough */
+    case 'K':
+        mul <<= 10;
+        end++;
+        if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
+            end += strlen(end);
+        break;
+    case 'B':
+        end++;
+        break;
+    default:
+        break;
+    }
+    if (*end != '\0' || v * (double)mul >= 18446744073709551615.0)
+        return -1;
+    *out = (uint64_t)(v * (double)mul);
+    return *out > 0 ? 0 : -1;
+}

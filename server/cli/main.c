@@ -20,6 +20,9 @@ static const char usage[] =
     "                                           header or MiniMalloc CSV\n"
     "  pack FILE [--capacity N] [--algo NAME|all|exact|best] [--time-limit S] [--out F.csv]\n"
     "                                           static buffer assignment with lifetimes\n"
+    "  diff A B [--format text|json] [plan options]\n"
+    "                                           what changed from plan A to plan B (model\n"
+    "                                           files or stored plan results)\n"
     "\n"
     "exit status: 0 ok, 1 does not fit / infeasible / out of time, 2 bad input\n";
 
@@ -37,6 +40,8 @@ int main(int argc, char **argv)
         return cli_plan(argc - 1, argv + 1);
     if (strcmp(argv[1], "pack") == 0)
         return cli_pack(argc - 1, argv + 1);
+    if (strcmp(argv[1], "diff") == 0)
+        return cli_diff(argc - 1, argv + 1);
     fprintf(stderr, "tpuplan: unknown command '%s'\n%s", argv[1], usage);
     return 2;
 }

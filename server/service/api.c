@@ -24,6 +24,7 @@
 #include "service/jobs.h"
 #include "service/metrics.h"
 #include "service/plancache.h"
+#include "service/api_diff.h"
 #include "service/planopts.h"
 #include "service/problem.h"
 #include "service/request.h"
@@ -31,25 +32,14 @@
 #include "service/server.h"
 #include "service/sha256.h"
 #include "service/store.h"
+#include "service/storeerr.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 /* Answers a store failure: 503 (database down), 400 (bad argument), 404 or 500. */
 static void reply_store_error(struct request *r, int rc)
 {
-    if (rc == STORE_UNAVAILABLE)
-        request_reply_problem(r, PROBLEM_DATABASE_UNAVAILABLE,
-                              "The database cannot be reached; retry later.");
-    else if (rc == STORE_INVALID)
-        request_reply_problem(r, PROBLEM_INVALID_PARAMETER, "The cursor or limit is malformed.");
-    else if (rc == STORE_NOTFOUND)
-        request_reply_problem(r, PROBLEM_NO_SUCH_PLAN,
-                              "No plan has this id (it may have been deleted).");
-    else if (rc == STORE_GONE)
-        request_reply_problem(r, PROBLEM_PLAN_EXPIRED,
-                              "This plan reached its expiry time (expires_at) and was deleted.");
-    else
-        request_reply_problem(r, PROBLEM_INTERNAL, "The database call failed; see the server log.");
+    storeerr_reply(r, rc);
 }
 
 /* Takes ownership of o; returns its text (malloc'd) or NULL. */
@@ -826,6 +816,9 @@ void api_run(struct store *st, struct request *r)
             api_plan_delete(st, r);
         else
             api_plan_get(st, r);
+        break;
+    case ROUTE_DIFF:
+        api_diff(st, r);
         break;
     default:
         request_reply_problem(r, PROBLEM_INTERNAL, "Unroutable request.");

@@ -52,6 +52,8 @@ static const char *const req_param_names[REQ_PARAM_COUNT] = {
     [REQ_PARAM_PREALLOCATE] = "preallocate",
     [REQ_PARAM_BUDGET] = "budget",
     [REQ_PARAM_RETAIN] = "retain",
+    [REQ_PARAM_A] = "a",
+    [REQ_PARAM_B] = "b",
 };
 
 /* Shown at /p/{id} until the dashboard's static/plan.html exists. No inline script: the
@@ -155,7 +157,7 @@ static enum MHD_Result serve_file(struct request *r, const struct static_root *r
     }
     if (resp == NULL)
         return req_problem(r, PROBLEM_NOT_FOUND, "There is no such file or endpoint.");
-    if (r->route.id == ROUTE_SHARE)
+    if (r->route.id == ROUTE_SHARE || r->route.id == ROUTE_DIFF_PAGE)
         MHD_add_response_header(resp, "X-Robots-Tag", "noindex");
     return req_queue(r, status, resp);
 }
@@ -205,6 +207,7 @@ static enum MHD_Result dispatch(struct request *r)
     case ROUTE_OPENAPI:
     case ROUTE_STATIC:
     case ROUTE_SHARE:
+    case ROUTE_DIFF_PAGE:
         return serve_file(r, &srv->static_root, r->route.path);
     case ROUTE_VENDOR:
         return serve_file(r, &srv->vendor_root, r->route.path);

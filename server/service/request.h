@@ -49,6 +49,8 @@ enum req_param {
     REQ_PARAM_PREALLOCATE,
     REQ_PARAM_BUDGET, /* the budget gate (planner/budget.h) */
     REQ_PARAM_RETAIN, /* the plan's lifetime (config_parse_duration), at most --retain */
+    REQ_PARAM_A,      /* GET /api/v1/diff?a=ID&b=ID */
+    REQ_PARAM_B,
     REQ_PARAM_COUNT
 };
 

@@ -6,10 +6,11 @@
 #include <string.h>
 
 static const char *const route_names[ROUTE_COUNT] = {
-    [ROUTE_NONE] = "unmatched",  [ROUTE_HEALTHZ] = "healthz", [ROUTE_READYZ] = "readyz",
-    [ROUTE_METRICS] = "metrics", [ROUTE_OPENAPI] = "openapi", [ROUTE_PLANS] = "plans",
-    [ROUTE_PLAN] = "plan",       [ROUTE_CHIPS] = "chips",     [ROUTE_SHARE] = "share",
-    [ROUTE_VENDOR] = "vendor",   [ROUTE_STATIC] = "static",
+    [ROUTE_NONE] = "unmatched",      [ROUTE_HEALTHZ] = "healthz", [ROUTE_READYZ] = "readyz",
+    [ROUTE_METRICS] = "metrics",     [ROUTE_OPENAPI] = "openapi", [ROUTE_PLANS] = "plans",
+    [ROUTE_PLAN] = "plan",           [ROUTE_CHIPS] = "chips",     [ROUTE_SHARE] = "share",
+    [ROUTE_VENDOR] = "vendor",       [ROUTE_STATIC] = "static",   [ROUTE_DIFF] = "diff",
+    [ROUTE_DIFF_PAGE] = "diff_page",
 };
 
 const char *route_name(enum route_id id)
@@ -40,6 +41,25 @@ static void route_set(struct route_match *m, enum route_id id, int allowed, cons
         m->status = 405;
         m->allow = allow;
     }
+}
+
+/* /d/{a}/{b}: two valid plan ids (the page reads them from its address), else 404. */
+static void route_diff_page(const char *ids, struct route_match *m)
+{
+    char a[IDS_ID_LEN + 1];
+
+    if (strlen(ids) != 2 * IDS_ID_LEN + 1 || ids[IDS_ID_LEN] != '/') {
+        m->status = 404;
+        return;
+    }
+    memcpy(a, ids, IDS_ID_LEN);
+    a[IDS_ID_LEN] = '\0';
+    if (!ids_valid_id(a) || !ids_valid_id(ids + IDS_ID_LEN + 1)) {
+        m->status = 404;
+        return;
+    }
+    route_set(m, ROUTE_DIFF_PAGE, ROUTE_METHOD_GET | ROUTE_METHOD_HEAD, "GET, HEAD");
+    m->path = "diff.html";
 }
 
 void route_match(const char *method, const char *url, struct route_match *m)
@@ -73,6 +93,8 @@ void route_match(const char *method, const char *url, struct route_match *m)
         }
         memcpy(m->plan_id, id, IDS_ID_LEN + 1);
         route_set(m, ROUTE_PLAN, get | ROUTE_METHOD_DELETE, "GET, HEAD, DELETE");
+    } else if (strcmp(url, "/api/v1/diff") == 0) {
+        route_set(m, ROUTE_DIFF, get, "GET, HEAD");
     } else if (strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0) {
         m->status = 404;
     } else if (strncmp(url, share, sizeof(share) - 1) == 0) {
@@ -84,6 +106,8 @@ void route_match(const char *method, const char *url, struct route_match *m)
         memcpy(m->plan_id, id, IDS_ID_LEN + 1);
         route_set(m, ROUTE_SHARE, get, "GET, HEAD");
         m->path = "plan.html";
+    } else if (strncmp(url, "/d/", 3) == 0) {
+        route_diff_page(url + 3, m);
     } else if (strncmp(url, vendor, sizeof(vendor) - 1) == 0) {
         route_set(m, ROUTE_VENDOR, get, "GET, HEAD");
         m->path = url + sizeof(vendor) - 1;

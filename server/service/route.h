@@ -17,10 +17,12 @@ enum route_id {
     ROUTE_READYZ,
     ROUTE_METRICS,
     ROUTE_OPENAPI,
-    ROUTE_PLANS, /* /api/v1/plans: GET list, POST create */
-    ROUTE_PLAN,  /* /api/v1/plans/{id}: GET, DELETE */
-    ROUTE_CHIPS, /* /api/v1/chips: the chip table */
-    ROUTE_SHARE, /* /p/{id}: the dashboard's plan page */
+    ROUTE_PLANS,     /* /api/v1/plans: GET list, POST create */
+    ROUTE_PLAN,      /* /api/v1/plans/{id}: GET, DELETE */
+    ROUTE_CHIPS,     /* /api/v1/chips: the chip table */
+    ROUTE_SHARE,     /* /p/{id}: the dashboard's plan page */
+    ROUTE_DIFF,      /* /api/v1/diff?a=ID&b=ID: two plans compared */
+    ROUTE_DIFF_PAGE, /* /d/{a}/{b}: the dashboard's diff page */
     ROUTE_VENDOR,
     ROUTE_STATIC,
     ROUTE_COUNT

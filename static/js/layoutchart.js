@@ -17,7 +17,8 @@ const GRID_MAX_ITEMS = 6e6; // cap on hit-test index entries (24 MB)
 
 export class LayoutChart extends Chart {
     // cols: the layout view ({tensors: n, name: [...], start: [...], kind: {values, index}, ...},
-    // entry i of each column is tensor id i); opts: {capacity, budget, peakStep, onView(x0, x1), onFocus(range)}
+    // entry i of each column is tensor id i); opts: {capacity, budget, yMax (a byte axis shared
+    // with another chart), peakStep, onView(x0, x1), onFocus(range)}
     constructor(canvas, tooltip, cols, opts) {
         super(canvas, tooltip, M);
         this.cols = cols;
@@ -64,7 +65,7 @@ export class LayoutChart extends Chart {
             xmax = 1;
         }
         this.placed = placed;
-        this.extent = { x0: xmin, x1: Math.max(xmax, xmin + 1), y0: 0, y1: Math.max(ymax, 1) };
+        this.extent = { x0: xmin, x1: Math.max(xmax, xmin + 1), y0: 0, y1: Math.max(ymax, this.opts.yMax || 0, 1) };
         const seen = new Uint8Array(KINDS.length);
         for (let i = 0; i < n; i++) seen[this.kind[i]] = 1;
         this.kindsPresent = KINDS.filter((_, k) => seen[k]);

@@ -5,7 +5,7 @@
 import { el, $, fmtBytes, fmtInt, fmtPct } from './util.js';
 import { lookup } from './layoutchart.js';
 
-function card(label, value, detail, cls) {
+export function card(label, value, detail, cls) {
     const c = el('div', { class: 'card' + (cls ? ' ' + cls : '') }, el('div', { class: 'label', text: label }), el('div', { class: 'value', text: value }));
     if (detail) c.append(el('div', { class: 'detail', text: detail }));
     return c;

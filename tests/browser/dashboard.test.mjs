@@ -303,6 +303,58 @@ test('a plan with a budget shows the verdict card and the budget line on the lay
     await page.context().close();
 });
 
+test('the diff page draws both layouts on one byte scale, the deltas by kind and the tensors by |delta|', async () => {
+    const page = await newPage();
+    await page.goto(base + '/');
+    // B: the four attention-score temporaries in bf16 instead of f32, the logits (live all
+    // along, so in the peak) in f32 instead of bf16, and the tensor named like markup widened
+    // from [7,3] to [7,300]: six changed tensors, nothing added or removed.
+    const b = JSON.parse(JSON.stringify(model));
+    b.name = 'browser-test-lm-bf16-scores';
+    for (const t of b.tensors) {
+        if (t.kind === 'temp') t.dtype = 'bf16';
+        if (t.name === XSS) t.shape = [7, 300];
+        if (t.name === 'logits') t.dtype = 'f32';
+    }
+    const ids = await page.evaluate(async (ms) => {
+        const post = async (m) => (await (await fetch('/api/v1/plans', { method: 'POST', headers: { 'Content-Type': 'application/json', Prefer: 'wait=30' }, body: JSON.stringify(m) })).json()).id;
+        return [await post(ms[0]), await post(ms[1])];
+    }, [model, b]);
+    await page.goto(`${base}/d/${ids[0]}/${ids[1]}`);
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    const d = await page.evaluate(() => window.__tpuplan.diff);
+    const s = d.summary;
+    assert(s.changed === 6 && s.added === 0 && s.removed === 0 && s.unchanged === model.tensors.length - 6 && s.peak_bytes_delta > 0, 'counts: ' + JSON.stringify(s));
+    assert(d.by_kind.temp.padded_bytes_delta < 0 && d.by_kind.param.padded_bytes_delta === 0, 'by kind: ' + JSON.stringify(d.by_kind));
+    const cards = await page.$$eval('#cards .card', (cs) => cs.map((c) => [...c.children].map((x) => x.textContent)));
+    const peak = cards.find((c) => c[0] === 'Peak');
+    assert(peak && peak[1].startsWith('+') && peak[2].includes('→'), 'peak card: ' + JSON.stringify(peak));
+    assert(cards.some((c) => c[0] === 'Tensors' && c[2].includes('6 changed')), 'tensors card: ' + JSON.stringify(cards));
+    // one byte scale: both charts have the same extent and view height
+    const ext = await page.evaluate(() => window.__tpuplan.layouts.map((l) => [l.extent.y1, l.view.y1]));
+    assert(ext[0][0] === ext[1][0] && ext[0][1] === ext[1][1] && ext[0][0] >= Math.max(s.peak_bytes_before, s.peak_bytes_after), 'scales: ' + JSON.stringify(ext));
+    for (const sel of ['#layout-a', '#layout-b']) {
+        const ink = await inkedPixels(page, sel);
+        assert(ink > 5000, `${sel} has only ${ink} non-background pixels`);
+    }
+    // the delta table: every changed tensor, largest |delta| first
+    const rows = await page.$$eval('#delta-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.name, tr.children[3].textContent]));
+    assert(rows.length === 6 && rows.map((r) => r[0]).join() === d.tensors.map((t) => t.name).join(), 'rows: ' + JSON.stringify(rows));
+    const mags = d.tensors.map((t) => Math.abs(t.padded_bytes_delta));
+    assert(mags.every((m, i) => i === 0 || mags[i - 1] >= m), 'not sorted by |delta|: ' + mags);
+    assert(rows[0][0] === 'logits' && rows[0][1].startsWith('+'), 'first row: ' + rows[0]);
+    assert(rows.some((r) => r[0] === XSS) && (await page.evaluate(() => document.querySelectorAll('img').length)) === 0, 'the markup name is not text');
+    const kinds = await page.$$eval('#kind-table tbody tr', (trs) => trs.map((tr) => tr.dataset.kind));
+    assert(kinds.includes('temp') && kinds.includes('param'), 'kind rows: ' + kinds);
+    assert((await page.getAttribute('#link-a', 'href')) === '/p/' + ids[0] && (await page.getAttribute('#link-b', 'href')) === '/p/' + ids[1], 'links to both plans');
+    await page.fill('#delta-filter', 'scores');
+    assert((await page.$$('#delta-table tbody tr')).length === 4, 'the filter keeps the four scores');
+    await page.screenshot({ path: join(artifacts, 'diff.png'), fullPage: true });
+    state.diffIds = ids;
+    assert(state.dialogs === 0, `${state.dialogs} dialogs opened`);
+    await page.context().close();
+});
+
 test('hovering a buffer shows its name, shape, sizes, lifetime and offset', async () => {
     const page = state.page;
     const target = state.result.tensors.reduce((a, b) => (b.padded_bytes > a.padded_bytes ? b : a));
@@ -775,6 +827,18 @@ test(`the Kernels (VMEM) panel: a bar per kernel against the limit and physical 
     assert(/2 kernels, 1 over the VMEM limit/.test(await page.textContent('#kernels-note')), 'note');
     await page.waitForTimeout(200);
     assert(state.dialogs === 0, `${state.dialogs} dialogs opened`);
+    await page.context().close();
+});
+
+test('the diff page works under a base path (behind a reverse proxy)', async () => {
+    const ids = state.diffIds;
+    assert(ids && prefixed, 'no diff from the earlier test, or no prefixed server');
+    const page = await newPage();
+    await page.goto(`${prefixed}/d/${ids[0]}/${ids[1]}`);
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    assert((await page.$$('#delta-table tbody tr')).length === 6, 'delta rows under the base path');
+    const href = await page.getAttribute('#link-a', 'href');
+    assert(href === new URL(prefixed).pathname + '/p/' + ids[0], 'link to plan a: ' + href);
     await page.context().close();
 });
 

@@ -253,6 +253,39 @@ check "README gate step: over budget exits 1" \
 (cd "$tmp" && sed "s|^TPUPLAN=.*|TPUPLAN=$base|; s|budget=0.9|budget=lots|" gate.sh | bash >gate.out 2>&1)
 grc=$?
 check "README gate step: a malformed budget fails the step (curl -f)" eval '[ $grc != 0 ] && ! grep -q "/p/" "$tmp/gate.out"'
+# The diff of two stored plans: x bf16[8,128] (2048 B) becomes f32[8,128] (4096 B under
+# T(8,128)): +2048 B for x and for the peak (w 2048 B and x live together).
+req POST /api/v1/plans -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data "${model/api-test-small/api-test-diff-a}"
+da=$(jstr id)
+req POST /api/v1/plans -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data "$(printf '%s' "${model/api-test-small/api-test-diff-b}" | sed 's/"bf16"/"f32"/')"
+db=$(jstr id)
+req GET "/api/v1/diff?a=$da&b=$db"
+check "GET /api/v1/diff gives the exact deltas, x first" \
+    eval 'is 200 && python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d[\"summary\"]
+assert (s[\"peak_bytes_before\"], s[\"peak_bytes_after\"], s[\"peak_bytes_delta\"]) == (4096, 6144, 2048), s
+assert (s[\"changed\"], s[\"unchanged\"], s[\"added\"], s[\"removed\"]) == (1, 1, 0, 0), s
+t = d[\"tensors\"][0]
+assert (t[\"name\"], t[\"padded_bytes_delta\"], t[\"layout_before\"], t[\"layout_after\"]) == (\"x\", 2048, \"bf16[8,128]{1,0:T(8,128)(2,1)}\", \"f32[8,128]{1,0:T(8,128)}\"), t
+assert d[\"by_kind\"][\"activation\"][\"padded_bytes_delta\"] == 2048 and d[\"a\"][\"name\"] == \"api-test-diff-a\"
+" "$tmp/b"'
+detag=$(hdr ETag)
+req GET "/api/v1/diff?a=$da&b=$db" -H "If-None-Match: $detag"
+check "the diff honours its ETag (304)" eval 'is 304 && [ -n "$detag" ]'
+req GET "/api/v1/diff?a=$da"
+check "a diff without b is 400" eval 'problem 400 invalid-parameter && body_has "a and b must both be plan ids"'
+req GET "/api/v1/diff?a=$da&b=AAAAAAAAAAAAAAAAAAAAAA"
+check "a diff with an unknown plan is 404" eval 'problem 404 not-found && body_has "No plan has this id"'
+req POST "/api/v1/diff?a=$da&b=$db"
+check "POST to the diff is 405" problem 405 method-not-allowed
+req GET "/d/$da/$db"
+check "/d/{a}/{b} serves the diff page" eval 'is 200 && hdr Content-Type | grep -q "^text/html" && body_has "/js/diff.js"'
+req GET "/d/$da"
+check "/d/{a} without b is 404" problem 404 not-found
 # A plan still running has no trace yet: exact search on 3000 random buffers runs out its 3 s.
 awk 'BEGIN { srand(7); print "id,lower,upper,size"; for (i = 0; i < 3000; i++) { l = int(rand() * 500); printf "%d,%d,%d,%d\n", i, l, l + 1 + int(rand() * 60), 256 * (1 + int(rand() * 64)) } }' >"$tmp/slow.csv"
 req POST "/api/v1/plans?strategies=exact&time_limit=3" -H 'Content-Type: text/csv' --data-binary @"$tmp/slow.csv"
@@ -260,6 +293,9 @@ sid=$(jstr id)
 req GET "/api/v1/plans/$sid?format=trace"
 check "?format=trace of a plan not done yet is 409 no-result" \
     eval 'problem 409 no-result && body_has "not done yet"'
+req GET "/api/v1/diff?a=$da&b=$sid"
+check "a diff with a plan not done yet is 409 no-result" \
+    eval 'problem 409 no-result && body_has "only finished plans can be compared"'
 
 # Formats: CSV, safetensors (only the header is read), multipart form.
 printf 'id,lower,upper,size\n0,0,10,4096\n1,5,15,8192\n2,12,20,4096\n' >"$tmp/mm.csv"

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# diff.sh - `tpuplan diff A B` end to end (TAP): exact deltas on a hand-made pair (f32 -> bf16
+# activation, a tensor removed, one added), the same answer from model files, stored
+# result files and service plan documents, the text report, the JSON Schema, and usage errors.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/cli/lib.sh
+. tests/cli/lib.sh
+a=tests/data/diff/lm-f32.json
+b=tests/data/diff/lm-bf16.json
+
+# check NAME PYTHON-EXPR : evaluates EXPR with d = the JSON in $tmp/out
+check() {
+    python3 - "$tmp/out" "$2" <<'PY' 2>"$tmp/pyerr"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert eval(sys.argv[2]), sys.argv[2]
+PY
+    local s=$?
+    ok $s "$1"
+    [ $s -eq 0 ] || sed 's/^/# /' "$tmp/pyerr" | tail -3
+}
+
+# On v5e (alignment 512): w f32[16,128] = 8192 B in both; h f32[16,128] 8192 B -> bf16
+# [16,128] 4096 B (T(8,128)(2,1): no padding); old f32[8,128] 4096 B removed; new f32[1,1]
+# 4 B logical, padded to one T(2,128) tile = 1024 B, added. All live together:
+# peak 20480 -> 13312 (-7168); logical 8192+8192+4096 = 20480 -> 8192+4096+4 = 12292 (-8188).
+run diff $a $b --format json
+ok $rc "diff of two model files (exit 0)"
+check "summary deltas are exact" \
+    'd["summary"]["peak_bytes_before"] == 20480 and d["summary"]["peak_bytes_after"] == 13312 and d["summary"]["peak_bytes_delta"] == -7168 and d["summary"]["padded_bytes_delta"] == -7168 and d["summary"]["logical_bytes_delta"] == -8188'
+check "fragmentation and fit before and after" \
+    'd["summary"]["fragmentation_delta"] == 0 and d["summary"]["fits_before"] and d["summary"]["fits_after"]'
+check "added 1, removed 1, changed 1, unchanged 1" \
+    '[d["summary"][k] for k in ("added", "removed", "changed", "unchanged")] == [1, 1, 1, 1]'
+check "per-kind deltas: param 0, activation -4096, temp -3072" \
+    '{k: v["padded_bytes_delta"] for k, v in d["by_kind"].items()} == {"param": 0, "activation": -4096, "temp": -3072}'
+check "tensors sorted by |delta| then name: h, old (both 4096), new" \
+    '[(t["name"], t["status"], t["padded_bytes_delta"]) for t in d["tensors"]] == [("h", "changed", -4096), ("old", "removed", -4096), ("new", "added", 1024)]'
+check "layout before and after" \
+    'd["tensors"][0]["layout_before"] == "f32[16,128]{1,0:T(8,128)}" and d["tensors"][0]["layout_after"] == "bf16[16,128]{1,0:T(8,128)(2,1)}" and d["tensors"][1]["layout_after"] is None and d["tensors"][2]["layout_before"] is None'
+cp "$tmp/out" "$tmp/from-models.json"
+
+# Stored results: a file `tpuplan plan` wrote, and the service's plan document around it.
+"$bin" plan $a >"$tmp/a.result.json"
+"$bin" plan $b >"$tmp/b.result.json"
+python3 -c 'import json,sys; print(json.dumps({"id": "x", "status": "done", "summary": {}, "result": json.load(open(sys.argv[1]))}))' \
+    "$tmp/b.result.json" >"$tmp/b.plan.json"
+run diff "$tmp/a.result.json" "$tmp/b.plan.json" --format json
+ok $rc "diff of a stored result and a service plan document (exit 0)"
+cmp -s "$tmp/out" "$tmp/from-models.json"
+ok $? "the same diff, byte for byte, as from the model files"
+run diff "$tmp/a.result.json" $b --format json
+cmp -s "$tmp/out" "$tmp/from-models.json"
+ok $? "a stored result against a model file: the same diff"
+
+run diff $a $b
+ok $rc "text report (exit 0)"
+grep -q '^peak  *20.0K -> 13.0K  *(-7.0K)$' "$tmp/out"
+ok $? "text: the peak line"
+grep -q '^  *-4.0K  changed  h  .*f32\[16,128\]{1,0:T(8,128)} -> bf16\[16,128\]{1,0:T(8,128)(2,1)}$' "$tmp/out"
+ok $? "text: the largest change with both layouts"
+grep -q 'tensors  *3 -> 3: 1 added, 1 removed, 1 changed, 1 unchanged' "$tmp/out"
+ok $? "text: the tensor counts"
+
+run diff $a $a --format json
+check "a plan against itself: no tensor listed, every delta 0" \
+    'd["tensors"] == [] and d["summary"]["unchanged"] == 3 and d["summary"]["peak_bytes_delta"] == 0'
+run diff $a $b --chip v6e --format json
+check "plan options apply to both model files" 'd["a"]["chip"] == "v6e" and d["b"]["chip"] == "v6e"'
+
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    python3 - "$tmp/from-models.json" <<'PY' 2>"$tmp/pyerr"
+import json, sys, jsonschema
+jsonschema.Draft202012Validator(json.load(open("static/schema/diff.schema.json"))).validate(json.load(open(sys.argv[1])))
+PY
+    ok $? "the diff validates against static/schema/diff.schema.json"
+else
+    ok 0 "schema # SKIP python3 jsonschema is not installed"
+fi
+
+# --- usage and bad input: exit 2 with a message
+run diff $a
+[ $rc -eq 2 ] && grep -q '^usage: tpuplan diff' "$tmp/err"
+ok $? "one input: usage (exit 2)"
+run diff $a $b $a
+[ $rc -eq 2 ] && grep -q 'more than two inputs' "$tmp/err"
+ok $? "three inputs (exit 2)"
+run diff $a $b --format svg
+[ $rc -eq 2 ] && grep -q 'format must be text or json' "$tmp/err"
+ok $? "unknown format (exit 2)"
+run diff $a "$tmp/nope.json"
+[ $rc -eq 2 ] && grep -q 'nope.json' "$tmp/err"
+ok $? "missing file (exit 2)"
+printf '{"tensors":[{"name":"w","shape":[8],"dtype":"f33"}]}' >"$tmp/bad.json"
+run diff $a "$tmp/bad.json"
+[ $rc -eq 2 ] && grep -q 'bad.json: tensors\[0\] "w": dtype: unknown dtype "f33"' "$tmp/err"
+ok $? "a bad model names the file, the tensor and the field (exit 2)"
+printf '{"schema_version":1,"summary":{"peak_bytes":"x"}}' >"$tmp/badresult.json"
+run diff "$tmp/badresult.json" $b
+[ $rc -eq 2 ] && grep -q 'a.summary: peak_bytes' "$tmp/err"
+ok $? "a malformed stored result names the side and field (exit 2)"
+run diff $a $b --capacity lots
+[ $rc -eq 2 ]
+ok $? "bad --capacity (exit 2)"
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
