@@ -129,7 +129,7 @@ static int read_view(struct side *s, const char *text, size_t len, struct err *e
     char where[8], msg[8];
     int rc;
 
-    if ((rc = layout_view_read(text, len, &s->lv, e)) != ERR_OK) {
+    if (layout_view_read(text, len, &s->lv, e) != ERR_OK) {
         snprintf(where, sizeof(where), "%c", s->tag);
         snprintf(msg, sizeof(msg), "%c.", s->tag);
         return err_prefix(e, where, msg);
@@ -335,6 +335,10 @@ static int match(const struct side *a, const struct side *b, struct row **out, s
     *nrows = 0;
     if ((rc = sort_names(a, &ra, e)) != ERR_OK || (rc = sort_names(b, &rb, e)) != ERR_OK)
         goto out;
+    if (ra == NULL || rb == NULL) { /* sort_names sets both on success */
+        rc = err_set(e, ERR_INTERNAL, "", "no name index");
+        goto out;
+    }
     if ((rows = malloc((a->n + b->n + 1) * sizeof(*rows))) == NULL) {
         rc = err_set(e, ERR_NOMEM, "", "out of memory for %zu tensors", a->n + b->n);
         goto out;
