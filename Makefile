@@ -7,6 +7,8 @@
 #   make test         unit tests (plain and ASan+UBSan), CLI, integration and browser tests
 #   make lint         clang-format check, clang-tidy, cppcheck
 #   make bench        layout/model/runtime-replay/trace benchmarks; bench-pack, bench-server
+#   make fuzz         every libFuzzer target for FUZZ_RUNS executions (make test: 15 s each)
+#   make soak         SOAK_SECONDS (600) of load, faults and abuse against the server
 #
 # Sources are found by directory, so adding a module needs no edit here:
 #   server/planner/*.c  -> libtpuplan.a  (pure planner library: no I/O, no globals)
@@ -49,7 +51,7 @@ SAN_OPT   = -O1 -g -fno-omit-frame-pointer
 SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
 .PHONY: all unit bench-bins fuzz-bins fuzz deps image test test-unit lint format format-check run stop bench \
-        bench-pack bench-server clean
+        bench-pack bench-server soak clean
 
 all: $(BINDIR)/tpuplan $(if $(wildcard server/service/main.c),$(BINDIR)/tpuplan-server)
 
@@ -167,6 +169,13 @@ bench-server:
 	@server/scripts/deps.sh bench
 	@$(MAKE) --no-print-directory -j"$$(nproc)" all
 	@tests/bench/run.sh server
+
+# Loopback only, stops by itself; report in build/soak/report.txt (tests/soak/soak.sh).
+SOAK_SECONDS ?= 600
+soak:
+	@server/scripts/deps.sh soak
+	@$(MAKE) --no-print-directory -j"$$(nproc)" all
+	@SOAK_SECONDS=$(SOAK_SECONDS) tests/soak/soak.sh
 
 clean:
 	rm -rf build bin

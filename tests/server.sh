@@ -1,6 +1,11 @@
 # server.sh - sourced by the scripts that start bin/tpuplan-server on a free port
 # (tests/integration/*.sh, tests/browser/run.sh, tests/bench/bench_server.sh).
 
+# Test and benchmark servers run without the per-client submission rate limit: the suites
+# submit hundreds of plans from 127.0.0.1 on purpose. tests/integration/limits.sh and the
+# soak test the limit with their own --rate-limit (a flag wins over the environment).
+export TPUPLAN_RATE_LIMIT=${TPUPLAN_RATE_LIMIT:-0}
+
 # server_port LOG PID: waits up to 15 s for the server logging to LOG to say where it
 # listens (it binds port 0) and prints the port; prints nothing when PID exits first or
 # the time runs out, so the caller can report the log's tail.

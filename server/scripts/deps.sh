@@ -2,9 +2,10 @@
 # deps.sh PROFILE - install the Debian packages a make target needs, only those missing.
 #
 # Profiles: build (compile), run (build + PostgreSQL server), test (run + test tools,
-# Chromium, Node.js), lint, bench, image (test + podman and debootstrap: `make image`).
-# Idempotent: when everything is present it only runs
-# dpkg-query. As root it installs with apt-get; otherwise it prints the command to run.
+# Chromium, Node.js), lint, bench, image (test + podman and debootstrap: `make image`),
+# soak (run + wrk, curl, python3: `make soak`). Idempotent: when everything is present it
+# only runs dpkg-query. As root it installs with apt-get; otherwise it prints the command to
+# run.
 set -euo pipefail
 
 profile=${1:-build}
@@ -20,6 +21,7 @@ test=("${run[@]}" libcmocka-dev clang libclang-rt-14-dev curl chromium python3
 lint=("${build[@]}" libcmocka-dev clang-format clang-tidy cppcheck git)
 bench=("${test[@]}" wrk)
 image=("${test[@]}" podman crun debootstrap)
+soak=("${run[@]}" curl python3 procps wrk)
 
 case "$profile" in
 build) want=("${build[@]}") ;;
@@ -28,8 +30,9 @@ test) want=("${test[@]}") ;;
 lint) want=("${lint[@]}") ;;
 bench) want=("${bench[@]}") ;;
 image) want=("${image[@]}") ;;
+soak) want=("${soak[@]}") ;;
 *)
-    echo "deps.sh: unknown profile '$profile' (build, run, test, lint, bench, image)" >&2
+    echo "deps.sh: unknown profile '$profile' (build, run, test, lint, bench, image, soak)" >&2
     exit 2
     ;;
 esac

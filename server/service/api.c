@@ -22,6 +22,7 @@
 #include "service/auth.h"
 #include "service/exec.h"
 #include "service/jobs.h"
+#include "service/log.h"
 #include "service/metrics.h"
 #include "service/plancache.h"
 #include "service/api_diff.h"
@@ -276,12 +277,11 @@ static void api_plan_get(struct store *st, struct request *r)
     /* Not cached when it expires before the cache entry would: the cache must not outlive
      * it (a GET after expires_at is 410). */
     if (finished(&p) && p.expires_in_s > (double)r->srv->cfg->cache_ttl_s + 1) {
-        /* A second copy for the cache: the cache owns its response outright. */
-        struct MHD_Response *c = response_copy(doc, len, "application/json");
-        if (c != NULL) {
-            MHD_add_response_header(c, MHD_HTTP_HEADER_ETAG, etag);
-            MHD_add_response_header(c, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-            plancache_put(r->srv->cache, p.id, views[view].name, etag, c, len);
+        /* A second copy for the cache: the cache owns its body outright. */
+        char *copy = malloc(len > 0 ? len : 1);
+        if (copy != NULL) {
+            memcpy(copy, doc, len);
+            plancache_put(r->srv->cache, p.id, views[view].name, etag, copy, len);
         }
     }
     if (reqparse_etag_match(r->if_none_match, etag)) {
@@ -645,6 +645,33 @@ static int retain_of(struct request *r, uint64_t *out)
     return -1;
 }
 
+/* --max-queue: answers 503 (queue-full) and returns true when that many plans already wait.
+ * Checked before validation, so a full queue costs a submission one bounded count. A
+ * replayed Idempotency-Key is refused too: its client retries and gets the replay later. */
+static bool queue_full(struct store *st, struct request *r)
+{
+    unsigned max = r->srv->cfg->max_queue;
+    int64_t queued = 0;
+    char d[160];
+    int rc;
+
+    if (max == 0)
+        return false;
+    rc = store_jobs_queued(st, max, &queued);
+    if (rc != STORE_OK) {
+        reply_store_error(r, rc);
+        return true;
+    }
+    if (queued < (int64_t)max)
+        return false;
+    snprintf(d, sizeof(d),
+             "%u plans are waiting to be planned, the most this server queues; "
+             "retry later.",
+             max);
+    request_reply_problem(r, PROBLEM_QUEUE_FULL, d);
+    return true;
+}
+
 static void api_plan_create(struct store *st, struct request *r)
 {
     const struct config *cfg = r->srv->cfg;
@@ -664,7 +691,8 @@ static void api_plan_create(struct store *st, struct request *r)
 
     memset(&key, 0, sizeof(key));
     auth = auth_key(st, r, cfg->require_key, &key);
-    if (auth == AUTH_ANSWERED || opts_from_params(r, &o) != 0 || retain_of(r, &retain) != 0)
+    if (auth == AUTH_ANSWERED || opts_from_params(r, &o) != 0 || retain_of(r, &retain) != 0 ||
+        queue_full(st, r))
         return;
     plan_limits_default(&lim);
     if (lim.max_input_bytes > cfg->max_body)
@@ -794,6 +822,8 @@ static void api_metrics(struct store *st, struct request *r)
 
 void api_run(struct store *st, struct request *r)
 {
+    /* Copied, so lines logged after the reply (when r may be gone) still carry it. */
+    log_set_request(r->id);
     switch (r->route.id) {
     case ROUTE_READYZ:
         api_readyz(st, r);
@@ -824,6 +854,7 @@ void api_run(struct store *st, struct request *r)
         request_reply_problem(r, PROBLEM_INTERNAL, "Unroutable request.");
         break;
     }
+    log_set_request(NULL);
 }
 
 void api_abandon(struct request *r, bool parked)

@@ -56,12 +56,7 @@ void apikey_hash(const char *key, unsigned char out[APIKEY_HASH_LEN])
 
 bool apikey_equal(const unsigned char *a, const unsigned char *b)
 {
-    /* volatile: the compiler may not turn this into an early-exit memcmp. */
-    volatile uint8_t diff = 0;
-
-    for (size_t i = 0; i < APIKEY_HASH_LEN; i++)
-        diff = (uint8_t)(diff | (a[i] ^ b[i]));
-    return diff == 0;
+    return sha256_equal_ct(a, b, APIKEY_HASH_LEN); /* the one constant-time comparison */
 }
 
 bool apikey_valid_name(const char *name)

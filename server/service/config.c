@@ -38,6 +38,8 @@ static const struct opt opts[] = {
     {"max-connections", OPT_UINT, OFF(max_connections), "concurrent connection limit"},
     {"max-per-ip", OPT_UINT, OFF(max_per_ip), "concurrent connections per client IP"},
     {"timeout", OPT_UINT, OFF(timeout_s), "idle connection timeout in seconds"},
+    {"header-timeout", OPT_UINT, OFF(header_timeout_s),
+     "seconds a connection has to send complete request headers (0: none)"},
     {"cache-bytes", OPT_BYTES, OFF(cache_bytes), "finished-plan cache size"},
     {"cache-ttl", OPT_UINT, OFF(cache_ttl_s), "finished-plan cache entry lifetime, seconds"},
     {"max-wait", OPT_UINT, OFF(max_wait_s), "ceiling of Prefer: wait=N, seconds"},
@@ -49,6 +51,10 @@ static const struct opt opts[] = {
     {"require-key", OPT_FLAG, OFF(require_key), "POST and DELETE need an API key"},
     {"retain", OPT_DURATION, OFF(retain_s),
      "delete plans this long after creation (30d; 0: never)"},
+    {"rate-limit", OPT_UINT, OFF(rate_limit), "plan submissions a minute per client (0: none)"},
+    {"rate-burst", OPT_UINT, OFF(rate_burst), "submissions a client may send at once"},
+    {"max-queue", OPT_UINT, OFF(max_queue), "queued plans at most, then 503 (0: none)"},
+    {"log-format", OPT_STR, OFF(log_format), "text or json (one object a line)"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -280,9 +286,14 @@ int config_parse(struct config *c, int argc, char **argv)
     c->max_connections = 1024;
     c->max_per_ip = 256;
     c->timeout_s = 30;
+    c->header_timeout_s = 10;
     c->cache_bytes = 64u << 20;
     c->cache_ttl_s = 5;
     c->max_wait_s = 60;
+    c->rate_limit = 120;
+    c->rate_burst = 30;
+    c->max_queue = 10000;
+    c->log_format = "text";
     c->database_url = getenv("DATABASE_URL");
 
     for (i = 0; i < NOPTS; i++) {
@@ -349,6 +360,10 @@ int config_parse(struct config *c, int argc, char **argv)
     }
     if (c->workers == 0 || c->executors == 0 || c->http_threads == 0) {
         log_line(LOG_PROGRAM, "--workers, --executors, --http-threads must be > 0");
+        return -1;
+    }
+    if (strcmp(c->log_format, "text") != 0 && strcmp(c->log_format, "json") != 0) {
+        log_line(LOG_PROGRAM, "--log-format %s: expected text or json", c->log_format);
         return -1;
     }
     if (c->max_wait_s > 60)
@@ -430,6 +445,7 @@ void config_print(const struct config *c, FILE *f)
     fprintf(f, "  max-connections %u\n", c->max_connections);
     fprintf(f, "  max-per-ip      %u\n", c->max_per_ip);
     fprintf(f, "  timeout         %u s\n", c->timeout_s);
+    fprintf(f, "  header-timeout  %u s\n", c->header_timeout_s);
     fprintf(f, "  cache-bytes     %llu\n", (unsigned long long)c->cache_bytes);
     fprintf(f, "  cache-ttl       %u s\n", c->cache_ttl_s);
     fprintf(f, "  max-wait        %u s\n", c->max_wait_s);
@@ -439,5 +455,9 @@ void config_print(const struct config *c, FILE *f)
     fprintf(f, "  require-key     %s\n", c->require_key ? "yes" : "no");
     fprintf(f, "  retain          %llu s%s\n", (unsigned long long)c->retain_s,
             c->retain_s == 0 ? " (forever)" : "");
+    fprintf(f, "  rate-limit      %u a minute per client, bursts of %u\n", c->rate_limit,
+            c->rate_burst);
+    fprintf(f, "  max-queue       %u\n", c->max_queue);
+    fprintf(f, "  log-format      %s\n", c->log_format);
     fflush(f);
 }

@@ -30,11 +30,16 @@ struct config {
     uint64_t max_body;          /* request body cap in bytes (413 above) */
     unsigned max_connections;
     unsigned max_per_ip;
-    unsigned timeout_s;   /* idle connection timeout */
-    uint64_t cache_bytes; /* finished-plan response cache */
-    unsigned cache_ttl_s; /* how long another instance's DELETE can stay unseen */
-    unsigned max_wait_s;  /* Prefer: wait ceiling */
-    bool migrate_only;    /* `tpuplan-server migrate` */
+    unsigned timeout_s;        /* idle connection timeout */
+    unsigned header_timeout_s; /* request headers complete within this (deadline.h); 0: off */
+    uint64_t cache_bytes;      /* finished-plan response cache */
+    unsigned cache_ttl_s;      /* how long another instance's DELETE can stay unseen */
+    unsigned max_wait_s;       /* Prefer: wait ceiling */
+    unsigned rate_limit;       /* plan submissions a minute per client (429 beyond); 0: no limit */
+    unsigned rate_burst;       /* submissions a client may make at once before the rate applies */
+    unsigned max_queue;        /* queued jobs at most (503 beyond); 0: no limit */
+    const char *log_format;    /* "text" or "json" (log.h) */
+    bool migrate_only;         /* `tpuplan-server migrate` */
     /* Running for a team (README "Operations"). */
     struct proxy_nets trusted_proxies; /* --trusted-proxy CIDR (repeatable, or comma list) */
     char base_path[CONFIG_BASE_MAX];   /* "" or "/a/b": no trailing slash */

@@ -20,10 +20,12 @@
 #include "planner/clock.h"
 #include "planner/plan.h"
 #include "service/climit.h"
+#include "service/deadline.h"
 #include "service/exec.h"
 #include "service/log.h"
 #include "service/metrics.h"
 #include "service/plancache.h"
+#include "service/ratelimit.h"
 #include "service/request.h"
 #include "service/response.h"
 
@@ -89,6 +91,7 @@ static enum MHD_Result req_queue(struct request *r, int status, struct MHD_Respo
     }
     if (shutting_down(r->srv))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    MHD_add_response_header(resp, "X-Request-Id", r->id);
     ret = MHD_queue_response(r->http.conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
     r->status = status;
@@ -198,12 +201,16 @@ static enum MHD_Result dispatch(struct request *r)
     switch (r->route.id) {
     case ROUTE_HEALTHZ:
         return req_queue(r, 200, response_copy(ok, sizeof(ok) - 1, "application/json"));
-    case ROUTE_CHIPS:
-        if (srv->chips == NULL)
+    case ROUTE_CHIPS: {
+        /* A response of its own (a few KB copied) so it can carry the request id. */
+        struct MHD_Response *resp =
+            srv->chips != NULL ? response_copy(srv->chips, srv->chips_len, "application/json")
+                               : NULL;
+        if (resp == NULL)
             return req_problem(r, PROBLEM_INTERNAL, "Out of memory.");
-        r->status = 200;
-        r->http.phase = REQ_ANSWERED;
-        return MHD_queue_response(r->http.conn, MHD_HTTP_OK, srv->chips);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
+        return req_queue(r, 200, resp);
+    }
     case ROUTE_OPENAPI:
     case ROUTE_STATIC:
     case ROUTE_SHARE:
@@ -220,7 +227,7 @@ static enum MHD_Result dispatch(struct request *r)
                                                           MHD_HTTP_HEADER_IF_NONE_MATCH);
             const char *view = MHD_lookup_connection_value(r->http.conn, MHD_GET_ARGUMENT_KIND,
                                                            req_param_names[REQ_PARAM_VIEW]);
-            int st = plancache_queue(srv->cache, r->route.plan_id, view, inm, r->http.conn);
+            int st = plancache_queue(srv->cache, r->route.plan_id, view, inm, r->http.conn, r->id);
             if (st != 0) {
                 r->status = st;
                 r->http.phase = REQ_ANSWERED;
@@ -342,6 +349,31 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
     return MHD_YES;
 }
 
+/* Takes a submission token for r's client; answers 429 with Retry-After when there is none
+ * (before the body is read: MHD then skips it). True when answered. */
+static bool rate_limited(struct request *r, enum MHD_Result *ret)
+{
+    const char *addr = request_client_addr(r);
+    char d[PROXY_ADDR_LEN + 160], secs[16];
+    unsigned wait;
+    struct MHD_Response *resp;
+
+    if (r->srv->ratelimit == NULL)
+        return false;
+    wait = ratelimit_take(r->srv->ratelimit, addr, clock_now());
+    if (wait == 0)
+        return false;
+    snprintf(d, sizeof(d),
+             "%s has sent more than %u plan submissions a minute (bursts of %u); retry in %u s.",
+             addr, r->srv->cfg->rate_limit, r->srv->cfg->rate_burst, wait);
+    snprintf(secs, sizeof(secs), "%u", wait);
+    resp = response_problem(PROBLEM_RATE_LIMITED, d, NULL, "/api/v1/plans");
+    if (resp != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+    *ret = req_queue(r, problem_types[PROBLEM_RATE_LIMITED].status, resp);
+    return true;
+}
+
 /* First call of POST /api/v1/plans: checks the media type and length, sets up the body. */
 static enum MHD_Result post_begin(struct request *r)
 {
@@ -351,11 +383,14 @@ static enum MHD_Result post_begin(struct request *r)
     const char *cl =
         MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     uint64_t len = 0;
+    enum MHD_Result ret;
 
     r->kind = reqparse_media_type(ct);
     body_init(&r->body, cfg->max_body, r->kind == BODY_SAFETENSORS);
     if (r->http.limited)
         return client_busy(r); /* like too_large below: MHD then skips the body */
+    if (rate_limited(r, &ret))
+        return ret;
     if (r->kind == BODY_NONE || r->kind == BODY_UNSUPPORTED) {
         char d[256];
         snprintf(d, sizeof(d),
@@ -494,19 +529,43 @@ static void route_base(struct request *r, const char *url, const char *method)
     r->http.to_base = strcmp(url, base) == 0;
 }
 
-static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
-                                   const char *method, const char *version, const char *upload_data,
-                                   size_t *upload_data_size, void **con_cls)
+/* The connection's entry in the header deadline (its socket context), or NULL. */
+static struct deadline_conn *conn_deadline(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci != NULL ? ci->socket_context : NULL;
+}
+
+/* MHD's connection notifications: a connection's header clock starts and ends with it. */
+static void http_conn_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                             enum MHD_ConnectionNotificationCode code)
 {
     struct server *srv = cls;
+
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        *socket_context = ci != NULL ? deadline_open(srv->deadline, ci->connect_fd) : NULL;
+    } else {
+        deadline_close(srv->deadline, *socket_context);
+        *socket_context = NULL;
+    }
+}
+
+static enum MHD_Result access_call(struct server *srv, struct MHD_Connection *conn, const char *url,
+                                   const char *method, const char *upload_data,
+                                   size_t *upload_data_size, void **con_cls)
+{
     struct request *r = *con_cls;
 
-    (void)version;
     if (r == NULL || (void *)r == (void *)&raw_nul_mark) {
         bool nul = r != NULL;
-        r = request_new(srv, conn);
+        deadline_headers(srv->deadline, conn_deadline(conn));
+        r = request_new(srv, conn, method, url);
         if (r == NULL)
             return MHD_NO;
+        log_set_request(r->id);
         route_base(r, url, method);
         if (nul) {
             r->route.status = 404;
@@ -527,6 +586,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
          * (it cannot know the request had no body yet), so wait for the next call. */
         return MHD_YES;
     }
+    log_set_request(r->id);
     switch (r->http.phase) {
     case REQ_READY: {
         struct MHD_Response *resp = r->resp;
@@ -556,23 +616,52 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
     return post_end(r);
 }
 
+/* MHD's access handler: every line logged while it handles a request carries the id. */
+static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
+                                   const char *method, const char *version, const char *upload_data,
+                                   size_t *upload_data_size, void **con_cls)
+{
+    enum MHD_Result ret;
+
+    (void)version;
+    ret = access_call(cls, conn, url, method, upload_data, upload_data_size, con_cls);
+    log_set_request(NULL);
+    return ret;
+}
+
+/* The access log: one line for each request answered with an error (4xx, 5xx) or cut off
+ * (status 0), with its client, so abuse shows in the log; successes only count in
+ * /metrics. */
+static void access_log(const struct request *r, int status, double seconds)
+{
+    if (status > 0 && status < 400)
+        return;
+    log_set_request(r->id);
+    log_line("http", "%s %s %d %.1f ms client %s", r->method, r->url != NULL ? r->url : "?", status,
+             seconds * 1000, request_client_addr(r));
+    log_set_request(NULL);
+}
+
 static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                            enum MHD_RequestTerminationCode toe)
 {
     struct server *srv = cls;
     struct request *r = *con_cls;
 
-    (void)conn;
+    deadline_idle(srv->deadline, conn_deadline(conn));
     if (r == NULL || (void *)r == (void *)&raw_nul_mark)
         return;
     *con_cls = NULL;
     if (r->http.counted)
         climit_release(srv->clients, request_client_addr(r));
-    metrics_request_observe(
-        r->route.status == 404 && r->route.id != ROUTE_SHARE && r->route.id != ROUTE_PLAN
-            ? ROUTE_NONE
-            : r->route.id,
-        toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? r->status : 0, clock_now() - r->t_start);
+    int status = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? r->status : 0;
+    double secs = clock_now() - r->t_start;
+    metrics_request_observe(r->route.status == 404 && r->route.id != ROUTE_SHARE &&
+                                    r->route.id != ROUTE_PLAN
+                                ? ROUTE_NONE
+                                : r->route.id,
+                            status, secs);
+    access_log(r, status, secs);
     req_release(r);
     __atomic_sub_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
 }
@@ -631,6 +720,8 @@ static int tls_options(struct server *srv, struct MHD_OptionItem *opts, unsigned
 
 static void http_free_setup(struct server *srv)
 {
+    deadline_stop(srv->deadline); /* after the daemon (if any) stopped: no connection left */
+    srv->deadline = NULL;
     static_root_close(&srv->static_root);
     static_root_close(&srv->vendor_root);
     climit_free(srv->clients);
@@ -682,6 +773,9 @@ int http_start(struct server *srv)
         }
         per_ip = 0;
     }
+    srv->deadline = deadline_start(cfg->header_timeout_s);
+    if (srv->deadline == NULL && cfg->header_timeout_s > 0)
+        log_line("http", "warning: no request-header deadline (cannot start its thread)");
     srv->daemon = MHD_start_daemon(
         flags, (uint16_t)port, NULL, NULL, http_access, srv, MHD_OPTION_EXTERNAL_LOGGER, http_log,
         NULL, MHD_OPTION_URI_LOG_CALLBACK, http_uri_log, NULL, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
@@ -689,7 +783,8 @@ int http_start(struct server *srv)
         (unsigned)cfg->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         (size_t)CONN_MEMORY, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
-        MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_NOTIFY_CONNECTION,
+        http_conn_notify, srv, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
     if (srv->daemon == NULL) {
         log_line("http", "cannot listen on %s%s", cfg->listen,
                  cfg->tls_cert != NULL ? " (or the TLS certificate and key do not load)" : "");

@@ -26,6 +26,16 @@ static int random_fill(unsigned char *buf, size_t n)
     return 0;
 }
 
+int ids_new_request_id(char *out)
+{
+    unsigned char raw[IDS_REQUEST_LEN * 6 / 8];
+
+    if (random_fill(raw, sizeof(raw)) != 0)
+        return -1;
+    ids_b64url_encode(raw, sizeof(raw), out);
+    return 0;
+}
+
 size_t ids_b64url_encode(const unsigned char *in, size_t n, char *out)
 {
     size_t o = 0;

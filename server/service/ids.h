@@ -29,6 +29,12 @@ int ids_new_id(char *out);
 /* Fills out (IDS_TOKEN_LEN + 1 bytes) with a new manage token. 0 or -1. */
 int ids_new_token(char *out);
 
+/* A request id (X-Request-Id, log lines): 96 random bits, 16 characters. */
+#define IDS_REQUEST_LEN 16
+
+/* Fills out (IDS_REQUEST_LEN + 1 bytes) with a new request id. 0 or -1. */
+int ids_new_request_id(char *out);
+
 /* Writes base64url (no padding) of n bytes into out, which holds 4 * ceil(n / 3) + 1
  * bytes; NUL-terminates. Returns the number of characters written. */
 size_t ids_b64url_encode(const unsigned char *in, size_t n, char *out);

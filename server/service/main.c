@@ -26,6 +26,7 @@
 #include "service/keycmd.h"
 #include "service/log.h"
 #include "service/plancache.h"
+#include "service/ratelimit.h"
 #include "service/response.h"
 #include "service/server.h"
 #include "service/store.h"
@@ -65,13 +66,11 @@ out:
 }
 
 /* The GET /api/v1/chips document: the planner's chip table (memory figures, which of them
- * are assumptions, and why). Built once, since the table is static; the transport queues
- * it as is. Caller owns the response; NULL when out of memory. */
-static struct MHD_Response *chips_response(void)
+ * are assumptions, and why). Built once, since the table is static; the transport copies
+ * it into each response. Caller owns the text (*len bytes); NULL when out of memory. */
+static char *chips_document(size_t *len)
 {
-    struct MHD_Response *resp;
     struct jsonw w;
-    size_t len = 0;
     char *t = NULL;
 
     jsonw_init(&w, (size_t)1 << 20);
@@ -84,12 +83,30 @@ static struct MHD_Response *chips_response(void)
     }
     jsonw_arr_end(&w);
     jsonw_obj_end(&w);
-    if (jsonw_finish(&w, &t, &len) != ERR_OK)
+    if (jsonw_finish(&w, &t, len) != ERR_OK)
         return NULL;
-    resp = response_take(t, len, "application/json");
-    if (resp != NULL)
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
-    return resp;
+    return t;
+}
+
+/* The settings block, as text on stderr; with JSON logs one line each through the log. */
+static void settings_log(const struct config *cfg)
+{
+    char *text = NULL, *line, *save = NULL;
+    size_t len = 0;
+    FILE *m;
+
+    if (strcmp(cfg->log_format, "json") != 0) {
+        config_print(cfg, stderr);
+        return;
+    }
+    m = open_memstream(&text, &len);
+    if (m == NULL)
+        return;
+    config_print(cfg, m);
+    fclose(m);
+    for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+        log_line("settings", "%s", line + strspn(line, " "));
+    free(text);
 }
 
 /* Runs the server until SIGINT or SIGTERM arrives in sigs. 0 after a clean stop, 1 when
@@ -110,8 +127,13 @@ static int serve(const struct config *cfg, const sigset_t *sigs)
         log_line(LOG_PROGRAM, "out of memory");
         return 1;
     }
+    srv.ratelimit = ratelimit_new(cfg->rate_limit, cfg->rate_burst);
+    if (srv.ratelimit == NULL && cfg->rate_limit > 0) {
+        log_line(LOG_PROGRAM, "out of memory");
+        goto out_cache;
+    }
     /* NULL is not fatal: GET /api/v1/chips then answers 500. */
-    srv.chips = chips_response();
+    srv.chips = chips_document(&srv.chips_len);
     srv.exec = exec_start(cfg->database_url, cfg->executors, WAIT_POLL_S, api_run, api_abandon, err,
                           sizeof(err));
     if (srv.exec == NULL) {
@@ -150,9 +172,9 @@ out_exec:
     exec_stop(srv.exec);
     exec_free(srv.exec);
 out_cache:
-    if (srv.chips != NULL)
-        MHD_destroy_response(srv.chips);
+    free(srv.chips);
     plancache_free(srv.cache);
+    ratelimit_free(srv.ratelimit);
     if (rc == 0)
         log_line(LOG_PROGRAM, "stopped");
     return rc;
@@ -167,7 +189,8 @@ int main(int argc, char **argv)
     rc = config_parse(&cfg, argc, argv);
     if (rc != 0)
         return rc > 0 ? 0 : 2;
-    config_print(&cfg, stderr);
+    log_set_json(strcmp(cfg.log_format, "json") == 0);
+    settings_log(&cfg);
     signal(SIGPIPE, SIG_IGN);
     /* Each job parses, plans and writes a few MB and frees them. By default glibc gives
      * that back to the kernel (blocks over 128 KiB are mmap'd, heap tops trimmed), and the

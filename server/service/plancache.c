@@ -15,11 +15,19 @@
 #define NBUCKETS       4096
 #define ENTRY_OVERHEAD 512 /* headers and bookkeeping, so tiny bodies still count */
 
+/* A cached body, shared by the entry and every response being sent from it: each holds one
+ * reference, so an entry evicted mid-send frees its body only after the last response. */
+struct blob {
+    long refs; /* atomic */
+    size_t len;
+    char *data; /* malloc'd */
+};
+
 struct entry {
     char id[32];
     char view[PLANCACHE_VIEW_MAX + 1];
     char etag[64];
-    struct MHD_Response *resp;
+    struct blob *body;
     size_t bytes;
     double expires;                    /* clock_now() time */
     struct entry *hnext;               /* bucket chain */
@@ -87,6 +95,38 @@ static struct entry **find(struct plancache *c, const char *id, const char *view
     return pp;
 }
 
+static void blob_unref(void *arg)
+{
+    struct blob *b = arg;
+
+    if (__atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        free(b->data);
+        free(b);
+    }
+}
+
+/* A response sending e's body (one more reference to it), with its headers and request_id's;
+ * NULL when out of memory. Caller holds the lock. */
+static struct MHD_Response *entry_response(struct entry *e, const char *request_id)
+{
+    struct MHD_Response *resp;
+
+    __atomic_add_fetch(&e->body->refs, 1, __ATOMIC_RELAXED);
+    resp = MHD_create_response_from_buffer_with_free_callback_cls(e->body->len, e->body->data,
+                                                                  blob_unref, e->body);
+    if (resp == NULL) {
+        blob_unref(e->body);
+        return NULL;
+    }
+    response_secure(resp);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, e->etag);
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    if (request_id != NULL)
+        MHD_add_response_header(resp, "X-Request-Id", request_id);
+    return resp;
+}
+
 /* Unlinks and frees *pp (caller holds the lock). */
 static void remove_at(struct plancache *c, struct entry **pp)
 {
@@ -95,7 +135,7 @@ static void remove_at(struct plancache *c, struct entry **pp)
     lru_unlink(c, e);
     c->bytes -= e->bytes;
     c->n--;
-    MHD_destroy_response(e->resp);
+    blob_unref(e->body);
     free(e);
 }
 
@@ -110,29 +150,29 @@ void plancache_free(struct plancache *c)
 }
 
 void plancache_put(struct plancache *c, const char *id, const char *view, const char *etag,
-                   struct MHD_Response *resp, size_t bytes)
+                   char *body, size_t len)
 {
     struct entry *e = NULL, **pp;
 
     if (view == NULL)
         view = "";
-    if (c == NULL || resp == NULL || strlen(id) >= sizeof(e->id) ||
+    if (c == NULL || body == NULL || strlen(id) >= sizeof(e->id) ||
         strlen(view) >= sizeof(e->view) || strlen(etag) >= sizeof(e->etag) ||
-        bytes + ENTRY_OVERHEAD > c->max_bytes) {
-        if (resp != NULL)
-            MHD_destroy_response(resp);
+        len + ENTRY_OVERHEAD > c->max_bytes) {
+        free(body);
         return;
     }
     e = calloc(1, sizeof(*e));
-    if (e == NULL) {
-        MHD_destroy_response(resp);
+    if (e == NULL || (e->body = malloc(sizeof(*e->body))) == NULL) {
+        free(e);
+        free(body);
         return;
     }
+    *e->body = (struct blob){1, len, body};
     strcpy(e->id, id);
     strcpy(e->view, view);
     strcpy(e->etag, etag);
-    e->resp = resp;
-    e->bytes = bytes + ENTRY_OVERHEAD;
+    e->bytes = len + ENTRY_OVERHEAD;
     e->expires = clock_now() + c->ttl_s;
     pthread_mutex_lock(&c->mu);
     pp = find(c, id, view);
@@ -150,8 +190,9 @@ void plancache_put(struct plancache *c, const char *id, const char *view, const 
 }
 
 int plancache_queue(struct plancache *c, const char *id, const char *view,
-                    const char *if_none_match, struct MHD_Connection *conn)
+                    const char *if_none_match, struct MHD_Connection *conn, const char *request_id)
 {
+    struct MHD_Response *resp;
     struct entry **pp;
     int status = 0;
 
@@ -174,10 +215,13 @@ int plancache_queue(struct plancache *c, const char *id, const char *view,
         if (nm == NULL)
             goto out;
         MHD_add_response_header(nm, MHD_HTTP_HEADER_ETAG, (*pp)->etag);
+        if (request_id != NULL)
+            MHD_add_response_header(nm, "X-Request-Id", request_id);
         status = MHD_queue_response(conn, MHD_HTTP_NOT_MODIFIED, nm) == MHD_YES ? 304 : 0;
         MHD_destroy_response(nm);
-    } else {
-        status = MHD_queue_response(conn, MHD_HTTP_OK, (*pp)->resp) == MHD_YES ? 200 : 0;
+    } else if ((resp = entry_response(*pp, request_id)) != NULL) {
+        status = MHD_queue_response(conn, MHD_HTTP_OK, resp) == MHD_YES ? 200 : 0;
+        MHD_destroy_response(resp);
     }
 out:
     pthread_mutex_unlock(&c->mu);

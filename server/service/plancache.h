@@ -9,8 +9,9 @@
  * Finished plans are immutable; the only change is deletion. A DELETE on this instance
  * evicts at once; a DELETE on another instance is seen when the entry expires (ttl_s, the
  * documented staleness bound). Bounded by bytes with least-recently-used eviction.
- * Thread-safe (one mutex). The cache owns its MHD responses; plancache_queue() queues one
- * while holding the lock, so an eviction can never free a response being queued.
+ * Thread-safe (one mutex). Each hit gets its own MHD response (so it can carry its request
+ * id) over the cached body, which is reference-counted: an eviction while a response is
+ * still being sent frees the body only when that response is done with it.
  */
 #ifndef TPUPLAN_PLANCACHE_H
 #define TPUPLAN_PLANCACHE_H
@@ -27,15 +28,17 @@ void plancache_free(struct plancache *c);
 
 #define PLANCACHE_VIEW_MAX 15 /* longest view name kept; longer ones are never cached */
 
-/* Stores the response for (id, view) (takes ownership of resp, also on failure). bytes is
- * its body size; etag the strong ETag it carries. Replaces an older entry. */
+/* Stores the body (malloc'd, len bytes; taken, also on failure) of the JSON response for
+ * (id, view), whose strong ETag is etag. Replaces an older entry. */
 void plancache_put(struct plancache *c, const char *id, const char *view, const char *etag,
-                   struct MHD_Response *resp, size_t bytes);
+                   char *body, size_t len);
 
-/* On a hit queues 200 with the cached response, or 304 when if_none_match matches, and
- * returns that status; returns 0 on a miss (nothing queued). Access-handler only. */
+/* On a hit queues 200 with the cached body (application/json, its ETag, Cache-Control:
+ * no-cache, the security headers and X-Request-Id: request_id unless NULL), or 304 when
+ * if_none_match matches, and returns that status; returns 0 on a miss (nothing queued).
+ * Access-handler only. */
 int plancache_queue(struct plancache *c, const char *id, const char *view,
-                    const char *if_none_match, struct MHD_Connection *conn);
+                    const char *if_none_match, struct MHD_Connection *conn, const char *request_id);
 
 /* Drops every view of plan id. */
 void plancache_evict(struct plancache *c, const char *id);

@@ -25,6 +25,8 @@ const struct problem_type problem_types[PROBLEM_COUNT] = {
     [PROBLEM_OUT_OF_MEMORY] = {"out-of-memory", "Out of memory", 503, "1"},
     [PROBLEM_CLIENT_BUSY] = {"too-many-requests", "Too many concurrent requests from this client",
                              429, "1"},
+    /* No fixed Retry-After: http.c sends the seconds until the client's bucket refills. */
+    [PROBLEM_RATE_LIMITED] = {"rate-limited", "Too many plan submissions", 429, NULL},
     [PROBLEM_INVALID_PARAMETER] = {"invalid-parameter", "A request parameter is invalid", 400,
                                    NULL},
     [PROBLEM_NO_SUCH_PLAN] = {"not-found", "No such plan", 404, NULL},
@@ -39,6 +41,7 @@ const struct problem_type problem_types[PROBLEM_COUNT] = {
     /* Longer than the others: a restarting PostgreSQL takes seconds, not one. */
     [PROBLEM_DATABASE_UNAVAILABLE] = {"database-unavailable", "The database is unavailable", 503,
                                       "5"},
+    [PROBLEM_QUEUE_FULL] = {"queue-full", "The plan queue is full", 503, "5"},
     [PROBLEM_NOT_READY] = {"not-ready", "Not ready", 503, NULL},
     [PROBLEM_NO_RESULT] = {"no-result", "The plan has no result to export", 409, NULL},
     [PROBLEM_INTERNAL] = {"internal", "Internal error", 500, NULL},

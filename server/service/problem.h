@@ -37,6 +37,7 @@ enum problem_id {
     PROBLEM_SERVER_BUSY,
     PROBLEM_OUT_OF_MEMORY,
     PROBLEM_CLIENT_BUSY,
+    PROBLEM_RATE_LIMITED, /* Retry-After: the seconds to the client's next token */
     /* The REST handlers (api.c). */
     PROBLEM_INVALID_PARAMETER,
     PROBLEM_NO_SUCH_PLAN,
@@ -47,6 +48,7 @@ enum problem_id {
     PROBLEM_KEY_REVOKED,
     PROBLEM_PLAN_EXPIRED,
     PROBLEM_DATABASE_UNAVAILABLE,
+    PROBLEM_QUEUE_FULL,
     PROBLEM_NOT_READY,
     PROBLEM_NO_RESULT,
     PROBLEM_INTERNAL,

@@ -178,3 +178,15 @@ const char *reqparse_bearer(const char *auth)
         auth++;
     return *auth != '\0' ? auth : NULL;
 }
+
+bool reqparse_request_id(const char *s)
+{
+    size_t n = 0;
+
+    if (s == NULL)
+        return false;
+    for (; s[n] != '\0'; n++)
+        if (n >= 64 || !(isalnum((unsigned char)s[n]) || strchr("-_.:", s[n]) != NULL))
+            return false;
+    return n > 0;
+}

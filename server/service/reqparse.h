@@ -41,6 +41,11 @@ long reqparse_urlencode(const char *s, char *out, size_t cap);
  * matches anything; weak comparison as RFC 9110 13.1.2 asks for If-None-Match). */
 bool reqparse_etag_match(const char *if_none_match, const char *etag);
 
+/* True when s may serve as a request id taken from a client's X-Request-Id header: 1 to 64
+ * characters from A-Z a-z 0-9 and - _ . : (so it is safe in a header, a log line and JSON
+ * unescaped). */
+bool reqparse_request_id(const char *s);
+
 /* Bearer token of an Authorization header value, or NULL (points into the value). */
 const char *reqparse_bearer(const char *authorization);
 

@@ -3,6 +3,7 @@
  */
 #include "service/request.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -80,9 +81,11 @@ const char *request_client_addr(const struct request *r)
     return r->client_addr;
 }
 
-struct request *request_new(struct server *srv, struct MHD_Connection *conn)
+struct request *request_new(struct server *srv, struct MHD_Connection *conn, const char *method,
+                            const char *url)
 {
     struct request *r = calloc(1, sizeof(*r));
+    const char *given;
 
     if (r == NULL)
         return NULL;
@@ -91,6 +94,14 @@ struct request *request_new(struct server *srv, struct MHD_Connection *conn)
     r->t_start = clock_now();
     r->prefer_wait = -1;
     client_capture(r);
+    given = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-Id");
+    if (reqparse_request_id(given))
+        snprintf(r->id, sizeof(r->id), "%s", given);
+    else if (ids_new_request_id(r->id) != 0)
+        snprintf(r->id, sizeof(r->id), "none"); /* no randomness: still one id a line */
+    if (strlen(method) < sizeof(r->method))
+        memcpy(r->method, method, strlen(method) + 1);
+    r->url = strndup(url, 256);
     return r;
 }
 
@@ -107,6 +118,7 @@ void request_free(struct request *r)
     free(r->authorization);
     free(r->if_none_match);
     free(r->idempotency_key);
+    free(r->url);
     if (r->resp != NULL)
         MHD_destroy_response(r->resp);
     if (r->exec.finished != NULL) {

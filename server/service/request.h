@@ -25,6 +25,7 @@
 
 #include "service/body.h"
 #include "service/ids.h"
+#include "service/log.h"
 #include "service/problem.h"
 #include "service/proxy.h"
 #include "service/reqparse.h"
@@ -70,6 +71,9 @@ struct request {
     /* What was asked: filled by the transport, read-only after the hand-over. */
     struct route_match route;
     char client_addr[PROXY_ADDR_LEN]; /* request_client_addr() */
+    char id[LOG_REQUEST_ID_MAX + 1];  /* X-Request-Id: the client's when well-formed, else new */
+    char method[8];                   /* for the access log; "" when longer */
+    char *url;                        /* for the access log (at most 256 bytes), or NULL */
     double t_start;                   /* clock_now() at the first call */
     enum body_kind kind;              /* POST /api/v1/plans: the body's Content-Type */
     int file_format;                  /* multipart: enum plan_format guessed from the "file" part */
@@ -115,8 +119,10 @@ struct request {
     } exec;
 };
 
-/* A new request on conn (both borrowed), in phase REQ_NEW. NULL when out of memory. */
-struct request *request_new(struct server *srv, struct MHD_Connection *conn);
+/* A new request on conn (both borrowed) for method and url (copied), in phase REQ_NEW, with
+ * its id. NULL when out of memory. */
+struct request *request_new(struct server *srv, struct MHD_Connection *conn, const char *method,
+                            const char *url);
 
 /* Who sent r: the peer's address, or for a peer in --trusted-proxy the client it forwards
  * (proxy.h). Per-client limits, rate limits and logs use this. Text owned by r ("" if the

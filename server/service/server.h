@@ -17,21 +17,26 @@
 #include "service/static_files.h"
 
 struct climit;
+struct deadline;
 struct exec;
 struct jobs;
 struct plancache;
+struct ratelimit;
 
 struct server {
     /* Set up by main.c; borrowed by everything else. */
     const struct config *cfg;
     struct plancache *cache;
-    struct MHD_Response *chips; /* GET /api/v1/chips, built once (NULL: out of memory) */
+    char *chips; /* GET /api/v1/chips's body, built once (NULL: out of memory) */
+    size_t chips_len;
     struct exec *exec;
-    struct jobs *jobs; /* planner workers; NULL in tests that run none */
-    int db_up;         /* atomic: last database call succeeded (api.c writes it) */
+    struct jobs *jobs;           /* planner workers; NULL in tests that run none */
+    struct ratelimit *ratelimit; /* plan submissions per client; NULL: no limit */
+    int db_up;                   /* atomic: last database call succeeded (api.c writes it) */
 
     /* http.c's own. */
     struct MHD_Daemon *daemon;
+    struct deadline *deadline; /* request-header deadline; NULL: none */
     struct static_root static_root, vendor_root;
     int shutting_down;      /* atomic */
     long inflight;          /* atomic: requests between first call and completion */

@@ -127,3 +127,13 @@ void sha256_hex(struct sha256 *c, char out[65])
     }
     out[64] = '\0';
 }
+
+bool sha256_equal_ct(const void *a, const void *b, size_t n)
+{
+    const volatile unsigned char *x = a, *y = b;
+    unsigned char diff = 0;
+
+    for (size_t i = 0; i < n; i++)
+        diff |= (unsigned char)(x[i] ^ y[i]);
+    return diff == 0;
+}

@@ -6,6 +6,7 @@
 #ifndef TPUPLAN_SHA256_H
 #define TPUPLAN_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,5 +23,9 @@ void sha256_update(struct sha256 *c, const void *data, size_t n);
 void sha256_final(struct sha256 *c, unsigned char out[32]);
 /* Writes the digest as 64 lower-case hex characters plus a NUL. */
 void sha256_hex(struct sha256 *c, char out[65]);
+
+/* True when the n bytes at a and b are equal. Takes the same time whatever they hold and
+ * wherever they differ, so comparing a secret's digest leaks nothing through timing. */
+bool sha256_equal_ct(const void *a, const void *b, size_t n);
 
 #endif

@@ -116,14 +116,22 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
                       " (SELECT (extract(epoch FROM created_at) * 1000000)::bigint || '.' || id"
                       " FROM page WHERE rn = $1::int AND EXISTS (SELECT 1 FROM page"
                       " WHERE rn > $1::int)) FROM page"},
+    /* $2 is the digest plan_token_hash returned, once store_plan_delete has compared it in
+     * constant time with the presented token's; the DELETE still names it, so a plan
+     * deleted and recreated meanwhile (ids are random: never) could not be hit. */
     [STORE_STMT_PLAN_DELETE] = {"plan_delete",
-                                "DELETE FROM plans WHERE id = $1 AND manage_token_hash ="
-                                " sha256(convert_to($2, 'UTF8')) RETURNING 1"},
+                                "DELETE FROM plans WHERE id = $1 AND"
+                                " manage_token_hash = decode($2, 'hex') RETURNING 1"},
     [STORE_STMT_PLAN_EXISTS] = {"plan_exists", "SELECT 1 FROM plans WHERE id = $1"},
+    [STORE_STMT_PLAN_TOKEN_HASH] = {"plan_token_hash", "SELECT encode(manage_token_hash, 'hex')"
+                                                       " FROM plans WHERE id = $1"},
     [STORE_STMT_JOB_COUNTS] = {"job_counts", "SELECT count(*) FILTER (WHERE state = 'queued'),"
                                              " count(*) FILTER (WHERE state = 'running'),"
                                              " count(*) FILTER (WHERE state = 'done'),"
                                              " count(*) FILTER (WHERE state = 'failed') FROM jobs"},
+    /* Counts through the partial index jobs_queue and stops at $1: O(limit), not O(jobs). */
+    [STORE_STMT_JOBS_QUEUED] = {"jobs_queued", "SELECT count(*) FROM (SELECT 1 FROM jobs"
+                                               " WHERE state = 'queued' LIMIT $1::int) q"},
     /* The sub-select is an InitPlan, evaluated once; SKIP LOCKED lets concurrent claimers
      * (threads or servers) pass over each other's rows instead of queueing on them. */
     [STORE_STMT_JOB_CLAIM] =

@@ -159,7 +159,8 @@ int store_plan_get_view(struct store *s, const char *id, enum store_view view,
 int store_plan_list(struct store *s, int limit, const char *cursor, const char *name_filter,
                     char **items_json, char **next_cursor);
 
-/* Deletes when token matches the stored hash: STORE_OK, STORE_NOTFOUND, STORE_FORBIDDEN.
+/* Deletes when token matches the stored hash (compared in constant time): STORE_OK,
+ * STORE_NOTFOUND, STORE_FORBIDDEN.
  * The plan's job goes with it; a worker still planning it discards its result. */
 int store_plan_delete(struct store *s, const char *id, const char *manage_token);
 
@@ -216,6 +217,10 @@ struct store_job_counts {
     int64_t queued, running, done, failed;
 };
 int store_job_counts(struct store *s, struct store_job_counts *out);
+
+/* The number of queued jobs, counted up to limit (so the cost is bounded by limit): *out
+ * is min(queued, limit). For the bounded queue (--max-queue). STORE_OK or an error. */
+int store_jobs_queued(struct store *s, unsigned limit, int64_t *out);
 
 struct store_job {
     char plan_id[IDS_ID_LEN + 1];

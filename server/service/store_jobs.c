@@ -25,6 +25,22 @@ int store_job_counts(struct store *s, struct store_job_counts *out)
     return STORE_OK;
 }
 
+int store_jobs_queued(struct store *s, unsigned limit, int64_t *out)
+{
+    char lim[16];
+    const char *vals[1] = {lim};
+    int rc;
+    PGresult *r;
+
+    snprintf(lim, sizeof(lim), "%u", limit);
+    r = store_run(s, STORE_STMT_JOBS_QUEUED, 1, vals, NULL, NULL, 0, true, &rc);
+    if (r == NULL)
+        return rc;
+    *out = (int64_t)store_col_u64(r, 0, 0);
+    PQclear(r);
+    return STORE_OK;
+}
+
 void store_job_free(struct store_job *j)
 {
     if (j == NULL)

@@ -12,6 +12,7 @@
 
 #include "service/ids.h"
 #include "service/log.h"
+#include "service/sha256.h"
 #include "service/store_int.h"
 
 int store_plan_create(struct store *s, const struct store_new_plan *np, struct store_created *out)
@@ -318,22 +319,36 @@ out:
 
 int store_plan_delete(struct store *s, const char *id, const char *manage_token)
 {
-    const char *vals[2] = {id, manage_token ? manage_token : ""};
+    char stored[65], given[65];
+    const char *vals[2] = {id, stored};
+    struct sha256 h;
     int rc;
     PGresult *r;
+
     if (id == NULL || !ids_valid_id(id))
         return STORE_NOTFOUND;
+    r = store_run(s, STORE_STMT_PLAN_TOKEN_HASH, 1, vals, NULL, NULL, 0, true, &rc);
+    if (r == NULL)
+        return rc;
+    if (PQntuples(r) != 1 || PQgetlength(r, 0, 0) != 64) {
+        PQclear(r);
+        return STORE_NOTFOUND;
+    }
+    memcpy(stored, PQgetvalue(r, 0, 0), sizeof(stored) - 1);
+    stored[64] = '\0';
+    PQclear(r);
+    /* The token is checked here, in constant time, rather than by the database's bytea
+     * equality, which stops at the first differing byte. */
+    sha256_init(&h);
+    sha256_update(&h, manage_token != NULL ? manage_token : "",
+                  manage_token != NULL ? strlen(manage_token) : 0);
+    sha256_hex(&h, given);
+    if (!sha256_equal_ct(stored, given, 64))
+        return STORE_FORBIDDEN;
     r = store_run(s, STORE_STMT_PLAN_DELETE, 2, vals, NULL, NULL, 0, true, &rc);
     if (r == NULL)
         return rc;
-    bool deleted = PQntuples(r) == 1;
-    PQclear(r);
-    if (deleted)
-        return STORE_OK;
-    r = store_run(s, STORE_STMT_PLAN_EXISTS, 1, vals, NULL, NULL, 0, true, &rc);
-    if (r == NULL)
-        return rc;
-    rc = PQntuples(r) == 1 ? STORE_FORBIDDEN : STORE_NOTFOUND;
+    rc = PQntuples(r) == 1 ? STORE_OK : STORE_NOTFOUND;
     PQclear(r);
     return rc;
 }

@@ -5,7 +5,8 @@
  * The input is split at NUL bytes into fields, and each field is given to every parser.
  * Properties: Prefer wait lies in [-1, max]; an accepted u64 is all digits; accepted
  * seconds are finite and >= 0; a percent-encoding holds only unreserved characters and
- * %XX and decodes back to the field; a bearer token is a non-empty tail of its header;
+ * %XX and decodes back to the field; an accepted request id is 1 to 64 characters of its
+ * alphabet; a bearer token is a non-empty tail of its header;
  * "*" matches every entity tag; listen's host is NUL-terminated within its buffer; and
  * planopts' JSON is a fixed point after one parse (json . parse . json . parse =
  * json . parse).
@@ -101,6 +102,13 @@ static void check_field(const char *s)
     t = reqparse_bearer(s);
     if (t != NULL && (t < s || t >= s + strlen(s) || *t == '\0'))
         abort();
+    if (reqparse_request_id(s)) {
+        size_t n = strlen(s);
+        if (n == 0 || n > 64 ||
+            strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                      "0123456789-_.:") != n)
+            abort();
+    }
     (void)config_parse_bytes(s, &u);
     if (config_listen_split(s, host, sizeof(host), &port) == 0 &&
         memchr(host, '\0', sizeof(host)) == NULL)

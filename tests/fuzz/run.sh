@@ -7,24 +7,26 @@
 #   SECONDS  time limit per target; 0: none (default 15)
 #   RUNS     executions per target; 0: none (default 0). `make fuzz` passes FUZZ_RUNS.
 #
-# Each target stops at whichever limit comes first. Crashes are kept in build/fuzz/crashes/.
+# Each target stops at whichever limit comes first. Crashes are kept in $B/crashes/.
 # A short report (executions, seconds, coverage, features, corpus size, crashes) goes to
-# build/fuzz/report.txt and stdout.
+# $B/report.txt and stdout. $B is TPUPLAN_FUZZ_BUILD (default build/fuzz), the folder
+# holding fuzz/fuzz_* (a copy elsewhere lets a long run go on while `make` rebuilds).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 secs=${1:-15}
 runs=${2:-0}
+B=${TPUPLAN_FUZZ_BUILD:-build/fuzz}
 if [ "$secs" = 0 ] && [ "$runs" = 0 ]; then
     echo "run.sh: SECONDS and RUNS are both 0: the run would never end" >&2
     exit 2
 fi
 bins=()
-for b in build/fuzz/fuzz/fuzz_*; do
+for b in "$B"/fuzz/fuzz_*; do
     case "$b" in *.d | *.o) continue ;; esac
     [ -x "$b" ] && bins+=("$b")
 done
-report=build/fuzz/report.txt
-mkdir -p build/fuzz/crashes
+report=$B/report.txt
+mkdir -p "$B/crashes"
 {
     echo "# libFuzzer report, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "# limits per target: $([ "$runs" = 0 ] && echo "no run limit" || echo "$runs runs"), $([ "$secs" = 0 ] && echo "no time limit" || echo "${secs} s")"
@@ -36,19 +38,19 @@ status=0
 for b in "${bins[@]}"; do
     i=$((i + 1))
     name=$(basename "$b")
-    work=build/fuzz/corpus-run/$name
-    log=build/fuzz/$name.log
+    work=$B/corpus-run/$name
+    log=$B/$name.log
     mkdir -p "$work"
     [ -d "tests/fuzz/corpus/$name" ] && cp -n tests/fuzz/corpus/"$name"/* "$work"/ 2>/dev/null
     args=(-max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-        -artifact_prefix=build/fuzz/crashes/"$name"-)
+        -artifact_prefix="$B/crashes/$name-")
     [ "$secs" != 0 ] && args+=(-max_total_time="$secs")
     [ "$runs" != 0 ] && args+=(-runs="$runs")
     [ -f "tests/fuzz/$name.dict" ] && args+=(-dict="tests/fuzz/$name.dict")
-    before=$(find build/fuzz/crashes -name "$name-*" | wc -l)
+    before=$(find "$B/crashes" -name "$name-*" | wc -l)
     "$b" "${args[@]}" "$work" >"$log" 2>&1
     rc=$?
-    crashes=$(($(find build/fuzz/crashes -name "$name-*" | wc -l) - before))
+    crashes=$(($(find "$B/crashes" -name "$name-*" | wc -l) - before))
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     took=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' | tail -1)
     last=$(grep -E '^#[0-9]+' "$log" | tail -1)

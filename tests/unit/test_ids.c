@@ -73,13 +73,25 @@ static void test_ids_and_tokens(void **state)
     assert_true(ids_valid_id("AAAAAAAAAAAAAAAAAAAAA_"));
 }
 
+static void test_request_ids(void **state)
+{
+    char a[IDS_REQUEST_LEN + 1], b[IDS_REQUEST_LEN + 1];
+
+    (void)state;
+    assert_int_equal(ids_new_request_id(a), 0);
+    assert_int_equal(ids_new_request_id(b), 0);
+    assert_int_equal(strlen(a), IDS_REQUEST_LEN);
+    assert_int_equal(strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"),
+                     IDS_REQUEST_LEN);
+    assert_string_not_equal(a, b); /* 96 random bits: a collision here is 2^-96 */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rfc4648_vectors),
-        cmocka_unit_test(test_url_safe_alphabet),
-        cmocka_unit_test(test_decode_rejects),
-        cmocka_unit_test(test_ids_and_tokens),
+        cmocka_unit_test(test_rfc4648_vectors), cmocka_unit_test(test_url_safe_alphabet),
+        cmocka_unit_test(test_decode_rejects),  cmocka_unit_test(test_ids_and_tokens),
+        cmocka_unit_test(test_request_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

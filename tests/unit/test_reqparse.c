@@ -78,12 +78,35 @@ static void test_headers(void **state)
     assert_int_equal(reqparse_seconds("1e999", &d), -1);
 }
 
+/* X-Request-Id from a client: kept only when safe in a header, a log line and JSON. */
+static void test_request_id(void **state)
+{
+    char max[66];
+
+    (void)state;
+    assert_true(reqparse_request_id("a"));
+    assert_true(reqparse_request_id("trace-42.abc:7_X"));
+    memset(max, 'z', 64);
+    max[64] = '\0';
+    assert_true(reqparse_request_id(max));
+    max[64] = 'z';
+    max[65] = '\0';
+    assert_false(reqparse_request_id(max)); /* 65 characters */
+    assert_false(reqparse_request_id(""));
+    assert_false(reqparse_request_id(NULL));
+    assert_false(reqparse_request_id("has space"));
+    assert_false(reqparse_request_id("quote\""));
+    assert_false(reqparse_request_id("new\nline"));
+    assert_false(reqparse_request_id("caf\xc3\xa9"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prefer),
         cmocka_unit_test(test_media_type),
         cmocka_unit_test(test_headers),
+        cmocka_unit_test(test_request_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

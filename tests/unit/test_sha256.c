@@ -38,10 +38,21 @@ static void test_sha256(void **state)
     assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+static void test_equal_ct(void **state)
+{
+    (void)state;
+    assert_true(sha256_equal_ct("abcdef", "abcdef", 6));
+    assert_false(sha256_equal_ct("abcdef", "abcdeF", 6)); /* last byte */
+    assert_false(sha256_equal_ct("Xbcdef", "abcdef", 6)); /* first byte */
+    assert_true(sha256_equal_ct("abcX", "abcY", 3));      /* only n bytes count */
+    assert_true(sha256_equal_ct("", "", 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256),
+        cmocka_unit_test(test_equal_ct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

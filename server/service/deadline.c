@@ -1,0 +1,173 @@
+/*
+ * deadline.c - see deadline.h.
+ */
+#include "service/deadline.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "planner/clock.h"
+#include "service/log.h"
+
+#define SWEEP_S 1 /* how often the reaper looks: a deadline is met to within a second */
+
+struct deadline_conn {
+    int fd;
+    bool waiting; /* for request headers, since `since` */
+    bool shut;    /* shut down by the reaper; MHD will close it */
+    double since;
+    struct deadline_conn *prev, *next;
+};
+
+struct deadline {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+    bool stopping;
+    double seconds;
+    unsigned long reaped;
+    struct deadline_conn *head;
+};
+
+/* Shuts c's socket down (caller holds the lock) and says so, with the peer's address. */
+static void reap(struct deadline *d, struct deadline_conn *c)
+{
+    struct sockaddr_storage sa;
+    socklen_t sl = sizeof(sa);
+    char host[NI_MAXHOST] = "unknown";
+
+    if (getpeername(c->fd, (struct sockaddr *)&sa, &sl) == 0)
+        (void)getnameinfo((struct sockaddr *)&sa, sl, host, sizeof(host), NULL, 0, NI_NUMERICHOST);
+    shutdown(c->fd, SHUT_RDWR);
+    c->shut = true;
+    d->reaped++;
+    log_line("http", "closed a connection from %s: no complete request headers within %g s", host,
+             d->seconds);
+}
+
+static void *reaper(void *arg)
+{
+    struct deadline *d = arg;
+    struct timespec ts;
+
+    pthread_mutex_lock(&d->mu);
+    while (!d->stopping) {
+        double now = clock_now();
+        for (struct deadline_conn *c = d->head; c != NULL; c = c->next)
+            if (c->waiting && !c->shut && now - c->since >= d->seconds)
+                reap(d, c);
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += SWEEP_S;
+        while (!d->stopping && pthread_cond_timedwait(&d->cv, &d->mu, &ts) != ETIMEDOUT)
+            ;
+    }
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+}
+
+struct deadline *deadline_start(unsigned seconds)
+{
+    struct deadline *d;
+
+    if (seconds == 0 || (d = calloc(1, sizeof(*d))) == NULL)
+        return NULL;
+    d->seconds = seconds;
+    pthread_mutex_init(&d->mu, NULL);
+    pthread_cond_init(&d->cv, NULL);
+    if (pthread_create(&d->thread, NULL, reaper, d) != 0) {
+        pthread_cond_destroy(&d->cv);
+        pthread_mutex_destroy(&d->mu);
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+void deadline_stop(struct deadline *d)
+{
+    if (d == NULL)
+        return;
+    pthread_mutex_lock(&d->mu);
+    d->stopping = true;
+    pthread_cond_signal(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    pthread_join(d->thread, NULL);
+    while (d->head != NULL) { /* none after the daemon stopped; defensive */
+        struct deadline_conn *c = d->head;
+        d->head = c->next;
+        free(c);
+    }
+    pthread_cond_destroy(&d->cv);
+    pthread_mutex_destroy(&d->mu);
+    free(d);
+}
+
+struct deadline_conn *deadline_open(struct deadline *d, int fd)
+{
+    struct deadline_conn *c;
+
+    if (d == NULL || (c = calloc(1, sizeof(*c))) == NULL)
+        return NULL;
+    c->fd = fd;
+    c->waiting = true;
+    c->since = clock_now();
+    pthread_mutex_lock(&d->mu);
+    c->next = d->head;
+    if (d->head != NULL)
+        d->head->prev = c;
+    d->head = c;
+    pthread_mutex_unlock(&d->mu);
+    return c;
+}
+
+static void set_waiting(struct deadline *d, struct deadline_conn *c, bool waiting)
+{
+    if (d == NULL || c == NULL)
+        return;
+    pthread_mutex_lock(&d->mu);
+    c->waiting = waiting;
+    c->since = clock_now();
+    pthread_mutex_unlock(&d->mu);
+}
+
+void deadline_headers(struct deadline *d, struct deadline_conn *c)
+{
+    set_waiting(d, c, false);
+}
+
+void deadline_idle(struct deadline *d, struct deadline_conn *c)
+{
+    set_waiting(d, c, true);
+}
+
+void deadline_close(struct deadline *d, struct deadline_conn *c)
+{
+    if (d == NULL || c == NULL)
+        return;
+    pthread_mutex_lock(&d->mu);
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        d->head = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    pthread_mutex_unlock(&d->mu);
+    free(c);
+}
+
+unsigned long deadline_reaped(struct deadline *d)
+{
+    unsigned long n;
+
+    if (d == NULL)
+        return 0;
+    pthread_mutex_lock(&d->mu);
+    n = d->reaped;
+    pthread_mutex_unlock(&d->mu);
+    return n;
+}

@@ -1,0 +1,47 @@
+/*
+ * deadline.h - a deadline for each connection's request headers, against slowloris.
+ *
+ * MHD's --timeout is an idle timeout: a client that sends one more header byte every few
+ * seconds keeps its connection forever. The soak showed it: 256 connections from one
+ * address (the --max-per-ip cap) held for as long as the client kept trickling, and four
+ * addresses would hold all 1024 (--max-connections). Here a connection has `seconds` from
+ * its start, and again from the end of each request on it, to deliver complete request
+ * headers; past that a reaper thread shuts its socket down (shutdown(2), never close(2): MHD
+ * sees the end of the stream, then closes and frees the connection itself). A request
+ * body is not under this deadline (uploads may be large and slow); the idle timeout
+ * still applies to it.
+ *
+ * Hooks (http.c): deadline_open and deadline_close from MHD's connection notifications
+ * (open's result is the connection's socket context), deadline_headers from the access
+ * handler's first call of a request, deadline_idle from the request's completion.
+ * Thread-safe (one mutex). MHD notifies a connection's close before it closes the socket,
+ * so under the mutex an open entry's fd is always still that connection's socket.
+ */
+#ifndef TPUPLAN_DEADLINE_H
+#define TPUPLAN_DEADLINE_H
+
+struct deadline;
+struct deadline_conn;
+
+/* Starts the reaper for a deadline of seconds (> 0). NULL when seconds is 0 (no deadline)
+ * or the thread cannot start. Caller owns it: deadline_stop() after the daemon stopped. */
+struct deadline *deadline_start(unsigned seconds);
+void deadline_stop(struct deadline *d);
+
+/* A new connection on socket fd: its clock starts. NULL when d is NULL or out of memory
+ * (that connection then has no deadline). */
+struct deadline_conn *deadline_open(struct deadline *d, int fd);
+
+/* The connection's request headers are complete: its clock stops. */
+void deadline_headers(struct deadline *d, struct deadline_conn *c);
+
+/* A request on the connection is done: the clock starts again for the next one's headers. */
+void deadline_idle(struct deadline *d, struct deadline_conn *c);
+
+/* The connection is closing (before MHD closes its socket): forgets and frees c. */
+void deadline_close(struct deadline *d, struct deadline_conn *c);
+
+/* Connections shut down for missing the deadline, so far. */
+unsigned long deadline_reaped(struct deadline *d);
+
+#endif

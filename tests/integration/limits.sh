@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# limits.sh - the service's abuse limits and request ids over real HTTP and PostgreSQL.
+# Prints TAP.
+#
+#   1. --rate-limit/--rate-burst: a client's submissions past its burst get 429 problem+json
+#      with Retry-After (the body unread, nothing written); after Retry-After it is accepted
+#      again; another client address (127.0.0.2) is unaffected; behind a trusted proxy the
+#      key is the forwarded client (X-Forwarded-For), as for --max-per-ip.
+#   2. --max-queue: with that many plans queued (jobs made unclaimable in SQL), a submission
+#      gets 503 queue-full with Retry-After and writes nothing; once the queue drains,
+#      submissions are accepted again.
+#   3. X-Request-Id on every response (API, problem, static file, cached plan, chips, 304):
+#      a well-formed client id is echoed, a malformed one replaced; error responses are
+#      logged with the id.
+#   4. --log-format json: every line of the server's log is one JSON object, and a request's
+#      lines carry its request_id; a bad --log-format is refused at start.
+#   5. --header-timeout: a client trickling header bytes (slowloris) loses its connection
+#      at the deadline, though each byte resets the idle --timeout.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+. tests/server.sh
+
+SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
+MODEL=tests/data/service/tiny.json
+tmp=$(mktemp -d /tmp/tpuplan-limits.XXXXXX)
+pids=()
+n=0
+status=""
+
+cleanup() {
+    for p in "${pids[@]}"; do
+        kill -TERM "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
+    tests/pg.sh stop "$tmp/pg" >/dev/null 2>&1
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() {
+    n=$((n + 1))
+    echo "ok $n - $1"
+}
+nok() {
+    n=$((n + 1))
+    echo "not ok $n - $1"
+    shift
+    for line in "$@"; do echo "#   $line"; done
+}
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else nok "$name" "status $status" "$(head -c 300 "$tmp/b")"; fi
+}
+sql() { psql "$DATABASE_URL" -X -Atc "$1" 2>>"$tmp/psql.err"; }
+# start NAME ARGS...: a server on a free port; sets $base and $spid, log in $tmp/NAME.log.
+start() {
+    local name=$1 port
+    shift
+    "$SERVER" --listen 127.0.0.1:0 --workers 1 --executors 2 --http-threads 2 "$@" \
+        >"$tmp/$name.log" 2>&1 &
+    spid=$!
+    pids+=("$spid")
+    port=$(server_port "$tmp/$name.log" "$spid")
+    [ -n "$port" ] || {
+        echo "Bail out! server $name did not start: $(tail -5 "$tmp/$name.log")"
+        exit 1
+    }
+    base="http://127.0.0.1:$port"
+}
+# req METHOD PATH [curl args...]: sets $status; headers in $tmp/h, body in $tmp/b.
+req() {
+    local m=$1 p=$2
+    shift 2
+    status=$(curl -s -X "$m" -o "$tmp/b" -D "$tmp/h" -w '%{http_code}' "$@" "$base$p")
+}
+submit() { req POST /api/v1/plans -H 'Content-Type: application/json' --data-binary @"$MODEL" "$@"; }
+hdr() { grep -i "^$1:" "$tmp/h" | head -1 | cut -d: -f2- | sed 's/^ *//; s/\r$//'; }
+problem() { # problem STATUS SLUG
+    [ "$status" = "$1" ] && hdr Content-Type | grep -q '^application/problem+json' &&
+        grep -q "\"type\":\"/problems/$2\"" "$tmp/b"
+}
+plans() { sql "SELECT count(*) FROM plans"; }
+
+if ! DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err"); then
+    echo "Bail out! cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
+    exit 1
+fi
+export DATABASE_URL
+
+# ---- 1. rate limit: 12 a minute (a token every 5 s), bursts of 3 ----
+start rate --rate-limit 12 --rate-burst 3 --max-queue 0
+base_rate=$base
+sts=""
+for _ in 1 2 3; do
+    submit
+    sts="$sts $status"
+done
+check "a burst of 3 submissions is accepted (202 202 202)" [ "$sts" = " 202 202 202" ]
+before=$(plans)
+submit
+check "the 4th right after is 429 rate-limited problem+json" problem 429 rate-limited
+wait_s=$(hdr Retry-After)
+check "with Retry-After of 1 to 5 s (a token every 5 s): $wait_s" [ "${wait_s:-0}" -ge 1 ] && [ "$wait_s" -le 5 ]
+check "and nothing written" [ "$(plans)" = "$before" ]
+submit --interface 127.0.0.2
+check "another client address is not limited (202)" [ "$status" = 202 ]
+sleep "${wait_s:-5}.2"
+submit
+check "after Retry-After the client is accepted again (202)" [ "$status" = 202 ]
+req GET /api/v1/plans
+check "reads are not rate-limited" [ "$status" = 200 ]
+
+# Behind a trusted proxy the limit keys on the forwarded client, like --max-per-ip.
+start proxied --trusted-proxy 127.0.0.1 --rate-limit 12 --rate-burst 1 --max-queue 0
+submit -H 'X-Forwarded-For: 10.0.0.1'
+s1=$status
+submit -H 'X-Forwarded-For: 10.0.0.1'
+check "behind a trusted proxy, one forwarded client's second submission is 429 ($s1 $status)" \
+    [ "$s1 $status" = "202 429" ]
+check "naming the forwarded client" grep -q '10.0.0.1 has sent more than' "$tmp/b"
+submit -H 'X-Forwarded-For: 10.0.0.2'
+check "another forwarded client through the same proxy is accepted" [ "$status" = 202 ]
+
+# ---- 2. bounded queue: jobs made unclaimable, so they stay queued ----
+start queue --rate-limit 0 --max-queue 2
+sql "UPDATE jobs SET run_at = now() WHERE state = 'queued'" >/dev/null
+sql "ALTER TABLE jobs ALTER COLUMN run_at SET DEFAULT now() + interval '1 hour'" >/dev/null
+for _ in $(seq 100); do
+    [ "$(sql "SELECT count(*) FROM jobs WHERE state IN ('queued', 'running')")" = 0 ] && break
+    sleep 0.1
+done
+submit
+s1=$status
+submit
+check "two submissions fill a queue of 2 (202 202)" [ "$s1 $status" = "202 202" ]
+before=$(plans)
+submit
+check "the third is 503 queue-full problem+json" problem 503 queue-full
+check "with Retry-After" [ -n "$(hdr Retry-After)" ]
+check "and nothing written" [ "$(plans)" = "$before" ]
+sql "ALTER TABLE jobs ALTER COLUMN run_at SET DEFAULT now()" >/dev/null
+sql "UPDATE jobs SET run_at = now() WHERE state = 'queued'" >/dev/null
+for _ in $(seq 200); do
+    [ "$(sql "SELECT count(*) FROM jobs WHERE state = 'queued'")" = 0 ] && break
+    sleep 0.1
+done
+submit
+check "once the queue drains, submissions are accepted again" [ "$status" = 202 ]
+
+# ---- 3. request ids (server "rate" from part 1) ----
+base=$base_rate
+rid_ok() { hdr X-Request-Id | grep -Eq '^[A-Za-z0-9_-]{16}$'; }
+req GET /api/v1/plans
+check "an API response carries a generated X-Request-Id (16 base64url characters)" rid_ok
+req GET /api/v1/chips
+check "the chips document carries one" rid_ok
+req GET /
+check "a static file carries one" rid_ok
+req GET /api/v1/plans/nope
+check "a problem response carries one" rid_ok
+id=$(sql "SELECT id FROM plans WHERE status = 'done' LIMIT 1")
+req GET "/api/v1/plans/$id"
+req GET "/api/v1/plans/$id"
+etag=$(hdr ETag)
+check "a cached finished plan carries one" rid_ok
+a=$(hdr X-Request-Id)
+req GET "/api/v1/plans/$id"
+check "and a different one each time" [ "$(hdr X-Request-Id)" != "$a" ]
+req GET "/api/v1/plans/$id" -H "If-None-Match: $etag"
+check "a 304 from the cache carries one" [ "$status" = 304 ] && rid_ok
+req GET /api/v1/plans -H 'X-Request-Id: trace-42.abc:7'
+check "a well-formed client X-Request-Id is echoed" [ "$(hdr X-Request-Id)" = trace-42.abc:7 ]
+req GET /api/v1/plans -H 'X-Request-Id: bad id with spaces'
+check "a malformed one is replaced" rid_ok
+req GET /api/v1/plans -H "X-Request-Id: $(printf 'a%.0s' $(seq 65))"
+check "so is one over 64 characters" rid_ok
+req POST /api/v1/plans -H 'Content-Type: application/json' -H 'X-Request-Id: soak-bad-model-1' \
+    --interface 127.0.0.2 --data-binary '{"tensors":[{"name":"x","shape":[2],"dtype":"nope"}]}'
+check "an invalid model is 422" [ "$status" = 422 ]
+sleep 0.2
+check "and its error is logged with its request id" grep -q \
+    'http: POST /api/v1/plans 422 .* client 127.0.0.2 request_id=soak-bad-model-1' "$tmp/rate.log"
+
+# ---- 4. JSON logs ----
+start json --log-format json --rate-limit 0
+req GET /api/v1/plans/nope -H 'X-Request-Id: json-log-1'
+sleep 0.2
+json_lines() {
+    python3 - "$tmp/json.log" <<'PY'
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    o = json.loads(line)
+    assert isinstance(o, dict) and {"time", "module", "message"} <= o.keys(), line
+    n += 1
+sys.exit(0 if n > 0 else 1)
+PY
+}
+check "every log line is a JSON object with time, module and message" json_lines
+check "a request's line carries its request_id" grep -q \
+    '"module":"http","request_id":"json-log-1","message":"GET /api/v1/plans/nope 404' "$tmp/json.log"
+"$SERVER" --log-format xml >"$tmp/bad.log" 2>&1
+rc=$?
+check "--log-format xml is refused (exit 2)" [ "$rc" = 2 ] && grep -q 'expected text or json' "$tmp/bad.log"
+
+# ---- 5. request-header deadline: a trickle of header bytes does not keep a connection ----
+start slow --header-timeout 2 --timeout 30 --rate-limit 0
+port=${base##*:}
+held=$(python3 - "$port" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+t0 = time.monotonic()
+s.settimeout(0.5)
+while time.monotonic() - t0 < 10:
+    try:
+        if s.recv(1) == b"":
+            break
+    except socket.timeout:
+        pass
+    except OSError:
+        break
+    try:
+        s.send(b"x")
+    except OSError:
+        break
+print("%.1f" % (time.monotonic() - t0))
+PY
+)
+check "a connection trickling header bytes is closed after the 2 s header deadline (${held} s)" \
+    awk -v h="$held" 'BEGIN { exit !(h >= 1.5 && h < 5) }'
+check "and the closing is logged with the client" \
+    grep -q 'closed a connection from 127.0.0.1: no complete request headers within 2 s' "$tmp/slow.log"
+req GET /healthz
+check "a prompt request on the same server is answered" [ "$status" = 200 ]
+echo "1..$n"
