@@ -555,6 +555,43 @@ static int parse_args(int argc, char **argv, struct plan_opts *o, const char **f
     return -1;
 }
 
+static int write_stdout(void *ctx, const char *buf, size_t n)
+{
+    (void)ctx;
+    return fwrite(buf, 1, n, stdout) == n ? ERR_OK : ERR_LIMIT;
+}
+
+/*
+ * The result JSON, pretty, streamed to stdout as the planner writes it: a million-tensor
+ * result is hundreds of megabytes and is never held whole. The layout is json-c's pretty
+ * printer's (jsonw.h), as it was when the result was re-read and printed. Exit status as
+ * cli_plan's; on an error after output began, what was printed is an incomplete document.
+ */
+static int print_json(const char *input, size_t len, const struct plan_opts *o,
+                      const struct plan_limits *l, const char *path, struct plan_summary *s)
+{
+    struct plan_sink sink = {write_stdout, NULL, true};
+    struct plan_views views = {0};
+    json_object *summary;
+    struct err e;
+
+    /* The summary view (the result without its tensors) carries the kernels' errors. */
+    if (plan_run_stream(input, len, o, l, &sink, &views, s, &e) != ERR_OK) {
+        fprintf(stderr, "tpuplan: %s: %s%s\n", path, e.msg, e.code == ERR_LIMIT ? " (stdout)" : "");
+        return 2;
+    }
+    summary = views.summary != NULL ? json_tokener_parse(views.summary) : NULL;
+    plan_views_free(&views);
+    if (summary != NULL)
+        report_kernel_errors(summary);
+    json_object_put(summary);
+    if (putchar('\n') == EOF || fflush(stdout) != 0) {
+        fprintf(stderr, "tpuplan: %s: writing the result to stdout failed\n", path);
+        return 2;
+    }
+    return s->fits && s->within_budget ? 0 : 1;
+}
+
 int cli_plan(int argc, char **argv)
 {
     struct plan_opts o = {0};
@@ -578,6 +615,10 @@ int cli_plan(int argc, char **argv)
     if (read_input(path, l.max_input_bytes, &input, &len) != 0 ||
         read_attached(&o, l.max_input_bytes, xla) != 0)
         goto out;
+    if (strcmp(format, "json") == 0) {
+        status = print_json(input, len, &o, &l, path, &s);
+        goto out;
+    }
     if (plan_run(input, len, &o, &l, &json, &json_len, trace ? &views : NULL, &s, &e) != ERR_OK) {
         fprintf(stderr, "tpuplan: %s: %s\n", path, e.msg);
         goto out;
@@ -601,11 +642,7 @@ int cli_plan(int argc, char **argv)
         goto out;
     }
     report_kernel_errors(doc);
-    if (strcmp(format, "text") == 0)
-        print_text(doc);
-    else
-        puts(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                     JSON_C_TO_STRING_NOSLASHESCAPE));
+    print_text(doc);
     status = s.fits && s.within_budget ? 0 : 1;
 out:
     plan_views_free(&views);

@@ -18,10 +18,36 @@ void jsonw_init(struct jsonw *w, size_t max_bytes)
     w->first[0] = true;
 }
 
+void jsonw_init_sink(struct jsonw *w, jsonw_sink_fn sink, void *ctx, bool pretty)
+{
+    jsonw_init(w, SIZE_MAX);
+    w->sink = sink;
+    w->sink_ctx = ctx;
+    w->pretty = pretty;
+}
+
+/* Hands the buffered text to the sink. */
+static void flush(struct jsonw *w)
+{
+    int rc;
+
+    if (w->err != ERR_OK || w->len == 0)
+        return;
+    if ((rc = w->sink(w->sink_ctx, w->buf, w->len)) != ERR_OK)
+        w->err = rc;
+    w->total += w->len;
+    w->len = 0;
+}
+
 static void put(struct jsonw *w, const char *s, size_t n)
 {
     if (w->err != ERR_OK)
         return;
+    if (w->sink != NULL && w->len + n > JSONW_SINK_CHUNK) {
+        flush(w);
+        if (w->err != ERR_OK)
+            return;
+    }
     if (n > w->max_bytes || w->len > w->max_bytes - n) {
         w->err = ERR_LIMIT;
         return;
@@ -61,6 +87,10 @@ static void put_string(struct jsonw *w, const char *s, size_t n)
             continue;
         put(w, s + run, i - run);
         run = i + 1;
+        if (w->pretty && (c == '\b' || c == '\f' || c == '\r')) { /* json-c's short forms */
+            put(w, c == '\b' ? "\\b" : c == '\f' ? "\\f" : "\\r", 2);
+            continue;
+        }
         switch (c) {
         case '"':
             put(w, "\\\"", 2);
@@ -83,17 +113,27 @@ static void put_string(struct jsonw *w, const char *s, size_t n)
     put(w, "\"", 1);
 }
 
+/* Two spaces per level (pretty). */
+static void indent(struct jsonw *w, unsigned depth)
+{
+    static const char spaces[] = "                                                                ";
+
+    put(w, spaces, 2 * (size_t)depth); /* depth < JSONW_MAX_DEPTH = 32: 64 spaces at most */
+}
+
 /* Writes the separator and the key (in an object) before a value. */
 static void prefix(struct jsonw *w, const char *key)
 {
     if (w->err != ERR_OK)
         return;
     if (!w->first[w->depth])
-        put(w, ",", 1);
+        put(w, w->pretty ? ",\n" : ",", w->pretty ? 2 : 1);
     w->first[w->depth] = false;
+    if (w->pretty)
+        indent(w, w->depth);
     if (key != NULL) {
         put_string(w, key, strlen(key));
-        put(w, ":", 1);
+        put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
     }
 }
 
@@ -107,6 +147,8 @@ static void open_(struct jsonw *w, const char *key, const char *brace)
         return;
     }
     put(w, brace, 1);
+    if (w->pretty)
+        put(w, "\n", 1);
     w->first[++w->depth] = true;
 }
 
@@ -118,7 +160,11 @@ static void close_(struct jsonw *w, const char *brace)
         w->err = ERR_INTERNAL;
         return;
     }
+    if (w->pretty && !w->first[w->depth])
+        put(w, "\n", 1);
     w->depth--;
+    if (w->pretty)
+        indent(w, w->depth);
     put(w, brace, 1);
 }
 
@@ -202,10 +248,18 @@ int jsonw_finish(struct jsonw *w, char **out, size_t *out_len)
         w->err = ERR_INTERNAL;
     if (w->err == ERR_OK && w->buf == NULL)
         put(w, "", 0);
+    if (w->sink != NULL)
+        flush(w);
     if (w->err != ERR_OK) {
         int rc = w->err;
         jsonw_discard(w);
         return rc;
+    }
+    if (w->sink != NULL) {
+        *out = NULL;
+        *out_len = w->total;
+        jsonw_discard(w);
+        return ERR_OK;
     }
     *out = w->buf;
     *out_len = w->len;

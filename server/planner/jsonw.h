@@ -22,17 +22,37 @@
 
 #define JSONW_MAX_DEPTH 32
 
+/*
+ * A sink takes the text in pieces as it is written: 0, or an ERR_* code that stops the
+ * document (it becomes the writer's sticky error). ctx is the caller's.
+ */
+typedef int (*jsonw_sink_fn)(void *ctx, const char *buf, size_t n);
+
 struct jsonw {
     char *buf; /* malloc'd; owned by the writer until jsonw_finish() hands it over */
     size_t len;
     size_t cap;
-    size_t max_bytes; /* ERR_LIMIT past this many bytes of output */
+    size_t max_bytes; /* ERR_LIMIT past this many bytes of output (buffered mode) */
     int err;          /* first error (ERR_OK while none) */
     unsigned depth;
     bool first[JSONW_MAX_DEPTH]; /* no element written yet at this depth */
+    jsonw_sink_fn sink;          /* NULL: buffer the whole document */
+    size_t total;                /* bytes handed to the sink so far */
+    void *sink_ctx;
+    bool pretty;
 };
 
 void jsonw_init(struct jsonw *w, size_t max_bytes);
+
+/*
+ * Streams the document to sink in pieces of about JSONW_SINK_CHUNK bytes instead: memory
+ * stays bounded whatever the document's size (no max_bytes). pretty lays it out exactly as
+ * json-c's JSON_C_TO_STRING_PRETTY | SPACED | NOSLASHESCAPE prints the same document (two
+ * spaces per level, "key": value, \b \f \r short escapes), which `tpuplan plan` has always
+ * printed; otherwise the text is the compact form jsonw_init writes.
+ */
+#define JSONW_SINK_CHUNK ((size_t)64 << 10)
+void jsonw_init_sink(struct jsonw *w, jsonw_sink_fn sink, void *ctx, bool pretty);
 void jsonw_obj_begin(struct jsonw *w, const char *key);
 void jsonw_obj_end(struct jsonw *w);
 void jsonw_arr_begin(struct jsonw *w, const char *key);
@@ -48,7 +68,8 @@ void jsonw_null(struct jsonw *w, const char *key);
 /*
  * Ends the document. On success *out is the NUL-terminated text (malloc'd, the caller
  * frees) of *out_len bytes and ERR_OK is returned; on failure the buffer is freed and the
- * sticky error code is returned.
+ * sticky error code is returned. With a sink, the rest is flushed to it, *out is NULL and
+ * *out_len the document's length.
  */
 ERR_MUST_CHECK int jsonw_finish(struct jsonw *w, char **out, size_t *out_len);
 

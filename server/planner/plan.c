@@ -445,9 +445,10 @@ void plan_buffers_free(struct plan_buffers *b)
     memset(b, 0, sizeof(*b));
 }
 
-int plan_run(const char *input, size_t len, const struct plan_opts *o, const struct plan_limits *l,
-             char **json, size_t *json_len, struct plan_views *views, struct plan_summary *s,
-             struct err *e)
+/* plan_run and plan_run_stream: the result into *json, or to sink when it is not NULL. */
+static int run(const char *input, size_t len, const struct plan_opts *o,
+               const struct plan_limits *l, const struct plan_sink *sink, char **json,
+               size_t *json_len, struct plan_views *views, struct plan_summary *s, struct err *e)
 {
     struct plan_ctx c;
     struct plan_packing pk;
@@ -472,7 +473,8 @@ int plan_run(const char *input, size_t len, const struct plan_opts *o, const str
     max_bytes = ((size_t)1 << 20) + c.m.n * 4096 + 4 * len + c.ks.n * 8192;
     for (size_t i = 0; i < c.ks.n; i++)
         max_bytes += c.ks.k[i].nops * 1024;
-    if ((rc = plan_result_write(&c, &pk, sg, nsg, true, max_bytes, json, json_len, e)) != ERR_OK)
+    if ((rc = plan_result_write(&c, &pk, sg, nsg, true, sink, max_bytes, json, json_len, e)) !=
+        ERR_OK)
         goto out;
     if (views != NULL && (rc = plan_views_write(&c, &pk, sg, nsg, max_bytes, views, e)) != ERR_OK) {
         free(*json);
@@ -486,4 +488,23 @@ out:
     plan_runtime_free(&pk.rt);
     ctx_free(&c);
     return rc;
+}
+
+int plan_run(const char *input, size_t len, const struct plan_opts *o, const struct plan_limits *l,
+             char **json, size_t *json_len, struct plan_views *views, struct plan_summary *s,
+             struct err *e)
+{
+    return run(input, len, o, l, NULL, json, json_len, views, s, e);
+}
+
+int plan_run_stream(const char *input, size_t len, const struct plan_opts *o,
+                    const struct plan_limits *l, const struct plan_sink *sink,
+                    struct plan_views *views, struct plan_summary *s, struct err *e)
+{
+    char *json = NULL;
+    size_t json_len = 0;
+
+    if (sink == NULL || sink->write == NULL)
+        return err_set(e, ERR_INVALID, "", "plan_run_stream: no sink given");
+    return run(input, len, o, l, sink, &json, &json_len, views, s, e);
 }

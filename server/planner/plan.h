@@ -134,6 +134,22 @@ ERR_MUST_CHECK int plan_run(const char *input, size_t len, const struct plan_opt
                             struct plan_views *views, struct plan_summary *s, struct err *e);
 
 /*
+ * plan_run, with the result document streamed to sink->write in pieces (about 64 KiB) as
+ * it is written, instead of one malloc'd buffer: a million-tensor result is hundreds of
+ * megabytes. pretty lays it out as json-c's pretty printer does (what `tpuplan plan`
+ * prints). write returns 0, or an ERR_* code that stops the plan with that code; on any
+ * failure part of the document may already have been written. sink is borrowed.
+ */
+struct plan_sink {
+    int (*write)(void *ctx, const char *buf, size_t n);
+    void *ctx;
+    bool pretty;
+};
+ERR_MUST_CHECK int plan_run_stream(const char *input, size_t len, const struct plan_opts *o,
+                                   const struct plan_limits *l, const struct plan_sink *sink,
+                                   struct plan_views *views, struct plan_summary *s, struct err *e);
+
+/*
  * The packing problem of an input, for `tpuplan pack` on a model description: one buffer
  * per tensor (padded bytes rounded up to the alignment) with its lifetime, and its name.
  * out->bufs and out->names (and each name) are malloc'd and owned by *out until

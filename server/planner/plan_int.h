@@ -124,12 +124,15 @@ void plan_portfolio_free(struct plan_packing *pk, size_t nruns);
 
 /*
  * plan_result.c: the result document, malloc'd into *json (caller frees), at most
- * max_bytes (ERR_LIMIT beyond). Without the tensors array it is the summary view.
+ * max_bytes (ERR_LIMIT beyond); or, when sink is not NULL, streamed to it (*json NULL,
+ * *json_len the length written, max_bytes unused). Without the tensors array it is the
+ * summary view.
  */
+struct plan_sink;
 ERR_MUST_CHECK int plan_result_write(const struct plan_ctx *c, const struct plan_packing *pk,
                                      const struct suggest_fix *sg, size_t nsg, bool with_tensors,
-                                     size_t max_bytes, char **json, size_t *json_len,
-                                     struct err *e);
+                                     const struct plan_sink *sink, size_t max_bytes, char **json,
+                                     size_t *json_len, struct err *e);
 
 /* The offset of tensor i, walking the tensors in order with *b the next packed buffer
  * (start at 0): tensors with no bytes are not packed and sit at 0. offsets may be NULL. */

@@ -236,8 +236,8 @@ int plan_views_write(const struct plan_ctx *c, const struct plan_packing *pk,
     int rc;
 
     memset(v, 0, sizeof(*v));
-    if ((rc = plan_result_write(c, pk, sg, nsg, false, max_bytes, &v->summary, &v->summary_len,
-                                e)) != ERR_OK ||
+    if ((rc = plan_result_write(c, pk, sg, nsg, false, NULL, max_bytes, &v->summary,
+                                &v->summary_len, e)) != ERR_OK ||
         (rc = write_layout(c, pk, max_bytes, &v->layout, &v->layout_len, e)) != ERR_OK)
         plan_views_free(v);
     return rc;

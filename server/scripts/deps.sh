@@ -19,7 +19,7 @@ test=("${run[@]}" libcmocka-dev clang libclang-rt-14-dev curl chromium python3
     python3-jsonschema procps openssl)
 # git: make lint finds the files to check with `git ls-files`; without git it checks none.
 lint=("${build[@]}" libcmocka-dev clang-format clang-tidy cppcheck git)
-bench=("${test[@]}" wrk)
+bench=("${test[@]}" wrk time)
 image=("${test[@]}" podman crun debootstrap)
 soak=("${run[@]}" curl python3 procps wrk)
 

@@ -694,9 +694,7 @@ static void api_plan_create(struct store *st, struct request *r)
     if (auth == AUTH_ANSWERED || opts_from_params(r, &o) != 0 || retain_of(r, &retain) != 0 ||
         queue_full(st, r))
         return;
-    plan_limits_default(&lim);
-    if (lim.max_input_bytes > cfg->max_body)
-        lim.max_input_bytes = (size_t)cfg->max_body;
+    config_plan_limits(cfg, &lim);
     memset(&sum, 0, sizeof(sum));
     err_clear(&e);
     rc = plan_validate(r->body.p, r->body.len, &o, &lim, &sum, &e);

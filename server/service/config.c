@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "planner/plan.h"
 #include "service/log.h"
 
 /* OPT_FLAG takes no value on the command line (TPUPLAN_NAME=1/true/yes or 0/false/no);
@@ -35,6 +36,7 @@ static const struct opt opts[] = {
     {"executors", OPT_UINT, OFF(executors), "request-executor threads (DB connections)"},
     {"http-threads", OPT_UINT, OFF(http_threads), "HTTP event-loop threads"},
     {"max-body", OPT_BYTES, OFF(max_body), "request body limit (K/M/G suffixes)"},
+    {"max-tensors", OPT_UINT, OFF(max_tensors), "tensors per plan (bounds a job's memory)"},
     {"max-connections", OPT_UINT, OFF(max_connections), "concurrent connection limit"},
     {"max-per-ip", OPT_UINT, OFF(max_per_ip), "concurrent connections per client IP"},
     {"timeout", OPT_UINT, OFF(timeout_s), "idle connection timeout in seconds"},
@@ -57,6 +59,15 @@ static const struct opt opts[] = {
     {"log-format", OPT_STR, OFF(log_format), "text or json (one object a line)"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+void config_plan_limits(const struct config *c, struct plan_limits *l)
+{
+    plan_limits_default(l);
+    if (l->max_input_bytes > c->max_body)
+        l->max_input_bytes = (size_t)c->max_body;
+    if (l->max_tensors > c->max_tensors)
+        l->max_tensors = c->max_tensors;
+}
 
 int config_parse_bytes(const char *s, uint64_t *out)
 {
@@ -283,6 +294,7 @@ int config_parse(struct config *c, int argc, char **argv)
     c->executors = 4;
     c->http_threads = ncpu > 4 ? 4 : (ncpu > 1 ? (unsigned)ncpu : 1);
     c->max_body = 64u << 20;
+    c->max_tensors = 1000000;
     c->max_connections = 1024;
     c->max_per_ip = 256;
     c->timeout_s = 30;
@@ -442,6 +454,7 @@ void config_print(const struct config *c, FILE *f)
     fprintf(f, "  executors       %u\n", c->executors);
     fprintf(f, "  http-threads    %u\n", c->http_threads);
     fprintf(f, "  max-body        %llu\n", (unsigned long long)c->max_body);
+    fprintf(f, "  max-tensors     %u\n", c->max_tensors);
     fprintf(f, "  max-connections %u\n", c->max_connections);
     fprintf(f, "  max-per-ip      %u\n", c->max_per_ip);
     fprintf(f, "  timeout         %u s\n", c->timeout_s);

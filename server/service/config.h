@@ -28,6 +28,8 @@ struct config {
     unsigned executors;         /* request-executor threads, one DB connection each */
     unsigned http_threads;      /* MHD epoll thread pool */
     uint64_t max_body;          /* request body cap in bytes (413 above) */
+    unsigned max_tensors;       /* tensors per plan (422 above): with max_body, the per-job
+                                 * memory cap (README "Limits") */
     unsigned max_connections;
     unsigned max_per_ip;
     unsigned timeout_s;        /* idle connection timeout */
@@ -68,6 +70,12 @@ int config_parse_duration(const char *s, uint64_t *out);
  * with '/', and hold only letters, digits and "-._~/" without "//" or a "." segment.
  * 0, or -1. out has cap bytes. */
 int config_base_path(const char *s, char *out, size_t cap);
+
+/* The planner's limits a plan runs under here: the planner's defaults, the input capped at
+ * max_body and the tensors at max_tensors. The request validation and the worker pool use
+ * the same. */
+struct plan_limits;
+void config_plan_limits(const struct config *c, struct plan_limits *l);
 
 /* Parses a byte count with an optional K/M/G (binary) suffix. -1 if malformed. */
 int config_parse_bytes(const char *s, uint64_t *out);

@@ -115,6 +115,7 @@ static int serve(const struct config *cfg, const sigset_t *sigs)
 {
     struct server srv;
     struct jobs_config jc;
+    struct plan_limits limits;
     char err[512] = "";
     int jobs_grace_ms = 0;
     int sig = 0, rc = 1;
@@ -142,6 +143,8 @@ static int serve(const struct config *cfg, const sigset_t *sigs)
     }
     jc.conninfo = cfg->database_url;
     jc.workers = cfg->workers;
+    config_plan_limits(cfg, &limits);
+    jc.limits = &limits; /* copied */
     jc.on_done = plan_done;
     jc.arg = srv.exec;
     srv.jobs = jobs_start(&jc, err, sizeof(err));

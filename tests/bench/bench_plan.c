@@ -5,7 +5,8 @@
  * input MB, parse+validate MB/s, total plan time, result size and peak RSS. Target: the
  * plan is bounded by JSON parsing (a small multiple of the validate time).
  *
- *   bench_plan [N]     (default N = 1000000)
+ *   bench_plan [N]                 (default N = 1000000)
+ *   bench_plan --write FILE [N]    writes the model to FILE instead (bench_million.sh)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -47,8 +48,26 @@ static char *generate(long n, size_t *len)
     return buf;
 }
 
+/* The generated model into path, for the CLI-against-Python comparison. */
+static int write_model(const char *path, long n)
+{
+    size_t len = 0;
+    char *text = generate(n, &len);
+    FILE *f = fopen(path, "wb");
+    int rc = text != NULL && f != NULL && fwrite(text, 1, len, f) == len ? 0 : 1;
+
+    if (f != NULL && fclose(f) != 0)
+        rc = 1;
+    if (rc != 0)
+        fprintf(stderr, "bench_plan: cannot write %s\n", path);
+    free(text);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "--write") == 0)
+        return write_model(argv[2], argc > 3 ? atol(argv[3]) : 1000000);
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     struct plan_limits l;
     struct plan_opts o = {.strategies = "xla-spatial"};

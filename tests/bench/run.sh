@@ -11,6 +11,7 @@ layout)
     for b in build/release/bench/bench_layout build/release/bench/bench_plan build/release/bench/bench_runtime build/release/bench/bench_kernels build/release/bench/bench_xla build/release/bench/bench_diff; do
         [ -x "$b" ] && "$b"
     done
+    tests/bench/bench_million.sh
     ;;
 pack) build/release/bench/bench_pack "${@:2}" ;;
 server) tests/bench/bench_server.sh ;;

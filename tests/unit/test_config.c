@@ -10,7 +10,9 @@
 
 #include <cmocka.h>
 
+#include "planner/plan.h"
 #include "service/config.h"
+#include "service/problem.h"
 
 static void test_config(void **state)
 {
@@ -77,11 +79,43 @@ static void test_limits(void **state)
     assert_int_equal(config_parse(&c, 5, bad), -1);
 }
 
+/* The per-job cap: a plan runs under max_body and max_tensors, and a model with one tensor
+ * more than --max-tensors is refused at submission as a 422 limit-exceeded problem. */
+static void test_per_job_limits(void **state)
+{
+    char *argv[] = {"tpuplan-server", "--max-tensors",  "2", "--max-body", "1K",
+                    "--database-url", "postgresql:///x"};
+    const char *three = "{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"s8\"},"
+                        "{\"name\":\"b\",\"shape\":[1],\"dtype\":\"s8\"},"
+                        "{\"name\":\"c\",\"shape\":[1],\"dtype\":\"s8\"}]}";
+    struct config c;
+    struct plan_limits l;
+    struct plan_summary s;
+    struct err e;
+    int status = 0;
+    size_t len = 0;
+    char *pj;
+
+    (void)state;
+    assert_int_equal(config_parse(&c, 7, argv), 0);
+    config_plan_limits(&c, &l);
+    assert_int_equal(l.max_tensors, 2);
+    assert_int_equal(l.max_input_bytes, 1024);
+    assert_int_equal(plan_validate(three, strlen(three), NULL, &l, &s, &e), ERR_LIMIT);
+    assert_non_null(strstr(e.msg, "3 tensors; the limit is 2"));
+    pj = problem_from_err(&e, "/api/v1/plans", &status, &len);
+    assert_non_null(pj);
+    assert_int_equal(status, 422);
+    assert_non_null(strstr(pj, "limit-exceeded"));
+    free(pj);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_per_job_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,8 @@
 
 #include "planner/plan.h"
 
+#define JSONW_CHUNK_HINT (64 << 10) /* jsonw.h JSONW_SINK_CHUNK: the sink's piece size */
+
 /* Dotted path lookup with [i] for array elements: "tensors[0].padded_bytes". */
 static json_object *jget(json_object *root, const char *path)
 {
@@ -576,6 +578,70 @@ static void test_escaping(void **state)
     json_object_put(r);
 }
 
+struct collect {
+    char *buf;
+    size_t len, cap;
+    size_t calls, fail_after; /* fail_after: the call that fails (0: none) */
+};
+
+static int collect(void *ctx, const char *buf, size_t n)
+{
+    struct collect *c = ctx;
+    if (c->fail_after != 0 && ++c->calls >= c->fail_after)
+        return ERR_LIMIT;
+    if (c->len + n + 1 > c->cap) {
+        c->cap = (c->len + n + 1) * 2;
+        c->buf = realloc(c->buf, c->cap);
+        assert_non_null(c->buf);
+    }
+    memcpy(c->buf + c->len, buf, n);
+    c->len += n;
+    c->buf[c->len] = '\0';
+    return ERR_OK;
+}
+
+/* The streamed pretty result is laid out exactly as json-c pretty-prints it (what `tpuplan
+ * plan` printed when it re-read the result): json-c re-printing it changes no byte, with
+ * the escapes that differ between the two (\b \f \r) and 1,500 tensors (many chunks). */
+static void test_stream_is_json_c_pretty(void **state)
+{
+    const char *head = "{\"name\":\"q\\b\\f\\r\\u0001/\\\"\\\\\u00e9\",\"tensors\":[";
+    size_t cap = 1500 * 80 + 256, len = 0;
+    char *text = malloc(cap);
+    struct collect c = {0};
+    struct plan_sink sink = {collect, &c, true};
+    struct plan_summary s;
+    struct err e;
+    (void)state;
+
+    assert_non_null(text);
+    len += (size_t)snprintf(text, cap, "%s", head);
+    for (int i = 0; i < 1500; i++)
+        len += (size_t)snprintf(text + len, cap - len,
+                                "%s{\"name\":\"t%d\",\"shape\":[%d,128],\"dtype\":\"bf16\","
+                                "\"live\":[%d,%d]}",
+                                i ? "," : "", i, 1 + i % 7, i / 3, i / 3 + 2);
+    len += (size_t)snprintf(text + len, cap - len, "]}");
+    assert_int_equal(plan_run_stream(text, len, NULL, NULL, &sink, NULL, &s, &e), ERR_OK);
+    assert_true(c.len > 4 * JSONW_CHUNK_HINT);
+    json_object *doc = json_tokener_parse(c.buf);
+    assert_non_null(doc);
+    assert_string_equal(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+                                                                JSON_C_TO_STRING_SPACED |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE),
+                        c.buf);
+    assert_string_equal(jstr(doc, "model.name"), "q\b\f\r\x01/\"\\\xc3\xa9");
+    json_object_put(doc);
+
+    /* A sink that fails stops the plan with its code. */
+    free(c.buf);
+    c = (struct collect){.fail_after = 2};
+    assert_int_equal(plan_run_stream(text, len, NULL, NULL, &sink, NULL, &s, &e), ERR_LIMIT);
+    assert_non_null(strstr(e.msg, "could not be written"));
+    free(c.buf);
+    free(text);
+}
+
 static void test_format_names(void **state)
 {
     (void)state;
@@ -922,6 +988,7 @@ int main(void)
         cmocka_unit_test(test_validate_rejects_input_over_the_limit),
         cmocka_unit_test(test_format_names),
         cmocka_unit_test(test_escaping),
+        cmocka_unit_test(test_stream_is_json_c_pretty),
         cmocka_unit_test(test_views),
         cmocka_unit_test(test_default_from_runs),
         cmocka_unit_test(test_runs_ahead_keep_names),
