@@ -25,11 +25,13 @@
 
 static const char usage[] =
     "usage: tpuplan pack FILE [--capacity N] [--algo NAME|all|exact|best] [--time-limit SECONDS]\n"
-    "                         [--out FILE.csv] [--seed N] [--threads N]\n"
+    "                         [--out FILE.csv] [--seed N] [--threads N] [--goal min|fit]\n"
     "FILE is a MiniMalloc CSV (id,lower,upper,size; \"-\" reads stdin) or a model description.\n"
     "--algo: one of %s,\n"
     "        all (every strategy, listed) or best (heuristics, then exact; the default)\n"
     "--out F writes the best packing as CSV with an offset column (\"-\": stdout).\n"
+    "--goal: min (the default) minimises the peak, stopping early only at the lower bound;\n"
+    "        fit stops at the first packing within the capacity (\"does it fit?\").\n"
     "exit status: 0 packed within the capacity, 1 infeasible or out of time, 2 bad input\n";
 
 /* Strict unsigned decimal; 0 on success. */
@@ -114,6 +116,7 @@ struct pack_args {
     uint64_t capacity, seed, threads;
     double limit;
     int have_cap;
+    enum pack_goal goal;
 };
 
 /* Parses the options; returns -1 to go on, else the exit status (0 after --help, 2 for
@@ -146,6 +149,12 @@ static int parse_args(int argc, char **argv, struct pack_args *a)
                 a->limit > PACK_TIME_LIMIT_MAX) {
                 fprintf(stderr, "tpuplan: --time-limit must be in (0, %d] seconds, got '%s'\n",
                         PACK_TIME_LIMIT_MAX, v ? v : "");
+                return 2;
+            }
+            i++;
+        } else if (strcmp(o, "--goal") == 0) {
+            if (pack_goal_parse(v, &a->goal) != 0) {
+                fprintf(stderr, "tpuplan: --goal must be min or fit, got '%s'\n", v ? v : "");
                 return 2;
             }
             i++;
@@ -254,7 +263,7 @@ static int input_load(const struct pack_args *a, struct pack_input *in, struct e
 static int run_all(const struct pack_args *a, const struct pack_problem *p, bool tab,
                    struct pack_result *best, bool *have_best, int *status, struct err *e)
 {
-    struct pack_opts o = {a->limit, a->seed, (unsigned)a->threads};
+    struct pack_opts o = {a->limit, a->seed, (unsigned)a->threads, a->goal};
     const char *names[16];
     size_t nnames = 0;
     char list[256];

@@ -162,12 +162,37 @@ static int run_default(const struct pack_problem *p, const struct pack_opts *o, 
     return ERR_OK;
 }
 
+const char *pack_goal_name(enum pack_goal g)
+{
+    return g == PACK_GOAL_FIT ? "fit" : "min";
+}
+
+int pack_goal_parse(const char *s, enum pack_goal *g)
+{
+    if (s != NULL && strcmp(s, "min") == 0)
+        *g = PACK_GOAL_MIN;
+    else if (s != NULL && strcmp(s, "fit") == 0)
+        *g = PACK_GOAL_FIT;
+    else
+        return -1;
+    return 0;
+}
+
+/* The budget's enough for a goal: fit stops within the capacity (any packing without
+ * one); min only at a proof or the lower bound. */
+static uint64_t goal_enough(const struct pack_problem *p, enum pack_goal g)
+{
+    if (g != PACK_GOAL_FIT)
+        return 0;
+    return p->capacity > 0 ? p->capacity : UINT64_MAX;
+}
+
 int pack_run(const struct pack_problem *p, const char *strategy, const struct pack_opts *o,
              struct pack_result *out, struct err *e)
 {
     const struct strategy *s;
     struct pack_opts defopts = {0};
-    struct pack_incumbent inc = {NULL, 0, false, -1};
+    struct pack_incumbent inc = {NULL, 0, false, -1, 0};
     uint64_t *tmp = NULL, lb = 0;
     double t0 = clock_now(), limit;
     int rc;
@@ -207,7 +232,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
                 : s->kind == RUN_SEARCH ? PACK_SEARCH_DEFAULT_S
                                         : PACK_EXACT_DEFAULT_S;
         rc = pack_solve(p, s->kind == RUN_SEARCH ? PACK_SOLVE_SEARCH : PACK_SOLVE_EXACT, o,
-                        &(struct pack_budget){t0 + limit, 0}, &inc, e);
+                        &(struct pack_budget){t0 + limit, goal_enough(p, o->goal)}, &inc, e);
         break;
     }
     if (rc != ERR_OK)
@@ -238,6 +263,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
     out->lower_bound = lb;
     out->solved = p->capacity == 0 || inc.peak <= p->capacity;
     out->proven_optimal = inc.proven || inc.peak == lb;
+    out->nodes = inc.nodes;
     out->seconds = clock_now() - t0;
     out->solved_seconds = out->solved ? out->seconds : -1;
     if (out->solved && inc.solved_at >= t0)

@@ -62,10 +62,25 @@ struct pack_problem {
     uint64_t alignment;             /* offsets are multiples of this; 0 or 1 = none */
 };
 
+/*
+ * What the search strategies are asked. The greedy ones make one pass either way.
+ *   min  minimise the peak (the default): until a proof, the lower bound or the time limit;
+ *        with a capacity they first aim at it, then go on below it
+ *   fit  MiniMalloc's decision problem, "does it fit?": stop at the first packing within
+ *        the capacity (without one, at the first packing); the answer is then solved but
+ *        not minimised, and proven_optimal only when it happens to sit on the lower bound
+ */
+enum pack_goal { PACK_GOAL_MIN = 0, PACK_GOAL_FIT };
+
+/* "min", "fit"; pack_goal_parse returns -1 when unknown. */
+const char *pack_goal_name(enum pack_goal g);
+int pack_goal_parse(const char *s, enum pack_goal *g);
+
 struct pack_opts {
     double time_limit_s; /* wall-clock budget for search strategies; 0 = their default */
     uint64_t seed;       /* search strategies are deterministic for a seed */
     unsigned threads;    /* solver threads; 0 = number of online CPUs */
+    enum pack_goal goal;
 };
 
 struct pack_result {
@@ -77,7 +92,10 @@ struct pack_result {
     bool proven_optimal;   /* peak is proven minimal */
     double seconds;        /* wall-clock time of this strategy */
     double solved_seconds; /* when a packing within the capacity was first found (seconds
-                            * from the start); -1: never. Exact keeps minimising after it. */
+                            * from the start); -1: never. Exact keeps minimising after it
+                            * (goal min). */
+    uint64_t nodes;        /* search nodes spent (the exact solver's and the search
+                            * heuristic's probes, all threads; 0 for the greedy ones) */
 };
 
 void pack_result_free(struct pack_result *r);

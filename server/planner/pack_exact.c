@@ -725,6 +725,7 @@ struct worker {
     int result[EXACT_MAX_TARGETS]; /* 1 found, 0 exhausted, -1 aborted or skipped */
     uint64_t *offs[EXACT_MAX_TARGETS];
     uint64_t peak[EXACT_MAX_TARGETS];
+    uint64_t nodes; /* spent by this worker's searches, all rounds */
 };
 
 static void xsearch_free(struct xsearch *s)
@@ -811,6 +812,7 @@ static void *worker_main(void *arg)
             continue;
         s->height = w->target[k];
         w->result[k] = search_once(s);
+        w->nodes += s->nodes;
         if (s->oom)
             w->result[k] = -1;
         if (w->result[k] == 1) {
@@ -1078,6 +1080,8 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, const st
             x.soft = x.lbp;
         }
     }
+    for (unsigned t = 0; x.w != NULL && t < x.nthreads; t++)
+        inc->nodes += x.w[t].nodes;
     exact_free(&x);
     return rc;
 }
@@ -1149,6 +1153,7 @@ int pack_probe_run(struct pack_probe *pr, uint64_t height, unsigned heur, uint64
     pr->s.deadline = b->deadline;
     pr->s.job = 0;
     *result = search_once(&pr->s);
+    inc->nodes += pr->s.nodes;
     if (pr->s.oom)
         return err_set(e, ERR_NOMEM, NULL, "search: out of memory");
     if (*result == 1) {

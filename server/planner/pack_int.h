@@ -37,6 +37,7 @@ struct pack_incumbent {
     bool proven;       /* peak is proven minimal: a solver sets it and never clears it */
     double solved_at;  /* clock_now() time a packing within the capacity was first known;
                         * -1: not yet. Set once, by the first to know (pack_note_fit) */
+    uint64_t nodes;    /* search nodes spent on it so far: pack_exact and the probes add theirs */
 };
 
 /*

@@ -234,12 +234,13 @@ static int reduced_search(struct reduced *r, enum pack_solve_mode mode, const st
         bool was_over = p->capacity > 0 && base + r->cpeak[c] > p->capacity;
         struct pack_budget cb = {now + (b->deadline - now) / (double)(left > 1 ? left : 1),
                                  goal - base};
-        struct pack_incumbent ci = {r->suboff + r->red->comp_off[c], r->cpeak[c], false, -1};
+        struct pack_incumbent ci = {r->suboff + r->red->comp_off[c], r->cpeak[c], false, -1, 0};
         left -= left > 0;
         if ((rc = solve(&q, mode, o, &cb, depth + 1, &ci, e)) != ERR_OK)
             return rc;
         r->cpeak[c] = ci.peak;
         r->cproven[c] = ci.proven;
+        inc->nodes += ci.nodes;
         /* What this component needs, the later ones need not go below. */
         if (base + r->cpeak[c] > goal)
             goal = base + r->cpeak[c];

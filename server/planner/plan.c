@@ -277,6 +277,7 @@ static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_
     }
     c->mem_fraction = o->mem_fraction > 0 ? o->mem_fraction : BFC_DEFAULT_FRACTION;
     c->preallocate = o->preallocate != PLAN_PREALLOC_OFF;
+    c->goal = o->goal;
     c->runtime_defaults = o->mem_fraction == 0 && o->preallocate == PLAN_PREALLOC_DEFAULT;
     c->capacity = o->capacity != 0 ? o->capacity : c->m.options.capacity;
     if (c->capacity == 0 && c->chip != NULL) {

@@ -69,6 +69,7 @@ struct plan_opts {
     size_t xla_assignment_len;
     const char *xla_report;
     size_t xla_report_len;
+    enum pack_goal goal; /* the search strategies' (pack.h): PACK_GOAL_MIN by default */
 };
 
 struct plan_limits {

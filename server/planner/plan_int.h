@@ -54,6 +54,7 @@ struct plan_ctx {
     uint64_t alignment;
     bool alignment_default;
     double time_limit_s;
+    enum pack_goal goal;
     char name[128];
     double mem_fraction; /* runtime simulation: share of the capacity, (0, 1] */
     bool preallocate;

@@ -139,7 +139,8 @@ static void run_ahead(const struct plan_ctx *c, struct plan_packing *pk, const s
 
 int plan_portfolio_run(struct plan_ctx *c, struct plan_packing *pk, struct err *e)
 {
-    struct pack_opts po = {.time_limit_s = c->time_limit_s, .seed = 1, .threads = 0};
+    struct pack_opts po = {
+        .time_limit_s = c->time_limit_s, .seed = 1, .threads = 0, .goal = c->goal};
     int rc;
 
     memset(pk, 0, sizeof(*pk));

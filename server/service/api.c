@@ -607,6 +607,9 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
         o->xla_report = r->attach.p != NULL ? r->attach.p + r->attach_at[1] : "";
         o->xla_report_len = r->attach_len[1];
     }
+    if (r->param[REQ_PARAM_GOAL] != NULL &&
+        pack_goal_parse(r->param[REQ_PARAM_GOAL], &o->goal) != 0)
+        bad = "goal must be min or fit.";
     if (runtime_opts(r, o) != 0)
         bad = "mem_fraction must be a number above 0 and at most 1, and preallocate true or "
               "false.";

@@ -56,6 +56,7 @@ static const char *const req_param_names[REQ_PARAM_COUNT] = {
     [REQ_PARAM_RETAIN] = "retain",
     [REQ_PARAM_A] = "a",
     [REQ_PARAM_B] = "b",
+    [REQ_PARAM_GOAL] = "goal",
 };
 
 /* Shown at /p/{id} until the dashboard's static/plan.html exists. No inline script: the

@@ -44,6 +44,8 @@ char *planopts_json(const struct plan_opts *o)
     if (o->preallocate != PLAN_PREALLOC_DEFAULT)
         json_object_object_add(j, "preallocate",
                                json_object_new_boolean(o->preallocate == PLAN_PREALLOC_ON));
+    if (o->goal != PACK_GOAL_MIN) /* left out by default: stored options stay as they were */
+        json_object_object_add(j, "goal", json_object_new_string(pack_goal_name(o->goal)));
     out = strdup(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
     json_object_put(j);
     return out;
@@ -86,7 +88,7 @@ int planopts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap)
 {
     json_object *j = json_tokener_parse(json);
     json_object *v;
-    const char *fmt = NULL;
+    const char *fmt = NULL, *goal = NULL;
     size_t used = 0;
     int rc = -1;
     memset(o, 0, sizeof *o);
@@ -99,6 +101,7 @@ int planopts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap)
         opt_str(j, "budget", &o->budget, buf, cap, &used) < 0 ||
         opt_str(j, "xla_assignment", &o->xla_assignment, buf, cap, &used) < 0 ||
         opt_str(j, "xla_report", &o->xla_report, buf, cap, &used) < 0 ||
+        opt_str(j, "goal", &goal, buf, cap, &used) < 0 ||
         opt_u64(j, "capacity", &o->capacity) < 0 || opt_u64(j, "alignment", &o->alignment) < 0)
         goto out;
     if (json_object_object_get_ex(j, "time_limit_s", &v)) {
@@ -118,6 +121,8 @@ int planopts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap)
     }
     o->xla_assignment_len = o->xla_assignment != NULL ? strlen(o->xla_assignment) : 0;
     o->xla_report_len = o->xla_report != NULL ? strlen(o->xla_report) : 0;
+    if (goal != NULL && pack_goal_parse(goal, &o->goal) != 0)
+        goto out;
     if (fmt != NULL) {
         /* Every format's name, however many there are: past the last one the names
          * fall back to "auto". */

@@ -52,6 +52,7 @@ enum req_param {
     REQ_PARAM_RETAIN, /* the plan's lifetime (config_parse_duration), at most --retain */
     REQ_PARAM_A,      /* GET /api/v1/diff?a=ID&b=ID */
     REQ_PARAM_B,
+    REQ_PARAM_GOAL, /* min|fit: what the search strategies are asked (pack.h) */
     REQ_PARAM_COUNT
 };
 

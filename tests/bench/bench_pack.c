@@ -4,8 +4,12 @@
  * greedy strategies on a generated 1,000,000-buffer instance (time and peak RSS).
  *
  * usage: bench_pack [--data DIR] [--algo a,b,...] [--time-limit S] [--only A,B,...]
- *                   [--threads N] [--no-scale] [--scale-n N] [--scale-life L]
- *                   [--scale-algo a,b,...]
+ *                   [--threads N] [--goal min|fit] [--no-scale] [--scale-n N]
+ *                   [--scale-life L] [--scale-algo a,b,...] [--no-perfect]
+ * Perfect packings (perfect.h): the kept seed set, 400-500 buffers cut from a rectangle
+ * whose height is the capacity and the lower bound, each given to "exact" with goal min
+ * for 30 s (or --time-limit): found at the lower bound or not, time and search nodes.
+ * "nodes" counts the exact solver's search nodes (all threads; 0 for the heuristics).
  * Time limits: 1 s for tpuplan-search and 30 s for exact unless --time-limit is given.
  * "time_s" is the whole run; "solved_s" is when a packing within the capacity was first
  * found (exact keeps minimising after that, until it proves the optimum or time runs out).
@@ -16,6 +20,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "perfect.h"
 #include "planner/mmcsv.h"
 #include "planner/pack.h"
 
@@ -67,11 +72,11 @@ static int run_row(const char *inst, const struct pack_problem *p, const char *a
         q.capacity = r.solved ? p->capacity : 0;
         rc = pack_check(&q, r.offsets, r.peak, &e);
     }
-    printf("%-6s %8zu %9llu %-15s %9llu %7.4f %-6s %-6s %8.3f %8.3f%s%s\n", inst, p->n,
+    printf("%-6s %8zu %9llu %-15s %9llu %7.4f %-6s %-6s %8.3f %8.3f %11llu%s%s\n", inst, p->n,
            (unsigned long long)r.lower_bound, algo, (unsigned long long)r.peak,
            r.lower_bound ? (double)r.peak / (double)r.lower_bound : 0.0, r.solved ? "yes" : "no",
            r.proven_optimal ? "yes" : "no", r.seconds, r.solved_seconds,
-           rc ? "  CHECK FAILED: " : "", rc ? e.msg : "");
+           (unsigned long long)r.nodes, rc ? "  CHECK FAILED: " : "", rc ? e.msg : "");
     fflush(stdout);
     *solved = r.solved;
     *secs = r.seconds;
@@ -140,13 +145,52 @@ static int scale_row(size_t n, unsigned maxlife, const char *algos, unsigned thr
     return bad;
 }
 
+/* The perfect-packing seed set (perfect.h) through "exact"; 0 when every answer passed
+ * the checker. */
+static int perfect_rows(const struct pack_opts *o)
+{
+    struct pack_opts oa = *o;
+    int bad = 0, at_lb = 0;
+    double total = 0;
+
+    if (oa.time_limit_s == 0)
+        oa.time_limit_s = 30;
+    printf("\nperfect packings (perfect.h): capacity = lower bound = %llu, exact, goal %s, "
+           "%.0f s each\n",
+           (unsigned long long)PERFECT_CAPACITY, pack_goal_name(oa.goal), oa.time_limit_s);
+    for (size_t k = 0; k < PERFECT_NSEEDS; k++) {
+        size_t n = perfect_seeds[k].n;
+        struct pack_buffer *b = malloc(n * sizeof(*b));
+        char inst[16];
+        int solved = 0;
+        double secs = 0, solved_at = 0;
+        if (b == NULL || perfect_instance(perfect_seeds[k].seed, n, PERFECT_CAPACITY,
+                                          PERFECT_HORIZON, b, NULL) != 0) {
+            printf("seed %llu: cannot generate\n", (unsigned long long)perfect_seeds[k].seed);
+            free(b);
+            bad = 1;
+            continue;
+        }
+        struct pack_problem p = {.n = n, .bufs = b, .capacity = PERFECT_CAPACITY};
+        snprintf(inst, sizeof(inst), "P%llu", (unsigned long long)perfect_seeds[k].seed);
+        if (run_row(inst, &p, "exact", &oa, &solved, &secs, &solved_at) != 0)
+            bad = 1;
+        at_lb += solved; /* capacity = LB: within the capacity is at the lower bound */
+        total += secs;
+        free(b);
+    }
+    printf("perfect: %d of %zu at the lower bound within %.0f s each (%.1f s in all)\n", at_lb,
+           PERFECT_NSEEDS, oa.time_limit_s, total);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = getenv("TPUPLAN_MINIMALLOC_DIR");
     const char *algos = default_algos, *only = NULL;
     const char *scale_algos = "xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite";
     struct pack_opts o = {.time_limit_s = 0, .seed = 1, .threads = 0};
-    int noscale = 0, bad = 0;
+    int noscale = 0, noperfect = 0, bad = 0;
     size_t scale_n = 1000000;
     unsigned scale_life = 32;
     char names[] = "ABCDEFGHIJK";
@@ -172,16 +216,21 @@ int main(int argc, char **argv)
             scale_algos = argv[++i];
         else if (strcmp(argv[i], "--no-scale") == 0)
             noscale = 1;
+        else if (strcmp(argv[i], "--no-perfect") == 0)
+            noperfect = 1;
+        else if (strcmp(argv[i], "--goal") == 0 && i + 1 < argc &&
+                 pack_goal_parse(argv[i + 1], &o.goal) == 0)
+            i++;
         else {
             fprintf(stderr, "usage: bench_pack [--data DIR] [--algo a,b] [--only A,B] "
-                            "[--time-limit S] [--threads N] [--no-scale] [--scale-n N] "
-                            "[--scale-life L] [--scale-algo a,b]\n");
+                            "[--time-limit S] [--threads N] [--goal min|fit] [--no-scale] "
+                            "[--scale-n N] [--scale-life L] [--scale-algo a,b] [--no-perfect]\n");
             return 2;
         }
     }
     printf("MiniMalloc challenging suite, capacity %d, data %s\n", CAPACITY, dir);
-    printf("%-6s %8s %9s %-15s %9s %7s %-6s %-6s %8s %8s\n", "inst", "buffers", "LB", "strategy",
-           "peak", "peak/LB", "solved", "proven", "time_s", "solved_s");
+    printf("%-6s %8s %9s %-15s %9s %7s %-6s %-6s %8s %8s %11s\n", "inst", "buffers", "LB",
+           "strategy", "peak", "peak/LB", "solved", "proven", "time_s", "solved_s", "nodes");
     int found = 0;
     double total_exact = 0, total_solved = 0;
     int solved_exact = 0;
@@ -237,6 +286,8 @@ int main(int argc, char **argv)
                "%.2f s in total (unsolved instances count their whole run), %.2f s with "
                "minimisation\n",
                solved_exact, found, total_solved, total_exact);
+    if (!noperfect)
+        bad |= perfect_rows(&o);
     if (!noscale)
         bad |= scale_row(scale_n, scale_life, scale_algos, o.threads);
     return bad;

@@ -81,6 +81,20 @@ bad "time limit not a number" "--time-limit must be in" 'id,lower,upper,size\na,
 bad "bad capacity" "--capacity needs a positive integer" 'id,lower,upper,size\na,0,1,1\n' --capacity -3
 bad "unknown algorithm" 'unknown packing strategy "nope"' 'id,lower,upper,size\na,0,1,1\n' --algo nope
 bad "not a csv" "MiniMalloc CSV" 'hello world\n'
+bad "unknown goal" "--goal must be min or fit" 'id,lower,upper,size\na,0,1,1\n' --goal most
+
+# --goal fit answers "does it fit?" at the first packing within the capacity: with room to
+# spare (twice the optimum) that is the greedy seeds' packing, 1235968, above the optimum;
+# min goes on to the lower bound 1048576 and proves it. perfect-48.csv: tests/bench/perfect.h
+# seed 1, 48 buffers, horizon 100 (a rectangle of 2^20 bytes cut into pieces: LB = optimum).
+perfect=tests/data/perfect-48.csv
+run pack "$perfect" --capacity 2097152 --algo exact --goal fit
+ok $rc "--goal fit within twice the optimum exits 0"
+grep -Eq '^exact +1235968 +1048576 +1\.1787 +2097152 +yes +no ' "$tmp/out"
+ok $? "--goal fit stops at the greedy packing, above the optimum, unproven"
+run pack "$perfect" --capacity 2097152 --algo exact --goal min
+grep -Eq '^exact +1048576 +1048576 +1\.0000 +2097152 +yes +yes ' "$tmp/out"
+ok $? "--goal min minimises to the lower bound and proves it"
 run pack "$tmp/missing.csv"
 ok $((rc != 2)) "missing file exits 2"
 run pack

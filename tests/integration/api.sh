@@ -286,6 +286,11 @@ req GET "/d/$da/$db"
 check "/d/{a}/{b} serves the diff page" eval 'is 200 && hdr Content-Type | grep -q "^text/html" && body_has "/js/diff.js"'
 req GET "/d/$da"
 check "/d/{a} without b is 404" problem 404 not-found
+req POST "/api/v1/plans?goal=most" -H 'Content-Type: application/json' --data "$model"
+check "goal other than min or fit is 400" eval 'problem 400 invalid-parameter && body_has "goal must be min or fit"'
+req POST "/api/v1/plans?goal=fit&strategies=best" -H 'Content-Type: application/json' \
+    -H 'Prefer: wait=20' --data "${model/api-test-small/api-test-goal}"
+check "goal=fit plans (201, fits)" eval 'is 201 && body_has "\"fits\":true"'
 # A plan still running has no trace yet: exact search on 3000 random buffers runs out its 3 s.
 awk 'BEGIN { srand(7); print "id,lower,upper,size"; for (i = 0; i < 3000; i++) { l = int(rand() * 500); printf "%d,%d,%d,%d\n", i, l, l + 1 + int(rand() * 60), 256 * (1 + int(rand() * 64)) } }' >"$tmp/slow.csv"
 req POST "/api/v1/plans?strategies=exact&time_limit=3" -H 'Content-Type: text/csv' --data-binary @"$tmp/slow.csv"

@@ -14,6 +14,7 @@
 
 #include "planner/pack.h"
 #include "planner/pack_int.h"
+#include "../bench/perfect.h"
 
 static const char *const heuristics[] = {"xla-spatial",   "xla-temporal", "xla-area",
                                          "xla-default",   "first-fit",    "tflite",
@@ -194,7 +195,7 @@ static void test_probe_preorders(void **state)
         assert_int_equal(g % (it % 3 == 0 ? 1024 : 1), 0);
         for (unsigned h = 0; h < 6; h++) {
             struct pack_budget bud = {clock_now() + 10, 0};
-            struct pack_incumbent inc = {off, 0, false, -1};
+            struct pack_incumbent inc = {off, 0, false, -1, 0};
             assert_int_equal(pack_probe_run(pr, opt, h, 1000000, &bud, &inc, &res, &e), ERR_OK);
             assert_int_equal(res, 1);
             assert_int_equal(inc.peak, opt);
@@ -315,13 +316,85 @@ static void test_infeasible(void **state)
     pack_result_free(&r);
 }
 
+/* The generator's promise: the pieces where they were cut are a packing of peak capacity,
+ * every step is fully live (LB = capacity), and the same seed gives the same instance. */
+static void test_perfect_instances(void **state)
+{
+    struct pack_buffer b[300], b2[300];
+    uint64_t off[300], lb = 0;
+    struct err e;
+    (void)state;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        size_t n = 50 + (size_t)(seed * 12);
+        struct pack_problem p = {.n = n, .bufs = b, .capacity = PERFECT_CAPACITY};
+        assert_int_equal(perfect_instance(seed, n, PERFECT_CAPACITY, PERFECT_HORIZON, b, off), 0);
+        assert_int_equal(pack_check(&p, off, PERFECT_CAPACITY, &e), ERR_OK);
+        assert_int_equal(pack_lower_bound(&p, &lb, &e), ERR_OK);
+        assert_int_equal(lb, PERFECT_CAPACITY);
+        assert_int_equal(perfect_instance(seed, n, PERFECT_CAPACITY, PERFECT_HORIZON, b2, NULL), 0);
+        assert_memory_equal(b, b2, n * sizeof(*b));
+    }
+    /* A 1024-byte rectangle one step long cannot be cut into two pieces. */
+    assert_int_equal(perfect_instance(1, 2, 1024, 1, b, NULL), -1);
+}
+
+/*
+ * --goal: fit stops at the first packing within the capacity, min minimises and stops at
+ * the lower bound. On small perfect packings (LB = optimum = 2^20) with twice that as the
+ * capacity, the greedy seed already fits: fit returns it, searching nothing, while min
+ * searches on to the lower bound and proves it, long before its time limit.
+ */
+static void test_goal_fit_and_min(void **state)
+{
+    struct pack_buffer b[48];
+    struct err e;
+    int searched_below = 0;
+    (void)state;
+    assert_string_equal(pack_goal_name(PACK_GOAL_FIT), "fit");
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        struct pack_problem p = {.n = 48, .bufs = b, .capacity = 2 * PERFECT_CAPACITY};
+        struct pack_opts o = {.time_limit_s = 20, .threads = 2, .seed = 1};
+        struct pack_result fit, min, greedy;
+        assert_int_equal(perfect_instance(seed, 48, PERFECT_CAPACITY, 100, b, NULL), 0);
+        o.goal = PACK_GOAL_FIT;
+        assert_int_equal(pack_run(&p, "exact", &o, &fit, &e), ERR_OK);
+        o.goal = PACK_GOAL_MIN;
+        assert_int_equal(pack_run(&p, "exact", &o, &min, &e), ERR_OK);
+        assert_int_equal(pack_run(&p, "xla-spatial", &o, &greedy, &e), ERR_OK);
+        assert_true(fit.solved && fit.peak <= p.capacity);
+        assert_int_equal(fit.nodes, 0); /* answered by the greedy seeds */
+        assert_true(fit.peak <= greedy.peak);
+        assert_int_equal(min.peak, PERFECT_CAPACITY);
+        assert_true(min.proven_optimal);
+        assert_true(min.seconds < 10);
+        searched_below += fit.peak > PERFECT_CAPACITY && min.nodes > 0;
+        pack_result_free(&fit);
+        pack_result_free(&min);
+        pack_result_free(&greedy);
+    }
+    assert_true(searched_below >= 6); /* fit left most of them above the optimum */
+
+    /* min with the capacity at the lower bound: returns there, proven, well before 20 s. */
+    struct pack_problem p = {.n = 48, .bufs = b, .capacity = PERFECT_CAPACITY};
+    struct pack_opts o = {.time_limit_s = 20, .threads = 2};
+    struct pack_result r;
+    assert_int_equal(perfect_instance(3, 48, PERFECT_CAPACITY, 100, b, NULL), 0);
+    assert_int_equal(pack_run(&p, "best", &o, &r, &e), ERR_OK);
+    assert_true(r.solved && r.proven_optimal && r.peak == PERFECT_CAPACITY && r.seconds < 10);
+    pack_result_free(&r);
+    assert_int_equal(pack_goal_parse("fit", &o.goal), 0);
+    assert_int_equal(o.goal, PACK_GOAL_FIT);
+    assert_int_equal(pack_goal_parse("max", &o.goal), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example12),       cmocka_unit_test(test_brute_force),
-        cmocka_unit_test(test_probe_preorders), cmocka_unit_test(test_never_worse),
-        cmocka_unit_test(test_deadline),        cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_infeasible),
+        cmocka_unit_test(test_example12),        cmocka_unit_test(test_brute_force),
+        cmocka_unit_test(test_probe_preorders),  cmocka_unit_test(test_never_worse),
+        cmocka_unit_test(test_deadline),         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_infeasible),       cmocka_unit_test(test_perfect_instances),
+        cmocka_unit_test(test_goal_fit_and_min),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
