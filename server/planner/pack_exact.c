@@ -725,7 +725,7 @@ struct worker {
     int result[EXACT_MAX_TARGETS]; /* 1 found, 0 exhausted, -1 aborted or skipped */
     uint64_t *offs[EXACT_MAX_TARGETS];
     uint64_t peak[EXACT_MAX_TARGETS];
-    uint64_t nodes; /* spent by this worker's searches, all rounds */
+    uint64_t nodes; /* spent by this worker's searches in the round */
 };
 
 static void xsearch_free(struct xsearch *s)
@@ -1061,6 +1061,10 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, const st
             break;
         }
         x.round++;
+        for (unsigned t = 0; t < x.nthreads; t++) { /* the round's nodes */
+            inc->nodes += x.w[t].nodes;
+            x.w[t].nodes = 0;
+        }
         progress = exact_harvest(&x, inc);
         if (x.best_u <= x.lbp) {
             inc->proven = true;
@@ -1080,8 +1084,6 @@ int pack_exact(const struct pack_problem *p, const struct pack_opts *o, const st
             x.soft = x.lbp;
         }
     }
-    for (unsigned t = 0; x.w != NULL && t < x.nthreads; t++)
-        inc->nodes += x.w[t].nodes;
     exact_free(&x);
     return rc;
 }
