@@ -102,31 +102,33 @@ static void test_xla_attachments(void **state)
     assert_int_equal(planopts_parse("{\"format\": \"hlo9\"}", &back, buf, 16), -1);
     free(buf);
     free(j);
-    /* goal: stored only when it is fit (older rows read back as min), checked on the way back. */
-    static void test_goal_opt(void **state)
-    {
-        struct plan_opts o = {.goal = PACK_GOAL_FIT}, back;
-        char buf[64];
-        char *j;
+}
 
-        (void)state;
-        j = planopts_json(&o);
-        assert_string_equal(j, "{\"goal\":\"fit\"}");
-        assert_int_equal(planopts_parse(j, &back, buf, sizeof buf), 0);
-        assert_int_equal(back.goal, PACK_GOAL_FIT);
-        free(j);
-        assert_int_equal(planopts_parse("{}", &back, buf, sizeof buf), 0);
-        assert_int_equal(back.goal, PACK_GOAL_MIN);
-        assert_int_equal(planopts_parse("{\"goal\":\"most\"}", &back, buf, sizeof buf), -1);
-    }
+/* goal: stored only when it is fit (older rows read back as min), checked on the way back. */
+static void test_goal_opt(void **state)
+{
+    struct plan_opts o = {.goal = PACK_GOAL_FIT}, back;
+    char buf[64];
+    char *j;
 
-    int main(void)
-    {
-        const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_opts_roundtrip),
-            cmocka_unit_test(test_goal_opt),
-            cmocka_unit_test(test_runtime_opts),
-            cmocka_unit_test(test_xla_attachments),
-        };
-        return cmocka_run_group_tests(tests, NULL, NULL);
-    }
+    (void)state;
+    j = planopts_json(&o);
+    assert_string_equal(j, "{\"goal\":\"fit\"}");
+    assert_int_equal(planopts_parse(j, &back, buf, sizeof buf), 0);
+    assert_int_equal(back.goal, PACK_GOAL_FIT);
+    free(j);
+    assert_int_equal(planopts_parse("{}", &back, buf, sizeof buf), 0);
+    assert_int_equal(back.goal, PACK_GOAL_MIN);
+    assert_int_equal(planopts_parse("{\"goal\":\"most\"}", &back, buf, sizeof buf), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_opts_roundtrip),
+        cmocka_unit_test(test_goal_opt),
+        cmocka_unit_test(test_runtime_opts),
+        cmocka_unit_test(test_xla_attachments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
