@@ -6,7 +6,7 @@
 #   make stop         stop what `make run` started
 #   make test         unit tests (plain and ASan+UBSan), CLI, integration and browser tests
 #   make lint         clang-format check, clang-tidy, cppcheck
-#   make bench        layout/model/runtime-replay/trace benchmarks; bench-pack, bench-server
+#   make bench        layout/model/runtime-replay/trace/HLO benchmarks; bench-pack, bench-server
 #   make fuzz         every libFuzzer target for FUZZ_RUNS executions (make test: 15 s each)
 #   make soak         SOAK_SECONDS (600) of load, faults and abuse against the server
 #

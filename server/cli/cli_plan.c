@@ -22,13 +22,14 @@
 static const char usage[] =
     "usage: tpuplan plan FILE [--chip CHIP] [--format json|text|trace] [--strategies S]\n"
     "                         [--capacity BYTES] [--time-limit SECONDS] [--alignment BYTES]\n"
-    "                         [--input json|safetensors|csv|xla-buffer-assignment]\n"
+    "                         [--input json|safetensors|csv|xla-buffer-assignment|hlo|stablehlo]\n"
     "                         [--mem-fraction F] [--preallocate true|false]\n"
     "                         [--budget BYTES|FRACTION]\n"
     "                         [--xla-assignment FILE] [--xla-report FILE]\n"
-    "FILE is a model description (JSON), a safetensors file or header, a MiniMalloc CSV or\n"
-    "an XLA buffer assignment (*.buffer-assignment.txt); \"-\" reads stdin. BYTES may end\n"
-    "in K, M, G or T (powers of 1024).\n"
+    "FILE is a model description (JSON), a safetensors file or header, a MiniMalloc CSV,\n"
+    "an XLA buffer assignment (*.buffer-assignment.txt), an XLA HLO module as text (jax\n"
+    ".as_text(dialect=\"hlo\"), *.after_optimizations.txt) or StableHLO text (jax\n"
+    ".as_text()); \"-\" reads stdin. BYTES may end in K, M, G or T (powers of 1024).\n"
     "--xla-assignment adds XLA's own buffer assignment of the same program (from\n"
     "--xla_dump_to) as the row xla-actual; --xla-report adds its memory-usage report.\n"
     "--format trace prints the memory timeline as Chrome/Perfetto trace JSON.\n"
@@ -488,6 +489,10 @@ static int parse_opt(const char *a, const char *val, struct plan_opts *o, const 
             o->format = PLAN_FMT_CSV;
         else if (strcmp(val, "xla-buffer-assignment") == 0)
             o->format = PLAN_FMT_XLA_ASSIGNMENT;
+        else if (strcmp(val, "hlo") == 0)
+            o->format = PLAN_FMT_HLO;
+        else if (strcmp(val, "stablehlo") == 0 || strcmp(val, "mlir") == 0)
+            o->format = PLAN_FMT_STABLEHLO;
         else {
             fprintf(stderr, "tpuplan plan: --input: unknown format '%s'\n", val);
             return 2;

@@ -89,7 +89,7 @@ int lifetime_derive(struct model *m, struct err *e)
             continue;
         t->live_start = 0;
         t->live_end = nsteps;
-        if (m->nops == 0 || t->kind == TENSOR_OUTPUT)
+        if (m->nops == 0 || t->kind == TENSOR_OUTPUT || t->kind == TENSOR_CONSTANT)
             continue;
         if (is_argument(t->kind)) {
             if (t->donated && last[i] >= 0)

@@ -9,7 +9,8 @@
  *   end). Arguments (kinds param, optimizer, input) live for the whole program, as XLA keeps
  *   entry parameters for the whole execution, unless "donated": then they die after their
  *   last use, [0, last_use + 1) (../shared/docs/tpu-facts.md 4d). Outputs live for the whole
- *   program too (XLA assigns live-out buffers their own allocations). Every other tensor
+ *   program too (XLA assigns live-out buffers their own allocations), and so do constants
+ *   (XLA gives them their own allocations too). Every other tensor
  *   lives from the op that produces it (or step 0 when no op does) to its last use:
  *   [def, last_use + 1); a tensor that no op mentions lives for the whole program.
  * - Errors: a non-argument tensor produced by two ops or used before the op that produces

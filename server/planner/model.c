@@ -127,7 +127,7 @@ void model_warn(struct model *m, const char *fmt, ...)
 /* ---- kinds ----------------------------------------------------------------------- */
 
 static const char *const kind_names[TENSOR_KIND_COUNT] = {
-    "param", "grad", "optimizer", "activation", "temp", "input", "output",
+    "param", "grad", "optimizer", "activation", "temp", "input", "output", "constant",
 };
 
 const char *tensor_kind_name(enum tensor_kind k)

@@ -23,7 +23,7 @@
  * Tensor fields: "name" (unique, required); either "shape" (dims, each >= 0) + "dtype" (XLA
  * spelling: f32, bf16, s8, pred, ...) + optional "layout" ("{1,0:T(8,128)}"), or
  * "xla_shape" (a full XLA shape string); "kind": param, grad, optimizer, activation, temp,
- * input or output (default temp); "live": [start, end) in program steps; "sharding": one
+ * input, output or constant (default temp); "live": [start, end) in program steps; "sharding": one
  * entry per dim, each null, a mesh axis name or a list of axis names; "tags": strings;
  * "donated": true lets an argument die after its last use; "description": ignored.
  * Unknown fields are errors (they are usually typos).
@@ -57,6 +57,7 @@ enum tensor_kind {
     TENSOR_TEMP,
     TENSOR_INPUT,
     TENSOR_OUTPUT,
+    TENSOR_CONSTANT, /* a program constant (HLO): its own allocation, live throughout */
     TENSOR_KIND_COUNT
 };
 
@@ -83,7 +84,10 @@ struct model_tensor {
     int64_t live_start, live_end; /* [start, end); filled by lifetime_derive when not given */
     const char **tags;            /* ntags strings (arena) */
     uint8_t ntags;
-    bool raw; /* MiniMalloc CSV buffer: no dtype or layout, size given */
+    bool raw; /* MiniMalloc CSV buffer or HLO call temp: no dtype or layout, size given */
+    const char *op_name;  /* HLO metadata op_name (arena); NULL when none */
+    const char *in_place; /* HLO: the values written into this buffer in place (in-place
+                           * reuse, donation), comma-separated names (arena); NULL: none */
     /* Filled by model_resolve (or set from the CSV size for raw buffers): */
     uint64_t logical_bytes;
     uint64_t padded_bytes;

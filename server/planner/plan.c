@@ -18,6 +18,7 @@
 #include "planner/budget.h"
 #include "planner/bfc.h"
 #include "planner/chip.h"
+#include "planner/hlo_model.h"
 #include "planner/kernel.h"
 #include "planner/layout.h"
 #include "planner/lifetime.h"
@@ -26,6 +27,7 @@
 #include "planner/model_int.h"
 #include "planner/plan_int.h"
 #include "planner/safetensors.h"
+#include "planner/stablehlo.h"
 #include "planner/suggest.h"
 #include "planner/text.h"
 #include "planner/xla_assign.h"
@@ -52,6 +54,10 @@ const char *plan_format_name(enum plan_format f)
         return "minimalloc-csv";
     case PLAN_FMT_XLA_ASSIGNMENT:
         return "xla-buffer-assignment";
+    case PLAN_FMT_HLO:
+        return "hlo";
+    case PLAN_FMT_STABLEHLO:
+        return "stablehlo";
     }
     return "auto";
 }
@@ -99,6 +105,10 @@ static enum plan_format detect(const char *s, size_t len)
         return PLAN_FMT_CSV;
     if (xla_assign_detect(s + i, len - i))
         return PLAN_FMT_XLA_ASSIGNMENT;
+    if (hlo_detect(s + i, len - i))
+        return PLAN_FMT_HLO;
+    if (stablehlo_detect(s + i, len - i))
+        return PLAN_FMT_STABLEHLO;
     return PLAN_FMT_AUTO;
 }
 
@@ -219,12 +229,13 @@ static bool raw_format(enum plan_format f)
 }
 
 /* Builds c->m with the importer of the input's format (fmt, or detected: *fmt says which). */
-static int load(const char *input, size_t len, enum plan_format *fmt, const struct plan_limits *lim,
-                struct plan_ctx *c, struct err *e)
+static int load(const char *input, size_t len, enum plan_format *fmt, const struct plan_opts *o,
+                const struct plan_limits *lim, struct plan_ctx *c, struct err *e)
 {
     struct model *m = &c->m;
     struct model_limits ml = {lim->max_input_bytes, lim->max_json_depth, lim->max_tensors,
                               lim->max_ops};
+    const struct chip *chip = o->chip != NULL ? chip_find(o->chip) : chip_default();
 
     if (!safetensors_detect(input, len))
         text_skip_bom(&input, &len);
@@ -239,6 +250,10 @@ static int load(const char *input, size_t len, enum plan_format *fmt, const stru
         return load_csv(input, len, &ml, m, e);
     case PLAN_FMT_XLA_ASSIGNMENT:
         return plan_xla_load(c, input, len, ml.max_tensors, e);
+    case PLAN_FMT_HLO:
+        return hlo_import(input, len, chip, &ml, m, e);
+    case PLAN_FMT_STABLEHLO:
+        return stablehlo_import(input, len, chip, &ml, m, e);
     default:
         if (xla_report_detect(input, len))
             return err_set(e, ERR_INVALID, "",
@@ -247,8 +262,9 @@ static int load(const char *input, size_t len, enum plan_format *fmt, const stru
         return err_set(e, ERR_INVALID, "",
                        "unrecognized input: expected a JSON model "
                        "description (an object), a safetensors file or header (8-byte length "
-                       "then '{'), a MiniMalloc CSV (header id,lower,upper,size) or an XLA "
-                       "buffer assignment (BufferAssignment:)");
+                       "then '{'), a MiniMalloc CSV (header id,lower,upper,size), an XLA "
+                       "buffer assignment (BufferAssignment:), XLA HLO text (HloModule ...) or "
+                       "StableHLO text (module @... { func.func ...)");
     }
 }
 
@@ -353,7 +369,7 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         lim = &defaults;
     }
     if ((rc = check_opts(input, len, o, lim, e)) != ERR_OK ||
-        (rc = load(input, len, &fmt, lim, c, e)) != ERR_OK ||
+        (rc = load(input, len, &fmt, o, lim, c, e)) != ERR_OK ||
         (rc = settle_opts(c, o, fmt, e)) != ERR_OK ||
         (rc = model_resolve(&c->m, c->chip, e)) != ERR_OK ||
         (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||

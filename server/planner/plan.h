@@ -3,9 +3,9 @@
  *
  * The CLI (`tpuplan plan`), the service's worker pool and the tests all call these two
  * functions. The input format is detected from content (a JSON model description, a
- * safetensors file or header, a MiniMalloc CSV) unless opts->format names one. The result
- * is the JSON document described by static/schema/result.schema.json, which the service
- * stores and the dashboard draws.
+ * safetensors file or header, a MiniMalloc CSV, HLO or StableHLO text) unless opts->format names
+ * one. The result is the JSON document described by static/schema/result.schema.json, which
+ * the service stores and the dashboard draws.
  *
  * Thread-safe: no global state; every allocation is bounded by struct plan_limits. plan_run
  * may start threads of its own (greedy strategies side by side, the search strategies'),
@@ -27,10 +27,12 @@ enum plan_format {
     PLAN_FMT_SAFETENSORS,    /* 8-byte LE length + JSON header (+ ignored tensor data) */
     PLAN_FMT_CSV,            /* MiniMalloc: id,lower,upper,size */
     PLAN_FMT_XLA_ASSIGNMENT, /* XLA's *.buffer-assignment.txt dump (xla_assign.h) */
+    PLAN_FMT_HLO,            /* XLA HLO text: "HloModule ..." (hlo_model.h) */
+    PLAN_FMT_STABLEHLO,      /* StableHLO / MHLO text: "module @..." (stablehlo.h) */
 };
 
-/* "json", "safetensors", "minimalloc-csv", "xla-buffer-assignment"; "auto" for
- * PLAN_FMT_AUTO. */
+/* "json", "safetensors", "minimalloc-csv", "xla-buffer-assignment", "hlo", "stablehlo";
+ * "auto" for PLAN_FMT_AUTO. */
 const char *plan_format_name(enum plan_format f);
 
 /* Whether the simulated runtime allocator reserves its memory up front (JAX's GPU

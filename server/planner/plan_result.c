@@ -229,6 +229,21 @@ static void write_tensor_shape(struct jsonw *w, const struct plan_ctx *c,
     jsonw_arr_end(w);
 }
 
+/* "in_place": the comma-joined names (HLO names have no comma) as an array. */
+static void write_in_place(struct jsonw *w, const char *names)
+{
+    char name[MODEL_MAX_NAME + 64];
+
+    jsonw_arr_begin(w, "in_place");
+    while (*names != '\0') {
+        size_t n = strcspn(names, ",");
+        snprintf(name, sizeof(name), "%.*s", (int)n, names);
+        jsonw_str(w, NULL, name);
+        names += n + (names[n] == ',');
+    }
+    jsonw_arr_end(w);
+}
+
 static void write_tensor(struct jsonw *w, const struct plan_ctx *c, size_t i, uint64_t offset)
 {
     const struct model_tensor *t = &c->m.tensors[i];
@@ -264,6 +279,10 @@ static void write_tensor(struct jsonw *w, const struct plan_ctx *c, size_t i, ui
     }
     if (t->donated)
         jsonw_bool(w, "donated", true);
+    if (t->op_name != NULL)
+        jsonw_str(w, "op_name", t->op_name);
+    if (t->in_place != NULL)
+        write_in_place(w, t->in_place);
     jsonw_obj_end(w);
 }
 

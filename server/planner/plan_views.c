@@ -74,7 +74,7 @@ static void write_dict(struct jsonw *w, const char *key, struct dict_ent *ents, 
     jsonw_obj_end(w);
 }
 
-enum { COL_KIND, COL_SHAPE, COL_LAYOUT_SOURCE, COL_CONFIDENCE, NCOLS };
+enum { COL_KIND, COL_SHAPE, COL_LAYOUT_SOURCE, COL_CONFIDENCE, COL_OP_NAME, NCOLS };
 
 /* The dictionary columns' value of tensor i; shape text comes from shapes. */
 static const char *col_value(const struct plan_ctx *c, int col, size_t i, const char *shapes,
@@ -89,6 +89,8 @@ static const char *col_value(const struct plan_ctx *c, int col, size_t i, const 
         return t->raw ? NULL : shapes + shape_at[i];
     case COL_LAYOUT_SOURCE:
         return t->raw ? NULL : t->layout_rule;
+    case COL_OP_NAME:
+        return t->op_name;
     default:
         return t->raw ? NULL : layout_confidence_name(t->confidence);
     }
@@ -188,7 +190,8 @@ static void write_tags(struct jsonw *w, const struct plan_ctx *c)
 static int write_layout(const struct plan_ctx *c, const struct plan_packing *pk, size_t max_bytes,
                         char **out, size_t *out_len, struct err *e)
 {
-    static const char *const names[NCOLS] = {"kind", "shape", "layout_source", "confidence"};
+    static const char *const names[NCOLS] = {"kind", "shape", "layout_source", "confidence",
+                                             "op_name"};
     size_t n = c->m.n;
     struct dict_ent *ents = malloc((n ? n : 1) * sizeof(*ents));
     uint32_t *rank = malloc((n ? n : 1) * sizeof(*rank));

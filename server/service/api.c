@@ -528,6 +528,10 @@ static int parse_format(const char *s, enum plan_format *f)
         *f = PLAN_FMT_CSV;
     else if (strcmp(s, "xla-buffer-assignment") == 0)
         *f = PLAN_FMT_XLA_ASSIGNMENT;
+    else if (strcmp(s, "hlo") == 0)
+        *f = PLAN_FMT_HLO;
+    else if (strcmp(s, "stablehlo") == 0)
+        *f = PLAN_FMT_STABLEHLO;
     else
         return -1;
     return 0;
@@ -579,8 +583,8 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
     }
     if (r->param[REQ_PARAM_FORMAT] != NULL &&
         parse_format(r->param[REQ_PARAM_FORMAT], &o->format) != 0)
-        bad = "format must be auto, json, safetensors, minimalloc-csv or "
-              "xla-buffer-assignment.";
+        bad = "format must be auto, json, safetensors, minimalloc-csv, "
+              "xla-buffer-assignment, hlo or stablehlo.";
     o->chip = r->param[REQ_PARAM_CHIP];
     o->strategies = r->param[REQ_PARAM_STRATEGIES];
     o->name = r->param[REQ_PARAM_NAME];

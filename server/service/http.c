@@ -396,8 +396,8 @@ static enum MHD_Result post_begin(struct request *r)
         char d[256];
         snprintf(d, sizeof(d),
                  "Content-Type %.60s is not supported: send application/json, "
-                 "application/octet-stream (safetensors), text/csv, text/plain (an XLA "
-                 "buffer assignment) or multipart/form-data.",
+                 "application/octet-stream (safetensors), text/csv, text/plain (HLO, "
+                 "StableHLO or an XLA buffer assignment) or multipart/form-data.",
                  ct != NULL ? ct : "(none)");
         early_error(r, PROBLEM_UNSUPPORTED_MEDIA_TYPE, d);
         return MHD_YES;

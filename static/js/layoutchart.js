@@ -123,6 +123,45 @@ export class LayoutChart extends Chart {
         this.reset();
     }
 
+    // HLO inputs: the op_name scopes (an op_name without its last "/" component, e.g.
+    // "jit(train)/transformer/layer_3" for ".../layer_3/dot_general"), each with its buffer
+    // count and padded bytes, largest first; [] without op names.
+    opGroups() {
+        const col = this.cols.op_name;
+        if (!col) return [];
+        const groups = new Map();
+        for (let i = 0; i < this.n; i++) {
+            const name = col.values[col.index[i]];
+            if (typeof name !== 'string') continue;
+            const cut = name.lastIndexOf('/');
+            const scope = cut > 0 ? name.slice(0, cut) : name;
+            const g = groups.get(scope) || { scope, count: 0, bytes: 0 };
+            g.count++;
+            g.bytes += this.cols.padded_bytes[i] || 0;
+            groups.set(scope, g);
+        }
+        return [...groups.values()].sort((a, b) => b.bytes - a.bytes || (a.scope < b.scope ? -1 : 1));
+    }
+
+    // Highlights the buffers whose op_name lies in scope (the same dimming as a search);
+    // '' clears it. Returns the number highlighted.
+    setGroup(scope) {
+        const col = this.cols.op_name;
+        if (!scope || !col) return this.setSearch('');
+        this.matches = new Uint8Array(this.n);
+        let c = 0;
+        for (let i = 0; i < this.n; i++) {
+            const name = col.values[col.index[i]];
+            if (typeof name === 'string' && (name === scope || name.startsWith(scope + '/'))) {
+                this.matches[i] = 1;
+                c++;
+            }
+        }
+        this.matchCount = c;
+        this.draw();
+        return c;
+    }
+
     setSearch(query) {
         const q = (query || '').trim().toLowerCase();
         if (!q) {
@@ -357,6 +396,7 @@ export class LayoutChart extends Chart {
             logical_bytes: c.logical_bytes[i], padded_bytes: c.padded_bytes[i],
             live: Number.isFinite(c.start[i]) ? [c.start[i], c.end[i]] : null, offset: c.offset[i],
             layout_source: lookup(c.layout_source, i), confidence: lookup(c.confidence, i), tags: c.tags[i],
+            op_name: c.op_name ? lookup(c.op_name, i) : null,
         };
     }
 
@@ -382,6 +422,7 @@ export class LayoutChart extends Chart {
             ['offset', Number.isFinite(t.offset) ? `${fmtInt(t.offset)} (0x${t.offset.toString(16)}, ${fmtBytes(t.offset)})` : 'not placed'],
         ];
         if (t.layout_source) rows.push(['layout', t.layout_source + (t.confidence ? ` (${t.confidence})` : '')]);
+        if (t.op_name) rows.push(['op_name', t.op_name]);
         if (Array.isArray(t.tags) && t.tags.length) rows.push(['tags', t.tags.join(', ')]);
         const name = el('div', { class: 'tt-name', text: String(t.name ?? '#' + (t.id ?? i)) });
         const note = el('div', { class: 'note', text: this.pinned === i ? 'pinned: click elsewhere to unpin' : 'click to pin' });

@@ -8,7 +8,7 @@
 // and padding tables (tables.js), and the buttons (actions.js). The whole result (37 MB for 100,000 tensors) is fetched only for
 // "Download JSON": parsing it as one object per tensor is what used to take seconds.
 
-import { el, $, fmtInt, apiGet, planUrl, retryAfter, sleep, statusBadge } from './util.js';
+import { el, $, fmtInt, fmtBytes, apiGet, planUrl, retryAfter, sleep, statusBadge } from './util.js';
 import { onThemeChange } from './theme.js';
 import { LayoutChart } from './layoutchart.js';
 import { TimelineChart } from './timeline.js';
@@ -130,10 +130,24 @@ function render(plan, cols) {
         clearTimeout(searchTimer);
         searchTimer = setTimeout(() => {
             const q = ev.target.value;
+            $('#op-group').value = '';
             const n = layout.setSearch(q);
             $('#search-count').textContent = q.trim() ? `${fmtInt(n)} match${n === 1 ? '' : 'es'}` + (n ? ' (Enter zooms to the first)' : '') : '';
         }, 120);
     });
+    // HLO plans: highlight one op_name scope (a layer) at a time.
+    const groups = layout.opGroups().slice(0, 200);
+    if (groups.length) {
+        const sel = $('#op-group');
+        sel.append(el('option', { value: '', text: `Group by op_name (${fmtInt(groups.length)} scopes)…` }));
+        for (const g of groups) sel.append(el('option', { value: g.scope, text: `${g.scope} — ${fmtInt(g.count)} buffers, ${fmtBytes(g.bytes)}` }));
+        sel.classList.remove('hidden');
+        sel.addEventListener('change', () => {
+            $('#search').value = '';
+            const n = layout.setGroup(sel.value);
+            $('#search-count').textContent = sel.value ? `${fmtInt(n)} buffers in ${sel.value}` : '';
+        });
+    }
     $('#search').addEventListener('keydown', (ev) => {
         if (ev.key === 'Enter') layout.focus(layout.firstMatch());
     });

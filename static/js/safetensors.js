@@ -26,19 +26,21 @@ export async function readSafetensorsHeader(file) {
     return { blob, tensors, headerBytes: len };
 }
 
-// "safetensors", "json", "csv" or "text" (a text format the server detects from content,
-// such as XLA's *.buffer-assignment.txt): by extension first, then by content.
+// "safetensors", "json", "csv" or "text" (a text format the server detects from content:
+// XLA's *.buffer-assignment.txt, HLO or StableHLO text): by extension first, then by content.
 export async function detectFormat(file) {
     const name = file.name.toLowerCase();
     if (name.endsWith('.safetensors')) return 'safetensors';
     if (name.endsWith('.json')) return 'json';
     if (name.endsWith('.csv')) return 'csv';
-    if (name.endsWith('.txt')) return 'text';
-    const head = new Uint8Array(await file.slice(0, 32).arrayBuffer());
+    if (name.endsWith('.txt') || name.endsWith('.hlo') || name.endsWith('.mlir')) return 'text';
+    const head = new Uint8Array(await file.slice(0, 256).arrayBuffer());
     let i = 0;
     while (i < head.length && (head[i] === 0x20 || head[i] === 0x0a || head[i] === 0x0d || head[i] === 0x09)) i++;
     if (head[i] === 0x7b /* { */) return 'json';
     if (head.length > 8 && head[8] === 0x7b) return 'safetensors';
-    if (new TextDecoder().decode(head.subarray(i)).startsWith('BufferAssignment:')) return 'text';
+    const text = new TextDecoder().decode(head.subarray(i));
+    if (text.startsWith('BufferAssignment:')) return 'text';
+    if (/^(HloModule |module[ @{]|func\.func |#loc)/.test(text)) return 'text';
     return 'csv';
 }

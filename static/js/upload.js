@@ -53,7 +53,7 @@ async function pick(file) {
             const limit = 64 * 1024 * 1024;
             if (file.size > limit) throw new Error(`${file.name} is ${fmtBytes(file.size)}; model descriptions and CSVs are limited to ${fmtBytes(limit)}.`);
             picked = { file, format, body: file };
-            const what = { csv: 'MiniMalloc CSV', json: 'model description (JSON)', text: 'text (an XLA buffer assignment, detected by the server)' }[format];
+            const what = { csv: 'MiniMalloc CSV', json: 'model description (JSON)', text: 'text (an XLA program as HLO or StableHLO, or an XLA buffer assignment, detected by the server)' }[format];
             info.textContent = `${file.name}: ${what}, ${fmtBytes(file.size)}.`;
         }
         $('#submit-hint').textContent = 'Ready.';
@@ -72,7 +72,7 @@ async function submit(ev) {
     ev.preventDefault();
     clearErrors();
     if (!picked) {
-        $('#err-file').textContent = 'Choose a model description, a safetensors file or a CSV first.';
+        $('#err-file').textContent = 'Choose a model description, a safetensors file, a CSV or an XLA program first.';
         $('#drop').classList.add('invalid');
         return;
     }

@@ -680,6 +680,35 @@ test('a model error from the API is shown next to the file field', async () => {
     await page.context().close();
 });
 
+test('an XLA HLO upload plans; the tooltip shows op_name and a scope highlights its buffers', async () => {
+    const page = await newPage();
+    await page.goto(base + '/');
+    await page.setInputFiles('#file', join(here, '../data/hlo/donate_scheduled.hlo'));
+    await page.waitForFunction(() => /XLA program/.test(document.querySelector('#file-info').textContent));
+    await page.click('#submit');
+    await waitPlanPage(page);
+    const r = await page.evaluate(() => ({ ...window.__tpuplan.result, names: window.__tpuplan.cols.name }));
+    assert(r.model.source_format === 'hlo' && r.names.includes('fusion.4'), 'HLO plan: ' + r.model.source_format + ' ' + r.names);
+    // jit(f)/mul and jit(f)/add share the scope jit(f); "x" is its own
+    const options = await page.$$eval('#op-group option', (os) => os.map((o) => o.value));
+    assert(options.includes('jit(f)') && options.includes('x'), 'op_name scopes: ' + options);
+    await page.selectOption('#op-group', 'jit(f)');
+    const n = await page.evaluate(() => window.__tpuplan.layout.matchCount);
+    assert(n === 2, `jit(f) highlights ${n} buffers, wanted 2 (mul.3, fusion.4)`);
+    assert(/2 buffers in jit\(f\)/.test(await page.textContent('#search-count')), 'count not shown');
+    const pt = await page.evaluate(() => {
+        const L = window.__tpuplan.layout;
+        return L.screenPoint(L.cols.name.indexOf('fusion.4'));
+    });
+    await page.locator('#layout-canvas').scrollIntoViewIfNeeded();
+    const box = await page.locator('#layout-canvas').boundingBox();
+    await page.mouse.move(box.x + pt.x, box.y + pt.y);
+    await page.waitForSelector('#layout-tip:not(.hidden)');
+    const tip = await page.textContent('#layout-tip');
+    assert(tip.includes('fusion.4') && tip.includes('op_namejit(f)/add'), 'tooltip lacks op_name: ' + tip);
+    await page.context().close();
+});
+
 test('100,000-buffer plan: first paint of the charts', async () => {
     // A 100,000-tensor result (37 MB, too big to plan in a test run) stored straight into the
     // server's database with its two views, as a worker would store them; the page then loads

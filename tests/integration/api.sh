@@ -314,6 +314,15 @@ hjson='{"w":{"dtype":"F32","shape":[4,128],"data_offsets":[0,2048]},"__metadata_
 } >"$tmp/m.safetensors"
 req POST /api/v1/plans -H 'Content-Type: application/octet-stream' --data-binary @"$tmp/m.safetensors"
 check "POST safetensors file is 202 (header read, data skipped)" is 202
+# XLA HLO text: text/plain, detected from content; the planned result names HLO buffers.
+req POST /api/v1/plans -H 'Content-Type: text/plain' -H 'Prefer: wait=20' \
+    --data-binary @tests/data/hlo/while.hlo
+check "POST HLO text (text/plain) is planned: source hlo, buffer w/temps" \
+    eval 'is 201 && body_has "\"source_format\":\"hlo\"" && body_has "\"w/temps\""'
+printf 'HloModule m\nENTRY e {\n  ROOT a = f32[2]{0} add(b, b)\n}\n' >"$tmp/bad.hlo"
+req POST /api/v1/plans -H 'Content-Type: text/plain' --data-binary @"$tmp/bad.hlo"
+check "bad HLO text is 422 naming line 3:26" \
+    eval 'is 422 && body_has "\"where\":\"line 3:26\""'
 printf '%s' "$model" >"$tmp/model.json"
 req POST /api/v1/plans -F "file=@$tmp/model.json" -F name=api-test-form -F chip=v5p
 check "POST multipart form (file sent as application/octet-stream, like browsers) is 202" is 202

@@ -772,6 +772,7 @@ static void test_views(void **state)
                                 "\"shape\":{\"values\":[null],\"index\":[0,0,0,0,0]},"
                                 "\"layout_source\":{\"values\":[null],\"index\":[0,0,0,0,0]},"
                                 "\"confidence\":{\"values\":[null],\"index\":[0,0,0,0,0]},"
+                                "\"op_name\":{\"values\":[null],\"index\":[0,0,0,0,0]},"
                                 "\"tags\":{}}");
         else
             assert_non_null(strstr(v.layout, "\"kind\":{\"values\":[\"activation\",\"param\","

@@ -39,6 +39,7 @@ static void test_media_type(void **state)
     assert_int_equal(reqparse_media_type("text/csv;header=present"), BODY_CSV);
     assert_int_equal(reqparse_media_type("multipart/form-data; boundary=x"), BODY_MULTIPART);
     assert_int_equal(reqparse_media_type("text/plain; charset=utf-8"), BODY_TEXT);
+    assert_int_equal(reqparse_media_type("Text/Plain"), BODY_TEXT);
     assert_int_equal(reqparse_media_type("text/html"), BODY_UNSUPPORTED);
     assert_int_equal(reqparse_media_type("application/jsonx"), BODY_UNSUPPORTED);
     assert_int_equal(reqparse_media_type(""), BODY_NONE);

@@ -1,0 +1,901 @@
+/*
+ * hlo.c - the HLO text parser (see hlo.h): one cursor over the text, one function per
+ * grammar rule, every array grown by doubling up to bounds the input size implies.
+ */
+#include "planner/hlo.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/text.h"
+
+/* A reference to a called computation, resolved once every computation is known. */
+struct pending_call {
+    uint32_t slot; /* position in m->idx */
+    struct hlo_span name;
+    uint32_t line, col;
+};
+
+struct cur {
+    const char *s;
+    size_t len, i;
+    uint32_t line;
+    size_t bol; /* offset where the current line begins */
+    struct hlo_module *m;
+    size_t max_instrs;
+    struct err *e;
+    uint32_t *tab; /* (computation, name) -> instruction index; HLO_NONE = empty */
+    size_t mask;
+    uint32_t comp; /* the computation being parsed */
+    struct pending_call *calls;
+    uint32_t ncalls, cap_calls;
+};
+
+int hlo_err_at(struct err *e, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+    char where[32], what[ERR_MSG_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    snprintf(where, sizeof(where), "line %u:%u", line, col);
+    return err_set(e, ERR_INVALID, where, "line %u:%u: %s", line, col, what);
+}
+
+static uint32_t col_of(const struct cur *c)
+{
+    return (uint32_t)(c->i - c->bol + 1);
+}
+
+static int fail(struct cur *c, const char *what)
+{
+    char got[24];
+    if (c->i >= c->len)
+        snprintf(got, sizeof(got), "the end of the input");
+    else if (c->s[c->i] == '\n')
+        snprintf(got, sizeof(got), "the end of the line");
+    else
+        snprintf(got, sizeof(got), "'%c'", c->s[c->i] >= 32 && c->s[c->i] < 127 ? c->s[c->i] : '?');
+    return hlo_err_at(c->e, c->line, col_of(c), "expected %s, found %s", what, got);
+}
+
+static char peek(const struct cur *c)
+{
+    return c->i < c->len ? c->s[c->i] : '\0';
+}
+
+static void newline(struct cur *c)
+{
+    c->i++;
+    c->line++;
+    c->bol = c->i;
+}
+
+/* Skips blanks and C comments on the current line (comments may not span lines). */
+static void skip_ws(struct cur *c)
+{
+    while (c->i < c->len) {
+        char ch = c->s[c->i];
+        if (ch == ' ' || ch == '\t' || ch == '\r') {
+            c->i++;
+        } else if (ch == '/' && c->i + 1 < c->len && c->s[c->i + 1] == '*') {
+            const char *end = NULL;
+            for (size_t k = c->i + 2; k + 1 < c->len && c->s[k] != '\n'; k++)
+                if (c->s[k] == '*' && c->s[k + 1] == '/') {
+                    end = c->s + k + 2;
+                    break;
+                }
+            if (end == NULL)
+                return; /* left for the caller's "expected" */
+            c->i = (size_t)(end - c->s);
+        } else {
+            return;
+        }
+    }
+}
+
+/* Skips blanks, comments and line ends. */
+static void skip_nl(struct cur *c)
+{
+    for (;;) {
+        skip_ws(c);
+        if (peek(c) != '\n')
+            return;
+        newline(c);
+    }
+}
+
+static bool is_name_ch(char ch)
+{
+    /* XLA's names; '#' and '$' also appear in names translated from StableHLO */
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_' || ch == '.' || ch == '-' || ch == '#' || ch == '$';
+}
+
+/* A bare word at the cursor (no '%'), possibly empty. */
+static struct hlo_span word(struct cur *c)
+{
+    struct hlo_span sp = {(uint32_t)c->i, 0};
+    while (c->i < c->len && is_name_ch(c->s[c->i]))
+        c->i++;
+    sp.len = (uint32_t)(c->i - sp.off);
+    return sp;
+}
+
+static bool span_eq(const char *s, struct hlo_span sp, const char *w)
+{
+    size_t n = strlen(w);
+    return sp.len == n && memcmp(s + sp.off, w, n) == 0;
+}
+
+bool hlo_span_is(const struct hlo_module *m, struct hlo_span sp, const char *w)
+{
+    return span_eq(m->text, sp, w);
+}
+
+/* [%]name */
+static int name(struct cur *c, struct hlo_span *out, const char *what)
+{
+    if (peek(c) == '%')
+        c->i++;
+    *out = word(c);
+    return out->len > 0 ? ERR_OK : fail(c, what);
+}
+
+static int expect(struct cur *c, char ch, const char *what)
+{
+    skip_ws(c);
+    if (peek(c) != ch)
+        return fail(c, what);
+    c->i++;
+    return ERR_OK;
+}
+
+/* ---- growth ------------------------------------------------------------------------ */
+
+static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem, struct err *e)
+{
+    uint32_t ncap;
+    void *p;
+
+    if (need <= *cap)
+        return ERR_OK;
+    if (need > UINT32_MAX / 2)
+        return err_set(e, ERR_LIMIT, "", "HLO module too large");
+    ncap = *cap ? *cap : 64;
+    while (ncap < need)
+        ncap *= 2;
+    if ((p = realloc(*arr, (size_t)ncap * elem)) == NULL)
+        return err_set(e, ERR_NOMEM, "", "out of memory parsing HLO");
+    *arr = p;
+    *cap = ncap;
+    return ERR_OK;
+}
+
+static int push_idx(struct cur *c, uint32_t v)
+{
+    struct hlo_module *m = c->m;
+    int rc = grow((void **)&m->idx, &m->cap_idx, m->nidx + 1, sizeof(*m->idx), c->e);
+    if (rc == ERR_OK)
+        m->idx[m->nidx++] = v;
+    return rc;
+}
+
+/* ---- shapes ------------------------------------------------------------------------ */
+
+/* Scans a bracketed run opening at the cursor up to its matching closer, with quoted
+ * strings, to at most HLO_MAX_DEPTH levels. stop_at_comma: at depth 0 also stop (without
+ * consuming) at ',' or a line end; the cursor need not be at an opener then. */
+static int scan_balanced(struct cur *c, bool stop_at_comma)
+{
+    char closers[HLO_MAX_DEPTH];
+    unsigned depth = 0;
+
+    while (c->i < c->len) {
+        char ch = c->s[c->i];
+        if (depth == 0 && stop_at_comma && (ch == ',' || ch == '\n'))
+            return ERR_OK;
+        if (ch == '"') {
+            uint32_t l = c->line, col = col_of(c);
+            for (c->i++; c->i < c->len && c->s[c->i] != '"'; c->i++) {
+                if (c->s[c->i] == '\n')
+                    return hlo_err_at(c->e, l, col, "unterminated string");
+                if (c->s[c->i] == '\\')
+                    c->i++;
+            }
+            if (c->i >= c->len)
+                return hlo_err_at(c->e, l, col, "unterminated string");
+            c->i++;
+            continue;
+        }
+        if (ch == '(' || ch == '{' || ch == '[') {
+            if (depth == HLO_MAX_DEPTH)
+                return err_set(c->e, ERR_LIMIT, "", "line %u:%u: more than %d nested brackets",
+                               c->line, col_of(c), HLO_MAX_DEPTH);
+            closers[depth++] = ch == '(' ? ')' : ch == '{' ? '}' : ']';
+        } else if (ch == ')' || ch == '}' || ch == ']') {
+            if (depth == 0) {
+                if (stop_at_comma)
+                    return ERR_OK;
+                return fail(c, "an opening bracket");
+            }
+            if (ch != closers[depth - 1]) {
+                char what[24];
+                snprintf(what, sizeof(what), "'%c'", closers[depth - 1]);
+                return fail(c, what);
+            }
+            if (--depth == 0 && !stop_at_comma) {
+                c->i++;
+                return ERR_OK;
+            }
+        } else if (ch == '\n') {
+            newline(c);
+            continue;
+        }
+        c->i++;
+    }
+    if (depth > 0 || !stop_at_comma) {
+        char what[24];
+        snprintf(what, sizeof(what), "'%c'", depth > 0 ? closers[depth - 1] : ')');
+        return fail(c, what);
+    }
+    return ERR_OK;
+}
+
+static int push_leaf(struct cur *c, struct hlo_span sp, const uint32_t *path, unsigned depth)
+{
+    struct hlo_module *m = c->m;
+    struct hlo_leaf *l;
+    int rc = grow((void **)&m->leaves, &m->cap_leaves, m->nleaves + 1, sizeof(*m->leaves), c->e);
+    if (rc != ERR_OK)
+        return rc;
+    l = &m->leaves[m->nleaves++];
+    l->shape = sp;
+    l->depth = (uint8_t)depth;
+    memset(l->path, 0, sizeof(l->path));
+    memcpy(l->path, path, depth * sizeof(*path));
+    return ERR_OK;
+}
+
+/* One array shape: dtype[dims] and a layout {..} written right after the ']'. */
+static int array_shape(struct cur *c, struct hlo_span *sp)
+{
+    uint32_t col = col_of(c);
+    struct shape sh;
+    struct err se;
+
+    sp->off = (uint32_t)c->i;
+    while (c->i < c->len &&
+           ((c->s[c->i] >= 'a' && c->s[c->i] <= 'z') || (c->s[c->i] >= '0' && c->s[c->i] <= '9')))
+        c->i++;
+    if (c->i == sp->off)
+        return fail(c, "a shape");
+    if (peek(c) != '[')
+        return fail(c, "'[' after the element type");
+    while (c->i < c->len && c->s[c->i] != ']' && c->s[c->i] != '\n')
+        c->i++;
+    if (peek(c) != ']')
+        return fail(c, "']'");
+    c->i++;
+    if (peek(c) == '{' && scan_balanced(c, false) != ERR_OK)
+        return c->e->code;
+    sp->len = (uint32_t)(c->i - sp->off);
+    if (shape_parse(c->s + sp->off, sp->len, &sh, &se) != ERR_OK) {
+        char where[32];
+        snprintf(where, sizeof(where), "line %u:%u", c->line, col);
+        return err_set(c->e, se.code, where, "%s: shape \"%.*s\": %s", where,
+                       (int)(sp->len > 200 ? 200 : sp->len), c->s + sp->off, se.msg);
+    }
+    return ERR_OK;
+}
+
+/* A shape, array or tuple; with collect, its leaves are appended to the module. */
+static int any_shape(struct cur *c, bool collect, uint32_t *path, unsigned depth)
+{
+    struct hlo_span sp;
+    uint32_t k = 0;
+    int rc;
+
+    if (peek(c) != '(') {
+        if ((rc = array_shape(c, &sp)) != ERR_OK)
+            return rc;
+        return collect ? push_leaf(c, sp, path, depth) : ERR_OK;
+    }
+    if (depth == HLO_MAX_TUPLE_DEPTH)
+        return err_set(c->e, ERR_LIMIT, "", "line %u:%u: tuples nested more than %d deep", c->line,
+                       col_of(c), HLO_MAX_TUPLE_DEPTH);
+    c->i++;
+    skip_ws(c);
+    if (peek(c) == ')') {
+        c->i++;
+        return ERR_OK;
+    }
+    for (;; k++) {
+        skip_ws(c);
+        path[depth] = k;
+        if ((rc = any_shape(c, collect, path, depth + 1)) != ERR_OK)
+            return rc;
+        skip_ws(c);
+        if (peek(c) == ')') {
+            c->i++;
+            return ERR_OK;
+        }
+        if (peek(c) != ',')
+            return fail(c, "',' or ')' in a tuple shape");
+        c->i++;
+    }
+}
+
+/* ---- names ------------------------------------------------------------------------- */
+
+static size_t hash(const char *s, struct hlo_span sp, uint32_t comp)
+{
+    uint64_t h = 1469598103934665603ull ^ comp;
+    for (uint32_t k = 0; k < sp.len; k++)
+        h = (h ^ (unsigned char)s[sp.off + k]) * 1099511628211ull;
+    return (size_t)h;
+}
+
+/* The slot of (comp, name): an empty slot when absent. */
+static size_t find_slot(const struct cur *c, struct hlo_span sp, uint32_t comp)
+{
+    size_t h = hash(c->s, sp, comp) & c->mask;
+    for (;; h = (h + 1) & c->mask) {
+        uint32_t v = c->tab[h];
+        if (v == HLO_NONE)
+            return h;
+        const struct hlo_instr *in = &c->m->instrs[v];
+        bool same_comp = v >= c->m->comps[comp].first;
+        if (same_comp && in->name.len == sp.len &&
+            memcmp(c->s + in->name.off, c->s + sp.off, sp.len) == 0)
+            return h;
+    }
+}
+
+/* ---- instructions ------------------------------------------------------------------ */
+
+static int operand(struct cur *c)
+{
+    struct hlo_span nm;
+    uint32_t path[HLO_MAX_TUPLE_DEPTH], line, col;
+    size_t slot;
+    int rc;
+
+    if (peek(c) == '(') {
+        if ((rc = any_shape(c, false, path, 0)) != ERR_OK)
+            return rc;
+        skip_ws(c);
+    } else if (peek(c) != '%') {
+        size_t at = c->i;
+        (void)word(c);
+        if (peek(c) == '[') {
+            c->i = at;
+            if ((rc = any_shape(c, false, path, 0)) != ERR_OK)
+                return rc;
+            skip_ws(c);
+        } else {
+            c->i = at;
+        }
+    }
+    line = c->line;
+    col = col_of(c);
+    if ((rc = name(c, &nm, "an operand name")) != ERR_OK)
+        return rc;
+    slot = find_slot(c, nm, c->comp);
+    if (c->tab[slot] == HLO_NONE)
+        return hlo_err_at(c->e, line, col,
+                          "operand %%%.*s is not defined before its use (the written order "
+                          "must define every value before it is used)",
+                          (int)(nm.len > 200 ? 200 : nm.len), c->s + nm.off);
+    return push_idx(c, c->tab[slot]);
+}
+
+static int operands(struct cur *c, struct hlo_instr *in)
+{
+    int rc;
+
+    if ((rc = expect(c, '(', "'(' after the opcode")) != ERR_OK)
+        return rc;
+    in->opnd0 = c->m->nidx;
+    if (span_eq(c->s, in->opcode, "constant")) {
+        c->i--; /* scan the literal from its '(' */
+        return scan_balanced(c, false);
+    }
+    skip_ws(c);
+    if (span_eq(c->s, in->opcode, "parameter")) {
+        if (!text_uint(c->s, c->len, &c->i, &in->index))
+            return fail(c, "a parameter number");
+        return expect(c, ')', "')'");
+    }
+    if (peek(c) == ')') {
+        c->i++;
+        return ERR_OK;
+    }
+    for (;;) {
+        skip_ws(c);
+        if ((rc = operand(c)) != ERR_OK)
+            return rc;
+        in->nopnds++;
+        skip_ws(c);
+        if (peek(c) == ')') {
+            c->i++;
+            return ERR_OK;
+        }
+        if (peek(c) != ',')
+            return fail(c, "',' or ')' after an operand");
+        c->i++;
+    }
+}
+
+/* Computation names in an attribute value: %a or {%a, %b}. */
+static int callees(struct cur *c, struct hlo_instr *in, size_t end)
+{
+    while (c->i < end) {
+        struct hlo_span nm;
+        char ch = c->s[c->i];
+        if (ch == '{' || ch == '}' || ch == ',' || ch == ' ') {
+            c->i++;
+            continue;
+        }
+        uint32_t col = col_of(c);
+        if (name(c, &nm, "a computation name") != ERR_OK)
+            return c->e->code;
+        if (grow((void **)&c->calls, &c->cap_calls, c->ncalls + 1, sizeof(*c->calls), c->e) !=
+            ERR_OK)
+            return c->e->code;
+        if (in->ncalls == 0)
+            in->call0 = c->m->nidx; /* a computation's callees are pushed together */
+        c->calls[c->ncalls++] = (struct pending_call){c->m->nidx, nm, c->line, col};
+        if (push_idx(c, HLO_NONE) != ERR_OK)
+            return c->e->code;
+        in->ncalls++;
+    }
+    return ERR_OK;
+}
+
+/* metadata={op_name="..." ...}: the op_name string as written (escapes kept). */
+static struct hlo_span op_name_of(const char *s, struct hlo_span v)
+{
+    static const char key[] = "op_name=\"";
+    struct hlo_span out = {0, 0};
+    for (uint32_t k = 0; k + sizeof(key) - 1 <= v.len; k++) {
+        if (memcmp(s + v.off + k, key, sizeof(key) - 1) != 0)
+            continue;
+        out.off = v.off + k + (uint32_t)sizeof(key) - 1;
+        while (out.off + out.len < v.off + v.len && s[out.off + out.len] != '"')
+            out.len += s[out.off + out.len] == '\\' ? 2 : 1;
+        if (out.off + out.len > v.off + v.len)
+            out.len = v.off + v.len - out.off;
+        return out;
+    }
+    return out;
+}
+
+static bool is_callee_key(const char *s, struct hlo_span k)
+{
+    static const char *const keys[] = {"calls",
+                                       "to_apply",
+                                       "body",
+                                       "condition",
+                                       "true_computation",
+                                       "false_computation",
+                                       "branch_computations",
+                                       "called_computations"};
+    for (size_t q = 0; q < sizeof(keys) / sizeof(keys[0]); q++)
+        if (span_eq(s, k, keys[q]))
+            return true;
+    return false;
+}
+
+static int attributes(struct cur *c, struct hlo_instr *in)
+{
+    int rc;
+
+    for (;;) {
+        struct hlo_span key, val;
+        skip_ws(c);
+        if (peek(c) != ',')
+            return ERR_OK;
+        c->i++;
+        skip_ws(c);
+        key = word(c);
+        if (key.len == 0)
+            return fail(c, "an attribute name");
+        if ((rc = expect(c, '=', "'=' after the attribute name")) != ERR_OK)
+            return rc;
+        skip_ws(c);
+        val.off = (uint32_t)c->i;
+        if ((rc = scan_balanced(c, true)) != ERR_OK)
+            return rc;
+        val.len = (uint32_t)(c->i - val.off);
+        if (in == NULL)
+            continue;
+        if (span_eq(c->s, key, "index")) {
+            size_t at = val.off;
+            if (!text_uint(c->s, (size_t)val.off + val.len, &at, &in->index))
+                return hlo_err_at(c->e, c->line, val.off - (uint32_t)c->bol + 1,
+                                  "expected a tuple index");
+        } else if (span_eq(c->s, key, "kind")) {
+            in->kind = val;
+        } else if (span_eq(c->s, key, "sharding")) {
+            in->sharding = val;
+        } else if (span_eq(c->s, key, "metadata")) {
+            in->op_name = op_name_of(c->s, val);
+        } else if (is_callee_key(c->s, key)) {
+            size_t end = c->i;
+            c->i = val.off;
+            if ((rc = callees(c, in, end)) != ERR_OK)
+                return rc;
+            c->i = end;
+        }
+    }
+}
+
+static int instruction(struct cur *c)
+{
+    struct hlo_module *m = c->m;
+    struct hlo_comp *cp = &m->comps[c->comp];
+    struct hlo_instr *in;
+    uint32_t path[HLO_MAX_TUPLE_DEPTH];
+    size_t slot;
+    int rc;
+
+    if (m->ninstrs >= c->max_instrs)
+        return err_set(c->e, ERR_LIMIT, "", "line %u: more than %zu HLO instructions", c->line,
+                       c->max_instrs);
+    if ((rc = grow((void **)&m->instrs, &m->cap_instrs, m->ninstrs + 1, sizeof(*m->instrs),
+                   c->e)) != ERR_OK)
+        return rc;
+    in = &m->instrs[m->ninstrs];
+    memset(in, 0, sizeof(*in));
+    in->index = -1;
+    if (c->s[c->i] == 'R' && c->len - c->i > 5 && memcmp(c->s + c->i, "ROOT ", 5) == 0) {
+        in->root = true;
+        c->i += 5;
+        skip_ws(c);
+    }
+    in->line = c->line;
+    in->col = col_of(c);
+    if ((rc = name(c, &in->name, "an instruction name")) != ERR_OK)
+        return rc;
+    slot = find_slot(c, in->name, c->comp);
+    if (c->tab[slot] != HLO_NONE)
+        return hlo_err_at(c->e, in->line, in->col, "%.*s is defined twice",
+                          (int)(in->name.len > 200 ? 200 : in->name.len), c->s + in->name.off);
+    if ((rc = expect(c, '=', "'=' after the instruction name")) != ERR_OK)
+        return rc;
+    skip_ws(c);
+    in->leaf0 = m->nleaves;
+    in->tuple_shaped = peek(c) == '(';
+    if ((rc = any_shape(c, true, path, 0)) != ERR_OK)
+        return rc;
+    in->nleaves = m->nleaves - in->leaf0;
+    skip_ws(c);
+    in->opcode = word(c);
+    if (in->opcode.len == 0)
+        return fail(c, "an opcode");
+    if ((rc = operands(c, in)) != ERR_OK || (rc = attributes(c, in)) != ERR_OK)
+        return rc;
+    skip_ws(c);
+    if (peek(c) != '\n' && peek(c) != '\0')
+        return fail(c, "',' or the end of the line");
+    c->tab[slot] = m->ninstrs;
+    if (in->root || cp->n == 0 || !m->instrs[cp->root].root)
+        cp->root = m->ninstrs;
+    m->ninstrs++;
+    cp->n++;
+    return ERR_OK;
+}
+
+/* ---- computations and the module --------------------------------------------------- */
+
+static int computation(struct cur *c)
+{
+    struct hlo_module *m = c->m;
+    struct hlo_comp *cp;
+    uint32_t path[HLO_MAX_TUPLE_DEPTH];
+    int rc;
+
+    if ((rc = grow((void **)&m->comps, &m->cap_comps, m->ncomps + 1, sizeof(*m->comps), c->e)) !=
+        ERR_OK)
+        return rc;
+    cp = &m->comps[m->ncomps];
+    memset(cp, 0, sizeof(*cp));
+    cp->line = c->line;
+    if (c->len - c->i > 6 && memcmp(c->s + c->i, "ENTRY ", 6) == 0) {
+        if (m->entry != HLO_NONE)
+            return hlo_err_at(c->e, c->line, col_of(c), "a second ENTRY computation");
+        cp->entry = true;
+        m->entry = m->ncomps;
+        c->i += 6;
+        skip_ws(c);
+    }
+    if ((rc = name(c, &cp->name, "a computation name or ENTRY")) != ERR_OK)
+        return rc;
+    skip_ws(c);
+    if (peek(c) == '(') {
+        if ((rc = scan_balanced(c, false)) != ERR_OK)
+            return rc;
+        skip_ws(c);
+        if (c->len - c->i < 2 || memcmp(c->s + c->i, "->", 2) != 0)
+            return fail(c, "'->' after the computation's parameters");
+        c->i += 2;
+        skip_ws(c);
+        if ((rc = any_shape(c, false, path, 0)) != ERR_OK)
+            return rc;
+    }
+    if ((rc = expect(c, '{', "'{' to open the computation")) != ERR_OK)
+        return rc;
+    cp->first = m->ninstrs;
+    c->comp = m->ncomps++;
+    for (;;) {
+        skip_nl(c);
+        if (peek(c) == '}')
+            break;
+        if (peek(c) == '\0')
+            return fail(c, "'}' to close the computation");
+        if ((rc = instruction(c)) != ERR_OK)
+            return rc;
+    }
+    c->i++;
+    if (m->comps[c->comp].n == 0)
+        return hlo_err_at(c->e, c->line, col_of(c), "computation %.*s has no instructions",
+                          (int)m->comps[c->comp].name.len, c->s + m->comps[c->comp].name.off);
+    return attributes(c, NULL); /* e.g. execution_thread="..." */
+}
+
+static int alias_path(struct cur *c, uint32_t *path, uint8_t *depth)
+{
+    int rc;
+
+    *depth = 0;
+    if ((rc = expect(c, '{', "'{' to open a shape index")) != ERR_OK)
+        return rc;
+    for (;;) {
+        int64_t v;
+        skip_ws(c);
+        if (peek(c) == '}') {
+            c->i++;
+            return ERR_OK;
+        }
+        if (peek(c) == ',') {
+            c->i++;
+            continue;
+        }
+        if (!text_uint(c->s, c->len, &c->i, &v) || v > INT32_MAX)
+            return fail(c, "a shape index");
+        if (*depth == HLO_MAX_TUPLE_DEPTH)
+            return fail(c, "'}' (shape index too deep)");
+        path[(*depth)++] = (uint32_t)v;
+    }
+}
+
+/* input_output_alias={ {0}: (1, {}, may-alias), ... } */
+static int io_alias(struct cur *c)
+{
+    struct hlo_module *m = c->m;
+    int rc;
+
+    if ((rc = expect(c, '{', "'{' to open input_output_alias")) != ERR_OK)
+        return rc;
+    for (;;) {
+        struct hlo_alias a;
+        skip_ws(c);
+        if (peek(c) == '}') {
+            c->i++;
+            return ERR_OK;
+        }
+        if (m->naliases == HLO_MAX_ALIASES)
+            return err_set(c->e, ERR_LIMIT, "", "line %u: more than %d input_output_alias entries",
+                           c->line, HLO_MAX_ALIASES);
+        memset(&a, 0, sizeof(a));
+        a.line = c->line;
+        a.col = col_of(c);
+        if ((rc = alias_path(c, a.out_path, &a.out_depth)) != ERR_OK ||
+            (rc = expect(c, ':', "':' after the output index")) != ERR_OK ||
+            (rc = expect(c, '(', "'(' before the parameter number")) != ERR_OK)
+            return rc;
+        skip_ws(c);
+        if (!text_uint(c->s, c->len, &c->i, &a.param))
+            return fail(c, "a parameter number");
+        if ((rc = expect(c, ',', "',' after the parameter number")) != ERR_OK ||
+            (rc = alias_path(c, a.param_path, &a.param_depth)) != ERR_OK)
+            return rc;
+        skip_ws(c);
+        if (peek(c) == ',') { /* may-alias / must-alias */
+            c->i++;
+            skip_ws(c);
+            (void)word(c);
+        }
+        if ((rc = expect(c, ')', "')' after the parameter index")) != ERR_OK)
+            return rc;
+        if ((rc = grow((void **)&m->aliases, &m->cap_aliases, m->naliases + 1, sizeof(*m->aliases),
+                       c->e)) != ERR_OK)
+            return rc;
+        m->aliases[m->naliases++] = a;
+        skip_ws(c);
+        if (peek(c) == ',')
+            c->i++;
+    }
+}
+
+static int header(struct cur *c)
+{
+    struct hlo_module *m = c->m;
+    int rc;
+
+    skip_nl(c);
+    if (c->len - c->i < 10 || memcmp(c->s + c->i, "HloModule ", 10) != 0)
+        return fail(c, "\"HloModule\"");
+    c->i += 10;
+    skip_ws(c);
+    if ((rc = name(c, &m->name, "the module name")) != ERR_OK)
+        return rc;
+    for (;;) {
+        struct hlo_span key, val;
+        skip_ws(c);
+        if (peek(c) != ',')
+            break;
+        c->i++;
+        skip_ws(c);
+        key = word(c);
+        if (key.len == 0)
+            return fail(c, "an attribute name");
+        if ((rc = expect(c, '=', "'=' after the attribute name")) != ERR_OK)
+            return rc;
+        skip_ws(c);
+        if (span_eq(c->s, key, "input_output_alias")) {
+            if ((rc = io_alias(c)) != ERR_OK)
+                return rc;
+            continue;
+        }
+        val.off = (uint32_t)c->i;
+        if ((rc = scan_balanced(c, true)) != ERR_OK)
+            return rc;
+        val.len = (uint32_t)(c->i - val.off);
+        if (span_eq(c->s, key, "is_scheduled"))
+            m->scheduled = span_eq(c->s, val, "true");
+    }
+    skip_ws(c);
+    return peek(c) == '\n' || peek(c) == '\0' ? ERR_OK : fail(c, "',' or the end of the line");
+}
+
+/* Newer XLA prints stack-frame tables after the last computation. */
+static bool at_trailer(const struct cur *c)
+{
+    static const char *const words[] = {"FileNames", "FunctionNames", "FileLocations",
+                                        "StackFrames"};
+    for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+        size_t n = strlen(words[k]);
+        if (c->len - c->i >= n && memcmp(c->s + c->i, words[k], n) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Binds every pending computation reference to its computation. */
+static int resolve_calls(struct cur *c)
+{
+    struct hlo_module *m = c->m;
+    size_t cap = 1;
+    uint32_t *tab;
+    int rc = ERR_OK;
+
+    while (cap < 2 * (size_t)m->ncomps + 2)
+        cap *= 2;
+    if ((tab = malloc(cap * sizeof(*tab))) == NULL)
+        return err_set(c->e, ERR_NOMEM, "", "out of memory parsing HLO");
+    memset(tab, 0xff, cap * sizeof(*tab));
+    for (uint32_t k = 0; k < m->ncomps; k++) {
+        size_t h = hash(c->s, m->comps[k].name, HLO_NONE) & (cap - 1);
+        while (tab[h] != HLO_NONE) {
+            struct hlo_span o = m->comps[tab[h]].name;
+            if (o.len == m->comps[k].name.len &&
+                memcmp(c->s + o.off, c->s + m->comps[k].name.off, o.len) == 0) {
+                rc = hlo_err_at(c->e, m->comps[k].line, 1, "computation %.*s is defined twice",
+                                (int)(o.len > 200 ? 200 : o.len), c->s + o.off);
+                goto out;
+            }
+            h = (h + 1) & (cap - 1);
+        }
+        tab[h] = k;
+    }
+    for (uint32_t q = 0; q < c->ncalls; q++) {
+        const struct pending_call *p = &c->calls[q];
+        size_t h = hash(c->s, p->name, HLO_NONE) & (cap - 1);
+        for (; tab[h] != HLO_NONE; h = (h + 1) & (cap - 1)) {
+            struct hlo_span o = m->comps[tab[h]].name;
+            if (o.len == p->name.len && memcmp(c->s + o.off, c->s + p->name.off, o.len) == 0)
+                break;
+        }
+        if (tab[h] == HLO_NONE) {
+            rc = hlo_err_at(c->e, p->line, p->col, "no computation is called %.*s",
+                            (int)(p->name.len > 200 ? 200 : p->name.len), c->s + p->name.off);
+            goto out;
+        }
+        m->idx[p->slot] = tab[h];
+    }
+out:
+    free(tab);
+    return rc;
+}
+
+/* Counts lines (bounds the name table) and checks every line's length. */
+static int scan_lines(const char *s, size_t len, size_t *nlines, struct err *e)
+{
+    size_t at = 0, n = 1;
+    while (at < len) {
+        const char *nl = memchr(s + at, '\n', len - at);
+        size_t end = nl != NULL ? (size_t)(nl - s) : len;
+        if (end - at > HLO_MAX_LINE)
+            return err_set(e, ERR_LIMIT, "", "line %zu: longer than %u bytes", n, HLO_MAX_LINE);
+        at = end + 1;
+        n++;
+    }
+    *nlines = n;
+    return ERR_OK;
+}
+
+bool hlo_detect(const char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+        i++;
+    return len - i >= 10 && memcmp(s + i, "HloModule ", 10) == 0;
+}
+
+int hlo_parse(const char *s, size_t len, size_t max_instrs, struct hlo_module *m, struct err *e)
+{
+    struct cur c = {.s = s, .len = len, .line = 1, .m = m, .max_instrs = max_instrs, .e = e};
+    size_t nlines = 1, cap = 1;
+    int rc;
+
+    memset(m, 0, sizeof(*m));
+    m->text = s;
+    m->entry = HLO_NONE;
+    if (len > UINT32_MAX / 2)
+        return err_set(e, ERR_LIMIT, "", "HLO text of %zu bytes is too large", len);
+    if ((rc = scan_lines(s, len, &nlines, e)) != ERR_OK)
+        return rc;
+    while (cap < 2 * nlines + 2)
+        cap *= 2;
+    if ((c.tab = malloc(cap * sizeof(*c.tab))) == NULL) {
+        rc = err_set(e, ERR_NOMEM, "", "out of memory parsing HLO");
+        goto out;
+    }
+    memset(c.tab, 0xff, cap * sizeof(*c.tab));
+    c.mask = cap - 1;
+    if ((rc = header(&c)) != ERR_OK)
+        goto out;
+    for (;;) {
+        skip_nl(&c);
+        if (c.i >= len || at_trailer(&c))
+            break;
+        if ((rc = computation(&c)) != ERR_OK)
+            goto out;
+    }
+    if (m->entry == HLO_NONE) {
+        rc = hlo_err_at(e, c.line, col_of(&c), "expected an ENTRY computation");
+        goto out;
+    }
+    rc = resolve_calls(&c);
+out:
+    free(c.tab);
+    free(c.calls);
+    if (rc != ERR_OK)
+        hlo_free(m);
+    return rc;
+}
+
+void hlo_free(struct hlo_module *m)
+{
+    free(m->comps);
+    free(m->instrs);
+    free(m->leaves);
+    free(m->idx);
+    free(m->aliases);
+    memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,59 @@
+/*
+ * hlo_model.h - from an HLO module (hlo.h) to the buffers a model plans (model.h).
+ *
+ * The rules (README "Plan an XLA program"):
+ * - Program order: the entry computation's instructions in written order, step k = the k-th
+ *   (the schedule when is_scheduled=true; otherwise XLA's printer writes a topological
+ *   order, which hlo_parse checks).
+ * - Buffers: each entry parameter, each instruction result and each constant, one per array
+ *   leaf of its shape. tuple, get-tuple-element, bitcast, opt-barrier and add-dependency
+ *   define no memory: they alias their operands. A fusion is one buffer (its result); the
+ *   fused computation's instructions are not buffers. while, conditional and call hold their
+ *   result, plus one temp "NAME/temps" live at their step, sized by the peak of their
+ *   called computations (planned recursively by these same rules; a while counts its body
+ *   and condition, a conditional its largest branch).
+ * - Names: the instruction name without '%'; element i of a tuple-shaped result is
+ *   "name{i}" (nested: "name{i,j}"), as XLA's buffer assignment names values.
+ * - Lifetimes: [defining step, last reading step + 1). Entry parameters live for the whole
+ *   program unless donated (input_output_alias): then to their last use. Outputs (the ROOT's
+ *   leaves) live to the end. Constants live for the whole program (XLA gives them their own
+ *   allocations: ../shared/docs/ux-anchors.md, BufferAllocationStruct::IsIndefinite).
+ * - Donation: an output that input_output_alias assigns to a parameter is written into
+ *   that parameter's buffer (no memory of its own; the parameter is "donated").
+ * - In-place reuse: a dynamic-update-slice (operand 0), an elementwise instruction or a loop
+ *   fusion whose fused computation is elementwise, writes its result into an operand of the
+ *   same shape and layout that dies there and is neither a constant nor a parameter
+ *   (openxla/xla hlo_dataflow_analysis.cc CanShareOperandBufferWithUser, applied by the
+ *   heap simulator only to an operand that dies at that instruction: ../shared/docs/
+ *   allocators.md section 2, may_reuse_operand_buffers). The buffer keeps its first name;
+ *   the values written into it are listed in its "in_place".
+ * - Kinds: parameters input, ROOT values output, constants constant, the rest temp.
+ * - Layouts as written; a leaf in a memory space other than 0 (S(1) is VMEM, S(5) host:
+ *   ../shared/docs/tpu-facts.md 2) is not HBM and is left out, with a warning.
+ * - Sharding: a scheduled module is already partitioned (XLA schedules after SPMD
+ *   partitioning), so its shapes are per device. In an unscheduled module an array with
+ *   sharding={devices=[a,b,..]...} gets per-device dims ceil(dim / tiles), as "mesh" does
+ *   for JSON models.
+ */
+#ifndef TPUPLAN_HLO_MODEL_H
+#define TPUPLAN_HLO_MODEL_H
+
+#include <stddef.h>
+
+#include "planner/chip.h"
+#include "planner/err.h"
+#include "planner/hlo.h"
+#include "planner/model.h"
+
+/*
+ * Builds *m (source_format "hlo") from a parsed module. chip sizes the called
+ * computations' temporaries (NULL: the v4 rules, as layout.h). On failure *m is empty.
+ */
+ERR_MUST_CHECK int hlo_model_build(const struct hlo_module *h, const struct chip *chip,
+                                   const struct model_limits *l, struct model *m, struct err *e);
+
+/* hlo_parse + hlo_model_build: the importer plan.c calls. */
+ERR_MUST_CHECK int hlo_import(const char *s, size_t len, const struct chip *chip,
+                              const struct model_limits *l, struct model *m, struct err *e);
+
+#endif

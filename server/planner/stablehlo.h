@@ -1,0 +1,61 @@
+/*
+ * stablehlo.h - import StableHLO / MHLO text (MLIR), what jax.jit(f).lower(*args).as_text()
+ * prints, by translating it to HLO text and applying the HLO rules (hlo_model.h).
+ *
+ *   module @jit_f attributes {mhlo.num_partitions = 1 : i32} {
+ *     func.func public @main(%arg0: tensor<8x128xf32> {mhlo.sharding = "{replicated}"})
+ *         -> (tensor<8x128xf32>) {
+ *       %0 = stablehlo.exponential %arg0 : tensor<8x128xf32>
+ *       return %0 : tensor<8x128xf32>
+ *     }
+ *   }
+ *
+ * Translation:
+ * - Each func.func is a computation; the entry is @main (else the first public function,
+ *   else the first). Its arguments are parameters, in order; an argument's mhlo.sharding
+ *   becomes its sharding, tf.aliasing_output = N its donation (input_output_alias {N}).
+ * - Order is SSA order. `%r = dialect.op operands ... : types` becomes one instruction named
+ *   r (the SSA name without '%') whose opcode is op with '_' written '-' (stablehlo.add ->
+ *   add, dynamic_update_slice -> dynamic-update-slice); its operands are the %values used
+ *   before the type (outside attribute dictionaries and regions). A result group %r:N is a
+ *   tuple-shaped instruction r (buffers r{i}); %r#i reads its element i.
+ * - Types: tensor<AxBxT> -> T[A,B] with XLA's element type names (i1 -> pred, i8 -> s8,
+ *   ui8 -> u8, f8E4M3FN -> f8e4m3fn, complex<f32> -> c64), !stablehlo.token -> token[].
+ *   No layouts: the chip's defaults apply. Dynamic dims (?) are rejected.
+ * - func.call / call is an HLO call (its temporaries planned recursively); a pretty-printed
+ *   stablehlo.while becomes an HLO while whose cond and do regions are computations over a
+ *   tuple of the loop variables; values the regions capture from outside are read by the
+ *   while. optimization_barrier aliases its operands (a tuple). Other regions (reduce bodies,
+ *   sort comparators, if/case branches) are not planned: their ops are scalar or, for
+ *   if/case, counted only by their results.
+ * - *.constant is a constant; `return` / func.return / stablehlo.return is the ROOT.
+ * - An inline loc("name"...) becomes the op_name.
+ * Errors name line:column of the MLIR text. Bounded like the HLO parser (the translated text
+ * is at most 8 times the input plus 64 KiB).
+ */
+#ifndef TPUPLAN_STABLEHLO_H
+#define TPUPLAN_STABLEHLO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "planner/chip.h"
+#include "planner/err.h"
+#include "planner/model.h"
+
+/* True when the text (after blank, comment and #loc lines) starts with "module" or
+ * "func.func". */
+bool stablehlo_detect(const char *s, size_t len);
+
+/*
+ * Translates s[0..len) to HLO text: *out is malloc'd and NUL-terminated (caller frees),
+ * *out_len its length. Errors name the MLIR line:column.
+ */
+ERR_MUST_CHECK int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len,
+                                    struct err *e);
+
+/* stablehlo_to_hlo + hlo_import; m->source_format is "stablehlo". */
+ERR_MUST_CHECK int stablehlo_import(const char *s, size_t len, const struct chip *chip,
+                                    const struct model_limits *l, struct model *m, struct err *e);
+
+#endif

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# hlo.sh - `tpuplan plan` on XLA HLO and StableHLO text end to end (TAP): detected from content, names,
+# kinds, lifetimes, in_place and op_name in the result, the peak worked out by hand, the
+# layout view's op_name column, errors with line:column, and the result schema.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/cli/lib.sh
+. tests/cli/lib.sh
+data=tests/data/hlo
+
+# pyjson EXPR : evaluates a Python expression over the JSON in $tmp/out as `d`
+pyjson() {
+    python3 -c "import json,sys; d=json.load(open('$tmp/out')); T={t['name']: t for t in d['tensors']}; sys.exit(0 if ($1) else 1)"
+}
+
+# --- a while loop: the body's peak becomes one temp (see test_hlo.c for the arithmetic)
+run plan $data/while.hlo --strategies xla-default
+ok $rc "while.hlo plans (exit 0)"
+pyjson 'd["model"]["source_format"] == "hlo" and d["model"]["name"] == "jit_loop"'
+ok $? "detected as hlo, named after the module"
+pyjson 'sorted(T) == ["a", "w/temps", "w{0}", "w{1}", "z"]'
+ok $? "buffers named by instruction, tuple elements name{i}, the call temp NAME/temps"
+pyjson 'T["w/temps"]["padded_bytes"] == 4608 and T["w/temps"]["dtype"] is None and T["w/temps"]["live"] == [3, 4]'
+ok $? "while temps: the body's peak 4608 B at the while's step"
+pyjson 'T["w{1}"]["kind"] == "output" and T["w{1}"]["live"] == [3, 5] and T["z"]["kind"] == "constant"'
+ok $? "kinds and lifetimes"
+pyjson 'd["summary"]["peak_bytes"] == 13824'
+ok $? "peak 13824 B by hand"
+
+# --- a scheduled dump with donation, fusions and metadata
+run plan $data/donate_scheduled.hlo
+ok $rc "donate_scheduled.hlo plans (exit 0)"
+pyjson 'T["fusion.4"]["in_place"] == ["fusion.5"] and T["fusion.4"]["op_name"] == "jit(f)/add"'
+ok $? "in_place and op_name in the result"
+pyjson 'T["Arg_0.1"]["donated"] and T["Arg_0.1"]["live"] == [0, 6]'
+ok $? "donated parameter dies after its last use"
+pyjson 'any("in-place" in w for w in d["warnings"])'
+ok $? "a warning says the in-place rule was applied"
+
+# --- StableHLO (jax .as_text()): a while with a captured value, a call, donation
+run plan $data/jax_while_call.mlir --strategies xla-default
+ok $rc "jax_while_call.mlir plans (exit 0)"
+pyjson 'd["model"]["source_format"] == "stablehlo" and d["summary"]["peak_bytes"] == 233984'
+ok $? "detected as stablehlo; peak 233984 B by hand (see test_stablehlo.c)"
+pyjson 'T["3/temps"]["padded_bytes"] == 4608 and T["arg0"]["in_place"] == ["4{0}"] and T["2"]["op_name"] == "jit(f)/dot_general"'
+ok $? "while temps, donation and the loc op_name"
+printf 'module @m {\n  func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n    %%0 = stablehlo.add %%a, %%b : tensor<4xf32>\n' >"$tmp/bad.mlir"
+run plan "$tmp/bad.mlir"
+grep -q 'line 3:28: %b is not defined before its use' "$tmp/err"
+ok $? "StableHLO error names line 3:28"
+
+# --- stdin, --input hlo, the text report
+run plan - --input hlo --format text <$data/while.hlo
+ok $rc "stdin with --input hlo"
+grep -q '^model      jit_loop (hlo, 5 tensors' "$tmp/out"
+ok $? "text report names the hlo source"
+
+# --- errors name line:column
+printf 'HloModule m\nENTRY e {\n  ROOT a = f32[2]{0} add(b, b)\n}\n' >"$tmp/bad.hlo"
+run plan "$tmp/bad.hlo"
+ok $((rc != 2)) "use before definition exits 2"
+grep -q 'line 3:26: operand %b is not defined before its use' "$tmp/err"
+ok $? "error names line 3:26"
+printf 'HloModule m\nENTRY e {\n  a = f32[2]{0} parameter(0)\n' >"$tmp/bad.hlo"
+run plan "$tmp/bad.hlo"
+grep -q "line 4:1: expected '}' to close the computation, found the end of the input" "$tmp/err"
+ok $? "truncated module: line 4:1, what was expected"
+
+# --- the result validates against the published schema
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    for f in $data/*.hlo $data/*.mlir; do
+        "$bin" plan "$f" >"$tmp/out" 2>/dev/null
+        python3 - "$tmp/out" <<'PY' 2>"$tmp/pyerr"
+import json, sys, jsonschema
+jsonschema.Draft202012Validator(json.load(open("static/schema/result.schema.json"))).validate(json.load(open(sys.argv[1])))
+PY
+        ok $? "schema: $f"
+    done
+else
+    ok 0 "schema # SKIP python3 jsonschema is not installed"
+fi
+
+echo "1..$n"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,425 @@
+/*
+ * test_hlo.c - the HLO text parser and its buffer rules (hlo.h, hlo_model.h): modules in the
+ * forms XLA and JAX print (scheduled after-optimizations dumps with layouts and '%', and
+ * unscheduled lowered text without either), sizes, lifetimes and peaks worked out by hand,
+ * properties over generated modules, and error paths with line:column.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "planner/hlo.h"
+#include "planner/hlo_model.h"
+#include "planner/plan.h"
+
+static const struct model_limits limits = {64u << 20, 32, 1000000, 1000000};
+
+/* A scheduled dump: '%' names, operand shapes, TPU layouts, a loop fusion, a constant,
+ * a donated parameter (input_output_alias) and a tuple ROOT. f32[8,128] with T(8,128) is
+ * 4096 B; the f32 scalar constant takes one T(128) tile, 512 B. */
+static const char DONATE[] =
+    "HloModule jit_f, is_scheduled=true, input_output_alias={ {0}: (0, {}, may-alias) }, "
+    "entry_computation_layout={(f32[8,128]{1,0:T(8,128)}, "
+    "f32[8,128]{1,0:T(8,128)})->(f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)})}\n"
+    "\n"
+    "%fused_computation (param_0: f32[8,128], param_1: f32[8,128]) -> f32[8,128] {\n"
+    "  %param_0 = f32[8,128]{1,0:T(8,128)} parameter(0)\n"
+    "  %param_1 = f32[8,128]{1,0:T(8,128)} parameter(1)\n"
+    "  ROOT %add.0 = f32[8,128]{1,0:T(8,128)} add(f32[8,128]{1,0:T(8,128)} %param_0, "
+    "f32[8,128]{1,0:T(8,128)} %param_1)\n"
+    "}\n"
+    "\n"
+    "ENTRY %main.10 (Arg_0.1: f32[8,128], Arg_1.2: f32[8,128]) -> (f32[8,128], f32[8,128]) {\n"
+    "  %Arg_0.1 = f32[8,128]{1,0:T(8,128)} parameter(0), sharding={replicated}, "
+    "metadata={op_name=\"x\"}\n"
+    "  %Arg_1.2 = f32[8,128]{1,0:T(8,128)} parameter(1)\n"
+    "  %mul.3 = f32[8,128]{1,0:T(8,128)} multiply(f32[8,128]{1,0:T(8,128)} %Arg_1.2, "
+    "f32[8,128]{1,0:T(8,128)} %Arg_1.2), metadata={op_name=\"jit(f)/mul\" "
+    "source_file=\"f.py\" source_line=3}\n"
+    "  %fusion.4 = f32[8,128]{1,0:T(8,128)} fusion(f32[8,128]{1,0:T(8,128)} %mul.3, "
+    "f32[8,128]{1,0:T(8,128)} %Arg_0.1), kind=kLoop, calls=%fused_computation, "
+    "metadata={op_name=\"jit(f)/add\"}\n"
+    "  %c = f32[]{:T(128)} constant(1)\n"
+    "  %fusion.5 = f32[8,128]{1,0:T(8,128)} fusion(f32[8,128]{1,0:T(8,128)} %fusion.4, "
+    "f32[8,128]{1,0:T(8,128)} %Arg_0.1), kind=kLoop, calls=%fused_computation\n"
+    "  ROOT %tuple.6 = (f32[8,128]{1,0:T(8,128)}, f32[8,128]{1,0:T(8,128)}) "
+    "tuple(%fusion.5, %mul.3)\n"
+    "}\n";
+
+/* JAX-style unscheduled text: no '%', no operand shapes, a while loop over a tuple. */
+static const char WHILE[] =
+    "HloModule jit_loop, entry_computation_layout={(f32[1024]{0:T(1024)})->f32[1024]{0:T(1024)}}\n"
+    "\n"
+    "body {\n"
+    "  p = (s32[]{:T(128)}, f32[1024]{0:T(1024)}) parameter(0)\n"
+    "  i = s32[]{:T(128)} get-tuple-element(p), index=0\n"
+    "  one = s32[]{:T(128)} constant(1)\n"
+    "  i1 = s32[]{:T(128)} add(i, one)\n"
+    "  x = f32[1024]{0:T(1024)} get-tuple-element(p), index=1\n"
+    "  t1 = f32[1024]{0:T(1024)} exponential(x)\n"
+    "  t2 = f32[1024]{0:T(1024)} reverse(t1), dimensions={0}\n"
+    "  t3 = f32[1024]{0:T(1024)} multiply(t2, x)\n"
+    "  ROOT r = (s32[]{:T(128)}, f32[1024]{0:T(1024)}) tuple(i1, t3)\n"
+    "}\n"
+    "\n"
+    "cond {\n"
+    "  p = (s32[]{:T(128)}, f32[1024]{0:T(1024)}) parameter(0)\n"
+    "  i = s32[]{:T(128)} get-tuple-element(p), index=0\n"
+    "  n = s32[]{:T(128)} constant(10)\n"
+    "  ROOT lt = pred[]{:T(512)} compare(i, n), direction=LT\n"
+    "}\n"
+    "\n"
+    "ENTRY main {\n"
+    "  a = f32[1024]{0:T(1024)} parameter(0)\n"
+    "  z = s32[]{:T(128)} constant(0)\n"
+    "  init = (s32[]{:T(128)}, f32[1024]{0:T(1024)}) tuple(z, a)\n"
+    "  w = (s32[]{:T(128)}, /*index=1*/f32[1024]{0:T(1024)}) while(init), condition=cond, "
+    "body=body\n"
+    "  ROOT out = f32[1024]{0:T(1024)} get-tuple-element(w), index=1\n"
+    "}\n";
+
+static void import(const char *text, struct model *m)
+{
+    struct err e;
+    err_clear(&e);
+    if (hlo_import(text, strlen(text), NULL, &limits, m, &e) != ERR_OK)
+        fail_msg("%s", e.msg);
+}
+
+static const struct model_tensor *tensor(const struct model *m, const char *name)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (strcmp(m->tensors[i].name, name) == 0)
+            return &m->tensors[i];
+    fail_msg("no tensor %s", name);
+    return NULL;
+}
+
+static void assert_live(const struct model_tensor *t, int64_t s, int64_t e)
+{
+    if (t->live_start != s || t->live_end != e)
+        fail_msg("%s: live [%lld, %lld), wanted [%lld, %lld)", t->name, (long long)t->live_start,
+                 (long long)t->live_end, (long long)s, (long long)e);
+}
+
+static uint64_t peak_of(const char *text)
+{
+    struct plan_summary s;
+    struct plan_opts o = {.strategies = "xla-default"};
+    struct err e;
+    char *json;
+    size_t len;
+    if (plan_run(text, strlen(text), &o, NULL, &json, &len, NULL, &s, &e) != ERR_OK)
+        fail_msg("%s", e.msg);
+    free(json);
+    return s.peak_bytes;
+}
+
+/* Steps 0..6: Arg_0.1, Arg_1.2, mul.3, fusion.4, c, fusion.5, tuple.6. */
+static void test_scheduled_donation_fusion_constant(void **state)
+{
+    struct model m;
+    (void)state;
+    assert_true(hlo_detect(DONATE, strlen(DONATE)));
+    import(DONATE, &m);
+    assert_string_equal(m.source_format, "hlo");
+    assert_string_equal(m.name, "jit_f");
+    assert_int_equal(m.n, 5); /* fusion.5 is written in place into fusion.4 */
+    /* Donated, but read at step 5 after fusion.4 (step 3) is written: XLA would copy, so
+     * the output keeps its own buffer and the parameter dies after its last use. */
+    const struct model_tensor *a0 = tensor(&m, "Arg_0.1");
+    assert_int_equal(a0->kind, TENSOR_INPUT);
+    assert_true(a0->donated);
+    assert_live(a0, 0, 6);
+    assert_string_equal(a0->op_name, "x");
+    assert_live(tensor(&m, "Arg_1.2"), 0, 7); /* not donated: the whole program */
+    const struct model_tensor *mul = tensor(&m, "mul.3");
+    assert_int_equal(mul->kind, TENSOR_OUTPUT);
+    assert_live(mul, 2, 7);
+    assert_string_equal(mul->op_name, "jit(f)/mul");
+    const struct model_tensor *f4 = tensor(&m, "fusion.4");
+    assert_int_equal(f4->kind, TENSOR_OUTPUT);
+    assert_live(f4, 3, 7);
+    assert_string_equal(f4->in_place, "fusion.5");
+    const struct model_tensor *c = tensor(&m, "c");
+    assert_int_equal(c->kind, TENSOR_CONSTANT);
+    assert_live(c, 0, 7);
+    assert_true(c->shape.has_layout);
+    assert_int_equal(c->shape.ntiles, 1);
+    model_free(&m);
+    /* Everything but Arg_0.1 is live at step 5: 4 x 4096 + 512, plus Arg_0.1 = 16896. */
+    assert_int_equal(peak_of(DONATE), 16896);
+}
+
+/* Donation that XLA applies without a copy: the parameter is dead when the output is
+ * written, so the output lives in the parameter's buffer. */
+static void test_donated_output_reuses_parameter(void **state)
+{
+    static const char text[] = "HloModule m, input_output_alias={ {}: (0, {}, may-alias) }\n"
+                               "ENTRY e {\n"
+                               "  p = f32[1024]{0:T(1024)} parameter(0)\n"
+                               "  q = f32[1024]{0:T(1024)} parameter(1)\n"
+                               "  s = f32[1024]{0:T(1024)} sort(p), dimensions={0}\n"
+                               "  ROOT r = f32[1024]{0:T(1024)} add(s, q)\n"
+                               "}\n";
+    struct model m;
+    (void)state;
+    import(text, &m);
+    /* r is written into s in place (add, s dies there), and that buffer is the donated
+     * output: p is dead once s is written (step 2 reads p last), so it all lives in p. */
+    assert_int_equal(m.n, 2);
+    const struct model_tensor *p = tensor(&m, "p");
+    assert_true(p->donated);
+    assert_int_equal(p->kind, TENSOR_INPUT);
+    assert_live(p, 0, 4);
+    assert_string_equal(p->in_place, "s,r");
+    model_free(&m);
+}
+
+/* Body peak by hand: constant one (512 B, whole body) + t1 (4096 B, steps 5-6) = 4608 B;
+ * t3 is written into t2 in place and with i1 is the ROOT (the while's result, counted in
+ * the caller). cond: n, 512 B. Entry at step 3: a 4096 + z 512 + w{0} 512 + w{1} 4096 +
+ * w/temps 4608 = 13824. */
+static void test_while_temps_planned_recursively(void **state)
+{
+    struct model m;
+    (void)state;
+    import(WHILE, &m);
+    assert_int_equal(m.n, 5);
+    assert_live(tensor(&m, "a"), 0, 5);
+    assert_int_equal(tensor(&m, "z")->kind, TENSOR_CONSTANT);
+    assert_live(tensor(&m, "w{0}"), 3, 4);
+    assert_int_equal(tensor(&m, "w{1}")->kind, TENSOR_OUTPUT);
+    assert_live(tensor(&m, "w{1}"), 3, 5);
+    const struct model_tensor *t = tensor(&m, "w/temps");
+    assert_true(t->raw);
+    assert_int_equal(t->padded_bytes, 4608);
+    assert_live(t, 3, 4);
+    model_free(&m);
+    assert_int_equal(peak_of(WHILE), 13824);
+}
+
+static void test_dynamic_update_slice_in_place(void **state)
+{
+    static const char text[] = "HloModule m\n"
+                               "ENTRY e {\n"
+                               "  a = f32[64]{0:T(64)} parameter(0)\n"
+                               "  u = f32[8]{0:T(8)} parameter(1)\n"
+                               "  i = s32[] parameter(2)\n"
+                               "  b = f32[64]{0:T(64)} negate(a)\n"
+                               "  d = f32[64]{0:T(64)} dynamic-update-slice(b, u, i)\n"
+                               "  ROOT x = f32[64]{0:T(64)} cosine(d)\n"
+                               "}\n";
+    struct model m;
+    (void)state;
+    import(text, &m);
+    /* b from step 3; d (step 4) into b; x (step 5, elementwise) into b too: output. */
+    assert_int_equal(m.n, 4);
+    const struct model_tensor *b = tensor(&m, "b");
+    assert_string_equal(b->in_place, "d,x");
+    assert_int_equal(b->kind, TENSOR_OUTPUT);
+    assert_live(b, 3, 6);
+    model_free(&m);
+}
+
+static void test_sharding_and_memory_space(void **state)
+{
+    static const char unscheduled[] =
+        "HloModule m, num_partitions=2\n"
+        "ENTRY e {\n"
+        "  a = f32[16,256]{1,0} parameter(0), sharding={devices=[2,1]0,1}\n"
+        "  t = (f32[16,256]{1,0}, f32[4,8]{1,0}) parameter(1), "
+        "sharding={{devices=[1,2]0,1}, {replicated}}\n"
+        "  v = f32[16,256]{1,0:T(8,128)S(1)} copy(a)\n"
+        "  ROOT r = f32[16,256]{1,0} add(a, a), sharding={devices=[2,1,2]0,1,2,3 "
+        "last_tile_dim_replicate}\n"
+        "}\n";
+    struct model m;
+    (void)state;
+    import(unscheduled, &m);
+    assert_int_equal(m.n, 4); /* v is in VMEM: left out */
+    assert_int_equal(tensor(&m, "a")->shape.dims[0], 8);
+    assert_int_equal(tensor(&m, "a")->shape.dims[1], 256);
+    assert_int_equal(tensor(&m, "t{0}")->shape.dims[0], 16);
+    assert_int_equal(tensor(&m, "t{0}")->shape.dims[1], 128);
+    assert_int_equal(tensor(&m, "t{1}")->shape.dims[1], 8);
+    assert_int_equal(tensor(&m, "r")->shape.dims[0], 8);
+    bool vmem = false;
+    for (size_t k = 0; k < m.warnings.n; k++)
+        vmem |= strstr(m.warnings.lines[k], "S(1) is VMEM") != NULL;
+    assert_true(vmem);
+    model_free(&m);
+}
+
+static void test_scheduled_shapes_are_per_device(void **state)
+{
+    static const char text[] = "HloModule m, is_scheduled=true\n"
+                               "ENTRY e {\n"
+                               "  ROOT a = f32[16,256]{1,0} parameter(0), "
+                               "sharding={devices=[2,1]0,1}\n"
+                               "}\n";
+    struct model m;
+    (void)state;
+    import(text, &m);
+    assert_int_equal(m.tensors[0].shape.dims[0], 16);
+    model_free(&m);
+}
+
+/* Header attributes, a comment between operands, nested tuples, a long backend_config,
+ * trailing stack-frame tables. */
+static void test_printer_forms(void **state)
+{
+    static const char text[] =
+        "HloModule m, entry_computation_layout={()->(s32[], (f32[2], u8[3]))}, "
+        "frontend_attributes={fingerprint_before_lhs=\"1\"}\n"
+        "\n"
+        "ENTRY %e () -> (s32[], (f32[2], u8[3])) {\n"
+        "  %a = s32[] constant(7)\n"
+        "  %b = f32[2]{0} constant({1, 2}), metadata={op_name=\"jit(g)/\\\"q\\\"\"}\n"
+        "  %c = u8[3]{0} custom-call(), custom_call_target=\"x\", "
+        "backend_config={\"k\":[{\"a\":\"}\"}]}\n"
+        "  %t = (f32[2]{0}, u8[3]{0}) tuple(%b, /*index=1*/%c)\n"
+        "  ROOT %r = (s32[], (f32[2]{0}, u8[3]{0})) tuple(s32[] %a, (f32[2]{0}, u8[3]{0}) %t)\n"
+        "}\n"
+        "\n"
+        "FileNames\n1 \"f.py\"\n";
+    struct model m;
+    (void)state;
+    import(text, &m);
+    assert_int_equal(m.n, 3);
+    assert_string_equal(tensor(&m, "b")->op_name, "jit(g)/\\\"q\\\"");
+    assert_int_equal(tensor(&m, "c")->kind, TENSOR_OUTPUT);
+    model_free(&m);
+}
+
+/* Errors name line:column and what was expected. */
+static void expect_error(const char *text, int code, const char *where, const char *what)
+{
+    struct model m;
+    struct err e;
+    err_clear(&e);
+    assert_int_equal(hlo_import(text, strlen(text), NULL, &limits, &m, &e), code);
+    if (where != NULL && strcmp(e.where, where) != 0)
+        fail_msg("where \"%s\", wanted \"%s\" (%s)", e.where, where, e.msg);
+    if (strstr(e.msg, what) == NULL)
+        fail_msg("message \"%s\" lacks \"%s\"", e.msg, what);
+}
+
+static void test_errors_give_line_and_column(void **state)
+{
+    (void)state;
+    expect_error("HloModule m\nENTRY e {\n  ROOT a = f32[2]{0} add(b, b)\n}\n", ERR_INVALID,
+                 "line 3:26", "operand %b is not defined before its use");
+    expect_error("HloModule m\nENTRY e {\n  a = f32[2,x] parameter(0)\n}\n", ERR_INVALID,
+                 "line 3:7", "shape \"f32[2,x]\"");
+    expect_error("HloModule m\ne {\n  a = f32[2] parameter(0)\n}\n", ERR_INVALID, "line 5:1",
+                 "expected an ENTRY computation");
+    expect_error("HloModule m\nENTRY e {\n  a = f32[2] call(), to_apply=nope\n}\n", ERR_INVALID,
+                 "line 3:31", "no computation is called nope");
+    expect_error("HloModule m\nENTRY e {\n  a = f32[2] parameter(0), metadata={op_name=\"x}\n}\n",
+                 ERR_INVALID, "line 3:46", "unterminated string");
+    expect_error("HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n", ERR_INVALID, "line 4:1",
+                 "expected '}' to close the computation");
+    expect_error("HloModule m\nENTRY e {\n  a f32[2] parameter(0)\n}\n", ERR_INVALID, "line 3:5",
+                 "expected '=' after the instruction name");
+    expect_error("HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  a = f32[2] negate(a)\n}\n",
+                 ERR_INVALID, "line 4:3", "a is defined twice");
+    expect_error("HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  ROOT g = f32[2] "
+                 "get-tuple-element(a), index=0\n}\n",
+                 ERR_INVALID, "line 4:8", "not a tuple");
+    expect_error("not hlo", ERR_INVALID, "line 1:1", "expected \"HloModule\"");
+    expect_error("HloModule m, input_output_alias={ {0}: (3, {}) }\nENTRY e {\n  ROOT a = "
+                 "f32[2] parameter(0)\n}\n",
+                 ERR_INVALID, "line 1:35", "input_output_alias names a parameter index");
+}
+
+static void test_limits(void **state)
+{
+    char *text = malloc(4096);
+    struct hlo_module h;
+    struct err e;
+    int n;
+    (void)state;
+    /* nesting depth */
+    n = snprintf(text, 4096, "HloModule m\nENTRY e {\n  a = f32[2] parameter(0), x=");
+    for (int k = 0; k < HLO_MAX_DEPTH + 1; k++)
+        text[n++] = '{';
+    text[n] = '\0';
+    assert_int_equal(hlo_parse(text, (size_t)n, 100, &h, &e), ERR_LIMIT);
+    assert_non_null(strstr(e.msg, "nested brackets"));
+    /* instruction count */
+    n = snprintf(text, 4096,
+                 "HloModule m\nENTRY e {\n  a = f32[2] parameter(0)\n  b = f32[2] negate(a)\n"
+                 "  c = f32[2] negate(b)\n}\n");
+    assert_int_equal(hlo_parse(text, (size_t)n, 2, &h, &e), ERR_LIMIT);
+    assert_non_null(strstr(e.msg, "more than 2 HLO instructions"));
+    assert_int_equal(hlo_parse(text, (size_t)n, 3, &h, &e), ERR_OK);
+    hlo_free(&h);
+    free(text);
+}
+
+/* Properties over generated modules: every buffer's lifetime starts at its definition and
+ * covers its reads (defined before use), and the plan's peak is at least the largest live
+ * sum at any step. */
+static void test_properties_generated(void **state)
+{
+    size_t cap = 1 << 16;
+    char *text = malloc(cap);
+    uint64_t seed = 42;
+    (void)state;
+    for (int round = 0; round < 20; round++) {
+        size_t at = 0;
+        int n = 10 + round * 3;
+        at += (size_t)snprintf(text + at, cap - at, "HloModule g%d\nENTRY e {\n", round);
+        at += (size_t)snprintf(text + at, cap - at, "  v0 = f32[%d,128]{1,0} parameter(0)\n",
+                               8 * (1 + round % 4));
+        for (int k = 1; k < n; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            int a = (int)((seed >> 33) % (uint64_t)k), b = (int)((seed >> 40) % (uint64_t)k);
+            const char *op = (seed >> 50) % 3 == 0 ? "add" : "dot";
+            at += (size_t)snprintf(text + at, cap - at, "  %sv%d = f32[%d,128]{1,0} %s(v%d, v%d)\n",
+                                   k == n - 1 ? "ROOT " : "", k, 8 * (1 + round % 4), op, a, b);
+        }
+        snprintf(text + at, cap - at, "}\n");
+        struct model m;
+        import(text, &m);
+        uint64_t live_max = 0;
+        for (int64_t s = 0; s < n; s++) {
+            uint64_t live = 0;
+            for (size_t i = 0; i < m.n; i++) {
+                const struct model_tensor *t = &m.tensors[i];
+                assert_true(t->live_start < t->live_end);
+                assert_true(t->live_end <= n);
+                if (t->live_start <= s && s < t->live_end)
+                    live += 512 * ((t->shape.dims[0] * 128 * 4 + 511) / 512);
+            }
+            live_max = live > live_max ? live : live_max;
+        }
+        model_free(&m);
+        assert_true(peak_of(text) >= live_max);
+    }
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scheduled_donation_fusion_constant),
+        cmocka_unit_test(test_donated_output_reuses_parameter),
+        cmocka_unit_test(test_while_temps_planned_recursively),
+        cmocka_unit_test(test_dynamic_update_slice_in_place),
+        cmocka_unit_test(test_sharding_and_memory_space),
+        cmocka_unit_test(test_scheduled_shapes_are_per_device),
+        cmocka_unit_test(test_printer_forms),
+        cmocka_unit_test(test_errors_give_line_and_column),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_properties_generated),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
