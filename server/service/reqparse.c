@@ -37,8 +37,6 @@ enum body_kind reqparse_media_type(const char *ct)
         return BODY_SAFETENSORS;
     if (media_is(ct, n, "text/csv"))
         return BODY_CSV;
-    if (media_is(ct, n, "text/plain"))
-        return BODY_TEXT;
     if (media_is(ct, n, "multipart/form-data"))
         return BODY_MULTIPART;
     if (media_is(ct, n, "text/plain"))

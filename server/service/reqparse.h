@@ -14,9 +14,9 @@ enum body_kind {
     BODY_JSON,        /* application/json (or any application/...+json) */
     BODY_SAFETENSORS, /* application/octet-stream */
     BODY_CSV,         /* text/csv */
-    BODY_TEXT,        /* text/plain: HLO or StableHLO text (detected from content) */
     BODY_MULTIPART,   /* multipart/form-data */
-    BODY_TEXT,        /* text/plain: a text format, detected from content */
+    BODY_TEXT,        /* text/plain: a text format (an XLA buffer assignment, HLO or
+                       * StableHLO text), detected from content */
     BODY_UNSUPPORTED,
 };
 
