@@ -26,6 +26,7 @@
 #include "service/metrics.h"
 #include "service/plancache.h"
 #include "service/api_diff.h"
+#include "service/api_whatif.h"
 #include "service/planopts.h"
 #include "service/problem.h"
 #include "service/request.h"
@@ -63,16 +64,25 @@ static void add_str(struct json_object *o, const char *k, const char *v)
     json_object_object_add(o, k, v != NULL ? json_object_new_string(v) : NULL);
 }
 
-/* Links are absolute paths under --base-path (config.h), so they work behind a proxy. */
-static struct json_object *links_new(const char *base, const char *id)
+/* Links are absolute paths under --base-path (config.h), so they work behind a proxy. A
+ * what-if (parent not NULL or "") also links its parent and its diff against it. */
+static struct json_object *links_new(const char *base, const char *id, const char *parent)
 {
     struct json_object *l = json_object_new_object();
-    char buf[CONFIG_BASE_MAX + 64];
+    char buf[CONFIG_BASE_MAX + 96];
 
     snprintf(buf, sizeof(buf), "%s/api/v1/plans/%s", base, id);
     add_str(l, "self", buf);
     snprintf(buf, sizeof(buf), "%s/p/%s", base, id);
     add_str(l, "share", buf);
+    if (parent != NULL && parent[0] != '\0') {
+        snprintf(buf, sizeof(buf), "%s/p/%s", base, parent);
+        add_str(l, "parent", buf);
+        snprintf(buf, sizeof(buf), "%s/api/v1/diff?a=%s&b=%s", base, parent, id);
+        add_str(l, "diff", buf);
+        snprintf(buf, sizeof(buf), "%s/d/%s/%s", base, parent, id);
+        add_str(l, "compare", buf);
+    }
     return l;
 }
 
@@ -154,7 +164,9 @@ static char *plan_doc(const struct request *r, const struct store_plan *p, enum 
     add_str(o, "updated_at", p->updated_at);
     add_str(o, "expires_at", p->expires_at);
     json_object_object_add(o, "summary", summary_new(&p->summary));
-    json_object_object_add(o, "links", links_new(r->srv->cfg->base_path, p->id));
+    if (p->parent_id[0] != '\0')
+        add_str(o, "parent_id", p->parent_id);
+    json_object_object_add(o, "links", links_new(r->srv->cfg->base_path, p->id, p->parent_id));
     if (manage_token != NULL && manage_token[0] != '\0')
         add_str(o, "manage_token", manage_token);
     t = json_take_text(o, len);
@@ -443,7 +455,11 @@ static void reply_accepted(struct request *r, const char *id, const char *status
     add_str(o, "status", status);
     if (token != NULL && token[0] != '\0')
         add_str(o, "manage_token", token);
-    json_object_object_add(o, "links", links_new(r->srv->cfg->base_path, id));
+    if (r->route.id == ROUTE_WHATIF)
+        add_str(o, "parent_id", r->route.plan_id);
+    json_object_object_add(o, "links",
+                           links_new(r->srv->cfg->base_path, id,
+                                     r->route.id == ROUTE_WHATIF ? r->route.plan_id : NULL));
     t = json_take_text(o, &len);
     resp = t != NULL ? response_take(t, len, "application/json") : NULL;
     if (resp != NULL) {
@@ -458,22 +474,35 @@ static void reply_accepted(struct request *r, const char *id, const char *status
     request_reply(r, 202, resp);
 }
 
-/* A finished plan as the answer to a POST: 200 (idempotent replay) or 201 (waited). */
-static void reply_plan(struct request *r, int status, const struct store_plan *p, const char *token)
+/* The largest diff a what-if's answer carries inline; a larger one is left to links.diff. */
+#define WHATIF_DIFF_MAX (16u << 20)
+
+/* A finished plan as the answer to a POST: 200 (idempotent replay) or 201 (waited). A
+ * what-if that is done also carries its diff against its parent (api_diff.h). */
+static void reply_plan(struct store *st, struct request *r, int status, const struct store_plan *p,
+                       const char *token)
 {
     struct MHD_Response *resp;
-    char etag[64];
-    size_t len = 0;
+    char etag[64], *diff = NULL;
+    size_t len = 0, dlen = 0;
     char *doc = plan_doc(r, p, STORE_VIEW_FULL, token, &len);
 
+    if (doc != NULL && r->route.id == ROUTE_WHATIF && p->parent_id[0] != '\0' &&
+        strcmp(p->status, "done") == 0 &&
+        api_diff_text(st, p->parent_id, p->id, WHATIF_DIFF_MAX, &diff, &dlen) == 0)
+        doc = splice(doc, &len, "diff", diff);
+    free(diff);
     if (doc == NULL) {
         request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
     resp = response_take(doc, len, "application/json");
     if (resp != NULL) {
-        etag_of(p, STORE_VIEW_FULL, etag, sizeof(etag));
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+        /* with the diff the body is not GET's representation, so it has no ETag */
+        if (dlen == 0) {
+            etag_of(p, STORE_VIEW_FULL, etag, sizeof(etag));
+            MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+        }
         add_location(resp, r->srv->cfg->base_path, p->id);
         if (r->prefer_wait >= 0 && status == 201) {
             char pa[32];
@@ -501,7 +530,7 @@ static void api_plan_wait_check(struct store *st, struct request *r)
         rc = store_plan_get(st, r->exec.plan_id, &p);
     }
     if (rc == STORE_OK && finished(&p)) {
-        reply_plan(r, 201, &p, r->exec.manage_token);
+        reply_plan(st, r, 201, &p, r->exec.manage_token);
     } else if (rc == STORE_NOTFOUND) {
         /* Deleted while we waited (the token holder did it). */
         reply_store_error(r, rc);
@@ -679,10 +708,32 @@ static bool queue_full(struct store *st, struct request *r)
     return true;
 }
 
-static void api_plan_create(struct store *st, struct request *r)
+/* Who submits a new plan, and for how long it is kept: the same gate for every POST that
+ * creates one (a submission or a what-if). */
+struct submitter {
+    struct store_apikey key;
+    enum auth_result auth;
+    uint64_t retain_s;
+};
+
+/* The key (under --require-key one is needed) and ?retain=; -1 after answering. */
+static int submitter_of(struct store *st, struct request *r, struct submitter *who)
+{
+    memset(who, 0, sizeof(*who));
+    who->auth = auth_key(st, r, r->srv->cfg->require_key, &who->key);
+    if (who->auth == AUTH_ANSWERED || retain_of(r, &who->retain_s) != 0)
+        return -1;
+    return 0;
+}
+
+/* Validates input (len bytes) under o, stores it as a new plan (a what-if of parent when
+ * not NULL) on behalf of who and answers: 202, or parks a Prefer: wait request, or replays an
+ * Idempotency-Key. Problems name instance. */
+static void plan_submit(struct store *st, struct request *r, const struct submitter *who,
+                        const struct plan_opts *o, const char *input, size_t input_len,
+                        const char *parent, const char *instance)
 {
     const struct config *cfg = r->srv->cfg;
-    struct plan_opts o;
     struct plan_limits lim;
     struct plan_summary sum;
     struct store_new_plan np;
@@ -691,51 +742,44 @@ static void api_plan_create(struct store *st, struct request *r)
     struct sha256 h;
     char hex[65];
     char *opts_json = NULL;
-    struct store_apikey key;
-    enum auth_result auth;
-    uint64_t retain;
     int rc;
 
-    memset(&key, 0, sizeof(key));
-    auth = auth_key(st, r, cfg->require_key, &key);
-    if (auth == AUTH_ANSWERED || opts_from_params(r, &o) != 0 || retain_of(r, &retain) != 0 ||
-        queue_full(st, r))
-        return;
     config_plan_limits(cfg, &lim);
     memset(&sum, 0, sizeof(sum));
     err_clear(&e);
-    rc = plan_validate(r->body.p, r->body.len, &o, &lim, &sum, &e);
+    rc = plan_validate(input, input_len, o, &lim, &sum, &e);
     if (rc != 0) {
         int status;
         size_t len = 0;
-        char *pj = problem_from_err(&e, "/api/v1/plans", &status, &len);
+        char *pj = problem_from_err(&e, instance, &status, &len);
         request_reply(r, status, pj != NULL ? response_take(pj, len, PROBLEM_MEDIA_TYPE) : NULL);
         return;
     }
-    opts_json = planopts_json(&o);
+    opts_json = planopts_json(o);
     if (opts_json == NULL) {
         request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
     sha256_init(&h);
-    sha256_update(&h, r->body.p, r->body.len);
+    sha256_update(&h, input, input_len);
     sha256_update(&h, "\n", 1);
     sha256_update(&h, opts_json, strlen(opts_json));
     sha256_hex(&h, hex);
 
     memset(&np, 0, sizeof(np));
-    np.name = o.name != NULL ? o.name : sum.name;
+    np.name = o->name != NULL ? o->name : sum.name;
     np.chip = sum.chip;
     np.source_format =
-        sum.source_format[0] != '\0' ? sum.source_format : plan_format_name(o.format);
+        sum.source_format[0] != '\0' ? sum.source_format : plan_format_name(o->format);
     np.options_json = opts_json;
-    np.input = r->body.p;
-    np.input_len = r->body.len;
+    np.input = input;
+    np.input_len = input_len;
+    np.parent_id = parent;
     np.idempotency_key = r->idempotency_key;
     np.body_sha256_hex = hex;
     np.summary = &sum;
-    np.api_key_id = auth == AUTH_OK ? key.id : 0;
-    np.retain_s = retain;
+    np.api_key_id = who->auth == AUTH_OK ? who->key.id : 0;
+    np.retain_s = who->retain_s;
     memset(&created, 0, sizeof(created));
     rc = store_plan_create(st, &np, &created);
     if (rc == STORE_CONFLICT) {
@@ -757,13 +801,13 @@ static void api_plan_create(struct store *st, struct request *r)
     if (!created.replayed && r->srv->jobs != NULL)
         jobs_kick(r->srv->jobs);
     if (!created.replayed)
-        metrics_plan_created(auth == AUTH_OK ? key.name : NULL);
+        metrics_plan_created(who->auth == AUTH_OK ? who->key.name : NULL);
     if (created.replayed) {
         struct store_plan p;
         memset(&p, 0, sizeof(p));
         rc = store_plan_get(st, created.id, &p);
         if (rc == STORE_OK && finished(&p))
-            reply_plan(r, 200, &p, NULL);
+            reply_plan(st, r, 200, &p, NULL);
         else if (rc == STORE_OK)
             reply_accepted(r, created.id, p.status, NULL, false);
         else
@@ -781,6 +825,31 @@ static void api_plan_create(struct store *st, struct request *r)
     reply_accepted(r, created.id, "queued", created.manage_token, false);
 out:
     free(opts_json);
+}
+
+static void api_plan_create(struct store *st, struct request *r)
+{
+    struct submitter who;
+    struct plan_opts o;
+
+    if (submitter_of(st, r, &who) == 0 && opts_from_params(r, &o) == 0 && !queue_full(st, r))
+        plan_submit(st, r, &who, &o, r->body.p, r->body.len, NULL, "/api/v1/plans");
+}
+
+/* POST /api/v1/plans/{id}/whatif: the parent's model with the overrides (api_whatif.h),
+ * submitted as a new plan linked to its parent. */
+static void api_whatif(struct store *st, struct request *r)
+{
+    struct submitter who;
+    struct api_whatif w;
+    char instance[64];
+
+    if (submitter_of(st, r, &who) != 0 || queue_full(st, r))
+        return;
+    snprintf(instance, sizeof(instance), "/api/v1/plans/%s/whatif", r->route.plan_id);
+    if (api_whatif_prepare(st, r, &w) == 0)
+        plan_submit(st, r, &who, &w.opts, w.wr.model, w.wr.model_len, r->route.plan_id, instance);
+    api_whatif_free(&w);
 }
 
 /* ---- /readyz and /metrics ---- */
@@ -854,6 +923,12 @@ void api_run(struct store *st, struct request *r)
         break;
     case ROUTE_DIFF:
         api_diff(st, r);
+        break;
+    case ROUTE_WHATIF:
+        if (r->exec.parked)
+            api_plan_wait_check(st, r);
+        else
+            api_whatif(st, r);
         break;
     default:
         request_reply_problem(r, PROBLEM_INTERNAL, "Unroutable request.");

@@ -22,26 +22,75 @@ struct side {
     struct store_plan sum, lay;
 };
 
-/* Loads plan id's two views into *s; 0, or -1 after answering. */
-static int side_load(struct store *st, struct request *r, const char *id, struct side *s)
+/* STORE_OK, a store error, or SIDE_NOT_DONE: the plan has no result to compare yet. */
+enum { SIDE_NOT_DONE = -100 };
+
+/* Reads plan id's two views into *s (freed by the caller whatever this returns). */
+static int side_read(struct store *st, const char *id, struct side *s)
 {
     int rc = store_plan_get_view(st, id, STORE_VIEW_SUMMARY, &s->sum);
 
     if (rc == STORE_OK)
         rc = store_plan_get_view(st, id, STORE_VIEW_LAYOUT, &s->lay);
-    if (rc != STORE_OK) {
-        storeerr_reply(r, rc);
-        return -1;
-    }
-    if (strcmp(s->sum.status, "done") != 0 || s->sum.result_json == NULL ||
-        s->lay.result_json == NULL) {
+    if (rc == STORE_OK && (strcmp(s->sum.status, "done") != 0 || s->sum.result_json == NULL ||
+                           s->lay.result_json == NULL))
+        rc = SIDE_NOT_DONE;
+    return rc;
+}
+
+/* Loads plan id's two views into *s; 0, or -1 after answering. */
+static int side_load(struct store *st, struct request *r, const char *id, struct side *s)
+{
+    int rc = side_read(st, id, s);
+
+    if (rc == SIDE_NOT_DONE) {
         char d[160];
         snprintf(d, sizeof(d), "Plan %s is %s: only finished plans can be compared.", id,
                  s->sum.status);
         request_reply_problem(r, PROBLEM_NO_RESULT, d);
         return -1;
     }
+    if (rc != STORE_OK) {
+        storeerr_reply(r, rc);
+        return -1;
+    }
     return 0;
+}
+
+static void side_free(struct side *s)
+{
+    store_plan_free(&s->sum);
+    store_plan_free(&s->lay);
+}
+
+static void side_input(const struct side *s, struct diff_input *in)
+{
+    *in = (struct diff_input){s->sum.result_json, strlen(s->sum.result_json), s->lay.result_json,
+                              strlen(s->lay.result_json)};
+}
+
+int api_diff_text(struct store *st, const char *ida, const char *idb, size_t max_bytes, char **json,
+                  size_t *len)
+{
+    struct side a, b;
+    struct diff_input in[2];
+    struct err e;
+    int rc = -1;
+
+    *json = NULL;
+    *len = 0;
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    if (side_read(st, ida, &a) != STORE_OK || side_read(st, idb, &b) != STORE_OK)
+        goto out;
+    side_input(&a, &in[0]);
+    side_input(&b, &in[1]);
+    if (diff_run(&in[0], &in[1], max_bytes, json, len, &e) == ERR_OK)
+        rc = 0;
+out:
+    side_free(&a);
+    side_free(&b);
+    return rc;
 }
 
 void api_diff(struct store *st, struct request *r)
@@ -72,10 +121,8 @@ void api_diff(struct store *st, struct request *r)
         request_reply(r, 304, resp);
         goto out;
     }
-    in[0] = (struct diff_input){a.sum.result_json, strlen(a.sum.result_json), a.lay.result_json,
-                                strlen(a.lay.result_json)};
-    in[1] = (struct diff_input){b.sum.result_json, strlen(b.sum.result_json), b.lay.result_json,
-                                strlen(b.lay.result_json)};
+    side_input(&a, &in[0]);
+    side_input(&b, &in[1]);
     if (diff_run(&in[0], &in[1], 0, &json, &len, &e) != ERR_OK) {
         request_reply_problem(r, e.code == ERR_NOMEM ? PROBLEM_OUT_OF_MEMORY : PROBLEM_INTERNAL,
                               e.msg);
@@ -88,8 +135,6 @@ void api_diff(struct store *st, struct request *r)
     }
     request_reply(r, 200, resp);
 out:
-    store_plan_free(&a.sum);
-    store_plan_free(&a.lay);
-    store_plan_free(&b.sum);
-    store_plan_free(&b.lay);
+    side_free(&a);
+    side_free(&b);
 }

@@ -578,8 +578,8 @@ static enum MHD_Result access_call(struct server *srv, struct MHD_Connection *co
             r->http.counted = climit_acquire(srv->clients, request_client_addr(r));
             r->http.limited = !r->http.counted;
         }
-        if (r->route.id == ROUTE_PLANS && r->route.method == ROUTE_METHOD_POST &&
-            r->route.status == 0 && !shutting_down(srv)) {
+        if ((r->route.id == ROUTE_PLANS || r->route.id == ROUTE_WHATIF) &&
+            r->route.method == ROUTE_METHOD_POST && r->route.status == 0 && !shutting_down(srv)) {
             r->http.submission = true;
             return post_begin(r);
         }

@@ -10,7 +10,7 @@ static const char *const route_names[ROUTE_COUNT] = {
     [ROUTE_METRICS] = "metrics",     [ROUTE_OPENAPI] = "openapi", [ROUTE_PLANS] = "plans",
     [ROUTE_PLAN] = "plan",           [ROUTE_CHIPS] = "chips",     [ROUTE_SHARE] = "share",
     [ROUTE_VENDOR] = "vendor",       [ROUTE_STATIC] = "static",   [ROUTE_DIFF] = "diff",
-    [ROUTE_DIFF_PAGE] = "diff_page",
+    [ROUTE_DIFF_PAGE] = "diff_page", [ROUTE_WHATIF] = "whatif",
 };
 
 const char *route_name(enum route_id id)
@@ -87,6 +87,16 @@ void route_match(const char *method, const char *url, struct route_match *m)
         route_set(m, ROUTE_PLANS, get | ROUTE_METHOD_POST, "GET, HEAD, POST");
     } else if (strncmp(url, plans, sizeof(plans) - 1) == 0 && url[sizeof(plans) - 1] == '/') {
         const char *id = url + sizeof(plans);
+        if (strlen(id) > IDS_ID_LEN && strcmp(id + IDS_ID_LEN, "/whatif") == 0) {
+            memcpy(m->plan_id, id, IDS_ID_LEN);
+            m->plan_id[IDS_ID_LEN] = '\0';
+            if (!ids_valid_id(m->plan_id)) {
+                m->status = 404;
+                return;
+            }
+            route_set(m, ROUTE_WHATIF, ROUTE_METHOD_POST, "POST");
+            return;
+        }
         if (!ids_valid_id(id)) {
             m->status = 404;
             return;

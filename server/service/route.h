@@ -22,6 +22,7 @@ enum route_id {
     ROUTE_CHIPS,     /* /api/v1/chips: the chip table */
     ROUTE_SHARE,     /* /p/{id}: the dashboard's plan page */
     ROUTE_DIFF,      /* /api/v1/diff?a=ID&b=ID: two plans compared */
+    ROUTE_WHATIF,    /* /api/v1/plans/{id}/whatif: POST overrides, a new plan */
     ROUTE_DIFF_PAGE, /* /d/{a}/{b}: the dashboard's diff page */
     ROUTE_VENDOR,
     ROUTE_STATIC,

@@ -77,10 +77,11 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
         {"plan_insert",
          "WITH p AS (INSERT INTO plans (id, name, chip, source_format, input, options, tensors,"
          " logical_bytes, padded_bytes, peak_bytes, lower_bound_bytes, capacity_bytes, fits,"
-         " manage_token_hash, api_key_id, expires_at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7,"
-         " $8, $9, $10, $11, $12, $13, sha256(convert_to($14, 'UTF8')), nullif($15::bigint, 0),"
-         " CASE WHEN $16::bigint > 0 THEN now() + $16::bigint * interval '1 second' END)"
-         " RETURNING id),"
+         " manage_token_hash, api_key_id, expires_at, parent_id) VALUES ($1, $2, $3, $4, $5, "
+         "$6::jsonb,"
+         " $7, $8, $9, $10, $11, $12, $13, sha256(convert_to($14, 'UTF8')), nullif($15::bigint, 0),"
+         " CASE WHEN $16::bigint > 0 THEN now() + $16::bigint * interval '1 second' END,"
+         " nullif($17, '')) RETURNING id),"
          " j AS (INSERT INTO jobs (plan_id) SELECT id FROM p RETURNING plan_id)"
          " SELECT pg_notify('tpuplan_jobs', plan_id) FROM j"},
     /* $2 is an enum store_view. CASE evaluates one branch, so only that column is
@@ -91,8 +92,8 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
                              " WHEN 2 THEN result_layout::text ELSE result::text END,"
                              " " TS_CREATED ", " TS_UPDATED ", version, tensors, logical_bytes,"
                              " padded_bytes, peak_bytes, lower_bound_bytes, capacity_bytes, fits,"
-                             " " TS_EXPIRES ", extract(epoch FROM expires_at - now())::float8"
-                             " FROM plans WHERE id = $1"},
+                             " " TS_EXPIRES ", extract(epoch FROM expires_at - now())::float8,"
+                             " parent_id FROM plans WHERE id = $1"},
     /* Keyset pagination: $2/$3 are the (created_at in epoch microseconds, id) of the last
      * row of the previous page; one extra row tells whether another page exists. */
     [STORE_STMT_PLAN_LIST] =
@@ -145,6 +146,9 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
          " FROM c WHERE plans.id = c.plan_id RETURNING plans.id)"
          " SELECT plan_id, lease_token, attempts FROM c"},
     [STORE_STMT_JOB_INPUT] = {"job_input", "SELECT input, options::text FROM plans WHERE id = $1"},
+    [STORE_STMT_PLAN_SOURCE] = {"plan_source", "SELECT input, options::text, source_format,"
+                                               " coalesce(expires_at <= now(), false)"
+                                               " FROM plans WHERE id = $1"},
     [STORE_STMT_JOB_RENEW] =
         {"job_renew",
          "UPDATE jobs SET lease_expires_at = now() + $2::int * interval '1 millisecond'"
@@ -164,7 +168,7 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
          " RETURNING plans.id, name, chip, source_format, status, error::text, NULL::text,"
          " " TS_CREATED ", " TS_UPDATED ", version, tensors, logical_bytes, padded_bytes,"
          " peak_bytes, lower_bound_bytes, capacity_bytes, fits, " TS_EXPIRES ","
-         " extract(epoch FROM expires_at - now())::float8)"
+         " extract(epoch FROM expires_at - now())::float8, parent_id)"
          /* The plan as plan_get reads it (the result column left NULL: the caller has
           * it), so a waiting request needs no second read. */
          " SELECT p.*, pg_notify('tpuplan_done', id) FROM p"},

@@ -92,6 +92,7 @@ struct store_new_plan {
     const struct plan_summary *summary; /* from plan_validate */
     int64_t api_key_id;                 /* the key that sent it (store_apikey.id); 0: none */
     uint64_t retain_s;                  /* expires this long after creation; 0: never */
+    const char *parent_id;              /* a what-if's parent plan; NULL for none */
 };
 
 /* Ids and manage tokens come from ids.h (IDS_ID_LEN, IDS_TOKEN_LEN); tokens are stored
@@ -129,7 +130,8 @@ struct store_plan {
     char *result_json; /* when done: the planner's result, or the view asked for; else NULL */
     char *created_at;  /* RFC 3339, UTC, microseconds */
     char *updated_at;
-    int64_t version; /* bumps on every change; the ETag is derived from id+version */
+    int64_t version;                /* bumps on every change; the ETag is derived from id+version */
+    char parent_id[IDS_ID_LEN + 1]; /* a what-if's parent plan, "" for none */
     struct plan_summary summary;
     char *expires_at;    /* RFC 3339 like created_at; NULL: never expires */
     double expires_in_s; /* seconds from the read to expires_at; HUGE_VAL: never */
@@ -139,6 +141,18 @@ void store_plan_free(struct store_plan *p);
 /* A deep copy of src into dst (dst's own strings, freed with store_plan_free()).
  * STORE_ERROR (dst left empty) when out of memory. */
 int store_plan_copy(const struct store_plan *src, struct store_plan *dst);
+
+/* What a plan was made of: its input bytes and options document, each malloc'd and
+ * NUL-terminated (caller frees), and its source format. STORE_NOTFOUND when it does not
+ * exist, STORE_GONE when it expired (as store_plan_get). */
+struct store_source {
+    char *input;
+    size_t input_len;
+    char *options_json;
+    char source_format[24];
+};
+int store_plan_source(struct store *s, const char *id, struct store_source *out);
+void store_source_free(struct store_source *src);
 
 /* STORE_NOTFOUND also for ids that cannot exist (wrong length or alphabet). STORE_GONE when
  * the plan expired: its expires_at has passed, or the sweep already deleted it. */

@@ -75,7 +75,7 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
     snprintf(num[7], sizeof num[7], "%lld", (long long)np->api_key_id);
     store_fmt_u64(num[8], sizeof num[8], np->retain_s);
     {
-        const char *vals[16] = {id,
+        const char *vals[17] = {id,
                                 np->name ? np->name : "",
                                 np->chip ? np->chip : "",
                                 np->source_format ? np->source_format : "",
@@ -90,16 +90,17 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
                                 num[6],
                                 token,
                                 num[7],
-                                num[8]};
-        int lens[16] = {0};
-        int fmts[16] = {0};
+                                num[8],
+                                np->parent_id ? np->parent_id : ""};
+        int lens[17] = {0};
+        int fmts[17] = {0};
         if (np->input_len > INT32_MAX) {
             rc = STORE_INVALID;
             goto fail;
         }
         lens[4] = (int)np->input_len;
         fmts[4] = 1; /* bytea, binary: NULs and all */
-        r = store_run(s, STORE_STMT_PLAN_INSERT, 16, vals, lens, fmts, 0, !tx, &rc);
+        r = store_run(s, STORE_STMT_PLAN_INSERT, 17, vals, lens, fmts, 0, !tx, &rc);
         if (r == NULL)
             goto fail;
         PQclear(r);
@@ -143,6 +144,8 @@ int store_plan_from_row(const PGresult *r, struct store_plan *out)
     out->created_at = store_col_str(r, 0, 7);
     out->updated_at = store_col_str(r, 0, 8);
     out->version = (int64_t)store_col_u64(r, 0, 9);
+    if (PQnfields(r) > 19 && !PQgetisnull(r, 0, 19))
+        snprintf(out->parent_id, sizeof out->parent_id, "%s", PQgetvalue(r, 0, 19));
     snprintf(out->summary.name, sizeof out->summary.name, "%s", PQgetvalue(r, 0, 1));
     snprintf(out->summary.chip, sizeof out->summary.chip, "%s", PQgetvalue(r, 0, 2));
     snprintf(out->summary.source_format, sizeof out->summary.source_format, "%s",
@@ -351,4 +354,58 @@ int store_plan_delete(struct store *s, const char *id, const char *manage_token)
     rc = PQntuples(r) == 1 ? STORE_OK : STORE_NOTFOUND;
     PQclear(r);
     return rc;
+}
+
+int store_plan_source(struct store *s, const char *id, struct store_source *out)
+{
+    const char *vals[1] = {id};
+    PGresult *r;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (!ids_valid_id(id))
+        return STORE_NOTFOUND;
+    /* binary results: the input arrives as raw bytes (as store_job_claim reads it) */
+    r = store_run(s, STORE_STMT_PLAN_SOURCE, 1, vals, NULL, NULL, 1, true, &rc);
+    if (r == NULL)
+        return rc;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        /* Swept already: 410 like GET (store_plan_get_view). */
+        r = store_run(s, STORE_STMT_PLAN_GONE, 1, vals, NULL, NULL, 0, true, &rc);
+        if (r == NULL)
+            return rc;
+        rc = PQntuples(r) == 1 ? STORE_GONE : STORE_NOTFOUND;
+        PQclear(r);
+        return rc;
+    }
+    /* Expired but not swept yet (a binary bool is one byte): gone all the same. */
+    if (PQgetlength(r, 0, 3) == 1 && PQgetvalue(r, 0, 3)[0] != 0) {
+        PQclear(r);
+        return STORE_GONE;
+    }
+    size_t n = (size_t)PQgetlength(r, 0, 0), on = (size_t)PQgetlength(r, 0, 1);
+    out->input = malloc(n + 1);
+    out->options_json = malloc(on + 1);
+    if (out->input == NULL || out->options_json == NULL) {
+        PQclear(r);
+        store_source_free(out);
+        return STORE_ERROR;
+    }
+    memcpy(out->input, PQgetvalue(r, 0, 0), n);
+    out->input[n] = '\0';
+    out->input_len = n;
+    memcpy(out->options_json, PQgetvalue(r, 0, 1), on);
+    out->options_json[on] = '\0';
+    snprintf(out->source_format, sizeof out->source_format, "%.*s", PQgetlength(r, 0, 2),
+             PQgetvalue(r, 0, 2));
+    PQclear(r);
+    return STORE_OK;
+}
+
+void store_source_free(struct store_source *src)
+{
+    free(src->input);
+    free(src->options_json);
+    memset(src, 0, sizeof *src);
 }

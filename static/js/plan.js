@@ -8,7 +8,7 @@
 // and padding tables (tables.js), and the buttons (actions.js). The whole result (37 MB for 100,000 tensors) is fetched only for
 // "Download JSON": parsing it as one object per tensor is what used to take seconds.
 
-import { el, $, fmtInt, fmtBytes, apiGet, planUrl, retryAfter, sleep, statusBadge } from './util.js';
+import { el, $, fmtInt, fmtBytes, apiGet, appUrl, planUrl, retryAfter, sleep, statusBadge } from './util.js';
 import { onThemeChange } from './theme.js';
 import { LayoutChart } from './layoutchart.js';
 import { TimelineChart } from './timeline.js';
@@ -18,6 +18,7 @@ import { renderStrategies, renderByKind } from './bars.js';
 import { renderRuntime } from './runtime.js';
 import { renderKernels } from './kernels.js';
 import { wireActions } from './actions.js';
+import { wireWhatif } from './whatif.js';
 
 const hooks = (window.__tpuplan = { ready: false });
 
@@ -89,6 +90,11 @@ function render(plan, cols) {
     if (plan.created_at) meta.append(` · created ${plan.created_at}`);
     // Retention (--retain or ?retain=): the share link stops working at this time (410).
     if (plan.expires_at) meta.append(' · ', el('span', { id: 'plan-expires', title: plan.expires_at, text: `expires ${plan.expires_at.replace('T', ' ').slice(0, 16)} UTC` }));
+    if (plan.parent_id) {
+        // A what-if: back to the plan it changed, and the comparison with it.
+        meta.append(' · what-if of ', el('a', { id: 'parent-link', href: appUrl('/p/' + plan.parent_id), text: plan.parent_id }),
+            ' · ', el('a', { id: 'compare-link', href: appUrl(`/d/${plan.parent_id}/${plan.id}`), text: 'compare with it' }));
+    }
 
     const s = r.summary || {};
     const pk = r.packing || {};
@@ -167,6 +173,7 @@ function render(plan, cols) {
     renderSuggestions(r);
     renderKernels(r);
     wireActions(plan, plan.id || planId(), layout);
+    wireWhatif(plan, plan.id || planId());
     // The charts are on screen after the next frame; the padding table (sorting up to
     // 1,000,000 rows) waits until then so it never delays the first paint.
     requestAnimationFrame(() =>

@@ -859,6 +859,34 @@ test(`the Kernels (VMEM) panel: a bar per kernel against the limit and physical 
     await page.context().close();
 });
 
+test('the what-if form plans the model again, and the new plan links back to its parent and the comparison', async () => {
+    const page = await newPage();
+    const parent = state.diffIds[0];
+    await page.goto(`${base}/p/${parent}`);
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    // a bad override is shown next to the form, naming it
+    await page.fill('#wi-json', '{"dtype": {"logits": 7}}');
+    await page.click('#wi-run');
+    await page.waitForFunction(() => document.querySelector('#wi-error').textContent !== '');
+    assert(/overrides\.dtype\.logits/.test(await page.textContent('#wi-error')), 'error: ' + (await page.textContent('#wi-error')));
+    // activations in f32 (they are bf16): the five activations grow, the peak too
+    await page.fill('#wi-json', '{"name": "browser-test-whatif"}');
+    await page.selectOption('#wi-act', 'f32');
+    await page.click('#wi-run');
+    await page.waitForURL((u) => /\/p\/[A-Za-z0-9_-]{22}$/.test(u.pathname) && !u.pathname.endsWith(parent), { timeout: 30000 });
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    const child = new URL(page.url()).pathname.split('/').pop();
+    assert((await page.textContent('#plan-name')) === 'browser-test-whatif', 'name: ' + (await page.textContent('#plan-name')));
+    assert((await page.getAttribute('#parent-link', 'href')) === '/p/' + parent, 'parent link');
+    assert((await page.getAttribute('#compare-link', 'href')) === `/d/${parent}/${child}`, 'compare link');
+    await page.click('#compare-link');
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready && window.__tpuplan.diff, null, { timeout: 30000 });
+    const d = await page.evaluate(() => window.__tpuplan.diff);
+    assert(d.by_kind.activation.padded_bytes_delta > 0 && d.summary.changed >= 4 && d.b.name === 'browser-test-whatif', 'diff: ' + JSON.stringify(d.summary));
+    await page.screenshot({ path: join(artifacts, 'whatif-diff.png'), fullPage: false });
+    await page.context().close();
+});
+
 test('the diff page works under a base path (behind a reverse proxy)', async () => {
     const ids = state.diffIds;
     assert(ids && prefixed, 'no diff from the earlier test, or no prefixed server');

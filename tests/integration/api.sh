@@ -291,6 +291,36 @@ check "goal other than min or fit is 400" eval 'problem 400 invalid-parameter &&
 req POST "/api/v1/plans?goal=fit&strategies=best" -H 'Content-Type: application/json' \
     -H 'Prefer: wait=20' --data "${model/api-test-small/api-test-goal}"
 check "goal=fit plans (201, fits)" eval 'is 201 && body_has "\"fits\":true"'
+# What-if on a stored plan: a new plan linked to its parent, and the diff against it.
+req POST "/api/v1/plans/$da/whatif" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data '{"dtype":{"activation":"f32"},"name":"api-test-whatif"}'
+wid2=$(jstr id)
+check "POST /whatif with Prefer: wait answers 201 with the new plan, its parent and links" \
+    eval 'is 201 && [ "$(jstr status)" = done ] && [ "$(jstr parent_id)" = "$da" ] && [ "$(jstr parent)" = "/p/$da" ] && [ "$(jstr compare)" = "/d/$da/$wid2" ] && [ "$(jstr diff)" = "/api/v1/diff?a=$da&b=$wid2" ] && [ "$(jstr name)" = api-test-whatif ]'
+check "the waited what-if carries its diff against the parent inline (x +2048), and no ETag" \
+    eval 'body_has "\"diff\":{" && body_has "\"peak_bytes_delta\":2048" && body_has "\"name\":\"x\",\"status\":\"changed\"" && ! hdr ETag | grep -q .'
+req GET "/api/v1/plans/$wid2?view=summary"
+check "the what-if plan keeps its parent (GET), x now f32: peak 6144" \
+    eval 'is 200 && [ "$(jstr parent_id)" = "$da" ] && body_has "\"peak_bytes\":6144"'
+req GET "/api/v1/diff?a=$da&b=$wid2"
+check "the what-if's diff against its parent: x +2048" \
+    eval 'is 200 && body_has "\"peak_bytes_delta\":2048" && body_has "\"name\":\"x\",\"status\":\"changed\""'
+req GET "/api/v1/plans/$da"
+check "the parent itself has no parent_id" eval 'is 200 && ! body_has "parent_id"'
+req POST "/api/v1/plans/$da/whatif" -H 'Content-Type: application/json' --data '{"chip":"v6e","mesh":{"data":2},"sharding":{"w":[null,"data"]}}'
+check "a what-if without Prefer: wait is 202 with its parent links" \
+    eval 'is 202 && [ "$(jstr parent_id)" = "$da" ] && [ -n "$(jstr manage_token)" ]'
+req POST "/api/v1/plans/$da/whatif" -H 'Content-Type: application/json' --data '{"dtype":{"x":7}}'
+check "a bad override is 422 naming it" \
+    eval 'problem 422 invalid-model && body_has "\"where\":\"overrides.dtype.x\""'
+req POST "/api/v1/plans/$da/whatif" -H 'Content-Type: application/json' --data '{"colour":"red"}'
+check "an unknown override is 422" eval 'problem 422 invalid-model && body_has "unknown override"'
+req POST "/api/v1/plans/$da/whatif" -H 'Content-Type: text/csv' --data 'a,b'
+check "overrides not in JSON are 415" problem 415 unsupported-media-type
+req POST "/api/v1/plans/AAAAAAAAAAAAAAAAAAAAAA/whatif" -H 'Content-Type: application/json' --data '{}'
+check "a what-if of an unknown plan is 404" eval 'is 404 && body_has "No plan has this id"'
+req GET "/api/v1/plans/$da/whatif"
+check "GET of /whatif is 405" problem 405 method-not-allowed
 # A plan still running has no trace yet: exact search on 3000 random buffers runs out its 3 s.
 awk 'BEGIN { srand(7); print "id,lower,upper,size"; for (i = 0; i < 3000; i++) { l = int(rand() * 500); printf "%d,%d,%d,%d\n", i, l, l + 1 + int(rand() * 60), 256 * (1 + int(rand() * 64)) } }' >"$tmp/slow.csv"
 req POST "/api/v1/plans?strategies=exact&time_limit=3" -H 'Content-Type: text/csv' --data-binary @"$tmp/slow.csv"
@@ -298,6 +328,9 @@ sid=$(jstr id)
 req GET "/api/v1/plans/$sid?format=trace"
 check "?format=trace of a plan not done yet is 409 no-result" \
     eval 'problem 409 no-result && body_has "not done yet"'
+req POST "/api/v1/plans/$sid/whatif" -H 'Content-Type: application/json' --data '{}'
+check "a what-if of a CSV plan is 422 (it needs a JSON model)" \
+    eval 'problem 422 invalid-model && body_has "this plan.s input is minimalloc-csv"'
 req GET "/api/v1/diff?a=$da&b=$sid"
 check "a diff with a plan not done yet is 409 no-result" \
     eval 'problem 409 no-result && body_has "only finished plans can be compared"'

@@ -138,6 +138,17 @@ post "$ci" -H 'Prefer: wait=10'
 id=$(jstr id)
 check "--retain 1h: expires_at is one hour after created_at" \
     eval 'is 201 && [ "$(sql "SELECT extract(epoch FROM expires_at - created_at)::int FROM plans WHERE id = '"'"'$id'"'"'")" = 3600 ] && body_has "\"expires_at\":\"20"'
+# A what-if creates a plan: the same key rule, and the same retention, as a submission.
+req POST "/api/v1/plans/$id/whatif" -H 'Content-Type: application/json' --data '{"name":"keys-whatif"}'
+check "a what-if without a key is 401 key-required under --require-key" problem 401 key-required
+req POST "/api/v1/plans/$id/whatif" -H 'Content-Type: application/json' -H "Authorization: Bearer $ci" \
+    -H 'Prefer: wait=10' --data '{"name":"keys-whatif"}'
+wid=$(jstr id)
+check "a what-if with a key records the key and expires after --retain like any new plan" \
+    eval 'is 201 && [ "$(jstr parent_id)" = "$id" ] && [ "$(sql "SELECT k.name || '"'"' '"'"'|| extract(epoch FROM p.expires_at - p.created_at)::int FROM plans p JOIN api_keys k ON k.id = p.api_key_id WHERE p.id = '"'"'$wid'"'"'")" = "ci 3600" ]'
+req POST "/api/v1/plans/$id/whatif?retain=2h" -H 'Content-Type: application/json' \
+    -H "Authorization: Bearer $ci" --data '{}'
+check "a what-if's ?retain longer than --retain is 400" problem 400 invalid-parameter
 req POST '/api/v1/plans?retain=2h' -H 'Content-Type: application/json' -H "Authorization: Bearer $ci" --data "$model"
 check "?retain longer than --retain is 400" problem 400 invalid-parameter
 req POST '/api/v1/plans?retain=soon' -H 'Content-Type: application/json' -H "Authorization: Bearer $ci" --data "$model"
@@ -153,6 +164,8 @@ req GET "/api/v1/plans/$short"
 first=$status
 check "after expires_at, GET is 410 expired (problem+json)" \
     eval 'problem 410 expired && hdr Content-Type | grep -q problem+json'
+req POST "/api/v1/plans/$short/whatif" -H 'Content-Type: application/json' -H "Authorization: Bearer $ci" --data '{}'
+check "a what-if of an expired plan is 410 expired" problem 410 expired
 for _ in $(seq 50); do
     [ "$(sql "SELECT count(*) FROM plans WHERE id = '$short'")" = 0 ] && break
     sleep 0.1
@@ -163,6 +176,8 @@ check "the sweep left the plan that has not expired" \
     [ "$(sql "SELECT count(*) FROM plans WHERE id = '$id'")" = 1 ]
 req GET "/api/v1/plans/$short?view=summary"
 check "after the sweep, GET is still 410" problem 410 expired
+req POST "/api/v1/plans/$short/whatif" -H 'Content-Type: application/json' -H "Authorization: Bearer $ci" --data '{}'
+check "after the sweep, a what-if of it is still 410" problem 410 expired
 req GET '/api/v1/plans?limit=100'
 check "expired plans are not listed" eval 'is 200 && ! body_has "$short" && body_has "$id"'
 req GET /metrics

@@ -1,0 +1,53 @@
+/*
+ * whatif.h - a what-if on a model description: overrides applied to its JSON text, giving
+ * the model a new plan is made of (POST /api/v1/plans/{id}/whatif; the result is then
+ * compared with its parent's by diff.h).
+ *
+ * Overrides (a JSON object; an unknown key is an error naming it):
+ *   "chip": "v6e"                        the chip (the model's "chip")
+ *   "strategies": "best"                 packing strategies (the model's options.strategies)
+ *   "budget": "0.9"                      the budget gate (budget.h)
+ *   "name": "..."                        the new plan's name (default: "<model> (what-if)")
+ *   "dtype": {"activation": "bf16", "attn.*": "f32"}
+ *   "mesh": {"data": 8}                  mesh axis sizes, set or added
+ *   "sharding": {"*.wq": [null, "model"]}
+ *   "remat": "layers.*.h" or [...]       activations recomputed in the backward pass, not
+ *                                        saved
+ * A pattern is a tensor kind (param, grad, optimizer, activation, temp, input, output) or a
+ * glob on tensor names (fnmatch: *, ?, [...]); patterns apply in the order given, so a
+ * later one wins. A new dtype drops a tensor's given layout (its tiling is per dtype) and
+ * tpuplan picks the default for the new dtype; an "xla_shape" keeps its dims. A
+ * rematerialised activation live over [s, e) with e - s > 2 is modelled as live over
+ * [s, s + 1) (its producing step) and, as a second tensor "<name>/remat", over [e - 1, e)
+ * (recomputed for its last use): an assumption the plan states in its warnings; the
+ * recompute's own temporaries are not modelled.
+ *
+ * Pure: no I/O, no global state. The new model is then planned and checked as any input.
+ */
+#ifndef TPUPLAN_WHATIF_H
+#define TPUPLAN_WHATIF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "planner/budget.h"
+#include "planner/err.h"
+#include "planner/plan.h"
+
+struct whatif_result {
+    char *model; /* the new model description (malloc'd, NUL-terminated; caller frees) */
+    size_t model_len;
+    bool chip_set, strategies_set;    /* the model's own now: a caller's plan_opts chip or
+                                       * strategies must not override them */
+    char budget[BUDGET_MAX_TEXT + 1]; /* "" when not overridden */
+    char name[128];                   /* the new plan's name */
+    size_t matched;                   /* tensors an override changed */
+};
+
+/* Applies overrides (olen bytes) to the native JSON model (len bytes) within limits l
+ * (NULL: plan_limits_default). Errors name "overrides.<key>" or the model's field. */
+ERR_MUST_CHECK int whatif_apply(const char *model, size_t len, const char *overrides, size_t olen,
+                                const struct plan_limits *l, struct whatif_result *out,
+                                struct err *e);
+
+#endif

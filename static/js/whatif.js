@@ -1,0 +1,55 @@
+// whatif.js - the plan page's what-if form: overrides (chip, activations dtype, remat
+// pattern, and any others as JSON) POSTed to /api/v1/plans/{id}/whatif; the new plan's page
+// opens when it is planned, and it links back here (plan.js shows the parent).
+
+import { $, apiPost, appUrl } from './util.js';
+
+// The overrides the form describes; throws with a message naming the field when bad.
+function overrides() {
+    let o = {};
+    const extra = $('#wi-json').value.trim();
+    if (extra) {
+        try {
+            o = JSON.parse(extra);
+        } catch (err) {
+            throw new Error('More overrides: not JSON (' + err.message + ')');
+        }
+        if (!o || typeof o !== 'object' || Array.isArray(o)) throw new Error('More overrides: must be a JSON object');
+    }
+    const chip = $('#wi-chip').value.trim();
+    if (chip) o.chip = chip;
+    const act = $('#wi-act').value;
+    if (act) o.dtype = { ...(o.dtype || {}), activation: act };
+    const remat = $('#wi-remat').value.trim();
+    if (remat) o.remat = remat;
+    return o;
+}
+
+export function wireWhatif(plan, id) {
+    const form = $('#whatif-form');
+    if (!form) return;
+    if ((plan.result?.model?.source_format || plan.source_format) !== 'json') {
+        $('#whatif-panel').classList.add('hidden'); // a what-if changes a JSON model description
+        return;
+    }
+    form.addEventListener('submit', async (ev) => {
+        ev.preventDefault();
+        const err = $('#wi-error');
+        err.textContent = '';
+        let body;
+        try {
+            body = JSON.stringify(overrides());
+        } catch (e) {
+            err.textContent = e.message;
+            return;
+        }
+        $('#wi-run').disabled = true;
+        try {
+            const { body: child } = await apiPost(appUrl('/api/v1/plans/' + encodeURIComponent(id) + '/whatif'), body, { 'Content-Type': 'application/json', Prefer: 'wait=30' });
+            location.assign(appUrl('/p/' + encodeURIComponent(child.id)));
+        } catch (e) {
+            err.textContent = (e.detail || String(e)) + (e.where ? ` (at ${e.where})` : '');
+            $('#wi-run').disabled = false;
+        }
+    });
+}
