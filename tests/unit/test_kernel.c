@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "jpath.h"
 #include <json-c/json.h>
 
 #include "planner/chip.h"
@@ -22,57 +24,6 @@
 #include "planner/plan.h"
 
 #define MIB (1024ull * 1024ull)
-
-/* Dotted path lookup with [i] for array elements: "kernels[0].operands[1].vmem_bytes". */
-static json_object *jget(json_object *root, const char *path)
-{
-    char key[128];
-    json_object *cur = root;
-    const char *p = path;
-
-    while (*p != '\0' && cur != NULL) {
-        size_t n = strcspn(p, ".[");
-        if (n > 0) {
-            snprintf(key, sizeof(key), "%.*s", (int)n, p);
-            if (!json_object_object_get_ex(cur, key, &cur))
-                return NULL;
-            p += n;
-        }
-        if (*p == '[') {
-            char *end;
-            long i = strtol(p + 1, &end, 10);
-            cur = json_object_array_get_idx(cur, (size_t)i);
-            p = end + 1;
-        }
-        if (*p == '.')
-            p++;
-    }
-    return cur;
-}
-
-static int64_t jint(json_object *root, const char *path)
-{
-    json_object *v = jget(root, path);
-    if (v == NULL)
-        fail_msg("no %s", path);
-    return json_object_get_int64(v);
-}
-
-static const char *jstr(json_object *root, const char *path)
-{
-    json_object *v = jget(root, path);
-    if (v == NULL || !json_object_is_type(v, json_type_string))
-        fail_msg("no string %s", path);
-    return json_object_get_string(v);
-}
-
-static bool jbool(json_object *root, const char *path)
-{
-    json_object *v = jget(root, path);
-    if (v == NULL)
-        fail_msg("no %s", path);
-    return json_object_get_boolean(v);
-}
 
 /* Plans a model text; fails the test on error. *fits gets the summary's fit. */
 static json_object *plan(const char *text, bool *fits)

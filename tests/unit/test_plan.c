@@ -14,54 +14,13 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "jpath.h"
 #include <json-c/json.h>
 
 #include "planner/plan.h"
 
 #define JSONW_CHUNK_HINT (64 << 10) /* jsonw.h JSONW_SINK_CHUNK: the sink's piece size */
-
-/* Dotted path lookup with [i] for array elements: "tensors[0].padded_bytes". */
-static json_object *jget(json_object *root, const char *path)
-{
-    char key[128];
-    json_object *cur = root;
-    const char *p = path;
-
-    while (*p != '\0' && cur != NULL) {
-        size_t n = strcspn(p, ".[");
-        if (n > 0) {
-            snprintf(key, sizeof(key), "%.*s", (int)n, p);
-            if (!json_object_object_get_ex(cur, key, &cur))
-                return NULL;
-            p += n;
-        }
-        if (*p == '[') {
-            char *end;
-            long i = strtol(p + 1, &end, 10);
-            cur = json_object_array_get_idx(cur, (size_t)i);
-            p = end + 1;
-        }
-        if (*p == '.')
-            p++;
-    }
-    return cur;
-}
-
-static int64_t jint(json_object *root, const char *path)
-{
-    json_object *v = jget(root, path);
-    if (v == NULL)
-        fail_msg("no %s", path);
-    return json_object_get_int64(v);
-}
-
-static const char *jstr(json_object *root, const char *path)
-{
-    json_object *v = jget(root, path);
-    if (v == NULL)
-        fail_msg("no %s", path);
-    return json_object_get_string(v);
-}
 
 /* Plans text; fails the test on error. Caller frees with json_object_put. */
 static json_object *plan(const char *text, size_t len, const struct plan_opts *o,
