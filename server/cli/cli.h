@@ -8,6 +8,7 @@
 #ifndef TPUPLAN_CLI_H
 #define TPUPLAN_CLI_H
 
+#include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,5 +29,10 @@ int cli_read_file(const char *path, size_t max, char **buf, size_t *len);
 /* A byte count: "17179869184", "16G", "15.75G", "16GiB" (K/M/G/T powers of 1024) into *out.
  * 0, or -1 when s is not one (or is 0). */
 int cli_parse_bytes(const char *s, uint64_t *out);
+
+/* Reading a result document: o's member key (NULL when o is not an object or lacks it), and
+ * its string ("-" when it is missing or not a string). Borrowed from o. */
+json_object *cli_json_get(json_object *o, const char *key);
+const char *cli_json_str(json_object *o, const char *key);
 
 #endif

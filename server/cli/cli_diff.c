@@ -85,19 +85,6 @@ static int side_load(struct side *s, const char *path, const struct plan_opts *o
     return 0;
 }
 
-static json_object *get(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    json_object_object_get_ex(o, key, &v);
-    return v;
-}
-
-static const char *str(json_object *o, const char *key)
-{
-    json_object *v = get(o, key);
-    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "-";
-}
-
 /* A signed byte delta as XLA's formatter writes sizes, with its sign: "+1.50G", "-512B". */
 static const char *fmt_delta(int64_t d, char *buf, size_t cap)
 {
@@ -114,7 +101,7 @@ static const char *fmt_delta(int64_t d, char *buf, size_t cap)
 
 static const char *fmt_u(json_object *o, const char *key, char *buf, size_t cap)
 {
-    json_object *v = get(o, key);
+    json_object *v = cli_json_get(o, key);
     if (v == NULL || json_object_is_type(v, json_type_null))
         return "-";
     return layout_format_bytes((uint64_t)json_object_get_int64(v), buf, cap);
@@ -129,38 +116,40 @@ static void print_triple(json_object *s, const char *label, const char *key)
     snprintf(ka, sizeof(ka), "%s_after", key);
     snprintf(kd, sizeof(kd), "%s_delta", key);
     printf("%-14s %10s -> %-10s (%s)\n", label, fmt_u(s, kb, a, sizeof(a)),
-           fmt_u(s, ka, b, sizeof(b)), fmt_delta(json_object_get_int64(get(s, kd)), d, sizeof(d)));
+           fmt_u(s, ka, b, sizeof(b)),
+           fmt_delta(json_object_get_int64(cli_json_get(s, kd)), d, sizeof(d)));
 }
 
 static void print_summary(json_object *r)
 {
-    json_object *s = get(r, "summary"), *a = get(r, "a"), *b = get(r, "b");
+    json_object *s = cli_json_get(r, "summary"), *a = cli_json_get(r, "a"),
+                *b = cli_json_get(r, "b");
 
-    printf("diff           %s (%s) -> %s (%s)\n", str(a, "name"), str(a, "chip"), str(b, "name"),
-           str(b, "chip"));
+    printf("diff           %s (%s) -> %s (%s)\n", cli_json_str(a, "name"), cli_json_str(a, "chip"),
+           cli_json_str(b, "name"), cli_json_str(b, "chip"));
     print_triple(s, "peak", "peak_bytes");
     print_triple(s, "padded", "padded_bytes");
     print_triple(s, "logical", "logical_bytes");
     print_triple(s, "lower bound", "lower_bound_bytes");
     printf("%-14s %9.1f%% -> %.1f%% (%+.1f points)\n", "fragmentation",
-           100 * json_object_get_double(get(s, "fragmentation_before")),
-           100 * json_object_get_double(get(s, "fragmentation_after")),
-           100 * json_object_get_double(get(s, "fragmentation_delta")));
+           100 * json_object_get_double(cli_json_get(s, "fragmentation_before")),
+           100 * json_object_get_double(cli_json_get(s, "fragmentation_after")),
+           100 * json_object_get_double(cli_json_get(s, "fragmentation_delta")));
     printf("%-14s %10s -> %s\n", "fits",
-           json_object_get_boolean(get(s, "fits_before")) ? "yes" : "NO",
-           json_object_get_boolean(get(s, "fits_after")) ? "yes" : "NO");
+           json_object_get_boolean(cli_json_get(s, "fits_before")) ? "yes" : "NO",
+           json_object_get_boolean(cli_json_get(s, "fits_after")) ? "yes" : "NO");
     printf("%-14s %10lld -> %lld: %lld added, %lld removed, %lld changed, %lld unchanged\n",
-           "tensors", (long long)json_object_get_int64(get(s, "tensors_before")),
-           (long long)json_object_get_int64(get(s, "tensors_after")),
-           (long long)json_object_get_int64(get(s, "added")),
-           (long long)json_object_get_int64(get(s, "removed")),
-           (long long)json_object_get_int64(get(s, "changed")),
-           (long long)json_object_get_int64(get(s, "unchanged")));
+           "tensors", (long long)json_object_get_int64(cli_json_get(s, "tensors_before")),
+           (long long)json_object_get_int64(cli_json_get(s, "tensors_after")),
+           (long long)json_object_get_int64(cli_json_get(s, "added")),
+           (long long)json_object_get_int64(cli_json_get(s, "removed")),
+           (long long)json_object_get_int64(cli_json_get(s, "changed")),
+           (long long)json_object_get_int64(cli_json_get(s, "unchanged")));
 }
 
 static void print_kinds(json_object *r)
 {
-    json_object *kinds = get(r, "by_kind");
+    json_object *kinds = cli_json_get(r, "by_kind");
     struct json_object_iterator it = json_object_iter_begin(kinds);
     struct json_object_iterator end = json_object_iter_end(kinds);
     char a[32], b[32], d[40];
@@ -168,18 +157,19 @@ static void print_kinds(json_object *r)
     printf("\n%-14s %-16s %-24s %s\n", "by kind", "count", "padded", "delta");
     for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
         json_object *k = json_object_iter_peek_value(&it);
-        printf("  %-12s %6lld -> %-6lld %10s -> %-10s %s\n", json_object_iter_peek_name(&it),
-               (long long)json_object_get_int64(get(k, "count_before")),
-               (long long)json_object_get_int64(get(k, "count_after")),
-               fmt_u(k, "padded_bytes_before", a, sizeof(a)),
-               fmt_u(k, "padded_bytes_after", b, sizeof(b)),
-               fmt_delta(json_object_get_int64(get(k, "padded_bytes_delta")), d, sizeof(d)));
+        printf(
+            "  %-12s %6lld -> %-6lld %10s -> %-10s %s\n", json_object_iter_peek_name(&it),
+            (long long)json_object_get_int64(cli_json_get(k, "count_before")),
+            (long long)json_object_get_int64(cli_json_get(k, "count_after")),
+            fmt_u(k, "padded_bytes_before", a, sizeof(a)),
+            fmt_u(k, "padded_bytes_after", b, sizeof(b)),
+            fmt_delta(json_object_get_int64(cli_json_get(k, "padded_bytes_delta")), d, sizeof(d)));
     }
 }
 
 static void print_tensors(json_object *r)
 {
-    json_object *ts = get(r, "tensors");
+    json_object *ts = cli_json_get(r, "tensors");
     size_t n = json_object_array_length(ts);
     char d[40];
 
@@ -190,9 +180,11 @@ static void print_tensors(json_object *r)
     printf("\nlargest changes (%zu of %zu listed)\n", n < DIFF_TOP ? n : DIFF_TOP, n);
     for (size_t i = 0; i < n && i < DIFF_TOP; i++) {
         json_object *t = json_object_array_get_idx(ts, i);
-        printf("  %10s  %-8s %-24.24s %s -> %s\n",
-               fmt_delta(json_object_get_int64(get(t, "padded_bytes_delta")), d, sizeof(d)),
-               str(t, "status"), str(t, "name"), str(t, "layout_before"), str(t, "layout_after"));
+        printf(
+            "  %10s  %-8s %-24.24s %s -> %s\n",
+            fmt_delta(json_object_get_int64(cli_json_get(t, "padded_bytes_delta")), d, sizeof(d)),
+            cli_json_str(t, "status"), cli_json_str(t, "name"), cli_json_str(t, "layout_before"),
+            cli_json_str(t, "layout_after"));
     }
 }
 

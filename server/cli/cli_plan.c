@@ -93,74 +93,68 @@ static const char *fmt_bytes(json_object *v, char *buf, size_t cap)
     return layout_format_bytes((uint64_t)json_object_get_int64(v), buf, cap);
 }
 
-static json_object *get(json_object *o, const char *key)
-{
-    json_object *v = NULL;
-    json_object_object_get_ex(o, key, &v);
-    return v;
-}
-
-static const char *str(json_object *o, const char *key)
-{
-    json_object *v = get(o, key);
-    return v != NULL && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "-";
-}
-
 static int64_t tensor_padding(json_object *tensors, size_t i)
 {
-    return json_object_get_int64(get(json_object_array_get_idx(tensors, i), "padding_bytes"));
+    return json_object_get_int64(
+        cli_json_get(json_object_array_get_idx(tensors, i), "padding_bytes"));
 }
 
 /* The headline: model, chip, byte totals, peak and the fit. */
 static void print_overview(json_object *r)
 {
-    json_object *model = get(r, "model"), *chip = get(r, "chip"), *sum = get(r, "summary");
+    json_object *model = cli_json_get(r, "model"), *chip = cli_json_get(r, "chip"),
+                *sum = cli_json_get(r, "summary");
     char a[32], b[32], c[32];
 
-    printf("model      %s (%s, %lld tensors", str(model, "name"), str(model, "source_format"),
-           (long long)json_object_get_int64(get(sum, "tensors")));
-    if (json_object_get_int64(get(model, "devices")) > 1)
+    printf("model      %s (%s, %lld tensors", cli_json_str(model, "name"),
+           cli_json_str(model, "source_format"),
+           (long long)json_object_get_int64(cli_json_get(sum, "tensors")));
+    if (json_object_get_int64(cli_json_get(model, "devices")) > 1)
         printf(", %lld devices; every figure is per device",
-               (long long)json_object_get_int64(get(model, "devices")));
+               (long long)json_object_get_int64(cli_json_get(model, "devices")));
     printf(")\n");
     if (chip != NULL && !json_object_is_type(chip, json_type_null))
-        printf("chip       %s (%s), usable HBM %s\n", str(chip, "name"), str(chip, "device_kind"),
-               fmt_bytes(get(chip, "usable_hbm_bytes"), a, sizeof(a)));
+        printf("chip       %s (%s), usable HBM %s\n", cli_json_str(chip, "name"),
+               cli_json_str(chip, "device_kind"),
+               fmt_bytes(cli_json_get(chip, "usable_hbm_bytes"), a, sizeof(a)));
     printf("bytes      logical %s, padded %s, padding %s (%.2fx)\n",
-           fmt_bytes(get(sum, "logical_bytes"), a, sizeof(a)),
-           fmt_bytes(get(sum, "padded_bytes"), b, sizeof(b)),
-           fmt_bytes(get(sum, "padding_bytes"), c, sizeof(c)),
-           json_object_get_double(get(sum, "expansion")));
+           fmt_bytes(cli_json_get(sum, "logical_bytes"), a, sizeof(a)),
+           fmt_bytes(cli_json_get(sum, "padded_bytes"), b, sizeof(b)),
+           fmt_bytes(cli_json_get(sum, "padding_bytes"), c, sizeof(c)),
+           json_object_get_double(cli_json_get(sum, "expansion")));
     printf("peak       %s (lower bound %s, fragmentation %s = %.1f%%), strategy %s\n",
-           fmt_bytes(get(sum, "peak_bytes"), a, sizeof(a)),
-           fmt_bytes(get(sum, "lower_bound_bytes"), b, sizeof(b)),
-           fmt_bytes(get(sum, "fragmentation_bytes"), c, sizeof(c)),
-           100.0 * json_object_get_double(get(sum, "fragmentation")), str(sum, "strategy"));
-    if (json_object_is_type(get(sum, "capacity_bytes"), json_type_null))
+           fmt_bytes(cli_json_get(sum, "peak_bytes"), a, sizeof(a)),
+           fmt_bytes(cli_json_get(sum, "lower_bound_bytes"), b, sizeof(b)),
+           fmt_bytes(cli_json_get(sum, "fragmentation_bytes"), c, sizeof(c)),
+           100.0 * json_object_get_double(cli_json_get(sum, "fragmentation")),
+           cli_json_str(sum, "strategy"));
+    if (json_object_is_type(cli_json_get(sum, "capacity_bytes"), json_type_null))
         printf("fit        no capacity (give --capacity or --chip to check a fit)\n");
-    else if (json_object_get_boolean(get(sum, "hbm_fits")))
+    else if (json_object_get_boolean(cli_json_get(sum, "hbm_fits")))
         printf("fit        FITS: headroom %s of %s\n",
-               fmt_bytes(get(sum, "headroom_bytes"), a, sizeof(a)),
-               fmt_bytes(get(sum, "capacity_bytes"), b, sizeof(b)));
+               fmt_bytes(cli_json_get(sum, "headroom_bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(sum, "capacity_bytes"), b, sizeof(b)));
     else
         printf("fit        DOES NOT FIT: over by %s (capacity %s)\n",
-               fmt_bytes(get(sum, "overflow_bytes"), a, sizeof(a)),
-               fmt_bytes(get(sum, "capacity_bytes"), b, sizeof(b)));
-    if (!json_object_is_type(get(sum, "budget_bytes"), json_type_null))
+               fmt_bytes(cli_json_get(sum, "overflow_bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(sum, "capacity_bytes"), b, sizeof(b)));
+    if (!json_object_is_type(cli_json_get(sum, "budget_bytes"), json_type_null))
         printf("budget     %s: peak %s, budget %s\n",
-               json_object_get_boolean(get(sum, "within_budget")) ? "WITHIN BUDGET" : "OVER BUDGET",
-               fmt_bytes(get(sum, "peak_bytes"), a, sizeof(a)),
-               fmt_bytes(get(sum, "budget_bytes"), b, sizeof(b)));
-    if (json_object_get_int64(get(sum, "kernels")) > 0)
+               json_object_get_boolean(cli_json_get(sum, "within_budget")) ? "WITHIN BUDGET"
+                                                                           : "OVER BUDGET",
+               fmt_bytes(cli_json_get(sum, "peak_bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(sum, "budget_bytes"), b, sizeof(b)));
+    if (json_object_get_int64(cli_json_get(sum, "kernels")) > 0)
         printf("kernels    %lld of %lld over their VMEM limit%s\n",
-               (long long)json_object_get_int64(get(sum, "kernels_over_limit")),
-               (long long)json_object_get_int64(get(sum, "kernels")),
-               json_object_get_int64(get(sum, "kernels_over_limit")) > 0 ? ": DOES NOT FIT" : "");
+               (long long)json_object_get_int64(cli_json_get(sum, "kernels_over_limit")),
+               (long long)json_object_get_int64(cli_json_get(sum, "kernels")),
+               json_object_get_int64(cli_json_get(sum, "kernels_over_limit")) > 0 ? ": DOES NOT FIT"
+                                                                                  : "");
 }
 
 static void print_kinds(json_object *sum)
 {
-    json_object *kinds = get(sum, "by_kind");
+    json_object *kinds = cli_json_get(sum, "by_kind");
     struct json_object_iterator it = json_object_iter_begin(kinds);
     struct json_object_iterator end = json_object_iter_end(kinds);
     char a[32], b[32];
@@ -169,9 +163,9 @@ static void print_kinds(json_object *sum)
     for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
         json_object *kv = json_object_iter_peek_value(&it);
         printf("  %-10s %8lld %12s %12s\n", json_object_iter_peek_name(&it),
-               (long long)json_object_get_int64(get(kv, "count")),
-               fmt_bytes(get(kv, "logical_bytes"), a, sizeof(a)),
-               fmt_bytes(get(kv, "padded_bytes"), b, sizeof(b)));
+               (long long)json_object_get_int64(cli_json_get(kv, "count")),
+               fmt_bytes(cli_json_get(kv, "logical_bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(kv, "padded_bytes"), b, sizeof(b)));
     }
 }
 
@@ -197,31 +191,32 @@ static void print_most_padding(json_object *ts)
     printf("\nmost padding %10s %10s %7s  shape\n", "padded", "padding", "x");
     for (size_t k = 0; k < ntop; k++) {
         json_object *t = json_object_array_get_idx(ts, top[k]);
-        printf("  %-10.10s %10s %10s %6.1fx  %s\n", str(t, "name"),
-               fmt_bytes(get(t, "padded_bytes"), a, sizeof(a)),
-               fmt_bytes(get(t, "padding_bytes"), b, sizeof(b)),
-               json_object_get_double(get(t, "expansion")), str(t, "shape"));
+        printf("  %-10.10s %10s %10s %6.1fx  %s\n", cli_json_str(t, "name"),
+               fmt_bytes(cli_json_get(t, "padded_bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(t, "padding_bytes"), b, sizeof(b)),
+               json_object_get_double(cli_json_get(t, "expansion")), cli_json_str(t, "shape"));
     }
 }
 
 static void print_suggestions(json_object *r)
 {
-    json_object *v = get(r, "suggestions");
+    json_object *v = cli_json_get(r, "suggestions");
 
     if (v == NULL || json_object_array_length(v) == 0)
         return;
     printf("\npadding fixes (most bytes first)\n");
     for (size_t i = 0; i < json_object_array_length(v); i++) {
         json_object *s = json_object_array_get_idx(v, i);
-        json_object *t = json_object_array_get_idx(get(r, "tensors"),
-                                                   (size_t)json_object_get_int64(get(s, "tensor")));
-        printf("  %zu. %s %s: %s\n", i + 1, str(s, "name"), str(t, "shape"), str(s, "text"));
+        json_object *t = json_object_array_get_idx(
+            cli_json_get(r, "tensors"), (size_t)json_object_get_int64(cli_json_get(s, "tensor")));
+        printf("  %zu. %s %s: %s\n", i + 1, cli_json_str(s, "name"), cli_json_str(t, "shape"),
+               cli_json_str(s, "text"));
     }
 }
 
 static void print_strategies(json_object *pk)
 {
-    json_object *v = get(pk, "strategies");
+    json_object *v = cli_json_get(pk, "strategies");
     char a[32], d[32];
 
     if (v == NULL || json_object_array_length(v) == 0)
@@ -229,34 +224,35 @@ static void print_strategies(json_object *pk)
     printf("\nstrategy           %12s %12s %8s %9s\n", "peak", "frag", "optimal", "seconds");
     for (size_t i = 0; i < json_object_array_length(v); i++) {
         json_object *s = json_object_array_get_idx(v, i);
-        if (!json_object_get_boolean(get(s, "solved"))) {
-            printf("  %-16s failed: %s\n", str(s, "name"), str(s, "error"));
+        if (!json_object_get_boolean(cli_json_get(s, "solved"))) {
+            printf("  %-16s failed: %s\n", cli_json_str(s, "name"), cli_json_str(s, "error"));
             continue;
         }
-        printf("  %-16s %12s %12s %8s %9.4f%s\n", str(s, "name"),
-               fmt_bytes(get(s, "peak_bytes"), a, sizeof(a)),
-               fmt_bytes(get(s, "fragmentation_bytes"), d, sizeof(d)),
-               json_object_get_boolean(get(s, "proven_optimal")) ? "yes" : "no",
-               json_object_get_double(get(s, "seconds")),
-               strcmp(str(s, "name"), str(pk, "chosen")) == 0 ? "  <- chosen" : "");
+        printf("  %-16s %12s %12s %8s %9.4f%s\n", cli_json_str(s, "name"),
+               fmt_bytes(cli_json_get(s, "peak_bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(s, "fragmentation_bytes"), d, sizeof(d)),
+               json_object_get_boolean(cli_json_get(s, "proven_optimal")) ? "yes" : "no",
+               json_object_get_double(cli_json_get(s, "seconds")),
+               strcmp(cli_json_str(s, "name"), cli_json_str(pk, "chosen")) == 0 ? "  <- chosen"
+                                                                                : "");
     }
     /* The runtime allocator's row (packing.runtime): compared, never chosen. */
-    v = get(pk, "runtime");
+    v = cli_json_get(pk, "runtime");
     if (v != NULL && !json_object_is_type(v, json_type_null))
         printf("  %-16s %12s %12s %8s %9.4f  (GPU runtime allocator, not TPU; %s)\n",
-               str(v, "name"), fmt_bytes(get(v, "peak_bytes"), a, sizeof(a)),
-               fmt_bytes(get(v, "fragmentation_bytes"), d, sizeof(d)), "-",
-               json_object_get_double(get(v, "seconds")),
-               json_object_get_boolean(get(v, "fits")) ? "no OOM" : "OOM");
+               cli_json_str(v, "name"), fmt_bytes(cli_json_get(v, "peak_bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(v, "fragmentation_bytes"), d, sizeof(d)), "-",
+               json_object_get_double(cli_json_get(v, "seconds")),
+               json_object_get_boolean(cli_json_get(v, "fits")) ? "no OOM" : "OOM");
     /* XLA's own assignment (packing.xla): compared, never chosen. */
-    v = get(pk, "xla");
+    v = cli_json_get(pk, "xla");
     if (v != NULL && !json_object_is_type(v, json_type_null))
         printf("  %-16s %12s %12s %8s %9s  (XLA's own assignment; %lld of %lld values "
                "matched)\n",
-               str(v, "name"), fmt_bytes(get(v, "peak_bytes"), a, sizeof(a)),
-               fmt_bytes(get(v, "fragmentation_bytes"), d, sizeof(d)), "-", "-",
-               (long long)json_object_get_int64(get(v, "matched_values")),
-               (long long)json_object_get_int64(get(v, "values")));
+               cli_json_str(v, "name"), fmt_bytes(cli_json_get(v, "peak_bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(v, "fragmentation_bytes"), d, sizeof(d)), "-", "-",
+               (long long)json_object_get_int64(cli_json_get(v, "matched_values")),
+               (long long)json_object_get_int64(cli_json_get(v, "values")));
 }
 
 static void print_failure(const char *what, json_object *f)
@@ -266,37 +262,37 @@ static void print_failure(const char *what, json_object *f)
     if (f == NULL || json_object_is_type(f, json_type_null))
         return;
     printf("  %s at step %lld: %s (%s) needs %s; %s free, largest free chunk %s\n", what,
-           (long long)json_object_get_int64(get(f, "step")), str(f, "name"),
-           fmt_bytes(get(f, "requested_bytes"), a, sizeof(a)),
-           fmt_bytes(get(f, "rounded_bytes"), b, sizeof(b)),
-           fmt_bytes(get(f, "free_bytes"), c, sizeof(c)),
-           fmt_bytes(get(f, "largest_free_bytes"), d, sizeof(d)));
+           (long long)json_object_get_int64(cli_json_get(f, "step")), cli_json_str(f, "name"),
+           fmt_bytes(cli_json_get(f, "requested_bytes"), a, sizeof(a)),
+           fmt_bytes(cli_json_get(f, "rounded_bytes"), b, sizeof(b)),
+           fmt_bytes(cli_json_get(f, "free_bytes"), c, sizeof(c)),
+           fmt_bytes(cli_json_get(f, "largest_free_bytes"), d, sizeof(d)));
 }
 
 /* The simulated GPU-style runtime allocator (packing.runtime), when it ran. */
 static void print_runtime(json_object *pk)
 {
-    json_object *rt = get(pk, "runtime");
+    json_object *rt = cli_json_get(pk, "runtime");
     char a[32], b[32], c[32], d[32];
 
     if (rt == NULL || json_object_is_type(rt, json_type_null))
         return;
-    printf("\nruntime    %s\n", str(rt, "label"));
+    printf("\nruntime    %s\n", cli_json_str(rt, "label"));
     printf("  BFC limit %s (%.2f of %s, %s); reserved peak %s, in use peak %s\n",
-           fmt_bytes(get(rt, "memory_limit_bytes"), a, sizeof(a)),
-           json_object_get_double(get(rt, "memory_fraction")),
-           fmt_bytes(get(rt, "device_bytes"), b, sizeof(b)),
-           json_object_get_boolean(get(rt, "preallocate")) ? "preallocated" : "growing",
-           fmt_bytes(get(rt, "peak_reserved_bytes"), c, sizeof(c)),
-           fmt_bytes(get(rt, "peak_in_use_bytes"), d, sizeof(d)));
+           fmt_bytes(cli_json_get(rt, "memory_limit_bytes"), a, sizeof(a)),
+           json_object_get_double(cli_json_get(rt, "memory_fraction")),
+           fmt_bytes(cli_json_get(rt, "device_bytes"), b, sizeof(b)),
+           json_object_get_boolean(cli_json_get(rt, "preallocate")) ? "preallocated" : "growing",
+           fmt_bytes(cli_json_get(rt, "peak_reserved_bytes"), c, sizeof(c)),
+           fmt_bytes(cli_json_get(rt, "peak_in_use_bytes"), d, sizeof(d)));
     printf("  heap height %s against the static plan's peak %s; %lld of %lld allocations "
            "failed\n",
-           fmt_bytes(get(rt, "peak_bytes"), a, sizeof(a)),
-           fmt_bytes(get(rt, "static_peak_bytes"), b, sizeof(b)),
-           (long long)json_object_get_int64(get(rt, "failed_allocations")),
-           (long long)json_object_get_int64(get(rt, "allocations")));
-    print_failure("first OOM", get(rt, "first_failure"));
-    print_failure("first OOM with free memory", get(rt, "first_oom_with_free_memory"));
+           fmt_bytes(cli_json_get(rt, "peak_bytes"), a, sizeof(a)),
+           fmt_bytes(cli_json_get(rt, "static_peak_bytes"), b, sizeof(b)),
+           (long long)json_object_get_int64(cli_json_get(rt, "failed_allocations")),
+           (long long)json_object_get_int64(cli_json_get(rt, "allocations")));
+    print_failure("first OOM", cli_json_get(rt, "first_failure"));
+    print_failure("first OOM with free memory", cli_json_get(rt, "first_oom_with_free_memory"));
 }
 
 /* "(512, 512)" into buf. */
@@ -313,21 +309,22 @@ static const char *dims_text(json_object *a, char *buf, size_t cap)
 
 static void print_kernel_operands(json_object *k)
 {
-    json_object *ops = get(k, "operands");
+    json_object *ops = cli_json_get(k, "operands");
     char a[32], b[32], c[32], d[96], e[96];
 
     printf("    %-12s %-7s %-5s %-16s %-16s %3s %10s %10s %10s\n", "operand", "role", "dtype",
            "block", "in VMEM", "buf", "vmem", "waste", "hbm");
     for (size_t j = 0; ops != NULL && j < json_object_array_length(ops); j++) {
         json_object *o = json_object_array_get_idx(ops, j);
-        printf("    %-12.12s %-7s %-5s %-16s %-16s %3lld %10s %10s %10s%s\n", str(o, "name"),
-               str(o, "role"), str(o, "dtype"), dims_text(get(o, "block"), d, sizeof(d)),
-               dims_text(get(o, "padded_block"), e, sizeof(e)),
-               (long long)json_object_get_int64(get(o, "buffers")),
-               fmt_bytes(get(o, "vmem_bytes"), a, sizeof(a)),
-               fmt_bytes(get(o, "waste_bytes"), b, sizeof(b)),
-               fmt_bytes(get(o, "hbm_bytes"), c, sizeof(c)),
-               strcmp(str(o, "memory_space"), "vmem") != 0 ? "  (not in VMEM)" : "");
+        printf("    %-12.12s %-7s %-5s %-16s %-16s %3lld %10s %10s %10s%s\n",
+               cli_json_str(o, "name"), cli_json_str(o, "role"), cli_json_str(o, "dtype"),
+               dims_text(cli_json_get(o, "block"), d, sizeof(d)),
+               dims_text(cli_json_get(o, "padded_block"), e, sizeof(e)),
+               (long long)json_object_get_int64(cli_json_get(o, "buffers")),
+               fmt_bytes(cli_json_get(o, "vmem_bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(o, "waste_bytes"), b, sizeof(b)),
+               fmt_bytes(cli_json_get(o, "hbm_bytes"), c, sizeof(c)),
+               strcmp(cli_json_str(o, "memory_space"), "vmem") != 0 ? "  (not in VMEM)" : "");
     }
 }
 
@@ -335,42 +332,45 @@ static void print_kernel_operands(json_object *k)
  * roofline, suggestions and the compiler error it would hit. */
 static void print_kernels(json_object *r)
 {
-    json_object *ks = get(r, "kernels");
+    json_object *ks = cli_json_get(r, "kernels");
     char a[32], b[32], c[32], d[32], f[32];
 
     if (ks == NULL || json_object_array_length(ks) == 0)
         return;
     printf("\nkernels (VMEM per TensorCore)\n");
     for (size_t i = 0; i < json_object_array_length(ks); i++) {
-        json_object *k = json_object_array_get_idx(ks, i), *rf = get(k, "roofline");
-        json_object *sg = get(k, "suggestions"), *v;
+        json_object *k = json_object_array_get_idx(ks, i), *rf = cli_json_get(k, "roofline");
+        json_object *sg = cli_json_get(k, "suggestions"), *v;
         printf("  %s: vmem %s + margin %s against limit %s (%s; physical %s): %s %s\n",
-               str(k, "name"), fmt_bytes(get(k, "vmem_bytes"), a, sizeof(a)),
-               fmt_bytes(get(k, "margin_bytes"), b, sizeof(b)),
-               fmt_bytes(get(k, "vmem_limit_bytes"), c, sizeof(c)), str(k, "limit_source"),
-               fmt_bytes(get(k, "physical_vmem_bytes"), d, sizeof(d)),
-               json_object_get_boolean(get(k, "fits")) ? "FITS, headroom" : "DOES NOT FIT, over by",
-               fmt_bytes(get(k, json_object_get_boolean(get(k, "fits")) ? "headroom_bytes"
-                                                                        : "overflow_bytes"),
+               cli_json_str(k, "name"), fmt_bytes(cli_json_get(k, "vmem_bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(k, "margin_bytes"), b, sizeof(b)),
+               fmt_bytes(cli_json_get(k, "vmem_limit_bytes"), c, sizeof(c)),
+               cli_json_str(k, "limit_source"),
+               fmt_bytes(cli_json_get(k, "physical_vmem_bytes"), d, sizeof(d)),
+               json_object_get_boolean(cli_json_get(k, "fits")) ? "FITS, headroom"
+                                                                : "DOES NOT FIT, over by",
+               fmt_bytes(cli_json_get(k, json_object_get_boolean(cli_json_get(k, "fits"))
+                                             ? "headroom_bytes"
+                                             : "overflow_bytes"),
                          f, sizeof(f)));
         print_kernel_operands(k);
         printf("    traffic %s in %lld steps",
-               fmt_bytes(get(get(k, "traffic"), "total_bytes"), a, sizeof(a)),
-               (long long)json_object_get_int64(get(get(k, "traffic"), "steps")));
-        if ((v = get(rf, "binding")) != NULL && !json_object_is_type(v, json_type_null))
+               fmt_bytes(cli_json_get(cli_json_get(k, "traffic"), "total_bytes"), a, sizeof(a)),
+               (long long)json_object_get_int64(cli_json_get(cli_json_get(k, "traffic"), "steps")));
+        if ((v = cli_json_get(rf, "binding")) != NULL && !json_object_is_type(v, json_type_null))
             printf("; intensity %.1f flop/B, %s-bound, at least %.3g s",
-                   json_object_get_double(get(k, "intensity")), json_object_get_string(v),
-                   json_object_get_double(get(rf, "bound_seconds")));
+                   json_object_get_double(cli_json_get(k, "intensity")), json_object_get_string(v),
+                   json_object_get_double(cli_json_get(rf, "bound_seconds")));
         else
             printf("; at least %.3g s moving it",
-                   json_object_get_double(get(rf, "memory_seconds")));
+                   json_object_get_double(cli_json_get(rf, "memory_seconds")));
         printf("\n");
         for (size_t s = 0; sg != NULL && s < json_object_array_length(sg); s++)
-            printf("    %zu. %s\n", s + 1, str(json_object_array_get_idx(sg, s), "text"));
-        v = get(k, "warnings");
+            printf("    %zu. %s\n", s + 1, cli_json_str(json_object_array_get_idx(sg, s), "text"));
+        v = cli_json_get(k, "warnings");
         for (size_t s = 0; v != NULL && s < json_object_array_length(v); s++)
             printf("    ! %s\n", json_object_get_string(json_object_array_get_idx(v, s)));
-        if ((v = get(k, "error")) != NULL && !json_object_is_type(v, json_type_null))
+        if ((v = cli_json_get(k, "error")) != NULL && !json_object_is_type(v, json_type_null))
             printf("    %s\n", json_object_get_string(v));
     }
 }
@@ -379,10 +379,10 @@ static void print_kernels(json_object *r)
  * it (the exit status is then 1). */
 static void report_kernel_errors(json_object *r)
 {
-    json_object *ks = get(r, "kernels");
+    json_object *ks = cli_json_get(r, "kernels");
 
     for (size_t i = 0; ks != NULL && i < json_object_array_length(ks); i++) {
-        json_object *v = get(json_object_array_get_idx(ks, i), "error");
+        json_object *v = cli_json_get(json_object_array_get_idx(ks, i), "error");
         if (v != NULL && !json_object_is_type(v, json_type_null))
             fprintf(stderr, "tpuplan: %s\n", json_object_get_string(v));
     }
@@ -400,17 +400,17 @@ static void print_list(const char *title, json_object *v)
 
 static void print_text(json_object *r)
 {
-    json_object *chip = get(r, "chip");
+    json_object *chip = cli_json_get(r, "chip");
 
     print_overview(r);
-    print_kinds(get(r, "summary"));
-    print_most_padding(get(r, "tensors"));
+    print_kinds(cli_json_get(r, "summary"));
+    print_most_padding(cli_json_get(r, "tensors"));
     print_suggestions(r);
     print_kernels(r);
-    print_strategies(get(r, "packing"));
-    print_runtime(get(r, "packing"));
-    print_list("assumptions", chip != NULL ? get(chip, "assumptions") : NULL);
-    print_list("warnings", get(r, "warnings"));
+    print_strategies(cli_json_get(r, "packing"));
+    print_runtime(cli_json_get(r, "packing"));
+    print_list("assumptions", chip != NULL ? cli_json_get(chip, "assumptions") : NULL);
+    print_list("warnings", cli_json_get(r, "warnings"));
 }
 
 /* The plan's layout view as trace JSON on stdout (trace.h); 0, or -1 with *e set. */

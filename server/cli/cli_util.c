@@ -113,3 +113,16 @@ int cli_parse_bytes(const char *s, uint64_t *out)
     *out = (uint64_t)(v * (double)mul);
     return *out > 0 ? 0 : -1;
 }
+
+json_object *cli_json_get(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    json_object_object_get_ex(o, key, &v);
+    return v;
+}
+
+const char *cli_json_str(json_object *o, const char *key)
+{
+    json_object *v = cli_json_get(o, key);
+    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "-";
+}

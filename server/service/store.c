@@ -384,6 +384,21 @@ uint64_t store_col_u64(const PGresult *r, int row, int col)
     return PQgetisnull(r, row, col) ? 0 : strtoull(PQgetvalue(r, row, col), NULL, 10);
 }
 
+int store_input_from_row(const PGresult *r, char **input, size_t *input_len, char **options_json)
+{
+    size_t n = (size_t)PQgetlength(r, 0, 0), on = (size_t)PQgetlength(r, 0, 1);
+    *input = malloc(n + 1);
+    *options_json = malloc(on + 1);
+    if (*input == NULL || *options_json == NULL)
+        return -1;
+    memcpy(*input, PQgetvalue(r, 0, 0), n);
+    (*input)[n] = '\0';
+    *input_len = n;
+    memcpy(*options_json, PQgetvalue(r, 0, 1), on);
+    (*options_json)[on] = '\0';
+    return 0;
+}
+
 /* True when JSON text contains the escape \u0000, which jsonb refuses (the whole document
  * with it). An escaped backslash followed by "u0000" is ordinary text and allowed. */
 bool store_json_has_nul(const char *j)

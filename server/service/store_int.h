@@ -90,6 +90,10 @@ void store_rollback(struct store *s);
  * unsigned integer (0 for NULL). */
 char *store_col_str(const PGresult *r, int row, int col);
 uint64_t store_col_u64(const PGresult *r, int row, int col);
+/* Row 0's columns 0 and 1, read in binary: the plan's input (raw bytes, NUL added) and its
+ * options JSON, as malloc'd copies into *input and *options_json, which the caller frees
+ * also on failure (-1: out of memory). */
+int store_input_from_row(const PGresult *r, char **input, size_t *input_len, char **options_json);
 
 /* Decimal text of v for a statement parameter. */
 void store_fmt_u64(char *buf, size_t cap, uint64_t v);

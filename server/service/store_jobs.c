@@ -83,21 +83,10 @@ int store_job_claim(struct store *s, const char *worker, int lease_ms, struct st
         PQclear(r);
         return STORE_NOTFOUND; /* deleted between the two statements */
     }
-    {
-        size_t n = (size_t)PQgetlength(r, 0, 0);
-        size_t on = (size_t)PQgetlength(r, 0, 1);
-        out->input = malloc(n + 1);
-        out->options_json = malloc(on + 1);
-        if (out->input == NULL || out->options_json == NULL) {
-            PQclear(r);
-            store_job_free(out);
-            return STORE_ERROR;
-        }
-        memcpy(out->input, PQgetvalue(r, 0, 0), n);
-        out->input[n] = '\0';
-        out->input_len = n;
-        memcpy(out->options_json, PQgetvalue(r, 0, 1), on);
-        out->options_json[on] = '\0';
+    if (store_input_from_row(r, &out->input, &out->input_len, &out->options_json) != 0) {
+        PQclear(r);
+        store_job_free(out);
+        return STORE_ERROR;
     }
     PQclear(r);
     return STORE_OK;

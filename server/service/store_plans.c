@@ -190,6 +190,20 @@ int store_plan_copy(const struct store_plan *src, struct store_plan *dst)
     return STORE_OK;
 }
 
+/* A plan id that no row answers: swept already (its id is kept a while, so the answer is
+ * 410, not 404) or never there. */
+static int gone_or_missing(struct store *s, const char *id)
+{
+    const char *vals[1] = {id};
+    int rc;
+    PGresult *r = store_run(s, STORE_STMT_PLAN_GONE, 1, vals, NULL, NULL, 0, true, &rc);
+    if (r == NULL)
+        return rc;
+    rc = PQntuples(r) == 1 ? STORE_GONE : STORE_NOTFOUND;
+    PQclear(r);
+    return rc;
+}
+
 int store_plan_get(struct store *s, const char *id, struct store_plan *out)
 {
     return store_plan_get_view(s, id, STORE_VIEW_FULL, out);
@@ -211,13 +225,7 @@ int store_plan_get_view(struct store *s, const char *id, enum store_view view,
         return rc;
     if (PQntuples(r) != 1) {
         PQclear(r);
-        /* Swept already: its id is kept a while so the answer is 410, not 404. */
-        r = store_run(s, STORE_STMT_PLAN_GONE, 1, vals, NULL, NULL, 0, true, &rc);
-        if (r == NULL)
-            return rc;
-        rc = PQntuples(r) == 1 ? STORE_GONE : STORE_NOTFOUND;
-        PQclear(r);
-        return rc;
+        return gone_or_missing(s, id);
     }
     /* Expired but not swept yet: gone all the same. */
     bool expired = !PQgetisnull(r, 0, 18) && strtod(PQgetvalue(r, 0, 18), NULL) <= 0;
@@ -371,32 +379,18 @@ int store_plan_source(struct store *s, const char *id, struct store_source *out)
         return rc;
     if (PQntuples(r) != 1) {
         PQclear(r);
-        /* Swept already: 410 like GET (store_plan_get_view). */
-        r = store_run(s, STORE_STMT_PLAN_GONE, 1, vals, NULL, NULL, 0, true, &rc);
-        if (r == NULL)
-            return rc;
-        rc = PQntuples(r) == 1 ? STORE_GONE : STORE_NOTFOUND;
-        PQclear(r);
-        return rc;
+        return gone_or_missing(s, id);
     }
     /* Expired but not swept yet (a binary bool is one byte): gone all the same. */
     if (PQgetlength(r, 0, 3) == 1 && PQgetvalue(r, 0, 3)[0] != 0) {
         PQclear(r);
         return STORE_GONE;
     }
-    size_t n = (size_t)PQgetlength(r, 0, 0), on = (size_t)PQgetlength(r, 0, 1);
-    out->input = malloc(n + 1);
-    out->options_json = malloc(on + 1);
-    if (out->input == NULL || out->options_json == NULL) {
+    if (store_input_from_row(r, &out->input, &out->input_len, &out->options_json) != 0) {
         PQclear(r);
         store_source_free(out);
         return STORE_ERROR;
     }
-    memcpy(out->input, PQgetvalue(r, 0, 0), n);
-    out->input[n] = '\0';
-    out->input_len = n;
-    memcpy(out->options_json, PQgetvalue(r, 0, 1), on);
-    out->options_json[on] = '\0';
     snprintf(out->source_format, sizeof out->source_format, "%.*s", PQgetlength(r, 0, 2),
              PQgetvalue(r, 0, 2));
     PQclear(r);
