@@ -31,3 +31,19 @@ server_cleanup() {
     tests/pg.sh stop "$tmp/pg" >/dev/null 2>&1 || true
     rm -rf "$tmp"
 }
+
+# TAP for the scripts that check HTTP answers (keys.sh, tls.sh, proxy.sh): they set n=0,
+# failed=0, and $status and $tmp/b for the last response, which a failure shows.
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() {
+    n=$((n + 1))
+    failed=$((failed + 1))
+    echo "not ok $n - $1"
+    echo "#   status $status: $(head -c 300 "$tmp/b" 2>/dev/null)"
+}
+# check NAME COMMAND...: ok when the command succeeds.
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else nok "$name"; fi
+}

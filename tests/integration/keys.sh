@@ -17,18 +17,6 @@ n=0
 failed=0
 trap server_cleanup EXIT
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() {
-    n=$((n + 1))
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
-    echo "#   status $status: $(head -c 300 "$tmp/b" 2>/dev/null)"
-}
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else nok "$name"; fi
-}
 status=""
 req() {
     local m=$1 p=$2

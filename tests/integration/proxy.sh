@@ -23,18 +23,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() {
-    n=$((n + 1))
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
-    echo "#   status $status: $(head -c 300 "$tmp/b")"
-}
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else nok "$name"; fi
-}
 # req SRC METHOD PATH [curl args...]: from source address SRC; sets $status, $tmp/h, $tmp/b.
 req() {
     local src=$1 m=$2 p=$3
