@@ -26,9 +26,10 @@ int cli_diff(int argc, char **argv);   /* cli_diff.c */
  */
 int cli_read_file(const char *path, size_t max, char **buf, size_t *len);
 
-/* A byte count: "17179869184", "16G", "15.75G", "16GiB" (K/M/G/T powers of 1024) into *out.
- * 0, or -1 when s is not one (or is 0). */
-int cli_parse_bytes(const char *s, uint64_t *out);
+/* The value s of option flag (of subcommand cmd) as a byte count above 0 into *out, in the
+ * planner's one grammar (planner/bytes.h: "17179869184", "16G", "15.75GiB"). 0, or -1 after
+ * printing "tpuplan CMD: FLAG: reason" to stderr. */
+int cli_parse_bytes(const char *cmd, const char *flag, const char *s, uint64_t *out);
 
 /* Reading a result document: o's member key (NULL when o is not an object or lacks it), and
  * its string ("-" when it is missing or not a string). Borrowed from o. */

@@ -222,10 +222,8 @@ static int parse_args(int argc, char **argv, struct plan_opts *o, const char **f
         else if (strcmp(a, "--budget") == 0)
             o->budget = val;
         else if (strcmp(a, "--capacity") == 0) {
-            if (cli_parse_bytes(val, &o->capacity) != 0) {
-                fprintf(stderr, "tpuplan diff: --capacity: bad byte count '%s'\n", val);
+            if (cli_parse_bytes("diff", a, val, &o->capacity) != 0)
                 return 2;
-            }
         } else if (strcmp(a, "--time-limit") == 0) {
             char *end;
             o->time_limit_s = strtod(val, &end);

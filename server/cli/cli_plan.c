@@ -29,7 +29,8 @@ static const char usage[] =
     "FILE is a model description (JSON), a safetensors file or header, a MiniMalloc CSV,\n"
     "an XLA buffer assignment (*.buffer-assignment.txt), an XLA HLO module as text (jax\n"
     ".as_text(dialect=\"hlo\"), *.after_optimizations.txt) or StableHLO text (jax\n"
-    ".as_text()); \"-\" reads stdin. BYTES may end in K, M, G or T (powers of 1024).\n"
+    ".as_text()); \"-\" reads stdin. BYTES: 17179869184, 16G, 15.75GiB (K, M, G, T: powers\n"
+    "of 1024, optionally followed by i and B; a whole number of bytes).\n"
     "--xla-assignment adds XLA's own buffer assignment of the same program (from\n"
     "--xla_dump_to) as the row xla-actual; --xla-report adds its memory-usage report.\n"
     "--format trace prints the memory timeline as Chrome/Perfetto trace JSON.\n"
@@ -444,10 +445,8 @@ static int parse_opt(const char *a, const char *val, struct plan_opts *o, const 
         o->strategies = val;
     } else if (strcmp(a, "--capacity") == 0 || strcmp(a, "--alignment") == 0) {
         uint64_t *bytes = strcmp(a, "--capacity") == 0 ? &o->capacity : &o->alignment;
-        if (cli_parse_bytes(val, bytes) != 0) {
-            fprintf(stderr, "tpuplan plan: %s: bad byte count '%s'\n", a, val);
+        if (cli_parse_bytes("plan", a, val, bytes) != 0)
             return 2;
-        }
     } else if (strcmp(a, "--budget") == 0) {
         o->budget = val; /* the planner parses it (budget.h) and names it in its error */
     } else if (strcmp(a, "--time-limit") == 0) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "planner/bytes.h"
 
 int cli_read_file(const char *path, size_t max, char **buf, size_t *len)
 {
@@ -75,43 +76,20 @@ out:
     return rc;
 }
 
-/* "17179869184", "16G", "15.75G" (powers of 1024). 0 on success. */
-int cli_parse_bytes(const char *s, uint64_t *out)
+int cli_parse_bytes(const char *cmd, const char *flag, const char *s, uint64_t *out)
 {
-    char *end;
-    double v;
-    uint64_t mul = 1;
+    struct err e;
 
-    errno = 0;
-    v = strtod(s, &end);
-    if (end == s || errno != 0 || !(v > 0))
+    err_clear(&e);
+    if (bytes_parse(flag, s, out, &e) != ERR_OK) {
+        fprintf(stderr, "tpuplan %s: %s\n", cmd, e.msg);
         return -1;
-    switch (*end) {
-    case 'T':
-        mul <<= 10;
-        /* fallthrough */
-    case 'G':
-        mul <<= 10;
-        /* fallthrough */
-    case 'M':
-        mul <<= 10;
-        /* fallthrough */
-    case 'K':
-        mul <<= 10;
-        end++;
-        if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
-            end += strlen(end);
-        break;
-    case 'B':
-        end++;
-        break;
-    default:
-        break;
     }
-    if (*end != '\0' || v * (double)mul >= 18446744073709551615.0)
+    if (*out == 0) {
+        fprintf(stderr, "tpuplan %s: %s: must be above 0 bytes\n", cmd, flag);
         return -1;
-    *out = (uint64_t)(v * (double)mul);
-    return *out > 0 ? 0 : -1;
+    }
+    return 0;
 }
 
 json_object *cli_json_get(json_object *o, const char *key)

@@ -11,6 +11,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* a x b. */
+static inline bool arith_mul(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+
+/* a + b. */
+static inline bool arith_add(uint64_t a, uint64_t b, uint64_t *out)
+{
+    return __builtin_add_overflow(a, b, out);
+}
+
 /* v rounded up to a multiple of m; m 0 or 1 leaves v as it is. */
 static inline bool arith_round_up(uint64_t v, uint64_t m, uint64_t *out)
 {

@@ -4,11 +4,11 @@
  * A budget is either a byte count or a fraction of the plan's capacity (the chip's usable
  * HBM unless a capacity is given):
  *
- *   "14000000000"  bytes (an integer above 1)
- *   "14G", "14GiB" bytes: K, M, G, T are powers of 1024 with or without "iB" or "B", the
- *                  convention every byte count of tpuplan follows (--capacity, --max-body),
- *                  so "14G" and "14GiB" are both 14 x 2^30; fractional values ("13.5G")
- *                  are rounded down to a whole byte
+ *   "14000000000"  bytes (an integer above 1, or any count with a unit: "1B")
+ *   "14G", "14GiB" bytes in the one grammar of every byte count of tpuplan (bytes.h:
+ *                  --capacity, --max-body): K, M, G, T are powers of 1024 with or without
+ *                  "i" and "B", so "14G" and "14GiB" are both 14 x 2^30; "13.5G" is exact,
+ *                  a count that is not a whole number of bytes ("0.3K") is refused
  *   "0.9", "1"     a fraction in (0, 1] of the capacity, at most 6 decimals, taken exactly
  *                  (decimal arithmetic, rounded down)
  *

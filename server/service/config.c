@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "planner/bytes.h"
 #include "planner/plan.h"
 #include "service/log.h"
 
@@ -35,7 +36,8 @@ static const struct opt opts[] = {
     {"workers", OPT_UINT, OFF(workers), "planner worker threads (default: cores)"},
     {"executors", OPT_UINT, OFF(executors), "request-executor threads (DB connections)"},
     {"http-threads", OPT_UINT, OFF(http_threads), "HTTP event-loop threads"},
-    {"max-body", OPT_BYTES, OFF(max_body), "request body limit (K/M/G suffixes)"},
+    {"max-body", OPT_BYTES, OFF(max_body),
+     "request body limit (64M, 1.5GiB: K/M/G/T are powers of 1024)"},
     {"max-tensors", OPT_UINT, OFF(max_tensors), "tensors per plan (bounds a job's memory)"},
     {"max-connections", OPT_UINT, OFF(max_connections), "concurrent connection limit"},
     {"max-per-ip", OPT_UINT, OFF(max_per_ip), "concurrent connections per client IP"},
@@ -67,49 +69,6 @@ void config_plan_limits(const struct config *c, struct plan_limits *l)
         l->max_input_bytes = (size_t)c->max_body;
     if (l->max_tensors > c->max_tensors)
         l->max_tensors = c->max_tensors;
-}
-
-int config_parse_bytes(const char *s, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-    unsigned shift = 0;
-
-    if (s == NULL || !isdigit((unsigned char)s[0]))
-        return -1;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno != 0)
-        return -1;
-    switch (*end) {
-    case '\0':
-        break;
-    case 'K':
-    case 'k':
-        shift = 10;
-        end++;
-        break;
-    case 'M':
-    case 'm':
-        shift = 20;
-        end++;
-        break;
-    case 'G':
-    case 'g':
-        shift = 30;
-        end++;
-        break;
-    default:
-        return -1;
-    }
-    if (*end == 'i' || *end == 'B')
-        end++;
-    if (*end == 'B')
-        end++;
-    if (*end != '\0' || (shift > 0 && v > (UINT64_MAX >> shift)))
-        return -1;
-    *out = (uint64_t)v << shift;
-    return 0;
 }
 
 int config_parse_duration(const char *s, uint64_t *out)
@@ -199,13 +158,16 @@ static int opt_set(struct config *c, const struct opt *o, const char *val, const
         memcpy(base, &uv, sizeof(uv));
         return 0;
     }
-    case OPT_BYTES:
-        if (config_parse_bytes(val, &v) != 0) {
-            log_line(LOG_PROGRAM, "%s: %s is not a byte count", from, val);
+    case OPT_BYTES: {
+        struct err e;
+        err_clear(&e);
+        if (bytes_parse(o->name, val, &v, &e) != ERR_OK) {
+            log_line(LOG_PROGRAM, "%s: %s", from, e.msg);
             return -1;
         }
         memcpy(base, &v, sizeof(v));
         return 0;
+    }
     case OPT_DURATION:
         if (config_parse_duration(val, &v) != 0) {
             log_line(LOG_PROGRAM, "%s: %s is not a duration (e.g. 30d, 12h, 90m, 3600s)", from,

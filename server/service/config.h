@@ -77,7 +77,4 @@ int config_base_path(const char *s, char *out, size_t cap);
 struct plan_limits;
 void config_plan_limits(const struct config *c, struct plan_limits *l);
 
-/* Parses a byte count with an optional K/M/G (binary) suffix. -1 if malformed. */
-int config_parse_bytes(const char *s, uint64_t *out);
-
 #endif

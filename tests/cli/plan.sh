@@ -51,6 +51,14 @@ check "headroom = capacity - peak" \
     'r["summary"]["headroom_bytes"] == r["summary"]["capacity_bytes"] - r["summary"]["peak_bytes"] and r["summary"]["fits"]'
 expect_exit "same model does not fit in 8G" 1 $data/models/embedding-padding.json --capacity 8G
 check "overflow reported" 'not r["summary"]["fits"] and r["summary"]["overflow_bytes"] == r["summary"]["peak_bytes"] - 8 * 2**30'
+# --capacity reads the one byte grammar (planner/bytes.h): decimals taken exactly, i and B
+# optional, lower-case units; a fraction of a byte is refused, not rounded
+expect_exit "--capacity 7.5g" 1 $data/models/embedding-padding.json --capacity 7.5g
+check "7.5g is 7.5 x 2^30 exactly" 'r["summary"]["capacity_bytes"] == 8053063680'
+expect_exit "--capacity 0.3K (307.2 bytes)" 2 $data/models/embedding-padding.json --capacity 0.3K
+errmsg "--capacity 0.3K: message" '--capacity: "0.3K" is not a whole number of bytes'
+expect_exit "--capacity past 2^64-1" 2 $data/models/embedding-padding.json --capacity 16777216T
+errmsg "--capacity past 2^64-1: message" '--capacity: "16777216T" passes 2^64-1 bytes'
 
 # --- training step with ops: derived lifetimes, packing
 expect_exit "tiny LM training step" 0 $data/models/tiny-lm-train.json

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/bytes.h"
 #include "service/config.h"
 #include "service/planopts.h"
 #include "service/reqparse.h"
@@ -79,6 +80,7 @@ static void check_planopts(const char *s)
 
 static void check_field(const char *s)
 {
+    struct err e;
     uint64_t u;
     double d;
     const char *t;
@@ -109,7 +111,9 @@ static void check_field(const char *s)
                       "0123456789-_.:") != n)
             abort();
     }
-    (void)config_parse_bytes(s, &u);
+    err_clear(&e);
+    if (bytes_parse("bytes", s, &u, &e) != ERR_OK && e.msg[0] == '\0')
+        abort(); /* every refusal says why */
     if (config_listen_split(s, host, sizeof(host), &port) == 0 &&
         memchr(host, '\0', sizeof(host)) == NULL)
         abort();

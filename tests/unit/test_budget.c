@@ -33,6 +33,9 @@ static void test_bytes(void **state)
     assert_true(resolve("14G", 0) == 14ull << 30);
     assert_true(resolve("14GiB", 0) == 14ull << 30);
     assert_true(resolve("14GB", 0) == 14ull << 30);
+    assert_true(resolve("14Gi", 0) == 14ull << 30); /* bytes.h's grammar: i and B optional */
+    assert_true(resolve("14g", 0) == 14ull << 30);
+    assert_true(resolve("1B", 0) == 1); /* a unit makes it bytes, even 1 */
     assert_true(resolve("512K", 0) == 512ull << 10);
     assert_true(resolve("3M", 0) == 3ull << 20);
     assert_true(resolve("2T", 0) == 2ull << 40);
@@ -60,7 +63,7 @@ static void test_errors(void **state)
 {
     static const char *bad[] = {
         "",         "G",  "abc",  "0",    "0.0",       "1.5", "2.", "14X",
-        "14Gi",     "-1", "14 G", "0.5.", "0.1234567", "1e9", "0K", "99999999999999999999",
+        "0.3K",     "-1", "14 G", "0.5.", "0.1234567", "1e9", "0K", "99999999999999999999",
         "16777216T"};
     struct budget b;
     struct err e;
