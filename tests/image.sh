@@ -15,11 +15,8 @@ cd "$(dirname "$0")/.."
 
 BASE_IMAGE=${TPUPLAN_IMAGE_BASE:-localhost/debian:bookworm}
 IMAGE=localhost/tpuplan:make-image
-tmp=$(mktemp -d /tmp/tpuplan-image.XXXXXX)
+server_init image
 name=tpuplan-image-$$
-pid=""
-n=0
-failed=0
 
 cleanup() {
     podman rm -f -t 2 "$name" >/dev/null 2>&1
@@ -27,19 +24,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() {
-    n=$((n + 1))
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
-    shift
-    for line in "$@"; do echo "#   $line"; done
-}
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else nok "$name" "$(head -c 300 "$tmp/b" 2>/dev/null)"; fi
-}
 bail() {
     echo "Bail out! $*"
     exit 1
@@ -77,7 +61,7 @@ if [ $? = 0 ]; then
     ok "podman build -f docker/Dockerfile ($how, $(($(date +%s) - t0)) s)"
 else
     nok "podman build -f docker/Dockerfile" "$(tail -5 "$tmp/build.log")"
-    echo "1..$n"
+    tap_end
     exit 1
 fi
 user=$(podman image inspect --format '{{.Config.User}}' "$IMAGE")
@@ -86,8 +70,7 @@ hc=$(podman image inspect --format '{{json .Config.Healthcheck}}' "$IMAGE" 2>/de
 check "the image has a HEALTHCHECK" eval 'echo "$hc" | grep -q healthz'
 
 # ---- run against a throwaway PostgreSQL ----
-DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err") ||
-    bail "cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
+server_db
 sock=$(sed -n 's/^host=\([^ ]*\) .*/\1/p' <<<"$DATABASE_URL")
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 run_args=(--name "$name" --network host -v "$sock:/pgsock"
@@ -169,5 +152,4 @@ check "the HEALTHCHECK passes (podman healthcheck run: $hc_rc)" [ "$hc_rc" = 0 ]
 podman stop -t 20 "$name" >/dev/null 2>&1
 code=$(podman inspect --format '{{.State.ExitCode}}' "$name" 2>/dev/null)
 check "podman stop (SIGTERM) stops the server cleanly (exit $code)" [ "$code" = 0 ]
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -21,29 +21,115 @@ server_port() {
     echo "$port"
 }
 
-# server_cleanup: the EXIT trap of a script that started one server ($pid, may be empty)
-# on a throwaway cluster under its scratch folder ($tmp/pg): stops both, removes $tmp.
-server_cleanup() {
-    if [ -n "${pid:-}" ] && kill -0 "$pid" 2>/dev/null; then
-        kill -TERM "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
+# server_init NAME: the preamble of a script that starts servers: $SERVER (TPUPLAN_SERVER or
+# bin/tpuplan-server), a scratch folder $tmp (/tmp/tpuplan-NAME.*), the TAP counters, no
+# server yet, and server_cleanup as the EXIT trap (a script with more to clean up sets its
+# own trap, which calls server_cleanup last).
+server_init() {
+    SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
+    tmp=$(mktemp -d "/tmp/tpuplan-$1.XXXXXX")
+    pid=""
+    pids=()
+    n=0
+    failed=0
+    status=""
+    trap server_cleanup EXIT
+}
+
+# server_db: a throwaway PostgreSQL cluster under $tmp/pg (tests/pg.sh); exports its
+# DATABASE_URL, or bails out.
+server_db() {
+    if ! DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err"); then
+        echo "Bail out! cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
+        exit 1
     fi
+    export DATABASE_URL
+}
+
+# server_start NAME ARGS...: $SERVER --listen 127.0.0.1:0 ARGS in the background, its log in
+# $tmp/NAME.log; waits until it listens and sets $pid (also kept in $pids for the cleanup),
+# $port and $base (http:// or https://, as the server says; no --base-path), or bails out.
+server_start() {
+    local name=$1
+    shift
+    "$SERVER" --listen 127.0.0.1:0 "$@" >"$tmp/$name.log" 2>&1 &
+    pid=$!
+    pids+=("$pid")
+    port=$(server_port "$tmp/$name.log" "$pid")
+    if [ -z "$port" ]; then
+        echo "Bail out! server $name did not start: $(tail -5 "$tmp/$name.log")"
+        exit 1
+    fi
+    base=$(grep -o 'listening on https\?://[0-9.]*:[0-9]*' "$tmp/$name.log" | head -1 |
+        sed 's/^listening on //')
+}
+
+# server_cleanup: the EXIT trap: stops every server started ($pid, $pids) with SIGTERM (or
+# $server_stop_signal), the throwaway cluster under $tmp/pg, and removes $tmp.
+server_cleanup() {
+    local p
+    for p in ${pid:-} ${pids[@]+"${pids[@]}"}; do
+        if kill -0 "$p" 2>/dev/null; then
+            kill -"${server_stop_signal:-TERM}" "$p" 2>/dev/null || true
+            wait "$p" 2>/dev/null || true
+        fi
+    done
     tests/pg.sh stop "$tmp/pg" >/dev/null 2>&1 || true
     rm -rf "$tmp"
 }
 
-# TAP for the scripts that check HTTP answers (keys.sh, tls.sh, proxy.sh): they set n=0,
-# failed=0, and $status and $tmp/b for the last response, which a failure shows.
+# TAP for the scripts that check HTTP answers: the counters are $n and $failed
+# (server_init), and $status and $tmp/b hold the last response.
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
+# nok NAME [LINE...]: a failure, with the caller's lines under it; without any, the last
+# response's status and body.
 nok() {
     n=$((n + 1))
     failed=$((failed + 1))
     echo "not ok $n - $1"
-    echo "#   status $status: $(head -c 300 "$tmp/b" 2>/dev/null)"
+    shift
+    if [ $# -eq 0 ]; then
+        set -- "status ${status:-}" "$(head -c 400 "$tmp/b" 2>/dev/null)"
+    fi
+    local line
+    for line in "$@"; do echo "#   $line"; done
 }
-# check NAME COMMAND...: ok when the command succeeds.
+# check NAME COMMAND...: ok when the command succeeds; a failure shows $why when the
+# command left one there (then cleared), else the last response.
 check() {
     local name=$1
     shift
-    if "$@"; then ok "$name"; else nok "$name"; fi
+    if "$@"; then
+        ok "$name"
+    elif [ -n "${why:-}" ]; then
+        nok "$name" "$why"
+    else
+        nok "$name"
+    fi
+    why=""
 }
+# tap_end: the plan line, and the script's exit status (1 when a check failed).
+tap_end() {
+    echo "1..$n"
+    [ "$failed" -eq 0 ]
+}
+
+# The last response, for the scripts that keep it in $tmp/h and $tmp/b:
+# req METHOD PATH [curl args...]: sets $status; headers in $tmp/h, body in $tmp/b.
+req() {
+    local m=$1 p=$2
+    shift 2
+    status=$(curl -s --path-as-is -X "$m" -o "$tmp/b" -D "$tmp/h" -w '%{http_code}' "$@" \
+        "$base$p")
+}
+hdr() { grep -i "^$1:" "$tmp/h" | head -1 | cut -d: -f2- | sed 's/^ *//; s/\r$//'; }
+# jstr KEY: the first string value of KEY in the last body (compact or spaced JSON).
+jstr() { grep -o "\"$1\" *: *\"[^\"]*\"" "$tmp/b" | head -1 | sed 's/.*: *"\(.*\)"/\1/'; }
+body_has() { grep -q -- "$1" "$tmp/b"; }
+is() { [ "$status" = "$1" ]; }
+# problem STATUS SLUG: a problem+json body of that status and type.
+problem() {
+    is "$1" && hdr Content-Type | grep -q '^application/problem+json' &&
+        body_has "\"type\":\"/problems/$2\"" && body_has "\"status\":$1"
+}
+sql() { psql "$DATABASE_URL" -X -Atc "$1" 2>>"$tmp/psql.err"; }

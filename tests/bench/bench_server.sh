@@ -24,26 +24,15 @@ secs=${BENCH_SECONDS:-10}
 conns=${BENCH_CONNS:-16}
 threads=${BENCH_THREADS:-1}
 submits=${BENCH_SUBMITS:-50}
-tmp=$(mktemp -d /tmp/tpuplan-bench.XXXXXX)
-pid=""
-trap server_cleanup EXIT
+server_init bench
 
 command -v wrk >/dev/null || {
     echo "bench_server: wrk is not installed (apt-get install wrk)" >&2
     exit 2
 }
-DATABASE_URL=$(tests/pg.sh start "$tmp/pg")
-export DATABASE_URL
-"${TPUPLAN_SERVER:-bin/tpuplan-server}" --listen 127.0.0.1:0 --max-per-ip 1024 >"$tmp/log" 2>&1 &
-pid=$!
-port=$(server_port "$tmp/log" "$pid")
-[ -n "$port" ] || {
-    echo "bench_server: the server did not start:" >&2
-    tail -5 "$tmp/log" >&2
-    exit 1
-}
-base="http://127.0.0.1:$port"
-grep -E '^  (workers|executors|http-threads) ' "$tmp/log" | sed 's/^ */server /'
+server_db
+server_start server --max-per-ip 1024
+grep -E '^  (workers|executors|http-threads) ' "$tmp/server.log" | sed 's/^ */server /'
 
 # A 1,000-tensor training-step-like model: params, grads, optimizer state, activations.
 awk 'BEGIN {

@@ -12,64 +12,14 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/server.sh
 
-SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
-tmp=$(mktemp -d /tmp/tpuplan-api.XXXXXX)
-pid=""
-n=0
-failed=0
+server_init api
 
-trap server_cleanup EXIT
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() {
-    n=$((n + 1))
-    failed=$((failed + 1))
-    echo "not ok $n - $1"
-    shift
-    for line in "$@"; do echo "#   $line"; done
-}
-# check NAME COMMAND...: ok when the command succeeds; on failure shows the last response.
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else nok "$name" "status $status" "$(head -c 400 "$tmp/b")"; fi
-}
-
-# req METHOD PATH [curl args...]: sets $status; headers in $tmp/h, body in $tmp/b.
-req() {
-    local m=$1 p=$2
-    shift 2
-    status=$(curl -s --path-as-is -X "$m" -o "$tmp/b" -D "$tmp/h" -w '%{http_code}' "$@" \
-        "$base$p")
-}
-hdr() { grep -i "^$1:" "$tmp/h" | head -1 | cut -d: -f2- | sed 's/^ *//; s/\r$//'; }
-# jstr KEY: the first string value of KEY in the last body (compact or spaced JSON).
-jstr() { grep -o "\"$1\" *: *\"[^\"]*\"" "$tmp/b" | head -1 | sed 's/.*: *"\(.*\)"/\1/'; }
-body_has() { grep -q -- "$1" "$tmp/b"; }
-is() { [ "$status" = "$1" ]; }
-problem() { # problem STATUS SLUG: a problem+json body of that status and type
-    is "$1" && hdr Content-Type | grep -q '^application/problem+json' &&
-        body_has "\"type\":\"/problems/$2\"" && body_has "\"status\":$1"
-}
-
-
-if ! DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err"); then
-    echo "Bail out! cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
-    exit 1
-fi
-export DATABASE_URL
+server_db
 "$SERVER" migrate >"$tmp/migrate.log" 2>&1
+rc=$?
 check "tpuplan-server migrate applies the migrations and exits 0" \
-    eval '[ $? = 0 ] && grep -q "migrations in .* applied" "$tmp/migrate.log"'
-"$SERVER" --listen 127.0.0.1:0 --max-body 1M --workers 2 --executors 2 --http-threads 2 \
-    --cache-ttl 2 >"$tmp/log" 2>&1 &
-pid=$!
-port=$(server_port "$tmp/log" "$pid")
-if [ -z "$port" ]; then
-    echo "Bail out! server did not start: $(tail -5 "$tmp/log")"
-    exit 1
-fi
-base="http://127.0.0.1:$port"
+    eval '[ "$rc" = 0 ] && grep -q "migrations in .* applied" "$tmp/migrate.log"'
+server_start server --max-body 1M --workers 2 --executors 2 --http-threads 2 --cache-ttl 2
 
 # ---- operational endpoints and security headers ----
 req GET /healthz
@@ -500,5 +450,4 @@ check "SIGTERM stops the server with status 0" [ "$rc" = 0 ]
 check "a request parked on Prefer: wait is answered at shutdown (got $parked)" \
     eval '[ "$parked" = 202 ] || [ "$parked" = 201 ]'
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -11,9 +11,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/server.sh
 
-SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
+server_init faults
+server_stop_signal=KILL # a server may be left waiting on a paused database
 MODEL=tests/data/service/tiny.json
-tmp=$(mktemp -d /tmp/tpuplan-faults.XXXXXX)
 # A chain of 800 activations: ~0.2 s of planning each, so one worker falls behind the
 # submissions and the kill finds most of them still queued.
 SLOW_MODEL=$tmp/chain800.json
@@ -28,50 +28,11 @@ awk -v n=800 'BEGIN {
             (i ? "," : ""), i, i, i + 1
     print "]}"
 }' >"$SLOW_MODEL"
-pids=()
-n=0
-
-cleanup() {
-    for p in "${pids[@]}"; do
-        kill -KILL "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
-    tests/pg.sh stop "$tmp/pg" >/dev/null 2>&1
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-ok() {
-    n=$((n + 1))
-    echo "ok $n - $1"
-}
-nok() {
-    n=$((n + 1))
-    echo "not ok $n - $1"
-    shift
-    for line in "$@"; do echo "#   $line"; done
-}
-# check NAME COMMAND...: one TAP line from the command's exit status.
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else nok "$name" "${why:-}"; fi
-    why=""
-}
-
-sql() { psql "$DATABASE_URL" -X -Atc "$1" 2>>"$tmp/psql.err"; }
-
-# start_server NAME WORKERS: starts a server on a free port; sets $port and $spid.
+# start_server NAME WORKERS: one more server (tests/server.sh's server_start); sets $port
+# and $spid.
 start_server() {
-    local name=$1 workers=$2
-    "$SERVER" --listen 127.0.0.1:0 --workers "$workers" --executors 2 --http-threads 2 \
-        >"$tmp/$name.log" 2>&1 &
-    spid=$!
-    pids+=("$spid")
-    port=$(server_port "$tmp/$name.log" "$spid")
-    [ -n "$port" ] && return 0
-    echo "Bail out! server $name did not start: $(tail -5 "$tmp/$name.log")"
-    exit 1
+    server_start "$1" --workers "$2" --executors 2 --http-threads 2
+    spid=$pid
 }
 
 # submit PORT NAME [MODEL]: POSTs a model; prints the HTTP status, headers in $tmp/h.
@@ -110,11 +71,7 @@ wait_sql() {
     return 1
 }
 
-if ! DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err"); then
-    echo "Bail out! cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
-    exit 1
-fi
-export DATABASE_URL
+server_db
 start_server a 2
 pa=$port
 pid_a=$spid
@@ -205,4 +162,4 @@ echo "# plans per server: $(sql "SELECT string_agg(s || ':' || c, ' ') FROM (SEL
 check "both servers took work" \
     wait_sql "SELECT count(DISTINCT split_part(locked_by, '/', 1)) FROM jobs" 2 1
 
-echo "1..$n"
+tap_end

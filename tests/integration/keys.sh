@@ -10,25 +10,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/server.sh
 
-SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
-tmp=$(mktemp -d /tmp/tpuplan-keys.XXXXXX)
-pid=""
-n=0
-failed=0
-trap server_cleanup EXIT
+server_init keys
 
-status=""
-req() {
-    local m=$1 p=$2
-    shift 2
-    status=$(curl -s -X "$m" -o "$tmp/b" -D "$tmp/h" -w '%{http_code}' "$@" "$base$p")
-}
-hdr() { grep -i "^$1:" "$tmp/h" | head -1 | cut -d: -f2- | sed 's/^ *//; s/\r$//'; }
-body_has() { grep -q -- "$1" "$tmp/b"; }
-is() { [ "$status" = "$1" ]; }
-problem() { is "$1" && body_has "\"type\":\"/problems/$2\""; }
-jstr() { grep -o "\"$1\" *: *\"[^\"]*\"" "$tmp/b" | head -1 | sed 's/.*: *"\(.*\)"/\1/'; }
-sql() { psql "$DATABASE_URL" -X -Atc "$1" 2>>"$tmp/psql.err"; }
 model='{"name":"keys-test","chip":"v5e","tensors":[{"name":"w","shape":[4,128],"dtype":"f32","kind":"param"}]}'
 post() { # post KEY [curl args...]: submit the model with API key KEY ("" for none)
     local key=$1
@@ -40,11 +23,7 @@ post() { # post KEY [curl args...]: submit the model with API key KEY ("" for no
     fi
 }
 
-if ! DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err"); then
-    echo "Bail out! cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
-    exit 1
-fi
-export DATABASE_URL
+server_db
 
 # ---- the admin command ----
 "$SERVER" key list >"$tmp/list0" 2>"$tmp/err"
@@ -68,15 +47,8 @@ other=$("$SERVER" key create other 2>/dev/null)
 rc=$?
 check "revoking a key that does not exist fails" eval '[ "$rc" = 1 ] && grep -q "no active key" "$tmp/err"'
 
-"$SERVER" --listen 127.0.0.1:0 --workers 1 --executors 2 --http-threads 2 --require-key \
-    --retain 1h --cache-ttl 1 >"$tmp/log" 2>&1 &
-pid=$!
-port=$(server_port "$tmp/log" "$pid")
-if [ -z "$port" ]; then
-    echo "Bail out! server did not start: $(tail -5 "$tmp/log")"
-    exit 1
-fi
-base="http://127.0.0.1:$port"
+server_start server --workers 1 --executors 2 --http-threads 2 --require-key --retain 1h \
+    --cache-ttl 1
 
 # ---- --require-key ----
 post ""
@@ -170,12 +142,11 @@ req GET '/api/v1/plans?limit=100'
 check "expired plans are not listed" eval 'is 200 && ! body_has "$short" && body_has "$id"'
 req GET /metrics
 check "/metrics counts the swept plans" body_has 'tpuplan_plans_expired_total 1'
-check "the sweep logs what it deleted" grep -q "expiry sweep deleted 1 plans" "$tmp/log"
+check "the sweep logs what it deleted" grep -q "expiry sweep deleted 1 plans" "$tmp/server.log"
 
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
 pid=""
 check "SIGTERM stops the server with status 0" [ "$rc" = 0 ]
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -10,12 +10,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/server.sh
 
-SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
-tmp=$(mktemp -d /tmp/tpuplan-proxy.XXXXXX)
-pid=""
+server_init proxy
 holders=()
-n=0
-failed=0
 
 cleanup() {
     for h in "${holders[@]}"; do kill "$h" 2>/dev/null; done
@@ -23,17 +19,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# req SRC METHOD PATH [curl args...]: from source address SRC; sets $status, $tmp/h, $tmp/b.
+# req SRC METHOD PATH [curl args...]: tests/server.sh's req from source address SRC.
 req() {
     local src=$1 m=$2 p=$3
     shift 3
     status=$(curl -s --interface "$src" -X "$m" -o "$tmp/b" -D "$tmp/h" -w '%{http_code}' "$@" \
         "$base$p")
 }
-hdr() { grep -i "^$1:" "$tmp/h" | head -1 | cut -d: -f2- | sed 's/^ *//; s/\r$//'; }
-body_has() { grep -q -- "$1" "$tmp/b"; }
-is() { [ "$status" = "$1" ]; }
-problem() { is "$1" && body_has "\"type\":\"/problems/$2\""; }
 
 # hold SRC COUNT [HEADER]: COUNT submissions from SRC whose body never finishes (headers
 # sent, 1 byte of 1000), so each holds its place until the holder is killed.
@@ -67,27 +59,15 @@ unhold() {
     sleep 0.5
 }
 
-if ! DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err"); then
-    echo "Bail out! cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
-    exit 1
-fi
-export DATABASE_URL
-"$SERVER" --listen 127.0.0.1:0 --workers 1 --executors 2 --http-threads 2 --max-per-ip 2 \
-    --trusted-proxy 127.0.0.2 --trusted-proxy 10.0.0.0/8 --base-path /tpuplan/ \
-    >"$tmp/log" 2>&1 &
-pid=$!
-port=$(server_port "$tmp/log" "$pid")
-if [ -z "$port" ]; then
-    echo "Bail out! server did not start: $(tail -5 "$tmp/log")"
-    exit 1
-fi
-base="http://127.0.0.1:$port"
+server_db
+server_start server --workers 1 --executors 2 --http-threads 2 --max-per-ip 2 \
+    --trusted-proxy 127.0.0.2 --trusted-proxy 10.0.0.0/8 --base-path /tpuplan/
 
 # ---- the base path ----
 req 127.0.0.1 GET /tpuplan/healthz
 check "GET /tpuplan/healthz is 200 under --base-path /tpuplan/" is 200
 check "the server says where it listens, with the base path" \
-    grep -q "listening on http://127.0.0.1:$port/tpuplan/" "$tmp/log"
+    grep -q "listening on http://127.0.0.1:$port/tpuplan/" "$tmp/server.log"
 req 127.0.0.1 GET /healthz
 check "paths outside the base path are 404" problem 404 not-found
 req 127.0.0.1 GET /tpuplanx/healthz
@@ -158,5 +138,4 @@ wait "$pid"
 rc=$?
 pid=""
 check "SIGTERM stops the server with status 0" [ "$rc" = 0 ]
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -7,14 +7,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/server.sh
 
-SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
-tmp=$(mktemp -d /tmp/tpuplan-tls.XXXXXX)
-pid=""
-n=0
-failed=0
-trap server_cleanup EXIT
-
-status=""
+server_init tls
 
 command -v openssl >/dev/null || {
     echo "Bail out! no openssl (server/scripts/deps.sh test installs it)"
@@ -27,11 +20,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
         echo "Bail out! openssl req failed: $(tail -3 "$tmp/openssl.log")"
         exit 1
     }
-if ! DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err"); then
-    echo "Bail out! cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
-    exit 1
-fi
-export DATABASE_URL
+server_db
 
 "$SERVER" --listen 127.0.0.1:0 --workers 1 --executors 1 --http-threads 1 \
     --tls-cert "$tmp/cert.pem" --tls-key "$tmp/cert.pem" >"$tmp/bad.log" 2>&1
@@ -44,16 +33,9 @@ rc=$?
 check "--tls-cert without --tls-key is a usage error (exit $rc)" \
     eval '[ "$rc" = 2 ] && grep -q "go together" "$tmp/bad2.log"'
 
-"$SERVER" --listen 127.0.0.1:0 --workers 1 --executors 2 --http-threads 2 \
-    --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" >"$tmp/log" 2>&1 &
-pid=$!
-port=$(server_port "$tmp/log" "$pid")
-if [ -z "$port" ]; then
-    echo "Bail out! server did not start: $(tail -5 "$tmp/log")"
-    exit 1
-fi
-base="https://127.0.0.1:$port"
-check "the server says it listens on https" grep -q "listening on https://127.0.0.1:$port/" "$tmp/log"
+server_start server --workers 1 --executors 2 --http-threads 2 --tls-cert "$tmp/cert.pem" \
+    --tls-key "$tmp/key.pem"
+check "the server says it listens on https" grep -q "listening on https://127.0.0.1:$port/" "$tmp/server.log"
 
 status=$(curl -s --cacert "$tmp/cert.pem" -o "$tmp/b" -w '%{http_code}' "$base/healthz")
 check "GET /healthz over https, verified against the throwaway certificate" \
@@ -79,5 +61,4 @@ wait "$pid"
 rc=$?
 pid=""
 check "SIGTERM stops the server with status 0" [ "$rc" = 0 ]
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
