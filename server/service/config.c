@@ -4,7 +4,6 @@
 #include "service/config.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,6 +11,7 @@
 
 #include "planner/bytes.h"
 #include "planner/plan.h"
+#include "planner/text.h"
 #include "service/log.h"
 
 /* OPT_FLAG takes no value on the command line (TPUPLAN_NAME=1/true/yes or 0/false/no);
@@ -71,16 +71,25 @@ void config_plan_limits(const struct config *c, struct plan_limits *l)
         l->max_tensors = c->max_tensors;
 }
 
+/* The decimal number at the start of s (digits only: no sign, no blanks) into *v, at most max;
+ * *end is what follows it. 0, or -1 when there is no digit or the number passes max. The one
+ * number reader of the counts, durations and ports below. */
+static int leading_uint(const char *s, int64_t max, int64_t *v, const char **end)
+{
+    size_t i = 0;
+
+    if (s == NULL || !text_uint(s, strlen(s), &i, v) || *v > max)
+        return -1;
+    *end = s + i;
+    return 0;
+}
+
 int config_parse_duration(const char *s, uint64_t *out)
 {
-    char *end;
-    unsigned long long v, unit = 1;
+    const char *end;
+    int64_t v, unit = 1;
 
-    if (s == NULL || !isdigit((unsigned char)s[0]))
-        return -1;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno != 0)
+    if (leading_uint(s, INT64_MAX, &v, &end) != 0)
         return -1;
     switch (*end) {
     case '\0':
@@ -103,7 +112,7 @@ int config_parse_duration(const char *s, uint64_t *out)
     default:
         return -1;
     }
-    if (*end != '\0' || v > 3650ull * 86400 / unit)
+    if (*end != '\0' || v > 3650LL * 86400 / unit)
         return -1;
     *out = (uint64_t)(v * unit);
     return 0;
@@ -146,11 +155,9 @@ static int opt_set(struct config *c, const struct opt *o, const char *val, const
         memcpy(base, &val, sizeof(val));
         return 0;
     case OPT_UINT: {
-        char *end;
-        unsigned long u;
-        errno = 0;
-        u = isdigit((unsigned char)val[0]) ? strtoul(val, &end, 10) : (end = (char *)val, 0);
-        if (errno != 0 || *end != '\0' || end == val || u > 1000000) {
+        const char *end;
+        int64_t u;
+        if (leading_uint(val, 1000000, &u, &end) != 0 || *end != '\0') {
             log_line(LOG_PROGRAM, "%s: %s is not a count", from, val);
             return -1;
         }
@@ -358,10 +365,9 @@ int config_parse(struct config *c, int argc, char **argv)
 int config_listen_split(const char *listen, char *host, size_t hostcap, unsigned *port)
 {
     const char *colon = strrchr(listen, ':');
-    const char *h = listen;
+    const char *h = listen, *end;
     size_t hl;
-    char *end;
-    unsigned long p;
+    int64_t p;
 
     if (colon == NULL)
         return -1;
@@ -374,9 +380,7 @@ int config_listen_split(const char *listen, char *host, size_t hostcap, unsigned
         return -1;
     memcpy(host, h, hl);
     host[hl] = '\0';
-    errno = 0;
-    p = strtoul(colon + 1, &end, 10);
-    if (errno != 0 || end == colon + 1 || *end != '\0' || p > 65535)
+    if (leading_uint(colon + 1, 65535, &p, &end) != 0 || *end != '\0')
         return -1;
     *port = (unsigned)p;
     return 0;

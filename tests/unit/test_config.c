@@ -118,12 +118,46 @@ static void test_byte_flags(void **state)
     assert_int_equal(config_parse(&c, 5, huge), -1);
 }
 
+/* Counts, durations and ports share one number reader: digits only, bounded, all of it. */
+static void test_numbers(void **state)
+{
+    static const char *bad_counts[] = {
+        "+4", " 4", "4 ", "4x", "", "-1", "1000001", "1e3", "99999999999999999999"};
+    char *argv[] = {"tpuplan-server", "--database-url", "x", "--max-per-ip", NULL};
+    struct config c;
+    char host[64];
+    unsigned port;
+    uint64_t d;
+
+    (void)state;
+    argv[4] = "1000000";
+    assert_int_equal(config_parse(&c, 5, argv), 0);
+    assert_int_equal(c.max_per_ip, 1000000);
+    for (size_t i = 0; i < sizeof(bad_counts) / sizeof(bad_counts[0]); i++) {
+        argv[4] = (char *)bad_counts[i];
+        if (config_parse(&c, 5, argv) != -1)
+            fail_msg("--max-per-ip \"%s\" accepted", bad_counts[i]);
+    }
+    assert_int_equal(config_listen_split("h:65535", host, sizeof(host), &port), 0);
+    assert_int_equal(port, 65535);
+    assert_int_equal(config_listen_split("h:65536", host, sizeof(host), &port), -1);
+    assert_int_equal(config_listen_split("h:+80", host, sizeof(host), &port), -1);
+    assert_int_equal(config_listen_split("h: 80", host, sizeof(host), &port), -1);
+    assert_int_equal(config_listen_split("h:", host, sizeof(host), &port), -1);
+    assert_int_equal(config_listen_split("h:80x", host, sizeof(host), &port), -1);
+    assert_int_equal(config_parse_duration("3650d", &d), 0);
+    assert_true(d == 3650ull * 86400);
+    assert_int_equal(config_parse_duration("315360001", &d), -1); /* 3650 days + 1 s */
+    assert_int_equal(config_parse_duration("99999999999999999999s", &d), -1);
+    assert_int_equal(config_parse_duration("+5m", &d), -1);
+    assert_int_equal(config_parse_duration("5mm", &d), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config),
-        cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_byte_flags),
+        cmocka_unit_test(test_config),         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_byte_flags),     cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_per_job_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
