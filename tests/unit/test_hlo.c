@@ -18,6 +18,8 @@
 #include "planner/hlo_model.h"
 #include "planner/plan.h"
 
+#include "model_find.h"
+
 static const struct model_limits limits = {64u << 20, 32, 1000000, 1000000};
 
 /* A scheduled dump: '%' names, operand shapes, TPU layouts, a loop fusion, a constant,
@@ -90,22 +92,6 @@ static void import(const char *text, struct model *m)
     err_clear(&e);
     if (hlo_import(text, strlen(text), NULL, &limits, m, &e) != ERR_OK)
         fail_msg("%s", e.msg);
-}
-
-static const struct model_tensor *tensor(const struct model *m, const char *name)
-{
-    for (size_t i = 0; i < m->n; i++)
-        if (strcmp(m->tensors[i].name, name) == 0)
-            return &m->tensors[i];
-    fail_msg("no tensor %s", name);
-    return NULL;
-}
-
-static void assert_live(const struct model_tensor *t, int64_t s, int64_t e)
-{
-    if (t->live_start != s || t->live_end != e)
-        fail_msg("%s: live [%lld, %lld), wanted [%lld, %lld)", t->name, (long long)t->live_start,
-                 (long long)t->live_end, (long long)s, (long long)e);
 }
 
 static uint64_t peak_of(const char *text)

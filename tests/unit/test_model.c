@@ -17,6 +17,8 @@
 #include "planner/lifetime.h"
 #include "planner/model.h"
 
+#include "model_find.h"
+
 static const struct model_limits limits = {64u << 20, 32, 1000, 1000};
 
 static void parse_ok(const char *json, struct model *m)
@@ -96,21 +98,9 @@ static void test_sharding(void **state)
     model_free(&m);
 }
 
-static struct model_tensor *find(struct model *m, const char *name)
-{
-    for (size_t i = 0; i < m->n; i++)
-        if (strcmp(m->tensors[i].name, name) == 0)
-            return &m->tensors[i];
-    fail_msg("no tensor %s", name);
-    return NULL;
-}
-
 static void expect_live(struct model *m, const char *name, int64_t s, int64_t e)
 {
-    struct model_tensor *t = find(m, name);
-    if (t->live_start != s || t->live_end != e)
-        fail_msg("%s: live [%lld, %lld), expected [%lld, %lld)", name, (long long)t->live_start,
-                 (long long)t->live_end, (long long)s, (long long)e);
+    assert_live(tensor(m, name), s, e);
 }
 
 static void test_lifetimes(void **state)

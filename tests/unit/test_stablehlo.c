@@ -19,6 +19,8 @@
 #include "planner/plan.h"
 #include "planner/stablehlo.h"
 
+#include "model_find.h"
+
 static const struct model_limits limits = {64u << 20, 32, 1000000, 1000000};
 
 /* tests/data/hlo/jax_while_call.mlir */
@@ -75,22 +77,6 @@ static void import(const char *text, struct model *m)
     /* the chip plan_run uses by default, so sizes agree with the plan's peak */
     if (stablehlo_import(text, strlen(text), chip_default(), &limits, m, &e) != ERR_OK)
         fail_msg("%s", e.msg);
-}
-
-static const struct model_tensor *tensor(const struct model *m, const char *name)
-{
-    for (size_t i = 0; i < m->n; i++)
-        if (strcmp(m->tensors[i].name, name) == 0)
-            return &m->tensors[i];
-    fail_msg("no tensor %s", name);
-    return NULL;
-}
-
-static void assert_live(const struct model_tensor *t, int64_t s, int64_t e)
-{
-    if (t->live_start != s || t->live_end != e)
-        fail_msg("%s: live [%lld, %lld), wanted [%lld, %lld)", t->name, (long long)t->live_start,
-                 (long long)t->live_end, (long long)s, (long long)e);
 }
 
 /* Entry steps: 0 arg0, 1 arg1, 2 %0, 3 %1, 4 %2, 5 %c, 6 the while's init tuple, 7 the while,
