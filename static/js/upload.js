@@ -2,10 +2,10 @@
 // its header is read and sent) or a MiniMalloc CSV, choose chip and strategies, POST it to
 // /api/v1/plans, follow the job until it is done, then open the plan page.
 
-import { el, $, fmtBytes, fmtInt, apiGet, apiPost, appUrl, planUrl, retryAfter, sleep, statusBadge } from './util.js';
+import { el, $, fmtBytes, fmtInt, apiGet, apiPost, apiKey, setApiKey, isKeyProblem, appUrl, planUrl, retryAfter, sleep, statusBadge } from './util.js';
 import { readSafetensorsHeader, detectFormat } from './safetensors.js';
 
-const FIELDS = ['file', 'name', 'chip', 'strategies', 'capacity', 'time_limit', 'xla_assignment', 'xla_report'];
+const FIELDS = ['file', 'name', 'chip', 'strategies', 'capacity', 'time_limit', 'xla_assignment', 'xla_report', 'api_key'];
 // Canonical chip names from server/planner/chip.h, used only when the server offers no chip
 // list; the usable HBM of each chip then comes back in the plan result.
 const FALLBACK_CHIPS = ['v2', 'v3', 'v4', 'v5e', 'v5p', 'v6e', 'v7'];
@@ -23,6 +23,14 @@ function clearErrors() {
 
 // Puts an API problem next to the field its `where` names (model errors go to the file).
 function showProblem(err) {
+    if (isKeyProblem(err)) {
+        // Under --require-key: ask for the key where it is typed, then the user resubmits.
+        showKeyField();
+        $('#err-api_key').textContent = err.detail;
+        $('#api_key').classList.add('invalid');
+        $('#api_key').focus();
+        return;
+    }
     const where = (err.where || '').toLowerCase();
     let field = 'file';
     // A parameter problem without `where` names its field first ("capacity must be ...").
@@ -35,6 +43,11 @@ function showProblem(err) {
     const text = err.detail + (err.where && field === 'file' && where !== 'file' ? `\n(at ${err.where})` : '');
     $('#err-' + field).textContent = text;
     (field === 'file' ? $('#drop') : $('#' + field) || $('#drop')).classList.add('invalid');
+}
+
+// The API key field is shown once the server has asked for a key (or one is kept already).
+function showKeyField() {
+    $('#api_key-field').classList.remove('hidden');
 }
 
 async function pick(file) {
@@ -99,6 +112,7 @@ async function submit(ev) {
     }
     const tl = $('#time_limit').value.trim();
     if (tl) form.append('time_limit', tl);
+    if (!$('#api_key-field').classList.contains('hidden')) setApiKey($('#api_key').value.trim());
 
     const button = $('#submit');
     button.disabled = true;
@@ -244,5 +258,9 @@ function wire() {
 }
 
 wire();
+if (apiKey()) {
+    $('#api_key').value = apiKey();
+    showKeyField();
+}
 loadChips();
 loadRecent(true);

@@ -89,8 +89,35 @@ export async function apiGet(url) {
     return { body: await res.json(), res };
 }
 
+// The API key a server under --require-key wants on every submission (README "API keys":
+// Authorization: Bearer tpk_...), kept for this tab only: sessionStorage is gone when the tab
+// closes and is never sent anywhere but with the dashboard's own POSTs.
+const KEY_ITEM = 'tpuplan.apikey';
+export function apiKey() {
+    try {
+        return sessionStorage.getItem(KEY_ITEM) || '';
+    } catch {
+        return ''; // storage disabled: no key kept
+    }
+}
+export function setApiKey(key) {
+    try {
+        if (key) sessionStorage.setItem(KEY_ITEM, key);
+        else sessionStorage.removeItem(KEY_ITEM);
+    } catch {
+        // storage disabled: the key is sent with this submission only
+    }
+}
+// Whether an API error is the server asking for an API key (401 key-required, 403 key-revoked).
+export function isKeyProblem(err) {
+    return (err.status === 401 || err.status === 403) && /\/problems\/key-[a-z]+$/.test(err.problem?.type || '');
+}
+
+// POSTs are submissions (a plan, a what-if): they carry the API key when one is kept.
 export async function apiPost(url, body, headers) {
-    const res = await fetch(url, { method: 'POST', body, headers: { Accept: 'application/json', ...headers } });
+    const key = apiKey();
+    const auth = key ? { Authorization: 'Bearer ' + key } : {};
+    const res = await fetch(url, { method: 'POST', body, headers: { Accept: 'application/json', ...auth, ...headers } });
     if (!res.ok) throw await problemError(res);
     return { body: await res.json(), res };
 }

@@ -2,7 +2,7 @@
 // pattern, and any others as JSON) POSTed to /api/v1/plans/{id}/whatif; the new plan's page
 // opens when it is planned, and it links back here (plan.js shows the parent).
 
-import { $, apiPost, appUrl } from './util.js';
+import { $, apiPost, appUrl, isKeyProblem } from './util.js';
 
 // The overrides the form describes; throws with a message naming the field when bad.
 function overrides() {
@@ -48,7 +48,8 @@ export function wireWhatif(plan, id) {
             const { body: child } = await apiPost(appUrl('/api/v1/plans/' + encodeURIComponent(id) + '/whatif'), body, { 'Content-Type': 'application/json', Prefer: 'wait=30' });
             location.assign(appUrl('/p/' + encodeURIComponent(child.id)));
         } catch (e) {
-            err.textContent = (e.detail || String(e)) + (e.where ? ` (at ${e.where})` : '');
+            err.textContent = (e.detail || String(e)) + (e.where ? ` (at ${e.where})` : '') +
+                (isKeyProblem(e) ? ' Enter the API key in the upload form (it is kept for this tab).' : '');
             $('#wi-run').disabled = false;
         }
     });

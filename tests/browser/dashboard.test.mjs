@@ -1,4 +1,4 @@
-// dashboard.test.mjs BASE TMPDIR CHROMIUM [PREFIXED] - the dashboard end to end in real Chromium against
+// dashboard.test.mjs BASE TMPDIR CHROMIUM [PREFIXED [KEYED KEY]] - the dashboard end to end in real Chromium against
 // a running bin/tpuplan-server (tests/browser/run.sh starts it). Prints TAP; exits 1 when a
 // test fails. Tests run in order and share one browser; later ones use the plan the upload
 // test created, so a failure early may cascade (the first "not ok" is the one to read).
@@ -12,7 +12,8 @@ import { makeResult, summaryView, layoutView, writeSafetensors } from './fixture
 
 // PREFIXED: a second server on the same database with --base-path /tpuplan (its URL ends
 // in /tpuplan), for the test that the dashboard works behind a reverse proxy's path.
-const [base, tmp, executablePath, prefixed] = process.argv.slice(2);
+// KEYED, KEY: a third with --require-key, and an API key it accepts.
+const [base, tmp, executablePath, prefixed, keyed, apiKey] = process.argv.slice(2);
 const here = new URL('.', import.meta.url).pathname;
 const artifacts = join(here, '../artifacts');
 const fixture = (name) => join(here, 'fixtures', name);
@@ -897,6 +898,51 @@ test('the diff page works under a base path (behind a reverse proxy)', async () 
     const href = await page.getAttribute('#link-a', 'href');
     assert(href === new URL(prefixed).pathname + '/p/' + ids[0], 'link to plan a: ' + href);
     await page.context().close();
+});
+
+test('under --require-key the upload form asks for the API key on the 401, sends it as Authorization: Bearer and keeps it for the tab only', async () => {
+    assert(keyed && /^tpk_/.test(apiKey || ''), 'run.sh passes no --require-key server and key');
+    const page = await newPage();
+    const isPost = (r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/v1/plans';
+    await page.goto(keyed + '/');
+    assert(await page.isHidden('#api_key-field'), 'the API key field is shown before the server asked for a key');
+    await page.setInputFiles('#file', fixture('model.json'));
+    await page.waitForFunction(() => /model description/.test(document.querySelector('#file-info').textContent));
+    let answered = page.waitForResponse(isPost);
+    await page.click('#submit');
+    let res = await answered;
+    assert(res.status() === 401 && !res.request().headers().authorization, `first submission: ${res.status()}, ${res.request().headers().authorization}`);
+    await page.waitForSelector('#api_key-field:not(.hidden)', { timeout: 5000 });
+    const err = await page.textContent('#err-api_key');
+    assert(/API key/.test(err), 'the 401 is not shown at the key field: ' + JSON.stringify(err));
+    assert((await page.textContent('#err-file')) === '' && (await page.textContent('#err-general')) === '', 'the 401 shown elsewhere too');
+    // A key the server does not know: 401 again, at the same field.
+    await page.fill('#api_key', 'tpk_AAAAAAAA_' + 'A'.repeat(43));
+    answered = page.waitForResponse(isPost);
+    await page.click('#submit');
+    res = await answered;
+    assert(res.status() === 401 && res.request().headers().authorization === 'Bearer tpk_AAAAAAAA_' + 'A'.repeat(43), 'unknown key: ' + res.status());
+    await page.waitForFunction(() => /API key/.test(document.querySelector('#err-api_key').textContent), null, { timeout: 5000 });
+    // The key: the plan is accepted and its page opens.
+    await page.fill('#api_key', apiKey);
+    answered = page.waitForResponse(isPost);
+    await page.click('#submit');
+    res = await answered;
+    assert(res.status() === 201 || res.status() === 202, 'with the key: ' + res.status());
+    assert(res.request().headers().authorization === 'Bearer ' + apiKey, 'the key is not sent as Authorization: Bearer');
+    await waitPlanPage(page);
+    assert((await page.textContent('#plan-name')) === model.name, 'plan name');
+    // Kept for this tab (sessionStorage): the upload page shows it again, filled in; never in localStorage.
+    await page.goto(keyed + '/');
+    assert(await page.isVisible('#api_key-field'), 'the key field is hidden again in the same tab');
+    assert((await page.inputValue('#api_key')) === apiKey, 'the key is not kept for the tab');
+    assert((await page.evaluate(() => JSON.stringify(localStorage).includes('tpk_'))) === false, 'the key is in localStorage');
+    await page.context().close();
+    // A new context (a new tab of another session) starts without it.
+    const fresh = await newPage();
+    await fresh.goto(keyed + '/');
+    assert(await fresh.isHidden('#api_key-field'), 'a fresh session shows the key field unasked');
+    await fresh.context().close();
 });
 
 test('no page errors, console errors or CSP violations on any page', async () => {

@@ -9,13 +9,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/server.sh
 
-SERVER=${TPUPLAN_SERVER:-bin/tpuplan-server}
+server_init browser
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-tmp=$(mktemp -d /tmp/tpuplan-browser.XXXXXX)
-pid=""
-pid2=""
-
-trap 'if [ -n "$pid2" ]; then kill -TERM "$pid2" 2>/dev/null; fi; server_cleanup' EXIT
 
 bail() {
     echo "Bail out! $*"
@@ -30,25 +25,25 @@ if [ ! -d tests/browser/node_modules/playwright-core ]; then
         bail "npm ci failed: $(tail -3 "$tmp/npm.log")"
 fi
 
-DATABASE_URL=$(tests/pg.sh start "$tmp/pg" 2>"$tmp/pg.err") ||
-    bail "cannot start PostgreSQL: $(tail -3 "$tmp/pg.err")"
-export DATABASE_URL
-"$SERVER" --listen 127.0.0.1:0 --static static --workers 2 --executors 2 --http-threads 2 \
-    >"$tmp/server.log" 2>&1 &
-pid=$!
-port=$(server_port "$tmp/server.log" "$pid")
-[ -n "$port" ] || bail "server did not start: $(tail -5 "$tmp/server.log")"
-base="http://127.0.0.1:$port"
+server_db
+server_start server --static static --workers 2 --executors 2 --http-threads 2
+base1=$base
+pid1=$pid
 # A second server on the same database, under a base path as behind a reverse proxy, and
 # keeping plans 30 days (the plan page shows the expiry date).
-"$SERVER" --listen 127.0.0.1:0 --static static --workers 1 --executors 1 --http-threads 1 \
-    --base-path /tpuplan --retain 30d >"$tmp/server2.log" 2>&1 &
-pid2=$!
-port2=$(server_port "$tmp/server2.log" "$pid2")
-[ -n "$port2" ] || bail "second server did not start: $(tail -5 "$tmp/server2.log")"
+server_start server2 --static static --workers 1 --executors 1 --http-threads 1 \
+    --base-path /tpuplan --retain 30d
+base2=$base
+pid2=$pid
+# A third under --require-key, and a key for it (the same database): the upload form asks
+# for the key and sends it.
+key=$("$SERVER" key create browser 2>"$tmp/key.err") || bail "key create failed: $(tail -3 "$tmp/key.err")"
+server_start server3 --static static --workers 1 --executors 1 --http-threads 1 --require-key
+base3=$base
+pid=$pid1
 
 mkdir -p tests/artifacts
-node tests/browser/dashboard.test.mjs "$base" "$tmp" "$CHROMIUM" "http://127.0.0.1:$port2/tpuplan"
+node tests/browser/dashboard.test.mjs "$base1" "$tmp" "$CHROMIUM" "$base2/tpuplan" "$base3" "$key"
 rc=$?
 kill -TERM "$pid2" 2>/dev/null
 wait "$pid2" 2>/dev/null
