@@ -67,7 +67,7 @@ fi
 user=$(podman image inspect --format '{{.Config.User}}' "$IMAGE")
 check "the image runs as a non-root user ($user)" eval '[ -n "$user" ] && [ "$user" != 0 ] && [ "$user" != root ]'
 hc=$(podman image inspect --format '{{json .Config.Healthcheck}}' "$IMAGE" 2>/dev/null)
-check "the image has a HEALTHCHECK" eval 'echo "$hc" | grep -q healthz'
+check "the image has a HEALTHCHECK" eval 'echo "$hc" | grep -q /app/bin/healthcheck'
 
 # ---- run against a throwaway PostgreSQL ----
 server_db

@@ -127,9 +127,10 @@ hdr() { grep -i "^$1:" "$tmp/h" | head -1 | cut -d: -f2- | sed 's/^ *//; s/\r$//
 jstr() { grep -o "\"$1\" *: *\"[^\"]*\"" "$tmp/b" | head -1 | sed 's/.*: *"\(.*\)"/\1/'; }
 body_has() { grep -q -- "$1" "$tmp/b"; }
 is() { [ "$status" = "$1" ]; }
-# problem STATUS SLUG: a problem+json body of that status and type.
+# problem STATUS SLUG: a problem+json body of that status and type ($problem_base: the
+# server's --base-path, which prefixes the type).
 problem() {
     is "$1" && hdr Content-Type | grep -q '^application/problem+json' &&
-        body_has "\"type\":\"/problems/$2\"" && body_has "\"status\":$1"
+        body_has "\"type\":\"${problem_base:-}/problems/$2\"" && body_has "\"status\":$1"
 }
 sql() { psql "$DATABASE_URL" -X -Atc "$1" 2>>"$tmp/psql.err"; }

@@ -419,7 +419,7 @@ static void api_plan_delete(struct store *st, struct request *r)
         return;
     }
     if (token == NULL) {
-        resp = response_problem(PROBLEM_UNAUTHORIZED,
+        resp = response_problem(PROBLEM_UNAUTHORIZED, r->srv->cfg->base_path,
                                 "Send the manage token returned at creation as "
                                 "Authorization: Bearer TOKEN.",
                                 NULL, NULL);
@@ -751,7 +751,7 @@ static void plan_submit(struct store *st, struct request *r, const struct submit
     if (rc != 0) {
         int status;
         size_t len = 0;
-        char *pj = problem_from_err(&e, instance, &status, &len);
+        char *pj = problem_from_err(&e, cfg->base_path, instance, &status, &len);
         request_reply(r, status, pj != NULL ? response_take(pj, len, PROBLEM_MEDIA_TYPE) : NULL);
         return;
     }

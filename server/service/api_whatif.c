@@ -30,7 +30,7 @@ static int reply_err(struct request *r, const struct err *e)
     char *pj;
 
     snprintf(instance, sizeof(instance), "/api/v1/plans/%s/whatif", r->route.plan_id);
-    pj = problem_from_err(e, instance, &status, &len);
+    pj = problem_from_err(e, r->srv->cfg->base_path, instance, &status, &len);
     request_reply(r, status, pj != NULL ? response_take(pj, len, PROBLEM_MEDIA_TYPE) : NULL);
     return -1;
 }

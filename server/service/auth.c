@@ -6,10 +6,12 @@
 #include "service/apikey.h"
 #include "service/metrics.h"
 #include "service/response.h"
+#include "service/server.h"
 
 static void reply_401(struct request *r, const char *detail)
 {
-    struct MHD_Response *resp = response_problem(PROBLEM_KEY_REQUIRED, detail, NULL, NULL);
+    struct MHD_Response *resp =
+        response_problem(PROBLEM_KEY_REQUIRED, r->srv->cfg->base_path, detail, NULL, NULL);
 
     if (resp != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"tpuplan\"");

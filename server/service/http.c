@@ -102,7 +102,7 @@ static enum MHD_Result req_queue(struct request *r, int status, struct MHD_Respo
 
 static enum MHD_Result req_problem(struct request *r, enum problem_id id, const char *detail)
 {
-    struct MHD_Response *resp = response_problem(id, detail, NULL, NULL);
+    struct MHD_Response *resp = response_problem(id, r->srv->cfg->base_path, detail, NULL, NULL);
 
     if (resp != NULL && id == PROBLEM_METHOD_NOT_ALLOWED && r->route.allow != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->route.allow);
@@ -368,7 +368,7 @@ static bool rate_limited(struct request *r, enum MHD_Result *ret)
              "%s has sent more than %u plan submissions a minute (bursts of %u); retry in %u s.",
              addr, r->srv->cfg->rate_limit, r->srv->cfg->rate_burst, wait);
     snprintf(secs, sizeof(secs), "%u", wait);
-    resp = response_problem(PROBLEM_RATE_LIMITED, d, NULL, "/api/v1/plans");
+    resp = response_problem(PROBLEM_RATE_LIMITED, r->srv->cfg->base_path, d, NULL, "/api/v1/plans");
     if (resp != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
     *ret = req_queue(r, problem_types[PROBLEM_RATE_LIMITED].status, resp);
@@ -490,9 +490,9 @@ static enum MHD_Result post_end(struct request *r)
             snprintf(d, sizeof(d),
                      "The safetensors header declares %llu bytes but only %zu arrived.",
                      (unsigned long long)(r->body.want - 8), r->body.len - 8);
-        return req_queue(
-            r, problem_types[PROBLEM_TRUNCATED_SAFETENSORS].status,
-            response_problem(PROBLEM_TRUNCATED_SAFETENSORS, d, "header", "/api/v1/plans"));
+        return req_queue(r, problem_types[PROBLEM_TRUNCATED_SAFETENSORS].status,
+                         response_problem(PROBLEM_TRUNCATED_SAFETENSORS, r->srv->cfg->base_path, d,
+                                          "header", "/api/v1/plans"));
     }
     return req_submit(r);
 }

@@ -51,6 +51,7 @@ struct slot {
 struct jobs {
     char *conninfo;
     char *name;
+    const char *base_path; /* jobs_config's; "" when none */
     struct plan_limits limits;
     int lease_ms, renew_ms, poll_ms, max_attempts, abandon_ms;
     void (*on_done)(const char *plan_id, const struct store_plan *plan, void *arg);
@@ -106,9 +107,9 @@ static bool flag(struct jobs *j, const bool *f)
 }
 
 /* Problem JSON for a planner failure (caller frees; NULL on OOM). */
-static char *job_problem(const struct err *e)
+static char *job_problem(const struct jobs *j, const struct err *e)
 {
-    return problem_from_err(e, NULL, NULL, NULL);
+    return problem_from_err(e, j->base_path, NULL, NULL, NULL);
 }
 
 /* Runs one claimed job, already registered in sl, and stores its outcome. */
@@ -148,7 +149,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     if (rc != 0) {
         free(json);
         json = NULL;
-        problem = job_problem(&e);
+        problem = job_problem(j, &e);
     }
     for (;;) {
         rc = store_job_finish(st, job, json, json ? &views : NULL, problem, json ? &sum : NULL,
@@ -170,7 +171,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
             json = NULL;
             err_set(&e, ERR_INTERNAL, NULL, "the planner's result for plan %s could not be stored",
                     job->plan_id);
-            problem = job_problem(&e);
+            problem = job_problem(j, &e);
             continue;
         }
         if (rc != STORE_UNAVAILABLE) {
@@ -336,7 +337,7 @@ static void *coord_main(void *p)
                  "Planning stopped %d times because the server running it stopped; the plan "
                  "is not retried again",
                  j->max_attempts);
-        gaveup = problem_json(PROBLEM_INTERNAL, detail, NULL, NULL, NULL);
+        gaveup = problem_json(PROBLEM_INTERNAL, j->base_path, detail, NULL, NULL, NULL);
     }
     if (toks == NULL || ptrs == NULL || gaveup == NULL) {
         log_line("jobs", "coordinator: out of memory; leases will not be renewed");
@@ -441,6 +442,7 @@ struct jobs *jobs_start(const struct jobs_config *c, char *errbuf, size_t cap)
     j->max_attempts = c->max_attempts > 0 ? c->max_attempts : DEFAULT_ATTEMPTS;
     j->on_done = c->on_done;
     j->arg = c->arg;
+    j->base_path = c->base_path != NULL ? c->base_path : "";
     if (c->limits)
         j->limits = *c->limits;
     else

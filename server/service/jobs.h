@@ -27,15 +27,17 @@
 struct store_plan;
 
 struct jobs_config {
-    const char *conninfo; /* libpq conninfo; copied */
-    unsigned workers;     /* planner threads; 0: online cores */
-    int lease_ms;         /* lease length; 0: 15000 */
-    int renew_ms;         /* lease renewal period; 0: lease_ms / 3 */
-    int poll_ms;          /* idle poll fallback; 0: 1000 */
-    int max_attempts;     /* claims before a plan fails for good; 0: 5 */
-    int abandon_ms;       /* jobs_stop: how long a plan_run() still running after the grace
-                           * may take before its thread is abandoned; 0: 3000 */
-    const char *name;     /* instance name for jobs.locked_by; NULL: "host:pid"; copied */
+    const char *conninfo;  /* libpq conninfo; copied */
+    unsigned workers;      /* planner threads; 0: online cores */
+    int lease_ms;          /* lease length; 0: 15000 */
+    int renew_ms;          /* lease renewal period; 0: lease_ms / 3 */
+    int poll_ms;           /* idle poll fallback; 0: 1000 */
+    int max_attempts;      /* claims before a plan fails for good; 0: 5 */
+    int abandon_ms;        /* jobs_stop: how long a plan_run() still running after the grace
+                            * may take before its thread is abandoned; 0: 3000 */
+    const char *name;      /* instance name for jobs.locked_by; NULL: "host:pid"; copied */
+    const char *base_path; /* --base-path, prefixed to the type of a stored failure's problem
+                            * (problem.h); NULL: ""; borrowed, outlives the pool */
     const struct plan_limits *limits; /* NULL: plan_limits_default(); copied */
     /*
      * Called with the id of each plan that finished (done or failed): right after this

@@ -142,6 +142,7 @@ static int serve(const struct config *cfg, const sigset_t *sigs)
         goto out_cache;
     }
     jc.conninfo = cfg->database_url;
+    jc.base_path = cfg->base_path;
     jc.workers = cfg->workers;
     config_plan_limits(cfg, &limits);
     jc.limits = &limits; /* copied */

@@ -62,12 +62,26 @@ static void obj_add_str(struct json_object *o, const char *key, const char *val)
         json_object_object_add(o, key, json_object_new_string(val));
 }
 
-char *problem_json(enum problem_id id, const char *detail, const char *where, const char *instance,
-                   size_t *len)
+/* Adds key: base + path (both may be NULL; nothing when path is). 0, or -1 out of memory. */
+static int obj_add_path(struct json_object *o, const char *key, const char *base, const char *path)
+{
+    char *s;
+
+    if (path == NULL || path[0] == '\0')
+        return 0;
+    if (asprintf(&s, "%s%s", base != NULL ? base : "", path) < 0)
+        return -1;
+    obj_add_str(o, key, s);
+    free(s);
+    return 0;
+}
+
+char *problem_json(enum problem_id id, const char *base, const char *detail, const char *where,
+                   const char *instance, size_t *len)
 {
     const struct problem_type *t = &problem_types[id];
     struct json_object *o = json_object_new_object();
-    char type[96];
+    char type[64];
     char *out = NULL;
     const char *txt;
     size_t n = 0;
@@ -75,12 +89,14 @@ char *problem_json(enum problem_id id, const char *detail, const char *where, co
     if (o == NULL)
         goto out;
     snprintf(type, sizeof(type), "/problems/%s", t->slug);
-    obj_add_str(o, "type", type);
+    if (obj_add_path(o, "type", base, type) != 0)
+        goto out;
     obj_add_str(o, "title", t->title);
     json_object_object_add(o, "status", json_object_new_int(t->status));
     obj_add_str(o, "detail", detail);
     obj_add_str(o, "where", where);
-    obj_add_str(o, "instance", instance);
+    if (obj_add_path(o, "instance", base, instance) != 0)
+        goto out;
     txt = json_object_to_json_string_length(
         o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
     if (txt == NULL)
@@ -118,7 +134,8 @@ enum problem_id problem_for_err(int code)
     }
 }
 
-char *problem_from_err(const struct err *e, const char *instance, int *status, size_t *len)
+char *problem_from_err(const struct err *e, const char *base, const char *instance, int *status,
+                       size_t *len)
 {
     enum problem_id id = problem_for_err(e->code);
 
@@ -128,5 +145,5 @@ char *problem_from_err(const struct err *e, const char *instance, int *status, s
         id = PROBLEM_MALFORMED_INPUT;
     if (status != NULL)
         *status = problem_types[id].status;
-    return problem_json(id, e->msg, e->where, instance, len);
+    return problem_json(id, base, e->msg, e->where, instance, len);
 }

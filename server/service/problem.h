@@ -1,8 +1,10 @@
 /*
  * problem.h - RFC 9457 problem details (application/problem+json) for every error reply.
  *
- * Problem types are relative URIs "/problems/<slug>" (resolved against the server's own
- * origin), e.g. "/problems/invalid-model"; static/openapi.json lists every slug. Besides
+ * Problem types are relative URIs "BASE/problems/<slug>" (resolved against the server's own
+ * origin; BASE is its --base-path, "" by default), e.g. "/problems/invalid-model" or behind a
+ * proxy "/tpuplan/problems/invalid-model"; static/openapi.json lists every slug. The
+ * `instance` (a path of the API) carries the same prefix. Besides
  * the standard members (type, title, status, detail, instance) a problem may carry `where`:
  * the planner's machine-readable location of the offending field ("tensors[3].shape[1]").
  *
@@ -80,20 +82,22 @@ extern const struct problem_type problem_types[PROBLEM_COUNT];
 
 /*
  * Returns the problem document of entry id as a malloc'd NUL-terminated string (caller
- * frees), its length in *len when len is not NULL, or NULL when out of memory. detail, where
- * and instance may be NULL (then omitted).
+ * frees), its length in *len when len is not NULL, or NULL when out of memory. base (the
+ * server's --base-path, borrowed) prefixes the type and the instance; base, detail, where and
+ * instance may be NULL (then omitted; base NULL is "").
  */
-char *problem_json(enum problem_id id, const char *detail, const char *where, const char *instance,
-                   size_t *len);
+char *problem_json(enum problem_id id, const char *base, const char *detail, const char *where,
+                   const char *instance, size_t *len);
 
 /* The entry for a planner error code (enum err_code). Invalid and semantically wrong inputs
  * are 422; resource exhaustion and bugs are 500 or 503. */
 enum problem_id problem_for_err(int code);
 
-/* problem_json() for a planner error: detail = e->msg, where = e->where. *status receives
- * the HTTP status when status is not NULL: problem_for_err()'s, except that ERR_INVALID
+/* problem_json() for a planner error: detail = e->msg, where = e->where, base as there. *status
+ * receives the HTTP status when status is not NULL: problem_for_err()'s, except that ERR_INVALID
  * without a location (a syntax error: the planner names no field) is 400 malformed-input.
  * Caller frees the result. */
-char *problem_from_err(const struct err *e, const char *instance, int *status, size_t *len);
+char *problem_from_err(const struct err *e, const char *base, const char *instance, int *status,
+                       size_t *len);
 
 #endif

@@ -146,5 +146,6 @@ void request_reply(struct request *r, int status, struct MHD_Response *resp)
 
 void request_reply_problem(struct request *r, enum problem_id id, const char *detail)
 {
-    request_reply(r, problem_types[id].status, response_problem(id, detail, NULL, NULL));
+    request_reply(r, problem_types[id].status,
+                  response_problem(id, r->srv->cfg->base_path, detail, NULL, NULL));
 }

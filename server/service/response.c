@@ -42,11 +42,11 @@ struct MHD_Response *response_copy(const char *body, size_t len, const char *cty
         MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY), ctype);
 }
 
-struct MHD_Response *response_problem(enum problem_id id, const char *detail, const char *where,
-                                      const char *instance)
+struct MHD_Response *response_problem(enum problem_id id, const char *base, const char *detail,
+                                      const char *where, const char *instance)
 {
     size_t len = 0;
-    char *p = problem_json(id, detail, where, instance, &len);
+    char *p = problem_json(id, base, detail, where, instance, &len);
     struct MHD_Response *resp;
 
     if (p == NULL)

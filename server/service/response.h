@@ -29,9 +29,10 @@ struct MHD_Response *response_take(char *body, size_t len, const char *ctype);
 /* A response copying a static or borrowed buffer. */
 struct MHD_Response *response_copy(const char *body, size_t len, const char *ctype);
 
-/* An application/problem+json response for catalogue entry id (see problem.h), with the
- * entry's Retry-After when it has one. Queue it with problem_types[id].status. */
-struct MHD_Response *response_problem(enum problem_id id, const char *detail, const char *where,
-                                      const char *instance);
+/* An application/problem+json response for catalogue entry id (see problem.h; base is the
+ * server's --base-path), with the entry's Retry-After when it has one. Queue it with
+ * problem_types[id].status. */
+struct MHD_Response *response_problem(enum problem_id id, const char *base, const char *detail,
+                                      const char *where, const char *instance);
 
 #endif

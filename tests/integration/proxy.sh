@@ -62,12 +62,19 @@ unhold() {
 server_db
 server_start server --workers 1 --executors 2 --http-threads 2 --max-per-ip 2 \
     --trusted-proxy 127.0.0.2 --trusted-proxy 10.0.0.0/8 --base-path /tpuplan/
+problem_base=/tpuplan # every problem below must say type /tpuplan/problems/...
 
 # ---- the base path ----
 req 127.0.0.1 GET /tpuplan/healthz
 check "GET /tpuplan/healthz is 200 under --base-path /tpuplan/" is 200
 check "the server says where it listens, with the base path" \
     grep -q "listening on http://127.0.0.1:$port/tpuplan/" "$tmp/server.log"
+TPUPLAN_LISTEN=0.0.0.0:$port TPUPLAN_BASE_PATH=/tpuplan/ TPUPLAN_TLS_CERT= docker/healthcheck.sh
+hc=$?
+check "the image's HEALTHCHECK command asks under TPUPLAN_BASE_PATH (exit $hc)" [ "$hc" = 0 ]
+TPUPLAN_LISTEN=127.0.0.1:$port TPUPLAN_BASE_PATH= TPUPLAN_TLS_CERT= docker/healthcheck.sh 2>/dev/null
+hc=$?
+check "... which it needs: /healthz outside the base path is not healthy (exit $hc)" [ "$hc" = 1 ]
 req 127.0.0.1 GET /healthz
 check "paths outside the base path are 404" problem 404 not-found
 req 127.0.0.1 GET /tpuplanx/healthz
@@ -93,6 +100,12 @@ check "a finished plan's links are under the base path" \
 req 127.0.0.1 GET '/tpuplan/api/v1/plans?limit=1'
 check "the list's next-page Link is under the base path" \
     eval 'is 200 && hdr Link | grep -q "^</tpuplan/api/v1/plans?limit=1&cursor="'
+req 127.0.0.1 POST /tpuplan/api/v1/plans -H 'Content-Type: application/json' \
+    --data '{"tensors":[{"name":"w","shape":[4,-1],"dtype":"f32"}]}'
+check "a model error's problem type and instance are under the base path" \
+    eval 'problem 422 invalid-model && body_has "\"instance\":\"/tpuplan/api/v1/plans\""'
+req 127.0.0.1 GET /tpuplan/api/v1/plans/nope
+check "a plan that does not exist: type /tpuplan/problems/not-found" problem 404 not-found
 req 127.0.0.1 GET "/tpuplan/p/$id"
 check "the share page is served under the base path" \
     eval 'is 200 && body_has "src=\"../js/plan.js\""'

@@ -55,6 +55,15 @@ check "a plan is submitted and finished over https" \
 status=$(curl -s -m 5 -o "$tmp/b" -w '%{http_code}' "http://127.0.0.1:$port/healthz")
 check "plain http on the https port gets no HTTP answer (curl: $status)" \
     eval '[ "$status" = 000 ] || [ "$status" = 400 ]'
+# The image's HEALTHCHECK command (docker/healthcheck.sh), with the settings a container
+# would give the server in its environment.
+TPUPLAN_LISTEN=0.0.0.0:$port TPUPLAN_TLS_CERT=$tmp/cert.pem docker/healthcheck.sh 2>"$tmp/hc.err"
+hc=$?
+check "the HEALTHCHECK command passes against the https server (exit $hc)" [ "$hc" = 0 ]
+TPUPLAN_LISTEN=0.0.0.0:$port TPUPLAN_TLS_CERT= docker/healthcheck.sh 2>"$tmp/hc.err"
+hc=$?
+check "... and plain HTTP to it fails, saying what it got (exit $hc)" \
+    eval '[ "$hc" = 1 ] && grep -q "healthcheck: GET /healthz on 127.0.0.1:$port" "$tmp/hc.err"'
 
 kill -TERM "$pid"
 wait "$pid"

@@ -93,7 +93,7 @@ static void test_per_job_limits(void **state)
     assert_int_equal(l.max_input_bytes, 1024);
     assert_int_equal(plan_validate(three, strlen(three), NULL, &l, &s, &e), ERR_LIMIT);
     assert_non_null(strstr(e.msg, "3 tensors; the limit is 2"));
-    pj = problem_from_err(&e, "/api/v1/plans", &status, &len);
+    pj = problem_from_err(&e, NULL, "/api/v1/plans", &status, &len);
     assert_non_null(pj);
     assert_int_equal(status, 422);
     assert_non_null(strstr(pj, "limit-exceeded"));

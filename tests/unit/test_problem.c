@@ -26,7 +26,7 @@ static void test_problem(void **state)
 
     (void)state;
     err_set(&e, ERR_INVALID, "tensors[3].shape[1]", "tensors[3] \"w\": dim -1 is negative");
-    p = problem_from_err(&e, "/api/v1/plans", &status, &len);
+    p = problem_from_err(&e, NULL, "/api/v1/plans", &status, &len);
     assert_non_null(p);
     assert_int_equal(status, 422);
     assert_int_equal(strlen(p), len);
@@ -45,7 +45,7 @@ static void test_problem(void **state)
     free(p);
     /* A syntax error has no location: 400. */
     err_set(&e, ERR_INVALID, "", "model: invalid JSON at line 1 column 2");
-    p = problem_from_err(&e, NULL, &status, NULL);
+    p = problem_from_err(&e, "", NULL, &status, NULL);
     assert_int_equal(status, 400);
     assert_non_null(strstr(p, "/problems/malformed-input"));
     assert_null(strstr(p, "\"where\""));
@@ -105,28 +105,39 @@ static void test_problem_bytes(void **state)
         "\"status\":503,\"detail\":\"Retry the request; another instance or a restarted one "
         "will answer it.\"}";
     size_t len = 0;
-    char *p = problem_json(PROBLEM_SHUTTING_DOWN, PROBLEM_SHUTTING_DOWN_DETAIL, NULL, NULL, &len);
+    char *p =
+        problem_json(PROBLEM_SHUTTING_DOWN, NULL, PROBLEM_SHUTTING_DOWN_DETAIL, NULL, NULL, &len);
     struct MHD_Response *resp;
+    struct err e;
 
     (void)state;
     assert_non_null(p);
     assert_string_equal(p, want);
     assert_int_equal(len, sizeof(want) - 1);
     free(p);
-    p = problem_json(PROBLEM_NO_SUCH_PLAN, NULL, "", "/x", NULL);
+    p = problem_json(PROBLEM_NO_SUCH_PLAN, "", NULL, "", "/x", NULL);
     assert_string_equal(p, "{\"type\":\"/problems/not-found\",\"title\":\"No such plan\","
                            "\"status\":404,\"instance\":\"/x\"}");
     free(p);
-    resp = response_problem(PROBLEM_DATABASE_UNAVAILABLE, "d", NULL, NULL);
+    /* Under --base-path /a/b the type and the instance are paths under it too. */
+    p = problem_json(PROBLEM_NO_SUCH_PLAN, "/a/b", NULL, NULL, "/api/v1/plans/x", NULL);
+    assert_string_equal(p, "{\"type\":\"/a/b/problems/not-found\",\"title\":\"No such plan\","
+                           "\"status\":404,\"instance\":\"/a/b/api/v1/plans/x\"}");
+    free(p);
+    err_set(&e, ERR_LIMIT, "tensors", "tensors: too many");
+    p = problem_from_err(&e, "/tpuplan", NULL, NULL, NULL);
+    assert_non_null(strstr(p, "\"type\":\"/tpuplan/problems/limit-exceeded\""));
+    free(p);
+    resp = response_problem(PROBLEM_DATABASE_UNAVAILABLE, "", "d", NULL, NULL);
     assert_non_null(resp);
     assert_string_equal(MHD_get_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER), "5");
     assert_string_equal(MHD_get_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE),
                         PROBLEM_MEDIA_TYPE);
     MHD_destroy_response(resp);
-    resp = response_problem(PROBLEM_SHUTTING_DOWN, NULL, NULL, NULL);
+    resp = response_problem(PROBLEM_SHUTTING_DOWN, NULL, NULL, NULL, NULL);
     assert_string_equal(MHD_get_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER), "1");
     MHD_destroy_response(resp);
-    resp = response_problem(PROBLEM_NOT_READY, NULL, NULL, NULL);
+    resp = response_problem(PROBLEM_NOT_READY, NULL, NULL, NULL, NULL);
     assert_null(MHD_get_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER));
     MHD_destroy_response(resp);
 }
