@@ -192,7 +192,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
 {
     const struct strategy *s;
     struct pack_opts defopts = {0};
-    struct pack_incumbent inc = {NULL, 0, false, -1, 0};
+    struct pack_incumbent inc = {NULL, 0, false, -1, 0, NULL};
     uint64_t *tmp = NULL, lb = 0;
     double t0 = clock_now(), limit;
     int rc;
@@ -264,6 +264,7 @@ int pack_run(const struct pack_problem *p, const char *strategy, const struct pa
     out->solved = p->capacity == 0 || inc.peak <= p->capacity;
     out->proven_optimal = inc.proven || inc.peak == lb;
     out->nodes = inc.nodes;
+    snprintf(out->stage, sizeof(out->stage), "%s", inc.stage != NULL ? inc.stage : "greedy");
     out->seconds = clock_now() - t0;
     out->solved_seconds = out->solved ? out->seconds : -1;
     if (out->solved && inc.solved_at >= t0)

@@ -94,8 +94,12 @@ struct pack_result {
     double solved_seconds; /* when a packing within the capacity was first found (seconds
                             * from the start); -1: never. Exact keeps minimising after it
                             * (goal min). */
-    uint64_t nodes;        /* search nodes spent (the exact solver's and the search
-                            * heuristic's probes, all threads; 0 for the greedy ones) */
+    uint64_t nodes;        /* search nodes spent (the exact solver's, the skyline search's
+                            * and the search heuristic's probes, all threads; 0 for the
+                            * greedy ones) */
+    char stage[16];        /* the stage whose packing this is: "greedy" (a greedy pass, or
+                            * the search strategies' greedy seeds), "skyline", "search" (the
+                            * heuristic's probes) or "exact" (the exact solver) */
 };
 
 void pack_result_free(struct pack_result *r);

@@ -1015,6 +1015,7 @@ static bool exact_harvest(struct exact *x, struct pack_incumbent *inc)
             for (size_t i = 0; i < p->n; i++)
                 inc->offsets[i] = w->offs[k][i] * x->g;
             inc->peak = w->peak[k] * x->g;
+            inc->stage = "exact";
             x->best_u = w->peak[k];
             pack_note_fit(p, inc->peak, inc);
             progress = true;

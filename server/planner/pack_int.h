@@ -38,6 +38,8 @@ struct pack_incumbent {
     double solved_at;  /* clock_now() time a packing within the capacity was first known;
                         * -1: not yet. Set once, by the first to know (pack_note_fit) */
     uint64_t nodes;    /* search nodes spent on it so far: pack_exact and the probes add theirs */
+    const char *stage; /* the stage that found offsets (static): "greedy", "skyline", "search",
+                        * "exact"; NULL before the first */
 };
 
 /*
@@ -144,6 +146,31 @@ void pack_reduction_free(struct pack_reduction *r);
 ERR_MUST_CHECK int pack_exact(const struct pack_problem *p, const struct pack_opts *o,
                               const struct pack_budget *b, uint64_t lb, struct pack_incumbent *inc,
                               struct err *e);
+
+/*
+ * The skyline search (pack_skyline.c): "is there a packing of peak <= height?", by filling
+ * the strip from its lowest cell; complete, so an exhausted search is a proof. *result: 1
+ * found (offsets, n entries, written), 0 proven none, -1 node limit, deadline, or the stage
+ * does not apply (pack_skyline_unit is 0). Adds its nodes to *nodes. Deterministic for
+ * (p, height, node_limit) unless the deadline cuts it short.
+ */
+ERR_MUST_CHECK int pack_skyline(const struct pack_problem *p, uint64_t height, unsigned variant,
+                                uint64_t node_limit, double deadline, uint64_t *offsets,
+                                int *result, uint64_t *nodes, struct err *e);
+
+/*
+ * The skyline stage: pack_skyline with restarts, MiniMalloc's way: every variant (time
+ * forwards and backwards, candidates widest or largest first) with a node limit that
+ * doubles each round, until one answers (found, or proven none: any variant is complete)
+ * or the deadline. Same results as pack_skyline; deterministic but for the deadline.
+ */
+ERR_MUST_CHECK int pack_skyline_solve(const struct pack_problem *p, uint64_t height,
+                                      double deadline, uint64_t *offsets, int *result,
+                                      uint64_t *nodes, struct err *e);
+
+/* The skyline's unit of height (the gcd of the sizes); 0 when the stage does not apply:
+ * no buffers, too many, or the gcd is not a multiple of the alignment. */
+uint64_t pack_skyline_unit(const struct pack_problem *p);
 
 /*
  * Bounded probes of the exact solver's search, for the search heuristic: "is there a

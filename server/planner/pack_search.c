@@ -217,12 +217,15 @@ static int search_probes(const struct pack_problem *p, const struct pack_opts *o
                 *e = w[t].err;
             goto out;
         }
+    if (w[0].inc.peak < inc->peak)
+        inc->stage = "search";
     inc->peak = w[0].inc.peak;
     for (unsigned t = 0; t < nthreads; t++)
         inc->nodes += w[t].inc.nodes;
     for (unsigned t = 1; t < nthreads; t++)
         if (w[t].inc.peak < inc->peak) {
             inc->peak = w[t].inc.peak;
+            inc->stage = "search";
             memcpy(inc->offsets, w[t].inc.offsets, p->n * sizeof(*inc->offsets));
         }
 out:
@@ -237,10 +240,11 @@ static int search_exact(const struct pack_problem *p, const struct pack_opts *o,
                         const struct pack_budget *b, uint64_t lb, struct pack_incumbent *inc,
                         bool *proven, struct err *e)
 {
-    struct pack_incumbent x = {inc->offsets, inc->peak, false, inc->solved_at, 0};
+    struct pack_incumbent x = {inc->offsets, inc->peak, false, inc->solved_at, 0, inc->stage};
     int rc = pack_exact(p, o, b, lb, &x, e);
 
     inc->peak = x.peak;
+    inc->stage = x.stage;
     inc->nodes += x.nodes;
     inc->solved_at = x.solved_at;
     if (proven != NULL)

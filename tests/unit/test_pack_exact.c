@@ -195,7 +195,7 @@ static void test_probe_preorders(void **state)
         assert_int_equal(g % (it % 3 == 0 ? 1024 : 1), 0);
         for (unsigned h = 0; h < 6; h++) {
             struct pack_budget bud = {clock_now() + 10, 0};
-            struct pack_incumbent inc = {off, 0, false, -1, 0};
+            struct pack_incumbent inc = {off, 0, false, -1, 0, NULL};
             assert_int_equal(pack_probe_run(pr, opt, h, 1000000, &bud, &inc, &res, &e), ERR_OK);
             assert_int_equal(res, 1);
             assert_int_equal(inc.peak, opt);

@@ -1,0 +1,567 @@
+/*
+ * pack_skyline.c - the skyline search: "is there a packing of peak <= H?", decided by
+ * filling the time x memory strip from the bottom up, one lowest cell at a time.
+ *
+ * Model. Time is compressed to columns: the runs between consecutive distinct lifetime
+ * bounds, so buffer i covers the columns [cs(i), ce(i)) and two buffers overlap in time
+ * iff their column ranges meet. Heights are in units of g, the gcd of the sizes (the stage
+ * only runs when g is a multiple of the alignment, so every height is aligned). The state
+ * is a skyline h(t) per column: below h(t) every cell of column t is decided, either
+ * covered by a placed buffer or declared waste (empty in the packing). Each column may
+ * waste at most slack(t) = H - live(t) cells in all, live(t) the sum of sizes live there:
+ * the column holds live(t) of buffers and H - live(t) of empty cells, its top included.
+ * sl(t), the waste still allowed, only drops on waste moves (a placement raises h(t) and
+ * removes as much from what remains to place there), and never goes below 0.
+ *
+ * Branching. Take the lowest plateau: the leftmost column tl of least height h, and the
+ * maximal run [tl, tr] of columns at h (both neighbours are higher, or the boundary). In
+ * any packing that extends the state, the cell (tl, h) is either empty, or covered by an
+ * unplaced buffer b. Then b's bottom is exactly h: it is at least h, as column tl is
+ * decided below h, and at most h, as b covers the cell. b starts at tl exactly: starting
+ * earlier, it would cover column tl-1 at h, where h(tl-1) > h is already decided. And b
+ * ends by tr: covering tr+1 at h < h(tr+1) is impossible the same way. So the children
+ * are: each unplaced buffer with cs == tl and ce <= tr + 1 placed at h, and one waste
+ * move that declares the cell empty (h(tl) += 1, sl(tl) -= 1; allowed when sl(tl) >= 1).
+ * Every packing of peak <= H extends exactly one child (the cell is covered by a buffer
+ * that starts there or not at all), so the search is complete: an exhausted tree proves
+ * that no packing of peak <= H exists. With H at the lower bound on a perfect packing
+ * (live(t) = H everywhere) no waste is possible: the tree only branches over placements.
+ *
+ * Symmetry and forced moves (each keeps the argument above):
+ *   classes    buffers with the same (cs, ce, size) are interchangeable: a class is
+ *              branched on once, its members placed in index order.
+ *   same span  a buffer directly on top of a buffer of the same span at column tl (the
+ *              two stacked exactly) can swap with it: only the order of class ids,
+ *              larger sizes below, is searched.
+ *   forced waste  while h(tl) < h(tl-1), a cell of column tl can only be covered by a
+ *              buffer starting at tl (the argument above, at any height below h(tl-1);
+ *              tl-1 does not change while it is higher than the lowest column). With no
+ *              unplaced buffer starting at tl, the whole run up to h(tl-1) (H at the left
+ *              boundary) is waste in one move. Likewise a plateau of one column: below
+ *              the lower neighbour only a buffer of that one column fits there; with none
+ *              left, the run up to the lower neighbour is waste.
+ * Pruning, each a necessary condition of any packing extending the state:
+ *   walls      a column t with h(t) < H whose left neighbour is higher (or t = 0): the
+ *              cell (t, h(t)) is covered by an unplaced buffer starting at t, or empty
+ *              (sl(t) >= 1). Mirrored on the right with buffers ending at t.
+ *   tiling     the plateau's cells at h are each empty or covered by a buffer with
+ *              bottom h lying inside [tl, tr] (one crossing a neighbour would overlap
+ *              it), so the plateau must be tiled, left to right, by unplaced buffers
+ *              starting and ending inside it and by columns with sl >= 1.
+ *
+ * The search is depth-first, iterative (waste moves can make it deep), with a node limit
+ * and a deadline, and deterministic: the same problem, height and limit give the same
+ * answer and node count.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/pack_int.h"
+
+#define SKY_MAX_BUFFERS 200000    /* as the exact solver: beyond, the stage does not run */
+#define SKY_MAX_FRAMES  (1u << 22) /* search depth (placements + waste moves): bounded memory */
+#define SKY_LARGEST     1u        /* variant bit: candidates largest first (else widest) */
+#define SKY_REVERSED    2u        /* variant bit: time runs backwards */
+#define SKY_VARIANTS    4u
+#define SKY_BASE_NODES  1000 /* node limit of the first restarts; doubles per round */
+#define SKY_NONE        UINT32_MAX /* no class: waste, the floor, or no move yet */
+#define SKY_WASTE       (UINT32_MAX - 1)
+
+struct sky_cls {
+    uint32_t cs, ce; /* columns [cs, ce) */
+    uint64_t size;   /* units */
+    uint32_t mem;    /* first member in sky.mem */
+    uint32_t cnt;    /* members */
+    uint32_t used;   /* members placed (the first used ones, in index order) */
+};
+
+struct frame {
+    uint32_t tl, tr;
+    uint64_t h;
+    uint32_t next; /* the next candidate: index into start_cls from start_off[tl] */
+    uint32_t move; /* the applied move: a class, SKY_WASTE, or SKY_NONE */
+    uint64_t w;    /* a waste move's units */
+    int waste_tried;
+};
+
+struct sky {
+    size_t n, ncol, ncls, left;
+    uint64_t g, H;
+    struct sky_cls *cls;
+    uint32_t *mem;       /* n: buffer ids, class by class, index ascending */
+    uint32_t *start_off; /* ncol+1: classes by start column */
+    uint32_t *start_cls; /* ncls: class ids (ascending: widest, then largest, first) */
+    uint64_t *h;         /* ncol: the skyline */
+    uint64_t *sl;        /* ncol: waste still allowed */
+    uint32_t *top;       /* ncol: class whose top is h(t); SKY_NONE for waste or the floor */
+    uint32_t *nstart;    /* ncol: unplaced buffers starting at column t */
+    uint8_t *reach;      /* ncol+1: scratch of the tiling check */
+    uint32_t *tops;      /* undo trail of top[] under placements */
+    size_t ntops, tops_cap;
+    uint64_t *off; /* n: offsets in units */
+    struct frame *fr;
+    size_t nfr, fr_cap;
+    uint64_t nodes, limit;
+    double deadline;
+    int oom;
+};
+
+static void sky_free(struct sky *s)
+{
+    free(s->cls);
+    free(s->mem);
+    free(s->start_off);
+    free(s->start_cls);
+    free(s->h);
+    free(s->sl);
+    free(s->top);
+    free(s->nstart);
+    free(s->reach);
+    free(s->tops);
+    free(s->off);
+    free(s->fr);
+}
+
+static int i64_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+static uint32_t col_of(const int64_t *v, size_t n, int64_t x)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+/* Buffer keys for the class sort: start asc, then the variant's key desc (the end: widest
+ * first, or the size: largest first), end desc, size desc, index asc. */
+struct bkey {
+    uint32_t cs, ce;
+    uint64_t size;
+    uint64_t r;
+    uint32_t idx;
+};
+
+static int bkey_cmp(const void *a, const void *b)
+{
+    const struct bkey *x = a, *y = b;
+
+    if (x->cs != y->cs)
+        return x->cs < y->cs ? -1 : 1;
+    if (x->r != y->r)
+        return x->r > y->r ? -1 : 1;
+    if (x->ce != y->ce)
+        return x->ce > y->ce ? -1 : 1;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Buffer i's lifetime as the variant sees it: time runs backwards under SKY_REVERSED. */
+static int64_t sky_lower(const struct pack_problem *p, size_t i, unsigned variant)
+{
+    return variant & SKY_REVERSED ? -p->bufs[i].upper : p->bufs[i].lower;
+}
+
+static int64_t sky_upper(const struct pack_problem *p, size_t i, unsigned variant)
+{
+    return variant & SKY_REVERSED ? -p->bufs[i].lower : p->bufs[i].upper;
+}
+
+/* Columns, classes, and the slack per column; *none set when some column is over H. */
+static int sky_classes(struct sky *s, const struct pack_problem *p, unsigned variant, bool *none)
+{
+    int64_t *bounds = malloc(2 * p->n * sizeof(*bounds));
+    struct bkey *k = malloc(p->n * sizeof(*k));
+    size_t nb = 0, u = 0;
+    int rc = -1;
+
+    if (bounds == NULL || k == NULL)
+        goto out;
+    for (size_t i = 0; i < p->n; i++) {
+        bounds[nb++] = sky_lower(p, i, variant);
+        bounds[nb++] = sky_upper(p, i, variant);
+    }
+    qsort(bounds, nb, sizeof(*bounds), i64_cmp);
+    for (size_t i = 0; i < nb; i++)
+        if (u == 0 || bounds[u - 1] != bounds[i])
+            bounds[u++] = bounds[i];
+    s->ncol = u - 1;
+    for (size_t i = 0; i < p->n; i++)
+    {
+        uint32_t cs = col_of(bounds, u, sky_lower(p, i, variant));
+        uint32_t ce = col_of(bounds, u, sky_upper(p, i, variant));
+        uint64_t sz = p->bufs[i].size / s->g;
+        k[i] = (struct bkey){cs, ce, sz, variant & SKY_LARGEST ? sz : ce, (uint32_t)i};
+    }
+    qsort(k, p->n, sizeof(*k), bkey_cmp);
+    s->cls = malloc(p->n * sizeof(*s->cls));
+    s->mem = malloc(p->n * sizeof(*s->mem));
+    s->start_off = calloc(s->ncol + 2, sizeof(*s->start_off));
+    s->start_cls = malloc(p->n * sizeof(*s->start_cls));
+    s->sl = calloc(s->ncol + 1, sizeof(*s->sl));
+    if (s->cls == NULL || s->mem == NULL || s->start_off == NULL || s->start_cls == NULL ||
+        s->sl == NULL)
+        goto out;
+    for (size_t i = 0; i < p->n; i++) {
+        s->mem[i] = k[i].idx;
+        if (i == 0 || k[i].cs != k[i - 1].cs || k[i].ce != k[i - 1].ce ||
+            k[i].size != k[i - 1].size) {
+            s->cls[s->ncls] = (struct sky_cls){k[i].cs, k[i].ce, k[i].size, (uint32_t)i, 0, 0};
+            s->start_cls[s->ncls] = (uint32_t)s->ncls;
+            s->start_off[k[i].cs + 1]++;
+            s->ncls++;
+        }
+        s->cls[s->ncls - 1].cnt++;
+        for (uint32_t t = k[i].cs; t < k[i].ce; t++)
+            s->sl[t] += k[i].size; /* live(t) for now */
+    }
+    for (size_t t = 0; t < s->ncol; t++) {
+        s->start_off[t + 1] += s->start_off[t];
+        if (s->sl[t] > s->H)
+            *none = true;
+        else
+            s->sl[t] = s->H - s->sl[t];
+    }
+    rc = 0;
+out:
+    free(bounds);
+    free(k);
+    return rc;
+}
+
+static int sky_init(struct sky *s, const struct pack_problem *p, uint64_t g, uint64_t height,
+                    unsigned variant, bool *none)
+{
+    memset(s, 0, sizeof(*s));
+    s->n = p->n;
+    s->left = p->n;
+    s->g = g;
+    s->H = height / g;
+    if (sky_classes(s, p, variant, none) != 0)
+        return -1;
+    s->h = calloc(s->ncol + 1, sizeof(*s->h));
+    s->top = malloc((s->ncol + 1) * sizeof(*s->top));
+    s->nstart = calloc(s->ncol + 1, sizeof(*s->nstart));
+    s->reach = calloc(s->ncol + 2, sizeof(*s->reach));
+    s->off = malloc(p->n * sizeof(*s->off));
+    if (s->h == NULL || s->top == NULL || s->nstart == NULL ||
+        s->reach == NULL || s->off == NULL)
+        return -1;
+    for (size_t t = 0; t < s->ncol; t++)
+        s->top[t] = SKY_NONE;
+    for (size_t c = 0; c < s->ncls; c++) {
+        s->nstart[s->cls[c].cs] += s->cls[c].cnt;
+    }
+    return 0;
+}
+
+/* ---- moves ---------------------------------------------------------------------------- */
+
+static int tops_push(struct sky *s, uint32_t v)
+{
+    if (s->ntops == s->tops_cap) {
+        size_t ncap = s->tops_cap ? 2 * s->tops_cap : 1024;
+        uint32_t *t = realloc(s->tops, ncap * sizeof(*t));
+        if (t == NULL) {
+            s->oom = 1;
+            return -1;
+        }
+        s->tops = t;
+        s->tops_cap = ncap;
+    }
+    s->tops[s->ntops++] = v;
+    return 0;
+}
+
+static int place(struct sky *s, uint32_t c, uint64_t h)
+{
+    struct sky_cls *k = &s->cls[c];
+
+    for (uint32_t t = k->cs; t < k->ce; t++) {
+        if (tops_push(s, s->top[t]) != 0)
+            return -1;
+        s->h[t] += k->size;
+        s->top[t] = c;
+    }
+    s->off[s->mem[k->mem + k->used]] = h;
+    k->used++;
+    s->nstart[k->cs]--;
+    s->left--;
+    return 0;
+}
+
+static void unplace(struct sky *s, uint32_t c)
+{
+    struct sky_cls *k = &s->cls[c];
+
+    for (uint32_t t = k->ce; t-- > k->cs;) {
+        s->h[t] -= k->size;
+        s->top[t] = s->tops[--s->ntops];
+    }
+    k->used--;
+    s->nstart[k->cs]++;
+    s->left++;
+}
+
+static void undo(struct sky *s, struct frame *f)
+{
+    if (f->move == SKY_WASTE) {
+        s->h[f->tl] -= f->w;
+        s->sl[f->tl] += f->w;
+        s->top[f->tl] = s->tops[--s->ntops];
+    } else if (f->move != SKY_NONE) {
+        unplace(s, f->move);
+    }
+    f->move = SKY_NONE;
+}
+
+/*
+ * The tiling check of the valley [tl, tr] at its height (see the header), right to left:
+ * reach[t] says [t, tr] can be tiled by unplaced buffers inside the valley and columns
+ * that may waste. Returns the valley's viable moves: the classes starting at tl whose end
+ * leaves a tileable rest, and the waste move when column tl may waste and the rest tiles;
+ * 0 when it cannot be tiled at all.
+ */
+static size_t valley_moves(struct sky *s, uint32_t tl, uint32_t tr)
+{
+    size_t moves = 0;
+
+    s->reach[tr + 1] = 1;
+    for (uint32_t t = tr + 1; t-- > tl;) {
+        uint8_t ok = s->sl[t] >= 1 && s->reach[t + 1];
+        for (uint32_t q = s->start_off[t]; q < s->start_off[t + 1]; q++) {
+            const struct sky_cls *k = &s->cls[s->start_cls[q]];
+            if (k->used < k->cnt && k->ce <= tr + 1 && s->reach[k->ce]) {
+                ok = 1;
+                moves += t == tl;
+            }
+        }
+        s->reach[t] = ok;
+    }
+    return s->reach[tl] ? moves + (s->sl[tl] >= 1 && s->reach[tl + 1]) : 0;
+}
+
+/* The waste move's units at the frame's plateau (the forced runs of the header), 0 when
+ * the column cannot waste that much. */
+static uint64_t waste_units(const struct sky *s, const struct frame *f)
+{
+    uint64_t w = 1, hl = f->tl > 0 ? s->h[f->tl - 1] : s->H;
+    uint64_t hr = f->tr + 1 < s->ncol ? s->h[f->tr + 1] : s->H;
+
+    if (hl > s->H)
+        hl = s->H;
+    if (hr > s->H)
+        hr = s->H;
+    if (s->nstart[f->tl] == 0)
+        w = hl - f->h;
+    if (f->tl == f->tr) {
+        bool single = false;
+        for (uint32_t q = s->start_off[f->tl]; q < s->start_off[f->tl + 1] && !single; q++) {
+            const struct sky_cls *k = &s->cls[s->start_cls[q]];
+            single = k->used < k->cnt && k->ce == f->tl + 1;
+        }
+        if (!single && (hl < hr ? hl : hr) - f->h > w)
+            w = (hl < hr ? hl : hr) - f->h;
+    }
+    return w <= s->sl[f->tl] ? w : 0;
+}
+
+/* Applies the frame's next move; false when none is left. */
+static bool next_move(struct sky *s, struct frame *f)
+{
+    uint32_t below = s->top[f->tl];
+
+    (void)valley_moves(s, f->tl, f->tr); /* reach[] of this valley, for viability */
+    for (uint32_t q = s->start_off[f->tl] + f->next; q < s->start_off[f->tl + 1]; q++) {
+        uint32_t c = s->start_cls[q];
+        const struct sky_cls *k = &s->cls[c];
+        f->next++;
+        if (k->used == k->cnt || k->ce > f->tr + 1 || !s->reach[k->ce])
+            continue;
+        /* Same span as the buffer directly below: only larger (lower id) below. */
+        if (below != SKY_NONE && below > c && s->cls[below].cs == k->cs &&
+            s->cls[below].ce == k->ce)
+            continue;
+        if (place(s, c, f->h) != 0)
+            return false;
+        f->move = c;
+        return true;
+    }
+    if (!f->waste_tried && s->reach[f->tl + 1]) {
+        f->waste_tried = 1;
+        f->w = waste_units(s, f);
+        if (f->w == 0 || tops_push(s, s->top[f->tl]) != 0)
+            return false;
+        s->h[f->tl] += f->w;
+        s->sl[f->tl] -= f->w;
+        s->top[f->tl] = SKY_NONE;
+        f->move = SKY_WASTE;
+        return true;
+    }
+    return false;
+}
+
+/* ---- nodes ---------------------------------------------------------------------------- */
+
+/*
+ * The state after a move: 1 every buffer is placed, 0 refuted (walls, a valley that
+ * cannot be tiled), 2 a new frame was pushed for the valley with the fewest moves (the
+ * most constrained; leftmost on ties), -1 out of memory or too deep.
+ */
+static int enter(struct sky *s)
+{
+    uint32_t best_tl = 0, best_tr = 0;
+    size_t best = SIZE_MAX;
+
+    if (s->left == 0)
+        return 1;
+    for (uint32_t t = 0; t < s->ncol; t++) {
+        uint64_t ht = s->h[t];
+        uint32_t tr = t;
+        size_t moves;
+        if (ht >= s->H)
+            continue;
+        if (t > 0 && s->h[t - 1] <= ht)
+            continue; /* not the left end of a valley */
+        while (tr + 1 < s->ncol && s->h[tr + 1] == ht)
+            tr++;
+        if (tr + 1 < s->ncol && s->h[tr + 1] < ht)
+            continue; /* a step down: not a valley */
+        if ((moves = valley_moves(s, t, tr)) == 0)
+            return 0;
+        if (moves < best) {
+            best = moves;
+            best_tl = t;
+            best_tr = tr;
+        }
+    }
+    if (best == SIZE_MAX)
+        return 0; /* every column full, buffers left: cannot happen with sl >= 0 */
+    if (s->nfr == s->fr_cap) {
+        size_t ncap = s->fr_cap ? 2 * s->fr_cap : 1024;
+        struct frame *f = ncap <= SKY_MAX_FRAMES ? realloc(s->fr, ncap * sizeof(*f)) : NULL;
+        if (f == NULL)
+            return -1;
+        s->fr = f;
+        s->fr_cap = ncap;
+    }
+    s->fr[s->nfr++] = (struct frame){best_tl, best_tr, s->h[best_tl], 0, SKY_NONE, 0, 0};
+    return 2;
+}
+
+/* 1 found, 0 exhausted, -1 node limit, deadline, depth or memory. */
+static int sky_search(struct sky *s)
+{
+    int r = enter(s);
+
+    if (r != 2)
+        return r;
+    while (s->nfr > 0) {
+        struct frame *f = &s->fr[s->nfr - 1];
+        undo(s, f);
+        if (!next_move(s, f)) {
+            if (s->oom)
+                return -1;
+            s->nfr--;
+            continue;
+        }
+        if (++s->nodes > s->limit || ((s->nodes & 1023) == 0 && clock_now() > s->deadline))
+            return -1;
+        r = enter(s);
+        if (r == 1 || r < 0)
+            return r;
+    }
+    return 0;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+uint64_t pack_skyline_unit(const struct pack_problem *p)
+{
+    uint64_t g = 0;
+
+    for (size_t i = 0; i < p->n; i++)
+        g = gcd64(g, p->bufs[i].size);
+    if (g == 0 || p->n > SKY_MAX_BUFFERS || (p->alignment > 1 && g % p->alignment != 0))
+        return 0;
+    return g;
+}
+
+int pack_skyline(const struct pack_problem *p, uint64_t height, unsigned variant,
+                 uint64_t node_limit, double deadline, uint64_t *offsets, int *result, uint64_t *nodes, struct err *e)
+{
+    struct sky s;
+    uint64_t g = pack_skyline_unit(p);
+    bool none = false;
+    int rc = ERR_OK;
+
+    *result = -1;
+    if (p->n == 0) {
+        *result = 1;
+        return ERR_OK;
+    }
+    if (g == 0)
+        return ERR_OK;
+    if (sky_init(&s, p, g, height, variant, &none) != 0) {
+        rc = err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory for %zu buffers", p->n);
+        goto out;
+    }
+    if (none) {
+        *result = 0;
+        goto out;
+    }
+    s.limit = node_limit;
+    s.deadline = deadline;
+    *result = sky_search(&s);
+    *nodes += s.nodes;
+    if (s.oom) {
+        rc = err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory for %zu buffers", p->n);
+        *result = -1;
+    } else if (*result == 1) {
+        for (size_t i = 0; i < p->n; i++)
+            offsets[i] = s.off[i] * g;
+    }
+out:
+    sky_free(&s);
+    return rc;
+}
+
+int pack_skyline_solve(const struct pack_problem *p, uint64_t height, double deadline,
+                       uint64_t *offsets, int *result, uint64_t *nodes, struct err *e)
+{
+    uint64_t limit = SKY_BASE_NODES;
+
+    *result = -1;
+    if (pack_skyline_unit(p) == 0)
+        return ERR_OK;
+    while (clock_now() < deadline) {
+        for (unsigned v = 0; v < SKY_VARIANTS; v++) {
+            int rc = pack_skyline(p, height, v, limit, deadline, offsets, result, nodes, e);
+            if (rc != ERR_OK || *result >= 0 || clock_now() >= deadline)
+                return rc;
+        }
+        if (limit < UINT64_MAX / 2)
+            limit *= 2;
+    }
+    return ERR_OK;
+}
