@@ -471,14 +471,15 @@ static int sky_search(struct sky *s)
     while (s->nfr > 0) {
         struct frame *f = &s->fr[s->nfr - 1];
         undo(s, f);
+        if (s->nodes >= s->limit || ((s->nodes & 1023) == 0 && clock_now() > s->deadline))
+            return -1;
         if (!next_move(s, f)) {
             if (s->oom)
                 return -1;
             s->nfr--;
             continue;
         }
-        if (++s->nodes > s->limit || ((s->nodes & 1023) == 0 && clock_now() > s->deadline))
-            return -1;
+        s->nodes++;
         r = enter(s);
         if (r == 1 || r < 0)
             return r;

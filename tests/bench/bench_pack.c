@@ -9,7 +9,9 @@
  * Perfect packings (perfect.h): the kept seed set, 400-500 buffers cut from a rectangle
  * whose height is the capacity and the lower bound, each given to "exact" with goal min
  * for 30 s (or --time-limit): found at the lower bound or not, time and search nodes.
- * "nodes" counts the exact solver's search nodes (all threads; 0 for the heuristics).
+ * "nodes" counts the search nodes of the exact solver, the skyline search and the search
+ * heuristic's probes (all threads; 0 for the greedy ones); "stage" is the stage whose
+ * packing is the answer (greedy, skyline, search, exact: pack.h's pack_result.stage).
  * Time limits: 1 s for tpuplan-search and 30 s for exact unless --time-limit is given.
  * "time_s" is the whole run; "solved_s" is when a packing within the capacity was first
  * found (exact keeps minimising after that, until it proves the optimum or time runs out).
@@ -53,6 +55,14 @@ static char *read_all(const char *path, size_t *len)
     return buf;
 }
 
+/* The columns of run_row. */
+static void row_header(void)
+{
+    printf("%-6s %8s %9s %-15s %9s %7s %-6s %-6s %8s %8s %11s %-8s\n", "inst", "buffers", "LB",
+           "strategy", "peak", "peak/LB", "solved", "proven", "time_s", "solved_s", "nodes",
+           "stage");
+}
+
 /* Runs one strategy, checks the answer, prints a row; returns 0 when it passed the checker. */
 static int run_row(const char *inst, const struct pack_problem *p, const char *algo,
                    const struct pack_opts *o, int *solved, double *secs, double *solved_at)
@@ -72,11 +82,11 @@ static int run_row(const char *inst, const struct pack_problem *p, const char *a
         q.capacity = r.solved ? p->capacity : 0;
         rc = pack_check(&q, r.offsets, r.peak, &e);
     }
-    printf("%-6s %8zu %9llu %-15s %9llu %7.4f %-6s %-6s %8.3f %8.3f %11llu%s%s\n", inst, p->n,
-           (unsigned long long)r.lower_bound, algo, (unsigned long long)r.peak,
+    printf("%-6s %8zu %9llu %-15s %9llu %7.4f %-6s %-6s %8.3f %8.3f %11llu %-8s%s%s\n", inst,
+           p->n, (unsigned long long)r.lower_bound, algo, (unsigned long long)r.peak,
            r.lower_bound ? (double)r.peak / (double)r.lower_bound : 0.0, r.solved ? "yes" : "no",
            r.proven_optimal ? "yes" : "no", r.seconds, r.solved_seconds,
-           (unsigned long long)r.nodes, rc ? "  CHECK FAILED: " : "", rc ? e.msg : "");
+           (unsigned long long)r.nodes, r.stage, rc ? "  CHECK FAILED: " : "", rc ? e.msg : "");
     fflush(stdout);
     *solved = r.solved;
     *secs = r.seconds;
@@ -158,6 +168,7 @@ static int perfect_rows(const struct pack_opts *o)
     printf("\nperfect packings (perfect.h): capacity = lower bound = %llu, exact, goal %s, "
            "%.0f s each\n",
            (unsigned long long)PERFECT_CAPACITY, pack_goal_name(oa.goal), oa.time_limit_s);
+    row_header();
     for (size_t k = 0; k < PERFECT_NSEEDS; k++) {
         size_t n = perfect_seeds[k].n;
         struct pack_buffer *b = malloc(n * sizeof(*b));
@@ -229,8 +240,7 @@ int main(int argc, char **argv)
         }
     }
     printf("MiniMalloc challenging suite, capacity %d, data %s\n", CAPACITY, dir);
-    printf("%-6s %8s %9s %-15s %9s %7s %-6s %-6s %8s %8s %11s\n", "inst", "buffers", "LB",
-           "strategy", "peak", "peak/LB", "solved", "proven", "time_s", "solved_s", "nodes");
+    row_header();
     int found = 0;
     double total_exact = 0, total_solved = 0;
     int solved_exact = 0;
