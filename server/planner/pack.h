@@ -29,7 +29,10 @@
  *                      (default 10 s); threads: pack_opts.threads
  * The search strategies ("tpuplan-search", "exact", "best") first take out what needs no
  * search (pack_reduce.c): buffers live across every other buffer's lifetime are stacked at
- * the bottom, and time-disjoint components are packed separately.
+ * the bottom, and time-disjoint components are packed separately. On a perfect packing
+ * problem (every step fully live at the lower bound, so a packing there leaves no byte
+ * empty) the skyline search (pack_skyline.c) then gets up to half the time left to find a
+ * packing at the lower bound, before the search heuristic and the exact solver.
  * pack_run also accepts "best" (the same pipeline as "exact"; the name callers use for
  * "give me the lowest peak you can"). "all" is the caller's loop over
  * pack_strategy_names().

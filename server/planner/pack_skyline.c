@@ -13,9 +13,9 @@
  * sl(t), the waste still allowed, only drops on waste moves (a placement raises h(t) and
  * removes as much from what remains to place there), and never goes below 0.
  *
- * Branching. Take the lowest plateau: the leftmost column tl of least height h, and the
- * maximal run [tl, tr] of columns at h (both neighbours are higher, or the boundary). In
- * any packing that extends the state, the cell (tl, h) is either empty, or covered by an
+ * Branching. Take a valley: a maximal run [tl, tr] of columns at one height h whose
+ * neighbours are both higher (or the boundary); the lowest columns always form one. In any
+ * packing that extends the state, the cell (tl, h) is either empty, or covered by an
  * unplaced buffer b. Then b's bottom is exactly h: it is at least h, as column tl is
  * decided below h, and at most h, as b covers the cell. b starts at tl exactly: starting
  * earlier, it would cover column tl-1 at h, where h(tl-1) > h is already decided. And b
@@ -26,32 +26,42 @@
  * that starts there or not at all), so the search is complete: an exhausted tree proves
  * that no packing of peak <= H exists. With H at the lower bound on a perfect packing
  * (live(t) = H everywhere) no waste is possible: the tree only branches over placements.
+ * The argument holds for every valley, so each node branches on the one with the fewest
+ * viable moves (fail first; the leftmost on ties): on the kept perfect seeds the lowest
+ * plateau alone reached the bound on 2 of 8 in 10 s, the fewest-moves valley on 6.
  *
  * Symmetry and forced moves (each keeps the argument above):
  *   classes    buffers with the same (cs, ce, size) are interchangeable: a class is
  *              branched on once, its members placed in index order.
  *   same span  a buffer directly on top of a buffer of the same span at column tl (the
- *              two stacked exactly) can swap with it: only the order of class ids,
- *              larger sizes below, is searched.
+ *              two stacked exactly) can swap with it: only one order of class ids is
+ *              searched (lower ids below), which keeps a sorted copy of every packing.
  *   forced waste  while h(tl) < h(tl-1), a cell of column tl can only be covered by a
  *              buffer starting at tl (the argument above, at any height below h(tl-1);
- *              tl-1 does not change while it is higher than the lowest column). With no
- *              unplaced buffer starting at tl, the whole run up to h(tl-1) (H at the left
- *              boundary) is waste in one move. Likewise a plateau of one column: below
- *              the lower neighbour only a buffer of that one column fits there; with none
- *              left, the run up to the lower neighbour is waste.
+ *              tl-1 is in no valley while its right neighbour is lower, so it does not
+ *              change). With no unplaced buffer starting at tl, the whole run up to
+ *              h(tl-1) (H at the left boundary) is waste in one move. Likewise a valley of
+ *              one column: below the lower neighbour only a buffer of that one column fits
+ *              there; with none left, the run up to the lower neighbour is waste.
  * Pruning, each a necessary condition of any packing extending the state:
- *   walls      a column t with h(t) < H whose left neighbour is higher (or t = 0): the
- *              cell (t, h(t)) is covered by an unplaced buffer starting at t, or empty
- *              (sl(t) >= 1). Mirrored on the right with buffers ending at t.
- *   tiling     the plateau's cells at h are each empty or covered by a buffer with
- *              bottom h lying inside [tl, tr] (one crossing a neighbour would overlap
- *              it), so the plateau must be tiled, left to right, by unplaced buffers
- *              starting and ending inside it and by columns with sl >= 1.
+ *   tiling     a valley's cells at h are each empty or covered by a buffer with bottom h
+ *              lying inside [tl, tr] (one crossing a neighbour would overlap it), so every
+ *              valley must be tiled, left to right, by unplaced buffers starting and ending
+ *              inside it and by columns with sl >= 1. Checked right to left for all
+ *              valleys at every node; a candidate whose end leaves an untileable rest is
+ *              not a move. (Column-local checks, such as each column's lowest free cell
+ *              needing a buffer that can rest there, or sums across a step, follow from
+ *              sl >= 0 on perfect problems and never fired there: left out.)
+ *   refuted    states whose subtree was exhausted go into a table of hashes (see
+ *              struct sky_tt), and are refuted when met again by another path.
  *
- * The search is depth-first, iterative (waste moves can make it deep), with a node limit
- * and a deadline, and deterministic: the same problem, height and limit give the same
- * answer and node count.
+ * Restarts (pack_skyline_solve): depth-first search has a heavy tail here (one early
+ * wrong tile, a huge refutation), so four variants (time forwards or backwards,
+ * candidates widest or largest first) run in turn with a node limit that doubles each
+ * round, MiniMalloc's scheme; each variant keeps its table of refuted states across its
+ * restarts. The search is iterative (waste moves can make it deep), bounded in depth and
+ * memory, and deterministic: the same problem, height and limit give the same answer and
+ * node count.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -59,12 +69,14 @@
 
 #include "planner/pack_int.h"
 
-#define SKY_MAX_BUFFERS 200000    /* as the exact solver: beyond, the stage does not run */
+#define SKY_MAX_BUFFERS 200000     /* as the exact solver: beyond, the stage does not run */
 #define SKY_MAX_FRAMES  (1u << 22) /* search depth (placements + waste moves): bounded memory */
-#define SKY_LARGEST     1u        /* variant bit: candidates largest first (else widest) */
-#define SKY_REVERSED    2u        /* variant bit: time runs backwards */
+#define SKY_LARGEST     1u         /* variant bit: candidates largest first (else widest) */
+#define SKY_REVERSED    2u         /* variant bit: time runs backwards */
 #define SKY_VARIANTS    4u
 #define SKY_BASE_NODES  1000 /* node limit of the first restarts; doubles per round */
+#define SKY_TT_BITS     17   /* refuted states kept: 2^17 pairs of hashes, 2 MiB */
+#define SKY_TT_PROBES   8
 #define SKY_NONE        UINT32_MAX /* no class: waste, the floor, or no move yet */
 #define SKY_WASTE       (UINT32_MAX - 1)
 
@@ -77,6 +89,7 @@ struct sky_cls {
 };
 
 struct frame {
+    uint64_t key[2]; /* the state's hashes when the frame was entered */
     uint32_t tl, tr;
     uint64_t h;
     uint32_t next; /* the next candidate: index into start_cls from start_off[tl] */
@@ -102,6 +115,11 @@ struct sky {
     uint64_t *off; /* n: offsets in units */
     struct frame *fr;
     size_t nfr, fr_cap;
+    uint64_t hz[2];    /* the state's two hashes (see state_hash) */
+    uint64_t *colw[2]; /* ncol+1 each: prefix sums of the columns' height weights */
+    uint64_t *topw[2]; /* ncol each: the columns' top weights */
+    uint64_t *clsw[2]; /* ncls each: the classes' weights */
+    struct sky_tt *tt; /* refuted states, the caller's */
     uint64_t nodes, limit;
     double deadline;
     int oom;
@@ -109,6 +127,11 @@ struct sky {
 
 static void sky_free(struct sky *s)
 {
+    for (int i = 0; i < 2; i++) {
+        free(s->colw[i]);
+        free(s->topw[i]);
+        free(s->clsw[i]);
+    }
     free(s->cls);
     free(s->mem);
     free(s->start_off);
@@ -168,6 +191,14 @@ static int bkey_cmp(const void *a, const void *b)
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull; /* splitmix64 */
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
 /* Buffer i's lifetime as the variant sees it: time runs backwards under SKY_REVERSED. */
 static int64_t sky_lower(const struct pack_problem *p, size_t i, unsigned variant)
 {
@@ -198,8 +229,7 @@ static int sky_classes(struct sky *s, const struct pack_problem *p, unsigned var
         if (u == 0 || bounds[u - 1] != bounds[i])
             bounds[u++] = bounds[i];
     s->ncol = u - 1;
-    for (size_t i = 0; i < p->n; i++)
-    {
+    for (size_t i = 0; i < p->n; i++) {
         uint32_t cs = col_of(bounds, u, sky_lower(p, i, variant));
         uint32_t ce = col_of(bounds, u, sky_upper(p, i, variant));
         uint64_t sz = p->bufs[i].size / s->g;
@@ -255,9 +285,8 @@ static int sky_init(struct sky *s, const struct pack_problem *p, uint64_t g, uin
     s->top = malloc((s->ncol + 1) * sizeof(*s->top));
     s->nstart = calloc(s->ncol + 1, sizeof(*s->nstart));
     s->reach = calloc(s->ncol + 2, sizeof(*s->reach));
-    s->off = malloc(p->n * sizeof(*s->off));
-    if (s->h == NULL || s->top == NULL || s->nstart == NULL ||
-        s->reach == NULL || s->off == NULL)
+    s->off = calloc(p->n, sizeof(*s->off)); /* all written once every buffer is placed */
+    if (s->h == NULL || s->top == NULL || s->nstart == NULL || s->reach == NULL || s->off == NULL)
         return -1;
     for (size_t t = 0; t < s->ncol; t++)
         s->top[t] = SKY_NONE;
@@ -265,6 +294,102 @@ static int sky_init(struct sky *s, const struct pack_problem *p, uint64_t g, uin
         s->nstart[s->cls[c].cs] += s->cls[c].cnt;
     }
     return 0;
+}
+
+/* ---- refuted states ------------------------------------------------------------------- */
+
+/*
+ * A state is the skyline, the classes' placed counts and the tops (the same-span rule
+ * reads them), so two of its hashes are linear forms over them with random 64-bit weights:
+ * sum over columns of colw * h + topw * id(top), plus sum over classes of clsw * used.
+ * A move updates them in O(1) per column it touches. A state whose frame was exhausted
+ * goes into a bounded table (a cache: a lost entry costs only search); entering a state
+ * found there is refuted at once. The refutation holds for the same problem, height and
+ * variant (the class order decides the same-span rule), so the table lives across that
+ * variant's restarts. Both hashes must match: a false match needs a 128-bit collision.
+ */
+struct sky_tt {
+    uint64_t *k; /* 2 x (mask + 1): the pairs of hashes, (0, 0) empty */
+    size_t mask;
+};
+
+static int sky_tt_init(struct sky_tt *tt)
+{
+    tt->mask = ((size_t)1 << SKY_TT_BITS) - 1;
+    tt->k = calloc(2 * (tt->mask + 1), sizeof(*tt->k));
+    return tt->k == NULL ? -1 : 0;
+}
+
+static bool sky_tt_has(const struct sky_tt *tt, const uint64_t *key)
+{
+    for (size_t q = 0; q < SKY_TT_PROBES; q++) {
+        size_t j = (key[0] + q) & tt->mask;
+        if (tt->k[2 * j] == key[0] && tt->k[2 * j + 1] == (key[1] | 1))
+            return true;
+        if (tt->k[2 * j] == 0 && tt->k[2 * j + 1] == 0)
+            return false;
+    }
+    return false;
+}
+
+static void sky_tt_add(struct sky_tt *tt, const uint64_t *key)
+{
+    size_t j = (key[0] + (key[1] & (SKY_TT_PROBES - 1))) & tt->mask;
+
+    for (size_t q = 0; q < SKY_TT_PROBES; q++) {
+        size_t i = (key[0] + q) & tt->mask;
+        if (tt->k[2 * i] == 0 && tt->k[2 * i + 1] == 0) {
+            j = i;
+            break;
+        }
+    }
+    tt->k[2 * j] = key[0];
+    tt->k[2 * j + 1] = key[1] | 1; /* never (0, 0) */
+}
+
+/* The weights of the state hashes; 0, or -1 out of memory. */
+static int sky_weights(struct sky *s)
+{
+    for (int i = 0; i < 2; i++) {
+        uint64_t seed = mix64(0x736b796c696e65ull + (uint64_t)i);
+        s->colw[i] = malloc((s->ncol + 1) * sizeof(*s->colw[i]));
+        s->topw[i] = malloc((s->ncol + 1) * sizeof(*s->topw[i]));
+        s->clsw[i] = malloc((s->ncls + 1) * sizeof(*s->clsw[i]));
+        if (s->colw[i] == NULL || s->topw[i] == NULL || s->clsw[i] == NULL)
+            return -1;
+        s->colw[i][0] = 0;
+        for (size_t t = 0; t < s->ncol; t++) {
+            s->colw[i][t + 1] = s->colw[i][t] + mix64(seed ^ (2 * t));
+            s->topw[i][t] = mix64(seed ^ (2 * t + 1));
+        }
+        for (size_t c = 0; c < s->ncls; c++)
+            s->clsw[i][c] = mix64(seed ^ ((uint64_t)c << 32) ^ 0x636c73ull);
+    }
+    return 0;
+}
+
+/* The identity of a top in the hashes: a class's other weight, 0 for none. */
+static uint64_t top_id(const struct sky *s, int i, uint32_t c)
+{
+    return c >= s->ncls ? 0 : s->clsw[1 - i][c] | 1;
+}
+
+/* Column t's top changes from old to c (sign +1), or back (sign -1, with the roles kept). */
+static void hash_top(struct sky *s, uint32_t t, uint32_t old, uint32_t c, int sign)
+{
+    for (int i = 0; i < 2; i++) {
+        uint64_t d = s->topw[i][t] * (top_id(s, i, c) - top_id(s, i, old));
+        s->hz[i] += sign > 0 ? d : (uint64_t)0 - d;
+    }
+}
+
+/* Columns [a, b) rise by dh (sign +1), or fall back (sign -1). */
+static void hash_rise(struct sky *s, uint32_t a, uint32_t b, uint64_t dh, int sign)
+{
+    for (int i = 0; i < 2; i++) {
+        uint64_t d = dh * (s->colw[i][b] - s->colw[i][a]);
+        s->hz[i] += sign > 0 ? d : (uint64_t)0 - d;
+    }
 }
 
 /* ---- moves ---------------------------------------------------------------------------- */
@@ -292,9 +417,13 @@ static int place(struct sky *s, uint32_t c, uint64_t h)
     for (uint32_t t = k->cs; t < k->ce; t++) {
         if (tops_push(s, s->top[t]) != 0)
             return -1;
+        hash_top(s, t, s->top[t], c, 1);
         s->h[t] += k->size;
         s->top[t] = c;
     }
+    hash_rise(s, k->cs, k->ce, k->size, 1);
+    s->hz[0] += s->clsw[0][c];
+    s->hz[1] += s->clsw[1][c];
     s->off[s->mem[k->mem + k->used]] = h;
     k->used++;
     s->nstart[k->cs]--;
@@ -309,7 +438,11 @@ static void unplace(struct sky *s, uint32_t c)
     for (uint32_t t = k->ce; t-- > k->cs;) {
         s->h[t] -= k->size;
         s->top[t] = s->tops[--s->ntops];
+        hash_top(s, t, s->top[t], c, -1);
     }
+    hash_rise(s, k->cs, k->ce, k->size, -1);
+    s->hz[0] -= s->clsw[0][c];
+    s->hz[1] -= s->clsw[1][c];
     k->used--;
     s->nstart[k->cs]++;
     s->left++;
@@ -321,6 +454,8 @@ static void undo(struct sky *s, struct frame *f)
         s->h[f->tl] -= f->w;
         s->sl[f->tl] += f->w;
         s->top[f->tl] = s->tops[--s->ntops];
+        hash_top(s, f->tl, s->top[f->tl], SKY_NONE, -1);
+        hash_rise(s, f->tl, f->tl + 1, f->w, -1);
     } else if (f->move != SKY_NONE) {
         unplace(s, f->move);
     }
@@ -404,6 +539,8 @@ static bool next_move(struct sky *s, struct frame *f)
         f->w = waste_units(s, f);
         if (f->w == 0 || tops_push(s, s->top[f->tl]) != 0)
             return false;
+        hash_top(s, f->tl, s->top[f->tl], SKY_NONE, 1);
+        hash_rise(s, f->tl, f->tl + 1, f->w, 1);
         s->h[f->tl] += f->w;
         s->sl[f->tl] -= f->w;
         s->top[f->tl] = SKY_NONE;
@@ -427,6 +564,8 @@ static int enter(struct sky *s)
 
     if (s->left == 0)
         return 1;
+    if (sky_tt_has(s->tt, s->hz))
+        return 0;
     for (uint32_t t = 0; t < s->ncol; t++) {
         uint64_t ht = s->h[t];
         uint32_t tr = t;
@@ -457,7 +596,8 @@ static int enter(struct sky *s)
         s->fr = f;
         s->fr_cap = ncap;
     }
-    s->fr[s->nfr++] = (struct frame){best_tl, best_tr, s->h[best_tl], 0, SKY_NONE, 0, 0};
+    s->fr[s->nfr++] =
+        (struct frame){{s->hz[0], s->hz[1]}, best_tl, best_tr, s->h[best_tl], 0, SKY_NONE, 0, 0};
     return 2;
 }
 
@@ -476,6 +616,7 @@ static int sky_search(struct sky *s)
         if (!next_move(s, f)) {
             if (s->oom)
                 return -1;
+            sky_tt_add(s->tt, f->key); /* exhausted: refuted */
             s->nfr--;
             continue;
         }
@@ -508,22 +649,16 @@ uint64_t pack_skyline_unit(const struct pack_problem *p)
     return g;
 }
 
-int pack_skyline(const struct pack_problem *p, uint64_t height, unsigned variant,
-                 uint64_t node_limit, double deadline, uint64_t *offsets, int *result, uint64_t *nodes, struct err *e)
+/* One search of the variant with the table tt (see pack_skyline). */
+static int sky_run(const struct pack_problem *p, uint64_t g, uint64_t height, unsigned variant,
+                   uint64_t node_limit, double deadline, struct sky_tt *tt, uint64_t *offsets,
+                   int *result, uint64_t *nodes, struct err *e)
 {
     struct sky s;
-    uint64_t g = pack_skyline_unit(p);
     bool none = false;
     int rc = ERR_OK;
 
-    *result = -1;
-    if (p->n == 0) {
-        *result = 1;
-        return ERR_OK;
-    }
-    if (g == 0)
-        return ERR_OK;
-    if (sky_init(&s, p, g, height, variant, &none) != 0) {
+    if (sky_init(&s, p, g, height, variant, &none) != 0 || sky_weights(&s) != 0) {
         rc = err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory for %zu buffers", p->n);
         goto out;
     }
@@ -533,6 +668,7 @@ int pack_skyline(const struct pack_problem *p, uint64_t height, unsigned variant
     }
     s.limit = node_limit;
     s.deadline = deadline;
+    s.tt = tt;
     *result = sky_search(&s);
     *nodes += s.nodes;
     if (s.oom) {
@@ -547,22 +683,52 @@ out:
     return rc;
 }
 
+int pack_skyline(const struct pack_problem *p, uint64_t height, unsigned variant,
+                 uint64_t node_limit, double deadline, uint64_t *offsets, int *result,
+                 uint64_t *nodes, struct err *e)
+{
+    uint64_t g = pack_skyline_unit(p);
+    struct sky_tt tt;
+    int rc;
+
+    *result = p->n == 0 ? 1 : -1;
+    if (p->n == 0 || g == 0)
+        return ERR_OK;
+    if (sky_tt_init(&tt) != 0)
+        return err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory");
+    rc = sky_run(p, g, height, variant, node_limit, deadline, &tt, offsets, result, nodes, e);
+    free(tt.k);
+    return rc;
+}
+
 int pack_skyline_solve(const struct pack_problem *p, uint64_t height, double deadline,
                        uint64_t *offsets, int *result, uint64_t *nodes, struct err *e)
 {
-    uint64_t limit = SKY_BASE_NODES;
+    uint64_t g = pack_skyline_unit(p), limit = SKY_BASE_NODES;
+    struct sky_tt tt[SKY_VARIANTS] = {{NULL, 0}};
+    int rc = ERR_OK;
 
-    *result = -1;
-    if (pack_skyline_unit(p) == 0)
+    *result = p->n == 0 ? 1 : -1;
+    if (p->n == 0 || g == 0)
         return ERR_OK;
+    for (unsigned v = 0; v < SKY_VARIANTS; v++)
+        if (sky_tt_init(&tt[v]) != 0) {
+            rc = err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory");
+            goto out;
+        }
+    /* Every variant's own table lives across its restarts: what a shorter run refuted,
+     * the next one skips. */
     while (clock_now() < deadline) {
         for (unsigned v = 0; v < SKY_VARIANTS; v++) {
-            int rc = pack_skyline(p, height, v, limit, deadline, offsets, result, nodes, e);
+            rc = sky_run(p, g, height, v, limit, deadline, &tt[v], offsets, result, nodes, e);
             if (rc != ERR_OK || *result >= 0 || clock_now() >= deadline)
-                return rc;
+                goto out;
         }
         if (limit < UINT64_MAX / 2)
             limit *= 2;
     }
-    return ERR_OK;
+out:
+    for (unsigned v = 0; v < SKY_VARIANTS; v++)
+        free(tt[v].k);
+    return rc;
 }

@@ -294,8 +294,8 @@ static int reduced_search(struct reduced *r, enum pack_solve_mode mode, const st
         bool was_over = p->capacity > 0 && base + r->cpeak[c] > p->capacity;
         struct pack_budget cb = {now + (b->deadline - now) / (double)(left > 1 ? left : 1),
                                  goal - base};
-        struct pack_incumbent ci = {r->suboff + r->red->comp_off[c], r->cpeak[c], false, -1, 0,
-                                    r->cstage[c]};
+        struct pack_incumbent ci = {
+            r->suboff + r->red->comp_off[c], r->cpeak[c], false, -1, 0, r->cstage[c]};
         left -= left > 0;
         if ((rc = solve(&q, mode, o, &cb, depth + 1, &ci, e)) != ERR_OK)
             return rc;

@@ -82,8 +82,8 @@ static int run_row(const char *inst, const struct pack_problem *p, const char *a
         q.capacity = r.solved ? p->capacity : 0;
         rc = pack_check(&q, r.offsets, r.peak, &e);
     }
-    printf("%-6s %8zu %9llu %-15s %9llu %7.4f %-6s %-6s %8.3f %8.3f %11llu %-8s%s%s\n", inst,
-           p->n, (unsigned long long)r.lower_bound, algo, (unsigned long long)r.peak,
+    printf("%-6s %8zu %9llu %-15s %9llu %7.4f %-6s %-6s %8.3f %8.3f %11llu %-8s%s%s\n", inst, p->n,
+           (unsigned long long)r.lower_bound, algo, (unsigned long long)r.peak,
            r.lower_bound ? (double)r.peak / (double)r.lower_bound : 0.0, r.solved ? "yes" : "no",
            r.proven_optimal ? "yes" : "no", r.seconds, r.solved_seconds,
            (unsigned long long)r.nodes, r.stage, rc ? "  CHECK FAILED: " : "", rc ? e.msg : "");

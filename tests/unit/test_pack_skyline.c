@@ -113,9 +113,9 @@ static void test_perfect(void **state)
         if (seed == 136)
             continue; /* 452 buffers: not found within 5 s (the heavy tail, see README) */
         assert_int_equal(perfect_instance(seed, n, PERFECT_CAPACITY, PERFECT_HORIZON, b, NULL), 0);
-        assert_int_equal(pack_skyline_solve(&p, PERFECT_CAPACITY, clock_now() + 30, off, &res,
-                                            &nodes, &e),
-                         ERR_OK);
+        assert_int_equal(
+            pack_skyline_solve(&p, PERFECT_CAPACITY, clock_now() + 30, off, &res, &nodes, &e),
+            ERR_OK);
         assert_int_equal(res, 1);
         assert_true(nodes >= n);
         assert_int_equal(pack_check(&p, off, pack_peak(&p, off), &e), ERR_OK);
@@ -269,9 +269,9 @@ static void test_stage(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example12),      cmocka_unit_test(test_unit),
-        cmocka_unit_test(test_perfect),        cmocka_unit_test(test_agrees),
-        cmocka_unit_test(test_deterministic),  cmocka_unit_test(test_stage),
+        cmocka_unit_test(test_example12),     cmocka_unit_test(test_unit),
+        cmocka_unit_test(test_perfect),       cmocka_unit_test(test_agrees),
+        cmocka_unit_test(test_deterministic), cmocka_unit_test(test_stage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
