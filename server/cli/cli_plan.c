@@ -574,7 +574,7 @@ static int write_stdout(void *ctx, const char *buf, size_t n)
 static int print_json(const char *input, size_t len, const struct plan_opts *o,
                       const struct plan_limits *l, const char *path, struct plan_summary *s)
 {
-    struct plan_sink sink = {write_stdout, NULL, true};
+    struct plan_sink sink = {write_stdout, NULL, true, true}; /* the summary view alone */
     struct plan_views views = {0};
     json_object *summary;
     struct err e;

@@ -3,7 +3,6 @@
  */
 #include "planner/jsonw.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,27 @@ void jsonw_init_sink(struct jsonw *w, jsonw_sink_fn sink, void *ctx, bool pretty
     w->pretty = pretty;
 }
 
+/* The first error sticks: nothing is appended after it. */
+static void fail(struct jsonw *w, int code)
+{
+    w->err = code;
+    w->fast = 0;
+}
+
+/* One past what the fast path of put may fill: the capacity less one byte for the NUL
+ * jsonw_finish writes, the limit and, with a sink, the chunk size. 0 (nothing fits) before
+ * the buffer exists and after an error. */
+static void set_fast(struct jsonw *w)
+{
+    size_t f = w->cap - 1;
+
+    if (f > w->max_bytes)
+        f = w->max_bytes;
+    if (w->sink != NULL && f > JSONW_SINK_CHUNK)
+        f = JSONW_SINK_CHUNK;
+    w->fast = w->err == ERR_OK && w->buf != NULL ? f + 1 : 0;
+}
+
 /* Hands the buffered text to the sink. */
 static void flush(struct jsonw *w)
 {
@@ -37,19 +57,22 @@ static void flush(struct jsonw *w)
         w->err = rc;
     w->total += w->len;
     w->len = 0;
+    set_fast(w);
 }
 
-static void put(struct jsonw *w, const char *s, size_t n)
+static void put_slow(struct jsonw *w, const char *s, size_t n)
 {
     if (w->err != ERR_OK)
         return;
     if (w->sink != NULL && w->len + n > JSONW_SINK_CHUNK) {
         flush(w);
-        if (w->err != ERR_OK)
+        if (w->err != ERR_OK) {
+            w->fast = 0;
             return;
+        }
     }
     if (n > w->max_bytes || w->len > w->max_bytes - n) {
-        w->err = ERR_LIMIT;
+        fail(w, ERR_LIMIT);
         return;
     }
     if (w->buf == NULL || w->len + n + 1 > w->cap) {
@@ -58,7 +81,7 @@ static void put(struct jsonw *w, const char *s, size_t n)
             ncap *= 2;
         char *p = realloc(w->buf, ncap);
         if (p == NULL) {
-            w->err = ERR_NOMEM;
+            fail(w, ERR_NOMEM);
             return;
         }
         w->buf = p;
@@ -67,7 +90,19 @@ static void put(struct jsonw *w, const char *s, size_t n)
     if (n > 0)
         memcpy(w->buf + w->len, s, n);
     w->len += n;
-    w->buf[w->len] = '\0';
+    set_fast(w);
+}
+
+/* Appends n bytes. A million-tensor result is tens of millions of small appends: the usual
+ * one is a bounds check and a copy (w->fast is 0 after an error, so nothing is appended). */
+static inline void put(struct jsonw *w, const char *s, size_t n)
+{
+    if (w->len + n < w->fast) {
+        memcpy(w->buf + w->len, s, n);
+        w->len += n;
+        return;
+    }
+    put_slow(w, s, n);
 }
 
 static void puts_(struct jsonw *w, const char *s)
@@ -121,20 +156,59 @@ static void indent(struct jsonw *w, unsigned depth)
     put(w, spaces, 2 * (size_t)depth); /* depth < JSONW_MAX_DEPTH = 32: 64 spaces at most */
 }
 
-/* Writes the separator and the key (in an object) before a value. */
+/* true when key needs no escape (the keys the planner writes, but some come from input). */
+static bool plain_key(const char *key, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)key[i];
+        if (c < 0x20 || c == '"' || c == '\\')
+            return false;
+    }
+    return true;
+}
+
+#define PREFIX_KEY_MAX 64 /* plain keys up to this long are written in one append */
+
+/* Writes the separator and the key (in an object) before a value: one append for the
+ * usual short plain key, as every tensor field of a result is. */
 static void prefix(struct jsonw *w, const char *key)
 {
+    static const char spaces[] = "                                                                ";
+    char buf[2 + 2 * JSONW_MAX_DEPTH + PREFIX_KEY_MAX + 4];
+    size_t n = 0, klen = key != NULL ? strlen(key) : 0;
+
     if (w->err != ERR_OK)
         return;
-    if (!w->first[w->depth])
-        put(w, w->pretty ? ",\n" : ",", w->pretty ? 2 : 1);
-    w->first[w->depth] = false;
-    if (w->pretty)
-        indent(w, w->depth);
-    if (key != NULL) {
-        put_string(w, key, strlen(key));
+    if (key != NULL && (klen > PREFIX_KEY_MAX || !plain_key(key, klen))) {
+        if (!w->first[w->depth])
+            put(w, w->pretty ? ",\n" : ",", w->pretty ? 2 : 1);
+        w->first[w->depth] = false;
+        if (w->pretty)
+            put(w, spaces, 2 * (size_t)w->depth);
+        put_string(w, key, klen);
         put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
+        return;
     }
+    if (!w->first[w->depth]) {
+        buf[n++] = ',';
+        if (w->pretty)
+            buf[n++] = '\n';
+    }
+    w->first[w->depth] = false;
+    if (w->pretty) { /* depth < JSONW_MAX_DEPTH = 32: 64 spaces at most */
+        memcpy(buf + n, spaces, 2 * (size_t)w->depth);
+        n += 2 * (size_t)w->depth;
+    }
+    if (key != NULL) {
+        buf[n++] = '"';
+        memcpy(buf + n, key, klen);
+        n += klen;
+        buf[n++] = '"';
+        buf[n++] = ':';
+        if (w->pretty)
+            buf[n++] = ' ';
+    }
+    put(w, buf, n);
 }
 
 static void open_(struct jsonw *w, const char *key, const char *brace)
@@ -143,7 +217,7 @@ static void open_(struct jsonw *w, const char *key, const char *brace)
     if (w->err != ERR_OK)
         return;
     if (w->depth + 1 >= JSONW_MAX_DEPTH) {
-        w->err = ERR_INTERNAL;
+        fail(w, ERR_INTERNAL);
         return;
     }
     put(w, brace, 1);
@@ -157,7 +231,7 @@ static void close_(struct jsonw *w, const char *brace)
     if (w->err != ERR_OK)
         return;
     if (w->depth == 0) {
-        w->err = ERR_INTERNAL;
+        fail(w, ERR_INTERNAL);
         return;
     }
     if (w->pretty && !w->first[w->depth])
@@ -203,18 +277,34 @@ void jsonw_str(struct jsonw *w, const char *key, const char *s)
     jsonw_strn(w, key, s, strlen(s));
 }
 
+/* v in decimal, as %llu prints it, ending at end; returns where the digits begin. */
+static char *u64_text(uint64_t v, char *end)
+{
+    char *p = end;
+
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    return p;
+}
+
 void jsonw_u64(struct jsonw *w, const char *key, uint64_t v)
 {
-    char tmp[24];
+    char tmp[24], *p = u64_text(v, tmp + sizeof(tmp));
+
     prefix(w, key);
-    put(w, tmp, (size_t)snprintf(tmp, sizeof(tmp), "%" PRIu64, v));
+    put(w, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 void jsonw_i64(struct jsonw *w, const char *key, int64_t v)
 {
-    char tmp[24];
+    char tmp[24], *p = u64_text(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, tmp + sizeof(tmp));
+
+    if (v < 0)
+        *--p = '-';
     prefix(w, key);
-    put(w, tmp, (size_t)snprintf(tmp, sizeof(tmp), "%" PRId64, v));
+    put(w, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 void jsonw_double(struct jsonw *w, const char *key, double v)
@@ -223,6 +313,15 @@ void jsonw_double(struct jsonw *w, const char *key, double v)
     prefix(w, key);
     if (!isfinite(v)) {
         puts_(w, "null");
+        return;
+    }
+    /* A whole number below 10^6 is what %.6g prints it as: its digits (padding ratios
+     * are often whole). */
+    if (v > -1e6 && v < 1e6 && v == (double)(int64_t)v && (v != 0 || !signbit(v))) {
+        char *p = u64_text(v < 0 ? (uint64_t)-v : (uint64_t)v, tmp + sizeof(tmp));
+        if (v < 0)
+            *--p = '-';
+        put(w, p, (size_t)(tmp + sizeof(tmp) - p));
         return;
     }
     /* Six significant digits are plenty for ratios and seconds; %g never prints a bare
@@ -245,9 +344,9 @@ void jsonw_null(struct jsonw *w, const char *key)
 int jsonw_finish(struct jsonw *w, char **out, size_t *out_len)
 {
     if (w->err == ERR_OK && w->depth != 0)
-        w->err = ERR_INTERNAL;
+        fail(w, ERR_INTERNAL);
     if (w->err == ERR_OK && w->buf == NULL)
-        put(w, "", 0);
+        put_slow(w, "", 0);
     if (w->sink != NULL)
         flush(w);
     if (w->err != ERR_OK) {
@@ -261,6 +360,7 @@ int jsonw_finish(struct jsonw *w, char **out, size_t *out_len)
         jsonw_discard(w);
         return ERR_OK;
     }
+    w->buf[w->len] = '\0'; /* put keeps a byte for it */
     *out = w->buf;
     *out_len = w->len;
     w->buf = NULL;

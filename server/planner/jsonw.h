@@ -33,6 +33,8 @@ struct jsonw {
     size_t len;
     size_t cap;
     size_t max_bytes; /* ERR_LIMIT past this many bytes of output (buffered mode) */
+    size_t fast;      /* len + n < fast: n more bytes need no flush, realloc or limit
+                       * check (0 before the first append and after an error) */
     int err;          /* first error (ERR_OK while none) */
     unsigned depth;
     bool first[JSONW_MAX_DEPTH]; /* no element written yet at this depth */

@@ -493,7 +493,9 @@ static int run(const char *input, size_t len, const struct plan_opts *o,
     if ((rc = plan_result_write(&c, &pk, sg, nsg, true, sink, max_bytes, json, json_len, e)) !=
         ERR_OK)
         goto out;
-    if (views != NULL && (rc = plan_views_write(&c, &pk, sg, nsg, max_bytes, views, e)) != ERR_OK) {
+    if (views != NULL &&
+        (rc = plan_views_write(&c, &pk, sg, nsg, sink != NULL && sink->summary_only, max_bytes,
+                               views, e)) != ERR_OK) {
         free(*json);
         *json = NULL;
         *json_len = 0;

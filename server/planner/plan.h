@@ -141,12 +141,15 @@ ERR_MUST_CHECK int plan_run(const char *input, size_t len, const struct plan_opt
  * it is written, instead of one malloc'd buffer: a million-tensor result is hundreds of
  * megabytes. pretty lays it out as json-c's pretty printer does (what `tpuplan plan`
  * prints). write returns 0, or an ERR_* code that stops the plan with that code; on any
- * failure part of the document may already have been written. sink is borrowed.
+ * failure part of the document may already have been written. summary_only: *views gets
+ * the summary view alone (layout stays NULL), all the CLI reads of them: a million-tensor
+ * layout view costs seconds. sink is borrowed.
  */
 struct plan_sink {
     int (*write)(void *ctx, const char *buf, size_t n);
     void *ctx;
     bool pretty;
+    bool summary_only;
 };
 ERR_MUST_CHECK int plan_run_stream(const char *input, size_t len, const struct plan_opts *o,
                                    const struct plan_limits *l, const struct plan_sink *sink,

@@ -168,12 +168,12 @@ void plan_runtime_free(struct plan_runtime *rt);
 void plan_runtime_write(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk);
 
 /*
- * plan_views.c: both views into *v (plan.h), each at most max_bytes. On failure *v is
- * empty.
+ * plan_views.c: both views into *v (plan.h), each at most max_bytes; the summary alone
+ * when summary_only. On failure *v is empty.
  */
 ERR_MUST_CHECK int plan_views_write(const struct plan_ctx *c, const struct plan_packing *pk,
-                                    const struct suggest_fix *sg, size_t nsg, size_t max_bytes,
-                                    struct plan_views *v, struct err *e);
+                                    const struct suggest_fix *sg, size_t nsg, bool summary_only,
+                                    size_t max_bytes, struct plan_views *v, struct err *e);
 
 /*
  * plan_kernels.c: plans every kernel of c->ks once (the figures and the fit, counting

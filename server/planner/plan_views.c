@@ -233,7 +233,7 @@ out:
 }
 
 int plan_views_write(const struct plan_ctx *c, const struct plan_packing *pk,
-                     const struct suggest_fix *sg, size_t nsg, size_t max_bytes,
+                     const struct suggest_fix *sg, size_t nsg, bool summary_only, size_t max_bytes,
                      struct plan_views *v, struct err *e)
 {
     int rc;
@@ -241,7 +241,8 @@ int plan_views_write(const struct plan_ctx *c, const struct plan_packing *pk,
     memset(v, 0, sizeof(*v));
     if ((rc = plan_result_write(c, pk, sg, nsg, false, NULL, max_bytes, &v->summary,
                                 &v->summary_len, e)) != ERR_OK ||
-        (rc = write_layout(c, pk, max_bytes, &v->layout, &v->layout_len, e)) != ERR_OK)
+        (!summary_only &&
+         (rc = write_layout(c, pk, max_bytes, &v->layout, &v->layout_len, e)) != ERR_OK))
         plan_views_free(v);
     return rc;
 }

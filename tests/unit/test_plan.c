@@ -568,7 +568,8 @@ static void test_stream_is_json_c_pretty(void **state)
     size_t cap = 1500 * 80 + 256, len = 0;
     char *text = malloc(cap);
     struct collect c = {0};
-    struct plan_sink sink = {collect, &c, true};
+    struct plan_sink sink = {collect, &c, true, false};
+    struct plan_views v;
     struct plan_summary s;
     struct err e;
     (void)state;
@@ -591,6 +592,24 @@ static void test_stream_is_json_c_pretty(void **state)
                         c.buf);
     assert_string_equal(jstr(doc, "model.name"), "q\b\f\r\x01/\"\\\xc3\xa9");
     json_object_put(doc);
+
+    /* summary_only: the whole document, the summary view alone (what the CLI reads). */
+    free(c.buf);
+    c = (struct collect){0};
+    sink.summary_only = true;
+    assert_int_equal(plan_run_stream(text, len, NULL, NULL, &sink, &v, &s, &e), ERR_OK);
+    assert_true(c.len > 4 * JSONW_CHUNK_HINT);
+    assert_non_null(v.summary);
+    assert_non_null(strstr(v.summary, "\"summary\":"));
+    assert_null(v.layout);
+    plan_views_free(&v);
+    free(c.buf);
+    c = (struct collect){0};
+    sink.summary_only = false;
+    assert_int_equal(plan_run_stream(text, len, NULL, NULL, &sink, &v, &s, &e), ERR_OK);
+    assert_non_null(v.summary);
+    assert_non_null(v.layout);
+    plan_views_free(&v);
 
     /* A sink that fails stops the plan with its code. */
     free(c.buf);

@@ -1,0 +1,377 @@
+/*
+ * test_jsonw.c - the streaming JSON writer: numbers exactly as printf prints them (the
+ * hand-written integer path against %llu/%lld, whole doubles against %.6g), keys that need
+ * escapes and long keys (the slow path) against short plain ones (one append), the limit
+ * at its exact byte, the sink's pieces, a failing sink, and the pretty layout against
+ * json-c's pretty printer.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "planner/jsonw.h"
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* One value written alone (compact): the malloc'd text. */
+static char *one_u64(uint64_t v)
+{
+    struct jsonw w;
+    char *out = NULL;
+    size_t len = 0;
+
+    jsonw_init(&w, 1 << 20);
+    jsonw_u64(&w, NULL, v);
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
+    assert_int_equal(strlen(out), len);
+    return out;
+}
+
+static char *one_i64(int64_t v)
+{
+    struct jsonw w;
+    char *out = NULL;
+    size_t len = 0;
+
+    jsonw_init(&w, 1 << 20);
+    jsonw_i64(&w, NULL, v);
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
+    return out;
+}
+
+static char *one_double(double v)
+{
+    struct jsonw w;
+    char *out = NULL;
+    size_t len = 0;
+
+    jsonw_init(&w, 1 << 20);
+    jsonw_double(&w, NULL, v);
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
+    return out;
+}
+
+static void check_u64(uint64_t v)
+{
+    char want[32], *got = one_u64(v);
+    snprintf(want, sizeof(want), "%" PRIu64, v);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void check_i64(int64_t v)
+{
+    char want[32], *got = one_i64(v);
+    snprintf(want, sizeof(want), "%" PRId64, v);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void check_double(double v)
+{
+    char want[32], *got = one_double(v);
+    snprintf(want, sizeof(want), "%.6g", v);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+/* Integers: the edges, every power of ten and its neighbours, and random values of every
+ * width, each as printf prints it. */
+static void test_integers(void **state)
+{
+    static const uint64_t edges[] = {0,
+                                     1,
+                                     9,
+                                     10,
+                                     99,
+                                     100,
+                                     UINT32_MAX,
+                                     (uint64_t)INT64_MAX,
+                                     (uint64_t)INT64_MAX + 1,
+                                     UINT64_MAX - 1,
+                                     UINT64_MAX};
+    uint64_t p = 1;
+    (void)state;
+
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+        check_u64(edges[i]);
+        check_i64((int64_t)edges[i]);
+    }
+    check_i64(INT64_MIN);
+    check_i64(INT64_MIN + 1);
+    check_i64(-1);
+    for (int d = 0; d < 19; d++, p *= 10) {
+        check_u64(p - 1);
+        check_u64(p);
+        check_u64(p + 1);
+        check_i64(-(int64_t)p);
+        check_i64(-(int64_t)p + 1);
+    }
+    for (int i = 0; i < 20000; i++) {
+        uint64_t v = next() >> (next() % 64);
+        check_u64(v);
+        check_i64((int64_t)v);
+        check_i64(-(int64_t)(v >> 1));
+    }
+}
+
+/* Doubles: whole numbers below 10^6 take the digit path, everything else %.6g; both must
+ * read as %.6g prints them, at and around the 10^6 edge, signed zero included. */
+static void test_doubles(void **state)
+{
+    static const double vals[] = {0.0,
+                                  -0.0,
+                                  1.0,
+                                  -1.0,
+                                  512.0,
+                                  8.60504201,
+                                  0.5,
+                                  -0.25,
+                                  999999.0,
+                                  -999999.0,
+                                  1e6,
+                                  -1e6,
+                                  1000001.0,
+                                  999999.5,
+                                  123456.5,
+                                  1e-7,
+                                  9007199254740992.0,
+                                  1e300,
+                                  65536.0,
+                                  2.5e-5};
+    char *got;
+    (void)state;
+
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+        check_double(vals[i]);
+    assert_string_equal(got = one_double(-0.0), "-0");
+    free(got);
+    assert_string_equal(got = one_double(512.0), "512");
+    free(got);
+    assert_string_equal(got = one_double(1e6), "1e+06");
+    free(got);
+    assert_string_equal(got = one_double(NAN), "null");
+    free(got);
+    assert_string_equal(got = one_double(-INFINITY), "null");
+    free(got);
+    for (int i = 0; i < 20000; i++) {
+        int64_t whole = (int64_t)(next() % 2200000) - 1100000;
+        check_double((double)whole);
+        check_double((double)whole / 7.0);
+        check_double((double)(next() >> 11) * 0x1p-20);
+    }
+}
+
+/* A document with short plain keys, a 64-byte key (the longest one append takes), a
+ * 65-byte one, keys that need escapes, and nested empty containers. */
+static void write_doc(struct jsonw *w)
+{
+    char k64[65], k65[66];
+
+    memset(k64, 'a', 64);
+    k64[64] = '\0';
+    memset(k65, 'b', 65);
+    k65[65] = '\0';
+    jsonw_obj_begin(w, NULL);
+    jsonw_u64(w, "id", 7);
+    jsonw_str(w, "name", "t\"0\\\n\x01");
+    jsonw_i64(w, k64, -5);
+    jsonw_i64(w, k65, 6);
+    jsonw_bool(w, "q\"uote", true);
+    jsonw_null(w, "ctl\x02\t");
+    jsonw_arr_begin(w, "dims");
+    jsonw_arr_end(w);
+    jsonw_obj_begin(w, "nest");
+    jsonw_arr_begin(w, "live");
+    jsonw_i64(w, NULL, 0);
+    jsonw_i64(w, NULL, 46);
+    jsonw_arr_end(w);
+    jsonw_double(w, "expansion", 8.60504);
+    jsonw_obj_end(w);
+    jsonw_obj_end(w);
+}
+
+static void test_keys(void **state)
+{
+    struct jsonw w;
+    char *out = NULL, k64[65], k65[66], want[512];
+    size_t len = 0;
+    (void)state;
+
+    memset(k64, 'a', 64);
+    k64[64] = '\0';
+    memset(k65, 'b', 65);
+    k65[65] = '\0';
+    jsonw_init(&w, 1 << 20);
+    write_doc(&w);
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
+    snprintf(want, sizeof(want),
+             "{\"id\":7,\"name\":\"t\\\"0\\\\\\n\\u0001\",\"%s\":-5,\"%s\":6,\"q\\\"uote\":true,"
+             "\"ctl\\u0002\\t\":null,\"dims\":[],\"nest\":{\"live\":[0,46],\"expansion\":8.60504}}",
+             k64, k65);
+    assert_string_equal(out, want);
+    assert_int_equal(len, strlen(want));
+    free(out);
+}
+
+struct pieces {
+    char *buf;
+    size_t len, n, max_piece, fail_at; /* fail_at: the call that fails (0: none) */
+};
+
+static int collect(void *ctx, const char *buf, size_t n)
+{
+    struct pieces *p = ctx;
+
+    if (p->fail_at != 0 && ++p->n >= p->fail_at)
+        return ERR_LIMIT;
+    if (p->fail_at == 0)
+        p->n++;
+    p->buf = realloc(p->buf, p->len + n + 1);
+    assert_non_null(p->buf);
+    memcpy(p->buf + p->len, buf, n);
+    p->len += n;
+    p->buf[p->len] = '\0';
+    if (n > p->max_piece)
+        p->max_piece = n;
+    return ERR_OK;
+}
+
+/* Pretty: exactly json-c's pretty printer on the same document. */
+static void test_pretty_is_json_c(void **state)
+{
+    struct jsonw w;
+    struct pieces p = {0};
+    char *out = NULL;
+    size_t len = 0;
+    (void)state;
+
+    jsonw_init_sink(&w, collect, &p, true);
+    write_doc(&w);
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
+    assert_null(out);
+    assert_int_equal(len, p.len);
+    json_object *doc = json_tokener_parse(p.buf);
+    assert_non_null(doc);
+    assert_string_equal(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+                                                                JSON_C_TO_STRING_SPACED |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE),
+                        p.buf);
+    json_object_put(doc);
+    free(p.buf);
+}
+
+/* A long document: many small values, and strings longer than a piece. */
+static void write_long(struct jsonw *w, const char *big)
+{
+    jsonw_arr_begin(w, NULL);
+    for (int i = 0; i < 100000; i++) {
+        jsonw_obj_begin(w, NULL);
+        jsonw_u64(w, "offset", (uint64_t)i * 512);
+        jsonw_str(w, "name", i % 25000 == 0 ? big : "t");
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+}
+
+/* The sink gets pieces of at most JSONW_SINK_CHUNK bytes (or one longer string's worth),
+ * which put together are the buffered document byte for byte. */
+static void test_sink_pieces(void **state)
+{
+    struct jsonw w;
+    struct pieces p = {0};
+    char *out = NULL, *big = malloc(3 * JSONW_SINK_CHUNK + 1);
+    size_t len = 0;
+    (void)state;
+
+    assert_non_null(big);
+    memset(big, 'x', 3 * JSONW_SINK_CHUNK);
+    big[3 * JSONW_SINK_CHUNK] = '\0';
+    jsonw_init(&w, SIZE_MAX);
+    write_long(&w, big);
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
+    jsonw_init_sink(&w, collect, &p, false);
+    write_long(&w, big);
+    char *none = NULL;
+    size_t total = 0;
+    assert_int_equal(jsonw_finish(&w, &none, &total), ERR_OK);
+    assert_int_equal(total, len);
+    assert_int_equal(p.len, len);
+    assert_memory_equal(p.buf, out, len);
+    assert_true(p.n >= len / (4 * JSONW_SINK_CHUNK));
+    assert_true(p.max_piece <= 3 * JSONW_SINK_CHUNK + 2 + JSONW_SINK_CHUNK);
+    free(p.buf);
+
+    /* A sink that fails stops the document with its code; nothing is written after. */
+    p = (struct pieces){.fail_at = 3};
+    jsonw_init_sink(&w, collect, &p, false);
+    write_long(&w, big);
+    assert_int_equal(jsonw_finish(&w, &none, &total), ERR_LIMIT);
+    assert_int_equal(p.n, 3);
+    free(p.buf);
+    free(out);
+    free(big);
+}
+
+/* max_bytes is exact: a document of exactly that many bytes is written, one byte less
+ * fails with ERR_LIMIT (and frees what was written). */
+static void test_limit_exact(void **state)
+{
+    struct jsonw w;
+    char *out = NULL, *again = NULL;
+    size_t len = 0, len2 = 0;
+    (void)state;
+
+    jsonw_init(&w, SIZE_MAX);
+    write_long(&w, "big");
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
+    jsonw_init(&w, len);
+    write_long(&w, "big");
+    assert_int_equal(jsonw_finish(&w, &again, &len2), ERR_OK);
+    assert_int_equal(len2, len);
+    assert_string_equal(again, out);
+    free(again);
+    again = NULL;
+    jsonw_init(&w, len - 1);
+    write_long(&w, "big");
+    assert_int_equal(jsonw_finish(&w, &again, &len2), ERR_LIMIT);
+    assert_null(again);
+    free(out);
+
+    /* An empty writer finishes as an empty document; an unbalanced one is an error. */
+    jsonw_init(&w, 16);
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
+    assert_string_equal(out, "");
+    assert_int_equal(len, 0);
+    free(out);
+    jsonw_init(&w, 16);
+    jsonw_arr_begin(&w, NULL);
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_INTERNAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_integers),    cmocka_unit_test(test_doubles),
+        cmocka_unit_test(test_keys),        cmocka_unit_test(test_pretty_is_json_c),
+        cmocka_unit_test(test_sink_pieces), cmocka_unit_test(test_limit_exact),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
