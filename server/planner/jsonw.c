@@ -201,6 +201,7 @@ static void prefix(struct jsonw *w, const char *key)
     }
     if (key != NULL) {
         buf[n++] = '"';
+        /* NOLINTNEXTLINE(bugprone-not-null-terminated-result): buf is bytes, not a string */
         memcpy(buf + n, key, klen);
         n += klen;
         buf[n++] = '"';

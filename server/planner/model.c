@@ -1173,6 +1173,42 @@ static void tensor_src_free(struct tensor_src *ts)
     memset(ts, 0, sizeof(*ts));
 }
 
+/*
+ * Element i of a stream read by model_fast_tensor (model_int.h) and converted as
+ * parse_tensor converts it. false: not of the plain form, nothing consumed (the element is
+ * json-c's); *rc then untouched. The json-c path below stays the one that reports errors.
+ */
+static bool fast_tensor(struct ctx *c, struct tensor_src *ts, size_t i, int *rc)
+{
+    struct model_tensor *t = &c->m->tensors[i];
+    struct model_fast_tensor f;
+    size_t pos = ts->pos;
+    bool last = false;
+
+    /* an element's arrays sit at depth 3 of the document: json-c's limit must allow them */
+    if (!ts->streaming || ts->done || c->l->max_json_depth < 5 ||
+        !model_fast_tensor(ts->text, ts->len, &pos, &f, &last))
+        return false;
+    json_object_put(ts->cur); /* as stream_next: the previous element is done with */
+    ts->cur = NULL;
+    ts->pos = pos;
+    ts->done = last;
+    if ((t->name = model_strdup(c->m, f.name, f.name_len)) == NULL) {
+        *rc = terr(c, ERR_NOMEM, i, "name", "out of memory");
+        return true;
+    }
+    t->kind = f.kind;
+    memset(&t->shape, 0, sizeof(t->shape));
+    t->shape.dtype = f.dtype;
+    t->shape.rank = f.rank;
+    memcpy(t->shape.dims, f.dims, f.rank * sizeof(f.dims[0]));
+    t->live_given = f.live_given;
+    t->live_start = f.live_start;
+    t->live_end = f.live_end;
+    *rc = parse_sharding(c, i, NULL, t);
+    return true;
+}
+
 /* Element i of the tensors (in order); NULL when a stream meets an anomaly. */
 static json_object *tensor_src_get(struct tensor_src *ts, size_t i)
 {
@@ -1257,6 +1293,11 @@ static int parse_root(struct ctx *c, json_object *root, struct tensor_src *ts)
     if ((rc = parse_head(c, root, n)) != ERR_OK)
         goto out;
     for (size_t i = 0; i < c->m->n; i++) {
+        if (fast_tensor(c, ts, i, &rc)) {
+            if (rc != ERR_OK)
+                goto out;
+            continue;
+        }
         json_object *el = tensor_src_get(ts, i);
         if (el == NULL) {
             rc = STREAM_FALLBACK;

@@ -8,6 +8,7 @@
 #ifndef TPUPLAN_MODEL_INT_H
 #define TPUPLAN_MODEL_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,5 +66,26 @@ ERR_MUST_CHECK int model_index_build(const struct model *m, struct model_index *
 int64_t model_index_find(const struct model *m, const struct model_index *ix, const char *name,
                          size_t n);
 void model_index_free(struct model_index *ix);
+
+/*
+ * model_fast.c: a tensor element of the plain form (model_fast.c's comment: keys name,
+ * dtype, shape, kind, live, description; printable ASCII strings without escapes; small
+ * unsigned integers) read from s[*pos] (after whitespace) through the ',' or ']' after it,
+ * with only values parse_tensor accepts. true: *t filled (t->name points into s, not
+ * NUL-terminated), *last set when the element ended the array, *pos past it. false:
+ * nothing consumed; the caller parses the element with json-c.
+ */
+struct model_fast_tensor {
+    const char *name;
+    size_t name_len;
+    enum dtype dtype;
+    enum tensor_kind kind; /* TENSOR_TEMP when not given */
+    uint8_t rank;
+    int64_t dims[SHAPE_MAX_RANK];
+    bool live_given;
+    int64_t live_start, live_end;
+};
+bool model_fast_tensor(const char *s, size_t len, size_t *pos, struct model_fast_tensor *t,
+                       bool *last);
 
 #endif

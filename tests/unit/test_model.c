@@ -16,6 +16,7 @@
 
 #include "planner/lifetime.h"
 #include "planner/model.h"
+#include "planner/model_int.h"
 
 #include "model_find.h"
 
@@ -421,6 +422,214 @@ static void test_streaming_depth_limit(void **state)
     assert_non_null(strstr(e.msg, "deeper than the limit of 6"));
 }
 
+/* model_fast_tensor on its own: the fields of a plain element, the position past its
+ * comma or bracket, and nothing consumed for what it leaves to json-c. */
+static void test_fast_reader(void **state)
+{
+    static const char *const refused[] = {
+        "{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\",\"tags\":[\"x\"]},",
+        "{\"name\":\"a\\u0062\",\"shape\":[1],\"dtype\":\"f32\"},",
+        "{\"name\":\"a\",\"name\":\"b\",\"shape\":[1],\"dtype\":\"f32\"},",
+        "{\"name\":\"a\",\"shape\":[01],\"dtype\":\"f32\"},",
+        "{\"name\":\"a\",\"shape\":[1.0],\"dtype\":\"f32\"},",
+        "{\"name\":\"a\",\"shape\":[1e3],\"dtype\":\"f32\"},",
+        "{\"name\":\"a\",\"shape\":[-1],\"dtype\":\"f32\"},",
+        "{\"name\":\"a\",\"shape\":[1000000000000000000],\"dtype\":\"f32\"},",
+        "{\"name\":\"a\",\"shape\":[1,],\"dtype\":\"f32\"},",
+        "{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f33\"},",
+        "{\"name\":\"\",\"shape\":[1],\"dtype\":\"f32\"},",
+        "{\"name\":\"\xc3\xa9\",\"shape\":[1],\"dtype\":\"f32\"},",
+        "{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\",\"kind\":\"weights\"},",
+        "{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\",\"live\":[2,2]},",
+        "{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\",\"live\":[0,9007199254740993]},",
+        "{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\",\"live\":[1]},",
+        "{\"name\":\"a\",\"shape\":[1]},",
+        "{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"}x",
+        "{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\"",
+        "{}]",
+        "7,",
+    };
+    const char *ok = " {\"name\" : \"t 1\",\r\n\"shape\":[ 3 ,0,\t999999999999999999 ],"
+                     "\"dtype\":\"bf16\",\"kind\":\"param\",\"live\":[0,9007199254740992],"
+                     "\"description\":\"x\"} ]";
+    struct model_fast_tensor t;
+    size_t pos = 0;
+    bool last = false;
+    (void)state;
+
+    assert_true(model_fast_tensor(ok, strlen(ok), &pos, &t, &last));
+    assert_int_equal(pos, strlen(ok));
+    assert_true(last);
+    assert_int_equal(t.name_len, 3);
+    assert_memory_equal(t.name, "t 1", 3);
+    assert_int_equal(t.dtype, DT_BF16);
+    assert_int_equal(t.kind, TENSOR_PARAM);
+    assert_int_equal(t.rank, 3);
+    assert_int_equal(t.dims[0], 3);
+    assert_int_equal(t.dims[1], 0);
+    assert_int_equal(t.dims[2], 999999999999999999);
+    assert_true(t.live_given);
+    assert_int_equal(t.live_start, 0);
+    assert_int_equal(t.live_end, INT64_C(9007199254740992));
+    const char *plain = "{\"shape\":[],\"dtype\":\"pred\",\"name\":\"s\"},{";
+    pos = 0;
+    assert_true(model_fast_tensor(plain, strlen(plain), &pos, &t, &last));
+    assert_false(last);
+    assert_int_equal(pos, strlen(plain) - 1);
+    assert_int_equal(t.rank, 0);
+    assert_int_equal(t.kind, TENSOR_TEMP);
+    assert_false(t.live_given);
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        pos = 0;
+        if (model_fast_tensor(refused[i], strlen(refused[i]), &pos, &t, &last))
+            fail_msg("accepted: %s", refused[i]);
+        assert_int_equal(pos, 0);
+    }
+}
+
+static uint64_t fast_rng = 0x9e3779b97f4a7c15ull;
+
+static size_t pick(size_t n)
+{
+    fast_rng ^= fast_rng << 13;
+    fast_rng ^= fast_rng >> 7;
+    fast_rng ^= fast_rng << 17;
+    return (size_t)(fast_rng % n);
+}
+
+/* Appends "key": val to an element, with random whitespace around the colon and value. */
+static void field(char *buf, size_t cap, size_t *len, bool *any, const char *key, const char *val)
+{
+    static const char *const ws[] = {"", "", "", " ", "\n\t", "\r\n "};
+
+    *len += (size_t)snprintf(buf + *len, cap - *len, "%s\"%s\"%s:%s%s%s", *any ? "," : "", key,
+                             ws[pick(6)], ws[pick(6)], val, ws[pick(6)]);
+    *any = true;
+}
+
+/* A random tensor element: half of them valid (the fast reader's or json-c's, by their
+ * text), the rest with every kind of value the fast reader must leave to json-c or that
+ * parse_tensor refuses, and odd whitespace. Valid choices come first in each list. */
+static void random_element(char *buf, size_t cap, int i)
+{
+    static const char *const names[] = {"\"t%d\"", "\"a b%d\"", "\"\\u0074%d\"", "\"\xc3\xa9%d\"",
+                                        "\"\"",    "5",         "\"x\""};
+    static const char *const dtypes[] = {"\"f32\"",     "\"bf16\"", "\"pred\"", "\"s8\"",
+                                         "\"float33\"", "\"\"",     "7"};
+    static const char *const shapes[] = {
+        "[]",
+        "[1,2]",
+        "[ 3 , 4 ]",
+        "[0]",
+        "[999999999999999999]",
+        "[7,128]",
+        "[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]",
+        "[1.5]",
+        "[-1]",
+        "[1e3]",
+        "[99999999999999999999]",
+        "[9223372036854775807]",
+        "\"[1]\"",
+        "[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]"};
+    static const char *const kinds[] = {"\"param\"", "\"activation\"", "\"grad\"",
+                                        "\"temp\"",  "\"weights\"",    "7"};
+    static const char *const lives[] = {
+        "[0,5]", "[2,9007199254740992]", "[ 4 ,\n6 ]", "[1.0,2]", "[3,3]", "[-1,2]",
+        "[1]",   "[0,9007199254740993]"};
+    static const char *const extras[] = {
+        "\"donated\":true", "\"tags\":[\"a\"]", "\"description\":\"d\"", "\"layout\":\"{0}\"",
+        "\"shap\":[1]",     "\"name\":\"dup\"", "\"description\":5",     "\"sharding\":[null]"};
+    static const char *const ws[] = {"", "", "", " ", "\n\t", "\r\n "};
+    bool clean = pick(2) == 0, any = false;
+    size_t len = 0;
+    char name[64];
+
+    /* clean: the valid choices only (the first 3, 4, 7, 4, 3 and 3 entries) */
+    snprintf(name, sizeof(name), names[pick(clean ? 3 : sizeof(names) / sizeof(names[0]))], i);
+    len += (size_t)snprintf(buf + len, cap - len, "{%s", ws[pick(6)]);
+    if (clean || pick(20) != 0)
+        field(buf, cap, &len, &any, "name", name);
+    if (pick(3) == 0)
+        field(buf, cap, &len, &any, "kind",
+              kinds[pick(clean ? 4 : sizeof(kinds) / sizeof(kinds[0]))]);
+    if (clean || pick(20) != 0)
+        field(buf, cap, &len, &any, "shape",
+              shapes[pick(clean ? 7 : sizeof(shapes) / sizeof(shapes[0]))]);
+    if (clean || pick(20) != 0)
+        field(buf, cap, &len, &any, "dtype",
+              dtypes[pick(clean ? 4 : sizeof(dtypes) / sizeof(dtypes[0]))]);
+    if (pick(2) == 0)
+        field(buf, cap, &len, &any, "live",
+              lives[pick(clean ? 3 : sizeof(lives) / sizeof(lives[0]))]);
+    if (pick(6) == 0) {
+        const char *x = extras[pick(clean ? 3 : sizeof(extras) / sizeof(extras[0]))];
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", any ? "," : "", x);
+    }
+    snprintf(buf + len, cap - len, "}");
+}
+
+/* Differential: a document of random elements parses exactly as the same document whose
+ * elements json-c must read (each starts with an escaped description, which the fast reader
+ * refuses and which changes no meaning): the same tensors, warnings, or the same error. */
+static void test_fast_reader_matches_json_c(void **state)
+{
+    char *a = malloc(1 << 16), *b = malloc(1 << 16), el[1024];
+    (void)state;
+
+    assert_non_null(a);
+    assert_non_null(b);
+    for (int it = 0; it < 3000; it++) {
+        size_t la = 0, lb = 0;
+        int n = 1 + (int)pick(4);
+        const char *head = pick(3) == 0 ? "{\"mesh\":{\"x\":2}," : "{";
+        struct model ma, mb;
+        struct err ea, eb;
+        la += (size_t)snprintf(a, 1 << 16, "%s\"tensors\":[", head);
+        lb += (size_t)snprintf(b, 1 << 16, "%s\"tensors\":[", head);
+        for (int i = 0; i < n; i++) {
+            random_element(el, sizeof(el), i);
+            la += (size_t)snprintf(a + la, (1 << 16) - la, "%s%s", i ? "," : "", el);
+            size_t body = 1 + strspn(el + 1, " \t\r\n"); /* "{}" takes no comma */
+            lb += (size_t)snprintf(b + lb, (1 << 16) - lb, "%s{\"description\":\"\\u0041\"%s%s",
+                                   i ? "," : "", el[body] == '}' ? "" : ",", el + 1);
+        }
+        la += (size_t)snprintf(a + la, (1 << 16) - la, "]}");
+        lb += (size_t)snprintf(b + lb, (1 << 16) - lb, "]}");
+        int ra = model_parse_json(a, la, &limits, &ma, &ea);
+        int rb = model_parse_json(b, lb, &limits, &mb, &eb);
+        if (ra != rb || (ra != ERR_OK && (ea.code != eb.code || strcmp(ea.where, eb.where) != 0 ||
+                                          strcmp(ea.msg, eb.msg) != 0)))
+            fail_msg("%s\n%d %s: %s\nvs\n%s\n%d %s: %s", a, ra, ea.where, ea.msg, b, rb, eb.where,
+                     eb.msg);
+        if (ra != ERR_OK)
+            continue;
+        assert_int_equal(ma.n, mb.n);
+        for (size_t i = 0; i < ma.n; i++) {
+            const struct model_tensor *x = &ma.tensors[i], *y = &mb.tensors[i];
+            assert_string_equal(x->name, y->name);
+            assert_int_equal(x->kind, y->kind);
+            assert_int_equal(x->shape.dtype, y->shape.dtype);
+            assert_int_equal(x->shape.rank, y->shape.rank);
+            assert_memory_equal(x->shape.dims, y->shape.dims, x->shape.rank * sizeof(int64_t));
+            assert_int_equal(x->shape.has_layout, y->shape.has_layout);
+            assert_int_equal(x->shape.ntiles, y->shape.ntiles);
+            assert_int_equal(x->live_given, y->live_given);
+            assert_int_equal(x->live_start, y->live_start);
+            assert_int_equal(x->live_end, y->live_end);
+            assert_int_equal(x->sharded, y->sharded);
+            assert_int_equal(x->donated, y->donated);
+            assert_int_equal(x->ntags, y->ntags);
+        }
+        assert_int_equal(ma.warnings.n, mb.warnings.n);
+        for (size_t w = 0; w < ma.warnings.n; w++)
+            assert_string_equal(ma.warnings.lines[w], mb.warnings.lines[w]);
+        model_free(&ma);
+        model_free(&mb);
+    }
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -433,6 +642,8 @@ int main(void)
         cmocka_unit_test(test_overflow),
         cmocka_unit_test(test_streaming_matches_the_whole_document),
         cmocka_unit_test(test_streaming_depth_limit),
+        cmocka_unit_test(test_fast_reader),
+        cmocka_unit_test(test_fast_reader_matches_json_c),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
