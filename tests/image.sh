@@ -2,7 +2,8 @@
 # image.sh - `make image`: builds docker/Dockerfile with podman, runs the image against a
 # throwaway PostgreSQL (tests/pg.sh; its Unix socket mounted into the container), and
 # checks it over real HTTP: /readyz, one plan submitted and finished, the non-root user,
-# the HEALTHCHECK, settings taken from the environment, and a graceful stop. Prints TAP.
+# the HEALTHCHECK (also of a second container serving https under a base path), settings
+# taken from the environment, and a graceful stop. Prints TAP.
 #
 # No registry needs to be reachable: when the base image (TPUPLAN_IMAGE_BASE, default
 # localhost/debian:bookworm) is missing, it is made with debootstrap from the Debian mirror
@@ -19,7 +20,7 @@ server_init image
 name=tpuplan-image-$$
 
 cleanup() {
-    podman rm -f -t 2 "$name" >/dev/null 2>&1
+    podman rm -f -t 2 "$name" "$name-tls" >/dev/null 2>&1
     server_cleanup
 }
 trap cleanup EXIT
@@ -111,6 +112,7 @@ SH
 
 how=plain
 pm=(podman)
+run_extra=()
 if ! podman run -d "${run_args[@]}" "$IMAGE" >"$tmp/run.log" 2>&1; then
     echo "# plain podman run failed: $(tail -1 "$tmp/run.log")"
     podman rm -f "$name" >/dev/null 2>&1
@@ -122,7 +124,8 @@ if ! podman run -d "${run_args[@]}" "$IMAGE" >"$tmp/run.log" 2>&1; then
     if mountpoint -q /sys/fs/cgroup/unified 2>/dev/null; then
         pm=(unshare -m sh -c 'umount /sys/fs/cgroup/unified; exec "$0" "$@"' "${pm[@]}")
     fi
-    "${pm[@]}" run -d --cgroups=disabled "${run_args[@]}" "$IMAGE" >"$tmp/run.log" 2>&1 ||
+    run_extra=(--cgroups=disabled)
+    "${pm[@]}" run -d "${run_extra[@]}" "${run_args[@]}" "$IMAGE" >"$tmp/run.log" 2>&1 ||
         bail "podman run failed: $(tail -3 "$tmp/run.log")"
 fi
 echo "# podman run: $how"
@@ -149,6 +152,36 @@ check "the server process is not root (uid $uid)" eval '[ -n "$uid" ] && [ "$uid
 hc_rc=$?
 check "the HEALTHCHECK passes (podman healthcheck run: $hc_rc)" [ "$hc_rc" = 0 ]
 [ "$hc_rc" = 0 ] || sed 's/^/#   /' "$tmp/hc.log" | tail -3
+
+# ---- the HEALTHCHECK of a container serving https under a base path ----
+# docker/healthcheck.sh follows TPUPLAN_TLS_CERT (openssl s_client) and TPUPLAN_BASE_PATH.
+mkdir -p "$tmp/tls"
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost \
+    -keyout "$tmp/tls/key.pem" -out "$tmp/tls/cert.pem" >"$tmp/openssl.log" 2>&1 ||
+    bail "openssl req failed: $(tail -3 "$tmp/openssl.log")"
+chmod 755 "$tmp/tls" && chmod 644 "$tmp/tls/key.pem" "$tmp/tls/cert.pem" # for uid 10001
+port2=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"${pm[@]}" run -d "${run_extra[@]}" --name "$name-tls" --network host -v "$sock:/pgsock" \
+    -v "$tmp/tls:/tls:ro" -e "DATABASE_URL=host=/pgsock dbname=postgres user=tpuplan" \
+    -e "TPUPLAN_LISTEN=127.0.0.1:$port2" -e TPUPLAN_WORKERS=1 -e TPUPLAN_TLS_CERT=/tls/cert.pem \
+    -e TPUPLAN_TLS_KEY=/tls/key.pem -e TPUPLAN_BASE_PATH=/tpuplan "$IMAGE" >"$tmp/run-tls.log" 2>&1 ||
+    bail "podman run (https) failed: $(tail -3 "$tmp/run-tls.log")"
+status=000
+for _ in $(seq 150); do
+    status=$(curl -sk -o "$tmp/b" -w '%{http_code}' "https://127.0.0.1:$port2/tpuplan/readyz")
+    [ "$status" = 200 ] && break
+    sleep 0.2
+done
+check "a container with TPUPLAN_TLS_CERT and TPUPLAN_BASE_PATH answers https under /tpuplan" \
+    [ "$status" = 200 ]
+[ "$status" = 200 ] || podman logs "$name-tls" 2>&1 | tail -5 | sed 's/^/#   /'
+"${pm[@]}" healthcheck run "$name-tls" >"$tmp/hc-tls.log" 2>&1
+hc_rc=$?
+check "its HEALTHCHECK passes over https under the base path (podman healthcheck run: $hc_rc)" \
+    [ "$hc_rc" = 0 ]
+[ "$hc_rc" = 0 ] || sed 's/^/#   /' "$tmp/hc-tls.log" | tail -3
+podman rm -f -t 5 "$name-tls" >/dev/null 2>&1
+
 podman stop -t 20 "$name" >/dev/null 2>&1
 code=$(podman inspect --format '{{.State.ExitCode}}' "$name" 2>/dev/null)
 check "podman stop (SIGTERM) stops the server cleanly (exit $code)" [ "$code" = 0 ]
