@@ -2,7 +2,7 @@
 // JSON or the layout as CSV (MiniMalloc's columns with the offsets, names and kinds), and
 // delete the plan (offered only to the browser that created it).
 
-import { $, apiGet, appUrl, download, planUrl } from './util.js';
+import { $, apiGet, apiKey, appUrl, download, planUrl } from './util.js';
 import { lookup } from './layoutchart.js';
 
 function csvField(v) {
@@ -61,7 +61,8 @@ export function wireActions(plan, id, layout) {
 }
 
 // The manage token is kept only by the browser that created the plan (upload.js); share
-// links are read-only, so only that browser offers to delete.
+// links are read-only, so only that browser offers to delete. Under --require-key the server
+// takes the API key that created the plan instead, so the tab's key goes when one is kept.
 function wireDelete(id, status) {
     let token = null;
     try {
@@ -74,7 +75,7 @@ function wireDelete(id, status) {
     button.classList.remove('hidden');
     button.addEventListener('click', async () => {
         if (!confirm('Delete this plan? Its share link stops working.')) return;
-        const res = await fetch(planUrl(id), { method: 'DELETE', headers: { Authorization: 'Bearer ' + token } });
+        const res = await fetch(planUrl(id), { method: 'DELETE', headers: { Authorization: 'Bearer ' + (apiKey() || token) } });
         if (res.ok || res.status === 404) {
             localStorage.removeItem('tpuplan.manage.' + id);
             location.assign(appUrl('/'));

@@ -900,7 +900,7 @@ test('the diff page works under a base path (behind a reverse proxy)', async () 
     await page.context().close();
 });
 
-test('under --require-key the upload form asks for the API key on the 401, sends it as Authorization: Bearer and keeps it for the tab only', async () => {
+test('under --require-key the upload form asks for the API key on the 401, sends it as Authorization: Bearer (submit and delete) and keeps it for the tab only', async () => {
     assert(keyed && /^tpk_/.test(apiKey || ''), 'run.sh passes no --require-key server and key');
     const page = await newPage();
     const isPost = (r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/v1/plans';
@@ -932,6 +932,15 @@ test('under --require-key the upload form asks for the API key on the 401, sends
     assert(res.request().headers().authorization === 'Bearer ' + apiKey, 'the key is not sent as Authorization: Bearer');
     await waitPlanPage(page);
     assert((await page.textContent('#plan-name')) === model.name, 'plan name');
+    // Delete under --require-key takes the key that created the plan, not the manage token.
+    const planPage = page.url();
+    const deleted = page.waitForResponse((r) => r.request().method() === 'DELETE');
+    state.confirms = 1;
+    await Promise.all([page.waitForURL(keyed + '/'), page.click('#delete')]);
+    res = await deleted;
+    assert(res.status() === 204 && res.request().headers().authorization === 'Bearer ' + apiKey, `delete: ${res.status()}`);
+    const gone = await page.evaluate(async (u) => (await fetch(u.replace('/p/', '/api/v1/plans/'))).status, planPage);
+    assert(gone === 404 || gone === 410, 'the deleted plan still answers ' + gone);
     // Kept for this tab (sessionStorage): the upload page shows it again, filled in; never in localStorage.
     await page.goto(keyed + '/');
     assert(await page.isVisible('#api_key-field'), 'the key field is hidden again in the same tab');
