@@ -162,27 +162,6 @@ static void xprob_free(struct xprob *xp)
     free(xp->cuts0);
 }
 
-static int i64_cmp(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return (x > y) - (x < y);
-}
-
-static size_t bound_index(const int64_t *v, size_t n, int64_t x)
-{
-    size_t lo = 0, hi = n;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static int exact_nomem(struct err *e, size_t n)
 {
     return err_set(e, ERR_NOMEM, NULL, "exact solver: out of memory for %zu buffers", n);
@@ -194,7 +173,7 @@ static int exact_nomem(struct err *e, size_t n)
 static int xprob_sections(struct xprob *xp, const struct pack_problem *p, uint64_t g)
 {
     int64_t *bounds = malloc(2 * p->n * sizeof(*bounds));
-    size_t nb = 0, u = 0;
+    size_t nb = 0;
     int rc = 0;
 
     xp->size = malloc(p->n * sizeof(*xp->size));
@@ -215,11 +194,7 @@ static int xprob_sections(struct xprob *xp, const struct pack_problem *p, uint64
         bounds[nb++] = p->bufs[i].lower;
         bounds[nb++] = p->bufs[i].upper;
     }
-    qsort(bounds, nb, sizeof(*bounds), i64_cmp);
-    for (size_t i = 0; i < nb; i++)
-        if (u == 0 || bounds[u - 1] != bounds[i])
-            bounds[u++] = bounds[i];
-    nb = u;
+    nb = pack_time_points(bounds, nb);
     xp->nsec = nb - 1;
     xp->sectotal = calloc(xp->nsec + 1, sizeof(*xp->sectotal));
     if (xp->sectotal == NULL) {
@@ -227,8 +202,8 @@ static int xprob_sections(struct xprob *xp, const struct pack_problem *p, uint64
         goto out;
     }
     for (size_t i = 0; i < p->n; i++) {
-        xp->sec_lo[i] = (uint32_t)bound_index(bounds, nb, p->bufs[i].lower);
-        xp->sec_hi[i] = (uint32_t)bound_index(bounds, nb, p->bufs[i].upper);
+        xp->sec_lo[i] = (uint32_t)pack_time_index(bounds, nb, p->bufs[i].lower);
+        xp->sec_hi[i] = (uint32_t)pack_time_index(bounds, nb, p->bufs[i].upper);
         for (uint32_t s = xp->sec_lo[i]; s < xp->sec_hi[i]; s++)
             xp->sectotal[s] += xp->size[i];
     }

@@ -22,6 +22,14 @@ const char *pack_where(char *buf, size_t i);
 /* max(offset + size) over the buffers: the peak of a packing (0 for no buffers). */
 uint64_t pack_peak(const struct pack_problem *p, const uint64_t *offsets);
 
+/* Sorts the n time points in v and drops repeats, in place: the distinct points in
+ * ascending order, their count returned. The solvers cut the timeline into sections or
+ * columns at these points. In pack_problem.c. */
+size_t pack_time_points(int64_t *v, size_t n);
+
+/* The index of the first of the n ascending points in v that is >= x (n when none). */
+size_t pack_time_index(const int64_t *v, size_t n, int64_t x);
+
 /* ---- what the solvers share ---------------------------------------------------------- */
 
 /*

@@ -163,3 +163,35 @@ void pack_note_fit(const struct pack_problem *p, uint64_t peak, struct pack_incu
     if (p->capacity > 0 && peak <= p->capacity && inc->solved_at < 0)
         inc->solved_at = clock_now();
 }
+
+static int time_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+size_t pack_time_points(int64_t *v, size_t n)
+{
+    size_t u = 0;
+
+    qsort(v, n, sizeof(*v), time_cmp);
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || v[u - 1] != v[i])
+            v[u++] = v[i];
+    return u;
+}
+
+size_t pack_time_index(const int64_t *v, size_t n, int64_t x)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

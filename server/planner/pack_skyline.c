@@ -146,27 +146,6 @@ static void sky_free(struct sky *s)
     free(s->fr);
 }
 
-static int i64_cmp(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-    return (x > y) - (x < y);
-}
-
-static uint32_t col_of(const int64_t *v, size_t n, int64_t x)
-{
-    size_t lo = 0, hi = n;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (uint32_t)lo;
-}
-
 /* Buffer keys for the class sort: start asc, then the variant's key desc (the end: widest
  * first, or the size: largest first), end desc, size desc, index asc. */
 struct bkey {
@@ -215,7 +194,7 @@ static int sky_classes(struct sky *s, const struct pack_problem *p, unsigned var
 {
     int64_t *bounds = malloc(2 * p->n * sizeof(*bounds));
     struct bkey *k = malloc(p->n * sizeof(*k));
-    size_t nb = 0, u = 0;
+    size_t nb = 0, u;
     int rc = -1;
 
     if (bounds == NULL || k == NULL)
@@ -224,14 +203,11 @@ static int sky_classes(struct sky *s, const struct pack_problem *p, unsigned var
         bounds[nb++] = sky_lower(p, i, variant);
         bounds[nb++] = sky_upper(p, i, variant);
     }
-    qsort(bounds, nb, sizeof(*bounds), i64_cmp);
-    for (size_t i = 0; i < nb; i++)
-        if (u == 0 || bounds[u - 1] != bounds[i])
-            bounds[u++] = bounds[i];
+    u = pack_time_points(bounds, nb);
     s->ncol = u - 1;
     for (size_t i = 0; i < p->n; i++) {
-        uint32_t cs = col_of(bounds, u, sky_lower(p, i, variant));
-        uint32_t ce = col_of(bounds, u, sky_upper(p, i, variant));
+        uint32_t cs = (uint32_t)pack_time_index(bounds, u, sky_lower(p, i, variant));
+        uint32_t ce = (uint32_t)pack_time_index(bounds, u, sky_upper(p, i, variant));
         uint64_t sz = p->bufs[i].size / s->g;
         k[i] = (struct bkey){cs, ce, sz, variant & SKY_LARGEST ? sz : ce, (uint32_t)i};
     }
