@@ -15,6 +15,7 @@
 #include "planner/pack.h"
 #include "planner/pack_int.h"
 #include "../bench/perfect.h"
+#include "pack_brute.h"
 
 static const char *const heuristics[] = {"xla-spatial",   "xla-temporal", "xla-area",
                                          "xla-default",   "first-fit",    "tflite",
@@ -36,61 +37,6 @@ static void random_instance(uint64_t *s, struct pack_buffer *b, size_t n, int64_
         b[i].upper = b[i].lower + 1 + (int64_t)(rng(s) % (uint64_t)maxlife);
         b[i].size = 1 + rng(s) % maxsize;
     }
-}
-
-/*
- * Brute force, written independently of the solvers: every permutation, each buffer at
- * the lowest offset where it fits among the ones before it. Some permutation reproduces
- * an optimal packing (sort any packing by offset; lowest-fit never places a buffer above
- * its offset there), so the minimum over permutations is the optimum.
- */
-static uint64_t brute_best;
-
-static void brute(const struct pack_buffer *b, size_t n, int *used, uint64_t *off, size_t *ord,
-                  size_t d)
-{
-    if (d == n) {
-        uint64_t pk = 0;
-        for (size_t i = 0; i < n; i++)
-            if (off[i] + b[i].size > pk)
-                pk = off[i] + b[i].size;
-        if (pk < brute_best)
-            brute_best = pk;
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t y = 0;
-        int moved = 1;
-        if (used[i])
-            continue;
-        while (moved) {
-            moved = 0;
-            for (size_t k = 0; k < d; k++) {
-                size_t j = ord[k];
-                if (b[j].lower < b[i].upper && b[i].lower < b[j].upper && off[j] < y + b[i].size &&
-                    y < off[j] + b[j].size) {
-                    y = off[j] + b[j].size;
-                    moved = 1;
-                }
-            }
-        }
-        off[i] = y;
-        used[i] = 1;
-        ord[d] = i;
-        brute(b, n, used, off, ord, d + 1);
-        used[i] = 0;
-    }
-}
-
-static uint64_t brute_force(const struct pack_buffer *b, size_t n)
-{
-    int used[8] = {0};
-    uint64_t off[8];
-    size_t ord[8];
-
-    brute_best = UINT64_MAX;
-    brute(b, n, used, off, ord, 0);
-    return brute_best;
 }
 
 static void run_checked(const struct pack_problem *p, const char *algo, const struct pack_opts *o,
@@ -138,7 +84,7 @@ static void test_brute_force(void **state)
         uint64_t opt;
 
         random_instance(&s, b, n, 10, 6, 9);
-        opt = brute_force(b, n);
+        opt = pack_brute_force(b, n);
         struct pack_problem p = {n, b, 0, 0};
         run_checked(&p, "exact", &o, &r);
         assert_int_equal(r.peak, opt);
@@ -186,7 +132,7 @@ static void test_probe_preorders(void **state)
         if (it % 3 == 0)
             for (size_t i = 0; i < n; i++)
                 b[i].size *= 1024;
-        opt = brute_force(b, n);
+        opt = pack_brute_force(b, n);
         struct pack_problem p = {n, b, 0, 0};
         assert_int_equal(pack_probe_new(&p, &pr, &e), ERR_OK);
         assert_non_null(pr);

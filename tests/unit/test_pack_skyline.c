@@ -19,6 +19,7 @@
 #include "planner/pack.h"
 #include "planner/pack_int.h"
 #include "../bench/perfect.h"
+#include "pack_brute.h"
 
 #define NODES_ALL UINT64_MAX /* no node limit: the search runs to an answer */
 
@@ -123,44 +124,6 @@ static void test_perfect(void **state)
     }
 }
 
-/* Brute force, independent of every solver (as in test_pack_exact.c): every order, each
- * buffer at the lowest offset where it fits among those before it. */
-static uint64_t brute_best;
-
-static void brute(const struct pack_buffer *b, size_t n, int *used, uint64_t *off, size_t *ord,
-                  size_t d)
-{
-    if (d == n) {
-        uint64_t pk = 0;
-        for (size_t i = 0; i < n; i++)
-            pk = off[i] + b[i].size > pk ? off[i] + b[i].size : pk;
-        brute_best = pk < brute_best ? pk : brute_best;
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t y = 0;
-        int moved = 1;
-        if (used[i])
-            continue;
-        while (moved) {
-            moved = 0;
-            for (size_t k = 0; k < d; k++) {
-                size_t j = ord[k];
-                if (b[j].lower < b[i].upper && b[i].lower < b[j].upper && off[j] < y + b[i].size &&
-                    y < off[j] + b[j].size) {
-                    y = off[j] + b[j].size;
-                    moved = 1;
-                }
-            }
-        }
-        off[i] = y;
-        used[i] = 1;
-        ord[d] = i;
-        brute(b, n, used, off, ord, d + 1);
-        used[i] = 0;
-    }
-}
-
 /*
  * Property: on 300 small random instances (with slack, so waste moves are searched), every
  * variant finds a packing at the optimum and proves that none exists one below it; the
@@ -174,9 +137,6 @@ static void test_agrees(void **state)
     for (int it = 0; it < 300; it++) {
         size_t n = 1 + rng(&s) % 6;
         struct pack_buffer b[6];
-        int used[6] = {0};
-        uint64_t off[6];
-        size_t ord[6];
         struct pack_opts o = {.time_limit_s = 5, .threads = 1};
         struct pack_result r;
         struct err e;
@@ -186,8 +146,7 @@ static void test_agrees(void **state)
             b[i].size = 1 + rng(&s) % 9;
         }
         struct pack_problem p = {n, b, 0, 0};
-        brute_best = UINT64_MAX;
-        brute(b, n, used, off, ord, 0);
+        uint64_t brute_best = pack_brute_force(b, n);
         assert_int_equal(pack_run(&p, "exact", &o, &r, &e), ERR_OK);
         assert_true(r.proven_optimal);
         assert_int_equal(r.peak, brute_best);
