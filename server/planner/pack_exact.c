@@ -365,14 +365,12 @@ static int preorder(const struct pack_problem *p, const struct xprob *xp, unsign
 static int trail_set(struct xsearch *s, uint64_t *at, uint64_t v)
 {
     if (s->ntrail == s->trail_cap) {
-        size_t ncap = s->trail_cap ? 2 * s->trail_cap : 1024;
-        struct trail_ent *t = realloc(s->trail, ncap * sizeof(*t));
+        struct trail_ent *t = pack_grow(s->trail, &s->trail_cap, sizeof(*t), SIZE_MAX);
         if (t == NULL) {
             s->oom = 1;
             return -1;
         }
         s->trail = t;
-        s->trail_cap = ncap;
     }
     s->trail[s->ntrail++] = (struct trail_ent){at, *at};
     *at = v;
@@ -490,14 +488,12 @@ static void undo_to(struct xsearch *s, size_t nleft0, size_t mark)
 static int cand_push(struct xsearch *s, uint32_t i)
 {
     if (s->ncand == s->cand_cap) {
-        size_t ncap = s->cand_cap ? 2 * s->cand_cap : 1024;
-        uint32_t *c = realloc(s->cand, ncap * sizeof(*c));
+        uint32_t *c = pack_grow(s->cand, &s->cand_cap, sizeof(*c), SIZE_MAX);
         if (c == NULL) {
             s->oom = 1;
             return -1;
         }
         s->cand = c;
-        s->cand_cap = ncap;
     }
     s->cand[s->ncand++] = i;
     return 0;

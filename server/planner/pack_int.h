@@ -30,6 +30,11 @@ size_t pack_time_points(int64_t *v, size_t n);
 /* The index of the first of the n ascending points in v that is >= x (n when none). */
 size_t pack_time_index(const int64_t *v, size_t n, int64_t x);
 
+/* The solvers' growing stacks: v (of *cap elements of elem bytes) reallocated to twice *cap
+ * (1024 when empty), *cap updated. The new array, or NULL (v and *cap untouched) out of
+ * memory or past max elements. In pack_problem.c. */
+void *pack_grow(void *v, size_t *cap, size_t elem, size_t max);
+
 /* ---- what the solvers share ---------------------------------------------------------- */
 
 /*

@@ -373,14 +373,12 @@ static void hash_rise(struct sky *s, uint32_t a, uint32_t b, uint64_t dh, int si
 static int tops_push(struct sky *s, uint32_t v)
 {
     if (s->ntops == s->tops_cap) {
-        size_t ncap = s->tops_cap ? 2 * s->tops_cap : 1024;
-        uint32_t *t = realloc(s->tops, ncap * sizeof(*t));
+        uint32_t *t = pack_grow(s->tops, &s->tops_cap, sizeof(*t), SIZE_MAX);
         if (t == NULL) {
             s->oom = 1;
             return -1;
         }
         s->tops = t;
-        s->tops_cap = ncap;
     }
     s->tops[s->ntops++] = v;
     return 0;
@@ -565,12 +563,10 @@ static int enter(struct sky *s)
     if (best == SIZE_MAX)
         return 0; /* every column full, buffers left: cannot happen with sl >= 0 */
     if (s->nfr == s->fr_cap) {
-        size_t ncap = s->fr_cap ? 2 * s->fr_cap : 1024;
-        struct frame *f = ncap <= SKY_MAX_FRAMES ? realloc(s->fr, ncap * sizeof(*f)) : NULL;
+        struct frame *f = pack_grow(s->fr, &s->fr_cap, sizeof(*f), SKY_MAX_FRAMES);
         if (f == NULL)
             return -1;
         s->fr = f;
-        s->fr_cap = ncap;
     }
     s->fr[s->nfr++] =
         (struct frame){{s->hz[0], s->hz[1]}, best_tl, best_tr, s->h[best_tl], 0, SKY_NONE, 0, 0};
