@@ -55,13 +55,19 @@
  *   refuted    states whose subtree was exhausted go into a table of hashes (see
  *              struct sky_tt), and are refuted when met again by another path.
  *
- * Restarts (pack_skyline_solve): depth-first search has a heavy tail here (one early
- * wrong tile, a huge refutation), so four variants (time forwards or backwards,
- * candidates widest or largest first) run in turn with a node limit that doubles each
- * round, MiniMalloc's scheme; each variant keeps its table of refuted states across its
- * restarts. The search is iterative (waste moves can make it deep), bounded in depth and
- * memory, and deterministic: the same problem, height and limit give the same answer and
- * node count.
+ * Restarts (pack_skyline_solve): depth-first search has a heavy tail here: one early
+ * wrong tile under a region the search keeps returning to, and the refutation is huge. So
+ * four variants (time forwards or backwards, candidates widest or largest first) run in
+ * turn, first in the heuristic's order, then as randomised dives: at 1 in SKY_DEVIATE
+ * branching frames a dive starts from another candidate (all are still tried on
+ * backtracking), with its own random stream per run, and a node limit of SKY_DIVE_NODES
+ * times the Luby sequence. On the seeds that the doubling restarts of the heuristic's
+ * order left unsolved (P6 and seeds 10, 12 and 14 of the sweep in 10 s; the dives stuck
+ * with 50-280 of 500 buffers placed), the dives find the packing (see the README). Each
+ * variant keeps its table of refuted states across its runs (the order changes, the
+ * classes never). The search is iterative (waste moves can make it deep), bounded in
+ * depth and memory, and deterministic: the streams are fixed, so the same problem, height
+ * and limit give the same answer and node count.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -74,7 +80,8 @@
 #define SKY_LARGEST     1u         /* variant bit: candidates largest first (else widest) */
 #define SKY_REVERSED    2u         /* variant bit: time runs backwards */
 #define SKY_VARIANTS    4u
-#define SKY_BASE_NODES  1000 /* node limit of the first restarts; doubles per round */
+#define SKY_DIVE_NODES  2000 /* node limit of a round's runs: this times the Luby term */
+#define SKY_DEVIATE     4    /* a dive leaves the heuristic's order at 1 in this many frames */
 #define SKY_TT_BITS     17   /* refuted states kept: 2^17 pairs of hashes, 2 MiB */
 #define SKY_TT_PROBES   8
 #define SKY_NONE        UINT32_MAX /* no class: waste, the floor, or no move yet */
@@ -96,6 +103,7 @@ struct frame {
     uint32_t move; /* the applied move: a class, SKY_WASTE, or SKY_NONE */
     uint64_t w;    /* a waste move's units */
     int waste_tried;
+    uint32_t rot; /* candidates are tried from this one on, cyclically (0: in order) */
 };
 
 struct sky {
@@ -121,6 +129,7 @@ struct sky {
     uint64_t *clsw[2]; /* ncls each: the classes' weights */
     struct sky_tt *tt; /* refuted states, the caller's */
     uint64_t nodes, limit;
+    uint64_t seed; /* the dive's random stream; 0: the heuristic's order throughout */
     double deadline;
     int oom;
 };
@@ -490,11 +499,12 @@ static uint64_t waste_units(const struct sky *s, const struct frame *f)
 /* Applies the frame's next move; false when none is left. */
 static bool next_move(struct sky *s, struct frame *f)
 {
-    uint32_t below = s->top[f->tl];
+    uint32_t below = s->top[f->tl], first = s->start_off[f->tl];
+    uint32_t cnt = s->start_off[f->tl + 1] - first;
 
     (void)valley_moves(s, f->tl, f->tr); /* reach[] of this valley, for viability */
-    for (uint32_t q = s->start_off[f->tl] + f->next; q < s->start_off[f->tl + 1]; q++) {
-        uint32_t c = s->start_cls[q];
+    while (f->next < cnt) {
+        uint32_t c = s->start_cls[first + (f->next + f->rot) % cnt];
         const struct sky_cls *k = &s->cls[c];
         f->next++;
         if (k->used == k->cnt || k->ce > f->tr + 1 || !s->reach[k->ce])
@@ -525,6 +535,21 @@ static bool next_move(struct sky *s, struct frame *f)
 }
 
 /* ---- nodes ---------------------------------------------------------------------------- */
+
+/*
+ * Where a dive starts among the candidates of a frame at column tl: mostly 0 (the
+ * heuristic's first), at 1 in SKY_DEVIATE frames with two or more candidates another one
+ * at random. Only the order changes: every candidate is still tried on backtracking.
+ */
+static uint32_t deviation(const struct sky *s, uint32_t tl)
+{
+    uint32_t cnt = s->start_off[tl + 1] - s->start_off[tl];
+    uint64_t r = mix64(s->seed ^ mix64(s->nodes));
+
+    if (cnt < 2 || r % SKY_DEVIATE != 0)
+        return 0;
+    return 1 + (uint32_t)((r >> 32) % (cnt - 1));
+}
 
 /*
  * The state after a move: 1 every buffer is placed, 0 refuted (walls, a valley that
@@ -568,8 +593,10 @@ static int enter(struct sky *s)
             return -1;
         s->fr = f;
     }
-    s->fr[s->nfr++] =
-        (struct frame){{s->hz[0], s->hz[1]}, best_tl, best_tr, s->h[best_tl], 0, SKY_NONE, 0, 0};
+    s->fr[s->nfr++] = (struct frame){
+        {s->hz[0], s->hz[1]}, best_tl, best_tr, s->h[best_tl], 0, SKY_NONE, 0, 0, 0};
+    if (s->seed != 0)
+        s->fr[s->nfr - 1].rot = deviation(s, best_tl);
     return 2;
 }
 
@@ -621,16 +648,25 @@ uint64_t pack_skyline_unit(const struct pack_problem *p)
     return g;
 }
 
-/* One search of the variant with the table tt (see pack_skyline). */
-static int sky_run(const struct pack_problem *p, uint64_t g, uint64_t height, unsigned variant,
-                   uint64_t node_limit, double deadline, struct sky_tt *tt, uint64_t *offsets,
-                   int *result, uint64_t *nodes, struct err *e)
+/* What one run searches with: the variant, its table of refuted states (the caller's),
+ * the dive's random stream (0: none), and where it stops. */
+struct sky_cfg {
+    unsigned variant;
+    struct sky_tt *tt;
+    uint64_t seed, limit;
+    double deadline;
+};
+
+/* One search (see pack_skyline). */
+static int sky_run(const struct pack_problem *p, uint64_t g, uint64_t height,
+                   const struct sky_cfg *cfg, uint64_t *offsets, int *result, uint64_t *nodes,
+                   struct err *e)
 {
     struct sky s;
     bool none = false;
     int rc = ERR_OK;
 
-    if (sky_init(&s, p, g, height, variant, &none) != 0 || sky_weights(&s) != 0) {
+    if (sky_init(&s, p, g, height, cfg->variant, &none) != 0 || sky_weights(&s) != 0) {
         rc = err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory for %zu buffers", p->n);
         goto out;
     }
@@ -638,9 +674,10 @@ static int sky_run(const struct pack_problem *p, uint64_t g, uint64_t height, un
         *result = 0;
         goto out;
     }
-    s.limit = node_limit;
-    s.deadline = deadline;
-    s.tt = tt;
+    s.limit = cfg->limit;
+    s.seed = cfg->seed;
+    s.deadline = cfg->deadline;
+    s.tt = cfg->tt;
     *result = sky_search(&s);
     *nodes += s.nodes;
     if (s.oom) {
@@ -668,15 +705,32 @@ int pack_skyline(const struct pack_problem *p, uint64_t height, unsigned variant
         return ERR_OK;
     if (sky_tt_init(&tt) != 0)
         return err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory");
-    rc = sky_run(p, g, height, variant, node_limit, deadline, &tt, offsets, result, nodes, e);
+    struct sky_cfg cfg = {variant, &tt, 0, node_limit, deadline};
+    rc = sky_run(p, g, height, &cfg, offsets, result, nodes, e);
     free(tt.k);
     return rc;
+}
+
+/* The Luby sequence 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... (term i >= 1): the restart
+ * schedule that is within a log factor of the best fixed cutoff for any distribution of run
+ * lengths (Luby, Sinclair and Zuckerman 1993), and unbounded, so a run long enough to
+ * exhaust the tree always comes. */
+static uint64_t luby(uint64_t i)
+{
+    for (;;) {
+        unsigned k = 1;
+        while (k < 63 && ((uint64_t)1 << k) - 1 < i)
+            k++;
+        if (((uint64_t)1 << k) - 1 == i || k == 63)
+            return (uint64_t)1 << (k - 1);
+        i -= ((uint64_t)1 << (k - 1)) - 1;
+    }
 }
 
 int pack_skyline_solve(const struct pack_problem *p, uint64_t height, double deadline,
                        uint64_t *offsets, int *result, uint64_t *nodes, struct err *e)
 {
-    uint64_t g = pack_skyline_unit(p), limit = SKY_BASE_NODES;
+    uint64_t g = pack_skyline_unit(p);
     struct sky_tt tt[SKY_VARIANTS] = {{NULL, 0}};
     int rc = ERR_OK;
 
@@ -688,16 +742,17 @@ int pack_skyline_solve(const struct pack_problem *p, uint64_t height, double dea
             rc = err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory");
             goto out;
         }
-    /* Every variant's own table lives across its restarts: what a shorter run refuted,
-     * the next one skips. */
-    while (clock_now() < deadline) {
+    /* Round 1 follows the heuristic's order; later rounds dive with random deviations, each
+     * run with its own stream. Every variant's table lives across its runs: the order
+     * changes, never the classes, so what one run refuted, the next one skips. */
+    for (uint64_t round = 1; clock_now() < deadline; round++) {
         for (unsigned v = 0; v < SKY_VARIANTS; v++) {
-            rc = sky_run(p, g, height, v, limit, deadline, &tt[v], offsets, result, nodes, e);
+            struct sky_cfg cfg = {v, &tt[v], round == 1 ? 0 : mix64(round * SKY_VARIANTS + v),
+                                  SKY_DIVE_NODES * luby(round), deadline};
+            rc = sky_run(p, g, height, &cfg, offsets, result, nodes, e);
             if (rc != ERR_OK || *result >= 0 || clock_now() >= deadline)
                 goto out;
         }
-        if (limit < UINT64_MAX / 2)
-            limit *= 2;
     }
 out:
     for (unsigned v = 0; v < SKY_VARIANTS; v++)
