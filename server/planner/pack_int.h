@@ -162,7 +162,9 @@ ERR_MUST_CHECK int pack_exact(const struct pack_problem *p, const struct pack_op
 
 /*
  * The skyline search (pack_skyline.c): "is there a packing of peak <= height?", by filling
- * the strip from its lowest cell; complete, so an exhausted search is a proof. *result: 1
+ * the strip from its lowest cell; complete, so an exhausted search is a proof. variant
+ * 0-7 (bits: candidates largest first, time backwards, flush candidates first) only
+ * changes the order of the search. *result: 1
  * found (offsets, n entries, written), 0 proven none, -1 node limit, deadline, or the stage
  * does not apply (pack_skyline_unit is 0). Adds its nodes to *nodes. Deterministic for
  * (p, height, node_limit) unless the deadline cuts it short.
@@ -172,10 +174,10 @@ ERR_MUST_CHECK int pack_skyline(const struct pack_problem *p, uint64_t height, u
                                 int *result, uint64_t *nodes, struct err *e);
 
 /*
- * The skyline stage: pack_skyline with restarts, MiniMalloc's way: every variant (time
- * forwards and backwards, candidates widest or largest first) with a node limit that
- * doubles each round, until one answers (found, or proven none: any variant is complete)
- * or the deadline. Same results as pack_skyline; deterministic but for the deadline.
+ * The skyline stage: pack_skyline with restarts: every variant in turn, first in its own
+ * order, then as randomised dives (fixed streams) with node limits on the Luby sequence,
+ * until one answers (found, or proven none: every run is complete) or the deadline. Same
+ * results as pack_skyline; deterministic but for the deadline.
  */
 ERR_MUST_CHECK int pack_skyline_solve(const struct pack_problem *p, uint64_t height,
                                       double deadline, uint64_t *offsets, int *result,

@@ -56,18 +56,17 @@
  *              struct sky_tt), and are refuted when met again by another path.
  *
  * Restarts (pack_skyline_solve): depth-first search has a heavy tail here: one early
- * wrong tile under a region the search keeps returning to, and the refutation is huge. So
- * four variants (time forwards or backwards, candidates widest or largest first) run in
- * turn, first in the heuristic's order, then as randomised dives: at 1 in SKY_DEVIATE
- * branching frames a dive starts from another candidate (all are still tried on
- * backtracking), with its own random stream per run, and a node limit of SKY_DIVE_NODES
- * times the Luby sequence. On the seeds that the doubling restarts of the heuristic's
- * order left unsolved (P6 and seeds 10, 12 and 14 of the sweep in 10 s; the dives stuck
- * with 50-280 of 500 buffers placed), the dives find the packing (see the README). Each
- * variant keeps its table of refuted states across its runs (the order changes, the
- * classes never). The search is iterative (waste moves can make it deep), bounded in
- * depth and memory, and deterministic: the streams are fixed, so the same problem, height
- * and limit give the same answer and node count.
+ * wrong tile, then a huge refutation of placements under other regions (on the seeds the
+ * doubling restarts of four fixed orders left unsolved, the search stayed with 50-280 of
+ * 500 buffers placed). So eight variants (time forwards or backwards, candidates widest or
+ * largest first, flush candidates first or not: see flush_rank) run in turn, first in their
+ * own order, then as randomised dives: at 1 in SKY_DEVIATE branching frames a dive starts
+ * from another candidate (all are still tried on backtracking), with its own random stream
+ * per run, and a node limit of SKY_DIVE_NODES times the Luby sequence. Variants that
+ * differ only in the flush order share a table of refuted states, kept across their runs
+ * (the order changes, the classes never). The search is iterative (waste moves can make it
+ * deep), bounded in depth and memory, and deterministic: the streams are fixed, so the
+ * same problem, height and limit give the same answer and node count.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -79,7 +78,9 @@
 #define SKY_MAX_FRAMES  (1u << 22) /* search depth (placements + waste moves): bounded memory */
 #define SKY_LARGEST     1u         /* variant bit: candidates largest first (else widest) */
 #define SKY_REVERSED    2u         /* variant bit: time runs backwards */
-#define SKY_VARIANTS    4u
+#define SKY_FLUSH       4u         /* variant bit: flush candidates first (see flush_rank) */
+#define SKY_VARIANTS    8u
+#define SKY_TABLES      4u /* refuted states are shared by the variants that differ in SKY_FLUSH */
 #define SKY_DIVE_NODES  2000 /* node limit of a round's runs: this times the Luby term */
 #define SKY_DEVIATE     4    /* a dive leaves the heuristic's order at 1 in this many frames */
 #define SKY_TT_BITS     17   /* refuted states kept: 2^17 pairs of hashes, 2 MiB */
@@ -103,7 +104,8 @@ struct frame {
     uint32_t move; /* the applied move: a class, SKY_WASTE, or SKY_NONE */
     uint64_t w;    /* a waste move's units */
     int waste_tried;
-    uint32_t rot; /* candidates are tried from this one on, cyclically (0: in order) */
+    uint32_t rot;  /* candidates are tried from this one on, cyclically (0: in order) */
+    uint32_t rank; /* under SKY_FLUSH: the flush rank tried now, 2 down to 0 */
 };
 
 struct sky {
@@ -130,6 +132,7 @@ struct sky {
     struct sky_tt *tt; /* refuted states, the caller's */
     uint64_t nodes, limit;
     uint64_t seed; /* the dive's random stream; 0: the heuristic's order throughout */
+    bool flush;    /* the variant's SKY_FLUSH */
     double deadline;
     int oom;
 };
@@ -496,6 +499,23 @@ static uint64_t waste_units(const struct sky *s, const struct frame *f)
     return w <= s->sl[f->tl] ? w : 0;
 }
 
+/*
+ * How flush a candidate of the frame's valley lies, 0-2: one for ending at the valley's
+ * right end (filling its width, no new step), one for a top level with the wall on its
+ * left, or on its right when it ends there (no new step in height). Under SKY_FLUSH a
+ * frame tries rank 2, then 1, then 0, the variant's order within each: a perfect packing
+ * has no empty cell, and placements that leave no step to fill around are those most
+ * often in it. Only the order changes.
+ */
+static unsigned flush_rank(const struct sky *s, const struct frame *f, const struct sky_cls *k)
+{
+    uint64_t hl = f->tl > 0 ? s->h[f->tl - 1] : s->H;
+    uint64_t hr = f->tr + 1 < s->ncol ? s->h[f->tr + 1] : s->H;
+    bool fills = k->ce == f->tr + 1;
+
+    return (unsigned)fills + (f->h + k->size == hl || (fills && f->h + k->size == hr));
+}
+
 /* Applies the frame's next move; false when none is left. */
 static bool next_move(struct sky *s, struct frame *f)
 {
@@ -503,11 +523,18 @@ static bool next_move(struct sky *s, struct frame *f)
     uint32_t cnt = s->start_off[f->tl + 1] - first;
 
     (void)valley_moves(s, f->tl, f->tr); /* reach[] of this valley, for viability */
-    while (f->next < cnt) {
+    for (;;) {
+        if (f->next == cnt && f->rank > 0) {
+            f->rank--; /* the next pass: the candidates of the next lower rank */
+            f->next = 0;
+        }
+        if (f->next == cnt)
+            break;
         uint32_t c = s->start_cls[first + (f->next + f->rot) % cnt];
         const struct sky_cls *k = &s->cls[c];
         f->next++;
-        if (k->used == k->cnt || k->ce > f->tr + 1 || !s->reach[k->ce])
+        if (k->used == k->cnt || k->ce > f->tr + 1 || !s->reach[k->ce] ||
+            (s->flush && flush_rank(s, f, k) != f->rank))
             continue;
         /* Same span as the buffer directly below: only larger (lower id) below. */
         if (below != SKY_NONE && below > c && s->cls[below].cs == k->cs &&
@@ -593,8 +620,9 @@ static int enter(struct sky *s)
             return -1;
         s->fr = f;
     }
-    s->fr[s->nfr++] = (struct frame){
-        {s->hz[0], s->hz[1]}, best_tl, best_tr, s->h[best_tl], 0, SKY_NONE, 0, 0, 0};
+    s->fr[s->nfr++] =
+        (struct frame){{s->hz[0], s->hz[1]}, best_tl, best_tr, s->h[best_tl], 0, SKY_NONE, 0, 0, 0,
+                       s->flush ? 2 : 0};
     if (s->seed != 0)
         s->fr[s->nfr - 1].rot = deviation(s, best_tl);
     return 2;
@@ -676,6 +704,7 @@ static int sky_run(const struct pack_problem *p, uint64_t g, uint64_t height,
     }
     s.limit = cfg->limit;
     s.seed = cfg->seed;
+    s.flush = (cfg->variant & SKY_FLUSH) != 0;
     s.deadline = cfg->deadline;
     s.tt = cfg->tt;
     *result = sky_search(&s);
@@ -731,23 +760,25 @@ int pack_skyline_solve(const struct pack_problem *p, uint64_t height, double dea
                        uint64_t *offsets, int *result, uint64_t *nodes, struct err *e)
 {
     uint64_t g = pack_skyline_unit(p);
-    struct sky_tt tt[SKY_VARIANTS] = {{NULL, 0}};
+    struct sky_tt tt[SKY_TABLES] = {{NULL, 0}};
     int rc = ERR_OK;
 
     *result = p->n == 0 ? 1 : -1;
     if (p->n == 0 || g == 0)
         return ERR_OK;
-    for (unsigned v = 0; v < SKY_VARIANTS; v++)
+    for (unsigned v = 0; v < SKY_TABLES; v++)
         if (sky_tt_init(&tt[v]) != 0) {
             rc = err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory");
             goto out;
         }
-    /* Round 1 follows the heuristic's order; later rounds dive with random deviations, each
-     * run with its own stream. Every variant's table lives across its runs: the order
-     * changes, never the classes, so what one run refuted, the next one skips. */
+    /* Round 1 follows each variant's own order (the flush variants first); later rounds
+     * dive with random deviations, each run with its own stream. Every variant's table lives across
+     * its runs: the order changes, never the classes, so what one run refuted, the next one skips.
+     */
     for (uint64_t round = 1; clock_now() < deadline; round++) {
         for (unsigned v = 0; v < SKY_VARIANTS; v++) {
-            struct sky_cfg cfg = {v, &tt[v], round == 1 ? 0 : mix64(round * SKY_VARIANTS + v),
+            struct sky_cfg cfg = {v ^ SKY_FLUSH, &tt[v % SKY_TABLES],
+                                  round == 1 ? 0 : mix64(round * SKY_VARIANTS + v),
                                   SKY_DIVE_NODES * luby(round), deadline};
             rc = sky_run(p, g, height, &cfg, offsets, result, nodes, e);
             if (rc != ERR_OK || *result >= 0 || clock_now() >= deadline)
@@ -755,7 +786,7 @@ int pack_skyline_solve(const struct pack_problem *p, uint64_t height, double dea
         }
     }
 out:
-    for (unsigned v = 0; v < SKY_VARIANTS; v++)
+    for (unsigned v = 0; v < SKY_TABLES; v++)
         free(tt[v].k);
     return rc;
 }

@@ -5,10 +5,11 @@
  *
  * usage: bench_pack [--data DIR] [--algo a,b,...] [--time-limit S] [--only A,B,...]
  *                   [--threads N] [--goal min|fit] [--no-scale] [--scale-n N]
- *                   [--scale-life L] [--scale-algo a,b,...] [--no-perfect]
+ *                   [--scale-life L] [--scale-algo a,b,...] [--no-perfect] [--sweep A-B]
  * Perfect packings (perfect.h): the kept seed set, 400-500 buffers cut from a rectangle
  * whose height is the capacity and the lower bound, each given to "exact" with goal min
  * for 30 s (or --time-limit): found at the lower bound or not, time and search nodes.
+ * --sweep A-B does the same for the seeds A to B with perfect_sweep_n(seed) buffers.
  * "nodes" counts the search nodes of the exact solver, the skyline search and the search
  * heuristic's probes (all threads; 0 for the greedy ones); "stage" is the stage whose
  * packing is the answer (greedy, skyline, search, exact: pack.h's pack_result.stage).
@@ -155,13 +156,14 @@ static int scale_row(size_t n, unsigned maxlife, const char *algos, unsigned thr
     return bad;
 }
 
-/* The perfect-packing seed set (perfect.h) through "exact"; 0 when every answer passed
- * the checker. */
-static int perfect_rows(const struct pack_opts *o)
+/* The perfect-packing seed set (perfect.h), or the seeds from..to of the sweep when to > 0,
+ * through "exact"; 0 when every answer passed the checker. */
+static int perfect_rows(const struct pack_opts *o, uint64_t from, uint64_t to)
 {
     struct pack_opts oa = *o;
     int bad = 0, at_lb = 0;
-    double total = 0;
+    double total = 0, worst = 0;
+    size_t count = to > 0 ? (size_t)(to - from + 1) : PERFECT_NSEEDS;
 
     if (oa.time_limit_s == 0)
         oa.time_limit_s = 30;
@@ -169,29 +171,33 @@ static int perfect_rows(const struct pack_opts *o)
            "%.0f s each\n",
            (unsigned long long)PERFECT_CAPACITY, pack_goal_name(oa.goal), oa.time_limit_s);
     row_header();
-    for (size_t k = 0; k < PERFECT_NSEEDS; k++) {
-        size_t n = perfect_seeds[k].n;
+    for (size_t k = 0; k < count; k++) {
+        struct perfect_seed ps =
+            to > 0 ? (struct perfect_seed){from + k, perfect_sweep_n(from + k)} : perfect_seeds[k];
+        size_t n = ps.n;
         struct pack_buffer *b = malloc(n * sizeof(*b));
         char inst[16];
         int solved = 0;
         double secs = 0, solved_at = 0;
-        if (b == NULL || perfect_instance(perfect_seeds[k].seed, n, PERFECT_CAPACITY,
-                                          PERFECT_HORIZON, b, NULL) != 0) {
-            printf("seed %llu: cannot generate\n", (unsigned long long)perfect_seeds[k].seed);
+        if (b == NULL ||
+            perfect_instance(ps.seed, n, PERFECT_CAPACITY, PERFECT_HORIZON, b, NULL) != 0) {
+            printf("seed %llu: cannot generate\n", (unsigned long long)ps.seed);
             free(b);
             bad = 1;
             continue;
         }
         struct pack_problem p = {.n = n, .bufs = b, .capacity = PERFECT_CAPACITY};
-        snprintf(inst, sizeof(inst), "P%llu", (unsigned long long)perfect_seeds[k].seed);
+        snprintf(inst, sizeof(inst), "%s%llu", to > 0 ? "S" : "P", (unsigned long long)ps.seed);
         if (run_row(inst, &p, "exact", &oa, &solved, &secs, &solved_at) != 0)
             bad = 1;
         at_lb += solved; /* capacity = LB: within the capacity is at the lower bound */
         total += secs;
+        worst = secs > worst ? secs : worst;
         free(b);
     }
-    printf("perfect: %d of %zu at the lower bound within %.0f s each (%.1f s in all)\n", at_lb,
-           PERFECT_NSEEDS, oa.time_limit_s, total);
+    printf("perfect: %d of %zu at the lower bound within %.0f s each (%.1f s in all, slowest "
+           "%.2f s)\n",
+           at_lb, count, oa.time_limit_s, total, worst);
     return bad;
 }
 
@@ -202,6 +208,7 @@ int main(int argc, char **argv)
     const char *scale_algos = "xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite";
     struct pack_opts o = {.time_limit_s = 0, .seed = 1, .threads = 0};
     int noscale = 0, noperfect = 0, bad = 0;
+    unsigned long long sweep_from = 0, sweep_to = 0;
     size_t scale_n = 1000000;
     unsigned scale_life = 32;
     char names[] = "ABCDEFGHIJK";
@@ -229,13 +236,18 @@ int main(int argc, char **argv)
             noscale = 1;
         else if (strcmp(argv[i], "--no-perfect") == 0)
             noperfect = 1;
+        else if (strcmp(argv[i], "--sweep") == 0 && i + 1 < argc &&
+                 sscanf(argv[i + 1], "%llu-%llu", &sweep_from, &sweep_to) == 2 &&
+                 sweep_from <= sweep_to && sweep_to - sweep_from < 100000)
+            i++;
         else if (strcmp(argv[i], "--goal") == 0 && i + 1 < argc &&
                  pack_goal_parse(argv[i + 1], &o.goal) == 0)
             i++;
         else {
             fprintf(stderr, "usage: bench_pack [--data DIR] [--algo a,b] [--only A,B] "
                             "[--time-limit S] [--threads N] [--goal min|fit] [--no-scale] "
-                            "[--scale-n N] [--scale-life L] [--scale-algo a,b] [--no-perfect]\n");
+                            "[--scale-n N] [--scale-life L] [--scale-algo a,b] [--no-perfect] "
+                            "[--sweep A-B]\n");
             return 2;
         }
     }
@@ -297,7 +309,9 @@ int main(int argc, char **argv)
                "minimisation\n",
                solved_exact, found, total_solved, total_exact);
     if (!noperfect)
-        bad |= perfect_rows(&o);
+        bad |= perfect_rows(&o, 0, 0);
+    if (sweep_to > 0)
+        bad |= perfect_rows(&o, sweep_from, sweep_to);
     if (!noscale)
         bad |= scale_row(scale_n, scale_life, scale_algos, o.threads);
     return bad;

@@ -27,7 +27,14 @@ struct perfect_seed {
 static const struct perfect_seed perfect_seeds[] = {
     {1, 400}, {2, 420}, {3, 440}, {4, 460}, {5, 480}, {6, 500}, {7, 450}, {8, 500},
 };
-#define PERFECT_NSEEDS   (sizeof(perfect_seeds) / sizeof(perfect_seeds[0]))
+#define PERFECT_NSEEDS (sizeof(perfect_seeds) / sizeof(perfect_seeds[0]))
+
+/* The README's sweep beyond the kept set (`bench_pack --sweep A-B`): seed s has
+ * 400 + 7s mod 101 buffers, 400-500. */
+static inline size_t perfect_sweep_n(uint64_t seed)
+{
+    return 400 + (size_t)((seed * 7) % 101);
+}
 #define PERFECT_CAPACITY ((uint64_t)1 << 20) /* as MiniMalloc's challenging suite */
 #define PERFECT_HORIZON  1000
 
