@@ -44,6 +44,8 @@ static const struct opt opts[] = {
     {"timeout", OPT_UINT, OFF(timeout_s), "idle connection timeout in seconds"},
     {"header-timeout", OPT_UINT, OFF(header_timeout_s),
      "seconds a connection has to send complete request headers (0: none)"},
+    {"body-min-rate", OPT_BYTES, OFF(body_min_rate),
+     "bytes a second a request body must keep up, after --header-timeout's grace (0: none)"},
     {"cache-bytes", OPT_BYTES, OFF(cache_bytes), "finished-plan cache size"},
     {"cache-ttl", OPT_UINT, OFF(cache_ttl_s), "finished-plan cache entry lifetime, seconds"},
     {"max-wait", OPT_UINT, OFF(max_wait_s), "ceiling of Prefer: wait=N, seconds"},
@@ -268,6 +270,7 @@ int config_parse(struct config *c, int argc, char **argv)
     c->max_per_ip = 256;
     c->timeout_s = 30;
     c->header_timeout_s = 10;
+    c->body_min_rate = 500;
     c->cache_bytes = 64u << 20;
     c->cache_ttl_s = 5;
     c->max_wait_s = 60;
@@ -425,6 +428,7 @@ void config_print(const struct config *c, FILE *f)
     fprintf(f, "  max-per-ip      %u\n", c->max_per_ip);
     fprintf(f, "  timeout         %u s\n", c->timeout_s);
     fprintf(f, "  header-timeout  %u s\n", c->header_timeout_s);
+    fprintf(f, "  body-min-rate   %llu B/s\n", (unsigned long long)c->body_min_rate);
     fprintf(f, "  cache-bytes     %llu\n", (unsigned long long)c->cache_bytes);
     fprintf(f, "  cache-ttl       %u s\n", c->cache_ttl_s);
     fprintf(f, "  max-wait        %u s\n", c->max_wait_s);

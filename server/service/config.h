@@ -34,6 +34,7 @@ struct config {
     unsigned max_per_ip;
     unsigned timeout_s;        /* idle connection timeout */
     unsigned header_timeout_s; /* request headers complete within this (deadline.h); 0: off */
+    uint64_t body_min_rate;    /* a body's bytes a second after that grace (deadline.h); 0: off */
     uint64_t cache_bytes;      /* finished-plan response cache */
     unsigned cache_ttl_s;      /* how long another instance's DELETE can stay unseen */
     unsigned max_wait_s;       /* Prefer: wait ceiling */

@@ -16,11 +16,14 @@
 
 #define SWEEP_S 1 /* how often the reaper looks: a deadline is met to within a second */
 
+enum wait { WAIT_HEADERS, WAIT_BODY, WAIT_NONE };
+
 struct deadline_conn {
     int fd;
-    bool waiting; /* for request headers, since `since` */
-    bool shut;    /* shut down by the reaper; MHD will close it */
-    double since;
+    enum wait wait; /* what the clock is running for */
+    bool shut;      /* shut down by the reaper; MHD will close it */
+    double since;   /* the clock started here */
+    double allowed; /* seconds from since: the deadline's seconds, plus a body's credit */
     struct deadline_conn *prev, *next;
 };
 
@@ -30,6 +33,7 @@ struct deadline {
     pthread_t thread;
     bool stopping;
     double seconds;
+    double min_rate; /* body bytes a second; 0: no body deadline */
     unsigned long reaped;
     struct deadline_conn *head;
 };
@@ -46,8 +50,14 @@ static void reap(struct deadline *d, struct deadline_conn *c)
     shutdown(c->fd, SHUT_RDWR);
     c->shut = true;
     d->reaped++;
-    log_line("http", "closed a connection from %s: no complete request headers within %g s", host,
-             d->seconds);
+    if (c->wait == WAIT_HEADERS)
+        log_line("http", "closed a connection from %s: no complete request headers within %g s",
+                 host, d->seconds);
+    else
+        log_line("http",
+                 "closed a connection from %s: request body slower than %g bytes/s (%.1f s "
+                 "allowed)",
+                 host, d->min_rate, c->allowed);
 }
 
 static void *reaper(void *arg)
@@ -59,7 +69,7 @@ static void *reaper(void *arg)
     while (!d->stopping) {
         double now = clock_now();
         for (struct deadline_conn *c = d->head; c != NULL; c = c->next)
-            if (c->waiting && !c->shut && now - c->since >= d->seconds)
+            if (c->wait != WAIT_NONE && !c->shut && now - c->since >= c->allowed)
                 reap(d, c);
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_sec += SWEEP_S;
@@ -70,13 +80,14 @@ static void *reaper(void *arg)
     return NULL;
 }
 
-struct deadline *deadline_start(unsigned seconds)
+struct deadline *deadline_start(unsigned seconds, uint64_t min_rate)
 {
     struct deadline *d;
 
     if (seconds == 0 || (d = calloc(1, sizeof(*d))) == NULL)
         return NULL;
     d->seconds = seconds;
+    d->min_rate = (double)min_rate;
     pthread_mutex_init(&d->mu, NULL);
     pthread_cond_init(&d->cv, NULL);
     if (pthread_create(&d->thread, NULL, reaper, d) != 0) {
@@ -114,8 +125,9 @@ struct deadline_conn *deadline_open(struct deadline *d, int fd)
     if (d == NULL || (c = calloc(1, sizeof(*c))) == NULL)
         return NULL;
     c->fd = fd;
-    c->waiting = true;
+    c->wait = WAIT_HEADERS;
     c->since = clock_now();
+    c->allowed = d->seconds;
     pthread_mutex_lock(&d->mu);
     c->next = d->head;
     if (d->head != NULL)
@@ -125,24 +137,38 @@ struct deadline_conn *deadline_open(struct deadline *d, int fd)
     return c;
 }
 
-static void set_waiting(struct deadline *d, struct deadline_conn *c, bool waiting)
+/* The clock starts again, for wait. */
+static void restart(struct deadline *d, struct deadline_conn *c, enum wait wait)
 {
     if (d == NULL || c == NULL)
         return;
     pthread_mutex_lock(&d->mu);
-    c->waiting = waiting;
+    c->wait = wait;
     c->since = clock_now();
+    c->allowed = d->seconds;
     pthread_mutex_unlock(&d->mu);
 }
 
 void deadline_headers(struct deadline *d, struct deadline_conn *c)
 {
-    set_waiting(d, c, false);
+    restart(d, c, d != NULL && d->min_rate > 0 ? WAIT_BODY : WAIT_NONE);
+}
+
+void deadline_body(struct deadline *d, struct deadline_conn *c, size_t bytes)
+{
+    if (d == NULL || c == NULL)
+        return;
+    pthread_mutex_lock(&d->mu);
+    if (bytes == 0)
+        c->wait = WAIT_NONE;
+    else if (c->wait == WAIT_BODY)
+        c->allowed += (double)bytes / d->min_rate;
+    pthread_mutex_unlock(&d->mu);
 }
 
 void deadline_idle(struct deadline *d, struct deadline_conn *c)
 {
-    set_waiting(d, c, true);
+    restart(d, c, WAIT_HEADERS);
 }
 
 void deadline_close(struct deadline *d, struct deadline_conn *c)

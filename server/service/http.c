@@ -588,6 +588,7 @@ static enum MHD_Result access_call(struct server *srv, struct MHD_Connection *co
         return MHD_YES;
     }
     log_set_request(r->id);
+    deadline_body(srv->deadline, conn_deadline(conn), *upload_data_size);
     switch (r->http.phase) {
     case REQ_READY: {
         struct MHD_Response *resp = r->resp;
@@ -774,7 +775,7 @@ int http_start(struct server *srv)
         }
         per_ip = 0;
     }
-    srv->deadline = deadline_start(cfg->header_timeout_s);
+    srv->deadline = deadline_start(cfg->header_timeout_s, cfg->body_min_rate);
     if (srv->deadline == NULL && cfg->header_timeout_s > 0)
         log_line("http", "warning: no request-header deadline (cannot start its thread)");
     srv->daemon = MHD_start_daemon(

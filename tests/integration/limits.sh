@@ -16,6 +16,9 @@
 #      lines carry its request_id; a bad --log-format is refused at start.
 #   5. --header-timeout: a client trickling header bytes (slowloris) loses its connection
 #      at the deadline, though each byte resets the idle --timeout.
+#   6. --body-min-rate: a body trickled after complete headers loses its connection at the
+#      grace plus its bytes' credit; a body sent in pieces over seconds, but above the rate,
+#      is answered.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/server.sh
@@ -152,7 +155,7 @@ check "--log-format xml is refused (exit 2)" \
     eval '[ "$rc" = 2 ] && grep -q "expected text or json" "$tmp/bad.log"'
 
 # ---- 5. request-header deadline: a trickle of header bytes does not keep a connection ----
-start slow --header-timeout 2 --timeout 30 --rate-limit 0
+start slow --header-timeout 2 --body-min-rate 1000 --timeout 30 --rate-limit 0
 port=${base##*:}
 held=$(python3 - "$port" <<'PY'
 import socket, sys, time
@@ -181,4 +184,42 @@ check "and the closing is logged with the client" \
     grep -q 'closed a connection from 127.0.0.1: no complete request headers within 2 s' "$tmp/slow.log"
 req GET /healthz
 check "a prompt request on the same server is answered" [ "$status" = 200 ]
+
+# ---- 6. request-body rate: a trickled body does not keep a connection either ----
+# slowbody.py PORT FILE CHUNKS PAUSE [LENGTH]: sends the headers of a POST of the file (with
+# Content-Length LENGTH, default the file's size), then the file in CHUNKS pieces PAUSE s
+# apart; prints the seconds the connection was held and the status line (or "closed").
+cat >"$tmp/slowbody.py" <<'PY'
+import socket, sys, time
+port, path, chunks, pause = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+body = open(path, "rb").read()
+length = int(sys.argv[5]) if len(sys.argv) > 5 else len(body)
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"POST /api/v1/plans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+          b"Connection: close\r\nContent-Length: %d\r\n\r\n" % length)
+t0 = time.monotonic()
+step = (len(body) + chunks - 1) // chunks
+try:
+    for i in range(chunks):
+        s.sendall(body[i * step:(i + 1) * step])
+        time.sleep(pause)
+    s.settimeout(20)
+    reply = s.recv(4096)
+except OSError:
+    reply = b""
+line = reply.split(b"\r\n", 1)[0].decode() if reply else "closed"
+print("%.1f %s" % (time.monotonic() - t0, line.replace(" ", "_")))
+PY
+read -r held line < <(python3 "$tmp/slowbody.py" "$port" "$MODEL" 40 0.25 100000)
+check "a body trickled at about 36 bytes/s is cut off near the 2 s grace (${held} s, ${line})" \
+    eval '[ "$line" = closed ] && awk -v h="$held" "BEGIN { exit !(h >= 1.5 && h < 5) }"'
+check "and the closing is logged with the client and the rate" \
+    grep -q 'closed a connection from 127.0.0.1: request body slower than 1000 bytes/s' "$tmp/slow.log"
+{
+    cat "$MODEL"
+    head -c 30000 /dev/zero | tr '\0' ' '
+} >"$tmp/padded.json"
+read -r held line < <(python3 "$tmp/slowbody.py" "$port" "$tmp/padded.json" 10 0.3)
+check "a 30 KB body sent in 10 pieces over 3 s (10 KB/s) is answered (${held} s, ${line})" \
+    [ "$line" = "HTTP/1.1_202_Accepted" ]
 tap_end

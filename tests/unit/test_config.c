@@ -57,6 +57,7 @@ static void test_limits(void **state)
     assert_int_equal(c.max_queue, 10000);
     assert_string_equal(c.log_format, "text");
     assert_int_equal(c.header_timeout_s, 10);
+    assert_true(c.body_min_rate == 500);
     assert_int_equal(config_parse(&c, 10, flags), 0);
     assert_int_equal(c.rate_limit, 0);
     assert_int_equal(c.rate_burst, 5);
@@ -100,19 +101,26 @@ static void test_per_job_limits(void **state)
     free(pj);
 }
 
-/* --max-body and --cache-bytes read the planner's one byte grammar (bytes.h): decimals,
- * T, "iB"; a fraction of a byte or a count past 2^64-1 stops start-up. */
+/* --max-body, --cache-bytes and --body-min-rate read the planner's one byte grammar (bytes.h):
+ * decimals, T, "iB"; a fraction of a byte or a count past 2^64-1 stops start-up. */
 static void test_byte_flags(void **state)
 {
-    char *good[] = {"tpuplan-server",    "--database-url", "x",
-                    "--max-body=1.5MiB", "--cache-bytes",  "2t"};
+    char *good[] = {"tpuplan-server",
+                    "--database-url",
+                    "x",
+                    "--max-body=1.5MiB",
+                    "--cache-bytes",
+                    "2t",
+                    "--body-min-rate",
+                    "1K"};
     char *fraction[] = {"tpuplan-server", "--database-url", "x", "--max-body", "0.3K"};
     char *huge[] = {"tpuplan-server", "--database-url", "x", "--cache-bytes", "16777216T"};
     struct config c;
 
     (void)state;
-    assert_int_equal(config_parse(&c, 6, good), 0);
+    assert_int_equal(config_parse(&c, 8, good), 0);
     assert_true(c.max_body == 1572864); /* 1.5 x 2^20 */
+    assert_true(c.body_min_rate == 1024);
     assert_true(c.cache_bytes == 2ull << 40);
     assert_int_equal(config_parse(&c, 5, fraction), -1);
     assert_int_equal(config_parse(&c, 5, huge), -1);
