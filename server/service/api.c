@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "planner/budget.h"
+#include "planner/bytes.h"
 #include "planner/clock.h"
 #include "planner/plan.h"
 #include "planner/trace.h"
@@ -618,12 +619,14 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
     o->strategies = r->param[REQ_PARAM_STRATEGIES];
     o->name = r->param[REQ_PARAM_NAME];
     o->budget = r->param[REQ_PARAM_BUDGET];
+    /* The byte grammar of the CLI's --capacity and --alignment (bytes.h): 16G is 16 x 2^30. */
     if (r->param[REQ_PARAM_CAPACITY] != NULL &&
-        reqparse_u64(r->param[REQ_PARAM_CAPACITY], &o->capacity) != 0)
-        bad = "capacity must be a whole number of bytes.";
+        bytes_parse("capacity", r->param[REQ_PARAM_CAPACITY], &o->capacity, &e) != ERR_OK)
+        bad = "capacity must be a byte count (17179869184, 16G, 16GiB: K/M/G/T are powers of "
+              "1024; a decimal such as 1.5G must come to whole bytes).";
     if (r->param[REQ_PARAM_ALIGNMENT] != NULL &&
-        reqparse_u64(r->param[REQ_PARAM_ALIGNMENT], &o->alignment) != 0)
-        bad = "alignment must be a whole number of bytes.";
+        bytes_parse("alignment", r->param[REQ_PARAM_ALIGNMENT], &o->alignment, &e) != ERR_OK)
+        bad = "alignment must be a byte count (512, 4K: K/M/G/T are powers of 1024).";
     if (r->param[REQ_PARAM_TIME_LIMIT] != NULL &&
         (reqparse_seconds(r->param[REQ_PARAM_TIME_LIMIT], &o->time_limit_s) != 0 ||
          o->time_limit_s > 600))

@@ -391,6 +391,14 @@ req POST /api/v1/plans -H 'Content-Type: application/json' --data ''
 check "an empty body is 400" problem 400 empty-body
 req POST '/api/v1/plans?capacity=lots' -H 'Content-Type: application/json' --data "$model"
 check "a malformed option is 400" problem 400 invalid-parameter
+req POST '/api/v1/plans?capacity=0.3K' -H 'Content-Type: application/json' --data "$model"
+check "a capacity that is not whole bytes (0.3K) is 400, not rounded" \
+    eval 'problem 400 invalid-parameter && body_has "capacity must be a byte count"'
+req POST '/api/v1/plans?capacity=1.5M&alignment=4K&name=bytes-'$$ -H 'Content-Type: application/json' \
+    -H 'Prefer: wait=20' --data "$model"
+align=$(sql "SELECT options->>'alignment' FROM plans WHERE name = 'bytes-$$'")
+check "capacity=1.5M and alignment=4K take the CLI's byte grammar (1572864 and 4096 bytes)" \
+    eval 'is 201 && body_has "\"capacity_bytes\": *1572864" && [ "$align" = 4096 ]'
 req POST '/api/v1/plans?chip=v99' -H 'Content-Type: application/json' --data "$model"
 check "an unknown chip is 422" eval '[ "$status" = 422 ] && hdr Content-Type | grep -q problem'
 
