@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "planner/err.h"
+#include "planner/text.h"
 
 void jsonw_init(struct jsonw *w, size_t max_bytes)
 {
@@ -118,10 +119,19 @@ static void put_string(struct jsonw *w, const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         char esc[8];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        size_t u;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
             continue;
+        if (c >= 0x80 && (u = text_utf8_len((const unsigned char *)s + i, n - i)) > 0) {
+            i += u - 1; /* well-formed: copied as it is */
+            continue;
+        }
         put(w, s + run, i - run);
         run = i + 1;
+        if (c >= 0x80) { /* not UTF-8: the replacement character, as the JSON stays UTF-8 */
+            put(w, "\\ufffd", 6);
+            continue;
+        }
         if (w->pretty && (c == '\b' || c == '\f' || c == '\r')) { /* json-c's short forms */
             put(w, c == '\b' ? "\\b" : c == '\f' ? "\\f" : "\\r", 2);
             continue;
@@ -156,12 +166,13 @@ static void indent(struct jsonw *w, unsigned depth)
     put(w, spaces, 2 * (size_t)depth); /* depth < JSONW_MAX_DEPTH = 32: 64 spaces at most */
 }
 
-/* true when key needs no escape (the keys the planner writes, but some come from input). */
+/* true when key needs no escape or UTF-8 check (the keys the planner writes, but some come
+ * from input). */
 static bool plain_key(const char *key, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)key[i];
-        if (c < 0x20 || c == '"' || c == '\\')
+        if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
             return false;
     }
     return true;

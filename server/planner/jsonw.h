@@ -8,8 +8,10 @@
  * write a whole document and check once.
  *
  * Keys are passed with each value; inside arrays pass key = NULL. Strings are escaped as
- * RFC 8259 requires (control characters as \u00XX); the writer never emits NaN or
- * infinities (they become null).
+ * RFC 8259 requires (control characters as \u00XX), and the output is always UTF-8: a byte
+ * that does not start a well-formed UTF-8 sequence (text.h) is written as \ufffd, U+FFFD,
+ * as CSV names and URLs in log lines are bytes. The writer never emits NaN or infinities
+ * (they become null).
  */
 #ifndef TPUPLAN_JSONW_H
 #define TPUPLAN_JSONW_H

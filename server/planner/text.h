@@ -40,4 +40,37 @@ static inline bool text_uint(const char *s, size_t len, size_t *i, int64_t *out)
     return true;
 }
 
+/* The length of the well-formed UTF-8 sequence at s[0..n) (n >= 1, s[0] >= 0x80), or 0 when
+ * it is not one (RFC 3629 section 4: no overlong forms, no surrogates, nothing past
+ * U+10FFFF). The JSON writer replaces what is not with U+FFFD: names from a CSV or a URL in
+ * a log line are bytes, and JSON (RFC 8259 section 8.1) and PostgreSQL's jsonb are UTF-8. */
+static inline size_t text_utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+    size_t len;
+
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4;
+    else
+        return 0;
+    if (c == 0xE0)
+        lo = 0xA0; /* overlong */
+    else if (c == 0xED)
+        hi = 0x9F; /* surrogates */
+    else if (c == 0xF0)
+        lo = 0x90; /* overlong */
+    else if (c == 0xF4)
+        hi = 0x8F; /* past U+10FFFF */
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return len;
+}
+
 #endif

@@ -200,6 +200,11 @@ expect_exit "truncated safetensors header" 2 "$tmp/trunc.st"
 errmsg "truncated safetensors header: message" "header length 100 is larger than"
 printf 'id,lower,upper,size\nb1,5,3,4\n' >"$tmp/bad.csv"
 expect_exit "CSV lower >= upper" 2 "$tmp/bad.csv"
+# CSV ids are bytes; the JSON result stays UTF-8 (what PostgreSQL's jsonb takes): U+FFFD
+printf 'id,lower,upper,size\nb\xff1,0,2,4\n\xc3\xa9,1,3,4\n' >"$tmp/latin1.csv"
+expect_exit "CSV ids that are not UTF-8" 0 "$tmp/latin1.csv"
+check "and the result is UTF-8, that byte written as U+FFFD" \
+    '{t["name"] for t in json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["tensors"]} == {"b\ufffd1", "\u00e9"}'
 expect_exit "missing file" 2 "$tmp/nope.json"
 expect_exit "unknown option" 2 $data/models/embedding-padding.json --colour
 expect_exit "bad capacity" 2 $data/models/embedding-padding.json --capacity -5

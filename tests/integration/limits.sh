@@ -12,8 +12,9 @@
 #   3. X-Request-Id on every response (API, problem, static file, cached plan, chips, 304):
 #      a well-formed client id is echoed, a malformed one replaced; error responses are
 #      logged with the id.
-#   4. --log-format json: every line of the server's log is one JSON object, and a request's
-#      lines carry its request_id; a bad --log-format is refused at start.
+#   4. --log-format json: every line of the server's log is one JSON object in UTF-8 (a URL
+#      that is not is written with U+FFFD), and a request's lines carry its request_id; a bad
+#      --log-format is refused at start.
 #   5. --header-timeout: a client trickling header bytes (slowloris) loses its connection
 #      at the deadline, though each byte resets the idle --timeout.
 #   6. --body-min-rate: a body trickled after complete headers loses its connection at the
@@ -134,19 +135,22 @@ check "and its error is logged with its request id" grep -q \
 # ---- 4. JSON logs ----
 start json --log-format json --rate-limit 0
 req GET /api/v1/plans/nope -H 'X-Request-Id: json-log-1'
+req GET '/api/v1/plans/%FF%C3' -H 'X-Request-Id: json-log-2' # not UTF-8 once decoded
 sleep 0.2
 json_lines() {
     python3 - "$tmp/json.log" <<'PY'
 import json, sys
 n = 0
-for line in open(sys.argv[1]):
+for line in open(sys.argv[1], encoding="utf-8", errors="strict"):
     o = json.loads(line)
     assert isinstance(o, dict) and {"time", "module", "message"} <= o.keys(), line
     n += 1
 sys.exit(0 if n > 0 else 1)
 PY
 }
-check "every log line is a JSON object with time, module and message" json_lines
+check "every log line is a JSON object with time, module and message, in UTF-8" json_lines
+check "a URL's bytes that are not UTF-8 are logged as U+FFFD" grep -q \
+    '"request_id":"json-log-2","message":"GET /api/v1/plans/\\ufffd\\ufffd 404' "$tmp/json.log"
 check "a request's line carries its request_id" grep -q \
     '"module":"http","request_id":"json-log-1","message":"GET /api/v1/plans/nope 404' "$tmp/json.log"
 "$SERVER" --log-format xml >"$tmp/bad.log" 2>&1

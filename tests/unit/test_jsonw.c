@@ -3,12 +3,15 @@
  * hand-written integer path against %llu/%lld, whole doubles against %.6g), keys that need
  * escapes and long keys (the slow path) against short plain ones (one append), the limit
  * at its exact byte, the sink's pieces, a failing sink, and the pretty layout against
- * json-c's pretty printer.
+ * json-c's pretty printer; and the output always UTF-8: well-formed sequences copied, every
+ * other byte U+FFFD (worked cases, and random strings json-c's strict UTF-8 parser must read
+ * back, identical when they were UTF-8).
  */
 #include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -231,6 +234,105 @@ static void test_keys(void **state)
     free(out);
 }
 
+/* s (n bytes) written as a compact string value and as a key: the malloc'd document. */
+static char *str_doc(const char *s, size_t n)
+{
+    struct jsonw w;
+    char *out = NULL, *z = malloc(n + 1);
+    size_t len = 0;
+
+    assert_non_null(z);
+    memcpy(z, s, n);
+    z[n] = '\0';
+    jsonw_init(&w, 1 << 20);
+    jsonw_obj_begin(&w, NULL);
+    jsonw_str(&w, z, z);
+    jsonw_obj_end(&w);
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
+    free(z);
+    return out;
+}
+
+static void test_utf8(void **state)
+{
+    static const struct {
+        const char *in, *val; /* in; the string value written (between the quotes) */
+    } cases[] = {
+        {"a\xff"
+         "b",
+         "a\\ufffdb"},
+        {"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+         "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"},             /* é € U+1F600 */
+        {"\xc0\xaf", "\\ufffd\\ufffd"},                       /* overlong '/' */
+        {"\xe0\x80\xaf", "\\ufffd\\ufffd\\ufffd"},            /* overlong, three bytes */
+        {"\xed\xa0\x80", "\\ufffd\\ufffd\\ufffd"},            /* a surrogate, U+D800 */
+        {"\xf4\x90\x80\x80", "\\ufffd\\ufffd\\ufffd\\ufffd"}, /* U+110000 */
+        {"\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf"},             /* U+10FFFF, the last */
+        {"ab\xe2\x82", "ab\\ufffd\\ufffd"},                   /* cut short at the end */
+        {"\xe2\x82"
+         "c",
+         "\\ufffd\\ufffdc"},       /* cut short by ASCII */
+        {"\x80\"", "\\ufffd\\\""}, /* a lone continuation byte */
+    };
+    char want[256];
+    (void)state;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *out = str_doc(cases[i].in, strlen(cases[i].in));
+        snprintf(want, sizeof(want), "{\"%s\":\"%s\"}", cases[i].val, cases[i].val);
+        assert_string_equal(out, want);
+        free(out);
+    }
+    /* Random strings of code points (1 to 4 bytes, no NUL) and stray bytes: json-c in strict
+     * UTF-8 mode reads every document back, the value equal to the input when it was all
+     * code points. */
+    for (int round = 0; round < 20000; round++) {
+        unsigned char buf[64];
+        size_t n = 0;
+        bool valid = true;
+        while (n + 4 < sizeof(buf) && next() % 8 != 0) {
+            uint32_t cp;
+            if (next() % 5 == 0) {
+                buf[n++] = (unsigned char)(0x80 + next() % 0x80); /* a byte >= 0x80 alone */
+                valid = false;
+                continue;
+            }
+            do
+                cp = (uint32_t)(1 + next() % 0x10FFFF);
+            while (cp >= 0xD800 && cp <= 0xDFFF);
+            if (cp < 0x80) {
+                buf[n++] = (unsigned char)cp;
+            } else if (cp < 0x800) {
+                buf[n++] = (unsigned char)(0xC0 | cp >> 6);
+                buf[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+            } else if (cp < 0x10000) {
+                buf[n++] = (unsigned char)(0xE0 | cp >> 12);
+                buf[n++] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+                buf[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+            } else {
+                buf[n++] = (unsigned char)(0xF0 | cp >> 18);
+                buf[n++] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+                buf[n++] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+                buf[n++] = (unsigned char)(0x80 | (cp & 0x3F));
+            }
+        }
+        char *out = str_doc((const char *)buf, n);
+        struct json_tokener *tok = json_tokener_new();
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        struct json_object *o = json_tokener_parse_ex(tok, out, (int)strlen(out));
+        assert_non_null(o);
+        if (valid) {
+            struct json_object *v = NULL;
+            buf[n] = '\0';
+            assert_true(json_object_object_get_ex(o, (const char *)buf, &v));
+            assert_string_equal(json_object_get_string(v), (const char *)buf);
+        }
+        json_object_put(o);
+        json_tokener_free(tok);
+        free(out);
+    }
+}
+
 struct pieces {
     char *buf;
     size_t len, n, max_piece, fail_at; /* fail_at: the call that fails (0: none) */
@@ -372,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_integers),    cmocka_unit_test(test_doubles),
         cmocka_unit_test(test_keys),        cmocka_unit_test(test_pretty_is_json_c),
         cmocka_unit_test(test_sink_pieces), cmocka_unit_test(test_limit_exact),
+        cmocka_unit_test(test_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
