@@ -287,7 +287,7 @@ static void test_utf8(void **state)
      * UTF-8 mode reads every document back, the value equal to the input when it was all
      * code points. */
     for (int round = 0; round < 20000; round++) {
-        unsigned char buf[64];
+        unsigned char buf[64] = {0};
         size_t n = 0;
         bool valid = true;
         while (n + 4 < sizeof(buf) && next() % 8 != 0) {
