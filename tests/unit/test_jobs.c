@@ -182,6 +182,31 @@ static void test_each_plan_once(void **state)
     assert_int_equal(sql_long("SELECT count(*) FROM jobs WHERE lease_token IS NOT NULL"), 0);
 }
 
+/* A pool serving under --base-path stores a failed plan's problem with the prefix on its
+ * type, as every problem the server answers itself carries it (README). */
+static void test_problem_base_path(void **state)
+{
+    struct store *s = *state;
+    char err[256];
+    struct jobs_config c = {.conninfo = pgtest_info,
+                            .workers = 1,
+                            .poll_ms = 200,
+                            .name = "base",
+                            .base_path = "/tpuplan",
+                            .abandon_ms = 120000};
+    struct jobs *j;
+
+    submit(s, false);
+    j = jobs_start(&c, err, sizeof err);
+    assert_non_null(j);
+    assert_int_equal(wait_finished(1, 60), 1);
+    jobs_stop(j, 5000);
+    assert_int_equal(sql_long("SELECT count(*) FROM plans WHERE status = 'failed'"
+                              " AND error->>'type' = '/tpuplan/problems/unknown-name'"
+                              " AND error->>'where' = 'tensors[0].dtype'"),
+                     1);
+}
+
 /* Two pools on one database, as two server instances: 100 plans, each exactly once. */
 static void test_two_pools(void **state)
 {
@@ -380,6 +405,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_each_plan_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_pools, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_problem_base_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graceful_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_notify_wakes_and_restart, setup, teardown),
     };
