@@ -24,76 +24,77 @@ static int shut_down(int fd)
     return recv(fd, &c, 1, MSG_DONTWAIT) == 0;
 }
 
+/* Three connections on socket pairs: the deadline watches end 0 of each, the test reads
+ * end 1. */
+struct conns {
+    int sv[3][2];
+    struct deadline_conn *c[3]; /* NULL once closed */
+};
+
+static void conns_open(struct deadline *d, struct conns *k)
+{
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, k->sv[i]), 0);
+        k->c[i] = deadline_open(d, k->sv[i][0]);
+        assert_non_null(k->c[i]);
+    }
+}
+
+static void conns_close(struct deadline *d, struct conns *k)
+{
+    for (int i = 0; i < 3; i++) {
+        deadline_close(d, k->c[i]);
+        close(k->sv[i][0]);
+        close(k->sv[i][1]);
+    }
+    deadline_stop(d);
+}
+
+enum { SLOW, FAST, THIRD };
+
 static void test_deadline(void **state)
 {
     struct deadline *d = deadline_start(1, 0); /* no body deadline */
-    int slow[2], fast[2], gone[2];
+    struct conns k;
 
     (void)state;
     assert_non_null(d);
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, slow), 0);
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fast), 0);
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, gone), 0);
-    struct deadline_conn *cs = deadline_open(d, slow[0]);
-    struct deadline_conn *cf = deadline_open(d, fast[0]);
-    struct deadline_conn *cg = deadline_open(d, gone[0]);
-    assert_non_null(cs);
-    deadline_headers(d, cf);
-    deadline_close(d, cg);
+    conns_open(d, &k);
+    deadline_headers(d, k.c[FAST]);
+    deadline_close(d, k.c[THIRD]); /* gone: forgotten */
+    k.c[THIRD] = NULL;
     usleep(2500000); /* the deadline (1 s) plus two sweeps */
-    assert_true(shut_down(slow[1]));
-    assert_false(shut_down(fast[1]));
-    assert_false(shut_down(gone[1]));
+    assert_true(shut_down(k.sv[SLOW][1]));
+    assert_false(shut_down(k.sv[FAST][1]));
+    assert_false(shut_down(k.sv[THIRD][1]));
     assert_int_equal(deadline_reaped(d), 1);
-    /* The request on "fast" ends; its next headers are late too. */
-    deadline_idle(d, cf);
+    /* The request on FAST ends; its next headers are late too. */
+    deadline_idle(d, k.c[FAST]);
     usleep(2500000);
-    assert_true(shut_down(fast[1]));
+    assert_true(shut_down(k.sv[FAST][1]));
     assert_int_equal(deadline_reaped(d), 2);
-    deadline_close(d, cs);
-    deadline_close(d, cf);
-    deadline_stop(d);
-    for (int i = 0; i < 2; i++) {
-        close(slow[i]);
-        close(fast[i]);
-        close(gone[i]);
-    }
+    conns_close(d, &k);
 }
 
 static void test_body_rate(void **state)
 {
     struct deadline *d = deadline_start(1, 100); /* 1 s, then 1 s more a 100 bytes */
-    int slow[2], fast[2], done[2];
+    struct conns k;
 
     (void)state;
     assert_non_null(d);
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, slow), 0);
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fast), 0);
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, done), 0);
-    struct deadline_conn *cs = deadline_open(d, slow[0]);
-    struct deadline_conn *cf = deadline_open(d, fast[0]);
-    struct deadline_conn *cd = deadline_open(d, done[0]);
-    deadline_headers(d, cs);
-    deadline_headers(d, cf);
-    deadline_headers(d, cd);
-    deadline_body(d, cs, 50);   /* 1.5 s allowed */
-    deadline_body(d, cf, 1000); /* 11 s allowed */
-    deadline_body(d, cd, 0);    /* received: no clock until the next request */
-    usleep(2700000);            /* past 1.5 s plus two sweeps */
-    assert_true(shut_down(slow[1]));
-    assert_false(shut_down(fast[1]));
-    assert_false(shut_down(done[1]));
+    conns_open(d, &k);
+    for (int i = 0; i < 3; i++)
+        deadline_headers(d, k.c[i]);
+    deadline_body(d, k.c[SLOW], 50);   /* 1.5 s allowed */
+    deadline_body(d, k.c[FAST], 1000); /* 11 s allowed */
+    deadline_body(d, k.c[THIRD], 0);   /* received: no clock until the next request */
+    usleep(2700000);                   /* past 1.5 s plus two sweeps */
+    assert_true(shut_down(k.sv[SLOW][1]));
+    assert_false(shut_down(k.sv[FAST][1]));
+    assert_false(shut_down(k.sv[THIRD][1]));
     assert_int_equal(deadline_reaped(d), 1);
-    deadline_body(d, cf, 0); /* the rest arrived: it stays open however long the answer takes */
-    deadline_close(d, cs);
-    deadline_close(d, cf);
-    deadline_close(d, cd);
-    deadline_stop(d);
-    for (int i = 0; i < 2; i++) {
-        close(slow[i]);
-        close(fast[i]);
-        close(done[i]);
-    }
+    conns_close(d, &k);
 }
 
 static void test_off(void **state)
