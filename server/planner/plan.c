@@ -19,6 +19,7 @@
 #include "planner/bfc.h"
 #include "planner/chip.h"
 #include "planner/hlo_model.h"
+#include "planner/jsonw.h"
 #include "planner/kernel.h"
 #include "planner/layout.h"
 #include "planner/lifetime.h"
@@ -294,6 +295,7 @@ static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_
     c->mem_fraction = o->mem_fraction > 0 ? o->mem_fraction : BFC_DEFAULT_FRACTION;
     c->preallocate = o->preallocate != PLAN_PREALLOC_OFF;
     c->goal = o->goal;
+    c->threads = o->threads;
     c->runtime_defaults = o->mem_fraction == 0 && o->preallocate == PLAN_PREALLOC_DEFAULT;
     c->capacity = o->capacity != 0 ? o->capacity : c->m.options.capacity;
     if (c->capacity == 0 && c->chip != NULL) {
@@ -462,6 +464,63 @@ void plan_buffers_free(struct plan_buffers *b)
     memset(b, 0, sizeof(*b));
 }
 
+static int check_side(void *pk, struct err *e)
+{
+    return plan_portfolio_check(pk, e);
+}
+
+static int metrics_side(void *pk, struct err *e)
+{
+    return plan_portfolio_metrics(pk, e);
+}
+
+/* The document is bounded by the input: a fixed part plus a few KiB per tensor, and per
+ * kernel its suggestions (8 KiB) and a row per operand (1 KiB). */
+static size_t result_bound(const struct plan_ctx *c, size_t len)
+{
+    size_t max_bytes = ((size_t)1 << 20) + c->m.n * 4096 + 4 * len + c->ks.n * 8192;
+
+    for (size_t i = 0; i < c->ks.n; i++)
+        max_bytes += c->ks.k[i].nops * 1024;
+    return max_bytes;
+}
+
+/*
+ * Everything after packing, on two threads when that pays (plan_side): the chosen
+ * packing's independent check, then its metrics, beside the runtime replay, the
+ * suggestions and the result's head (tensors included: most of a large result). Nothing is
+ * written before the check passes, and an error is the one the stages would report one
+ * after another (check, metrics, runtime, suggestions); a metrics error after the head was
+ * streamed leaves an incomplete document (plan.h allows it).
+ */
+static int finish(struct plan_ctx *c, struct plan_packing *pk, size_t max_bytes,
+                  const struct plan_sink *sink, struct suggest_fix sg[SUGGEST_MAX_FIXES],
+                  size_t *nsg, char **json, size_t *json_len, struct err *e)
+{
+    struct plan_side side = {0};
+    bool threaded = plan_side_worth(c);
+    struct jsonw w;
+    int rc, rc_own;
+
+    plan_side_start(&side, check_side, pk, threaded);
+    rc_own = plan_runtime_run(c, pk, e);
+    if (rc_own == ERR_OK)
+        rc_own = suggest_model(&c->m, c->chip, sg, nsg, e);
+    if ((rc = plan_side_join(&side, e)) != ERR_OK)
+        return rc;
+    plan_side_start(&side, metrics_side, pk, threaded);
+    if (rc_own != ERR_OK) {
+        rc = plan_side_join(&side, e); /* its error comes first */
+        return rc != ERR_OK ? rc : rc_own;
+    }
+    plan_result_begin(&w, c, pk, true, sink, max_bytes);
+    if ((rc = plan_side_join(&side, e)) != ERR_OK) {
+        jsonw_discard(&w);
+        return rc;
+    }
+    return plan_result_end(&w, c, pk, sg, *nsg, sink, max_bytes, json, json_len, e);
+}
+
 /* plan_run and plan_run_stream: the result into *json, or to sink when it is not NULL. */
 static int run(const char *input, size_t len, const struct plan_opts *o,
                const struct plan_limits *l, const struct plan_sink *sink, char **json,
@@ -478,20 +537,11 @@ static int run(const char *input, size_t len, const struct plan_opts *o,
     if (views != NULL)
         memset(views, 0, sizeof(*views));
     memset(&pk, 0, sizeof(pk));
-    if ((rc = prepare(input, len, o, l, &c, e)) != ERR_OK)
+    if ((rc = prepare(input, len, o, l, &c, e)) != ERR_OK ||
+        (rc = plan_portfolio_run(&c, &pk, e)) != ERR_OK)
         goto out;
-    if ((rc = plan_portfolio_run(&c, &pk, e)) != ERR_OK ||
-        (rc = plan_runtime_run(&c, &pk, e)) != ERR_OK)
-        goto out;
-    if ((rc = suggest_model(&c.m, c.chip, sg, &nsg, e)) != ERR_OK)
-        goto out;
-    /* The document is bounded by the input: a fixed part plus a few KiB per tensor, and
-     * per kernel its suggestions (8 KiB) and a row per operand (1 KiB). */
-    max_bytes = ((size_t)1 << 20) + c.m.n * 4096 + 4 * len + c.ks.n * 8192;
-    for (size_t i = 0; i < c.ks.n; i++)
-        max_bytes += c.ks.k[i].nops * 1024;
-    if ((rc = plan_result_write(&c, &pk, sg, nsg, true, sink, max_bytes, json, json_len, e)) !=
-        ERR_OK)
+    max_bytes = result_bound(&c, len);
+    if ((rc = finish(&c, &pk, max_bytes, sink, sg, &nsg, json, json_len, e)) != ERR_OK)
         goto out;
     if (views != NULL &&
         (rc = plan_views_write(&c, &pk, sg, nsg, sink != NULL && sink->summary_only, max_bytes,

@@ -72,6 +72,10 @@ struct plan_opts {
     const char *xla_report;
     size_t xla_report_len;
     enum pack_goal goal; /* the search strategies' (pack.h): PACK_GOAL_MIN by default */
+    /* Threads the plan may use: 0, as the machine allows (the greedy passes and the stages
+     * after packing two side by side, the search strategies one per core: pack_opts);
+     * 1, every stage on the caller's thread. The result is the same either way. */
+    unsigned threads;
 };
 
 struct plan_limits {

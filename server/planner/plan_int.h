@@ -17,6 +17,7 @@
 #ifndef TPUPLAN_PLAN_INT_H
 #define TPUPLAN_PLAN_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,7 +64,8 @@ struct plan_ctx {
     uint64_t budget_bytes;
     size_t nstrategies;
     char strategies[PLAN_MAX_STRATEGIES][32];
-    bool best_only; /* "best" asked for: search strategies may stop at the lower bound */
+    bool best_only;   /* "best" asked for: search strategies may stop at the lower bound */
+    unsigned threads; /* plan_opts.threads: 1 keeps every stage on the caller's thread */
     /* totals */
     uint64_t logical, padded;
     size_t count[TENSOR_KIND_COUNT];
@@ -115,31 +117,71 @@ static inline const struct pack_result *plan_chosen(const struct plan_packing *p
 
 /*
  * plan_portfolio.c: runs c's strategies on its packing problem into *pk (zeroed first) and
- * chooses the lowest peak, checked independently (pack_check) and measured
- * (pack_metrics_compute). May drop search strategies from c->strategies (with a warning)
+ * chooses the lowest peak. May drop search strategies from c->strategies (with a warning)
  * once a packing reaches the lower bound under "best". *pk is released with
  * plan_portfolio_free(pk, c->nstrategies) whatever this returns.
  */
 ERR_MUST_CHECK int plan_portfolio_run(struct plan_ctx *c, struct plan_packing *pk, struct err *e);
 void plan_portfolio_free(struct plan_packing *pk, size_t nruns);
 
+/* The chosen packing (if any) checked independently (pack_check: ERR_INTERNAL when it
+ * fails), and measured into pk->mt (pack_metrics_compute; sets have_metrics). Each reads
+ * only pk->p and the chosen offsets, so plan.c runs them beside the other stages. */
+ERR_MUST_CHECK int plan_portfolio_check(struct plan_packing *pk, struct err *e);
+ERR_MUST_CHECK int plan_portfolio_metrics(struct plan_packing *pk, struct err *e);
+
+/*
+ * A stage run beside the caller's own work: on a second thread when plan_side_start is
+ * told threaded and one starts, else on the caller's thread inside plan_side_join. Only
+ * stages that share nothing writable with what the caller does meanwhile are run this way,
+ * so a plan's result never depends on which (test_plan checks it with plan_opts.threads).
+ * plan_side_join returns fn's code, its error copied into *e (e may be NULL); a side that
+ * was never started joins as ERR_OK. Zero-initialise a plan_side before either call.
+ */
+struct plan_side {
+    int (*fn)(void *arg, struct err *e); /* NULL: nothing to join */
+    void *arg;                           /* borrowed */
+    int rc;
+    struct err e;
+    bool started; /* on its own thread */
+    pthread_t tid;
+};
+void plan_side_start(struct plan_side *s, int (*fn)(void *arg, struct err *e), void *arg,
+                     bool threaded);
+ERR_MUST_CHECK int plan_side_join(struct plan_side *s, struct err *e);
+
+/* Whether a second thread pays for c: more than one core, buffers enough that a stage
+ * costs more than starting a thread, and plan_opts.threads not 1. */
+bool plan_side_worth(const struct plan_ctx *c);
+
 /*
  * plan_result.c: the result document, malloc'd into *json (caller frees), at most
  * max_bytes (ERR_LIMIT beyond); or, when sink is not NULL, streamed to it (*json NULL,
  * *json_len the length written, max_bytes unused). Without the tensors array it is the
  * summary view.
+ *
+ * plan_result_write is plan_result_begin then plan_result_end. The head (schema_version,
+ * model, chip, summary and tensors) needs only the chosen packing's offsets and peak; the
+ * rest (suggestions, kernels, packing, warnings) needs pk->mt and pk->rt too, so plan_run
+ * writes the head while the metrics are computed beside it. *w is the writer in between:
+ * plan_result_end finishes (or discards) it whatever happens.
  */
 struct plan_sink;
+struct jsonw;
 ERR_MUST_CHECK int plan_result_write(const struct plan_ctx *c, const struct plan_packing *pk,
                                      const struct suggest_fix *sg, size_t nsg, bool with_tensors,
                                      const struct plan_sink *sink, size_t max_bytes, char **json,
                                      size_t *json_len, struct err *e);
+void plan_result_begin(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk,
+                       bool with_tensors, const struct plan_sink *sink, size_t max_bytes);
+ERR_MUST_CHECK int plan_result_end(struct jsonw *w, const struct plan_ctx *c,
+                                   const struct plan_packing *pk, const struct suggest_fix *sg,
+                                   size_t nsg, const struct plan_sink *sink, size_t max_bytes,
+                                   char **json, size_t *json_len, struct err *e);
 
 /* The offset of tensor i, walking the tensors in order with *b the next packed buffer
  * (start at 0): tensors with no bytes are not packed and sit at 0. offsets may be NULL. */
 uint64_t plan_tensor_offset(const struct plan_ctx *c, const uint64_t *offsets, size_t i, size_t *b);
-
-struct jsonw;
 
 #define PLAN_TIMELINE_MAX 4096 /* timeline points; longer programs are downsampled */
 

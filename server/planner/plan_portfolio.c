@@ -101,14 +101,16 @@ struct ahead {
     unsigned part; /* this thread takes every second greedy strategy from this one */
 };
 
-static void *ahead_main(void *arg)
+/* A plan_side stage; never fails: run_one keeps each run's error in its run. */
+static int ahead_main(void *arg, struct err *e)
 {
     struct ahead *a = arg;
 
+    (void)e;
     for (size_t k = 0, i = 0; k < a->c->nstrategies; k++)
         if (runs_ahead(a->c, k) && i++ % 2 == a->part)
             run_one(a->c, a->pk, k, a->po);
-    return NULL;
+    return ERR_OK;
 }
 
 /*
@@ -121,26 +123,20 @@ static void *ahead_main(void *arg)
 static void run_ahead(const struct plan_ctx *c, struct plan_packing *pk, const struct pack_opts *po)
 {
     struct ahead a[2] = {{c, pk, po, 0}, {c, pk, po, 1}};
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    struct plan_side side = {0};
     size_t n = 0;
-    pthread_t tid;
-    bool threaded;
 
     for (size_t k = 0; k < c->nstrategies; k++)
         n += runs_ahead(c, k);
-    threaded = n >= 2 && c->nbufs >= PLAN_AHEAD_MIN && cores > 1 &&
-               pthread_create(&tid, NULL, ahead_main, &a[1]) == 0;
-    ahead_main(&a[0]);
-    if (threaded)
-        pthread_join(tid, NULL);
-    else
-        ahead_main(&a[1]);
+    plan_side_start(&side, ahead_main, &a[1], n >= 2 && plan_side_worth(c));
+    (void)ahead_main(&a[0], NULL);
+    (void)!plan_side_join(&side, NULL);
 }
 
 int plan_portfolio_run(struct plan_ctx *c, struct plan_packing *pk, struct err *e)
 {
     struct pack_opts po = {
-        .time_limit_s = c->time_limit_s, .seed = 1, .threads = 0, .goal = c->goal};
+        .time_limit_s = c->time_limit_s, .seed = 1, .threads = c->threads, .goal = c->goal};
     int rc;
 
     memset(pk, 0, sizeof(*pk));
@@ -184,16 +180,69 @@ int plan_portfolio_run(struct plan_ctx *c, struct plan_packing *pk, struct err *
     if (pk->chosen < 0)
         return err_set(e, pk->runs[0].rc, "strategies", "no packing strategy succeeded: %s: %s",
                        c->strategies[0], pk->runs[0].error);
-    const struct pack_result *best = &pk->runs[pk->chosen].r;
+    return ERR_OK;
+}
+
+int plan_portfolio_check(struct plan_packing *pk, struct err *e)
+{
+    const struct pack_result *best = plan_chosen(pk);
     struct err ce;
+
     err_clear(&ce);
-    if (pack_check(&pk->p, best->offsets, best->peak, &ce) != ERR_OK)
+    if (best != NULL && pack_check(&pk->p, best->offsets, best->peak, &ce) != ERR_OK)
         return err_set(e, ERR_INTERNAL, "",
                        "internal error: the %s packing fails the "
                        "independent check: %s",
                        best->strategy, ce.msg);
+    return ERR_OK;
+}
+
+int plan_portfolio_metrics(struct plan_packing *pk, struct err *e)
+{
+    const struct pack_result *best = plan_chosen(pk);
+    int rc;
+
+    if (best == NULL)
+        return ERR_OK;
     if ((rc = pack_metrics_compute(&pk->p, best->offsets, &pk->mt, e)) != ERR_OK)
         return rc;
     pk->have_metrics = true;
     return ERR_OK;
+}
+
+bool plan_side_worth(const struct plan_ctx *c)
+{
+    return c->threads != 1 && c->nbufs >= PLAN_AHEAD_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
+static void *side_main(void *arg)
+{
+    struct plan_side *s = arg;
+
+    err_clear(&s->e);
+    s->rc = s->fn(s->arg, &s->e);
+    return NULL;
+}
+
+void plan_side_start(struct plan_side *s, int (*fn)(void *arg, struct err *e), void *arg,
+                     bool threaded)
+{
+    s->fn = fn;
+    s->arg = arg;
+    s->rc = ERR_OK;
+    s->started = threaded && pthread_create(&s->tid, NULL, side_main, s) == 0;
+}
+
+int plan_side_join(struct plan_side *s, struct err *e)
+{
+    if (s->fn == NULL)
+        return ERR_OK;
+    if (s->started)
+        pthread_join(s->tid, NULL);
+    else
+        side_main(s);
+    s->fn = NULL;
+    if (s->rc != ERR_OK && e != NULL)
+        *e = s->e;
+    return s->rc;
 }

@@ -443,36 +443,50 @@ static void write_warnings(struct jsonw *w, const struct plan_ctx *c, const stru
     jsonw_arr_end(w);
 }
 
+void plan_result_begin(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk,
+                       bool with_tensors, const struct plan_sink *sink, size_t max_bytes)
+{
+    if (sink != NULL)
+        jsonw_init_sink(w, sink->write, sink->ctx, sink->pretty);
+    else
+        jsonw_init(w, max_bytes);
+    jsonw_obj_begin(w, NULL);
+    jsonw_i64(w, "schema_version", 1);
+    write_model(w, c);
+    write_chip(w, c);
+    write_summary(w, c, pk);
+    if (with_tensors)
+        write_tensors(w, c, pk);
+}
+
+int plan_result_end(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk,
+                    const struct suggest_fix *sg, size_t nsg, const struct plan_sink *sink,
+                    size_t max_bytes, char **json, size_t *json_len, struct err *e)
+{
+    int rc;
+
+    write_suggestions(w, c, sg, nsg);
+    plan_kernels_write(w, c);
+    write_packing(w, c, pk);
+    write_warnings(w, c, pk);
+    jsonw_obj_end(w);
+    if ((rc = jsonw_finish(w, json, json_len)) == ERR_OK)
+        return ERR_OK;
+    if (sink != NULL && rc != ERR_NOMEM)
+        return err_set(e, rc, "", "the result could not be written (after %zu bytes)", w->total);
+    return err_set(e, rc, "",
+                   rc == ERR_LIMIT ? "the result is larger than %zu bytes"
+                                   : "out of memory writing the result (%zu)",
+                   max_bytes);
+}
+
 int plan_result_write(const struct plan_ctx *c, const struct plan_packing *pk,
                       const struct suggest_fix *sg, size_t nsg, bool with_tensors,
                       const struct plan_sink *sink, size_t max_bytes, char **json, size_t *json_len,
                       struct err *e)
 {
     struct jsonw w;
-    int rc;
 
-    if (sink != NULL)
-        jsonw_init_sink(&w, sink->write, sink->ctx, sink->pretty);
-    else
-        jsonw_init(&w, max_bytes);
-    jsonw_obj_begin(&w, NULL);
-    jsonw_i64(&w, "schema_version", 1);
-    write_model(&w, c);
-    write_chip(&w, c);
-    write_summary(&w, c, pk);
-    if (with_tensors)
-        write_tensors(&w, c, pk);
-    write_suggestions(&w, c, sg, nsg);
-    plan_kernels_write(&w, c);
-    write_packing(&w, c, pk);
-    write_warnings(&w, c, pk);
-    jsonw_obj_end(&w);
-    if ((rc = jsonw_finish(&w, json, json_len)) == ERR_OK)
-        return ERR_OK;
-    if (sink != NULL && rc != ERR_NOMEM)
-        return err_set(e, rc, "", "the result could not be written (after %zu bytes)", w.total);
-    return err_set(e, rc, "",
-                   rc == ERR_LIMIT ? "the result is larger than %zu bytes"
-                                   : "out of memory writing the result (%zu)",
-                   max_bytes);
+    plan_result_begin(&w, c, pk, with_tensors, sink, max_bytes);
+    return plan_result_end(&w, c, pk, sg, nsg, sink, max_bytes, json, json_len, e);
 }
