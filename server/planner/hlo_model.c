@@ -586,13 +586,16 @@ static int fill_tensor(struct ctx *c, struct model *m, const struct walk *w, uin
         return ERR_OK;
     }
     const struct hlo_leaf *l = &h->leaves[b->leaf];
-    if (shape_parse(h->text + l->shape.off, l->shape.len, &t->shape, c->e) != ERR_OK)
+    struct shape sh;
+    if (shape_parse(h->text + l->shape.off, l->shape.len, &sh, c->e) != ERR_OK)
         return c->e->code;
     if (!h->scheduled && in->sharding.len > 0) {
         bool applied = false;
-        apply_sharding(h->text, in->sharding, b->leaf - in->leaf0, &t->shape, &applied);
+        apply_sharding(h->text, in->sharding, b->leaf - in->leaf0, &sh, &applied);
         *sharded += applied;
     }
+    if (model_tensor_set_shape(m, t, &sh) != ERR_OK)
+        return err_set(c->e, ERR_NOMEM, "", "out of memory");
     return ERR_OK;
 }
 

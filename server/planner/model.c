@@ -63,6 +63,70 @@ const char *model_strdup(struct model *m, const char *s, size_t n)
     return p;
 }
 
+/* ---- compact shapes (model.h struct model_shape) ---------------------------------- */
+
+void model_tensor_shape(const struct model_tensor *t, struct shape *out)
+{
+    const struct model_shape *ms = &t->shape;
+
+    memset(out, 0, sizeof(*out));
+    out->dtype = ms->dtype;
+    out->rank = ms->rank;
+    out->has_layout = ms->has_layout;
+    out->ntiles = ms->ntiles;
+    out->element_size_bits = ms->element_size_bits;
+    out->memory_space = ms->memory_space;
+    out->memory_space_given = ms->memory_space_given;
+    out->tail_align = ms->tail_align;
+    if (ms->rank > 0) {
+        memcpy(out->dims, ms->dims, ms->rank * sizeof(*ms->dims));
+        memcpy(out->minor_to_major, ms->minor_to_major, ms->rank);
+    }
+    if (ms->ntiles > 0)
+        memcpy(out->tiles, ms->tiles, ms->ntiles * sizeof(*ms->tiles));
+}
+
+/* The dims in one arena piece, the tiles and minor_to_major in another: model_resolve
+ * changes the layout of a shape, never its dims, so the first piece is kept. */
+int model_tensor_set_shape(struct model *m, struct model_tensor *t, const struct shape *s)
+{
+    struct model_shape *ms = &t->shape;
+    bool keep_dims = ms->dims != NULL && ms->rank == s->rank;
+    bool keep_layout = ms->minor_to_major != NULL && ms->rank == s->rank && ms->ntiles >= s->ntiles;
+
+    if (s->rank > 0 && !keep_dims &&
+        (ms->dims = arena_alloc(m, s->rank * sizeof(*ms->dims))) == NULL)
+        return ERR_NOMEM;
+    if (s->rank + s->ntiles > 0 && !keep_layout) {
+        /* tiles first: they need 8-byte alignment, minor_to_major none */
+        char *p = arena_alloc(m, s->ntiles * sizeof(*ms->tiles) + s->rank);
+        if (p == NULL)
+            return ERR_NOMEM;
+        ms->tiles = (struct tile *)(void *)p;
+        ms->minor_to_major = (uint8_t *)p + s->ntiles * sizeof(*ms->tiles);
+    }
+    if (s->rank > 0) {
+        memcpy(ms->dims, s->dims, s->rank * sizeof(*ms->dims));
+        memcpy(ms->minor_to_major, s->minor_to_major, s->rank);
+    } else {
+        ms->dims = NULL;
+        ms->minor_to_major = NULL;
+    }
+    if (s->ntiles > 0)
+        memcpy(ms->tiles, s->tiles, s->ntiles * sizeof(*ms->tiles));
+    else
+        ms->tiles = NULL;
+    ms->tail_align = s->tail_align;
+    ms->dtype = s->dtype;
+    ms->rank = s->rank;
+    ms->ntiles = s->ntiles;
+    ms->element_size_bits = s->element_size_bits;
+    ms->memory_space = s->memory_space;
+    ms->has_layout = s->has_layout;
+    ms->memory_space_given = s->memory_space_given;
+    return ERR_OK;
+}
+
 /* ---- lifecycle ------------------------------------------------------------------- */
 
 int model_init(struct model *m, const char *source_format, size_t ntensors)
@@ -399,7 +463,8 @@ static int parse_dims(struct ctx *c, size_t i, json_object *js, struct shape *sh
 
 /* shape + dtype (+ layout): the layout text goes through shape_parse, the one parser of
  * XLA syntax, so "{1,0:T(8,128)}" means exactly what it means in an xla_shape. */
-static int parse_shape_fields(struct ctx *c, size_t i, json_object *jt, struct model_tensor *t)
+static int parse_shape_fields(struct ctx *c, size_t i, json_object *jt, const struct model_tensor *t,
+                              struct shape *sh)
 {
     json_object *js = NULL, *jd = NULL, *jl = NULL;
     const char *s;
@@ -417,14 +482,14 @@ static int parse_shape_fields(struct ctx *c, size_t i, json_object *jt, struct m
                     "must be an XLA type name such as \"f32\" or "
                     "\"bf16\", got %s",
                     r == 1 ? type_name(jd) : "an empty or overlong string");
-    memset(&t->shape, 0, sizeof(t->shape));
-    t->shape.dtype = dtype_parse(s, n);
-    if (t->shape.dtype == DT_INVALID)
+    memset(sh, 0, sizeof(*sh));
+    sh->dtype = dtype_parse(s, n);
+    if (sh->dtype == DT_INVALID)
         return terr(c, ERR_NOTFOUND, i, "dtype",
                     "unknown dtype \"%s\" (use XLA names: pred, s8, "
                     "u8, s16, s32, s64, u32, bf16, f16, f32, f64, f8e4m3fn, f8e5m2, ...)",
                     s);
-    if ((rc = parse_dims(c, i, js, &t->shape)) != ERR_OK)
+    if ((rc = parse_dims(c, i, js, sh)) != ERR_OK)
         return rc;
     if (!json_object_object_get_ex(jt, "layout", &jl))
         return ERR_OK;
@@ -436,10 +501,10 @@ static int parse_shape_fields(struct ctx *c, size_t i, json_object *jt, struct m
 
     /* Compose "dtype[d0,d1,...]{layout}" and parse it. */
     char text[SHAPE_MAX_TEXT * 2];
-    int len = snprintf(text, sizeof(text), "%s[", dtype_name(t->shape.dtype));
-    for (unsigned d = 0; d < t->shape.rank && len < (int)sizeof(text); d++)
+    int len = snprintf(text, sizeof(text), "%s[", dtype_name(sh->dtype));
+    for (unsigned d = 0; d < sh->rank && len < (int)sizeof(text); d++)
         len += snprintf(text + len, sizeof(text) - (size_t)len, "%s%lld", d ? "," : "",
-                        (long long)t->shape.dims[d]);
+                        (long long)sh->dims[d]);
     if (len < (int)sizeof(text))
         len += snprintf(text + len, sizeof(text) - (size_t)len, "]%s", s);
     if (len >= (int)sizeof(text))
@@ -454,11 +519,12 @@ static int parse_shape_fields(struct ctx *c, size_t i, json_object *jt, struct m
         c->e->where[0] = '\0';
         return err_prefix(c->e, where, msg);
     }
-    t->shape = parsed;
+    *sh = parsed;
     return ERR_OK;
 }
 
-static int parse_xla_shape(struct ctx *c, size_t i, json_object *jx, struct model_tensor *t)
+static int parse_xla_shape(struct ctx *c, size_t i, json_object *jx, const struct model_tensor *t,
+                           struct shape *sh)
 {
     const char *s;
     size_t n;
@@ -469,17 +535,17 @@ static int parse_xla_shape(struct ctx *c, size_t i, json_object *jx, struct mode
                     "must be an XLA shape string such as "
                     "\"f32[8,128]{1,0:T(8,128)}\", got %s",
                     r == 1 ? type_name(jx) : "an empty or overlong string");
-    if (shape_parse(s, n, &t->shape, c->e) != ERR_OK) {
+    if (shape_parse(s, n, sh, c->e) != ERR_OK) {
         char where[48], msg[ERR_MSG_MAX];
         snprintf(where, sizeof(where), "tensors[%zu].xla_shape", i);
         snprintf(msg, sizeof(msg), "tensors[%zu] \"%.200s\": xla_shape: ", i, t->name);
         c->e->where[0] = '\0';
         return err_prefix(c->e, where, msg);
     }
-    for (unsigned d = 0; d < t->shape.rank; d++)
-        if (t->shape.dims[d] < 0)
+    for (unsigned d = 0; d < sh->rank; d++)
+        if (sh->dims[d] < 0)
             return terr(c, ERR_INVALID, i, "xla_shape", "dim %u must be >= 0, got %lld", d,
-                        (long long)t->shape.dims[d]);
+                        (long long)sh->dims[d]);
     return ERR_OK;
 }
 
@@ -519,7 +585,8 @@ static int shard_axis(struct ctx *c, size_t i, const char *field, json_object *v
     return ERR_OK;
 }
 
-static int parse_sharding(struct ctx *c, size_t i, json_object *js, struct model_tensor *t)
+static int parse_sharding(struct ctx *c, size_t i, json_object *js, struct model_tensor *t,
+                          struct shape *sh)
 {
     uint16_t used = 0;
     int rc;
@@ -531,15 +598,19 @@ static int parse_sharding(struct ctx *c, size_t i, json_object *js, struct model
                     "must be an array with one entry per dim, "
                     "got %s",
                     type_name(js));
-    if (json_object_array_length(js) != t->shape.rank)
+    if (json_object_array_length(js) != sh->rank)
         return terr(c, ERR_INVALID, i, "sharding", "has %zu entries but the shape has rank %u",
-                    json_object_array_length(js), t->shape.rank);
-    t->global_dims = arena_alloc(c->m, sizeof(int64_t) * (t->shape.rank ? t->shape.rank : 1));
+                    json_object_array_length(js), sh->rank);
+    t->global_dims = arena_alloc(c->m, sizeof(int64_t) * (sh->rank ? sh->rank : 1));
     if (t->global_dims == NULL)
         return terr(c, ERR_NOMEM, i, "sharding", "out of memory");
-    memcpy(t->global_dims, t->shape.dims, sizeof(int64_t) * t->shape.rank);
+    memcpy(t->global_dims, sh->dims, sizeof(int64_t) * sh->rank);
+    t->shard_mask = arena_alloc(c->m, sizeof(uint16_t) * (sh->rank ? sh->rank : 1));
+    if (t->shard_mask == NULL)
+        return terr(c, ERR_NOMEM, i, "sharding", "out of memory");
+    memset(t->shard_mask, 0, sizeof(uint16_t) * (sh->rank ? sh->rank : 1));
     t->sharded = true;
-    for (unsigned d = 0; d < t->shape.rank; d++) {
+    for (unsigned d = 0; d < sh->rank; d++) {
         json_object *v = json_object_array_get_idx(js, d);
         uint64_t parts = 1;
         char field[40];
@@ -560,7 +631,7 @@ static int parse_sharding(struct ctx *c, size_t i, json_object *js, struct model
             return rc;
         }
         /* Per-device extent: XLA gives every shard ceil(d/p) (tpu-facts.md 5b). */
-        int64_t g = t->shape.dims[d];
+        int64_t g = sh->dims[d];
         if (g % (int64_t)parts != 0) {
             if (c->uneven++ == 0)
                 snprintf(c->uneven_example, sizeof(c->uneven_example),
@@ -568,7 +639,7 @@ static int parse_sharding(struct ctx *c, size_t i, json_object *js, struct model
                          t->name, d, (long long)g, (unsigned long long)parts,
                          (long long)(g == 0 ? 0 : (g - 1) / (int64_t)parts + 1));
         }
-        t->shape.dims[d] = g == 0 ? 0 : (g - 1) / (int64_t)parts + 1;
+        sh->dims[d] = g == 0 ? 0 : (g - 1) / (int64_t)parts + 1;
     }
 replication:
     if (t->kind == TENSOR_PARAM || t->kind == TENSOR_OPTIMIZER || t->kind == TENSOR_GRAD)
@@ -643,6 +714,7 @@ static int parse_tags(struct ctx *c, size_t i, json_object *jt, struct model_ten
 static int parse_tensor(struct ctx *c, size_t i, json_object *jt)
 {
     struct model_tensor *t = &c->m->tensors[i];
+    struct shape sh; /* stored compactly once sharding has made it per device */
     json_object *v;
     const char *s;
     size_t n;
@@ -689,19 +761,18 @@ static int parse_tensor(struct ctx *c, size_t i, json_object *jt)
             return terr(c, ERR_INVALID, i, "xla_shape",
                         "give either \"xla_shape\" or "
                         "\"shape\" + \"dtype\" (+ \"layout\"), not both");
-        rc = parse_xla_shape(c, i, v, t);
+        rc = parse_xla_shape(c, i, v, t, &sh);
     } else {
-        rc = parse_shape_fields(c, i, jt, t);
+        rc = parse_shape_fields(c, i, jt, t, &sh);
     }
     if (rc != ERR_OK)
         return rc;
 
-    if (json_object_object_get_ex(jt, "sharding", &v)) {
-        if ((rc = parse_sharding(c, i, v, t)) != ERR_OK)
-            return rc;
-    } else if ((rc = parse_sharding(c, i, NULL, t)) != ERR_OK) {
+    if ((rc = parse_sharding(c, i, json_object_object_get_ex(jt, "sharding", &v) ? v : NULL, t,
+                             &sh)) != ERR_OK)
         return rc;
-    }
+    if (model_tensor_set_shape(c->m, t, &sh) != ERR_OK)
+        return terr(c, ERR_NOMEM, i, "shape", "out of memory");
     if (json_object_object_get_ex(jt, "live", &v) && (rc = parse_live(c, i, v, t)) != ERR_OK)
         return rc;
     if (json_object_object_get_ex(jt, "tags", &v) && (rc = parse_tags(c, i, v, t)) != ERR_OK)
@@ -1182,6 +1253,7 @@ static bool fast_tensor(struct ctx *c, struct tensor_src *ts, size_t i, int *rc)
 {
     struct model_tensor *t = &c->m->tensors[i];
     struct model_fast_tensor f;
+    struct shape sh;
     size_t pos = ts->pos;
     bool last = false;
 
@@ -1198,14 +1270,16 @@ static bool fast_tensor(struct ctx *c, struct tensor_src *ts, size_t i, int *rc)
         return true;
     }
     t->kind = f.kind;
-    memset(&t->shape, 0, sizeof(t->shape));
-    t->shape.dtype = f.dtype;
-    t->shape.rank = f.rank;
-    memcpy(t->shape.dims, f.dims, f.rank * sizeof(f.dims[0]));
+    memset(&sh, 0, sizeof(sh));
+    sh.dtype = f.dtype;
+    sh.rank = f.rank;
+    memcpy(sh.dims, f.dims, f.rank * sizeof(f.dims[0]));
     t->live_given = f.live_given;
     t->live_start = f.live_start;
     t->live_end = f.live_end;
-    *rc = parse_sharding(c, i, NULL, t);
+    if ((*rc = parse_sharding(c, i, NULL, t, &sh)) == ERR_OK &&
+        model_tensor_set_shape(c->m, t, &sh) != ERR_OK)
+        *rc = terr(c, ERR_NOMEM, i, "shape", "out of memory");
     return true;
 }
 
@@ -1370,11 +1444,12 @@ int model_resolve(struct model *m, const struct chip *chip, struct err *e)
     for (size_t i = 0; i < m->n; i++) {
         struct model_tensor *t = &m->tensors[i];
         struct layout_info info;
-        struct shape resolved;
+        struct shape given, resolved;
 
         if (t->raw)
             continue;
-        if (layout_resolve(&t->shape, chip, &resolved, &info, e) != ERR_OK) {
+        model_tensor_shape(t, &given);
+        if (layout_resolve(&given, chip, &resolved, &info, e) != ERR_OK) {
             char where[32], msg[ERR_MSG_MAX];
             snprintf(where, sizeof(where), "tensors[%zu]", i);
             snprintf(msg, sizeof(msg), "tensors[%zu] \"%.200s\": ", i, t->name);
@@ -1390,7 +1465,8 @@ int model_resolve(struct model *m, const struct chip *chip, struct err *e)
                            i, t->name, (unsigned long long)info.padded_bytes,
                            (unsigned long long)info.logical_bytes);
         }
-        t->shape = resolved;
+        if (model_tensor_set_shape(m, t, &resolved) != ERR_OK)
+            return err_set(e, ERR_NOMEM, "", "out of memory");
         t->logical_bytes = info.logical_bytes;
         t->padded_bytes = info.padded_bytes;
         t->layout_rule = info.rule;

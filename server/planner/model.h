@@ -71,13 +71,35 @@ enum tensor_kind tensor_kind_parse(const char *s);
 #define MODEL_MAX_WARNINGS 64  /* distinct warning lines kept; the rest are counted */
 #define MODEL_MAX_STEP     (INT64_C(1) << 53) /* program steps stay exact in JSON */
 
+/*
+ * A tensor's shape, stored compactly: a struct shape has room for SHAPE_MAX_RANK dims and
+ * SHAPE_MAX_TILES tiles (480 bytes), a tensor uses a few, and a model holds up to a million
+ * of them. The scalars are struct shape's; the arrays live in the model's arena, sized to
+ * this shape. model_tensor_shape expands one into a struct shape; importers store one with
+ * model_tensor_set_shape (model_int.h).
+ */
+struct model_shape {
+    int64_t *dims;           /* rank entries (arena); NULL when rank is 0 */
+    uint8_t *minor_to_major; /* rank entries (arena); NULL when rank is 0 */
+    struct tile *tiles;      /* ntiles entries (arena); NULL when ntiles is 0 */
+    int64_t tail_align;
+    enum dtype dtype;
+    uint8_t rank;
+    uint8_t ntiles;
+    uint8_t element_size_bits;
+    int8_t memory_space;
+    bool has_layout;
+    bool memory_space_given;
+};
+
 struct model_tensor {
-    const char *name;     /* in the model's string arena */
-    struct shape shape;   /* per-device shape (sharding applied); given layout if any. After
-                           * model_resolve: the resolved shape with its layout. */
-    int64_t *global_dims; /* NULL unless sharded: the dims as written (arena) */
-    uint16_t shard_mask[SHAPE_MAX_RANK]; /* mesh axes sharding each dim (bit i = axis i) */
-    bool sharded;                        /* a "sharding" was given */
+    const char *name;         /* in the model's string arena */
+    struct model_shape shape; /* per-device shape (sharding applied); given layout if any.
+                               * After model_resolve: the resolved shape with its layout. */
+    int64_t *global_dims;     /* NULL unless sharded: the dims as written (arena) */
+    uint16_t *shard_mask;     /* NULL unless sharded: per dim, the mesh axes sharding it
+                               * (bit i = axis i; rank entries, arena) */
+    bool sharded;             /* a "sharding" was given */
     enum tensor_kind kind;
     bool donated;
     bool live_given;
@@ -145,6 +167,10 @@ struct model_limits {
     size_t max_tensors;
     size_t max_ops;
 };
+
+/* t's shape, expanded into *out: as the importer's struct shape was, every slot past the
+ * rank and the tile count zero. */
+void model_tensor_shape(const struct model_tensor *t, struct shape *out);
 
 /* Parses a native JSON description. On failure *m is left empty (nothing to free). */
 ERR_MUST_CHECK int model_parse_json(const char *input, size_t len, const struct model_limits *l,

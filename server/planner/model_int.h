@@ -26,6 +26,12 @@ ERR_MUST_CHECK int model_init(struct model *m, const char *source_format, size_t
  * The copy lives until model_free(m). */
 const char *model_strdup(struct model *m, const char *s, size_t n);
 
+/* Stores *s as t's compact shape (model.h), its arrays in m's arena; arrays t already
+ * holds are reused when the new ones fit them (model_resolve keeps a tensor's dims).
+ * ERR_NOMEM, or ERR_OK. */
+ERR_MUST_CHECK int model_tensor_set_shape(struct model *m, struct model_tensor *t,
+                                          const struct shape *s);
+
 /*
  * JSON helpers. model_json_load parses text with json-c in strict mode (UTF-8 validated,
  * depth bounded); *root is owned by the caller (json_object_put). model_json_int: 0 ok,

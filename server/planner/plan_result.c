@@ -204,27 +204,29 @@ static void write_tensor_shape(struct jsonw *w, const struct plan_ctx *c,
 {
     char text[SHAPE_MAX_TEXT];
     struct layout_info info;
+    struct shape sh;
     struct err ignore;
 
-    jsonw_str(w, "dtype", dtype_name(t->shape.dtype));
+    model_tensor_shape(t, &sh);
+    jsonw_str(w, "dtype", dtype_name(sh.dtype));
     jsonw_arr_begin(w, "dims");
-    for (unsigned d = 0; d < t->shape.rank; d++)
-        jsonw_i64(w, NULL, t->shape.dims[d]);
+    for (unsigned d = 0; d < sh.rank; d++)
+        jsonw_i64(w, NULL, sh.dims[d]);
     jsonw_arr_end(w);
     if (t->sharded)
         write_sharding(w, c, t);
-    if (shape_print(&t->shape, text, sizeof(text)) < 0)
+    if (shape_print(&sh, text, sizeof(text)) < 0)
         text[0] = '\0';
     jsonw_str(w, "shape", text);
     jsonw_arr_begin(w, "minor_to_major");
-    for (unsigned d = 0; d < t->shape.rank; d++)
-        jsonw_u64(w, NULL, t->shape.minor_to_major[d]);
+    for (unsigned d = 0; d < sh.rank; d++)
+        jsonw_u64(w, NULL, sh.minor_to_major[d]);
     jsonw_arr_end(w);
-    jsonw_str(w, "tiles", suggest_tiles_text(&t->shape, text, sizeof(text)));
+    jsonw_str(w, "tiles", suggest_tiles_text(&sh, text, sizeof(text)));
     /* layout_size succeeded on this shape in model_resolve */
     jsonw_arr_begin(w, "padded_dims");
-    if (layout_size(&t->shape, &info, &ignore) == ERR_OK)
-        for (unsigned d = 0; d < t->shape.rank; d++)
+    if (layout_size(&sh, &info, &ignore) == ERR_OK)
+        for (unsigned d = 0; d < sh.rank; d++)
             jsonw_i64(w, NULL, info.padded_dims[d]);
     jsonw_arr_end(w);
 }

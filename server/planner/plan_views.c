@@ -105,7 +105,12 @@ static int print_shapes(const struct plan_ctx *c, char **shapes, size_t *shape_a
 
     *shapes = NULL;
     for (size_t i = 0; i < c->m.n; i++) {
-        int len = c->m.tensors[i].raw ? 0 : shape_print(&c->m.tensors[i].shape, text, sizeof(text));
+        struct shape sh;
+        int len = 0;
+        if (!c->m.tensors[i].raw) {
+            model_tensor_shape(&c->m.tensors[i], &sh);
+            len = shape_print(&sh, text, sizeof(text));
+        }
         size_t need = used + (size_t)(len > 0 ? len : 0) + 1;
         if (need > cap) {
             size_t ncap = cap ? cap : 4096;

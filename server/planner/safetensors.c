@@ -98,6 +98,7 @@ static int parse_entry(struct model *m, size_t i, const char *key, json_object *
                        struct err *e)
 {
     struct model_tensor *t = &m->tensors[i];
+    struct shape sh;
     json_object *jd, *js, *jo;
     char what[256];
     unsigned bits;
@@ -117,9 +118,9 @@ static int parse_entry(struct model *m, size_t i, const char *key, json_object *
     }
     if (!json_object_object_get_ex(v, "dtype", &jd) || !json_object_is_type(jd, json_type_string))
         return terr(e, ERR_INVALID, i, key, "dtype", "missing or not a string");
-    memset(&t->shape, 0, sizeof(t->shape));
-    t->shape.dtype = safetensors_dtype(json_object_get_string(jd), &bits);
-    if (t->shape.dtype == DT_INVALID) {
+    memset(&sh, 0, sizeof(sh));
+    sh.dtype = safetensors_dtype(json_object_get_string(jd), &bits);
+    if (sh.dtype == DT_INVALID) {
         snprintf(what, sizeof(what),
                  "unsupported dtype \"%.40s\" (known: F64 F32 F16 BF16 I64 "
                  "I32 I16 I8 U64 U32 U16 U8 BOOL F8_E4M3 F8_E5M2 F8_E8M0 F8_E4M3FNUZ "
@@ -134,14 +135,14 @@ static int parse_entry(struct model *m, size_t i, const char *key, json_object *
         snprintf(what, sizeof(what), "rank %zu is above the limit of %d", rank, SHAPE_MAX_RANK);
         return terr(e, ERR_LIMIT, i, key, "shape", what);
     }
-    t->shape.rank = (uint8_t)rank;
+    sh.rank = (uint8_t)rank;
     for (size_t d = 0; d < rank; d++) {
         int64_t x;
         char field[24];
         snprintf(field, sizeof(field), "shape[%zu]", d);
         if (model_json_int(json_object_array_get_idx(js, d), &x) != 0 || x < 0)
             return terr(e, ERR_INVALID, i, key, field, "must be an integer >= 0 and below 2^63-1");
-        t->shape.dims[d] = x;
+        sh.dims[d] = x;
         if (__builtin_mul_overflow(elems, (uint64_t)x, &elems))
             return terr(e, ERR_OVERFLOW, i, key, "shape", "element count overflows 64 bits");
     }
@@ -169,6 +170,8 @@ static int parse_entry(struct model *m, size_t i, const char *key, json_object *
     r->end = (uint64_t)en;
     r->tensor = i;
     t->kind = TENSOR_PARAM;
+    if (model_tensor_set_shape(m, t, &sh) != ERR_OK)
+        return terr(e, ERR_NOMEM, i, key, "shape", "out of memory");
     return ERR_OK;
 }
 

@@ -249,7 +249,7 @@ int suggest_sharding(const struct shape *local, const int64_t *global_dims, cons
 
 #define SUGGEST_TOP_PADDING 64 /* tensors examined, most padding first */
 
-static bool shape_same(const struct shape *a, const struct shape *b)
+static bool shape_same(const struct model_shape *a, const struct model_shape *b)
 {
     if (a->dtype != b->dtype || a->rank != b->rank || a->ntiles != b->ntiles ||
         a->element_size_bits != b->element_size_bits || a->memory_space != b->memory_space)
@@ -303,17 +303,19 @@ static int fix_tensor(const struct model *m, const struct model_tensor *t, const
     /* zeroed: clang-analyzer cannot tell that suggest_sharding fills it whenever it returns 1 */
     struct suggestion alt = {0};
     uint64_t parts[SHAPE_MAX_RANK];
+    struct shape sh;
     int rc, r2;
 
-    if ((rc = suggest_tensor(&t->shape, chip, out, e)) < 0 || !t->sharded)
+    model_tensor_shape(t, &sh);
+    if ((rc = suggest_tensor(&sh, chip, out, e)) < 0 || !t->sharded)
         return rc;
-    for (unsigned d = 0; d < t->shape.rank; d++) {
+    for (unsigned d = 0; d < sh.rank; d++) {
         parts[d] = 1;
         for (size_t a = 0; a < m->naxes; a++)
             if (t->shard_mask[d] & (1u << a))
                 parts[d] *= (uint64_t)m->axis_sizes[a]; /* checked by the parser */
     }
-    if ((r2 = suggest_sharding(&t->shape, t->global_dims, parts, chip, &alt, e)) < 0)
+    if ((r2 = suggest_sharding(&sh, t->global_dims, parts, chip, &alt, e)) < 0)
         return r2;
     if (r2 == 1 && (rc == 0 || alt.saves_bytes >= out->saves_bytes)) {
         *out = alt;
@@ -333,7 +335,8 @@ static void count_same(const struct model *m, struct suggest_fix *f)
     for (size_t i = 0; i < m->n; i++)
         if (!ts[i].raw && shape_same(&ts[i].shape, &ref->shape) &&
             (!reshard || (ts[i].sharded &&
-                          memcmp(ts[i].shard_mask, ref->shard_mask, sizeof(ref->shard_mask)) == 0 &&
+                          memcmp(ts[i].shard_mask, ref->shard_mask,
+                                 ref->shape.rank * sizeof(*ref->shard_mask)) == 0 &&
                           memcmp(ts[i].global_dims, ref->global_dims,
                                  ref->shape.rank * sizeof(*ref->global_dims)) == 0))) {
             f->same_shape++;
