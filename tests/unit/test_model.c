@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "planner/chip.h"
+#include "planner/layout.h"
 #include "planner/lifetime.h"
 #include "planner/model.h"
 #include "planner/model_int.h"
@@ -630,6 +632,55 @@ static void test_fast_reader_matches_json_c(void **state)
     free(b);
 }
 
+/*
+ * The compact shape (model.h struct model_shape) expands to exactly the struct shape it was
+ * made from: an xla_shape with every layout attribute, a rank-32 shape (the limit) and a
+ * scalar, each compared whole with shape_parse's own result. model_resolve stores the
+ * resolved layout and keeps the dims' storage; shard masks are per dim.
+ */
+static void test_compact_shapes(void **state)
+{
+    static const char *const texts[] = {
+        "f32[8,128,3]{2,1,0:T(8,128)(2,1)L(1024)E(32)S(1)}",
+        "bf16[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,2]",
+        "s32[]",
+    };
+    char json[1024];
+    struct model m;
+    struct shape want, got;
+    struct layout_info info;
+    struct err e;
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
+        snprintf(json, sizeof(json), "{\"tensors\":[{\"name\":\"t\",\"xla_shape\":\"%s\"}]}",
+                 texts[k]);
+        parse_ok(json, &m);
+        assert_int_equal(shape_parse(texts[k], strlen(texts[k]), &want, &e), ERR_OK);
+        model_tensor_shape(&m.tensors[0], &got);
+        assert_memory_equal(&got, &want, sizeof(want));
+        model_free(&m);
+    }
+    parse_ok("{\"mesh\":{\"x\":4,\"y\":2},\"tensors\":[{\"name\":\"w\",\"shape\":[64,6,256],"
+             "\"dtype\":\"f32\",\"sharding\":[\"x\",null,\"y\"]}]}",
+             &m);
+    const int64_t *dims = m.tensors[0].shape.dims;
+    assert_int_equal(m.tensors[0].shard_mask[0], 1);
+    assert_int_equal(m.tensors[0].shard_mask[1], 0);
+    assert_int_equal(m.tensors[0].shard_mask[2], 2);
+    model_tensor_shape(&m.tensors[0], &want);
+    assert_false(want.has_layout);
+    assert_int_equal(model_resolve(&m, chip_find("v5e"), &e), ERR_OK);
+    assert_ptr_equal(m.tensors[0].shape.dims, dims); /* the dims' storage is kept */
+    assert_int_equal(layout_resolve(&want, chip_find("v5e"), &want, &info, &e), ERR_OK);
+    model_tensor_shape(&m.tensors[0], &got);
+    assert_true(got.has_layout);
+    assert_int_equal(got.dims[0], 16); /* 64 over x = 4 */
+    assert_int_equal(got.dims[2], 128);
+    assert_memory_equal(&got, &want, sizeof(want));
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -644,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_streaming_depth_limit),
         cmocka_unit_test(test_fast_reader),
         cmocka_unit_test(test_fast_reader_matches_json_c),
+        cmocka_unit_test(test_compact_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -856,6 +856,77 @@ static void test_runs_ahead_keep_names(void **state)
     free(text);
 }
 
+/* text without the numbers that follow "seconds": (wall times, never the same twice) */
+static void drop_seconds(char *text)
+{
+    char *w = text;
+
+    for (const char *r = text; *r != '\0';) {
+        if (strncmp(r, "\"seconds\":", 10) == 0) {
+            memcpy(w, r, 10);
+            w += 10;
+            r += 10;
+            while (*r != '\0' && strchr("0123456789.e+-", *r) != NULL)
+                r++;
+            continue;
+        }
+        *w++ = *r++;
+    }
+    *w = '\0';
+}
+
+/*
+ * plan_run on two threads (the greedy passes ahead; the check and the metrics beside the
+ * runtime replay, the suggestions and the result's head) and with plan_opts.threads = 1
+ * (every stage on the caller's thread) gives the same document and views, seconds aside:
+ * 600 tensors (over the 256 from which a second thread starts), sharded, tagged, with
+ * given layouts and padding to suggest fixes for, and a capacity the runtime replay uses.
+ */
+static void test_threads_same_result(void **state)
+{
+    size_t cap = 1 << 18, len = 0;
+    char *text = malloc(cap), *json[2];
+    size_t json_len[2];
+    struct plan_views v[2];
+    struct plan_limits l;
+    struct err e;
+
+    (void)state;
+    assert_non_null(text);
+    plan_limits_default(&l);
+    len += (size_t)snprintf(text, cap, "{\"chip\":\"v5e\",\"mesh\":{\"d\":4},\"tensors\":[");
+    for (int i = 0; i < 600; i++)
+        len += (size_t)snprintf(
+            text + len, cap - len,
+            "%s{\"name\":\"t%d\",\"shape\":[%d,%d],\"dtype\":\"%s\",\"kind\":\"%s\","
+            "\"live\":[%d,%d],\"tags\":[\"l%d\"]%s}",
+            i ? "," : "", i, 8 * (1 + i % 9), 100 + 28 * (i % 11), i % 2 ? "bf16" : "f32",
+            i % 3 ? "activation" : "param", i % 40, i % 40 + 1 + i % 13, i % 5,
+            i % 4 == 0 ? ",\"sharding\":[null,\"d\"]"
+            : i % 4 == 1 ? ",\"layout\":\"{0,1:T(8,128)}\""
+                         : "");
+    len += (size_t)snprintf(text + len, cap - len, "]}");
+    for (unsigned k = 0; k < 2; k++) {
+        struct plan_opts o = {.strategies = "xla-spatial,xla-temporal,xla-default,first-fit",
+                              .threads = k == 0 ? 0 : 1};
+        if (plan_run(text, len, &o, &l, &json[k], &json_len[k], &v[k], NULL, &e) != ERR_OK)
+            fail_msg("plan: %s", e.msg);
+        drop_seconds(json[k]);
+        drop_seconds(v[k].summary);
+    }
+    assert_non_null(strstr(json[0], "\"suggestions\":[{")); /* the stages had work to do */
+    assert_non_null(strstr(json[0], "\"runtime\":{"));
+    assert_non_null(strstr(json[0], "\"sharding\":[null,[\"d\"]]"));
+    assert_string_equal(json[0], json[1]);
+    assert_string_equal(v[0].summary, v[1].summary);
+    assert_string_equal(v[0].layout, v[1].layout);
+    for (unsigned k = 0; k < 2; k++) {
+        free(json[k]);
+        plan_views_free(&v[k]);
+    }
+    free(text);
+}
+
 /*
  * The runtime allocator replay (plan_runtime.c, bfc.h) in a plan: a MiniMalloc CSV (sizes
  * as given, alignment 1) with a capacity of 1 MiB, so the default limit is 0.75 x 1048576 =
@@ -971,6 +1042,7 @@ int main(void)
         cmocka_unit_test(test_views),
         cmocka_unit_test(test_default_from_runs),
         cmocka_unit_test(test_runs_ahead_keep_names),
+        cmocka_unit_test(test_threads_same_result),
         cmocka_unit_test(test_runtime),
         cmocka_unit_test(test_runtime_bad_fraction),
     };
