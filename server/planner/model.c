@@ -463,8 +463,8 @@ static int parse_dims(struct ctx *c, size_t i, json_object *js, struct shape *sh
 
 /* shape + dtype (+ layout): the layout text goes through shape_parse, the one parser of
  * XLA syntax, so "{1,0:T(8,128)}" means exactly what it means in an xla_shape. */
-static int parse_shape_fields(struct ctx *c, size_t i, json_object *jt, const struct model_tensor *t,
-                              struct shape *sh)
+static int parse_shape_fields(struct ctx *c, size_t i, json_object *jt,
+                              const struct model_tensor *t, struct shape *sh)
 {
     json_object *js = NULL, *jd = NULL, *jl = NULL;
     const char *s;

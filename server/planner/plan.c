@@ -1,8 +1,10 @@
 /*
  * plan.c - the planner's front door (see plan.h): detect the input format, build the
  * model, resolve layouts and lifetimes, settle the options and the packing problem; then
- * plan_run packs (plan_portfolio.c), suggests (suggest_model) and writes the result
- * (plan_result.c, plan_views.c). plan_int.h is what these modules share.
+ * plan_run packs (plan_portfolio.c), checks and measures the packing, replays it through the
+ * runtime allocator (plan_runtime.c), suggests (suggest_model) and writes the result
+ * (plan_result.c, plan_views.c), the stages after packing on two threads (finish below).
+ * plan_int.h is what these modules share.
  *
  * Everything is per device: a sharded model's tensors are planned at their local shapes.
  * All sizes are checked 64-bit sums (ERR_OVERFLOW); all memory is bounded by the input

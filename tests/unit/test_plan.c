@@ -902,7 +902,7 @@ static void test_threads_same_result(void **state)
             "\"live\":[%d,%d],\"tags\":[\"l%d\"]%s}",
             i ? "," : "", i, 8 * (1 + i % 9), 100 + 28 * (i % 11), i % 2 ? "bf16" : "f32",
             i % 3 ? "activation" : "param", i % 40, i % 40 + 1 + i % 13, i % 5,
-            i % 4 == 0 ? ",\"sharding\":[null,\"d\"]"
+            i % 4 == 0   ? ",\"sharding\":[null,\"d\"]"
             : i % 4 == 1 ? ",\"layout\":\"{0,1:T(8,128)}\""
                          : "");
     len += (size_t)snprintf(text + len, cap - len, "]}");
