@@ -86,36 +86,42 @@ void model_tensor_shape(const struct model_tensor *t, struct shape *out)
         memcpy(out->tiles, ms->tiles, ms->ntiles * sizeof(*ms->tiles));
 }
 
-/* The dims in one arena piece, the tiles and minor_to_major in another: model_resolve
- * changes the layout of a shape, never its dims, so the first piece is kept. */
+/* The dims in one arena piece, the tiles then minor_to_major in another: model_resolve
+ * changes the layout of a shape, never its dims, so the first piece is kept, and the second
+ * too when the new tiles fit it. */
 int model_tensor_set_shape(struct model *m, struct model_tensor *t, const struct shape *s)
 {
     struct model_shape *ms = &t->shape;
-    bool keep_dims = ms->dims != NULL && ms->rank == s->rank;
     bool keep_layout = ms->minor_to_major != NULL && ms->rank == s->rank && ms->ntiles >= s->ntiles;
+    int64_t *dims = NULL;
+    struct tile *tiles = NULL;
+    uint8_t *m2m = NULL;
 
-    if (s->rank > 0 && !keep_dims &&
-        (ms->dims = arena_alloc(m, s->rank * sizeof(*ms->dims))) == NULL)
-        return ERR_NOMEM;
-    if (s->rank + s->ntiles > 0 && !keep_layout) {
-        /* tiles first: they need 8-byte alignment, minor_to_major none */
-        char *p = arena_alloc(m, s->ntiles * sizeof(*ms->tiles) + s->rank);
-        if (p == NULL)
-            return ERR_NOMEM;
-        ms->tiles = (struct tile *)(void *)p;
-        ms->minor_to_major = (uint8_t *)p + s->ntiles * sizeof(*ms->tiles);
-    }
     if (s->rank > 0) {
-        memcpy(ms->dims, s->dims, s->rank * sizeof(*ms->dims));
-        memcpy(ms->minor_to_major, s->minor_to_major, s->rank);
-    } else {
-        ms->dims = NULL;
-        ms->minor_to_major = NULL;
+        dims = ms->dims != NULL && ms->rank == s->rank ? ms->dims
+                                                       : arena_alloc(m, s->rank * sizeof(*dims));
+        if (dims == NULL)
+            return ERR_NOMEM;
+        memcpy(dims, s->dims, s->rank * sizeof(*dims));
     }
-    if (s->ntiles > 0)
-        memcpy(ms->tiles, s->tiles, s->ntiles * sizeof(*ms->tiles));
-    else
-        ms->tiles = NULL;
+    if (s->rank + s->ntiles > 0) {
+        /* tiles first: they need 8-byte alignment, minor_to_major none */
+        char *base = keep_layout ? (char *)ms->minor_to_major - ms->ntiles * sizeof(*tiles)
+                                 : arena_alloc(m, s->ntiles * sizeof(*tiles) + s->rank);
+        if (base == NULL)
+            return ERR_NOMEM;
+        if (s->ntiles > 0) {
+            tiles = (struct tile *)(void *)base;
+            memcpy(tiles, s->tiles, s->ntiles * sizeof(*tiles));
+        }
+        if (s->rank > 0) {
+            m2m = (uint8_t *)base + s->ntiles * sizeof(*tiles);
+            memcpy(m2m, s->minor_to_major, s->rank);
+        }
+    }
+    ms->dims = dims;
+    ms->minor_to_major = m2m;
+    ms->tiles = tiles;
     ms->tail_align = s->tail_align;
     ms->dtype = s->dtype;
     ms->rank = s->rank;
@@ -720,6 +726,7 @@ static int parse_tensor(struct ctx *c, size_t i, json_object *jt)
     size_t n;
     int rc, r;
 
+    memset(&sh, 0, sizeof(sh));
     if (!json_object_is_type(jt, json_type_object))
         return terr(c, ERR_INVALID, i, "", "must be an object, got %s", type_name(jt));
     if (!json_object_object_get_ex(jt, "name", &v))
