@@ -11,21 +11,48 @@
 /* suggest_sharding's action; count_same tells a reshard by this pointer. */
 static const char action_reshard[] = "reshard";
 
+/* v in decimal at p; returns the end. */
+static char *put_dec(char *p, int64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        *p++ = '-';
+    while (n > 0)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* Written whole into text (at most SHAPE_MAX_TILES tiles of SHAPE_MAX_TILE_RANK dims of
+ * 20 digits and a sign each), then cut to cap as snprintf would: every tensor of a result
+ * prints one, so no snprintf per number. */
 char *suggest_tiles_text(const struct shape *sh, char *buf, size_t cap)
 {
-    size_t n = 0;
+    char text[SHAPE_MAX_TILES * (3 + SHAPE_MAX_TILE_RANK * 22)], *p = text;
+    size_t n;
 
     if (cap == 0)
         return buf;
-    buf[0] = '\0';
-    for (unsigned k = 0; k < sh->ntiles && n < cap; k++) {
-        n += (size_t)snprintf(buf + n, cap - n, "%s(", k == 0 ? "T" : "");
-        for (unsigned d = 0; d < sh->tiles[k].rank && n < cap; d++)
-            n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? "," : "",
-                                  (long long)sh->tiles[k].dims[d]);
-        if (n < cap)
-            n += (size_t)snprintf(buf + n, cap - n, ")");
+    for (unsigned k = 0; k < sh->ntiles && k < SHAPE_MAX_TILES; k++) {
+        if (k == 0)
+            *p++ = 'T';
+        *p++ = '(';
+        for (unsigned d = 0; d < sh->tiles[k].rank && d < SHAPE_MAX_TILE_RANK; d++) {
+            if (d > 0)
+                *p++ = ',';
+            p = put_dec(p, sh->tiles[k].dims[d]);
+        }
+        *p++ = ')';
     }
+    n = (size_t)(p - text) < cap ? (size_t)(p - text) : cap - 1;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
     return buf;
 }
 

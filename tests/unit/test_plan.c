@@ -863,7 +863,7 @@ static void drop_seconds(char *text)
 
     for (const char *r = text; *r != '\0';) {
         if (strncmp(r, "\"seconds\":", 10) == 0) {
-            memcpy(w, r, 10);
+            memmove(w, r, 10);
             w += 10;
             r += 10;
             while (*r != '\0' && strchr("0123456789.e+-", *r) != NULL)
