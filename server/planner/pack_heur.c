@@ -235,47 +235,48 @@ struct chunk {
     uint64_t off, end;
 };
 
-struct chunk32 {
-    uint32_t off, end;
-};
-
 /*
- * The placed-buffer index (see the file comment). Steps are replaced by their ranks among
- * the distinct lower and upper values, so the arrays a query scans hold 32-bit words.
- * Leaves are grouped in buckets of PTREE_BUCKET consecutive positions (one cache line of
- * up[]); the tree keeps one max-upper per bucket and a query scans the buckets it reaches
- * linearly. A buffer's hi (the positions whose lower is below its upper) bounds the query on
- * the right, so the scan never reads a lower.
+ * The placed-buffer index (see the file comment). Positions are the buffers ordered by
+ * (lower, index); steps are replaced by their ranks among the distinct lower and upper
+ * values. Positions are grouped in blocks of PTREE_BLOCK, and each block keeps the chunks
+ * placed at its positions sorted by offset, each with its lifetime's ranks: a query keeps
+ * the overlapping ones of each block it reaches, a run already in offset order, and merges
+ * the runs, rather than sorting what it gathered. A tree over the blocks keeps the
+ * largest upper rank placed in each, so a query skips the blocks that cannot overlap; a
+ * buffer's hi (the positions whose lower is below its upper) bounds it on the right.
  */
-#define PTREE_BUCKET    16
-#define PREFETCH_CHUNKS 4  /* wide chunks a cache line holds (narrow: twice as many) */
-#define PREFETCH_SPAN   64 /* positions prefetched ahead of a query */
+#define PTREE_BLOCK    128 /* positions per block (measured: 64 to 256 within 5%) */
+#define PREFETCH_LINES 4   /* cache lines prefetched at the head of a block a query reads */
 
 struct binfo {
     uint32_t pos;  /* position: positions are ordered by (lower, index) */
     uint32_t hi;   /* positions [0, hi) have lower < this buffer's upper */
-    uint32_t klow; /* rank(lower) + 1: a placed q overlaps when up[q] > klow */
-    uint32_t kup;  /* rank(upper) + 1: what up[pos] holds once placed */
+    uint32_t klow; /* rank(lower) + 1: a placed q overlaps when kup(q) > klow, klow(q) < kup */
+    uint32_t kup;  /* rank(upper) + 1 */
     uint64_t size; /* in units (the placement loop never reads the caller's array) */
 };
 
+/* A placed chunk in its block's list: the chunk in units and its lifetime's ranks. */
+struct slot {
+    uint64_t off, end;
+    uint32_t klow, kup;
+};
+
 struct ptree {
-    size_t n, leaves;       /* leaves: power of two >= number of buckets */
-    struct binfo *info;     /* buffer -> its position and keys */
-    uint32_t *maxup;        /* 2*leaves nodes: max up[] of the placed buffers below, 0 if none */
-    uint32_t *up;           /* position: rank(upper) + 1 once placed, 0 before */
-    uint64_t unit;          /* chunks and sizes count in units of this many bytes */
-    struct chunk *wide;     /* position: the placed chunk, in units; or, when every end */
-    struct chunk32 *narrow; /* fits 32 bits (the usual case), this half-size array */
+    size_t n, blocks, leaves; /* leaves: power of two >= blocks */
+    struct binfo *info;       /* buffer -> its position and keys */
+    uint32_t *maxup;          /* 2*leaves nodes: max kup of the placed chunks below, 0 if none */
+    uint32_t *fill;           /* block -> how many of its positions are placed */
+    struct slot *slots;       /* block b's chunks by offset: slots[b*PTREE_BLOCK ..][fill[b]] */
+    uint64_t unit;            /* chunks and sizes count in units of this many bytes */
 };
 
 static void ptree_free(struct ptree *t)
 {
     free(t->info);
     free(t->maxup);
-    free(t->up);
-    free(t->wide);
-    free(t->narrow);
+    free(t->fill);
+    free(t->slots);
     memset(t, 0, sizeof(*t));
 }
 
@@ -284,22 +285,23 @@ static void ptree_free(struct ptree *t)
 static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *scratch,
                       struct err *e)
 {
-    size_t n = p->n, nb = (n + PTREE_BUCKET - 1) / PTREE_BUCKET;
+    size_t n = p->n;
     uint32_t *by_lower = (uint32_t *)(scratch + 2 * n), *by_upper = by_lower + n;
     uint32_t rank = 0;
     int64_t prev = 0;
-    uint64_t orbits = 0, total = 0;
+    uint64_t orbits = 0;
 
     memset(t, 0, sizeof(*t));
     t->n = n;
-    t->unit = 1;
+    t->blocks = (n + PTREE_BLOCK - 1) / PTREE_BLOCK;
     t->leaves = 1;
-    while (t->leaves < nb)
+    while (t->leaves < t->blocks)
         t->leaves *= 2;
     t->info = heur_zalloc(n * sizeof(*t->info)); /* the merge sets all; zeroed for the analyzer */
     t->maxup = heur_zalloc(2 * t->leaves * sizeof(*t->maxup));
-    t->up = heur_zalloc(n * sizeof(*t->up));
-    if (t->info == NULL || t->maxup == NULL || t->up == NULL)
+    t->fill = heur_zalloc(t->blocks * sizeof(*t->fill));
+    t->slots = heur_alloc(n * sizeof(*t->slots)); /* read only below fill */
+    if (t->info == NULL || t->maxup == NULL || t->fill == NULL || t->slots == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", n);
     sort_order(p, PACK_ORDER_PROGRAM, by_lower, scratch);
     sort_order(p, ORDER_UPPER, by_upper, scratch);
@@ -321,50 +323,47 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *s
         }
     }
     /* The unit: the largest power of two dividing every size and the alignment, so every
-     * offset is a whole number of units. Offsets stay below the sum of the aligned sizes
-     * (pack_validate), ends below twice that: in units, usually 32 bits. */
-    for (size_t b = 0; b < n; b++) {
+     * offset is a whole number of units. */
+    for (size_t b = 0; b < n; b++)
         orbits |= p->bufs[b].size;
-        total += p->bufs[b].size + (p->alignment > 1 ? p->alignment : 0); /* validated */
-    }
     if (p->alignment > 1)
         orbits |= p->alignment;
     t->unit = orbits & (0 - orbits); /* sizes are validated positive */
     for (size_t b = 0; b < n; b++)
         t->info[b].size /= t->unit;
-    if (total / t->unit < ((uint64_t)1 << 31))
-        t->narrow = heur_zalloc(n * sizeof(*t->narrow));
-    else
-        t->wide = heur_zalloc(n * sizeof(*t->wide));
-    if (t->narrow == NULL && t->wide == NULL)
-        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", n);
     return ERR_OK;
 }
 
+/* Adds bi's chunk to its block's list, in offset order, and to the tree. */
 static void ptree_insert(struct ptree *t, const struct binfo *bi, uint64_t off, uint64_t end)
 {
-    size_t q = bi->pos, node = t->leaves + q / PTREE_BUCKET;
-    uint32_t key = bi->kup;
+    size_t b = bi->pos / PTREE_BLOCK, lo = 0, hi = t->fill[b], node = t->leaves + b;
+    struct slot *s = t->slots + b * PTREE_BLOCK;
 
-    t->up[q] = key;
-    if (t->narrow != NULL)
-        t->narrow[q] = (struct chunk32){(uint32_t)off, (uint32_t)end};
-    else
-        t->wide[q] = (struct chunk){off, end};
-    while (node >= 1 && t->maxup[node] < key) {
-        t->maxup[node] = key;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s[mid].off < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    memmove(s + lo + 1, s + lo, (t->fill[b] - lo) * sizeof(*s));
+    s[lo] = (struct slot){off, end, bi->klow, bi->kup};
+    t->fill[b]++;
+    while (node >= 1 && t->maxup[node] < bi->kup) {
+        t->maxup[node] = bi->kup;
         node /= 2;
     }
 }
 
-/* The last bucket before bucket b whose max-upper exceeds klow; SIZE_MAX if none. Climbs
+/* The last block before block b whose max-upper exceeds klow; SIZE_MAX if none. Climbs
  * to the first left sibling that qualifies and descends its right edge, so the neighbouring
- * buckets a query usually wants cost a level or two. */
+ * blocks a query usually wants cost a level or two. */
 static size_t ptree_prev(const struct ptree *t, size_t b, uint32_t klow)
 {
     size_t node = t->leaves + b;
 
-    if (b > 0 && t->maxup[node - 1] > klow) /* the usual case: the bucket just before */
+    if (b > 0 && t->maxup[node - 1] > klow) /* the usual case: the block just before */
         return b - 1;
     while (node > 1 && !((node & 1) && t->maxup[node - 1] > klow))
         node /= 2;
@@ -376,79 +375,74 @@ static size_t ptree_prev(const struct ptree *t, size_t b, uint32_t klow)
     return node - t->leaves;
 }
 
-/* Appends the chunks of the placed buffers overlapping bi's lifetime to out; returns how
- * many. The candidates are the positions below hi whose up exceeds klow: the buckets from
- * hi's down, skipping those the tree rules out. */
-static size_t ptree_query(const struct ptree *t, const struct binfo *bi, struct chunk *out)
+/* Appends the chunks of the placed buffers overlapping bi's lifetime to out, one run in
+ * offset order per block; run r is out[runs[r], runs[r + 1]). Returns the number of runs
+ * (runs holds blocks + 1 entries). */
+static size_t ptree_query(const struct ptree *t, const struct binfo *bi, struct chunk *out,
+                          uint32_t *runs)
 {
-    size_t cnt = 0, hi = bi->hi, b;
-    uint32_t klow = bi->klow;
+    size_t cnt = 0, nruns = 0, b;
+    uint32_t klow = bi->klow, kup = bi->kup;
 
-    if (hi == 0)
+    runs[0] = 0;
+    if (bi->hi == 0)
         return 0;
-    b = (hi - 1) / PTREE_BUCKET;
+    b = (bi->hi - 1) / PTREE_BLOCK;
     if (t->maxup[t->leaves + b] <= klow)
         b = ptree_prev(t, b, klow);
     for (; b != SIZE_MAX; b = ptree_prev(t, b, klow)) {
-        size_t q0 = b * PTREE_BUCKET, q1 = q0 + PTREE_BUCKET < hi ? q0 + PTREE_BUCKET : hi;
-        for (size_t q = q0; q < q1; q++) { /* branch-free: about half are placed */
-            out[cnt] =
-                t->narrow != NULL ? (struct chunk){t->narrow[q].off, t->narrow[q].end} : t->wide[q];
-            cnt += t->up[q] > klow;
+        const struct slot *s = t->slots + b * PTREE_BLOCK;
+        size_t start = cnt;
+        for (size_t q = 0, f = t->fill[b]; q < f; q++) { /* branch-free */
+            out[cnt] = (struct chunk){s[q].off, s[q].end};
+            cnt += (s[q].kup > klow) & (s[q].klow < kup);
         }
+        if (cnt > start)
+            runs[++nruns] = (uint32_t)cnt;
     }
-    return cnt;
+    return nruns;
 }
 
-#define CHUNK_ISORT_MAX 28 /* insertion sort up to this many chunks (measured crossover) */
-
-/* Sorts chunks by offset: insertion sort for the usual handful, an LSD radix sort on the
- * offset beyond (tmp holds k chunks; many buffers live at once make k large). The radix
- * passes cover only the bits that differ, in as few passes as 8-bit digits need, with the
- * digits split evenly: 18 varying bits take three passes over 64 counters, not 256. */
-static void chunks_sort(struct chunk *c, struct chunk *tmp, size_t k)
+/* Merges a[na] and b[nb], both in offset order, into out (branch-free: offsets are in no
+ * order the predictor could learn). Equal offsets may come in either order: the gap scan
+ * gives the same answer. */
+static void merge2(const struct chunk *a, size_t na, const struct chunk *b, size_t nb,
+                   struct chunk *out)
 {
-    uint64_t diff = 0;
-    uint32_t cnt[256];
-    struct chunk *a = c;
-    unsigned lo, width, passes, bits;
+    size_t i = 0, j = 0, o = 0;
 
-    if (k <= CHUNK_ISORT_MAX) {
-        for (size_t i = 1; i < k; i++) {
-            struct chunk x = c[i];
-            size_t j = i;
-            for (; j > 0 && c[j - 1].off > x.off; j--)
-                c[j] = c[j - 1];
-            c[j] = x;
-        }
-        return;
+    while (i < na && j < nb) {
+        bool takeb = b[j].off < a[i].off;
+        /* a pointer select compiles to a conditional move (a struct select branches) */
+        out[o++] = *(takeb ? &b[j] : &a[i]);
+        j += takeb;
+        i += !takeb;
     }
-    for (size_t i = 1; i < k; i++)
-        diff |= c[i].off ^ c[0].off;
-    if (diff == 0)
-        return;
-    lo = (unsigned)__builtin_ctzll(diff);
-    width = 64 - (unsigned)__builtin_clzll(diff) - lo;
-    passes = (width + 7) / 8;
-    bits = (width + passes - 1) / passes;
-    for (unsigned pass = 0, sh = lo; pass < passes; pass++, sh += bits) {
-        uint64_t mask = ((uint64_t)1 << bits) - 1;
-        memset(cnt, 0, ((size_t)1 << bits) * sizeof(cnt[0]));
-        for (size_t i = 0; i < k; i++)
-            cnt[(a[i].off >> sh) & mask]++;
-        for (size_t d = 0, sum = 0; d <= mask; d++) {
-            uint32_t x = cnt[d];
-            cnt[d] = (uint32_t)sum;
-            sum += x;
+    memcpy(out + o, a + i, (na - i) * sizeof(*out));
+    memcpy(out + o + (na - i), b + j, (nb - j) * sizeof(*out));
+}
+
+/* Merges the nruns runs of c (see ptree_query) pairwise until one is left; returns where
+ * the merged chunks are: c or tmp (k chunks, like c). */
+static struct chunk *runs_merge(struct chunk *c, struct chunk *tmp, uint32_t *runs, size_t nruns)
+{
+    while (nruns > 1) {
+        size_t r = 0, w = 0;
+        for (; r + 1 < nruns; r += 2) {
+            merge2(c + runs[r], runs[r + 1] - runs[r], c + runs[r + 1], runs[r + 2] - runs[r + 1],
+                   tmp + runs[r]);
+            runs[++w] = runs[r + 2];
         }
-        for (size_t i = 0; i < k; i++)
-            tmp[cnt[(a[i].off >> sh) & mask]++] = a[i];
-        struct chunk *x = a;
-        a = tmp;
+        if (r < nruns) { /* an odd run out: copied as it is */
+            memcpy(tmp + runs[r], c + runs[r], (runs[r + 1] - runs[r]) * sizeof(*c));
+            runs[++w] = runs[r + 1];
+        }
+        nruns = w;
+        struct chunk *x = c;
+        c = tmp;
         tmp = x;
     }
-    if (a != c)
-        memcpy(c, a, k * sizeof(*c));
+    return c;
 }
 
 /* pack_validate keeps every aligned total below 2^62, so this cannot overflow here. */
@@ -488,7 +482,7 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
                 const uint32_t *order, uint64_t *offsets, uint64_t *peak, struct err *e)
 {
     struct ptree t = {0};
-    uint32_t *own = NULL;
+    uint32_t *own = NULL, *runs = NULL;
     uint64_t *scratch = NULL;
     struct chunk *chunks;
     uint64_t top = 0, align;
@@ -497,12 +491,13 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     *peak = 0;
     if (p->n == 0)
         return ERR_OK;
-    /* One scratch area serves the sorts (4n words) and then the overlapping chunks (2n):
-     * on a million buffers fresh pages cost as much as the placement itself. */
+    /* One scratch area serves the sorts (4n words) and then the overlapping chunks and
+     * their merge (2n): on a million buffers fresh pages cost as much as the placement. */
     scratch = heur_alloc(4 * p->n * sizeof(*scratch)); /* 2n chunks */
     if (order == NULL)
         own = heur_alloc(p->n * sizeof(*own));
-    if (scratch == NULL || (order == NULL && own == NULL)) {
+    runs = malloc((p->n / PTREE_BLOCK + 2) * sizeof(*runs));
+    if (scratch == NULL || (order == NULL && own == NULL) || runs == NULL) {
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;
     }
@@ -517,44 +512,35 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     align = p->alignment > 1 ? p->alignment / t.unit : p->alignment;
     for (size_t i = 0; i < p->n; i++) {
         const struct binfo *bi = &t.info[order[i]];
+        const struct chunk *sorted;
         uint64_t off;
-        size_t k;
+        size_t nruns;
 
-        /* The order jumps around in time: fetch the buffers ahead, then the index lines
-         * their queries will scan (the bucket before theirs up to their hi). */
+        /* The order jumps around in time: fetch the buffers ahead, then the heads of the
+         * blocks their queries will read (their hi's and the one before). */
         if (i + 16 < p->n)
             __builtin_prefetch(&t.info[order[i + 16]]);
-        if (i + 8 < p->n) {
-            const struct binfo *ahead = &t.info[order[i + 8]];
-            size_t q = ahead->pos / PTREE_BUCKET * PTREE_BUCKET, end = ahead->hi;
-            size_t step = t.narrow != NULL ? 2 * PREFETCH_CHUNKS : PREFETCH_CHUNKS;
-            q = q >= PTREE_BUCKET ? q - PTREE_BUCKET : 0;
-            if (end > q + PREFETCH_SPAN)
-                end = q + PREFETCH_SPAN;
-            __builtin_prefetch(&t.maxup[t.leaves + ahead->pos / PTREE_BUCKET]);
-            for (; q < end; q += step) {
-                __builtin_prefetch(t.narrow != NULL ? (const void *)&t.narrow[q]
-                                                    : (const void *)&t.wide[q]);
-                if (q % PTREE_BUCKET == 0)
-                    __builtin_prefetch(&t.up[q]);
+        if (i + 8 < p->n && t.info[order[i + 8]].hi > 0) {
+            size_t b = (t.info[order[i + 8]].hi - 1) / PTREE_BLOCK;
+            for (size_t j = 0; j < 2 && j <= b; j++) {
+                const char *head = (const char *)(t.slots + (b - j) * PTREE_BLOCK);
+                __builtin_prefetch(&t.fill[b - j]);
+                for (size_t l = 0; l < PREFETCH_LINES; l++)
+                    __builtin_prefetch(head + 64 * l);
             }
         }
-        k = ptree_query(&t, bi, chunks);
-        chunks_sort(chunks, chunks + p->n, k);
-        off = choose_offset(chunks, k, bi->size, align, fit);
+        nruns = ptree_query(&t, bi, chunks, runs);
+        sorted = runs_merge(chunks, chunks + p->n, runs, nruns);
+        off = choose_offset(sorted, runs[nruns], bi->size, align, fit);
         if (off + bi->size > top)
             top = off + bi->size;
         ptree_insert(&t, bi, off, off + bi->size);
-    }
-    /* The offsets are the placed chunks by position: written here in buffer order rather
-     * than at random inside the loop. */
-    for (size_t b = 0; b < p->n; b++) {
-        size_t q = t.info[b].pos;
-        offsets[b] = (t.narrow != NULL ? t.narrow[q].off : t.wide[q].off) * t.unit;
+        offsets[order[i]] = off * t.unit;
     }
     *peak = top * t.unit;
 out:
     ptree_free(&t);
+    free(runs);
     free(own);
     free(scratch);
     return rc;

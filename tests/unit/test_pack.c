@@ -478,6 +478,51 @@ static void test_greedy_reference(void **state)
     }
 }
 
+/*
+ * Property over a few thousand random problems: pack_greedy places exactly like ref_greedy
+ * in every order and fit. The shapes cover what the placement index treats apart: up to
+ * 700 buffers (several blocks of positions, whose offset-sorted runs are merged), all
+ * lifetimes equal, short ones, long ones beside short ones (blocks reached only through
+ * the tree), alignments above 1 with sizes that are and are not multiples of it, and
+ * offsets past 2^31 units (sizes around 2^40 bytes counted in units of 512).
+ */
+static void test_greedy_differential(void **state)
+{
+    static const uint64_t aligns[] = {0, 1, 8, 64, 512};
+    uint64_t s = 2026;
+
+    (void)state;
+    for (int it = 0; it < 2500; it++) {
+        size_t n = it % 100 == 0 ? 200 + rng(&s) % 500 : 1 + rng(&s) % 90;
+        struct pack_buffer *b = calloc(n, sizeof(*b));
+        struct pack_problem p = {n, b, 0, aligns[rng(&s) % 5]};
+        int shape = (int)(rng(&s) % 4), sizes = (int)(rng(&s) % 3);
+        int64_t span = 1 + (int64_t)(rng(&s) % 60);
+        assert_non_null(b);
+        for (size_t i = 0; i < n; i++) {
+            int64_t lo = (int64_t)(rng(&s) % (uint64_t)span), len;
+            if (shape == 0) { /* every lifetime the same */
+                lo = 3;
+                len = 5;
+            } else if (shape == 1) {
+                len = 1 + (int64_t)(rng(&s) % 4);
+            } else if (shape == 2) {
+                len = 1 + (int64_t)(rng(&s) % (uint64_t)(span + 1));
+            } else { /* one in eight lives from the start to past the end */
+                lo = rng(&s) % 8 == 0 ? -1 : lo;
+                len = lo < 0 ? span + 2 : 1 + (int64_t)(rng(&s) % 3);
+            }
+            b[i].lower = lo;
+            b[i].upper = lo + len;
+            b[i].size = sizes == 0   ? 1 + rng(&s) % 100
+                        : sizes == 1 ? 512 * (1 + rng(&s) % 16)
+                                     : ((uint64_t)1 << 40) + 512 * (rng(&s) % 4096);
+        }
+        assert_greedy_is_reference(&p);
+        free(b);
+    }
+}
+
 /* allocators.md section 1.7: best-fit peaks of the MiniMalloc challenging instances in
  * the XLA spatial, temporal and area orders and TFLite's order (skipped without data). */
 static void test_documented_greedy(void **state)
@@ -685,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_documented_greedy),
         cmocka_unit_test(test_sort_orders),
         cmocka_unit_test(test_greedy_reference),
+        cmocka_unit_test(test_greedy_differential),
         cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_reduce_model),
         cmocka_unit_test(test_greedy_sparse_steps),
