@@ -4,15 +4,16 @@
  * the allocator's state recorded after every step where something happens (the same
  * segments as pack_metrics_compute's, so the two timelines line up entry for entry).
  *
- * Cost: two sorts of n events, then per event one allocator operation (a search in at most
- * 21 bins, O(log n) each) and an insert or erase in the ordered set of the chunks in use by
- * end address (the heap height is its maximum); O(n log n) in all, O(n) memory.
+ * Cost: two radix sorts of n events (pack_sort_order), then per event one allocator operation (a
+ * search in at most 21 bins, O(log n) each) and an insert or erase in the ordered set of the chunks
+ * in use by end address (the heap height is its maximum); O(n log n) in all, O(n) memory.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner/bfc.h"
 #include "planner/otree.h"
+#include "planner/pack_int.h"
 
 enum { ST_PENDING, ST_LIVE, ST_DONE, ST_FAILED };
 
@@ -20,15 +21,6 @@ struct ev {
     int64_t t;
     uint32_t idx;
 };
-
-static int ev_cmp(const void *x, const void *y)
-{
-    const struct ev *a = x, *b = y;
-
-    if (a->t != b->t)
-        return a->t < b->t ? -1 : 1;
-    return (a->idx > b->idx) - (a->idx < b->idx);
-}
 
 void bfc_replay_free(struct bfc_replay *r)
 {
@@ -193,13 +185,19 @@ int bfc_replay_run(const struct pack_buffer *bufs, size_t n, const struct bfc_op
         goto out;
     }
     for (size_t b = 0; b < n; b++) {
-        s.fr[b] = (struct ev){bufs[b].upper, (uint32_t)b};
-        s.al[b] = (struct ev){bufs[b].lower, (uint32_t)b};
         out->addr[b] = BFC_NOADDR;
         out->chunk_bytes[b] = 0;
     }
-    qsort(s.fr, n, sizeof(*s.fr), ev_cmp);
-    qsort(s.al, n, sizeof(*s.al), ev_cmp);
+    /* The events in (step, index) order; the buffer orders go through s.handle, which the
+     * sweep sets before it reads. */
+    if ((rc = pack_sort_order(&p, PACK_ORDER_UPPER, s.handle, e)) != ERR_OK)
+        goto out;
+    for (size_t k = 0; k < n; k++)
+        s.fr[k] = (struct ev){bufs[s.handle[k]].upper, s.handle[k]};
+    if ((rc = pack_sort_order(&p, PACK_ORDER_PROGRAM, s.handle, e)) != ERR_OK)
+        goto out;
+    for (size_t k = 0; k < n; k++)
+        s.al[k] = (struct ev){bufs[s.handle[k]].lower, s.handle[k]};
     ns = count_segments(s.fr, s.al, n);
     m = ns ? ns : 1;
     out->steps = malloc(m * sizeof(*out->steps));

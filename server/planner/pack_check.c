@@ -6,42 +6,13 @@
  * (offset, index). Inserting a buffer checks only its neighbours in that set: if the live
  * buffers are pairwise disjoint in memory, a new one overlaps some live buffer exactly when
  * it overlaps its predecessor or its successor. The set is a counting tree over the
- * buffers' ranks in (offset, index) order, so every operation is O(log n).
+ * buffers' ranks in (offset, index) order, so every operation is O(log n). The ranks and
+ * the sweep's order come from the radix sorts of pack_heur.c (tested against comparison
+ * sorts in test_pack.c); only the placement is the solvers' alone.
  */
 #include <stdlib.h>
 
 #include "planner/pack_int.h"
-
-struct rank_key {
-    uint64_t off;
-    size_t idx;
-};
-
-static int rank_key_cmp(const void *a, const void *b)
-{
-    const struct rank_key *x = a, *y = b;
-
-    if (x->off != y->off)
-        return x->off < y->off ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-struct sweep_ev {
-    int64_t t;
-    int kind; /* 0 = free (first at equal t), 1 = allocate */
-    size_t idx;
-};
-
-static int sweep_ev_cmp(const void *a, const void *b)
-{
-    const struct sweep_ev *x = a, *y = b;
-
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    if (x->kind != y->kind)
-        return x->kind - y->kind;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
 
 /* Counting tree over ranks: cnt[node] = live leaves below node. */
 struct rank_set {
@@ -105,9 +76,7 @@ static int overlap_err(struct err *e, const struct pack_problem *p, const uint64
 
 int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t peak, struct err *e)
 {
-    struct rank_key *keys = NULL;
-    struct sweep_ev *ev = NULL;
-    size_t *rank = NULL, *byrank = NULL;
+    uint32_t *byrank = NULL, *by_lower = NULL, *by_upper = NULL, *rank = NULL;
     struct rank_set set = {0};
     uint64_t top = 0;
     char where[PACK_WHERE_MAX];
@@ -139,36 +108,35 @@ int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t p
     if (p->n == 0)
         return ERR_OK;
 
-    keys = malloc(p->n * sizeof(*keys));
-    ev = malloc(2 * p->n * sizeof(*ev));
-    rank = malloc(p->n * sizeof(*rank));
     byrank = malloc(p->n * sizeof(*byrank));
+    by_lower = malloc(p->n * sizeof(*by_lower));
+    by_upper = malloc(p->n * sizeof(*by_upper));
+    rank = malloc(p->n * sizeof(*rank));
     set.leaves = 1;
     while (set.leaves < p->n)
         set.leaves *= 2;
     set.cnt = calloc(2 * set.leaves, sizeof(*set.cnt));
-    if (keys == NULL || ev == NULL || rank == NULL || byrank == NULL || set.cnt == NULL) {
+    if (byrank == NULL || by_lower == NULL || by_upper == NULL || rank == NULL || set.cnt == NULL) {
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;
     }
-    for (size_t i = 0; i < p->n; i++) {
-        keys[i] = (struct rank_key){offsets[i], i};
-        ev[2 * i] = (struct sweep_ev){p->bufs[i].lower, 1, i};
-        ev[2 * i + 1] = (struct sweep_ev){p->bufs[i].upper, 0, i};
-    }
-    qsort(keys, p->n, sizeof(*keys), rank_key_cmp);
-    for (size_t r = 0; r < p->n; r++) {
-        rank[keys[r].idx] = r;
-        byrank[r] = keys[r].idx;
-    }
-    qsort(ev, 2 * p->n, sizeof(*ev), sweep_ev_cmp);
-    for (size_t i = 0; i < 2 * p->n; i++) {
-        size_t b = ev[i].idx, r = rank[b], q;
+    /* Ranks in (offset, index) order; the sweep: at each step the frees, then the
+     * allocations, each in index order. */
+    if ((rc = pack_sort_keys(offsets, p->n, byrank, e)) != ERR_OK ||
+        (rc = pack_sort_order(p, PACK_ORDER_PROGRAM, by_lower, e)) != ERR_OK ||
+        (rc = pack_sort_order(p, PACK_ORDER_UPPER, by_upper, e)) != ERR_OK)
+        goto out;
+    for (size_t r = 0; r < p->n; r++)
+        rank[byrank[r]] = (uint32_t)r;
+    for (size_t i = 0, j = 0; i < p->n;) {
+        size_t b, r, q;
 
-        if (ev[i].kind == 0) {
-            rank_set_add(&set, r, -1);
+        if (p->bufs[by_upper[j]].upper <= p->bufs[by_lower[i]].lower) {
+            rank_set_add(&set, rank[by_upper[j++]], -1);
             continue;
         }
+        b = by_lower[i++];
+        r = rank[b];
         q = rank_set_pred(&set, r);
         if (q != SIZE_MAX && offsets[byrank[q]] + p->bufs[byrank[q]].size > offsets[b]) {
             rc = overlap_err(e, p, offsets, b, byrank[q]);
@@ -182,10 +150,10 @@ int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t p
         rank_set_add(&set, r, 1);
     }
 out:
-    free(keys);
-    free(ev);
-    free(rank);
     free(byrank);
+    free(by_lower);
+    free(by_upper);
+    free(rank);
     free(set.cnt);
     return rc;
 }

@@ -67,9 +67,6 @@ static void *heur_zalloc(size_t bytes)
  */
 #define ORDER_MAX_KEYS 3
 
-/* An internal order for the placed-buffer index: upper asc, index asc. */
-#define ORDER_UPPER ((enum pack_order)(PACK_ORDER_TFLITE + 1))
-
 /* Maps a signed step to an unsigned key with the same order. */
 static uint64_t okey(int64_t v)
 {
@@ -96,7 +93,7 @@ static uint64_t order_key(const struct pack_problem *p, enum pack_order ord, siz
         return j == 0 ? (uint64_t)(area >> 64) : (uint64_t)area;
     case PACK_ORDER_PROGRAM:
         return okey(b->lower);
-    default: /* ORDER_UPPER */
+    case PACK_ORDER_UPPER:
         return okey(b->upper);
     case PACK_ORDER_TFLITE:
         /* ArenaPlanner::CreateTensorAllocationVector: buffers live for the whole run
@@ -113,7 +110,9 @@ static uint64_t order_key(const struct pack_problem *p, enum pack_order ord, siz
 
 static int order_nkeys(enum pack_order ord)
 {
-    return ord == PACK_ORDER_PROGRAM || ord == ORDER_UPPER ? 1 : ord == PACK_ORDER_TFLITE ? 3 : 2;
+    return ord == PACK_ORDER_PROGRAM || ord == PACK_ORDER_UPPER ? 1
+           : ord == PACK_ORDER_TFLITE                           ? 3
+                                                                : 2;
 }
 
 /* The varying bits of one key: (key >> low) & mask, placed at bit pos of the long key. */
@@ -231,6 +230,34 @@ int pack_sort_order(const struct pack_problem *p, enum pack_order ord, uint32_t 
     return ERR_OK;
 }
 
+int pack_sort_keys(const uint64_t *key, size_t n, uint32_t *order, struct err *e)
+{
+    uint64_t *scratch, diff = 0;
+    unsigned lo, width;
+
+    if (n == 0)
+        return ERR_OK;
+    scratch = heur_alloc(2 * n * sizeof(*scratch));
+    if (scratch == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu keys", n);
+    for (size_t i = 0; i < n; i++) {
+        order[i] = (uint32_t)i; /* the tie-break: index ascending */
+        diff |= key[i] ^ key[0];
+    }
+    lo = diff ? (unsigned)__builtin_ctzll(diff) : 0;
+    width = diff ? 64 - (unsigned)__builtin_clzll(diff) - lo : 0;
+    for (unsigned sh = lo; sh < lo + width; sh += 32) { /* least significant group first */
+        uint64_t *a;
+        for (size_t i = 0; i < n; i++)
+            scratch[i] = (key[order[i]] >> sh & 0xffffffffu) << 32 | order[i];
+        a = radix_sort(scratch, scratch + n, n);
+        for (size_t i = 0; i < n; i++)
+            order[i] = (uint32_t)a[i];
+    }
+    free(scratch);
+    return ERR_OK;
+}
+
 struct chunk {
     uint64_t off, end;
 };
@@ -304,7 +331,7 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *s
     if (t->info == NULL || t->maxup == NULL || t->fill == NULL || t->slots == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", n);
     sort_order(p, PACK_ORDER_PROGRAM, by_lower, scratch);
-    sort_order(p, ORDER_UPPER, by_upper, scratch);
+    sort_order(p, PACK_ORDER_UPPER, by_upper, scratch);
     /* Merge the two sorted lists: equal steps share a rank, and at equal steps uppers come
      * first, so an upper's hi counts only the lowers strictly below it. */
     for (size_t i = 0, j = 0; i < n || j < n;) {

@@ -79,6 +79,7 @@ enum pack_order {
     PACK_ORDER_AREA,     /* size x duration desc, index asc (XLA kSpatialTemporal) */
     PACK_ORDER_PROGRAM,  /* lower asc, index asc (a runtime allocator's order) */
     PACK_ORDER_TFLITE,   /* whole-run buffers by index, then size desc, lower asc, index */
+    PACK_ORDER_UPPER,    /* upper asc, index asc (when buffers end: the sweeps' frees) */
 };
 
 enum pack_fit {
@@ -99,6 +100,10 @@ ERR_MUST_CHECK int pack_greedy(const struct pack_problem *p, enum pack_order ord
 /* Fills order[n] with the buffer indices sorted by ord. */
 ERR_MUST_CHECK int pack_sort_order(const struct pack_problem *p, enum pack_order ord,
                                    uint32_t *order, struct err *e);
+
+/* Fills order[n] with 0..n-1 sorted by (key[i], i) ascending (n <= PACK_MAX_BUFFERS):
+ * the same radix sort, on the bits where the keys differ. The sweeps rank offsets by it. */
+ERR_MUST_CHECK int pack_sort_keys(const uint64_t *key, size_t n, uint32_t *order, struct err *e);
 
 /* tpuplan-search's budget when pack_opts.time_limit_s is 0, and the most the exact mode
  * of pack_solve gives the search heuristic before the exact solver. */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/pack.h"
+#include "planner/pack_int.h"
 
 struct mnode {
     uint64_t first;  /* lowest offset of a live leaf */
@@ -39,33 +39,23 @@ static void mnode_pull(struct mnode *t, size_t node)
         m->gap = r->first - l->maxend;
 }
 
-struct okey {
-    uint64_t off;
-    size_t idx;
-};
-
-static int okey_cmp(const void *a, const void *b)
+/* Buffer b allocated (alloc) or freed: its leaf and the summaries above it, and the live
+ * byte count. */
+static void metrics_set(struct mnode *t, size_t leaves, const struct pack_problem *p,
+                        const uint64_t *offsets, const uint32_t *rank, size_t b, bool alloc,
+                        uint64_t *live)
 {
-    const struct okey *x = a, *y = b;
+    size_t node = leaves + rank[b];
 
-    if (x->off != y->off)
-        return x->off < y->off ? -1 : 1;
-    return (x->idx > y->idx) - (x->idx < y->idx);
-}
-
-struct mev {
-    int64_t t;
-    size_t idx;
-    int alloc; /* 0 free, 1 allocate */
-};
-
-static int mev_cmp(const void *a, const void *b)
-{
-    const struct mev *x = a, *y = b;
-
-    if (x->t != y->t)
-        return x->t < y->t ? -1 : 1;
-    return x->alloc - y->alloc;
+    if (alloc) {
+        t[node] = (struct mnode){offsets[b], offsets[b] + p->bufs[b].size, 0, 1};
+        *live += p->bufs[b].size;
+    } else {
+        t[node].cnt = 0;
+        *live -= p->bufs[b].size;
+    }
+    for (node /= 2; node >= 1; node /= 2)
+        mnode_pull(t, node);
 }
 
 void pack_metrics_free(struct pack_metrics *m)
@@ -102,9 +92,8 @@ static int metrics_peak_buffers(const struct pack_problem *p, struct pack_metric
 int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
                          struct pack_metrics *out, struct err *e)
 {
-    struct okey *keys = NULL;
-    struct mev *ev = NULL;
-    size_t *rank = NULL, leaves = 1, ns = 0;
+    uint32_t *byrank = NULL, *by_lower = NULL, *by_upper = NULL, *rank = NULL;
+    size_t leaves = 1, ns = 0;
     struct mnode *t = NULL;
     uint64_t live = 0;
     int rc;
@@ -121,8 +110,9 @@ int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
         return ERR_OK;
     while (leaves < p->n)
         leaves *= 2;
-    keys = malloc(p->n * sizeof(*keys));
-    ev = malloc(2 * p->n * sizeof(*ev));
+    byrank = malloc(p->n * sizeof(*byrank));
+    by_lower = malloc(p->n * sizeof(*by_lower));
+    by_upper = malloc(p->n * sizeof(*by_upper));
     rank = malloc(p->n * sizeof(*rank));
     t = calloc(2 * leaves, sizeof(*t));
     out->steps = malloc(2 * p->n * sizeof(*out->steps));
@@ -130,41 +120,35 @@ int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
     out->heap_top = malloc(2 * p->n * sizeof(*out->heap_top));
     out->free_bytes = malloc(2 * p->n * sizeof(*out->free_bytes));
     out->largest_gap = malloc(2 * p->n * sizeof(*out->largest_gap));
-    if (keys == NULL || ev == NULL || rank == NULL || t == NULL || out->steps == NULL ||
-        out->live_bytes == NULL || out->heap_top == NULL || out->free_bytes == NULL ||
-        out->largest_gap == NULL) {
+    if (byrank == NULL || by_lower == NULL || by_upper == NULL || rank == NULL || t == NULL ||
+        out->steps == NULL || out->live_bytes == NULL || out->heap_top == NULL ||
+        out->free_bytes == NULL || out->largest_gap == NULL) {
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;
     }
-    for (size_t i = 0; i < p->n; i++) {
+    for (size_t i = 0; i < p->n; i++)
         if (offsets[i] > UINT64_MAX - p->bufs[i].size) {
             rc = err_set(e, ERR_INVALID, "offsets", "buffer %zu: offset %llu overflows", i,
                          (unsigned long long)offsets[i]);
             goto out;
         }
-        keys[i] = (struct okey){offsets[i], i};
-        ev[2 * i] = (struct mev){p->bufs[i].lower, i, 1};
-        ev[2 * i + 1] = (struct mev){p->bufs[i].upper, i, 0};
-    }
-    qsort(keys, p->n, sizeof(*keys), okey_cmp);
+    /* Ranks in (offset, index) order; the sweep takes every free and allocation at a step
+     * (in any order: only the state after the step is recorded), then records it. */
+    if ((rc = pack_sort_keys(offsets, p->n, byrank, e)) != ERR_OK ||
+        (rc = pack_sort_order(p, PACK_ORDER_PROGRAM, by_lower, e)) != ERR_OK ||
+        (rc = pack_sort_order(p, PACK_ORDER_UPPER, by_upper, e)) != ERR_OK)
+        goto out;
     for (size_t r = 0; r < p->n; r++)
-        rank[keys[r].idx] = r;
-    qsort(ev, 2 * p->n, sizeof(*ev), mev_cmp);
-    for (size_t i = 0; i < 2 * p->n;) {
-        int64_t now = ev[i].t;
+        rank[byrank[r]] = (uint32_t)r;
+    for (size_t i = 0, j = 0; j < p->n;) {
+        int64_t now = i < p->n && p->bufs[by_lower[i]].lower < p->bufs[by_upper[j]].upper
+                          ? p->bufs[by_lower[i]].lower
+                          : p->bufs[by_upper[j]].upper;
 
-        for (; i < 2 * p->n && ev[i].t == now; i++) {
-            size_t b = ev[i].idx, node = leaves + rank[b];
-            if (ev[i].alloc) {
-                t[node] = (struct mnode){offsets[b], offsets[b] + p->bufs[b].size, 0, 1};
-                live += p->bufs[b].size;
-            } else {
-                t[node].cnt = 0;
-                live -= p->bufs[b].size;
-            }
-            for (node /= 2; node >= 1; node /= 2)
-                mnode_pull(t, node);
-        }
+        for (; j < p->n && p->bufs[by_upper[j]].upper == now; j++)
+            metrics_set(t, leaves, p, offsets, rank, by_upper[j], false, &live);
+        for (; i < p->n && p->bufs[by_lower[i]].lower == now; i++)
+            metrics_set(t, leaves, p, offsets, rank, by_lower[i], true, &live);
         out->steps[ns] = now;
         out->live_bytes[ns] = live;
         out->heap_top[ns] = t[1].cnt ? t[1].maxend : 0;
@@ -187,8 +171,9 @@ int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
 out:
     if (rc != ERR_OK)
         pack_metrics_free(out);
-    free(keys);
-    free(ev);
+    free(byrank);
+    free(by_lower);
+    free(by_upper);
     free(rank);
     free(t);
     return rc;

@@ -332,6 +332,9 @@ static int ref_cmp(const void *x, const void *y)
     case PACK_ORDER_PROGRAM:
         c = (a->lower > b->lower) - (a->lower < b->lower);
         break;
+    case PACK_ORDER_UPPER:
+        c = (a->upper > b->upper) - (a->upper < b->upper);
+        break;
     case PACK_ORDER_TFLITE:
         if (wa != wb)
             c = wa ? -1 : 1;
@@ -376,7 +379,7 @@ static void test_sort_orders(void **state)
             b[0].upper = b[n / 2].upper = ref_tmax;
         }
         struct pack_problem p = {n, b, 0, 0};
-        for (int ord = PACK_ORDER_SPATIAL; ord <= PACK_ORDER_TFLITE; ord++) {
+        for (int ord = PACK_ORDER_SPATIAL; ord <= PACK_ORDER_UPPER; ord++) {
             ref_ord = (enum pack_order)ord;
             for (size_t i = 0; i < n; i++)
                 want[i] = (uint32_t)i;
@@ -384,6 +387,44 @@ static void test_sort_orders(void **state)
             assert_int_equal(pack_sort_order(&p, (enum pack_order)ord, got, &e), ERR_OK);
             assert_memory_equal(got, want, n * sizeof(got[0]));
         }
+    }
+}
+
+static const uint64_t *ref_keys;
+
+static int ref_key_cmp(const void *x, const void *y)
+{
+    uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+    int c = ref_cmp3(ref_keys[i], ref_keys[j]);
+    return c ? c : ref_cmp3(i, j);
+}
+
+/* Property: pack_sort_keys orders like a comparison sort on (key, index), for keys that
+ * differ in a few low bits, in bits above 32 only, across all 64 bits, and not at all. */
+static void test_sort_keys(void **state)
+{
+    uint64_t s = 17;
+    struct err e;
+
+    (void)state;
+    for (int it = 0; it < 80; it++) {
+        size_t n = 1 + rng(&s) % 500;
+        uint64_t key[500];
+        uint32_t got[500] = {0}, want[500] = {0};
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = rng(&s);
+            key[i] = it % 4 == 0   ? r % 8 << 9
+                     : it % 4 == 1 ? (r % 1000) << 40 | 77
+                     : it % 4 == 2 ? r
+                                   : 12345;
+            if (rng(&s) % 8 == 0) /* duplicate keys: the index decides */
+                key[i] = key[rng(&s) % (i + 1)];
+            want[i] = (uint32_t)i;
+        }
+        ref_keys = key;
+        qsort(want, n, sizeof(want[0]), ref_key_cmp);
+        assert_int_equal(pack_sort_keys(key, n, got, &e), ERR_OK);
+        assert_memory_equal(got, want, n * sizeof(got[0]));
     }
 }
 
@@ -729,6 +770,7 @@ int main(void)
         cmocka_unit_test(test_greedy_random),
         cmocka_unit_test(test_documented_greedy),
         cmocka_unit_test(test_sort_orders),
+        cmocka_unit_test(test_sort_keys),
         cmocka_unit_test(test_greedy_reference),
         cmocka_unit_test(test_greedy_differential),
         cmocka_unit_test(test_reduce),
