@@ -4,9 +4,10 @@
  * the allocator's state recorded after every step where something happens (the same
  * segments as pack_metrics_compute's, so the two timelines line up entry for entry).
  *
- * Cost: two radix sorts of n events (pack_sort_order), then per event one allocator operation (a
- * search in at most 21 bins, O(log n) each) and an insert or erase in the ordered set of the chunks
- * in use by end address (the heap height is its maximum); O(n log n) in all, O(n) memory.
+ * Cost: two radix sorts of n events (pack_sort_order), then per event one allocator
+ * operation (a search in at most 21 bins, O(log n) each) and an insert or erase in the
+ * ordered set of the chunks in use by end address (the heap height is its maximum);
+ * O(n log n) in all, O(n) memory.
  */
 #include <stdlib.h>
 #include <string.h>
