@@ -90,8 +90,9 @@ enum pack_fit {
 /*
  * One greedy pass: places the buffers in the given order (order[i] = buffer index, n
  * entries; NULL = build it from ord) into the free gaps left by time-overlapping buffers.
- * Writes offsets (n entries) and the peak. O(n (k log n + k log k)) with k the number of
- * placed buffers overlapping the one being placed.
+ * Writes offsets (n entries) and the peak. O(n (s + k log r)) with k the number of placed
+ * buffers overlapping the one being placed, s >= k the placed chunks its query reads and r
+ * the offset-sorted runs they come in (pack_heur.c).
  */
 ERR_MUST_CHECK int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit fit,
                                const uint32_t *order, uint64_t *offsets, uint64_t *peak,
