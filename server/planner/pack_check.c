@@ -76,7 +76,7 @@ static int overlap_err(struct err *e, const struct pack_problem *p, const uint64
 
 int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t peak, struct err *e)
 {
-    uint32_t *byrank = NULL, *by_lower = NULL, *by_upper = NULL, *rank = NULL;
+    struct pack_sweep sw = {0};
     struct rank_set set = {0};
     uint64_t top = 0;
     char where[PACK_WHERE_MAX];
@@ -108,52 +108,41 @@ int pack_check(const struct pack_problem *p, const uint64_t *offsets, uint64_t p
     if (p->n == 0)
         return ERR_OK;
 
-    byrank = malloc(p->n * sizeof(*byrank));
-    by_lower = malloc(p->n * sizeof(*by_lower));
-    by_upper = malloc(p->n * sizeof(*by_upper));
-    rank = malloc(p->n * sizeof(*rank));
     set.leaves = 1;
     while (set.leaves < p->n)
         set.leaves *= 2;
     set.cnt = calloc(2 * set.leaves, sizeof(*set.cnt));
-    if (byrank == NULL || by_lower == NULL || by_upper == NULL || rank == NULL || set.cnt == NULL) {
+    if (set.cnt == NULL) {
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;
     }
     /* Ranks in (offset, index) order; the sweep: at each step the frees, then the
      * allocations, each in index order. */
-    if ((rc = pack_sort_keys(offsets, p->n, byrank, e)) != ERR_OK ||
-        (rc = pack_sort_order(p, PACK_ORDER_PROGRAM, by_lower, e)) != ERR_OK ||
-        (rc = pack_sort_order(p, PACK_ORDER_UPPER, by_upper, e)) != ERR_OK)
+    if ((rc = pack_sweep_init(p, offsets, &sw, e)) != ERR_OK)
         goto out;
-    for (size_t r = 0; r < p->n; r++)
-        rank[byrank[r]] = (uint32_t)r;
     for (size_t i = 0, j = 0; i < p->n;) {
         size_t b, r, q;
 
-        if (p->bufs[by_upper[j]].upper <= p->bufs[by_lower[i]].lower) {
-            rank_set_add(&set, rank[by_upper[j++]], -1);
+        if (p->bufs[sw.by_upper[j]].upper <= p->bufs[sw.by_lower[i]].lower) {
+            rank_set_add(&set, sw.rank[sw.by_upper[j++]], -1);
             continue;
         }
-        b = by_lower[i++];
-        r = rank[b];
+        b = sw.by_lower[i++];
+        r = sw.rank[b];
         q = rank_set_pred(&set, r);
-        if (q != SIZE_MAX && offsets[byrank[q]] + p->bufs[byrank[q]].size > offsets[b]) {
-            rc = overlap_err(e, p, offsets, b, byrank[q]);
+        if (q != SIZE_MAX && offsets[sw.byrank[q]] + p->bufs[sw.byrank[q]].size > offsets[b]) {
+            rc = overlap_err(e, p, offsets, b, sw.byrank[q]);
             goto out;
         }
         q = rank_set_succ(&set, r);
-        if (q != SIZE_MAX && offsets[b] + p->bufs[b].size > offsets[byrank[q]]) {
-            rc = overlap_err(e, p, offsets, b, byrank[q]);
+        if (q != SIZE_MAX && offsets[b] + p->bufs[b].size > offsets[sw.byrank[q]]) {
+            rc = overlap_err(e, p, offsets, b, sw.byrank[q]);
             goto out;
         }
         rank_set_add(&set, r, 1);
     }
 out:
-    free(byrank);
-    free(by_lower);
-    free(by_upper);
-    free(rank);
+    pack_sweep_free(&sw);
     free(set.cnt);
     return rc;
 }

@@ -106,6 +106,19 @@ ERR_MUST_CHECK int pack_sort_order(const struct pack_problem *p, enum pack_order
  * the same radix sort, on the bits where the keys differ. The sweeps rank offsets by it. */
 ERR_MUST_CHECK int pack_sort_keys(const uint64_t *key, size_t n, uint32_t *order, struct err *e);
 
+/* The orders a sweep of a packing over time needs (pack_check, pack_metrics_compute): the
+ * buffers by lower and by upper (each in index order at ties), and each buffer's rank in
+ * (offset, index) order with its inverse. pack_sweep_init allocates and fills them (no
+ * partial state on failure: ERR_NOMEM, or the sorts' errors); pack_sweep_free frees them. */
+struct pack_sweep {
+    uint32_t *by_lower, *by_upper; /* buffer indices by lower, by upper */
+    uint32_t *byrank, *rank;       /* rank -> buffer, buffer -> rank */
+};
+
+ERR_MUST_CHECK int pack_sweep_init(const struct pack_problem *p, const uint64_t *offsets,
+                                   struct pack_sweep *s, struct err *e);
+void pack_sweep_free(struct pack_sweep *s);
+
 /* tpuplan-search's budget when pack_opts.time_limit_s is 0, and the most the exact mode
  * of pack_solve gives the search heuristic before the exact solver. */
 #define PACK_SEARCH_DEFAULT_S 1.0

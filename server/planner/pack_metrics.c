@@ -92,7 +92,7 @@ static int metrics_peak_buffers(const struct pack_problem *p, struct pack_metric
 int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
                          struct pack_metrics *out, struct err *e)
 {
-    uint32_t *byrank = NULL, *by_lower = NULL, *by_upper = NULL, *rank = NULL;
+    struct pack_sweep sw = {0};
     size_t leaves = 1, ns = 0;
     struct mnode *t = NULL;
     uint64_t live = 0;
@@ -110,18 +110,13 @@ int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
         return ERR_OK;
     while (leaves < p->n)
         leaves *= 2;
-    byrank = malloc(p->n * sizeof(*byrank));
-    by_lower = malloc(p->n * sizeof(*by_lower));
-    by_upper = malloc(p->n * sizeof(*by_upper));
-    rank = malloc(p->n * sizeof(*rank));
     t = calloc(2 * leaves, sizeof(*t));
     out->steps = malloc(2 * p->n * sizeof(*out->steps));
     out->live_bytes = malloc(2 * p->n * sizeof(*out->live_bytes));
     out->heap_top = malloc(2 * p->n * sizeof(*out->heap_top));
     out->free_bytes = malloc(2 * p->n * sizeof(*out->free_bytes));
     out->largest_gap = malloc(2 * p->n * sizeof(*out->largest_gap));
-    if (byrank == NULL || by_lower == NULL || by_upper == NULL || rank == NULL || t == NULL ||
-        out->steps == NULL || out->live_bytes == NULL || out->heap_top == NULL ||
+    if (t == NULL || out->steps == NULL || out->live_bytes == NULL || out->heap_top == NULL ||
         out->free_bytes == NULL || out->largest_gap == NULL) {
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;
@@ -134,21 +129,17 @@ int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
         }
     /* Ranks in (offset, index) order; the sweep takes every free and allocation at a step
      * (in any order: only the state after the step is recorded), then records it. */
-    if ((rc = pack_sort_keys(offsets, p->n, byrank, e)) != ERR_OK ||
-        (rc = pack_sort_order(p, PACK_ORDER_PROGRAM, by_lower, e)) != ERR_OK ||
-        (rc = pack_sort_order(p, PACK_ORDER_UPPER, by_upper, e)) != ERR_OK)
+    if ((rc = pack_sweep_init(p, offsets, &sw, e)) != ERR_OK)
         goto out;
-    for (size_t r = 0; r < p->n; r++)
-        rank[byrank[r]] = (uint32_t)r;
     for (size_t i = 0, j = 0; j < p->n;) {
-        int64_t now = i < p->n && p->bufs[by_lower[i]].lower < p->bufs[by_upper[j]].upper
-                          ? p->bufs[by_lower[i]].lower
-                          : p->bufs[by_upper[j]].upper;
+        int64_t now = i < p->n && p->bufs[sw.by_lower[i]].lower < p->bufs[sw.by_upper[j]].upper
+                          ? p->bufs[sw.by_lower[i]].lower
+                          : p->bufs[sw.by_upper[j]].upper;
 
-        for (; j < p->n && p->bufs[by_upper[j]].upper == now; j++)
-            metrics_set(t, leaves, p, offsets, rank, by_upper[j], false, &live);
-        for (; i < p->n && p->bufs[by_lower[i]].lower == now; i++)
-            metrics_set(t, leaves, p, offsets, rank, by_lower[i], true, &live);
+        for (; j < p->n && p->bufs[sw.by_upper[j]].upper == now; j++)
+            metrics_set(t, leaves, p, offsets, sw.rank, sw.by_upper[j], false, &live);
+        for (; i < p->n && p->bufs[sw.by_lower[i]].lower == now; i++)
+            metrics_set(t, leaves, p, offsets, sw.rank, sw.by_lower[i], true, &live);
         out->steps[ns] = now;
         out->live_bytes[ns] = live;
         out->heap_top[ns] = t[1].cnt ? t[1].maxend : 0;
@@ -171,10 +162,7 @@ int pack_metrics_compute(const struct pack_problem *p, const uint64_t *offsets,
 out:
     if (rc != ERR_OK)
         pack_metrics_free(out);
-    free(byrank);
-    free(by_lower);
-    free(by_upper);
-    free(rank);
+    pack_sweep_free(&sw);
     free(t);
     return rc;
 }

@@ -1,6 +1,7 @@
 /*
  * pack_problem.c - what every packing module needs to know about a problem: its
- * validation, its lower bound, the peak of a packing and when a packing first fits.
+ * validation, its lower bound, the peak of a packing, when a packing first fits, and the
+ * orders a sweep of a packing over time walks (pack_sweep).
  *
  * A leaf below the dispatcher (pack.c), the solvers and the checker: they all call in
  * here, and nothing here calls back into them (only the greedy passes' sort, for the
@@ -8,6 +9,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "planner/pack_int.h"
 
@@ -206,4 +208,39 @@ void *pack_grow(void *v, size_t *cap, size_t elem, size_t max)
     if ((t = realloc(v, ncap * elem)) != NULL)
         *cap = ncap;
     return t;
+}
+
+void pack_sweep_free(struct pack_sweep *s)
+{
+    free(s->by_lower);
+    free(s->by_upper);
+    free(s->byrank);
+    free(s->rank);
+    memset(s, 0, sizeof(*s));
+}
+
+int pack_sweep_init(const struct pack_problem *p, const uint64_t *offsets, struct pack_sweep *s,
+                    struct err *e)
+{
+    size_t n = p->n ? p->n : 1;
+    int rc = ERR_OK;
+
+    s->by_lower = malloc(n * sizeof(*s->by_lower));
+    s->by_upper = malloc(n * sizeof(*s->by_upper));
+    s->byrank = malloc(n * sizeof(*s->byrank));
+    s->rank = malloc(n * sizeof(*s->rank));
+    if (s->by_lower == NULL || s->by_upper == NULL || s->byrank == NULL || s->rank == NULL) {
+        rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+        goto out;
+    }
+    if ((rc = pack_sort_keys(offsets, p->n, s->byrank, e)) != ERR_OK ||
+        (rc = pack_sort_order(p, PACK_ORDER_PROGRAM, s->by_lower, e)) != ERR_OK ||
+        (rc = pack_sort_order(p, PACK_ORDER_UPPER, s->by_upper, e)) != ERR_OK)
+        goto out;
+    for (size_t r = 0; r < p->n; r++)
+        s->rank[s->byrank[r]] = (uint32_t)r;
+out:
+    if (rc != ERR_OK)
+        pack_sweep_free(s);
+    return rc;
 }
