@@ -23,11 +23,12 @@ fi
 # findings TARGET: how many crash, leak, timeout and out-of-memory inputs libFuzzer has kept
 # for TARGET. Its slow-unit-* files are not among them: a unit over -report_slow_units (10 s)
 # on a loaded machine, or a process stopped for a while, is not a defect (each one kept so far
-# ran in milliseconds alone), so the TAP line only counts them.
+# ran in milliseconds alone), so the TAP line only counts them (kept TARGET slow-unit).
 findings() {
     find "$B/crashes" \( -name "$1-crash-*" -o -name "$1-leak-*" -o -name "$1-timeout-*" \
         -o -name "$1-oom-*" \) | wc -l
 }
+kept() { find "$B/crashes" -name "$1-$2-*" | wc -l; }
 bins=()
 for b in "$B"/fuzz/fuzz_*; do
     case "$b" in *.d | *.o) continue ;; esac
@@ -56,11 +57,11 @@ for b in "${bins[@]}"; do
     [ "$runs" != 0 ] && args+=(-runs="$runs")
     [ -f "tests/fuzz/$name.dict" ] && args+=(-dict="tests/fuzz/$name.dict")
     before=$(findings "$name")
-    slow_before=$(find "$B/crashes" -name "$name-slow-unit-*" | wc -l)
+    slow_before=$(kept "$name" slow-unit)
     "$b" "${args[@]}" "$work" >"$log" 2>&1
     rc=$?
     crashes=$(($(findings "$name") - before))
-    slow=$(($(find "$B/crashes" -name "$name-slow-unit-*" | wc -l) - slow_before))
+    slow=$(($(kept "$name" slow-unit) - slow_before))
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     took=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' | tail -1)
     last=$(grep -E '^#[0-9]+' "$log" | tail -1)
