@@ -61,12 +61,52 @@ static void flush(struct jsonw *w)
     set_fast(w);
 }
 
+/* With a sink: the buffer filled to exactly JSONW_SINK_CHUNK bytes and handed over, as
+ * often as s fills it, so the pieces never depend on how the text was appended (a fragment
+ * spliced in whole cuts them where the same text written value by value would). What is
+ * left, less than a piece, stays for put_slow to buffer. */
+static void put_pieces(struct jsonw *w, const char **s, size_t *n)
+{
+    while (w->err == ERR_OK && w->len + *n > JSONW_SINK_CHUNK) {
+        size_t take = JSONW_SINK_CHUNK - w->len;
+        if (w->len == 0) { /* a whole piece of s: straight to the sink, not copied */
+            int rc = w->sink(w->sink_ctx, *s, take);
+            w->total += take;
+            if (rc != ERR_OK)
+                w->err = rc;
+        } else {
+            memcpy(w->buf + w->len, *s, take);
+            w->len += take;
+            flush(w);
+        }
+        *s += take;
+        *n -= take;
+    }
+}
+
+static void grow(struct jsonw *w, size_t need)
+{
+    size_t ncap = w->cap == 0 ? 4096 : w->cap;
+    char *p;
+
+    while (ncap < need)
+        ncap *= 2;
+    if ((p = realloc(w->buf, ncap)) == NULL) {
+        fail(w, ERR_NOMEM);
+        return;
+    }
+    w->buf = p;
+    w->cap = ncap;
+}
+
 static void put_slow(struct jsonw *w, const char *s, size_t n)
 {
+    if (w->err == ERR_OK && w->sink != NULL && w->buf == NULL)
+        grow(w, JSONW_SINK_CHUNK + 1); /* a piece and the NUL: all a sink's writer holds */
     if (w->err != ERR_OK)
         return;
-    if (w->sink != NULL && w->len + n > JSONW_SINK_CHUNK) {
-        flush(w);
+    if (w->sink != NULL) {
+        put_pieces(w, &s, &n);
         if (w->err != ERR_OK) {
             w->fast = 0;
             return;
@@ -76,18 +116,10 @@ static void put_slow(struct jsonw *w, const char *s, size_t n)
         fail(w, ERR_LIMIT);
         return;
     }
-    if (w->buf == NULL || w->len + n + 1 > w->cap) {
-        size_t ncap = w->cap == 0 ? 4096 : w->cap;
-        while (ncap < w->len + n + 1)
-            ncap *= 2;
-        char *p = realloc(w->buf, ncap);
-        if (p == NULL) {
-            fail(w, ERR_NOMEM);
-            return;
-        }
-        w->buf = p;
-        w->cap = ncap;
-    }
+    if (w->buf == NULL || w->len + n + 1 > w->cap)
+        grow(w, w->len + n + 1);
+    if (w->err != ERR_OK)
+        return;
     if (n > 0)
         memcpy(w->buf + w->len, s, n);
     w->len += n;
@@ -384,4 +416,30 @@ void jsonw_discard(struct jsonw *w)
     free(w->buf);
     w->buf = NULL;
     w->len = w->cap = 0;
+}
+
+void jsonw_fragment_init(struct jsonw *f, const struct jsonw *w)
+{
+    jsonw_init(f, w->max_bytes);
+    f->pretty = w->pretty;
+    f->depth = w->depth;
+    f->first[f->depth] = false;
+}
+
+void jsonw_fragment_append(struct jsonw *w, struct jsonw *f)
+{
+    int rc = f->err != ERR_OK ? f->err : f->depth != w->depth ? ERR_INTERNAL : ERR_OK;
+
+    if (f->len > 0) {
+        put(w, f->buf, f->len);
+        if (w->err == ERR_OK && w->depth < JSONW_MAX_DEPTH)
+            w->first[w->depth] = false;
+    }
+    if (w->err == ERR_OK && rc != ERR_OK)
+        fail(w, rc);
+    f->len = 0;
+    f->err = ERR_OK;
+    f->depth = w->depth < JSONW_MAX_DEPTH ? w->depth : 0;
+    f->first[f->depth] = false;
+    set_fast(f);
 }

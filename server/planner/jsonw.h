@@ -49,7 +49,8 @@ struct jsonw {
 void jsonw_init(struct jsonw *w, size_t max_bytes);
 
 /*
- * Streams the document to sink in pieces of about JSONW_SINK_CHUNK bytes instead: memory
+ * Streams the document to sink in pieces of exactly JSONW_SINK_CHUNK bytes instead (the
+ * last one shorter), however the text was appended: memory
  * stays bounded whatever the document's size (no max_bytes). pretty lays it out exactly as
  * json-c's JSON_C_TO_STRING_PRETTY | SPACED | NOSLASHESCAPE prints the same document (two
  * spaces per level, "key": value, \b \f \r short escapes), which `tpuplan plan` has always
@@ -79,5 +80,20 @@ ERR_MUST_CHECK int jsonw_finish(struct jsonw *w, char **out, size_t *out_len);
 
 /* Frees the buffer without producing a document (error paths). */
 void jsonw_discard(struct jsonw *w);
+
+/*
+ * A fragment: text written apart (on another thread) and spliced into a document later.
+ * jsonw_fragment_init makes *f a buffered writer that continues w's document where w stands
+ * now: at its depth, in its layout, after a value (f's first value gets its separator),
+ * within w's max_bytes. *f shares nothing with w; release it with jsonw_discard.
+ *
+ * jsonw_fragment_append appends f's text to w exactly as if it had been written to w: the
+ * same bytes, the same pieces to w's sink, the same limit. An error f met (the sticky
+ * code) becomes w's after the text f held before it, as it would have been w's own. f must
+ * be back at the depth it started at (else ERR_INTERNAL). f is then empty, ready for the
+ * next fragment at the same place (its buffer kept).
+ */
+void jsonw_fragment_init(struct jsonw *f, const struct jsonw *w);
+void jsonw_fragment_append(struct jsonw *w, struct jsonw *f);
 
 #endif

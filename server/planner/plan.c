@@ -488,35 +488,39 @@ static size_t result_bound(const struct plan_ctx *c, size_t len)
 }
 
 /*
- * Everything after packing, on two threads when that pays (plan_side): the chosen
- * packing's independent check, then its metrics, beside the runtime replay, the
- * suggestions and the result's head (tensors included: most of a large result). Nothing is
- * written before the check passes, and an error is the one the stages would report one
- * after another (check, metrics, runtime, suggestions); a metrics error after the head was
- * streamed leaves an incomplete document (plan.h allows it).
+ * Everything after packing, on more threads when that pays (plan_side): the chosen
+ * packing's independent check and its metrics (both read only the packing, and the metrics
+ * are safe on any offsets) beside the runtime replay and the suggestions, then the result's
+ * head (tensors included: most of a large result, written on two threads itself) beside what
+ * is left of the metrics. Nothing is written before the check passes, and an error is the
+ * one the stages would report one after another (check, metrics, runtime, suggestions); a
+ * metrics error after the head was streamed leaves an incomplete document (plan.h allows
+ * it).
  */
 static int finish(struct plan_ctx *c, struct plan_packing *pk, size_t max_bytes,
                   const struct plan_sink *sink, struct suggest_fix sg[SUGGEST_MAX_FIXES],
                   size_t *nsg, char **json, size_t *json_len, struct err *e)
 {
-    struct plan_side side = {0};
+    struct plan_side check = {0}, metrics = {0};
     bool threaded = plan_side_worth(c);
     struct jsonw w;
     int rc, rc_own;
 
-    plan_side_start(&side, check_side, pk, threaded);
+    plan_side_start(&check, check_side, pk, threaded);
+    plan_side_start(&metrics, metrics_side, pk, threaded);
     rc_own = plan_runtime_run(c, pk, e);
     if (rc_own == ERR_OK)
         rc_own = suggest_model(&c->m, c->chip, sg, nsg, e);
-    if ((rc = plan_side_join(&side, e)) != ERR_OK)
+    if ((rc = plan_side_join(&check, e)) != ERR_OK) {
+        (void)!plan_side_join(&metrics, NULL);
         return rc;
-    plan_side_start(&side, metrics_side, pk, threaded);
+    }
     if (rc_own != ERR_OK) {
-        rc = plan_side_join(&side, e); /* its error comes first */
+        rc = plan_side_join(&metrics, e); /* its error comes first */
         return rc != ERR_OK ? rc : rc_own;
     }
     plan_result_begin(&w, c, pk, true, sink, max_bytes);
-    if ((rc = plan_side_join(&side, e)) != ERR_OK) {
+    if ((rc = plan_side_join(&metrics, e)) != ERR_OK) {
         jsonw_discard(&w);
         return rc;
     }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "planner/jsonw.h"
+#include "planner/jsonw_blocks.h"
 #include "planner/layout.h"
 
 static double ratio(uint64_t a, uint64_t b)
@@ -295,15 +296,41 @@ uint64_t plan_tensor_offset(const struct plan_ctx *c, const uint64_t *offsets, s
     return 0;
 }
 
+/* Tensors per block of the tensors array, which two threads write (jsonw_blocks.h): a
+ * block of the bench model's tensors is about 150 KB of text. */
+#define PLAN_TENSOR_BLOCK 256
+
+struct tensors_ctx {
+    const struct plan_ctx *c;
+    const uint64_t *offsets; /* of the chosen packing, or NULL */
+};
+
+/* A jsonw_block_fn: tensors [lo, hi), starting at the first packed buffer of lo or after
+ * (buf_tensor rises with the tensor ids). */
+static void write_tensor_block(struct jsonw *w, const void *arg, size_t lo, size_t hi)
+{
+    const struct tensors_ctx *tc = arg;
+    const struct plan_ctx *c = tc->c;
+    size_t b = 0, end = c->nbufs;
+
+    while (b < end) {
+        size_t mid = b + (end - b) / 2;
+        if (c->buf_tensor[mid] < lo)
+            b = mid + 1;
+        else
+            end = mid;
+    }
+    for (size_t i = lo; i < hi; i++)
+        write_tensor(w, c, i, plan_tensor_offset(c, tc->offsets, i, &b));
+}
+
 static void write_tensors(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk)
 {
     const struct pack_result *best = plan_chosen(pk);
-    const uint64_t *offsets = best != NULL ? best->offsets : NULL;
-    size_t b = 0;
+    struct tensors_ctx tc = {c, best != NULL ? best->offsets : NULL};
 
     jsonw_arr_begin(w, "tensors");
-    for (size_t i = 0; i < c->m.n; i++)
-        write_tensor(w, c, i, plan_tensor_offset(c, offsets, i, &b));
+    jsonw_blocks_write(w, c->m.n, PLAN_TENSOR_BLOCK, write_tensor_block, &tc, plan_side_worth(c));
     jsonw_arr_end(w);
 }
 

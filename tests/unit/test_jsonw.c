@@ -336,12 +336,16 @@ static void test_utf8(void **state)
 struct pieces {
     char *buf;
     size_t len, n, max_piece, fail_at; /* fail_at: the call that fails (0: none) */
+    size_t last_piece, uneven;         /* uneven: pieces shorter than a chunk, not last */
 };
 
 static int collect(void *ctx, const char *buf, size_t n)
 {
     struct pieces *p = ctx;
 
+    if (p->n > 0 && p->last_piece != JSONW_SINK_CHUNK)
+        p->uneven++;
+    p->last_piece = n;
     if (p->fail_at != 0 && ++p->n >= p->fail_at)
         return ERR_LIMIT;
     if (p->fail_at == 0)
@@ -393,8 +397,9 @@ static void write_long(struct jsonw *w, const char *big)
     jsonw_arr_end(w);
 }
 
-/* The sink gets pieces of at most JSONW_SINK_CHUNK bytes (or one longer string's worth),
- * which put together are the buffered document byte for byte. */
+/* The sink gets pieces of exactly JSONW_SINK_CHUNK bytes, the last one shorter, even where
+ * a string is longer than a piece; put together they are the buffered document byte for
+ * byte. */
 static void test_sink_pieces(void **state)
 {
     struct jsonw w;
@@ -417,19 +422,159 @@ static void test_sink_pieces(void **state)
     assert_int_equal(total, len);
     assert_int_equal(p.len, len);
     assert_memory_equal(p.buf, out, len);
-    assert_true(p.n >= len / (4 * JSONW_SINK_CHUNK));
-    assert_true(p.max_piece <= 3 * JSONW_SINK_CHUNK + 2 + JSONW_SINK_CHUNK);
+    assert_int_equal(p.n, (len + JSONW_SINK_CHUNK - 1) / JSONW_SINK_CHUNK);
+    assert_int_equal(p.max_piece, JSONW_SINK_CHUNK);
+    assert_int_equal(p.uneven, 0);
     free(p.buf);
 
-    /* A sink that fails stops the document with its code; nothing is written after. */
+    /* A sink that fails stops the document with its code; nothing is written after, and
+     * the writer counts the three whole pieces it handed over. */
     p = (struct pieces){.fail_at = 3};
     jsonw_init_sink(&w, collect, &p, false);
     write_long(&w, big);
     assert_int_equal(jsonw_finish(&w, &none, &total), ERR_LIMIT);
     assert_int_equal(p.n, 3);
+    assert_int_equal(p.len, 2 * JSONW_SINK_CHUNK);
+    assert_int_equal(w.total, 3 * JSONW_SINK_CHUNK);
     free(p.buf);
     free(out);
     free(big);
+}
+
+/* Element i of the fragment tests' array: an object with nested values, about 100 bytes;
+ * at bad (if not SIZE_MAX) it nests past JSONW_MAX_DEPTH, an ERR_INTERNAL. */
+static void write_elem(struct jsonw *w, size_t i, size_t bad)
+{
+    jsonw_obj_begin(w, NULL);
+    jsonw_u64(w, "id", i);
+    jsonw_str(w, "name", i % 7 == 0 ? "q\"\\\x01\xc3\xa9" : "tensor");
+    jsonw_arr_begin(w, "dims");
+    for (size_t d = 0; d < i % 4; d++)
+        jsonw_i64(w, NULL, -(int64_t)(i * d));
+    jsonw_arr_end(w);
+    for (int k = 0; i == bad && k < JSONW_MAX_DEPTH; k++)
+        jsonw_arr_begin(w, NULL);
+    jsonw_double(w, "ratio", (double)i / 3);
+    jsonw_obj_end(w);
+}
+
+#define FRAG_N 3000
+
+/* {"a": [elements 0..FRAG_N-1], "z": true}: one element at a time into w, or with the
+ * ranges [3, 10) and [13, FRAG_N) written into one fragment (reused) and spliced in. */
+static void write_frag_doc(struct jsonw *w, bool fragments, size_t bad)
+{
+    struct jsonw f;
+
+    jsonw_obj_begin(w, NULL);
+    jsonw_arr_begin(w, "a");
+    if (!fragments) {
+        for (size_t i = 0; i < FRAG_N; i++)
+            write_elem(w, i, bad);
+    } else {
+        for (size_t i = 0; i < 3; i++)
+            write_elem(w, i, bad);
+        jsonw_fragment_init(&f, w);
+        for (size_t i = 3; i < 10; i++)
+            write_elem(&f, i, bad);
+        jsonw_fragment_append(w, &f);
+        for (size_t i = 10; i < 13; i++)
+            write_elem(w, i, bad);
+        for (size_t i = 13; i < FRAG_N; i++)
+            write_elem(&f, i, bad);
+        jsonw_fragment_append(w, &f);
+        jsonw_discard(&f);
+    }
+    jsonw_arr_end(w);
+    jsonw_bool(w, "z", true);
+    jsonw_obj_end(w);
+}
+
+/* Fragments spliced in are the document written in one go, byte for byte and piece for
+ * piece, compact and pretty, buffered and streamed; an error inside a fragment ends the
+ * document as the same error at the same place does (the same pieces before it). */
+static void test_fragments(void **state)
+{
+    (void)state;
+    for (int pretty = 0; pretty < 2; pretty++) {
+        for (size_t bad = SIZE_MAX, round = 0; round < 4; round++) {
+            struct pieces p[2] = {{0}, {0}};
+            char *out[2] = {NULL, NULL};
+            size_t len[2] = {0, 0}, total[2] = {0, 0};
+            int rc[2];
+            bad = round == 0 ? SIZE_MAX : round == 1 ? 1 : round == 2 ? 5 : 2500;
+            for (int k = 0; k < 2; k++) {
+                struct jsonw w;
+                char *none = NULL;
+                jsonw_init_sink(&w, collect, &p[k], pretty);
+                write_frag_doc(&w, k == 1, bad);
+                rc[k] = jsonw_finish(&w, &none, &total[k]);
+                total[k] = w.total;
+                if (pretty == 0) { /* the buffered document too */
+                    jsonw_init(&w, SIZE_MAX);
+                    write_frag_doc(&w, k == 1, bad);
+                    assert_int_equal(jsonw_finish(&w, &out[k], &len[k]), rc[k]);
+                }
+            }
+            assert_int_equal(rc[0], bad == SIZE_MAX ? ERR_OK : ERR_INTERNAL);
+            assert_int_equal(rc[1], rc[0]);
+            assert_int_equal(total[1], total[0]);
+            assert_int_equal(p[1].n, p[0].n);
+            assert_int_equal(p[1].len, p[0].len);
+            assert_int_equal(p[0].uneven, 0);
+            assert_int_equal(p[1].uneven, 0);
+            if (p[0].len > 0)
+                assert_memory_equal(p[1].buf, p[0].buf, p[0].len);
+            if (bad == 2500)
+                assert_true(p[0].n >= 2); /* pieces went out before the error */
+            if (bad == SIZE_MAX && pretty == 0) {
+                assert_int_equal(len[1], len[0]);
+                assert_string_equal(out[1], out[0]);
+                assert_int_equal(p[0].len, len[0]);
+            }
+            for (int k = 0; k < 2; k++) {
+                free(p[k].buf);
+                free(out[k]);
+            }
+        }
+    }
+}
+
+/* A fragment must end at the depth it began (else ERR_INTERNAL), and its text counts
+ * against the document's max_bytes exactly as if written there. */
+static void test_fragment_errors(void **state)
+{
+    struct jsonw w, f;
+    char *out = NULL, *again = NULL;
+    size_t len = 0, len2 = 0;
+    (void)state;
+
+    jsonw_init(&w, 1024);
+    jsonw_arr_begin(&w, NULL);
+    jsonw_u64(&w, NULL, 1);
+    jsonw_fragment_init(&f, &w);
+    jsonw_arr_begin(&f, NULL);
+    jsonw_fragment_append(&w, &f);
+    jsonw_discard(&f);
+    jsonw_arr_end(&w);
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_INTERNAL);
+    assert_null(out);
+
+    jsonw_init(&w, SIZE_MAX);
+    write_frag_doc(&w, false, SIZE_MAX);
+    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
+    jsonw_init(&w, len);
+    write_frag_doc(&w, true, SIZE_MAX);
+    assert_int_equal(jsonw_finish(&w, &again, &len2), ERR_OK);
+    assert_int_equal(len2, len);
+    assert_string_equal(again, out);
+    free(again);
+    again = NULL;
+    jsonw_init(&w, len - 1);
+    write_frag_doc(&w, true, SIZE_MAX);
+    assert_int_equal(jsonw_finish(&w, &again, &len2), ERR_LIMIT);
+    assert_null(again);
+    free(out);
 }
 
 /* max_bytes is exact: a document of exactly that many bytes is written, one byte less
@@ -471,10 +616,15 @@ static void test_limit_exact(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_integers),    cmocka_unit_test(test_doubles),
-        cmocka_unit_test(test_keys),        cmocka_unit_test(test_pretty_is_json_c),
-        cmocka_unit_test(test_sink_pieces), cmocka_unit_test(test_limit_exact),
+        cmocka_unit_test(test_integers),
+        cmocka_unit_test(test_doubles),
+        cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_pretty_is_json_c),
+        cmocka_unit_test(test_sink_pieces),
+        cmocka_unit_test(test_limit_exact),
         cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_fragments),
+        cmocka_unit_test(test_fragment_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -920,6 +920,26 @@ static void test_threads_same_result(void **state)
     assert_string_equal(json[0], json[1]);
     assert_string_equal(v[0].summary, v[1].summary);
     assert_string_equal(v[0].layout, v[1].layout);
+    /* Streamed (the tensors array in blocks of 256 on two threads, or one) it is the same
+     * text; a sink failing at its second piece fails both after the same bytes. */
+    char msg[2][ERR_MSG_MAX];
+    for (unsigned k = 0; k < 2; k++) {
+        struct plan_opts o = {.strategies = "xla-spatial,xla-temporal,xla-default,first-fit",
+                              .threads = k == 0 ? 0 : 1};
+        struct collect c = {0};
+        struct plan_sink sink = {collect, &c, false, false};
+        if (plan_run_stream(text, len, &o, &l, &sink, NULL, NULL, &e) != ERR_OK)
+            fail_msg("plan: %s", e.msg);
+        drop_seconds(c.buf);
+        assert_string_equal(c.buf, json[0]);
+        free(c.buf);
+        c = (struct collect){.fail_after = 2};
+        assert_int_equal(plan_run_stream(text, len, &o, &l, &sink, NULL, NULL, &e), ERR_LIMIT);
+        snprintf(msg[k], sizeof(msg[k]), "%s", e.msg);
+        free(c.buf);
+    }
+    assert_string_equal(msg[0], "the result could not be written (after 131072 bytes)");
+    assert_string_equal(msg[1], msg[0]);
     for (unsigned k = 0; k < 2; k++) {
         free(json[k]);
         plan_views_free(&v[k]);
