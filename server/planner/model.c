@@ -11,10 +11,12 @@
 
 #include <json-c/json.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "planner/model_int.h"
 
@@ -51,6 +53,21 @@ static void *arena_alloc(struct model *m, size_t n)
     void *p = b->data + b->used;
     b->used += n;
     return p;
+}
+
+/* Moves every block of src to dst (src ends empty): what a helper thread wrote into its own
+ * arena lives as long as the model. */
+static void arena_adopt(struct model_arena *dst, struct model_arena *src)
+{
+    struct arena_block *b = src->head;
+
+    if (b == NULL)
+        return;
+    while (b->next != NULL)
+        b = b->next;
+    b->next = dst->head;
+    dst->head = src->head;
+    src->head = NULL;
 }
 
 const char *model_strdup(struct model *m, const char *s, size_t n)
@@ -1034,6 +1051,8 @@ struct tensor_src {
     const char *text;         /* streaming: the whole input */
     size_t len, pos;          /* the next element (or the closing bracket) is at or after pos */
     size_t count;             /* streaming: the elements array_skip counted */
+    size_t split_pos;         /* streaming: just past the top-level comma after the middle */
+    size_t split_index;       /* streaming: the element that starts there (0: none) */
     struct json_tokener *tok; /* streaming: reset for every element */
     json_object *cur;         /* streaming: the element last returned (owned) */
     bool done;                /* streaming: the closing bracket has been read */
@@ -1077,12 +1096,14 @@ static json_object *value_at(struct json_tokener *tok, const char *s, size_t len
 /*
  * Skips the array at s[*pos] == '[' without parsing it: strings and brackets only, so the
  * walker can read the members after "tensors" (mesh, options) first and size the tensor
- * table. *count: its elements (top-level commas + 1). 0, or STREAM_FALLBACK when the
- * brackets do not balance before the end (the element parses find finer faults).
+ * table. ts->count: its elements (top-level commas + 1); ts->split_*: the first element
+ * past the middle of its text, where a second thread may start (split_parse). 0, or
+ * STREAM_FALLBACK when the brackets do not balance before the end (the element parses find
+ * finer faults).
  */
-static int array_skip(const char *s, size_t len, size_t *pos, size_t *count)
+static int array_skip(const char *s, size_t len, size_t *pos, struct tensor_src *ts)
 {
-    size_t depth = 0, commas = 0;
+    size_t depth = 0, commas = 0, mid = *pos + (len - *pos) / 2;
     bool any = false;
 
     for (size_t i = *pos; i < len; i++) {
@@ -1100,11 +1121,15 @@ static int array_skip(const char *s, size_t len, size_t *pos, size_t *count)
         } else if (ch == ']' || ch == '}') {
             if (--depth == 0) {
                 *pos = i + 1;
-                *count = any ? commas + 1 : 0;
+                ts->count = any ? commas + 1 : 0;
                 return 0;
             }
         } else if (ch == ',') {
             commas += depth == 1;
+            if (depth == 1 && i >= mid && ts->split_index == 0) {
+                ts->split_pos = i + 1;
+                ts->split_index = commas;
+            }
         } else if (ch == '\0') {
             return STREAM_FALLBACK;
         } else if (!is_ws(ch)) {
@@ -1167,7 +1192,7 @@ static int stream_top(const char *s, size_t len, unsigned max_depth, json_object
             }
             tpos = pos;
             streamed = true;
-            val = array_skip(s, len, &pos, &ts->count) == 0 ? json_object_new_array() : NULL;
+            val = array_skip(s, len, &pos, ts) == 0 ? json_object_new_array() : NULL;
         } else {
             streamed &= strcmp(json_object_get_string(key), "tensors") != 0;
             val = value_at(mtok, s, len, &pos);
@@ -1251,6 +1276,29 @@ static void tensor_src_free(struct tensor_src *ts)
     memset(ts, 0, sizeof(*ts));
 }
 
+/* Tensor i from its plain element f, as parse_tensor converts it. */
+static int fast_fill(struct ctx *c, size_t i, const struct model_fast_tensor *f)
+{
+    struct model_tensor *t = &c->m->tensors[i];
+    struct shape sh;
+    int rc;
+
+    if ((t->name = model_strdup(c->m, f->name, f->name_len)) == NULL)
+        return terr(c, ERR_NOMEM, i, "name", "out of memory");
+    t->kind = f->kind;
+    memset(&sh, 0, sizeof(sh));
+    sh.dtype = f->dtype;
+    sh.rank = f->rank;
+    memcpy(sh.dims, f->dims, f->rank * sizeof(f->dims[0]));
+    t->live_given = f->live_given;
+    t->live_start = f->live_start;
+    t->live_end = f->live_end;
+    if ((rc = parse_sharding(c, i, NULL, t, &sh)) == ERR_OK &&
+        model_tensor_set_shape(c->m, t, &sh) != ERR_OK)
+        rc = terr(c, ERR_NOMEM, i, "shape", "out of memory");
+    return rc;
+}
+
 /*
  * Element i of a stream read by model_fast_tensor (model_int.h) and converted as
  * parse_tensor converts it. false: not of the plain form, nothing consumed (the element is
@@ -1258,9 +1306,7 @@ static void tensor_src_free(struct tensor_src *ts)
  */
 static bool fast_tensor(struct ctx *c, struct tensor_src *ts, size_t i, int *rc)
 {
-    struct model_tensor *t = &c->m->tensors[i];
     struct model_fast_tensor f;
-    struct shape sh;
     size_t pos = ts->pos;
     bool last = false;
 
@@ -1272,22 +1318,101 @@ static bool fast_tensor(struct ctx *c, struct tensor_src *ts, size_t i, int *rc)
     ts->cur = NULL;
     ts->pos = pos;
     ts->done = last;
-    if ((t->name = model_strdup(c->m, f.name, f.name_len)) == NULL) {
-        *rc = terr(c, ERR_NOMEM, i, "name", "out of memory");
-        return true;
-    }
-    t->kind = f.kind;
-    memset(&sh, 0, sizeof(sh));
-    sh.dtype = f.dtype;
-    sh.rank = f.rank;
-    memcpy(sh.dims, f.dims, f.rank * sizeof(f.dims[0]));
-    t->live_given = f.live_given;
-    t->live_start = f.live_start;
-    t->live_end = f.live_end;
-    if ((*rc = parse_sharding(c, i, NULL, t, &sh)) == ERR_OK &&
-        model_tensor_set_shape(c->m, t, &sh) != ERR_OK)
-        *rc = terr(c, ERR_NOMEM, i, "shape", "out of memory");
+    *rc = fast_fill(c, i, &f);
     return true;
+}
+
+/* ---- the tensors array on two threads -------------------------------------------- */
+
+#define SPLIT_MIN 4096 /* elements from which the second half is read on a second thread */
+
+/*
+ * The second half of a streamed tensors array, read ahead on a helper thread while the
+ * caller reads the first: from ts->split_index on, the plain elements (model_fast_tensor)
+ * in order, into the shared tensor table, with their own arena and sharding statistics,
+ * until the end or the first element that is not plain or fails (left, untouched, to the
+ * caller). When the caller reaches the split where the helper started (as it does unless
+ * the stream is odd), it takes the helper's elements as read and goes on from where the
+ * helper stopped, so every element, error and fallback is the one reading in order meets.
+ */
+struct split {
+    struct ctx c;   /* the helper's; c.m is m below, c.e e below */
+    struct model m; /* shares the caller's tensor table and mesh; its own arena */
+    struct model_arena arena;
+    struct err e;
+    const struct tensor_src *ts; /* read only: text, len, split_* */
+    size_t from, to;             /* elements [from, to) read */
+    size_t pos;                  /* where element `to` begins */
+    bool last;                   /* the closing bracket was read */
+    bool started;
+    pthread_t tid;
+};
+
+static void *split_main(void *arg)
+{
+    struct split *sp = arg;
+    size_t i = sp->from, pos = sp->ts->split_pos;
+
+    for (; i < sp->m.n; i++) {
+        struct model_fast_tensor f;
+        size_t p = pos;
+        bool last = false;
+        if (!model_fast_tensor(sp->ts->text, sp->ts->len, &p, &f, &last) ||
+            (last && i + 1 < sp->m.n))
+            break;
+        if (fast_fill(&sp->c, i, &f) != ERR_OK) {
+            memset(&sp->m.tensors[i], 0, sizeof(sp->m.tensors[i]));
+            break;
+        }
+        pos = p;
+        sp->last = last;
+    }
+    sp->to = i;
+    sp->pos = pos;
+    return NULL;
+}
+
+/* Starts the helper when the array is long, split and streamed, and threads are allowed. */
+static void split_start(struct ctx *c, const struct tensor_src *ts, struct split *sp)
+{
+    memset(sp, 0, sizeof(*sp));
+    if (!ts->streaming || c->l->threads == 1 || c->l->max_json_depth < 5 || c->m->n < SPLIT_MIN ||
+        ts->split_index == 0 || ts->split_index >= c->m->n || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return;
+    sp->m = *c->m;
+    sp->m.arena = &sp->arena;
+    sp->c = (struct ctx){.m = &sp->m, .e = &sp->e, .l = c->l};
+    sp->ts = ts;
+    sp->from = sp->to = ts->split_index;
+    sp->started = pthread_create(&sp->tid, NULL, split_main, sp) == 0;
+}
+
+/* Joins the helper; returns the next element for the caller: past the helper's elements
+ * when the caller stands where the helper started (at element i), else i (the helper's
+ * elements are cleared and read again in order). */
+static size_t split_join(struct ctx *c, struct tensor_src *ts, struct split *sp, size_t i)
+{
+    if (!sp->started)
+        return i;
+    pthread_join(sp->tid, NULL);
+    sp->started = false;
+    arena_adopt(c->m->arena, &sp->arena);
+    if (i != sp->from || ts->done || ts->pos != ts->split_pos) {
+        memset(&c->m->tensors[sp->from], 0, (sp->to - sp->from) * sizeof(c->m->tensors[0]));
+        return i;
+    }
+    for (size_t a = 0; a < MODEL_MAX_AXES; a++) {
+        if (c->replicated[a] == 0)
+            c->replicated_example[a] = sp->c.replicated_example[a];
+        c->replicated[a] += sp->c.replicated[a];
+    }
+    if (sp->to > sp->from) {
+        json_object_put(ts->cur); /* as fast_tensor: the previous element is done with */
+        ts->cur = NULL;
+        ts->pos = sp->pos;
+        ts->done = sp->last;
+    }
+    return sp->to;
 }
 
 /* Element i of the tensors (in order); NULL when a stream meets an anomaly. */
@@ -1354,6 +1479,7 @@ static int parse_head(struct ctx *c, json_object *root, size_t n)
  * stream met an anomaly; *m is then to be freed and the document parsed as a DOM. */
 static int parse_root(struct ctx *c, json_object *root, struct tensor_src *ts)
 {
+    struct split sp = {0};
     struct model_index ix = {0};
     json_object *v, *jt;
     size_t n;
@@ -1373,7 +1499,10 @@ static int parse_root(struct ctx *c, json_object *root, struct tensor_src *ts)
     n = ts->streaming ? ts->count : json_object_array_length(ts->arr);
     if ((rc = parse_head(c, root, n)) != ERR_OK)
         goto out;
+    split_start(c, ts, &sp);
     for (size_t i = 0; i < c->m->n; i++) {
+        if (sp.started && i == sp.from && (i = split_join(c, ts, &sp, i)) >= c->m->n)
+            break;
         if (fast_tensor(c, ts, i, &rc)) {
             if (rc != ERR_OK)
                 goto out;
@@ -1399,6 +1528,7 @@ static int parse_root(struct ctx *c, json_object *root, struct tensor_src *ts)
     if (json_object_object_get_ex(root, "kernels", &v))
         c->m->kernels_json = json_object_get(v); /* kernel_set_parse reads it (plan.c) */
 out:
+    (void)split_join(c, ts, &sp, SIZE_MAX); /* an early end: the helper's elements cleared */
     if (rc < 0 && ts->streaming && !stream_rest_valid(ts))
         rc = STREAM_FALLBACK;
     model_index_free(&ix);
@@ -1446,9 +1576,11 @@ out:
     return rc;
 }
 
-int model_resolve(struct model *m, const struct chip *chip, struct err *e)
+/* Tensors [lo, hi) of model_resolve: the first error, in order. */
+static int resolve_range(struct model *m, const struct chip *chip, size_t lo, size_t hi,
+                         struct err *e)
 {
-    for (size_t i = 0; i < m->n; i++) {
+    for (size_t i = lo; i < hi; i++) {
         struct model_tensor *t = &m->tensors[i];
         struct layout_info info;
         struct shape given, resolved;
@@ -1481,4 +1613,45 @@ int model_resolve(struct model *m, const struct chip *chip, struct err *e)
         t->confidence = info.confidence;
     }
     return ERR_OK;
+}
+
+/* The second half of model_resolve on a helper thread: its own arena, its own error. */
+struct resolve_half {
+    struct model m; /* shares the tensor table */
+    struct model_arena arena;
+    const struct chip *chip;
+    struct err e;
+    int rc;
+};
+
+static void *resolve_main(void *arg)
+{
+    struct resolve_half *h = arg;
+
+    err_clear(&h->e);
+    h->rc = resolve_range(&h->m, h->chip, h->m.n / 2, h->m.n, &h->e);
+    return NULL;
+}
+
+int model_resolve(struct model *m, const struct chip *chip, unsigned threads, struct err *e)
+{
+    struct resolve_half h = {.m = *m, .chip = chip};
+    pthread_t tid;
+    int rc;
+
+    /* Two threads on a long model (threads not 1): each half in order, the first half's
+     * error first, so the error is the one resolving in order meets. */
+    if (threads == 1 || m->n < SPLIT_MIN || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return resolve_range(m, chip, 0, m->n, e);
+    h.m.arena = &h.arena;
+    if (pthread_create(&tid, NULL, resolve_main, &h) != 0)
+        return resolve_range(m, chip, 0, m->n, e);
+    rc = resolve_range(m, chip, 0, m->n / 2, e);
+    pthread_join(tid, NULL);
+    arena_adopt(m->arena, &h.arena);
+    if (rc == ERR_OK && h.rc != ERR_OK) {
+        *e = h.e;
+        rc = h.rc;
+    }
+    return rc;
 }

@@ -166,6 +166,8 @@ struct model_limits {
     unsigned max_json_depth;
     size_t max_tensors;
     size_t max_ops;
+    unsigned threads; /* 1: the caller's thread only; else a long tensors array is read on
+                       * two (the same model and errors either way) */
 };
 
 /* t's shape, expanded into *out: as the importer's struct shape was, every slot past the
@@ -177,8 +179,11 @@ ERR_MUST_CHECK int model_parse_json(const char *input, size_t len, const struct 
                                     struct model *m, struct err *e);
 
 /* Resolves every tensor's layout on chip (layout_resolve) and fills the byte counts;
- * errors name the tensor. Raw (CSV) tensors are left as they are. */
-ERR_MUST_CHECK int model_resolve(struct model *m, const struct chip *chip, struct err *e);
+ * errors name the tensor (the first in order that fails). Raw (CSV) tensors are left as
+ * they are. threads 1 keeps it on the caller's thread; else a long model is resolved on
+ * two (the same model and error either way). */
+ERR_MUST_CHECK int model_resolve(struct model *m, const struct chip *chip, unsigned threads,
+                                 struct err *e);
 
 void model_free(struct model *m);
 

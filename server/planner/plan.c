@@ -237,7 +237,7 @@ static int load(const char *input, size_t len, enum plan_format *fmt, const stru
 {
     struct model *m = &c->m;
     struct model_limits ml = {lim->max_input_bytes, lim->max_json_depth, lim->max_tensors,
-                              lim->max_ops};
+                              lim->max_ops, o->threads};
     const struct chip *chip = o->chip != NULL ? chip_find(o->chip) : chip_default();
 
     if (!safetensors_detect(input, len))
@@ -375,7 +375,7 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
     if ((rc = check_opts(input, len, o, lim, e)) != ERR_OK ||
         (rc = load(input, len, &fmt, o, lim, c, e)) != ERR_OK ||
         (rc = settle_opts(c, o, fmt, e)) != ERR_OK ||
-        (rc = model_resolve(&c->m, c->chip, e)) != ERR_OK ||
+        (rc = model_resolve(&c->m, c->chip, o->threads, e)) != ERR_OK ||
         (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||
         (rc = plan_kernels_check(c, e)) != ERR_OK || (rc = lifetime_derive(&c->m, e)) != ERR_OK ||
         (rc = build_problem(c, e)) != ERR_OK ||

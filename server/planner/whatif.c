@@ -162,7 +162,7 @@ static int apply_remat(const char *text, size_t len, const struct plan_limits *l
                        json_object *tensors, json_object *v, struct whatif_result *out,
                        struct err *e)
 {
-    struct model_limits ml = {l->max_input_bytes, l->max_json_depth, l->max_tensors, l->max_ops};
+    struct model_limits ml = {l->max_input_bytes, l->max_json_depth, l->max_tensors, l->max_ops, 0};
     struct model m;
     size_t np;
     int rc;

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
     }
     plan_limits_default(&l);
     l.max_input_bytes = len + 1;
-    ml = (struct model_limits){l.max_input_bytes, l.max_json_depth, l.max_tensors, l.max_ops};
+    ml = (struct model_limits){l.max_input_bytes, l.max_json_depth, l.max_tensors, l.max_ops, 0};
     t0 = bench_wall();
     c0 = bench_cpu();
     if (hlo_parse(text, len, ml.max_tensors, &h, &e) != ERR_OK) {

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const struct model_limits l = {1u << 20, 32, 10000, 10000};
+    static const struct model_limits l = {1u << 20, 32, 10000, 10000, 0};
     struct model m;
     struct err e;
     int rc;

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct model_limits lim = {1u << 16, 32, 200, 200};
+    struct model_limits lim = {1u << 16, 32, 200, 200, 0};
     struct model m;
     struct err e;
 
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     if (m.n > lim.max_tensors)
         abort();
-    (void)model_resolve(&m, chip_default(), &e);
+    (void)model_resolve(&m, chip_default(), 0, &e);
     model_free(&m);
     return 0;
 }

@@ -20,7 +20,7 @@
 
 #include "model_find.h"
 
-static const struct model_limits limits = {64u << 20, 32, 1000000, 1000000};
+static const struct model_limits limits = {64u << 20, 32, 1000000, 1000000, 0};
 
 /* A scheduled dump: '%' names, operand shapes, TPU layouts, a loop fusion, a constant,
  * a donated parameter (input_output_alias) and a tuple ROOT. f32[8,128] with T(8,128) is

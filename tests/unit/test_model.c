@@ -22,7 +22,7 @@
 
 #include "model_find.h"
 
-static const struct model_limits limits = {64u << 20, 32, 1000, 1000};
+static const struct model_limits limits = {64u << 20, 32, 1000, 1000, 0};
 
 static void parse_ok(const char *json, struct model *m)
 {
@@ -302,7 +302,7 @@ static void test_lifetime_errors(void **state)
 /* Depth, tensor count, op count and input size limits. */
 static void test_limits(void **state)
 {
-    struct model_limits l = {64, 4, 2, 1};
+    struct model_limits l = {64, 4, 2, 1, 0};
     struct model m;
     struct err e;
     const char *deep = "{\"tensors\":[{\"tags\":[[[1]]]}]}";
@@ -330,7 +330,7 @@ static void test_overflow(void **state)
              "{\"name\":\"huge\",\"shape\":[4294967296,4294967296],\"dtype\":\"f32\"}]}",
              &m);
     err_clear(&e);
-    assert_int_equal(model_resolve(&m, chip_find("v4"), &e), ERR_OVERFLOW);
+    assert_int_equal(model_resolve(&m, chip_find("v4"), 0, &e), ERR_OVERFLOW);
     assert_string_equal(strncmp(e.where, "tensors[1]", 10) == 0 ? "ok" : e.where, "ok");
     assert_non_null(strstr(e.msg, "tensors[1] \"huge\": "));
     model_free(&m);
@@ -573,6 +573,35 @@ static void random_element(char *buf, size_t cap, int i)
 /* Differential: a document of random elements parses exactly as the same document whose
  * elements json-c must read (each starts with an escaped description, which the fast reader
  * refuses and which changes no meaning): the same tensors, warnings, or the same error. */
+/* Two parses of a model agree on every tensor field and warning. */
+static void assert_same_model(const struct model *ma, const struct model *mb)
+{
+    assert_int_equal(ma->n, mb->n);
+    for (size_t i = 0; i < ma->n; i++) {
+        const struct model_tensor *x = &ma->tensors[i], *y = &mb->tensors[i];
+        assert_string_equal(x->name, y->name);
+        assert_int_equal(x->kind, y->kind);
+        assert_int_equal(x->shape.dtype, y->shape.dtype);
+        assert_int_equal(x->shape.rank, y->shape.rank);
+        assert_memory_equal(x->shape.dims, y->shape.dims, x->shape.rank * sizeof(int64_t));
+        assert_int_equal(x->shape.has_layout, y->shape.has_layout);
+        assert_int_equal(x->shape.ntiles, y->shape.ntiles);
+        assert_int_equal(x->live_given, y->live_given);
+        assert_int_equal(x->live_start, y->live_start);
+        assert_int_equal(x->live_end, y->live_end);
+        assert_int_equal(x->sharded, y->sharded);
+        if (x->sharded) {
+            assert_memory_equal(x->global_dims, y->global_dims, x->shape.rank * sizeof(int64_t));
+            assert_memory_equal(x->shard_mask, y->shard_mask, x->shape.rank * sizeof(uint16_t));
+        }
+        assert_int_equal(x->donated, y->donated);
+        assert_int_equal(x->ntags, y->ntags);
+    }
+    assert_int_equal(ma->warnings.n, mb->warnings.n);
+    for (size_t w = 0; w < ma->warnings.n; w++)
+        assert_string_equal(ma->warnings.lines[w], mb->warnings.lines[w]);
+}
+
 static void test_fast_reader_matches_json_c(void **state)
 {
     char *a = malloc(1 << 16), *b = malloc(1 << 16), el[1024];
@@ -605,31 +634,135 @@ static void test_fast_reader_matches_json_c(void **state)
                      eb.msg);
         if (ra != ERR_OK)
             continue;
-        assert_int_equal(ma.n, mb.n);
-        for (size_t i = 0; i < ma.n; i++) {
-            const struct model_tensor *x = &ma.tensors[i], *y = &mb.tensors[i];
-            assert_string_equal(x->name, y->name);
-            assert_int_equal(x->kind, y->kind);
-            assert_int_equal(x->shape.dtype, y->shape.dtype);
-            assert_int_equal(x->shape.rank, y->shape.rank);
-            assert_memory_equal(x->shape.dims, y->shape.dims, x->shape.rank * sizeof(int64_t));
-            assert_int_equal(x->shape.has_layout, y->shape.has_layout);
-            assert_int_equal(x->shape.ntiles, y->shape.ntiles);
-            assert_int_equal(x->live_given, y->live_given);
-            assert_int_equal(x->live_start, y->live_start);
-            assert_int_equal(x->live_end, y->live_end);
-            assert_int_equal(x->sharded, y->sharded);
-            assert_int_equal(x->donated, y->donated);
-            assert_int_equal(x->ntags, y->ntags);
-        }
-        assert_int_equal(ma.warnings.n, mb.warnings.n);
-        for (size_t w = 0; w < ma.warnings.n; w++)
-            assert_string_equal(ma.warnings.lines[w], mb.warnings.lines[w]);
+        assert_same_model(&ma, &mb);
         model_free(&ma);
         model_free(&mb);
     }
     free(a);
     free(b);
+}
+
+#define SPLIT_N 10000 /* tensors: past the 4096 from which a second thread reads half */
+
+/* The split test's model: params (replicated over the mesh: warnings counting both halves)
+ * and activations, tensor `at` replaced by `odd` (a whole element, or text in its place). */
+static size_t split_model(char *buf, size_t cap, size_t at, const char *odd, size_t at2)
+{
+    size_t n = (size_t)snprintf(buf, cap, "{\"name\":\"s\",\"mesh\":{\"d\":4},\"tensors\":[");
+
+    for (size_t i = 0; i < SPLIT_N; i++) {
+        n += (size_t)snprintf(buf + n, cap - n, "%s", i ? ",\n" : "");
+        if (i == at || i == at2) /* odd may hold a %zu for the index (names are unique) */
+            n += (size_t)snprintf(buf + n, cap - n, odd, i);
+        else
+            n += (size_t)snprintf(buf + n, cap - n,
+                                  "{\"name\":\"t%zu\",\"shape\":[%zu,128],\"dtype\":\"%s\","
+                                  "\"kind\":\"%s\",\"live\":[%zu,%zu]}",
+                                  i, 1 + i % 97, i % 3 ? "bf16" : "f32",
+                                  i % 5 == 1 ? "param" : "activation", i % 50, i % 50 + 1 + i % 7);
+    }
+    n += (size_t)snprintf(buf + n, cap - n, "]}");
+    assert_true(n < cap);
+    return n;
+}
+
+/*
+ * A long tensors array is read on two threads, the second half ahead by a helper (model.c
+ * split_parse): the model, warnings and every error are those of reading it on one thread
+ * (model_limits.threads = 1), whatever the element in each half does: plain ones only, one
+ * the helper leaves to json-c (sharded, tagged), a bad dtype (the error in either half), an
+ * unknown field, a syntax error (the whole-document parse reports it) and a trailing comma,
+ * each near the start, around the middle where the helper starts, and at the end.
+ */
+static void test_split_parse(void **state)
+{
+    static const char *const odd[] = {
+        NULL,
+        "{\"name\":\"sh\",\"shape\":[8,128],\"dtype\":\"f32\",\"sharding\":[\"d\",null]}",
+        "{\"name\":\"tg\",\"shape\":[8],\"dtype\":\"s8\",\"tags\":[\"x\"]}",
+        "{\"name\":\"bad\",\"shape\":[8],\"dtype\":\"f33\"}",
+        "{\"name\":\"unk\",\"shape\":[8],\"dtype\":\"s8\",\"colour\":1}",
+        "{\"name\":\"syn\",,}",
+        "{\"name\":\"esc\\u0041\",\"shape\":[8],\"dtype\":\"s8\"}",
+    };
+    static const int want[] = {ERR_OK,      ERR_OK,      ERR_OK, ERR_NOTFOUND,
+                               ERR_INVALID, ERR_INVALID, ERR_OK};
+    static const size_t ats[] = {3, SPLIT_N / 2 - 1, SPLIT_N / 2, SPLIT_N / 2 + 1, SPLIT_N - 1};
+    size_t cap = SPLIT_N * 160;
+    char *text = malloc(cap);
+    (void)state;
+
+    assert_non_null(text);
+    for (size_t k = 0; k < sizeof(odd) / sizeof(odd[0]); k++) {
+        for (size_t a = 0; a < (k == 0 ? 1 : sizeof(ats) / sizeof(ats[0])); a++) {
+            size_t len = split_model(text, cap, odd[k] != NULL ? ats[a] : SIZE_MAX,
+                                     odd[k] != NULL ? odd[k] : "", SIZE_MAX);
+            struct model m[2];
+            struct err e[2];
+            int rc[2];
+            for (unsigned t = 0; t < 2; t++) {
+                struct model_limits l = {64u << 20, 32, SPLIT_N, 1000, t == 0 ? 0 : 1};
+                err_clear(&e[t]);
+                rc[t] = model_parse_json(text, len, &l, &m[t], &e[t]);
+            }
+            assert_int_equal(rc[0], rc[1]);
+            assert_int_equal(rc[0], want[k]);
+            if (rc[0] != ERR_OK) {
+                assert_int_equal(e[0].code, e[1].code);
+                assert_string_equal(e[0].where, e[1].where);
+                assert_string_equal(e[0].msg, e[1].msg);
+                continue;
+            }
+            assert_same_model(&m[0], &m[1]);
+            assert_true(m[0].warnings.n > 0); /* the replicated params, counted in both halves */
+            for (unsigned t = 0; t < 2; t++)
+                assert_int_equal(model_resolve(&m[t], chip_find("v5e"), t, &e[t]), ERR_OK);
+            assert_same_model(&m[0], &m[1]);
+            for (size_t i = 0; i < SPLIT_N; i++) {
+                struct shape x, y;
+                model_tensor_shape(&m[0].tensors[i], &x);
+                model_tensor_shape(&m[1].tensors[i], &y);
+                assert_memory_equal(&x, &y, sizeof(x));
+                assert_int_equal(m[0].tensors[i].padded_bytes, m[1].tensors[i].padded_bytes);
+                assert_int_equal(m[0].tensors[i].logical_bytes, m[1].tensors[i].logical_bytes);
+            }
+            model_free(&m[0]);
+            model_free(&m[1]);
+        }
+    }
+    /* Layouts resolved on two threads too (each half's first error, the first half's
+     * first): a size past 2^64 in the first half, the second, or both. */
+    static const size_t huge[][2] = {{3, SIZE_MAX}, {7000, SIZE_MAX}, {7000, 3}, {5001, 9999}};
+    for (size_t k = 0; k < sizeof(huge) / sizeof(huge[0]); k++) {
+        size_t len = split_model(text, cap, huge[k][0],
+                                 "{\"name\":\"huge%zu\",\"shape\":[4294967296,4294967296],"
+                                 "\"dtype\":\"f32\"}",
+                                 huge[k][1]);
+        char want_where[32];
+        for (unsigned t = 0; t < 2; t++) {
+            struct model_limits l = {64u << 20, 32, SPLIT_N, 1000, t == 0 ? 0 : 1};
+            struct model m;
+            struct err e;
+            assert_int_equal(model_parse_json(text, len, &l, &m, &e), ERR_OK);
+            assert_int_equal(model_resolve(&m, chip_find("v5e"), t, &e), ERR_OVERFLOW);
+            snprintf(want_where, sizeof(want_where), "tensors[%zu]",
+                     huge[k][0] < huge[k][1] ? huge[k][0] : huge[k][1]);
+            assert_int_equal(strncmp(e.where, want_where, strlen(want_where)), 0);
+            assert_non_null(strstr(e.msg, "\"huge"));
+            model_free(&m);
+        }
+    }
+    /* A trailing comma: array_skip counts one element more than there is. */
+    size_t len = split_model(text, cap, SIZE_MAX, "", SIZE_MAX);
+    memcpy(text + len - 2, ",]}", 4);
+    for (unsigned t = 0; t < 2; t++) {
+        struct model_limits l = {64u << 20, 32, SPLIT_N + 1, 1000, t == 0 ? 0 : 1};
+        struct model m;
+        struct err e;
+        assert_int_equal(model_parse_json(text, len + 1, &l, &m, &e), ERR_INVALID);
+        assert_non_null(strstr(e.msg, "invalid JSON"));
+    }
+    free(text);
 }
 
 /*
@@ -670,7 +803,7 @@ static void test_compact_shapes(void **state)
     assert_int_equal(m.tensors[0].shard_mask[2], 2);
     model_tensor_shape(&m.tensors[0], &want);
     assert_false(want.has_layout);
-    assert_int_equal(model_resolve(&m, chip_find("v5e"), &e), ERR_OK);
+    assert_int_equal(model_resolve(&m, chip_find("v5e"), 0, &e), ERR_OK);
     assert_ptr_equal(m.tensors[0].shape.dims, dims); /* the dims' storage is kept */
     assert_int_equal(layout_resolve(&want, chip_find("v5e"), &want, &info, &e), ERR_OK);
     model_tensor_shape(&m.tensors[0], &got);
@@ -696,6 +829,7 @@ int main(void)
         cmocka_unit_test(test_fast_reader),
         cmocka_unit_test(test_fast_reader_matches_json_c),
         cmocka_unit_test(test_compact_shapes),
+        cmocka_unit_test(test_split_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

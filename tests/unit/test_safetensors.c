@@ -17,7 +17,7 @@
 #include "planner/dtype.h"
 #include "planner/safetensors.h"
 
-static const struct model_limits limits = {64u << 20, 32, 1000, 1000};
+static const struct model_limits limits = {64u << 20, 32, 1000, 1000, 0};
 
 /* 8-byte LE length of header + header + data_len zero bytes, in a static buffer. */
 static const char *make(const char *header, uint64_t declared, size_t data_len, size_t *len)

@@ -21,7 +21,7 @@
 
 #include "model_find.h"
 
-static const struct model_limits limits = {64u << 20, 32, 1000000, 1000000};
+static const struct model_limits limits = {64u << 20, 32, 1000000, 1000000, 0};
 
 /* tests/data/hlo/jax_while_call.mlir */
 static const char JAX[] =

@@ -19,7 +19,7 @@
 #include "planner/model.h"
 #include "planner/suggest.h"
 
-static const struct model_limits limits = {64u << 20, 32, 1000, 1000};
+static const struct model_limits limits = {64u << 20, 32, 1000, 1000, 0};
 
 /* Parses json and resolves it on v5e. */
 /* Tensor i's shape, expanded (model_tensor_shape). */
@@ -37,7 +37,7 @@ static void load(const char *json, struct model *m)
 
     err_clear(&e);
     if (model_parse_json(json, strlen(json), &limits, m, &e) != ERR_OK ||
-        model_resolve(m, chip_find("v5e"), &e) != ERR_OK)
+        model_resolve(m, chip_find("v5e"), 0, &e) != ERR_OK)
         fail_msg("load: %s (%s)", e.msg, e.where);
 }
 
