@@ -31,14 +31,16 @@
  * search (pack_reduce.c): buffers live across every other buffer's lifetime are stacked at
  * the bottom, and time-disjoint components are packed separately. On a perfect packing
  * problem (every step fully live at the lower bound, so a packing there leaves no byte
- * empty) the skyline search (pack_skyline.c) then gets up to half the time left to find a
- * packing at the lower bound, before the search heuristic and the exact solver.
+ * empty) the skyline search (pack_skyline.c) then gets 90% of the time left to find a
+ * packing at the lower bound, before the search heuristic and the exact solver; its
+ * restarts run on pack_opts.threads threads (at most 4), with the same answer on any number.
  * pack_run also accepts "best" (the same pipeline as "exact"; the name callers use for
  * "give me the lowest peak you can"). "all" is the caller's loop over
  * pack_strategy_names().
  *
  * All functions are pure computation on caller memory plus their own bounded allocations;
- * the exact solver may start threads of its own, joined before it returns.
+ * the exact solver and the skyline search may start threads of their own (at most
+ * pack_opts.threads), joined before they return.
  */
 #ifndef TPUPLAN_PACK_H
 #define TPUPLAN_PACK_H

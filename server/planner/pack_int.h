@@ -196,11 +196,14 @@ ERR_MUST_CHECK int pack_skyline(const struct pack_problem *p, uint64_t height, u
  * The skyline stage: pack_skyline with restarts: every variant in turn, first in its own
  * order, then as randomised dives (fixed streams) with node limits on the Luby sequence,
  * until one answers (found, or proven none: every run is complete) or the deadline. Same
- * results as pack_skyline; deterministic but for the deadline.
+ * results as pack_skyline. The runs are spread over threads (0: the online CPUs; at most
+ * 4), started and joined here; the answer (result and offsets) is the same for any thread
+ * count and deterministic but for the deadline; *nodes, which adds every thread's, is
+ * deterministic on one thread only.
  */
 ERR_MUST_CHECK int pack_skyline_solve(const struct pack_problem *p, uint64_t height,
-                                      double deadline, uint64_t *offsets, int *result,
-                                      uint64_t *nodes, struct err *e);
+                                      unsigned threads, double deadline, uint64_t *offsets,
+                                      int *result, uint64_t *nodes, struct err *e);
 
 /* The skyline's unit of height (the gcd of the sizes); 0 when the stage does not apply:
  * no buffers, too many, or the gcd is not a multiple of the alignment. */

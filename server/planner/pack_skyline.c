@@ -66,11 +66,17 @@
  * differ only in the flush order share a table of refuted states, kept across their runs
  * (the order changes, the classes never). The search is iterative (waste moves can make it
  * deep), bounded in depth and memory, and deterministic: the streams are fixed, so the
- * same problem, height and limit give the same answer and node count.
+ * same problem, height and limit give the same answer and node count. The runs are spread
+ * over up to four threads by table (see struct sky_worker): each run searches as it would
+ * on one thread, and the answer is the run of the least index that answers, so threads
+ * only shorten the wall time (on the 2-core VM, the sweep's slowest seed S56 from 20.7 s).
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "planner/pack_int.h"
 
@@ -134,6 +140,8 @@ struct sky {
     uint64_t seed; /* the dive's random stream; 0: the heuristic's order throughout */
     bool flush;    /* the variant's SKY_FLUSH */
     double deadline;
+    const atomic_ullong *stop; /* the least run index that answered (NULL: a run on its own) */
+    uint64_t index;            /* this run's index: it stops once stop is below it */
     int oom;
 };
 
@@ -638,7 +646,9 @@ static int sky_search(struct sky *s)
     while (s->nfr > 0) {
         struct frame *f = &s->fr[s->nfr - 1];
         undo(s, f);
-        if (s->nodes >= s->limit || ((s->nodes & 1023) == 0 && clock_now() > s->deadline))
+        if (s->nodes >= s->limit ||
+            ((s->nodes & 1023) == 0 &&
+             (clock_now() > s->deadline || (s->stop != NULL && atomic_load(s->stop) < s->index))))
             return -1;
         if (!next_move(s, f)) {
             if (s->oom)
@@ -677,12 +687,15 @@ uint64_t pack_skyline_unit(const struct pack_problem *p)
 }
 
 /* What one run searches with: the variant, its table of refuted states (the caller's),
- * the dive's random stream (0: none), and where it stops. */
+ * the dive's random stream (0: none), and where it stops: its node limit, the deadline, and
+ * (stop not NULL) once a run of a lower index has answered. */
 struct sky_cfg {
     unsigned variant;
     struct sky_tt *tt;
     uint64_t seed, limit;
     double deadline;
+    const atomic_ullong *stop;
+    uint64_t index;
 };
 
 /* One search (see pack_skyline). */
@@ -706,6 +719,8 @@ static int sky_run(const struct pack_problem *p, uint64_t g, uint64_t height,
     s.seed = cfg->seed;
     s.flush = (cfg->variant & SKY_FLUSH) != 0;
     s.deadline = cfg->deadline;
+    s.stop = cfg->stop;
+    s.index = cfg->index;
     s.tt = cfg->tt;
     *result = sky_search(&s);
     *nodes += s.nodes;
@@ -734,7 +749,7 @@ int pack_skyline(const struct pack_problem *p, uint64_t height, unsigned variant
         return ERR_OK;
     if (sky_tt_init(&tt) != 0)
         return err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory");
-    struct sky_cfg cfg = {variant, &tt, 0, node_limit, deadline};
+    struct sky_cfg cfg = {variant, &tt, 0, node_limit, deadline, NULL, 0};
     rc = sky_run(p, g, height, &cfg, offsets, result, nodes, e);
     free(tt.k);
     return rc;
@@ -756,36 +771,142 @@ static uint64_t luby(uint64_t i)
     }
 }
 
-int pack_skyline_solve(const struct pack_problem *p, uint64_t height, double deadline,
-                       uint64_t *offsets, int *result, uint64_t *nodes, struct err *e)
+/*
+ * The restarts' runs in one sequence: run k = (round - 1) * SKY_VARIANTS + v is variant
+ * v ^ SKY_FLUSH with table v % SKY_TABLES (the flush variants first), in its own order in
+ * round 1 and as a dive with its own stream after that. The tables split the runs between
+ * the threads: thread t runs those whose table is t modulo the thread count, in sequence
+ * order. A run reads and writes only its own table, which only earlier runs of the same
+ * thread touched, in the same order as on one thread; so every run searches as it would on
+ * one thread, and the answer, that of the least index that answers, is the same for any
+ * thread count. A thread stops before a run of a higher index than one that answered, and
+ * inside one at its next check (sky_search). Threads only shorten the wall time.
+ */
+struct sky_worker {
+    const struct pack_problem *p;
+    uint64_t g, height;
+    double deadline;
+    struct sky_tt *tt;   /* SKY_TABLES tables, shared; this thread's ones only are touched */
+    atomic_ullong *stop; /* shared: the least run index that answered (UINT64_MAX: none) */
+    uint64_t *off;       /* n: this thread's packing when it found one */
+    uint64_t index;      /* the run that answered (UINT64_MAX: none) */
+    uint64_t nodes;      /* spent by this thread's runs */
+    pthread_t tid;
+    unsigned id, nthreads;
+    int result; /* its answer: 1 found, 0 proven none */
+    int rc;
+    int started;
+    struct err e;
+};
+
+static void *sky_worker_main(void *arg)
+{
+    struct sky_worker *w = arg;
+
+    for (uint64_t round = 1;; round++) {
+        for (unsigned v = 0; v < SKY_VARIANTS; v++) {
+            uint64_t k = (round - 1) * SKY_VARIANTS + v;
+            int res = -1;
+            if ((v % SKY_TABLES) % w->nthreads != w->id)
+                continue;
+            if (clock_now() >= w->deadline || atomic_load(w->stop) <= k)
+                return NULL;
+            struct sky_cfg cfg = {v ^ SKY_FLUSH,
+                                  &w->tt[v % SKY_TABLES],
+                                  round == 1 ? 0 : mix64(round * SKY_VARIANTS + v),
+                                  SKY_DIVE_NODES * luby(round),
+                                  w->deadline,
+                                  w->stop,
+                                  k};
+            w->rc = sky_run(w->p, w->g, w->height, &cfg, w->off, &res, &w->nodes, &w->e);
+            if (w->rc != ERR_OK || res >= 0) {
+                /* An error stops every thread (index 0); an answer the later runs. */
+                unsigned long long key = w->rc != ERR_OK ? 0 : k, cur = atomic_load(w->stop);
+                while (key < cur && !atomic_compare_exchange_weak(w->stop, &cur, key))
+                    ;
+                w->index = k;
+                w->result = res;
+                return NULL;
+            }
+        }
+    }
+}
+
+/* The thread count of the stage: threads, or the online CPUs for 0, at most one per table. */
+static unsigned sky_threads(unsigned threads)
+{
+    if (threads == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = c > 0 ? (unsigned)c : 1;
+    }
+    return threads < SKY_TABLES ? threads : SKY_TABLES;
+}
+
+int pack_skyline_solve(const struct pack_problem *p, uint64_t height, unsigned threads,
+                       double deadline, uint64_t *offsets, int *result, uint64_t *nodes,
+                       struct err *e)
 {
     uint64_t g = pack_skyline_unit(p);
     struct sky_tt tt[SKY_TABLES] = {{NULL, 0}};
+    struct sky_worker w[SKY_TABLES];
+    unsigned nt = sky_threads(threads);
+    atomic_ullong stop;
     int rc = ERR_OK;
 
     *result = p->n == 0 ? 1 : -1;
     if (p->n == 0 || g == 0)
         return ERR_OK;
+    atomic_init(&stop, UINT64_MAX);
+    memset(w, 0, sizeof(w));
     for (unsigned v = 0; v < SKY_TABLES; v++)
-        if (sky_tt_init(&tt[v]) != 0) {
-            rc = err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory");
-            goto out;
+        if (sky_tt_init(&tt[v]) != 0)
+            goto nomem;
+    for (unsigned t = 0; t < nt; t++) {
+        w[t] = (struct sky_worker){.p = p,
+                                   .g = g,
+                                   .height = height,
+                                   .deadline = deadline,
+                                   .id = t,
+                                   .nthreads = nt,
+                                   .tt = tt,
+                                   .stop = &stop,
+                                   .index = UINT64_MAX,
+                                   .result = -1};
+        err_clear(&w[t].e);
+        if (t > 0 && (w[t].off = malloc(p->n * sizeof(*w[t].off))) == NULL)
+            goto nomem;
+    }
+    w[0].off = offsets;
+    /* Thread 0 runs on the caller's thread; the others on their own (or here, after it,
+     * when no thread can be started: the answer is the same). */
+    for (unsigned t = 1; t < nt; t++)
+        w[t].started = pthread_create(&w[t].tid, NULL, sky_worker_main, &w[t]) == 0;
+    sky_worker_main(&w[0]);
+    for (unsigned t = 1; t < nt; t++) {
+        if (w[t].started)
+            pthread_join(w[t].tid, NULL);
+        else
+            sky_worker_main(&w[t]);
+    }
+    for (unsigned t = 0; t < nt; t++) {
+        *nodes += w[t].nodes;
+        if (w[t].rc != ERR_OK && rc == ERR_OK) {
+            *e = w[t].e;
+            rc = w[t].rc;
+            *result = -1;
         }
-    /* Round 1 follows each variant's own order (the flush variants first); later rounds
-     * dive with random deviations, each run with its own stream. Every variant's table lives across
-     * its runs: the order changes, never the classes, so what one run refuted, the next one skips.
-     */
-    for (uint64_t round = 1; clock_now() < deadline; round++) {
-        for (unsigned v = 0; v < SKY_VARIANTS; v++) {
-            struct sky_cfg cfg = {v ^ SKY_FLUSH, &tt[v % SKY_TABLES],
-                                  round == 1 ? 0 : mix64(round * SKY_VARIANTS + v),
-                                  SKY_DIVE_NODES * luby(round), deadline};
-            rc = sky_run(p, g, height, &cfg, offsets, result, nodes, e);
-            if (rc != ERR_OK || *result >= 0 || clock_now() >= deadline)
-                goto out;
+        if (rc == ERR_OK && w[t].index != UINT64_MAX && w[t].index == atomic_load(&stop)) {
+            *result = w[t].result;
+            if (w[t].result == 1 && t > 0)
+                memcpy(offsets, w[t].off, p->n * sizeof(*offsets));
         }
     }
+    goto out;
+nomem:
+    rc = err_set(e, ERR_NOMEM, NULL, "skyline search: out of memory");
 out:
+    for (unsigned t = 1; t < nt; t++)
+        free(w[t].off);
     for (unsigned v = 0; v < SKY_TABLES; v++)
         free(tt[v].k);
     return rc;

@@ -77,8 +77,9 @@ static bool perfect_at(const struct pack_problem *p, uint64_t lb)
  * after it rarely reach the bound). A packing is at the lower bound (optimal);
  * a proof that none exists raises *lb past it.
  */
-static int skyline_stage(const struct pack_problem *p, const struct pack_budget *b, uint64_t *lb,
-                         struct pack_incumbent *inc, uint64_t *tmp, struct err *e)
+static int skyline_stage(const struct pack_problem *p, const struct pack_opts *o,
+                         const struct pack_budget *b, uint64_t *lb, struct pack_incumbent *inc,
+                         uint64_t *tmp, struct err *e)
 {
     double now = clock_now();
     int res, rc;
@@ -86,8 +87,8 @@ static int skyline_stage(const struct pack_problem *p, const struct pack_budget 
     if (inc->peak <= *lb || inc->peak <= b->enough || pack_skyline_unit(p) == 0 ||
         !perfect_at(p, *lb))
         return ERR_OK;
-    rc = pack_skyline_solve(p, *lb, now + (b->deadline - now) * SOLVE_SKYLINE_SHARE, tmp, &res,
-                            &inc->nodes, e);
+    rc = pack_skyline_solve(p, *lb, o->threads, now + (b->deadline - now) * SOLVE_SKYLINE_SHARE,
+                            tmp, &res, &inc->nodes, e);
     if (rc != ERR_OK)
         return rc;
     if (res == 1) {
@@ -124,7 +125,7 @@ static int solve_whole(const struct pack_problem *p, enum pack_solve_mode mode,
         inc->stage = "greedy";
     }
     pack_note_fit(p, inc->peak, inc);
-    if ((rc = skyline_stage(p, b, &lb, inc, tmp, e)) != ERR_OK)
+    if ((rc = skyline_stage(p, o, b, &lb, inc, tmp, e)) != ERR_OK)
         goto out;
     if (mode == PACK_SOLVE_SEARCH) {
         rc = pack_search(p, o, b, inc, e);

@@ -113,7 +113,7 @@ static void test_perfect(void **state)
         int res = -2;
         assert_int_equal(perfect_instance(seed, n, PERFECT_CAPACITY, PERFECT_HORIZON, b, NULL), 0);
         assert_int_equal(
-            pack_skyline_solve(&p, PERFECT_CAPACITY, clock_now() + 30, off, &res, &nodes, &e),
+            pack_skyline_solve(&p, PERFECT_CAPACITY, 1, clock_now() + 30, off, &res, &nodes, &e),
             ERR_OK);
         assert_int_equal(res, 1);
         assert_true(nodes >= n);
@@ -143,7 +143,7 @@ static void test_tail(void **state)
             perfect_instance(tail[k].seed, tail[k].n, PERFECT_CAPACITY, PERFECT_HORIZON, b, NULL),
             0);
         assert_int_equal(
-            pack_skyline_solve(&p, PERFECT_CAPACITY, clock_now() + 30, off, &res, &nodes, &e),
+            pack_skyline_solve(&p, PERFECT_CAPACITY, 1, clock_now() + 30, off, &res, &nodes, &e),
             ERR_OK);
         assert_int_equal(res, 1);
         assert_int_equal(pack_check(&p, off, pack_peak(&p, off), &e), ERR_OK);
@@ -197,10 +197,10 @@ static void test_deterministic(void **state)
 
     (void)state;
     assert_int_equal(perfect_instance(7, 300, PERFECT_CAPACITY, PERFECT_HORIZON, b, NULL), 0);
-    assert_int_equal(pack_skyline_solve(&p, PERFECT_CAPACITY, clock_now() + 30, off1, &r1, &n1, &e),
-                     ERR_OK);
-    assert_int_equal(pack_skyline_solve(&p, PERFECT_CAPACITY, clock_now() + 30, off2, &r2, &n2, &e),
-                     ERR_OK);
+    assert_int_equal(
+        pack_skyline_solve(&p, PERFECT_CAPACITY, 1, clock_now() + 30, off1, &r1, &n1, &e), ERR_OK);
+    assert_int_equal(
+        pack_skyline_solve(&p, PERFECT_CAPACITY, 1, clock_now() + 30, off2, &r2, &n2, &e), ERR_OK);
     assert_int_equal(r1, 1);
     assert_int_equal(r2, 1);
     assert_int_equal(n1, n2);
@@ -211,6 +211,65 @@ static void test_deterministic(void **state)
                      ERR_OK);
     assert_int_equal(r1, -1);
     assert_int_equal(n1, 1);
+}
+
+/*
+ * The runs spread over threads: on the sweep seeds 10 and 12 (found by a dive of a later
+ * round, so the threads' runs interleave) and seed 7, two, three and four threads give one
+ * thread's answer and packing; on small random problems with slack, the same answers as
+ * the brute force, a packing at its optimum and a proof one below.
+ */
+static void test_threads(void **state)
+{
+    static const struct perfect_seed seeds[] = {{10, 470}, {12, 484}, {7, 300}};
+    static struct pack_buffer b[500];
+    static uint64_t off1[500], off[500];
+    uint64_t s = 31;
+    struct err e;
+
+    (void)state;
+    for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
+        struct pack_problem p = {.n = seeds[k].n, .bufs = b, .capacity = PERFECT_CAPACITY};
+        uint64_t n1 = 0, n = 0;
+        int r1 = -2, r = -2;
+        assert_int_equal(
+            perfect_instance(seeds[k].seed, seeds[k].n, PERFECT_CAPACITY, PERFECT_HORIZON, b, NULL),
+            0);
+        assert_int_equal(
+            pack_skyline_solve(&p, PERFECT_CAPACITY, 1, clock_now() + 30, off1, &r1, &n1, &e),
+            ERR_OK);
+        assert_int_equal(r1, 1);
+        for (unsigned t = 2; t <= 4; t++) {
+            memset(off, 0, sizeof(off));
+            assert_int_equal(
+                pack_skyline_solve(&p, PERFECT_CAPACITY, t, clock_now() + 30, off, &r, &n, &e),
+                ERR_OK);
+            assert_int_equal(r, 1);
+            assert_memory_equal(off, off1, p.n * sizeof(*off));
+        }
+        assert_int_equal(pack_check(&p, off, PERFECT_CAPACITY, &e), ERR_OK);
+    }
+    for (int it = 0; it < 100; it++) {
+        struct pack_buffer rb[6];
+        size_t n = 1 + rng(&s) % 6;
+        uint64_t nodes = 0;
+        int r = -2;
+        for (size_t i = 0; i < n; i++) {
+            rb[i].lower = (int64_t)(rng(&s) % 8);
+            rb[i].upper = rb[i].lower + 1 + (int64_t)(rng(&s) % 5);
+            rb[i].size = 1 + rng(&s) % 9;
+        }
+        struct pack_problem p = {n, rb, 0, 0};
+        uint64_t best = pack_brute_force(rb, n);
+        assert_int_equal(pack_skyline_solve(&p, best, 2, clock_now() + 30, off, &r, &nodes, &e),
+                         ERR_OK);
+        assert_int_equal(r, 1);
+        p.capacity = best;
+        assert_int_equal(pack_check(&p, off, pack_peak(&p, off), &e), ERR_OK);
+        assert_int_equal(pack_skyline_solve(&p, best - 1, 2, clock_now() + 30, off, &r, &nodes, &e),
+                         ERR_OK);
+        assert_int_equal(r, 0);
+    }
 }
 
 /*
@@ -258,7 +317,7 @@ int main(void)
         cmocka_unit_test(test_example12), cmocka_unit_test(test_unit),
         cmocka_unit_test(test_perfect),   cmocka_unit_test(test_tail),
         cmocka_unit_test(test_agrees),    cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_stage),
+        cmocka_unit_test(test_threads),   cmocka_unit_test(test_stage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
