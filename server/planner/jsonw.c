@@ -190,11 +190,12 @@ static void put_string(struct jsonw *w, const char *s, size_t n)
     put(w, "\"", 1);
 }
 
+static const char spaces[2 * JSONW_MAX_DEPTH + 1] =
+    "                                                                ";
+
 /* Two spaces per level (pretty). */
 static void indent(struct jsonw *w, unsigned depth)
 {
-    static const char spaces[] = "                                                                ";
-
     put(w, spaces, 2 * (size_t)depth); /* depth < JSONW_MAX_DEPTH = 32: 64 spaces at most */
 }
 
@@ -210,49 +211,72 @@ static bool plain_key(const char *key, size_t n)
     return true;
 }
 
-#define PREFIX_KEY_MAX 64 /* plain keys up to this long are written in one append */
+#define PREFIX_KEY_MAX 64 /* plain keys up to this long are written in place */
+/* The longest prefix written in place: separator, indent, a plain key and ": ". */
+#define PREFIX_MAX (2 + 2 * JSONW_MAX_DEPTH + PREFIX_KEY_MAX + 4)
 
-/* Writes the separator and the key (in an object) before a value: one append for the
- * usual short plain key, as every tensor field of a result is. */
-static void prefix(struct jsonw *w, const char *key)
+/* The usual prefix written straight into the buffer (a million-tensor result is tens of
+ * millions of them): false, nothing written, when there may be no room for the longest, or
+ * the key is long or needs escapes or a UTF-8 check. */
+static bool prefix_fast(struct jsonw *w, const char *key)
 {
-    static const char spaces[] = "                                                                ";
-    char buf[2 + 2 * JSONW_MAX_DEPTH + PREFIX_KEY_MAX + 4];
-    size_t n = 0, klen = key != NULL ? strlen(key) : 0;
+    char *p;
 
-    if (w->err != ERR_OK)
-        return;
-    if (key != NULL && (klen > PREFIX_KEY_MAX || !plain_key(key, klen))) {
-        if (!w->first[w->depth])
-            put(w, w->pretty ? ",\n" : ",", w->pretty ? 2 : 1);
-        w->first[w->depth] = false;
-        if (w->pretty)
-            put(w, spaces, 2 * (size_t)w->depth);
-        put_string(w, key, klen);
-        put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
-        return;
-    }
+    if (w->len + PREFIX_MAX >= w->fast)
+        return false;
+    p = w->buf + w->len;
     if (!w->first[w->depth]) {
-        buf[n++] = ',';
+        *p++ = ',';
         if (w->pretty)
-            buf[n++] = '\n';
+            *p++ = '\n';
     }
-    w->first[w->depth] = false;
-    if (w->pretty) { /* depth < JSONW_MAX_DEPTH = 32: 64 spaces at most */
-        memcpy(buf + n, spaces, 2 * (size_t)w->depth);
-        n += 2 * (size_t)w->depth;
+    if (w->pretty) { /* all 64 spaces copied (a fixed-size copy), 2 per level kept */
+        memcpy(p, spaces, 2 * JSONW_MAX_DEPTH);
+        p += 2 * (size_t)w->depth;
     }
     if (key != NULL) {
-        buf[n++] = '"';
-        /* NOLINTNEXTLINE(bugprone-not-null-terminated-result): buf is bytes, not a string */
-        memcpy(buf + n, key, klen);
-        n += klen;
-        buf[n++] = '"';
-        buf[n++] = ':';
+        size_t k = 0;
+        *p++ = '"';
+        for (; key[k] != '\0'; k++) {
+            unsigned char c = (unsigned char)key[k];
+            if (k == PREFIX_KEY_MAX || c < 0x20 || c >= 0x80 || c == '"' || c == '\\')
+                return false;
+            p[k] = (char)c;
+        }
+        p += k;
+        *p++ = '"';
+        *p++ = ':';
         if (w->pretty)
-            buf[n++] = ' ';
+            *p++ = ' ';
     }
-    put(w, buf, n);
+    w->first[w->depth] = false;
+    w->len = (size_t)(p - w->buf);
+    return true;
+}
+
+/* Writes the separator and the key (in an object) before a value. */
+static void prefix(struct jsonw *w, const char *key)
+{
+    size_t klen;
+
+    if (w->err != ERR_OK || prefix_fast(w, key))
+        return;
+    if (!w->first[w->depth])
+        put(w, w->pretty ? ",\n" : ",", w->pretty ? 2 : 1);
+    w->first[w->depth] = false;
+    if (w->pretty)
+        indent(w, w->depth);
+    if (key == NULL)
+        return;
+    klen = strlen(key);
+    if (klen > PREFIX_KEY_MAX || !plain_key(key, klen))
+        put_string(w, key, klen);
+    else {
+        put(w, "\"", 1);
+        put(w, key, klen);
+        put(w, "\"", 1);
+    }
+    put(w, w->pretty ? ": " : ":", w->pretty ? 2 : 1);
 }
 
 static void open_(struct jsonw *w, const char *key, const char *brace)
@@ -276,6 +300,17 @@ static void close_(struct jsonw *w, const char *brace)
         return;
     if (w->depth == 0) {
         fail(w, ERR_INTERNAL);
+        return;
+    }
+    if (w->pretty && w->len + 2 + 2 * JSONW_MAX_DEPTH < w->fast) { /* in place, as prefix */
+        char *p = w->buf + w->len;
+        if (!w->first[w->depth])
+            *p++ = '\n';
+        w->depth--;
+        memcpy(p, spaces, 2 * JSONW_MAX_DEPTH);
+        p += 2 * (size_t)w->depth;
+        *p++ = *brace;
+        w->len = (size_t)(p - w->buf);
         return;
     }
     if (w->pretty && !w->first[w->depth])
@@ -333,22 +368,48 @@ static char *u64_text(uint64_t v, char *end)
     return p;
 }
 
+/* v in decimal (after a '-' when neg), straight into the buffer when there is room: two
+ * digits at a time from a table. */
+static void put_dec(struct jsonw *w, uint64_t v, bool neg)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
+                                "31323334353637383940414243444546474849505152535455565758596061"
+                                "62636465666768697071727374757677787980818283848586878889909192"
+                                "93949596979899";
+    char tmp[24], *d;
+
+    if (w->len + 22 < w->fast) {
+        char *p = w->buf + w->len + neg;
+        size_t n = 1;
+        for (uint64_t x = v; x >= 10; x /= 10)
+            n++;
+        if (neg)
+            p[-1] = '-';
+        w->len += n + neg;
+        for (; v >= 100; v /= 100, n -= 2)
+            memcpy(p + n - 2, pairs + 2 * (v % 100), 2);
+        if (v >= 10)
+            memcpy(p, pairs + 2 * v, 2);
+        else
+            p[0] = (char)('0' + v);
+        return;
+    }
+    d = u64_text(v, tmp + sizeof(tmp));
+    if (neg)
+        *--d = '-';
+    put(w, d, (size_t)(tmp + sizeof(tmp) - d));
+}
+
 void jsonw_u64(struct jsonw *w, const char *key, uint64_t v)
 {
-    char tmp[24], *p = u64_text(v, tmp + sizeof(tmp));
-
     prefix(w, key);
-    put(w, p, (size_t)(tmp + sizeof(tmp) - p));
+    put_dec(w, v, false);
 }
 
 void jsonw_i64(struct jsonw *w, const char *key, int64_t v)
 {
-    char tmp[24], *p = u64_text(v < 0 ? 0 - (uint64_t)v : (uint64_t)v, tmp + sizeof(tmp));
-
-    if (v < 0)
-        *--p = '-';
     prefix(w, key);
-    put(w, p, (size_t)(tmp + sizeof(tmp) - p));
+    put_dec(w, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 void jsonw_double(struct jsonw *w, const char *key, double v)
@@ -362,10 +423,7 @@ void jsonw_double(struct jsonw *w, const char *key, double v)
     /* A whole number below 10^6 is what %.6g prints it as: its digits (padding ratios
      * are often whole). */
     if (v > -1e6 && v < 1e6 && v == (double)(int64_t)v && (v != 0 || !signbit(v))) {
-        char *p = u64_text(v < 0 ? (uint64_t)-v : (uint64_t)v, tmp + sizeof(tmp));
-        if (v < 0)
-            *--p = '-';
-        put(w, p, (size_t)(tmp + sizeof(tmp) - p));
+        put_dec(w, v < 0 ? (uint64_t)-v : (uint64_t)v, v < 0);
         return;
     }
     /* Six significant digits are plenty for ratios and seconds; %g never prints a bare

@@ -540,6 +540,32 @@ static void test_fragments(void **state)
     }
 }
 
+/* A long pretty document (about 400 KB: six pieces, so the in-place prefixes and closes
+ * meet the pieces' edges and take the slow way there) is json-c's pretty print of it,
+ * written whole or with fragments. */
+static void test_long_pretty_is_json_c(void **state)
+{
+    (void)state;
+    for (int fragments = 0; fragments < 2; fragments++) {
+        struct jsonw w;
+        struct pieces p = {0};
+        char *none = NULL;
+        size_t len = 0;
+        jsonw_init_sink(&w, collect, &p, true);
+        write_frag_doc(&w, fragments, SIZE_MAX);
+        assert_int_equal(jsonw_finish(&w, &none, &len), ERR_OK);
+        assert_true(p.n >= 5);
+        json_object *doc = json_tokener_parse(p.buf);
+        assert_non_null(doc);
+        assert_string_equal(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+                                                                    JSON_C_TO_STRING_SPACED |
+                                                                    JSON_C_TO_STRING_NOSLASHESCAPE),
+                            p.buf);
+        json_object_put(doc);
+        free(p.buf);
+    }
+}
+
 /* A fragment must end at the depth it began (else ERR_INTERNAL), and its text counts
  * against the document's max_bytes exactly as if written there. */
 static void test_fragment_errors(void **state)
@@ -625,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_fragments),
         cmocka_unit_test(test_fragment_errors),
+        cmocka_unit_test(test_long_pretty_is_json_c),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
