@@ -21,6 +21,7 @@ struct buf {
     uint32_t rep;   /* the buffer it is merged into (itself when not merged) */
     int64_t def, last, end;
     uint64_t temp_bytes;
+    uint32_t written_by; /* 1 + the instruction last written into it in place, 0 if none */
     enum tensor_kind kind;
     bool output, donated, excluded;
 };
@@ -302,32 +303,92 @@ static bool same_shape_text(const struct ctx *c, uint32_t la, uint32_t lb)
     return a.len == b.len && memcmp(c->h->text + a.off, c->h->text + b.off, a.len) == 0;
 }
 
+/* The representative of buffer x when its value dies at step for the user at that step, so
+ * that the user may write into it: a temp (neither a parameter, which the caller or the
+ * program holds, nor a constant, which XLA never overwrites: hlo_dataflow_analysis.cc
+ * CanShareOperandBufferWithUser), not an output, in HBM, read for the last time at step (the
+ * heap simulator reuses only an operand that dies there: ../shared/docs/allocators.md
+ * section 2). HLO_NONE otherwise. */
+static uint32_t dies_for(const struct walk *w, uint32_t x, int64_t step)
+{
+    uint32_t r;
+
+    if (x == HLO_NONE)
+        return HLO_NONE;
+    r = find(w, x);
+    if (w->b[r].kind != TENSOR_TEMP || w->b[r].output || w->b[r].excluded || w->b[r].end != step)
+        return HLO_NONE;
+    return r;
+}
+
+/* Buffer mine becomes part of representative r: one block of memory from r's definition to
+ * the later of their ends, an output if either is. */
+static void merge_into(struct walk *w, uint32_t mine, uint32_t r)
+{
+    w->b[mine].rep = r;
+    w->b[r].end = w->b[mine].end > w->b[r].end ? w->b[mine].end : w->b[r].end;
+    w->b[r].output |= w->b[mine].output;
+    w->inplace++;
+}
+
+/* Writes result leaf rl (module-wide) of instruction i into the buffer of operand leaf ol
+ * when that operand's value dies at step and has the same shape and layout. */
+static bool reuse(const struct ctx *c, struct walk *w, uint32_t i, uint32_t rl, uint32_t ol,
+                  int64_t step)
+{
+    uint32_t mine = w->vmap[rl - w->leaf0], x, r;
+
+    /* only a buffer this instruction defines (not one it forwards) */
+    if (mine == HLO_NONE || w->b[mine].instr != i || w->b[mine].rep != mine || w->b[mine].excluded)
+        return false;
+    x = w->vmap[ol - w->leaf0];
+    /* one result leaf per buffer: tuple(b, b) into a while gives one leaf a buffer of its own */
+    if ((r = dies_for(w, x, step)) == HLO_NONE || w->b[r].written_by == i + 1 ||
+        !same_shape_text(c, w->b[x].leaf, rl))
+        return false;
+    merge_into(w, mine, r);
+    w->b[r].written_by = i + 1;
+    return true;
+}
+
+/* XLA's while keeps its loop state in one set of buffers: the init operand's leaves, the
+ * body's and the condition's parameter, the body's ROOT and the while's result all alias
+ * (openxla/xla hlo_dataflow_analysis.cc UpdateWhileValueSet and UpdateParameterValueSet,
+ * merged into one HloBuffer by hlo_alias_analysis.cc; test HloAliasAnalysisTest.SingleWhile).
+ * Each result leaf is written into its init leaf's buffer when that value dies at the while;
+ * otherwise (a parameter, a constant, a value read later) copy insertion gives the loop a
+ * copy of its own, which is the result's buffer. */
+static void while_in_place(const struct ctx *c, struct walk *w, uint32_t i, int64_t step)
+{
+    const struct hlo_instr *in = ins(c, i);
+    const struct hlo_instr *o;
+
+    if (in->nopnds == 0) /* operands after the first are values a StableHLO body captures */
+        return;
+    o = ins(c, c->h->idx[in->opnd0]);
+    if (o->nleaves != in->nleaves)
+        return;
+    for (uint32_t l = 0; l < in->nleaves; l++)
+        (void)reuse(c, w, i, in->leaf0 + l, o->leaf0 + l, step);
+}
+
 /* In-place reuse (hlo_model.h): merges instruction i's result into a dying operand. */
 static void in_place(const struct ctx *c, struct walk *w, uint32_t i, int64_t step)
 {
     const struct hlo_instr *in = ins(c, i);
     bool dus = op_is(c, in, "dynamic-update-slice");
-    uint32_t mine;
 
+    if (op_is(c, in, "while")) {
+        while_in_place(c, w, i, step);
+        return;
+    }
     if (in->nleaves != 1 || in->tuple_shaped ||
         (!dus && !op_in(c, in, ELEMENTWISE) && !elementwise_fusion(c, in)))
         return;
-    if ((mine = w->vmap[in->leaf0 - w->leaf0]) == HLO_NONE || w->b[mine].excluded)
-        return;
     for (uint32_t q = 0; q < (dus ? 1u : in->nopnds); q++) {
         const struct hlo_instr *o = ins(c, c->h->idx[in->opnd0 + q]);
-        uint32_t x, r;
-        if (o->nleaves != 1 || (x = w->vmap[o->leaf0 - w->leaf0]) == HLO_NONE)
-            continue;
-        r = find(w, x);
-        if (w->b[r].kind != TENSOR_TEMP || w->b[r].output || w->b[r].excluded ||
-            w->b[r].end != step || !same_shape_text(c, w->b[x].leaf, in->leaf0))
-            continue;
-        w->b[mine].rep = r;
-        w->b[r].end = w->b[mine].end;
-        w->b[r].output |= w->b[mine].output;
-        w->inplace++;
-        return;
+        if (o->nleaves == 1 && reuse(c, w, i, in->leaf0, o->leaf0, step))
+            return;
     }
 }
 
@@ -371,9 +432,7 @@ static int donate(struct ctx *c, struct walk *w)
         if (o == HLO_NONE || (o = find(w, o)) == (p = find(w, p)) || w->b[o].kind != TENSOR_TEMP ||
             w->b[p].last > w->b[o].def)
             continue;
-        w->b[o].rep = p;
-        w->b[p].output = true;
-        w->inplace++;
+        merge_into(w, o, p);
     }
     return ERR_OK;
 }

@@ -12,6 +12,12 @@
  *   result, plus one temp "NAME/temps" live at their step, sized by the peak of their
  *   called computations (planned recursively by these same rules; a while counts its body
  *   and condition, a conditional its largest branch).
+ * - Loop state: a while's result, its init operand, its body's parameter and ROOT and its
+ *   condition's parameter are one set of buffers in XLA (hlo_dataflow_analysis.cc
+ *   UpdateWhileValueSet, hlo_alias_analysis.cc). Each leaf of the result is written into its
+ *   init leaf's buffer when that value dies at the while (a temp, not an output, not read
+ *   later: the in-place conditions below); otherwise XLA copies the init value and the
+ *   result keeps a buffer of its own.
  * - Names: the instruction name without '%'; element i of a tuple-shaped result is
  *   "name{i}" (nested: "name{i,j}"), as XLA's buffer assignment names values.
  * - Lifetimes: [defining step, last reading step + 1). Entry parameters live for the whole

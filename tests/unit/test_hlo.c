@@ -191,6 +191,128 @@ static void test_while_temps_planned_recursively(void **state)
     assert_int_equal(peak_of(WHILE), 13824);
 }
 
+/* A loop whose state dies at the while: the counter i0 and the array b are temps read last by
+ * the while, so the result w{0} is written into i0 and w{1} into b (the loop state stays in
+ * one set of buffers, as in XLA). Steps: 0 a, 1 b, 2 z, 3 i0, 4 init, 5 w, 6 out. */
+static const char WHILE_STATE[] =
+    "HloModule m\n"
+    "body {\n"
+    "  p = (s32[]{:T(128)}, f32[1024]{0:T(1024)}) parameter(0)\n"
+    "  i = s32[]{:T(128)} get-tuple-element(p), index=0\n"
+    "  one = s32[]{:T(128)} constant(1)\n"
+    "  i1 = s32[]{:T(128)} add(i, one)\n"
+    "  x = f32[1024]{0:T(1024)} get-tuple-element(p), index=1\n"
+    "  y = f32[1024]{0:T(1024)} exponential(x)\n"
+    "  ROOT r = (s32[]{:T(128)}, f32[1024]{0:T(1024)}) tuple(i1, y)\n"
+    "}\n"
+    "cond {\n"
+    "  p = (s32[]{:T(128)}, f32[1024]{0:T(1024)}) parameter(0)\n"
+    "  i = s32[]{:T(128)} get-tuple-element(p), index=0\n"
+    "  n = s32[]{:T(128)} constant(10)\n"
+    "  ROOT lt = pred[]{:T(512)} compare(i, n), direction=LT\n"
+    "}\n"
+    "ENTRY main {\n"
+    "  a = f32[1024]{0:T(1024)} parameter(0)\n"
+    "  b = f32[1024]{0:T(1024)} negate(a)\n"
+    "  z = s32[]{:T(128)} constant(0)\n"
+    "  i0 = s32[]{:T(128)} copy(z)\n"
+    "  init = (s32[]{:T(128)}, f32[1024]{0:T(1024)}) tuple(i0, b)\n"
+    "  w = (s32[]{:T(128)}, f32[1024]{0:T(1024)}) while(init), condition=cond, body=body\n"
+    "  ROOT out = f32[1024]{0:T(1024)} get-tuple-element(w), index=1\n"
+    "}\n";
+
+/* Body: the constant one (512 B) is its only buffer of its own (i1 and y are its ROOT, the
+ * loop state); cond: n, 512 B; so w/temps is 512 B. Entry at step 5: a 4096 + b (holding
+ * w{1}) 4096 + z 512 + i0 (holding w{0}) 512 + w/temps 512 = 9728 B. With the result in
+ * buffers of its own (w{0} 512 + w{1} 4096 beside i0 and b) it was 14336 B. */
+static void test_while_state_in_place(void **state)
+{
+    struct model m;
+    (void)state;
+    import(WHILE_STATE, &m);
+    assert_int_equal(m.n, 5);
+    const struct model_tensor *b = tensor(&m, "b");
+    assert_string_equal(b->in_place, "w{1}");
+    assert_int_equal(b->kind, TENSOR_OUTPUT);
+    assert_live(b, 1, 7);
+    const struct model_tensor *i0 = tensor(&m, "i0");
+    assert_string_equal(i0->in_place, "w{0}");
+    assert_int_equal(i0->kind, TENSOR_TEMP);
+    assert_live(i0, 3, 6);
+    assert_int_equal(tensor(&m, "w/temps")->padded_bytes, 512);
+    bool warned = false;
+    for (size_t k = 0; k < m.warnings.n; k++)
+        warned |= strstr(m.warnings.lines[k], "2 HLO results are written into a buffer") != NULL;
+    assert_true(warned);
+    model_free(&m);
+    assert_int_equal(peak_of(WHILE_STATE), 9728);
+}
+
+/* Where the init value does not die at the while, the result keeps a buffer of its own: b is
+ * read after the loop (XLA's copy insertion would copy it), the parameter a and the constant
+ * z outlive it (WHILE, test_while_temps_planned_recursively, keeps w{0} and w{1}), and one
+ * buffer passed twice holds only one leaf. */
+static void test_while_state_not_in_place(void **state)
+{
+    static const char later[] =
+        "HloModule m\n"
+        "body {\n"
+        "  p = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}) parameter(0)\n"
+        "  x = f32[1024]{0:T(1024)} get-tuple-element(p), index=0\n"
+        "  y = f32[1024]{0:T(1024)} get-tuple-element(p), index=1\n"
+        "  ROOT r = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}) tuple(y, x)\n"
+        "}\n"
+        "cond {\n"
+        "  p = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}) parameter(0)\n"
+        "  ROOT t = pred[]{:T(512)} constant(true)\n"
+        "}\n"
+        "ENTRY main {\n"
+        "  a = f32[1024]{0:T(1024)} parameter(0)\n"
+        "  b = f32[1024]{0:T(1024)} negate(a)\n"
+        "  c = f32[1024]{0:T(1024)} sine(a)\n"
+        "  init = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}) tuple(b, c)\n"
+        "  w = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}) while(init), condition=cond, "
+        "body=body\n"
+        "  w0 = f32[1024]{0:T(1024)} get-tuple-element(w), index=0\n"
+        "  ROOT s = f32[1024]{0:T(1024)} add(w0, b)\n"
+        "}\n";
+    struct model m;
+    (void)state;
+    import(later, &m);
+    /* b is read by s after the while: w{0} keeps its own buffer (and s is written into it);
+     * c dies at the while: w{1} is written into c. */
+    assert_int_equal(m.n, 4);
+    assert_null(tensor(&m, "b")->in_place);
+    assert_live(tensor(&m, "b"), 1, 7);
+    assert_string_equal(tensor(&m, "c")->in_place, "w{1}");
+    assert_live(tensor(&m, "c"), 2, 5);
+    assert_string_equal(tensor(&m, "w{0}")->in_place, "s");
+    model_free(&m);
+
+    static const char twice[] =
+        "HloModule m\n"
+        "body {\n"
+        "  p = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}) parameter(0)\n"
+        "  ROOT r = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}) copy(p)\n"
+        "}\n"
+        "cond {\n"
+        "  p = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}) parameter(0)\n"
+        "  ROOT t = pred[]{:T(512)} constant(true)\n"
+        "}\n"
+        "ENTRY main {\n"
+        "  a = f32[1024]{0:T(1024)} parameter(0)\n"
+        "  b = f32[1024]{0:T(1024)} negate(a)\n"
+        "  init = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}) tuple(b, b)\n"
+        "  ROOT w = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}) while(init), condition=cond, "
+        "body=body\n"
+        "}\n";
+    import(twice, &m);
+    assert_int_equal(m.n, 3); /* a, b holding w{0}, w{1} */
+    assert_string_equal(tensor(&m, "b")->in_place, "w{0}");
+    assert_int_equal(tensor(&m, "w{1}")->kind, TENSOR_OUTPUT);
+    model_free(&m);
+}
+
 static void test_dynamic_update_slice_in_place(void **state)
 {
     static const char text[] = "HloModule m\n"
@@ -399,6 +521,8 @@ int main(void)
         cmocka_unit_test(test_scheduled_donation_fusion_constant),
         cmocka_unit_test(test_donated_output_reuses_parameter),
         cmocka_unit_test(test_while_temps_planned_recursively),
+        cmocka_unit_test(test_while_state_in_place),
+        cmocka_unit_test(test_while_state_not_in_place),
         cmocka_unit_test(test_dynamic_update_slice_in_place),
         cmocka_unit_test(test_sharding_and_memory_space),
         cmocka_unit_test(test_scheduled_shapes_are_per_device),
