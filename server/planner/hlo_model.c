@@ -234,6 +234,74 @@ static int callee_peak(struct ctx *c, uint32_t comp, const struct hlo_instr *cal
     return rc;
 }
 
+/* The leaf of instruction in at tuple index path[0..depth), or HLO_NONE. */
+static uint32_t leaf_at(const struct ctx *c, const struct hlo_instr *in, const uint32_t *path,
+                        unsigned depth)
+{
+    for (uint32_t q = 0; q < in->nleaves; q++) {
+        const struct hlo_leaf *l = &c->h->leaves[in->leaf0 + q];
+        if (l->depth == depth && memcmp(l->path, path, depth * sizeof(*path)) == 0)
+            return in->leaf0 + q;
+    }
+    return HLO_NONE;
+}
+
+/* The leaf at path[0..depth) of in's operand q, or HLO_NONE. */
+static uint32_t operand_leaf(const struct ctx *c, const struct hlo_instr *in, uint32_t q,
+                             const uint32_t *path, unsigned depth)
+{
+    if (q >= in->nopnds)
+        return HLO_NONE;
+    return leaf_at(c, ins(c, c->h->idx[in->opnd0 + q]), path, depth);
+}
+
+static const char *const DONE_OF_ELEMENT_1[] = {"copy-done", "all-gather-done",
+                                                "collective-permute-done", "async-done", NULL};
+
+/* Asynchronous pairs: the leaf of an operand that result leaf k of in forwards (the same
+ * value, no buffer of its own), or HLO_NONE when in defines it. From openxla/xla
+ * hlo_dataflow_analysis.cc, InitializeInstructionValueSets (which indices a start or done
+ * defines) and the Update*ValueSet handlers (where the others come from):
+ * - copy-start is (destination, operand, context): {1} is operand 0 (UpdateCopyStartValueSet);
+ *   copy-done is its {0}, the destination (UpdateCopyDoneValueSet);
+ * - all-gather-start and collective-permute-start are ({operands}, {destinations}, contexts):
+ *   {0} is operand 0, or {0,i} operand i when there are several (UpdateAllGatherStartValueSet,
+ *   UpdateCollectivePermuteStartValueSet; a 4-operand in-place collective-permute-start
+ *   forwards operand 0 and writes {1} into operand 1, see in_place_operand);
+ * - async-start is ({operands}, {results}, contexts): {0,i,..} is operand i
+ *   (UpdateAsyncStartValueSet); async-update forwards its operand whole;
+ * - all-gather-done, collective-permute-done and async-done are their operand's {1}
+ *   (UpdateAllGatherDoneValueSet, UpdateCollectivePermuteDoneValueSet, UpdateAsyncDoneValueSet);
+ *   all-reduce-done is its operand (UpdateAllReduceDoneValueSet).
+ * The rest of a start (destinations, contexts) is new memory, live from the start through the
+ * done and the done's readers: the overlap an asynchronous pair costs. */
+static uint32_t forwarded(const struct ctx *c, const struct hlo_instr *in, uint32_t k)
+{
+    const struct hlo_leaf *l = &c->h->leaves[in->leaf0 + k];
+    unsigned d = in->tuple_shaped ? l->depth : 0;
+    uint32_t path[HLO_MAX_TUPLE_DEPTH];
+
+    if (op_is(c, in, "copy-start"))
+        return d == 1 && l->path[0] == 1 ? operand_leaf(c, in, 0, path, 0) : HLO_NONE;
+    if (op_is(c, in, "all-reduce-done") || op_is(c, in, "async-update"))
+        return operand_leaf(c, in, 0, l->path, d);
+    if (op_in(c, in, DONE_OF_ELEMENT_1) && d < HLO_MAX_TUPLE_DEPTH) {
+        path[0] = op_is(c, in, "copy-done") ? 0 : 1;
+        memcpy(path + 1, l->path, d * sizeof(*path));
+        return operand_leaf(c, in, 0, path, d + 1);
+    }
+    if (d == 0 || l->path[0] != 0)
+        return HLO_NONE;
+    if (op_is(c, in, "async-start"))
+        return d >= 2 ? operand_leaf(c, in, l->path[1], l->path + 2, d - 2) : HLO_NONE;
+    if (op_is(c, in, "all-gather-start") || op_is(c, in, "collective-permute-start")) {
+        if (in->nopnds == 1 || (op_is(c, in, "collective-permute-start") && in->nopnds == 4))
+            return operand_leaf(c, in, 0, l->path + 1, d - 1);
+        return d >= 2 ? operand_leaf(c, in, l->path[1], l->path + 2, d - 2) : HLO_NONE;
+    }
+    return HLO_NONE;
+}
+
 /* An instruction that defines memory: its reads, its buffers, a call's temp. */
 static int define(struct ctx *c, struct walk *w, uint32_t i, int64_t step, bool entry)
 {
@@ -258,6 +326,11 @@ static int define(struct ctx *c, struct walk *w, uint32_t i, int64_t step, bool 
         kind = TENSOR_CONSTANT;
     }
     for (uint32_t l = 0; l < in->nleaves; l++) {
+        uint32_t src = forwarded(c, in, l);
+        if (src != HLO_NONE) { /* the operand's buffer (HLO_NONE: the caller's) */
+            w->vmap[in->leaf0 - w->leaf0 + l] = w->vmap[src - w->leaf0];
+            continue;
+        }
         if ((rc = new_buf(c, w, i, in->leaf0 + l, kind == TENSOR_INPUT ? 0 : step, kind, &id)) !=
             ERR_OK)
             return rc;
@@ -372,36 +445,54 @@ static void while_in_place(const struct ctx *c, struct walk *w, uint32_t i, int6
         (void)reuse(c, w, i, in->leaf0 + l, o->leaf0 + l, step);
 }
 
+/* XLA's in-place input/output pairs (openxla/xla hlo_dataflow_analysis.cc
+ * GetInPlaceInputOutputPairs; xla/hlo/analysis/alias_info.cc in current XLA): the operand leaf
+ * that result leaf k of in is written into, or HLO_NONE.
+ * - dynamic-update-slice: operand 0;
+ * - all-reduce-start: operand 0, or with several operands result {i} into operand i;
+ * - collective-permute-start with 4 operands (input, output, and their offsets): {1,..} into
+ *   operand 1's {..}. */
+static uint32_t in_place_operand(const struct ctx *c, const struct hlo_instr *in, uint32_t k)
+{
+    const struct hlo_leaf *l = &c->h->leaves[in->leaf0 + k];
+    unsigned d = in->tuple_shaped ? l->depth : 0;
+
+    if (op_is(c, in, "dynamic-update-slice"))
+        return d == 0 ? operand_leaf(c, in, 0, l->path, 0) : HLO_NONE;
+    if (op_is(c, in, "all-reduce-start")) {
+        if (d == 0)
+            return operand_leaf(c, in, 0, l->path, 0);
+        return d == 1 ? operand_leaf(c, in, l->path[0], l->path, 0) : HLO_NONE;
+    }
+    if (op_is(c, in, "collective-permute-start") && in->nopnds == 4 && d >= 1 && l->path[0] == 1)
+        return operand_leaf(c, in, 1, l->path + 1, d - 1);
+    return HLO_NONE;
+}
+
 /* In-place reuse (hlo_model.h): merges instruction i's result into a dying operand. */
 static void in_place(const struct ctx *c, struct walk *w, uint32_t i, int64_t step)
 {
     const struct hlo_instr *in = ins(c, i);
-    bool dus = op_is(c, in, "dynamic-update-slice");
 
     if (op_is(c, in, "while")) {
         while_in_place(c, w, i, step);
         return;
     }
-    if (in->nleaves != 1 || in->tuple_shaped ||
-        (!dus && !op_in(c, in, ELEMENTWISE) && !elementwise_fusion(c, in)))
+    if (in->nleaves == 1 && !in->tuple_shaped &&
+        (op_in(c, in, ELEMENTWISE) || elementwise_fusion(c, in))) {
+        /* the first operand of the same shape that dies here */
+        for (uint32_t q = 0; q < in->nopnds; q++) {
+            const struct hlo_instr *o = ins(c, c->h->idx[in->opnd0 + q]);
+            if (o->nleaves == 1 && reuse(c, w, i, in->leaf0, o->leaf0, step))
+                return;
+        }
         return;
-    for (uint32_t q = 0; q < (dus ? 1u : in->nopnds); q++) {
-        const struct hlo_instr *o = ins(c, c->h->idx[in->opnd0 + q]);
-        if (o->nleaves == 1 && reuse(c, w, i, in->leaf0, o->leaf0, step))
-            return;
     }
-}
-
-/* The leaf of instruction in at tuple index path[0..depth), or HLO_NONE. */
-static uint32_t leaf_at(const struct ctx *c, const struct hlo_instr *in, const uint32_t *path,
-                        unsigned depth)
-{
-    for (uint32_t q = 0; q < in->nleaves; q++) {
-        const struct hlo_leaf *l = &c->h->leaves[in->leaf0 + q];
-        if (l->depth == depth && memcmp(l->path, path, depth * sizeof(*path)) == 0)
-            return in->leaf0 + q;
+    for (uint32_t k = 0; k < in->nleaves; k++) {
+        uint32_t ol = in_place_operand(c, in, k);
+        if (ol != HLO_NONE)
+            (void)reuse(c, w, i, in->leaf0 + k, ol, step);
     }
-    return HLO_NONE;
 }
 
 /* input_output_alias: each aliased output is written into its parameter's buffer. */

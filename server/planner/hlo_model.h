@@ -18,6 +18,14 @@
  *   init leaf's buffer when that value dies at the while (a temp, not an output, not read
  *   later: the in-place conditions below); otherwise XLA copies the init value and the
  *   result keeps a buffer of its own.
+ * - Asynchronous pairs: a *-done's result and a *-start's operand element are no buffers
+ *   of their own (openxla/xla hlo_dataflow_analysis.cc InitializeInstructionValueSets and the
+ *   Update*ValueSet handlers): copy-start's {1}, all-gather-start's,
+ *   collective-permute-start's and async-start's {0,..} are their operands; copy-done is its
+ *   operand's {0}, all-gather-done, collective-permute-done and async-done its operand's {1},
+ *   all-reduce-done and async-update their operand. The destinations and contexts a start
+ *   defines live from the start through the done's last reader, and the start reads its
+ *   operands until the done.
  * - Names: the instruction name without '%'; element i of a tuple-shaped result is
  *   "name{i}" (nested: "name{i,j}"), as XLA's buffer assignment names values.
  * - Lifetimes: [defining step, last reading step + 1). Entry parameters live for the whole
@@ -26,7 +34,9 @@
  *   allocations: ../shared/docs/ux-anchors.md, BufferAllocationStruct::IsIndefinite).
  * - Donation: an output that input_output_alias assigns to a parameter is written into
  *   that parameter's buffer (no memory of its own; the parameter is "donated").
- * - In-place reuse: a dynamic-update-slice (operand 0), an elementwise instruction or a loop
+ * - In-place reuse: a dynamic-update-slice (operand 0), an all-reduce-start (operand 0, or
+ *   result {i} into operand i), a 4-operand collective-permute-start ({1} into operand 1:
+ *   GetInPlaceInputOutputPairs), an elementwise instruction or a loop
  *   fusion whose fused computation is elementwise, writes its result into an operand of the
  *   same shape and layout that dies there and is neither a constant nor a parameter
  *   (openxla/xla hlo_dataflow_analysis.cc CanShareOperandBufferWithUser, applied by the

@@ -313,6 +313,123 @@ static void test_while_state_not_in_place(void **state)
     model_free(&m);
 }
 
+/* Asynchronous pairs, scheduled with work between start and done. Steps: 0 a, 1 b, 2 cs,
+ * 3 ags, 4 c, 5 cd, 6 agd, 7 cps, 8 cpd, 9 t. Each done is its start's destination and each
+ * start's operand element is its operand: no buffers of their own. */
+static const char ASYNC[] =
+    "HloModule m, is_scheduled=true\n"
+    "ENTRY e {\n"
+    "  a = f32[1024]{0:T(1024)} parameter(0)\n"
+    "  b = f32[1024]{0:T(1024)} negate(a)\n"
+    "  cs = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}, u32[]{:T(128)}) copy-start(b)\n"
+    "  ags = (f32[1024]{0:T(1024)}, f32[2048]{0:T(1024)}) all-gather-start(a), dimensions={0}, "
+    "replica_groups={{0,1}}\n"
+    "  c = f32[1024]{0:T(1024)} sine(a)\n"
+    "  cd = f32[1024]{0:T(1024)} copy-done(cs)\n"
+    "  agd = f32[2048]{0:T(1024)} all-gather-done(ags)\n"
+    "  cps = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}, u32[]{:T(128)}, u32[]{:T(128)}) "
+    "collective-permute-start(c), source_target_pairs={{0,1},{1,0}}\n"
+    "  cpd = f32[1024]{0:T(1024)} collective-permute-done(cps)\n"
+    "  ROOT t = (f32[1024]{0:T(1024)}, f32[2048]{0:T(1024)}, f32[1024]{0:T(1024)}) "
+    "tuple(cd, agd, cpd)\n"
+    "}\n";
+
+/* Live bytes by step: a 4096 [0,10); b 4096 [1,6) (the copy reads it until copy-done);
+ * cs{0} 4096 [2,10) (cd's result, an output); cs{2} 512 [2,6); ags{1} 8192 [3,10) (agd's);
+ * c 4096 [4,9) (read by collective-permute-done); cps{1} 4096 [7,10) (cpd's); cps{2},
+ * cps{3} 512 each [7,9). Step 7: 4096 + 4096 + 8192 + 4096 + 4096 + 1024 = 25600, the peak
+ * (step 5: 25088). With each start's and done's leaves buffers of their own the plan's peak
+ * was 33792 B. */
+static void test_async_pairs_alias(void **state)
+{
+    struct model m;
+    (void)state;
+    import(ASYNC, &m);
+    assert_int_equal(m.n, 9);
+    assert_live(tensor(&m, "b"), 1, 6);
+    const struct model_tensor *dst = tensor(&m, "cs{0}");
+    assert_int_equal(dst->kind, TENSOR_OUTPUT);
+    assert_live(dst, 2, 10);
+    assert_live(tensor(&m, "cs{2}"), 2, 6);
+    assert_int_equal(tensor(&m, "ags{1}")->shape.dims[0], 2048);
+    assert_live(tensor(&m, "ags{1}"), 3, 10);
+    assert_live(tensor(&m, "c"), 4, 9);
+    assert_live(tensor(&m, "cps{1}"), 7, 10);
+    assert_live(tensor(&m, "cps{3}"), 7, 9);
+    for (size_t k = 0; k < m.n; k++) { /* no done, and no start's operand element */
+        const char *nm = m.tensors[k].name;
+        assert_true(strcmp(nm, "cd") != 0 && strcmp(nm, "agd") != 0 && strcmp(nm, "cpd") != 0 &&
+                    strcmp(nm, "cs{1}") != 0 && strcmp(nm, "ags{0}") != 0 &&
+                    strcmp(nm, "cps{0}") != 0);
+    }
+    model_free(&m);
+    assert_int_equal(peak_of(ASYNC), 25600);
+}
+
+/* all-reduce-start writes into its operand when the operand dies there (XLA's in-place pair);
+ * its done is the same buffer. ars2's operand c is read later (by d), so ars2 has a buffer of
+ * its own, and d is written into it (ard2 dies at d). A 4-operand collective-permute-start
+ * writes {1} into operand 1 (e, dying there); {0} is operand 0. Async-start/update/done: the
+ * done is the start's {1}. Steps: 0 a, 1 b, 2 c, 3 ars, 4 ars2, 5 ard, 6 ard2, 7 d, 8 e,
+ * 9 i, 10 cps, 11 cpd, 12 as, 13 au, 14 ad, 15 t. */
+static void test_async_in_place(void **state)
+{
+    static const char text[] =
+        "HloModule m, is_scheduled=true\n"
+        "sum {\n"
+        "  x = f32[] parameter(0)\n"
+        "  y = f32[] parameter(1)\n"
+        "  ROOT s = f32[] add(x, y)\n"
+        "}\n"
+        "wrapped {\n"
+        "  p = f32[1024]{0:T(1024)} parameter(0)\n"
+        "  ROOT q = f32[1024]{0:T(1024)} custom-call(p), custom_call_target=\"k\"\n"
+        "}\n"
+        "ENTRY e {\n"
+        "  a = f32[1024]{0:T(1024)} parameter(0)\n"
+        "  b = f32[1024]{0:T(1024)} negate(a)\n"
+        "  c = f32[1024]{0:T(1024)} sine(a)\n"
+        "  ars = f32[1024]{0:T(1024)} all-reduce-start(b), replica_groups={}, to_apply=sum\n"
+        "  ars2 = f32[1024]{0:T(1024)} all-reduce-start(c), replica_groups={}, to_apply=sum\n"
+        "  ard = f32[1024]{0:T(1024)} all-reduce-done(ars)\n"
+        "  ard2 = f32[1024]{0:T(1024)} all-reduce-done(ars2)\n"
+        "  d = f32[1024]{0:T(1024)} add(ard2, c)\n"
+        "  e = f32[1024]{0:T(1024)} cosine(a)\n"
+        "  i = s32[1]{0:T(256)} parameter(1)\n"
+        "  cps = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}, u32[]{:T(128)}, u32[]{:T(128)}) "
+        "collective-permute-start(d, e, i, i), source_target_pairs={{0,1}}\n"
+        "  cpd = f32[1024]{0:T(1024)} collective-permute-done(cps)\n"
+        "  as = ((f32[1024]{0:T(1024)}), f32[1024]{0:T(1024)}, s32[]{:T(128)}) "
+        "async-start(cpd), calls=wrapped\n"
+        "  au = ((f32[1024]{0:T(1024)}), f32[1024]{0:T(1024)}, s32[]{:T(128)}) "
+        "async-update(as), calls=wrapped\n"
+        "  ad = f32[1024]{0:T(1024)} async-done(au), calls=wrapped\n"
+        "  ROOT t = (f32[1024]{0:T(1024)}, f32[1024]{0:T(1024)}) tuple(ard, ad)\n"
+        "}\n";
+    struct model m;
+    (void)state;
+    import(text, &m);
+    /* a, i, b (holding ars), c, ars2 (holding d), e (holding cps{1}), cps{2}, cps{3},
+     * as{1}, as{2} */
+    assert_int_equal(m.n, 10);
+    const struct model_tensor *b = tensor(&m, "b");
+    assert_string_equal(b->in_place, "ars");
+    assert_int_equal(b->kind, TENSOR_OUTPUT);
+    assert_live(b, 1, 16);
+    assert_null(tensor(&m, "c")->in_place);
+    assert_live(tensor(&m, "c"), 2, 8);
+    assert_string_equal(tensor(&m, "ars2")->in_place, "d");
+    assert_live(tensor(&m, "ars2"), 4, 12); /* d is read until collective-permute-done */
+    assert_string_equal(tensor(&m, "e")->in_place, "cps{1}");
+    /* cpd (e's buffer) is async-start's operand {0,0}, read until async-done */
+    assert_live(tensor(&m, "e"), 8, 15);
+    const struct model_tensor *res = tensor(&m, "as{1}");
+    assert_int_equal(res->kind, TENSOR_OUTPUT);
+    assert_live(res, 12, 16);
+    assert_live(tensor(&m, "as{2}"), 12, 15);
+    model_free(&m);
+}
+
 static void test_dynamic_update_slice_in_place(void **state)
 {
     static const char text[] = "HloModule m\n"
@@ -523,6 +640,8 @@ int main(void)
         cmocka_unit_test(test_while_temps_planned_recursively),
         cmocka_unit_test(test_while_state_in_place),
         cmocka_unit_test(test_while_state_not_in_place),
+        cmocka_unit_test(test_async_pairs_alias),
+        cmocka_unit_test(test_async_in_place),
         cmocka_unit_test(test_dynamic_update_slice_in_place),
         cmocka_unit_test(test_sharding_and_memory_space),
         cmocka_unit_test(test_scheduled_shapes_are_per_device),
