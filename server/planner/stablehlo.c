@@ -23,14 +23,20 @@ struct sbuf {
 };
 
 struct val {
-    uint32_t off, len; /* the SSA name without '%' */
-    uint32_t region;
-    bool tuple; /* a tuple-shaped instruction: a plain reference reads element 0 */
+    uint32_t off, len;             /* the SSA name without '%' */
+    uint32_t region;               /* the id of the region that defines it */
+    uint32_t elem;                 /* its number in a result group %r:N (0: a plain value) */
+    uint32_t shape_off, shape_len; /* its XLA shape, in tr.shapes */
+    uint32_t cap_depth, cap_id;    /* the capture mark (see capture); cap_id 0: none */
+    bool tuple; /* an element of a tuple-shaped instruction r: its HLO name is r#elem */
 };
 
 struct region {
-    uint32_t id;
-    struct sbuf text;
+    uint32_t id; /* unique: regions are numbered as they open */
+    char name[600];
+    struct sbuf text;   /* the body */
+    struct sbuf params; /* the captured values' parameters, written before the body */
+    uint32_t nparams;
     uint32_t *caps; /* vals captured from outside (indices) */
     uint32_t ncaps, capcap;
 };
@@ -45,13 +51,15 @@ struct tr {
     struct sbuf entry;   /* the entry computation, written last */
     struct sbuf aliases; /* input_output_alias entries */
     size_t max_out;
+    struct sbuf shapes; /* the values' shapes */
     struct val *vals;
     uint32_t nvals, capvals;
     uint32_t *tab;
     size_t mask;
     uint32_t next_region;
     struct region reg[SH_MAX_REGIONS];
-    unsigned depth; /* regions open; reg[depth - 1] is the current one */
+    unsigned depth;           /* regions open; reg[depth - 1] is the current one */
+    uint32_t at_line, at_col; /* where the definitions being made are written (errors) */
     char fname[256];
     char entry_name[256];
 };
@@ -130,13 +138,11 @@ static size_t ident(struct tr *t)
 
 /* ---- output ------------------------------------------------------------------------ */
 
-static int sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
+/* Appends without the output bound: for text that copies what the output holds already. */
+static int sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n)
 {
-    if (t->out.n + t->entry.n + b->n + n > t->max_out)
-        return err_set(t->e, ERR_LIMIT, "",
-                       "the StableHLO module translates to more than %zu "
-                       "bytes of HLO",
-                       t->max_out);
+    if (n == 0) /* s may be an empty sbuf's NULL */
+        return ERR_OK;
     if (b->n + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         char *p;
@@ -151,6 +157,22 @@ static int sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
     b->n += n;
     b->p[b->n] = '\0';
     return ERR_OK;
+}
+
+static int sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
+{
+    if (t->out.n + t->entry.n + b->n + n > t->max_out)
+        return err_set(t->e, ERR_LIMIT, "",
+                       "the StableHLO module translates to more than %zu "
+                       "bytes of HLO",
+                       t->max_out);
+    return sb_keep(t, b, s, n);
+}
+
+/* Appends a NUL-terminated string (NULL: nothing). */
+static int sb_str(struct tr *t, struct sbuf *b, const char *s)
+{
+    return s != NULL ? sb_add(t, b, s, strlen(s)) : ERR_OK;
 }
 
 static int sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
@@ -316,33 +338,76 @@ static int type_list(struct tr *t, struct sbuf *b, bool as_tuple, uint32_t *n)
 
 /* ---- names ------------------------------------------------------------------------- */
 
-static size_t hash(const char *s, uint32_t off, uint32_t len, uint32_t region)
+static size_t hash(const char *s, uint32_t off, uint32_t len, uint32_t region, uint32_t elem)
 {
-    uint64_t h = 1469598103934665603ull ^ region;
+    uint64_t h = (1469598103934665603ull ^ region) * 1099511628211ull ^ elem;
     for (uint32_t k = 0; k < len; k++)
         h = (h ^ (unsigned char)s[off + k]) * 1099511628211ull;
     return (size_t)h;
 }
 
-/* Names are scoped by region: sibling regions (a while's cond and do) reuse names. */
-static size_t slot_of(const struct tr *t, uint32_t off, uint32_t len, uint32_t region)
+/* Names are scoped by region: sibling regions (a while's cond and do) reuse names. Element k
+ * of a result group %r:N is its own value (r, k); a plain value is element 0. */
+static size_t slot_of(const struct tr *t, uint32_t off, uint32_t len, uint32_t region,
+                      uint32_t elem)
 {
-    size_t h = hash(t->s, off, len, region) & t->mask;
+    size_t h = hash(t->s, off, len, region, elem) & t->mask;
     for (;; h = (h + 1) & t->mask) {
         uint32_t v = t->tab[h];
         if (v == UINT32_MAX)
             return h;
         const struct val *x = &t->vals[v];
-        if (x->region == region && x->len == len && memcmp(t->s + x->off, t->s + off, len) == 0)
+        if (x->region == region && x->elem == elem && x->len == len &&
+            memcmp(t->s + x->off, t->s + off, len) == 0)
             return h;
     }
 }
 
-static int define(struct tr *t, uint32_t off, uint32_t len, bool tuple)
+/* Keeps the table at most half full (slot_of's probe ends at an empty slot): the table is
+ * sized by the values defined, which a few lines can make many of (a while's loop variables,
+ * a result group). */
+static int grow_names(struct tr *t)
 {
-    size_t h = slot_of(t, off, len, t->reg[t->depth - 1].id);
-    if (t->tab[h] != UINT32_MAX)
-        return fail(t, "%%%.*s is defined twice", (int)(len > 200 ? 200 : len), t->s + off);
+    size_t cap = t->mask + 1;
+    uint32_t *tab;
+
+    if (2 * ((size_t)t->nvals + 1) <= cap)
+        return ERR_OK;
+    cap *= 2;
+    if ((tab = malloc(cap * sizeof(*tab))) == NULL)
+        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+    memset(tab, 0xff, cap * sizeof(*tab));
+    for (uint32_t v = 0; v < t->nvals; v++) {
+        const struct val *x = &t->vals[v];
+        size_t h = hash(t->s, x->off, x->len, x->region, x->elem) & (cap - 1);
+        while (tab[h] != UINT32_MAX)
+            h = (h + 1) & (cap - 1);
+        tab[h] = v;
+    }
+    free(t->tab);
+    t->tab = tab;
+    t->mask = cap - 1;
+    return ERR_OK;
+}
+
+/* Defines value (name, elem) of shape sh[0..shn) in the current region. */
+static int define_one(struct tr *t, uint32_t off, uint32_t len, uint32_t elem, bool tuple,
+                      const char *sh, size_t shn)
+{
+    uint32_t region = t->reg[t->depth - 1].id;
+    size_t h;
+    int rc;
+
+    if ((rc = grow_names(t)) != ERR_OK)
+        return rc;
+    /* MLIR regions are not isolated from above: a name visible from an enclosing region
+     * cannot be defined again inside (and HLO would read two instructions of one name once
+     * the outer one is a parameter of the region) */
+    for (unsigned d = t->depth; d > 0 && elem == 0; d--)
+        if (t->tab[slot_of(t, off, len, t->reg[d - 1].id, 0)] != UINT32_MAX)
+            return hlo_err_at(t->e, t->at_line, t->at_col, "%%%.*s is defined twice",
+                              (int)(len > 200 ? 200 : len), t->s + off);
+    h = slot_of(t, off, len, region, elem);
     if (t->nvals == t->capvals) {
         uint32_t cap = t->capvals ? t->capvals * 2 : 1024;
         struct val *p = realloc(t->vals, cap * sizeof(*p));
@@ -351,41 +416,115 @@ static int define(struct tr *t, uint32_t off, uint32_t len, bool tuple)
         t->vals = p;
         t->capvals = cap;
     }
-    t->vals[t->nvals] = (struct val){off, len, t->reg[t->depth - 1].id, tuple};
+    t->vals[t->nvals] = (struct val){.off = off,
+                                     .len = len,
+                                     .region = region,
+                                     .elem = elem,
+                                     .shape_off = (uint32_t)t->shapes.n,
+                                     .shape_len = (uint32_t)shn,
+                                     .tuple = tuple};
+    if ((rc = sb_keep(t, &t->shapes, sh, shn)) != ERR_OK)
+        return rc;
     t->tab[h] = t->nvals++;
     return ERR_OK;
 }
 
-/* Marks value v captured by every open region below the one that defines it. */
-static int capture(struct tr *t, uint32_t v)
+/* The next element of a tuple shape text "(S, S, ...)" (flat: StableHLO has no nested
+ * tuples): *p at the element, which is returned (*len its length); *p moves past it. */
+static const char *next_elem(const char **p, size_t *len)
 {
-    for (unsigned d = t->depth; d > 0 && t->reg[d - 1].id != t->vals[v].region; d--) {
-        struct region *r = &t->reg[d - 1];
-        bool seen = false;
-        for (uint32_t k = 0; k < r->ncaps && !seen; k++)
-            seen = r->caps[k] == v;
-        if (seen)
-            continue;
-        if (r->ncaps == r->capcap) {
-            uint32_t cap = r->capcap ? r->capcap * 2 : 16;
-            uint32_t *p = realloc(r->caps, cap * sizeof(*p));
-            if (p == NULL)
-                return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-            r->caps = p;
-            r->capcap = cap;
-        }
-        r->caps[r->ncaps++] = v;
+    const char *at = *p, *q = at;
+    unsigned depth = 0;
+    while (*q != '\0' && !(depth == 0 && (*q == ',' || *q == ')'))) {
+        depth += *q == '[';
+        depth -= *q == ']' && depth > 0;
+        q++;
+    }
+    *len = (size_t)(q - at);
+    *p = *q == ',' ? q + 1 + (q[1] == ' ') : q;
+    return at;
+}
+
+/* Defines result name: a tuple's n elements (name, k) of shape "(S, ...)", else one value. */
+static int define(struct tr *t, uint32_t off, uint32_t len, bool tuple, const char *shape,
+                  uint32_t n)
+{
+    const char *p;
+    if (shape == NULL) /* no type written: type_list failed before */
+        shape = "()";
+    p = shape + 1;
+    if (!tuple)
+        return define_one(t, off, len, 0, false, shape, strlen(shape));
+    for (uint32_t k = 0; k < n; k++) {
+        size_t el;
+        const char *e = next_elem(&p, &el);
+        int rc = define_one(t, off, len, k, true, e, el);
+        if (rc != ERR_OK)
+            return rc;
     }
     return ERR_OK;
 }
 
-/* A use %name or %name#k at the cursor: appended to *ops as an HLO operand (", " between)
- * unless it is captured from outside the current region. */
+/* Writes value v's HLO name: r, or r#k for element k of a tuple-shaped instruction r. */
+static int put_val(struct tr *t, struct sbuf *b, const struct val *v)
+{
+    int rc = sb_add(t, b, t->s + v->off, v->len);
+    if (rc == ERR_OK && v->tuple)
+        rc = sb_printf(t, b, "#%u", v->elem);
+    return rc;
+}
+
+static int push_u32(struct tr *t, uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t x)
+{
+    if (*n == *cap) {
+        uint32_t c = *cap ? *cap * 2 : 16;
+        uint32_t *p = realloc(*a, c * sizeof(*p));
+        if (p == NULL)
+            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+        *a = p;
+        *cap = c;
+    }
+    (*a)[(*n)++] = x;
+    return ERR_OK;
+}
+
+/*
+ * Value v, defined outside the current region, becomes a parameter of every open region
+ * between its definition and the current one (HLO computations read nothing from outside:
+ * the op owning a region reads it as an operand and passes it in). The mark on the value
+ * (cap_depth, cap_id) says which regions have it already: region d is marked when
+ * d <= cap_depth and its id <= cap_id (opened before the mark, still open, so marked with
+ * it; ids grow as regions open), so a use costs O(depth) at most and O(1) once marked.
+ */
+static int capture(struct tr *t, uint32_t v)
+{
+    unsigned top = t->depth - 1;
+    int rc;
+
+    for (unsigned d = top; t->reg[d].id != t->vals[v].region && d > 0; d--) {
+        struct region *r = &t->reg[d];
+        const struct val *x = &t->vals[v];
+        if (x->cap_id != 0 && d <= x->cap_depth && r->id <= x->cap_id)
+            break;
+        if ((rc = push_u32(t, &r->caps, &r->ncaps, &r->capcap, v)) != ERR_OK ||
+            (rc = sb_add(t, &r->params, "  ", 2)) != ERR_OK ||
+            (rc = put_val(t, &r->params, x)) != ERR_OK ||
+            (rc = sb_add(t, &r->params, " = ", 3)) != ERR_OK ||
+            (rc = sb_add(t, &r->params, t->shapes.p + x->shape_off, x->shape_len)) != ERR_OK ||
+            (rc = sb_printf(t, &r->params, " parameter(%u)\n", r->nparams++)) != ERR_OK)
+            return rc;
+    }
+    t->vals[v].cap_depth = top;
+    t->vals[v].cap_id = t->reg[top].id;
+    return ERR_OK;
+}
+
+/* A use %name or %name#k at the cursor, appended to *ops as an HLO operand (", " between);
+ * a value from an enclosing region is captured (a parameter of this one). */
 static int use(struct tr *t, struct sbuf *ops)
 {
-    uint32_t line = t->line, col = col_of(t), off, len;
-    long long k = -1;
-    size_t h;
+    uint32_t line = t->line, col = col_of(t), off, len, elem = 0;
+    size_t h = 0;
     int rc;
 
     t->i++; /* '%' */
@@ -394,27 +533,54 @@ static int use(struct tr *t, struct sbuf *ops)
     if (peek(t) == '#') {
         int64_t v;
         t->i++;
-        if (!text_uint(t->s, t->len, &t->i, &v))
+        if (!text_uint(t->s, t->len, &t->i, &v) || v >= SH_MAX_RESULTS)
             return hlo_err_at(t->e, line, col, "expected a result number after '#'");
-        k = v;
+        elem = (uint32_t)v;
     }
-    h = 0;
     for (unsigned d = t->depth; d > 0 && len > 0; d--) /* innermost region first */
-        if (t->tab[h = slot_of(t, off, len, t->reg[d - 1].id)] != UINT32_MAX)
+        if (t->tab[h = slot_of(t, off, len, t->reg[d - 1].id, elem)] != UINT32_MAX)
             break;
     if (len == 0 || t->tab[h] == UINT32_MAX)
         return hlo_err_at(t->e, line, col, "%%%.*s is not defined before its use",
-                          (int)(len > 200 ? 200 : len), t->s + off);
-    const struct val *v = &t->vals[t->tab[h]];
-    if (v->region != t->reg[t->depth - 1].id)
-        return capture(t, t->tab[h]);
+                          (int)(t->i - off > 200 ? 200 : t->i - off), t->s + off);
+    uint32_t v = t->tab[h];
+    if (t->vals[v].region != t->reg[t->depth - 1].id && (rc = capture(t, v)) != ERR_OK)
+        return rc;
     if (ops->n > 0 && (rc = sb_add(t, ops, ", ", 2)) != ERR_OK)
         return rc;
-    if ((rc = sb_add(t, ops, t->s + off, len)) != ERR_OK)
+    return put_val(t, ops, &t->vals[v]);
+}
+
+/* ---- locations --------------------------------------------------------------------- */
+
+/* The name of an inline loc("name"...) in s[from..to): *off and *len (0: none). */
+static void loc_name(const struct tr *t, size_t from, size_t to, uint32_t *off, uint32_t *len)
+{
+    *off = *len = 0;
+    for (size_t q = from; q + 5 <= to; q++) {
+        if (memcmp(t->s + q, "loc(\"", 5) != 0)
+            continue;
+        size_t a = q + 5, n = 0;
+        while (a + n < to && t->s[a + n] != '"')
+            n += t->s[a + n] == '\\' ? 2 : 1;
+        if (a + n >= to)
+            return;
+        *off = (uint32_t)a;
+        *len = (uint32_t)n;
+        return;
+    }
+}
+
+/* ", metadata={op_name="NAME"}" for a loc name (nothing for none). */
+static int put_op_name(struct tr *t, struct sbuf *b, uint32_t off, uint32_t len)
+{
+    int rc;
+    if (len == 0)
+        return ERR_OK;
+    if ((rc = sb_add(t, b, ", metadata={op_name=\"", 21)) != ERR_OK ||
+        (rc = sb_add(t, b, t->s + off, len)) != ERR_OK)
         return rc;
-    if (v->tuple)
-        return sb_printf(t, ops, "#%lld", k < 0 ? 0 : k);
-    return ERR_OK;
+    return sb_add(t, b, "\"}", 2);
 }
 
 /* ---- statements -------------------------------------------------------------------- */
@@ -444,42 +610,35 @@ static int opcode(struct tr *t, const struct stmt *st, struct sbuf *b)
     return ERR_OK;
 }
 
-/* Element k of a tuple shape text "(S, S, ...)" (flat: StableHLO has no nested tuples). */
-static const char *nth_elem(const char *shapes, uint32_t k, size_t *len)
+/* Writes "  R" (the statement's result name) and then the given string. */
+static int put_res(struct tr *t, struct sbuf *b, const struct stmt *st, const char *then)
 {
-    const char *p = shapes + 1;
-    for (;;) {
-        const char *q = p;
-        unsigned depth = 0;
-        while (*q != '\0' && !(depth == 0 && (*q == ',' || *q == ')'))) {
-            depth += *q == '[';
-            depth -= *q == ']' && depth > 0;
-            q++;
-        }
-        if (k-- == 0 || *q != ',') {
-            *len = (size_t)(q - p);
-            return p;
-        }
-        p = q + 1 + (q[1] == ' ');
-    }
+    int rc = sb_add(t, b, "  ", 2);
+    if (rc == ERR_OK)
+        rc = sb_add(t, b, t->s + st->res_off, st->res_len);
+    return rc == ERR_OK ? sb_add(t, b, then, strlen(then)) : rc;
 }
 
-/* Emits the element reads name#k of a tuple-shaped instruction. */
+/* Emits the element reads R#k of a tuple-shaped instruction R of shape "(S, ...)". */
 static int elements(struct tr *t, const struct stmt *st, const char *shapes, uint32_t n)
 {
+    const char *p = shapes != NULL ? shapes + 1 : "";
     for (uint32_t k = 0; k < n; k++) {
         size_t len;
-        const char *p = nth_elem(shapes, k, &len);
-        int rc = sb_printf(t, cur_text(t), "  %.*s#%u = %.*s get-tuple-element(%.*s), index=%u\n",
-                           (int)st->res_len, t->s + st->res_off, k, (int)len, p, (int)st->res_len,
-                           t->s + st->res_off, k);
-        if (rc != ERR_OK)
+        const char *e = next_elem(&p, &len);
+        struct sbuf *b = cur_text(t);
+        int rc;
+        if ((rc = put_res(t, b, st, "")) != ERR_OK ||
+            (rc = sb_printf(t, b, "#%u = ", k)) != ERR_OK ||
+            (rc = sb_add(t, b, e, len)) != ERR_OK ||
+            (rc = sb_add(t, b, " get-tuple-element(", 19)) != ERR_OK ||
+            (rc = sb_add(t, b, t->s + st->res_off, st->res_len)) != ERR_OK ||
+            (rc = sb_printf(t, b, "), index=%u\n", k)) != ERR_OK)
             return rc;
     }
     return ERR_OK;
 }
 
-/* A generic op: %r[:N] = op <operands and attributes> : <types> [regions] [loc(..)]. */
 /* What a generic op's text holds up to its end (a line end outside brackets and regions):
  * the operands read (appended to ops), the type part, the callee and the loc name. */
 struct op_text {
@@ -490,6 +649,7 @@ struct op_text {
 static int scan_op(struct tr *t, const struct stmt *st, struct sbuf *ops, struct op_text *o)
 {
     int depth = 0, brace = 0, rc;
+    size_t from;
 
     memset(o, 0, sizeof(*o));
     while (t->i < t->len) { /* operands up to the type separator */
@@ -521,13 +681,9 @@ static int scan_op(struct tr *t, const struct stmt *st, struct sbuf *ops, struct
             o->callee_off = (uint32_t)t->i;
             o->callee_len = (uint32_t)ident(t);
             continue;
-        } else if (depth == 0 && brace == 0 && starts(t, "loc(\"")) {
-            o->loc_off = (uint32_t)t->i + 5;
-            for (o->loc_len = 0;
-                 o->loc_off + o->loc_len < t->len && t->s[o->loc_off + o->loc_len] != '"' &&
-                 t->s[o->loc_off + o->loc_len] != '\n';
-                 o->loc_len++)
-                o->loc_len += t->s[o->loc_off + o->loc_len] == '\\';
+        } else if (depth == 0 && brace == 0 && starts(t, "loc(") && o->loc_len == 0) {
+            from = t->i;
+            loc_name(t, from, t->len, &o->loc_off, &o->loc_len);
         }
         depth += ch == '(' || ch == '[' || ch == '<';
         depth -= (ch == ')' || ch == ']' || ch == '>') && depth > 0;
@@ -583,20 +739,21 @@ static int generic(struct tr *t, const struct stmt *st)
     }
     if (rc != ERR_OK)
         goto out;
-    rc = sb_printf(t, cur_text(t), "  %.*s = %s %s(%s)", (int)st->res_len, t->s + st->res_off,
-                   shape.p != NULL ? shape.p : "", code.p != NULL ? code.p : "",
-                   ops.p != NULL ? ops.p : "");
-    if (rc == ERR_OK && call)
-        rc = sb_printf(t, cur_text(t), ", to_apply=%.*s", (int)o.callee_len, t->s + o.callee_off);
-    if (rc == ERR_OK && o.loc_len > 0)
-        rc = sb_printf(t, cur_text(t), ", metadata={op_name=\"%.*s\"}", (int)o.loc_len,
-                       t->s + o.loc_off);
-    if (rc == ERR_OK)
-        rc = sb_add(t, cur_text(t), "\n", 1);
-    if (rc == ERR_OK && (st->nres > 1 || call))
-        rc = elements(t, st, shape.p, ntypes);
-    if (rc == ERR_OK)
-        rc = define(t, st->res_off, st->res_len, st->nres > 1 || call);
+    struct sbuf *b = cur_text(t);
+    if ((rc = put_res(t, b, st, " = ")) != ERR_OK || (rc = sb_str(t, b, shape.p)) != ERR_OK ||
+        (rc = sb_add(t, b, " ", 1)) != ERR_OK || (rc = sb_str(t, b, code.p)) != ERR_OK ||
+        (rc = sb_add(t, b, "(", 1)) != ERR_OK || (rc = sb_str(t, b, ops.p)) != ERR_OK ||
+        (rc = sb_add(t, b, ")", 1)) != ERR_OK)
+        goto out;
+    if (call && ((rc = sb_add(t, b, ", to_apply=", 11)) != ERR_OK ||
+                 (rc = sb_add(t, b, t->s + o.callee_off, o.callee_len)) != ERR_OK))
+        goto out;
+    if ((rc = put_op_name(t, b, o.loc_off, o.loc_len)) != ERR_OK ||
+        (rc = sb_add(t, b, "\n", 1)) != ERR_OK)
+        goto out;
+    if ((st->nres > 1 || call) && (rc = elements(t, st, shape.p, ntypes)) != ERR_OK)
+        goto out;
+    rc = define(t, st->res_off, st->res_len, st->nres > 1 || call, shape.p, ntypes);
 out:
     free(ops.p);
     free(shape.p);
@@ -604,22 +761,40 @@ out:
     return rc;
 }
 
-/* return / stablehlo.return %a, %b : T, T -> ROOT #ret = (S, S) tuple(a, b). */
-static int terminator(struct tr *t)
+/*
+ * return %a, %b : T, T  or  "stablehlo.return"(%a, %b) : (T, T) -> ()  as
+ * ROOT #ret = (S, S) tuple(a, b): the region's results alias the values returned.
+ */
+static int terminator(struct tr *t, const struct stmt *st)
 {
     struct sbuf ops = {0}, shape = {0};
-    uint32_t n = 0;
+    uint32_t n = 0, nvals = 0;
+    bool paren;
     int rc = ERR_OK;
 
+    skip_ws(t);
+    paren = peek(t) == '(';
+    if (paren)
+        t->i++;
     for (;;) {
         skip_ws(t);
         if (peek(t) != '%')
             break;
         if ((rc = use(t, &ops)) != ERR_OK)
             goto out;
+        nvals++;
         skip_ws(t);
-        if (peek(t) == ',')
-            t->i++;
+        if (peek(t) != ',')
+            break;
+        t->i++;
+    }
+    if (paren) {
+        if (peek(t) != ')') {
+            rc = fail(t, "expected ')' after the returned values");
+            goto out;
+        }
+        t->i++;
+        skip_ws(t);
     }
     if (peek(t) == ':') {
         t->i++;
@@ -628,10 +803,18 @@ static int terminator(struct tr *t)
     } else if ((rc = sb_add(t, &shape, "()", 2)) != ERR_OK) {
         goto out;
     }
-    while (t->i < t->len && t->s[t->i] != '\n') /* loc(..) */
+    if (n != nvals) {
+        rc = hlo_err_at(t->e, st->line, st->col, "the return has %u values but %u types", nvals, n);
+        goto out;
+    }
+    while (t->i < t->len && t->s[t->i] != '\n') /* "-> ()" of the generic form, loc(..) */
         t->i++;
-    rc = sb_printf(t, cur_text(t), "  ROOT #ret = %s tuple(%s)\n", shape.p,
-                   ops.p != NULL ? ops.p : "");
+    struct sbuf *b = cur_text(t);
+    if ((rc = sb_add(t, b, "  ROOT #ret = ", 14)) != ERR_OK ||
+        (rc = sb_str(t, b, shape.p)) != ERR_OK || (rc = sb_add(t, b, " tuple(", 7)) != ERR_OK ||
+        (rc = sb_str(t, b, ops.p)) != ERR_OK)
+        goto out;
+    rc = sb_add(t, b, ")\n", 2);
 out:
     free(ops.p);
     free(shape.p);
@@ -640,42 +823,106 @@ out:
 
 static int statements(struct tr *t);
 
-/* Opens a region writing computation name with a tuple parameter of shape (types), whose
- * elements are the SSA names args (n of them, offsets and lengths). */
-static int open_region(struct tr *t, const char *name, const char *shape, const uint32_t *args,
-                       uint32_t n)
+/* Opens a region writing computation name (its parameters come as it captures values). */
+static int open_region(struct tr *t, const char *name)
 {
     struct region *r;
-    int rc;
 
     if (t->depth == SH_MAX_REGIONS)
         return fail(t, "regions nested more than %d deep", SH_MAX_REGIONS);
     r = &t->reg[t->depth++];
+    free(r->text.p);
+    free(r->params.p);
+    free(r->caps);
     memset(r, 0, sizeof(*r));
     r->id = ++t->next_region;
-    if ((rc = sb_printf(t, &r->text, "%s {\n  #param = %s parameter(0)\n", name, shape)) != ERR_OK)
+    snprintf(r->name, sizeof(r->name), "%s", name);
+    return ERR_OK;
+}
+
+/* A while region's parameter 0, the loop state of tuple shape (S, ...), whose elements are
+ * the SSA names args (n offset and length pairs). */
+static int state_params(struct tr *t, const char *shape, const uint32_t *args, uint32_t n)
+{
+    struct region *r = &t->reg[t->depth - 1];
+    const char *p = shape + 1;
+    int rc;
+
+    if ((rc = sb_add(t, &r->text, "  #param = ", 11)) != ERR_OK ||
+        (rc = sb_str(t, &r->text, shape)) != ERR_OK ||
+        (rc = sb_add(t, &r->text, " parameter(0)\n", 14)) != ERR_OK)
         return rc;
+    r->nparams = 1;
     for (uint32_t k = 0; k < n; k++) {
         size_t len;
-        const char *p = nth_elem(shape, k, &len);
-        if ((rc = sb_printf(t, &r->text, "  %.*s = %.*s get-tuple-element(#param), index=%u\n",
-                            (int)args[2 * k + 1], t->s + args[2 * k], (int)len, p, k)) != ERR_OK ||
-            (rc = define(t, args[2 * k], args[2 * k + 1], false)) != ERR_OK)
+        const char *e = next_elem(&p, &len);
+        if ((rc = sb_add(t, &r->text, "  ", 2)) != ERR_OK ||
+            (rc = sb_add(t, &r->text, t->s + args[2 * k], args[2 * k + 1])) != ERR_OK ||
+            (rc = sb_add(t, &r->text, " = ", 3)) != ERR_OK ||
+            (rc = sb_add(t, &r->text, e, len)) != ERR_OK ||
+            (rc = sb_printf(t, &r->text, " get-tuple-element(#param), index=%u\n", k)) != ERR_OK ||
+            (rc = define_one(t, args[2 * k], args[2 * k + 1], 0, false, e, len)) != ERR_OK)
             return rc;
     }
     return ERR_OK;
 }
 
-static int close_region(struct tr *t)
+/* Closes the current region: its computation (header, captured parameters, body) is
+ * appended to the finished ones, and its captures to *caps (the owning op reads them). */
+static int close_region(struct tr *t, uint32_t **caps, uint32_t *ncaps, uint32_t *capcap)
 {
     struct region *r = &t->reg[t->depth - 1];
-    int rc = sb_add(t, &r->text, "}\n\n", 3);
-    if (rc == ERR_OK)
-        rc = sb_add(t, &t->out, r->text.p, r->text.n);
+    int rc = ERR_OK;
+
+    for (uint32_t k = 0; k < r->ncaps && rc == ERR_OK; k++)
+        rc = push_u32(t, caps, ncaps, capcap, r->caps[k]);
+    if (rc == ERR_OK && (rc = sb_str(t, &t->out, r->name)) == ERR_OK &&
+        (rc = sb_add(t, &t->out, " {\n", 3)) == ERR_OK &&
+        (rc = sb_add(t, &t->out, r->params.p, r->params.n)) == ERR_OK &&
+        (rc = sb_add(t, &t->out, r->text.p, r->text.n)) == ERR_OK)
+        rc = sb_add(t, &t->out, "}\n\n", 3);
     free(r->text.p);
-    r->text.p = NULL;
+    free(r->params.p);
+    free(r->caps);
+    memset(r, 0, sizeof(*r));
     t->depth--;
     return rc;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The captured values an op's regions read, sorted by definition and without repeats,
+ * written as its extra operands ", v, w". */
+static int put_caps(struct tr *t, struct sbuf *b, uint32_t *caps, uint32_t n)
+{
+    if (n > 1)
+        qsort(caps, n, sizeof(*caps), cmp_u32);
+    for (uint32_t k = 0; k < n; k++) {
+        int rc;
+        if (k > 0 && caps[k] == caps[k - 1])
+            continue;
+        if ((rc = sb_add(t, b, ", ", 2)) != ERR_OK ||
+            (rc = put_val(t, b, &t->vals[caps[k]])) != ERR_OK)
+            return rc;
+    }
+    return ERR_OK;
+}
+
+/* The computation name of an op's region: FUNC.R.KIND for an op of the function body;
+ * FUNC.R.KIND.ID (the region's unique number) inside a region or for a long R, where
+ * names of sibling regions repeat. */
+static void region_name(const struct tr *t, const struct stmt *st, const char *kind, char *out,
+                        size_t cap)
+{
+    if (t->depth > 1 || st->res_len > 200)
+        snprintf(out, cap, "%s.%.*s.%s.%u", t->fname, (int)(st->res_len > 200 ? 200 : st->res_len),
+                 t->s + st->res_off, kind, t->next_region + 1);
+    else
+        snprintf(out, cap, "%s.%.*s.%s", t->fname, (int)st->res_len, t->s + st->res_off, kind);
 }
 
 /* The while's header "(%a = %x, ...) : T, ...": the loop variables' names (offset, length
@@ -720,104 +967,377 @@ static int while_head(struct tr *t, const struct stmt *st, uint32_t *args, uint3
     if (ntypes != *nargs || (st->nres > 1 ? st->nres : 1) != *nargs)
         return fail(t, "the while has %u loop variables, %u types and %u results", *nargs, ntypes,
                     st->nres);
-    while (t->i < t->len && t->s[t->i] != '\n') /* loc(..) */
-        t->i++;
     return ERR_OK;
 }
 
-/* The "cond { .. } do { .. }" regions as computations names[0] and names[1]; the values they
- * capture from outside are appended to *caps (malloc'd, *ncaps of them). */
-static int while_regions(struct tr *t, char names[2][320], const char *shape, const uint32_t *args,
-                         uint32_t nargs, uint32_t **caps, uint32_t *ncaps)
+/* The op owning regions, once they are closed: a while over its state (init operands ops),
+ * or a conditional over ops (the index or predicate); caps are what the regions capture. */
+struct owner {
+    const char *kind;  /* "while", "case" or "if" */
+    const char *shape; /* the result's tuple shape */
+    uint32_t nres;
+    const char *ops;   /* operands */
+    struct sbuf names; /* the regions' computations, ", " between */
+    uint32_t nregions;
+    uint32_t *caps, ncaps, capcap;
+    uint32_t loc_off, loc_len;
+};
+
+static int emit_owner(struct tr *t, const struct stmt *st, struct owner *w)
 {
+    struct sbuf *b = cur_text(t);
+    bool loop = strcmp(w->kind, "while") == 0;
     int rc;
 
-    for (int part = 0; part < 2; part++) {
-        skip_nl(t);
-        if (part == 1 && peek(t) == '}') { /* "} do {" */
-            t->i++;
-            skip_ws(t);
-        }
-        if (!starts(t, part == 0 ? "cond" : "do"))
-            return fail(t, "expected the while's '%s' region", part == 0 ? "cond" : "do");
-        t->i += part == 0 ? 4 : 2;
-        skip_ws(t);
-        if (peek(t) != '{')
-            return fail(t, "expected '{' to open the region");
-        t->i++;
-        if ((rc = open_region(t, names[part], shape, args, nargs)) != ERR_OK ||
-            (rc = statements(t)) != ERR_OK)
+    if (loop &&
+        ((rc = put_res(t, b, st, "#init = ")) != ERR_OK ||
+         (rc = sb_str(t, b, w->shape)) != ERR_OK || (rc = sb_add(t, b, " tuple(", 7)) != ERR_OK ||
+         (rc = sb_str(t, b, w->ops)) != ERR_OK || (rc = sb_add(t, b, ")\n", 2)) != ERR_OK))
+        return rc;
+    if ((rc = put_res(t, b, st, " = ")) != ERR_OK || (rc = sb_str(t, b, w->shape)) != ERR_OK ||
+        (rc = sb_str(t, b, loop ? " while(" : " conditional(")) != ERR_OK)
+        return rc;
+    if (loop && (rc = sb_add(t, b, t->s + st->res_off, st->res_len)) == ERR_OK)
+        rc = sb_add(t, b, "#init", 5);
+    else if (!loop)
+        rc = sb_str(t, b, w->ops);
+    if (rc != ERR_OK || (rc = put_caps(t, b, w->caps, w->ncaps)) != ERR_OK ||
+        (rc = sb_add(t, b, ")", 1)) != ERR_OK)
+        return rc;
+    /* the region names: "A, B" in w->names */
+    const char *n0 = w->names.p, *comma = strchr(n0, ',');
+    if (loop || strcmp(w->kind, "if") == 0) {
+        if ((rc = sb_str(t, b, loop ? ", condition=" : ", true_computation=")) != ERR_OK ||
+            (rc = sb_add(t, b, n0, (size_t)(comma - n0))) != ERR_OK ||
+            (rc = sb_str(t, b, loop ? ", body=" : ", false_computation=")) != ERR_OK ||
+            (rc = sb_str(t, b, comma + 2)) != ERR_OK)
             return rc;
-        struct region *r = &t->reg[t->depth - 1];
-        for (uint32_t k = 0; k < r->ncaps; k++) {
-            uint32_t *p = realloc(*caps, (*ncaps + 1) * sizeof(*p));
-            if (p == NULL)
-                return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-            *caps = p;
-            (*caps)[(*ncaps)++] = r->caps[k];
-        }
-        free(r->caps);
-        r->caps = NULL;
-        if ((rc = close_region(t)) != ERR_OK)
-            return rc;
+    } else if ((rc = sb_add(t, b, ", branch_computations={", 23)) != ERR_OK ||
+               (rc = sb_str(t, b, n0)) != ERR_OK || (rc = sb_add(t, b, "}", 1)) != ERR_OK) {
+        return rc;
     }
-    if (peek(t) != '}')
-        return fail(t, "expected '}' to close the while's do region");
-    t->i++;
-    return ERR_OK;
+    if ((rc = put_op_name(t, b, w->loc_off, w->loc_len)) != ERR_OK ||
+        (rc = sb_add(t, b, "\n", 1)) != ERR_OK ||
+        (rc = elements(t, st, w->shape, w->nres)) != ERR_OK)
+        return rc;
+    return define(t, st->res_off, st->res_len, true, w->shape, w->nres);
+}
+
+/* The loc of the rest of the line (skipped) as the owner's op_name. */
+static void owner_loc(struct tr *t, struct owner *w)
+{
+    size_t from = t->i;
+    while (t->i < t->len && t->s[t->i] != '\n')
+        t->i++;
+    loc_name(t, from, t->i, &w->loc_off, &w->loc_len);
 }
 
 /* %r:N = stablehlo.while(%a = %x, ...) : T, ... cond { .. } do { .. } */
 static int while_op(struct tr *t, const struct stmt *st)
 {
-    struct sbuf init = {0}, shape = {0}, caps = {0};
-    uint32_t args[2 * SH_MAX_RESULTS], nargs = 0, *cap_list = NULL, ncaps = 0;
-    char names[2][320];
+    struct sbuf init = {0}, shape = {0};
+    struct owner w = {.kind = "while"};
+    uint32_t *args = malloc(2 * SH_MAX_RESULTS * sizeof(*args)), nargs = 0;
     int rc;
 
+    if (args == NULL)
+        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
     if ((rc = while_head(t, st, args, &nargs, &init, &shape)) != ERR_OK)
         goto out;
-    snprintf(names[0], sizeof(names[0]), "%s.%.*s.cond", t->fname, (int)st->res_len,
-             t->s + st->res_off);
-    snprintf(names[1], sizeof(names[1]), "%s.%.*s.body", t->fname, (int)st->res_len,
-             t->s + st->res_off);
-    if ((rc = while_regions(t, names, shape.p, args, nargs, &cap_list, &ncaps)) != ERR_OK)
-        goto out;
-    for (uint32_t k = 0; k < ncaps; k++) { /* captured values are read by the while */
-        const struct val *v = &t->vals[cap_list[k]];
-        if (v->region != t->reg[t->depth - 1].id) {
-            if ((rc = capture(t, cap_list[k])) != ERR_OK)
-                goto out;
-            continue;
+    owner_loc(t, &w);
+    for (int part = 0; part < 2; part++) {
+        char name[600];
+        skip_nl(t);
+        if (part == 1 && peek(t) == '}') { /* "} do {" */
+            t->i++;
+            skip_ws(t);
         }
-        if ((rc = sb_printf(t, &caps, ", %.*s%s", (int)v->len, t->s + v->off,
-                            v->tuple ? "#0" : "")) != ERR_OK)
+        if (!starts(t, part == 0 ? "cond" : "do")) {
+            rc = fail(t, "expected the while's '%s' region", part == 0 ? "cond" : "do");
+            goto out;
+        }
+        t->i += part == 0 ? 4 : 2;
+        skip_ws(t);
+        if (peek(t) != '{') {
+            rc = fail(t, "expected '{' to open the region");
+            goto out;
+        }
+        t->i++;
+        region_name(t, st, part == 0 ? "cond" : "body", name, sizeof(name));
+        if ((rc = open_region(t, name)) != ERR_OK ||
+            (rc = state_params(t, shape.p, args, nargs)) != ERR_OK ||
+            (rc = statements(t)) != ERR_OK ||
+            (rc = close_region(t, &w.caps, &w.ncaps, &w.capcap)) != ERR_OK ||
+            (rc = sb_printf(t, &w.names, "%s%s", part == 0 ? "" : ", ", name)) != ERR_OK)
             goto out;
     }
-    if ((rc = sb_printf(t, cur_text(t), "  %.*s#init = %s tuple(%s)\n", (int)st->res_len,
-                        t->s + st->res_off, shape.p, init.p != NULL ? init.p : "")) != ERR_OK ||
-        (rc = sb_printf(t, cur_text(t), "  %.*s = %s while(%.*s#init%s), condition=%s, body=%s\n",
-                        (int)st->res_len, t->s + st->res_off, shape.p, (int)st->res_len,
-                        t->s + st->res_off, caps.p != NULL ? caps.p : "", names[0], names[1])) !=
-            ERR_OK ||
-        (rc = elements(t, st, shape.p, nargs)) != ERR_OK)
+    if (peek(t) != '}') {
+        rc = fail(t, "expected '}' to close the while's do region");
         goto out;
-    rc = define(t, st->res_off, st->res_len, true);
+    }
+    t->i++;
+    w.shape = shape.p;
+    w.nres = nargs;
+    w.ops = init.p != NULL ? init.p : "";
+    rc = emit_owner(t, st, &w);
 out:
+    free(args);
     free(init.p);
     free(shape.p);
-    free(caps.p);
-    free(cap_list);
+    free(w.names.p);
+    free(w.caps);
     return rc;
+}
+
+/* Skips a balanced (..), [..], <..> or {..} group at the cursor (strings inside). */
+static int skip_group(struct tr *t)
+{
+    unsigned depth = 0;
+    while (t->i < t->len) {
+        char ch = t->s[t->i];
+        if (ch == '"') {
+            for (t->i++; t->i < t->len && t->s[t->i] != '"' && t->s[t->i] != '\n'; t->i++)
+                t->i += t->s[t->i] == '\\';
+            if (t->i >= t->len)
+                break;
+        } else if (ch == '(' || ch == '[' || ch == '<' || ch == '{') {
+            depth++;
+        } else if ((ch == ')' || ch == ']' || ch == '>' || ch == '}') && --depth == 0) {
+            t->i++;
+            return ERR_OK;
+        }
+        adv(t);
+    }
+    return fail(t, "expected the end of a bracketed group");
+}
+
+/* A block's arguments "^bb0(%x: T, %y: T):" at the cursor: their names (offset, length
+ * pairs in args) and their tuple shape "(S, S)". */
+static int block_args(struct tr *t, uint32_t *args, uint32_t *nargs, struct sbuf *shape)
+{
+    int rc;
+
+    t->i++; /* '^' */
+    (void)ident(t);
+    *nargs = 0;
+    if ((rc = sb_add(t, shape, "(", 1)) != ERR_OK)
+        return rc;
+    if (peek(t) == '(') {
+        t->i++;
+        for (;;) {
+            skip_nl(t);
+            if (peek(t) == ')')
+                break;
+            if (peek(t) != '%' || *nargs == SH_MAX_RESULTS)
+                return fail(t, "expected a block argument %%name: type");
+            t->i++;
+            args[2 * *nargs] = (uint32_t)t->i;
+            args[2 * *nargs + 1] = (uint32_t)ident(t);
+            skip_ws(t);
+            if (peek(t) != ':')
+                return fail(t, "expected ':' after the block argument");
+            t->i++;
+            if ((*nargs > 0 && (rc = sb_add(t, shape, ", ", 2)) != ERR_OK) ||
+                (rc = type_at(t, shape)) != ERR_OK)
+                return rc;
+            ++*nargs;
+            skip_ws(t);
+            if (starts(t, "loc(") && (t->i += 3, rc = skip_group(t)) != ERR_OK)
+                return rc;
+            skip_ws(t);
+            if (peek(t) == ',')
+                t->i++;
+        }
+        t->i++;
+    }
+    skip_ws(t);
+    if (peek(t) != ':')
+        return fail(t, "expected ':' after the block's arguments");
+    t->i++;
+    return sb_add(t, shape, ")", 1);
+}
+
+/* The type signature after the regions: ": (T) -> (T, T)", ": (T) -> T" or ": T, T"; the
+ * results as a tuple shape. */
+static int result_types(struct tr *t, struct sbuf *shape, uint32_t *n)
+{
+    struct sbuf first = {0};
+    int rc;
+
+    skip_ws(t);
+    if (peek(t) != ':')
+        return fail(t, "expected ': types' after the regions");
+    t->i++;
+    if ((rc = type_list(t, &first, true, n)) != ERR_OK)
+        goto out;
+    skip_ws(t);
+    if (starts(t, "->")) {
+        t->i += 2;
+        rc = type_list(t, shape, true, n);
+    } else {
+        rc = sb_add(t, shape, first.p, first.n);
+    }
+out:
+    free(first.p);
+    return rc;
+}
+
+/*
+ * The generic forms
+ *   %r:N = "stablehlo.while"(%a, %b) ({ ^bb0(%x: T, %y: T): .. }, { ^bb0(..): .. }) : ..
+ *   %r:N = "stablehlo.case"(%i) ({ .. }, { .. }, ..) : (tensor<i32>) -> (T, T)
+ *   %r:N = "stablehlo.if"(%p) ({ .. }, { .. }) : (tensor<i1>) -> (T, T)
+ * and the pretty stablehlo.case(%i) ({ .. }) : T / stablehlo.if %p ({ .. }, { .. }) : T:
+ * an HLO while over its loop state, or an HLO conditional whose branches are the regions.
+ */
+static int region_op(struct tr *t, const struct stmt *st, const char *kind)
+{
+    struct sbuf ops = {0}, state = {0}, res = {0};
+    struct owner w = {.kind = kind};
+    uint32_t *args = malloc(2 * SH_MAX_RESULTS * sizeof(*args)), nargs = 0, nops = 0, ntypes = 0;
+    bool loop = strcmp(kind, "while") == 0, paren;
+    int rc = ERR_OK;
+
+    if (args == NULL)
+        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+    skip_ws(t);
+    paren = peek(t) == '(';
+    t->i += paren;
+    for (;;) {
+        skip_ws(t);
+        if (peek(t) != '%')
+            break;
+        if (nops == SH_MAX_RESULTS) {
+            rc = fail(t, "more than %d operands", SH_MAX_RESULTS);
+            goto out;
+        }
+        if ((rc = use(t, &ops)) != ERR_OK)
+            goto out;
+        nops++;
+        skip_ws(t);
+        if (peek(t) != ',')
+            break;
+        t->i++;
+    }
+    if (paren && peek(t) != ')') {
+        rc = fail(t, "expected ')' after the operands");
+        goto out;
+    }
+    t->i += paren;
+    skip_ws(t);
+    if (!loop && nops != 1) {
+        rc = hlo_err_at(t->e, st->line, st->col, "a %s takes one operand, not %u", kind, nops);
+        goto out;
+    }
+    if (peek(t) != '(') {
+        rc = fail(t, "expected '(' before the %s's regions", kind);
+        goto out;
+    }
+    t->i++;
+    for (;;) {
+        char name[600], what[32];
+        struct sbuf sh = {0};
+        skip_nl(t);
+        if (peek(t) != '{') {
+            rc = fail(t, "expected '{' to open a region");
+            goto out;
+        }
+        t->i++;
+        if (loop)
+            snprintf(what, sizeof(what), "%s", w.nregions == 0 ? "cond" : "body");
+        else if (strcmp(kind, "if") == 0)
+            snprintf(what, sizeof(what), "%s", w.nregions == 0 ? "true" : "false");
+        else
+            snprintf(what, sizeof(what), "branch%u", w.nregions);
+        region_name(t, st, what, name, sizeof(name));
+        if ((rc = open_region(t, name)) != ERR_OK)
+            goto out;
+        skip_nl(t);
+        if (loop && peek(t) != '^') {
+            rc = fail(t, "expected the while region's arguments ^bb0(%%x: type, ..):");
+            goto out;
+        }
+        if (peek(t) == '^') {
+            if (!loop) {
+                rc = fail(t, "a %s's branch takes no arguments", kind);
+                goto out;
+            }
+            rc = block_args(t, args, &nargs, &sh);
+            if (rc == ERR_OK && w.nregions == 0) {
+                state = sh;
+                sh = (struct sbuf){0};
+            } else if (rc == ERR_OK && strcmp(sh.p, state.p) != 0) {
+                rc = fail(t, "the while's regions take different arguments");
+            }
+            free(sh.p);
+            if (rc != ERR_OK || (rc = state_params(t, state.p, args, nargs)) != ERR_OK)
+                goto out;
+        }
+        if ((rc = statements(t)) != ERR_OK)
+            goto out;
+        t->i++; /* '}' */
+        if ((rc = close_region(t, &w.caps, &w.ncaps, &w.capcap)) != ERR_OK ||
+            (rc = sb_printf(t, &w.names, "%s%s", w.nregions == 0 ? "" : ", ", name)) != ERR_OK)
+            goto out;
+        w.nregions++;
+        skip_nl(t);
+        if (peek(t) == ',') {
+            t->i++;
+            continue;
+        }
+        if (peek(t) != ')') {
+            rc = fail(t, "expected ',' or ')' after a region");
+            goto out;
+        }
+        t->i++;
+        break;
+    }
+    skip_ws(t);
+    if (peek(t) == '{' && (rc = skip_group(t)) != ERR_OK) /* attributes */
+        goto out;
+    if ((rc = result_types(t, &res, &ntypes)) != ERR_OK)
+        goto out;
+    owner_loc(t, &w);
+    if ((loop || strcmp(kind, "if") == 0) && w.nregions != 2) {
+        rc = hlo_err_at(t->e, st->line, st->col, "a %s has 2 regions, not %u", kind, w.nregions);
+        goto out;
+    }
+    if (ntypes != st->nres || (loop && (nargs != nops || nargs != ntypes))) {
+        rc = hlo_err_at(t->e, st->line, st->col, "the %s has %u results but %u result types%s",
+                        kind, st->nres, ntypes,
+                        loop ? " (and as many operands and region arguments)" : "");
+        goto out;
+    }
+    w.shape = loop ? state.p : res.p;
+    w.nres = ntypes;
+    w.ops = ops.p != NULL ? ops.p : "";
+    rc = emit_owner(t, st, &w);
+out:
+    free(args);
+    free(ops.p);
+    free(state.p);
+    free(res.p);
+    free(w.names.p);
+    free(w.caps);
+    return rc;
+}
+
+/* The op name's last part: stablehlo.while -> while. */
+static bool op_is(const struct tr *t, const struct stmt *st, const char *name)
+{
+    size_t n = strlen(name);
+    return st->op_len >= n && memcmp(t->s + st->op_off + st->op_len - n, name, n) == 0 &&
+           (st->op_len == n || t->s[st->op_off + st->op_len - n - 1] == '.');
 }
 
 /* One statement of a region. */
 static int statement(struct tr *t)
 {
     struct stmt st = {0};
+    bool quoted = false;
 
-    st.line = t->line;
-    st.col = col_of(t);
+    st.line = t->at_line = t->line;
+    st.col = t->at_col = col_of(t);
     if (peek(t) == '%') {
         t->i++;
         st.res_off = (uint32_t)t->i;
@@ -843,21 +1363,22 @@ static int statement(struct tr *t)
         if (peek(t) != '"')
             return fail(t, "expected '\"' after the operation name");
         t->i++;
+        quoted = true;
     } else {
         st.op_off = (uint32_t)t->i;
         st.op_len = (uint32_t)ident(t);
     }
     if (st.op_len == 0)
         return fail(t, "expected an operation");
-    const char *op = t->s + st.op_off;
-    bool ret = (st.op_len == 6 && memcmp(op, "return", 6) == 0) ||
-               (st.op_len > 7 && memcmp(op + st.op_len - 7, ".return", 7) == 0);
-    if (ret && st.nres == 0)
-        return terminator(t);
+    if (op_is(t, &st, "return") && st.nres == 0)
+        return terminator(t, &st);
     skip_ws(t);
-    if (st.nres > 0 && st.op_len >= 5 && memcmp(op + st.op_len - 5, "while", 5) == 0 &&
-        peek(t) == '(')
-        return while_op(t, &st);
+    if (st.nres > 0 && op_is(t, &st, "while") && peek(t) == '(')
+        return quoted ? region_op(t, &st, "while") : while_op(t, &st);
+    if (st.nres > 0 && op_is(t, &st, "case"))
+        return region_op(t, &st, "case");
+    if (st.nres > 0 && op_is(t, &st, "if"))
+        return region_op(t, &st, "if");
     return generic(t, &st);
 }
 
@@ -954,6 +1475,8 @@ static int func(struct tr *t)
             rc = fail(t, "expected an argument %%name");
             goto out;
         }
+        t->at_line = t->line;
+        t->at_col = col_of(t);
         t->i++;
         off = (uint32_t)t->i;
         len = (uint32_t)ident(t);
@@ -969,9 +1492,11 @@ static int func(struct tr *t)
         if (rc == ERR_OK)
             rc = sb_printf(t, &r->text, "  %.*s = %s parameter(%u)%s\n", (int)len, t->s + off,
                            shape.p, narg, sharding.p != NULL ? sharding.p : "");
-        free(shape.p);
         free(sharding.p);
-        if (rc != ERR_OK || (rc = define(t, off, len, false)) != ERR_OK)
+        if (rc == ERR_OK)
+            rc = define(t, off, len, false, shape.p, 1);
+        free(shape.p);
+        if (rc != ERR_OK)
             goto out;
         narg++;
         skip_ws(t);
@@ -1104,7 +1629,7 @@ int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, str
 {
     struct tr t = {.s = s, .len = len, .line = 1, .e = e};
     char name[256];
-    size_t lines = 1, cap = 1;
+    size_t cap = 1024; /* grown as values are defined (grow_names) */
     struct sbuf all = {0};
     int rc;
 
@@ -1113,10 +1638,6 @@ int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, str
     if (len > UINT32_MAX / 16)
         return err_set(e, ERR_LIMIT, "", "StableHLO text of %zu bytes is too large", len);
     t.max_out = 8 * len + 65536;
-    for (size_t k = 0; k < len; k++)
-        lines += s[k] == '\n';
-    while (cap < 2 * lines + 2)
-        cap *= 2;
     if ((t.tab = malloc(cap * sizeof(*t.tab))) == NULL)
         return err_set(e, ERR_NOMEM, "", "out of memory translating StableHLO");
     memset(t.tab, 0xff, cap * sizeof(*t.tab));
@@ -1137,8 +1658,10 @@ int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, str
 out:
     for (unsigned d = 0; d < SH_MAX_REGIONS; d++) {
         free(t.reg[d].text.p);
+        free(t.reg[d].params.p);
         free(t.reg[d].caps);
     }
+    free(t.shapes.p);
     free(all.p);
     free(t.out.p);
     free(t.entry.p);

@@ -22,13 +22,26 @@
  * - Types: tensor<AxBxT> -> T[A,B] with XLA's element type names (i1 -> pred, i8 -> s8,
  *   ui8 -> u8, f8E4M3FN -> f8e4m3fn, complex<f32> -> c64), !stablehlo.token -> token[].
  *   No layouts: the chip's defaults apply. Dynamic dims (?) are rejected.
- * - func.call / call is an HLO call (its temporaries planned recursively); a pretty-printed
- *   stablehlo.while becomes an HLO while whose cond and do regions are computations over a
- *   tuple of the loop variables; values the regions capture from outside are read by the
- *   while. optimization_barrier aliases its operands (a tuple). Other regions (reduce bodies,
- *   sort comparators, if/case branches) are not planned: their ops are scalar or, for
- *   if/case, counted only by their results.
- * - *.constant is a constant; `return` / func.return / stablehlo.return is the ROOT.
+ * - func.call / call is an HLO call (its temporaries planned recursively).
+ * - A while, pretty (`stablehlo.while(%a = %x, ..) : T, .. cond { .. } do { .. }`) or generic
+ *   (`"stablehlo.while"(%x, ..) ({ ^bb0(%a: T, ..): .. }, { ^bb0(..): .. }) : (..) -> (..)`),
+ *   becomes an HLO while whose condition and body are computations over a tuple of the loop
+ *   variables (r#init the tuple of initial values).
+ * - `"stablehlo.case"(%i) ({ .. }, { .. }, ..) : (tensor<i32>) -> T` and
+ *   `"stablehlo.if"(%p) ({ .. }, { .. })` (also pretty: `stablehlo.case(%i) ({ .. }) : T`,
+ *   `stablehlo.if %p ({ .. }, { .. }) : T`) become an HLO conditional with
+ *   branch_computations (true_computation/false_computation for if) whose result is a tuple
+ *   (buffers r{i}); hlo_model.h sizes its temps by its largest branch.
+ * - Regions are computations named FUNC.R.KIND (KIND cond, body, true, false, branchK;
+ *   FUNC.R.KIND.N, N the region's number, for a region inside a region). A value a region
+ *   reads from an enclosing one is a parameter of it and of every region between (HLO
+ *   computations read nothing from outside), and the op that owns the regions reads it as
+ *   an extra operand: the owner's captured values in definition order, once each.
+ * - optimization_barrier aliases its operands (a tuple). Other regions (reduce bodies, sort
+ *   comparators) are not planned: their ops are scalar.
+ * - *.constant is a constant; `return` / func.return / stablehlo.return (also generic:
+ *   `"stablehlo.return"(%a) : (T) -> ()`) is the ROOT, a tuple of the values returned, as
+ *   many as its types. Lists (operands, results, loop variables) have any length up to 4096.
  * - An inline loc("name"...) becomes the op_name.
  * Errors name line:column of the MLIR text. Bounded like the HLO parser (the translated text
  * is at most 8 times the input plus 64 KiB).

@@ -44,6 +44,10 @@ pyjson 'd["model"]["source_format"] == "stablehlo" and d["summary"]["peak_bytes"
 ok $? "detected as stablehlo; peak 233984 B by hand (see test_stablehlo.c)"
 pyjson 'T["3/temps"]["padded_bytes"] == 4608 and T["arg0"]["in_place"] == ["4{0}"] and T["2"]["op_name"] == "jit(f)/dot_general"'
 ok $? "while temps, donation and the loc op_name"
+run plan $data/jax_cond_while.mlir --strategies xla-default
+ok $rc "jax_cond_while.mlir plans (exit 0)"
+pyjson 'd["summary"]["peak_bytes"] == 144384 and T["1/temps"]["padded_bytes"] == 65536 and T["2/temps"]["padded_bytes"] == 4608'
+ok $? "generic case and while: peak 144384 B, the conditional's temps its largest branch (see test_stablehlo.c)"
 printf 'module @m {\n  func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n    %%0 = stablehlo.add %%a, %%b : tensor<4xf32>\n' >"$tmp/bad.mlir"
 run plan "$tmp/bad.mlir"
 grep -q 'line 3:28: %b is not defined before its use' "$tmp/err"

@@ -2,7 +2,8 @@
  * test_stablehlo.c - StableHLO text (what jax.jit(f).lower(*args).as_text() prints) through
  * the translation to HLO and the HLO buffer rules: types, SSA order, multi-results, a
  * pretty-printed while with a captured value, func.call, donation (tf.aliasing_output),
- * argument sharding, loc op names; sizes, lifetimes and the peak worked out by hand; errors
+ * argument sharding, loc op names, generic case/if/while regions (captured values as their
+ * parameters), lists of any length; sizes, lifetimes and the peak worked out by hand; errors
  * with the MLIR line:column.
  */
 #include <setjmp.h>
@@ -154,6 +155,235 @@ static void test_types(void **state)
     free(hlo);
 }
 
+/* tests/data/hlo/jax_cond_while.mlir: a generic stablehlo.case of three branches and a generic
+ * stablehlo.while with block arguments, both reading values of @main (captured). */
+static const char COND_WHILE[] =
+    "#loc = loc(unknown)\n"
+    "module @jit_g attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {\n"
+    "  func.func public @main(%arg0: tensor<i32>, %arg1: tensor<8x128xf32>, %arg2: "
+    "tensor<128x128xf32>) -> (tensor<8x128xf32> {jax.result_info = \"[0]\"}, tensor<i32> "
+    "{jax.result_info = \"[1]\"}) {\n"
+    "    %0 = stablehlo.exponential %arg1 : tensor<8x128xf32>\n"
+    "    %1 = \"stablehlo.case\"(%arg0) ({\n"
+    "      %5 = stablehlo.dot_general %0, %arg2, contracting_dims = [1] x [0] : "
+    "(tensor<8x128xf32>, tensor<128x128xf32>) -> tensor<8x128xf32>\n"
+    "      %6 = stablehlo.reverse %5, dims = [0] : tensor<8x128xf32>\n"
+    "      \"stablehlo.return\"(%6) : (tensor<8x128xf32>) -> ()\n"
+    "    }, {\n"
+    "      %5 = stablehlo.transpose %arg2, dims = [1, 0] : (tensor<128x128xf32>) -> "
+    "tensor<128x128xf32>\n"
+    "      %6 = stablehlo.dot_general %0, %5, contracting_dims = [1] x [0] : (tensor<8x128xf32>, "
+    "tensor<128x128xf32>) -> tensor<8x128xf32>\n"
+    "      \"stablehlo.return\"(%6) : (tensor<8x128xf32>) -> ()\n"
+    "    }, {\n"
+    "      \"stablehlo.return\"(%0) : (tensor<8x128xf32>) -> ()\n"
+    "    }) : (tensor<i32>) -> tensor<8x128xf32> loc(\"jit(g)/cond\")\n"
+    "    %c = stablehlo.constant dense<0> : tensor<i32>\n"
+    "    %2:2 = \"stablehlo.while\"(%c, %1) ({\n"
+    "    ^bb0(%a: tensor<i32>, %b: tensor<8x128xf32>):\n"
+    "      %c_0 = stablehlo.constant dense<3> : tensor<i32>\n"
+    "      %7 = stablehlo.compare  LT, %a, %c_0,  SIGNED : (tensor<i32>, tensor<i32>) -> "
+    "tensor<i1>\n"
+    "      \"stablehlo.return\"(%7) : (tensor<i1>) -> ()\n"
+    "    }, {\n"
+    "    ^bb0(%a: tensor<i32>, %b: tensor<8x128xf32>):\n"
+    "      %c_0 = stablehlo.constant dense<1> : tensor<i32>\n"
+    "      %7 = stablehlo.add %a, %c_0 : tensor<i32>\n"
+    "      %8 = stablehlo.dot_general %b, %arg2, contracting_dims = [1] x [0] : "
+    "(tensor<8x128xf32>, tensor<128x128xf32>) -> tensor<8x128xf32>\n"
+    "      %9 = stablehlo.dot_general %8, %arg2, contracting_dims = [1] x [0] : "
+    "(tensor<8x128xf32>, tensor<128x128xf32>) -> tensor<8x128xf32>\n"
+    "      \"stablehlo.return\"(%7, %9) : (tensor<i32>, tensor<8x128xf32>) -> ()\n"
+    "    }) : (tensor<i32>, tensor<8x128xf32>) -> (tensor<i32>, tensor<8x128xf32>)\n"
+    "    return %2#1, %2#0 : tensor<8x128xf32>, tensor<i32>\n"
+    "  }\n"
+    "}\n";
+
+static char *translate(const char *text)
+{
+    char *hlo;
+    size_t n;
+    struct err e;
+    if (stablehlo_to_hlo(text, strlen(text), &hlo, &n, &e) != ERR_OK)
+        fail_msg("%s", e.msg);
+    return hlo;
+}
+
+static void assert_has(const char *hlo, const char *want)
+{
+    if (strstr(hlo, want) == NULL) {
+        fprintf(stderr, "%s", hlo);
+        fail_msg("\"%s\" not in the HLO above", want);
+    }
+}
+
+/*
+ * Entry steps: 0-2 arg0-arg2, 3 %0, 4 the conditional %1, 5 its element, 6 %c, 7 the while's
+ * init tuple, 8 the while, 9-10 its elements, 11 the return: 12 steps.
+ * Branches (their parameters are the conditional's operands, their ROOT its result):
+ * branch0 holds %5 (f32[8,128], 4096 B) while %6 is made; branch1 %5 (f32[128,128], 65536 B);
+ * branch2 nothing. The conditional's temps are its largest branch: 65536.
+ * While: cond holds c_0 (s32[], 512 B); body c_0 512 for the whole body + %8 4096 while %9
+ * is made = 4608.
+ * 1{0} dies at the while (read last by its init tuple): the loop state 2{1} stays in it
+ * (hlo_model.h, loop state), an output live to the end.
+ * Peak at step 4: arg0 512 + arg1 4096 + arg2 65536 + %0 4096 + 1{0} 4096 + 1/temps 65536
+ * + c 512 = 144384 (step 8: 512 + 4096 + 65536 + 1{0} 4096 + c 512 + 2{0} 512 + 2/temps
+ * 4608 = 79872).
+ */
+static void test_cond_while(void **state)
+{
+    struct model m;
+    (void)state;
+    char *hlo = translate(COND_WHILE);
+    /* captures: branch0 reads %0 and %arg2, branch1 %arg2 and %0, branch2 %0: the
+     * conditional reads them once each, in definition order */
+    assert_has(hlo, "1 = (f32[8,128]) conditional(arg0, arg2, 0), branch_computations={"
+                    "main.1.branch0, main.1.branch1, main.1.branch2}");
+    assert_has(hlo, "main.1.branch1 {\n  arg2 = f32[128,128] parameter(0)\n"
+                    "  0 = f32[8,128] parameter(1)\n");
+    assert_has(hlo, "  6 = f32[8,128] dot-general(0, 5)\n  ROOT #ret = (f32[8,128]) tuple(6)\n");
+    assert_has(hlo, "main.1.branch2 {\n  0 = f32[8,128] parameter(0)\n"
+                    "  ROOT #ret = (f32[8,128]) tuple(0)\n");
+    /* the block arguments are the loop state's elements; %arg2 is the body's parameter 1 */
+    assert_has(hlo, "main.2.body {\n  arg2 = f32[128,128] parameter(1)\n"
+                    "  #param = (s32[], f32[8,128]) parameter(0)\n"
+                    "  a = s32[] get-tuple-element(#param), index=0\n");
+    assert_has(hlo, "  9 = f32[8,128] dot-general(8, arg2)\n");
+    assert_has(hlo, "  2 = (s32[], f32[8,128]) while(2#init, arg2), condition=main.2.cond, "
+                    "body=main.2.body\n");
+    free(hlo);
+
+    import(COND_WHILE, &m);
+    assert_int_equal(tensor(&m, "1/temps")->padded_bytes, 65536);
+    assert_live(tensor(&m, "1/temps"), 4, 5);
+    assert_string_equal(tensor(&m, "1{0}")->op_name, "jit(g)/cond");
+    assert_live(tensor(&m, "0"), 3, 5);
+    const struct model_tensor *c1 = tensor(&m, "1{0}");
+    assert_string_equal(c1->in_place, "2{1}");
+    assert_int_equal(c1->kind, TENSOR_OUTPUT);
+    assert_live(c1, 4, 12);
+    assert_int_equal(tensor(&m, "2/temps")->padded_bytes, 4608);
+    assert_live(tensor(&m, "2{0}"), 8, 12);
+    model_free(&m);
+
+    struct plan_summary s;
+    struct plan_opts o = {.strategies = "xla-default"};
+    struct err e;
+    char *json;
+    size_t len;
+    if (plan_run(COND_WHILE, strlen(COND_WHILE), &o, NULL, &json, &len, NULL, &s, &e) != ERR_OK)
+        fail_msg("%s", e.msg);
+    free(json);
+    assert_int_equal(s.peak_bytes, 144384);
+}
+
+/* stablehlo.if (generic and pretty) and the pretty stablehlo.case; a while nested in a branch
+ * reads %x of @main through both regions. */
+static void test_if_and_nesting(void **state)
+{
+    static const char text[] =
+        "module @m {\n"
+        "  func.func @main(%p: tensor<i1>, %i: tensor<i32>, %x: tensor<8x128xf32>) -> "
+        "tensor<8x128xf32> {\n"
+        "    %0 = \"stablehlo.if\"(%p) ({\n"
+        "      %1 = stablehlo.tanh %x : tensor<8x128xf32>\n"
+        "      \"stablehlo.return\"(%1) : (tensor<8x128xf32>) -> ()\n"
+        "    }, {\n"
+        "      %w:2 = \"stablehlo.while\"(%i, %x) ({\n"
+        "      ^bb0(%a: tensor<i32>, %b: tensor<8x128xf32>):\n"
+        "        \"stablehlo.return\"(%p) : (tensor<i1>) -> ()\n"
+        "      }, {\n"
+        "      ^bb0(%a: tensor<i32> loc(\"a\"), %b: tensor<8x128xf32>):\n"
+        "        %2 = stablehlo.add %b, %x : tensor<8x128xf32>\n"
+        "        stablehlo.return %a, %2 : tensor<i32>, tensor<8x128xf32>\n"
+        "      }) : (tensor<i32>, tensor<8x128xf32>) -> (tensor<i32>, tensor<8x128xf32>)\n"
+        "      stablehlo.return %w#1 : tensor<8x128xf32>\n"
+        "    }) : (tensor<i1>) -> tensor<8x128xf32>\n"
+        "    %3 = stablehlo.if %p ({\n"
+        "      stablehlo.return %0 : tensor<8x128xf32>\n"
+        "    }, {\n"
+        "      stablehlo.return %x : tensor<8x128xf32>\n"
+        "    }) : tensor<8x128xf32>\n"
+        "    %4 = stablehlo.case(%i) ({\n"
+        "      stablehlo.return %3 : tensor<8x128xf32>\n"
+        "    }) : tensor<8x128xf32>\n"
+        "    return %4 : tensor<8x128xf32>\n"
+        "  }\n"
+        "}\n";
+    (void)state;
+    char *hlo = translate(text);
+    assert_has(hlo, "  0 = (f32[8,128]) conditional(p, p, i, x), true_computation=main.0.true, "
+                    "false_computation=main.0.false\n");
+    /* the while inside the false branch: its regions are numbered, %p and %x are parameters
+     * of the branch and of the while's regions */
+    assert_has(hlo, "main.0.false {\n  i = s32[] parameter(0)\n  x = f32[8,128] parameter(1)\n"
+                    "  p = pred[] parameter(2)\n");
+    assert_has(hlo, "  w = (s32[], f32[8,128]) while(w#init, p, x), condition=main.w.cond.4, "
+                    "body=main.w.body.5\n");
+    assert_has(hlo, "main.w.body.5 {\n  x = f32[8,128] parameter(1)\n");
+    assert_has(hlo, "  ROOT #ret = (f32[8,128]) tuple(w#1)\n");
+    assert_has(hlo, "  3 = (f32[8,128]) conditional(p, x, 0#0), true_computation=main.3.true, "
+                    "false_computation=main.3.false\n");
+    assert_has(hlo,
+               "  4 = (f32[8,128]) conditional(i, 3#0), branch_computations={main.4.branch0}\n");
+    assert_has(hlo, "main.4.branch0 {\n  3#0 = f32[8,128] parameter(0)\n");
+    free(hlo);
+
+    struct model m;
+    import(text, &m);
+    model_free(&m);
+}
+
+/* 300 loop variables and 300 returned values written on one line each: the name table grows
+ * and the writer writes lists of any length. */
+static void test_long_lists(void **state)
+{
+    enum { N = 300 };
+    size_t cap = 128 * N + 1024, n = 0;
+    char *text = malloc(cap), *hlo;
+    struct model m;
+    (void)state;
+    assert_non_null(text);
+    n += (size_t)snprintf(text + n, cap - n,
+                          "module @m {\n  func.func @main(%%a: tensor<8x128xf32>, %%p: "
+                          "tensor<i1>) -> tensor<8x128xf32> {\n    %%w:%d = stablehlo.while(",
+                          N);
+    for (int k = 0; k < N; k++)
+        n += (size_t)snprintf(text + n, cap - n, "%s%%v%d = %%a", k ? ", " : "", k);
+    n += (size_t)snprintf(text + n, cap - n, ") : ");
+    for (int k = 0; k < N; k++)
+        n += (size_t)snprintf(text + n, cap - n, "%stensor<8x128xf32>", k ? ", " : "");
+    n += (size_t)snprintf(text + n, cap - n,
+                          "\n     cond {\n      stablehlo.return %%p : tensor<i1>\n    } do {\n"
+                          "      stablehlo.return ");
+    for (int k = 0; k < N; k++)
+        n += (size_t)snprintf(text + n, cap - n, "%s%%v%d", k ? ", " : "", (k + 1) % N);
+    n += (size_t)snprintf(text + n, cap - n, " : ");
+    for (int k = 0; k < N; k++)
+        n += (size_t)snprintf(text + n, cap - n, "%stensor<8x128xf32>", k ? ", " : "");
+    n += (size_t)snprintf(text + n, cap - n, "\n    }\n    return ");
+    for (int k = 0; k < N; k++)
+        n += (size_t)snprintf(text + n, cap - n, "%s%%w#%d", k ? ", " : "", k);
+    n += (size_t)snprintf(text + n, cap - n, " : ");
+    for (int k = 0; k < N; k++)
+        n += (size_t)snprintf(text + n, cap - n, "%stensor<8x128xf32>", k ? ", " : "");
+    n += (size_t)snprintf(text + n, cap - n, "\n  }\n}\n");
+    assert_true(n < cap);
+    hlo = translate(text);
+    assert_has(hlo, "  v299 = f32[8,128] get-tuple-element(#param), index=299\n");
+    assert_has(hlo, ", v0)\n}");           /* the body's ROOT, 300 operands */
+    assert_has(hlo, ", w#298, w#299)\n}"); /* the entry's ROOT */
+    free(hlo);
+    /* the while's 300 results are the module's outputs */
+    import(text, &m);
+    assert_int_equal(tensor(&m, "w{299}")->kind, TENSOR_OUTPUT);
+    assert_int_equal(tensor(&m, "w{299}")->shape.dims[1], 128);
+    assert_int_equal(m.n, 302); /* a, p and the while's 300 results */
+    model_free(&m);
+    free(text);
+}
+
 static void expect_error(const char *text, const char *where, const char *what)
 {
     struct model m;
@@ -181,14 +411,59 @@ static void test_errors_give_line_and_column(void **state)
                  "    %0 = stablehlo.negate %a\n",
                  "line 3:5", "expected ': type'");
     expect_error("module @m {\n}\n", "line 2:1", "expected a func.func");
+    /* a return's values and types */
+    expect_error("module @m {\n  func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "    return %a, %a : tensor<4xf32>\n  }\n}\n",
+                 "line 3:5", "the return has 2 values but 1 types");
+    expect_error("module @m {\n  func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "    \"func.return\"(%a) : () -> ()\n  }\n}\n",
+                 "line 3:5", "the return has 1 values but 0 types");
+    /* regions */
+    static const char head[] =
+        "module @m {\n  func.func @main(%i: tensor<i32>, %x: tensor<4xf32>) -> tensor<4xf32> {\n";
+    char text[1024];
+    snprintf(text, sizeof(text),
+             "%s    %%0 = \"stablehlo.case\"(%%i, %%x) ({\n      stablehlo.return %%x : "
+             "tensor<4xf32>\n    }) : (tensor<i32>) -> tensor<4xf32>\n",
+             head);
+    expect_error(text, "line 3:5", "a case takes one operand, not 2");
+    snprintf(text, sizeof(text),
+             "%s    %%0 = \"stablehlo.case\"(%%i) ({\n    ^bb0(%%y: tensor<4xf32>):\n", head);
+    expect_error(text, "line 4:5", "a case's branch takes no arguments");
+    snprintf(text, sizeof(text),
+             "%s    %%0 = \"stablehlo.if\"(%%i) ({\n      stablehlo.return %%x : tensor<4xf32>\n"
+             "    }) : (tensor<i32>) -> tensor<4xf32>\n",
+             head);
+    expect_error(text, "line 3:5", "a if has 2 regions, not 1");
+    snprintf(text, sizeof(text),
+             "%s    %%0 = \"stablehlo.case\"(%%i) ({\n      stablehlo.return %%x : tensor<4xf32>\n"
+             "    }) : (tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>)\n",
+             head);
+    expect_error(text, "line 3:5", "the case has 1 results but 2 result types");
+    snprintf(text, sizeof(text),
+             "%s    %%0 = \"stablehlo.while\"(%%x) ({\n      stablehlo.return %%x : "
+             "tensor<4xf32>\n",
+             head);
+    expect_error(text, "line 4:7", "expected the while region's arguments");
+    snprintf(
+        text, sizeof(text),
+        "%s    %%0 = \"stablehlo.while\"(%%x) ({\n    ^bb0(%%y: tensor<4xf32>):\n"
+        "      stablehlo.return %%y : tensor<4xf32>\n    }, {\n    ^bb0(%%y: tensor<8xf32>):\n",
+        head);
+    expect_error(text, "line 7:29", "the while's regions take different arguments");
+    snprintf(text, sizeof(text),
+             "%s    %%0 = \"stablehlo.case\"(%%i) ({\n      %%x = stablehlo.negate %%i : "
+             "tensor<i32>\n",
+             head);
+    expect_error(text, "line 4:7", "%x is defined twice");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jax_module),
-        cmocka_unit_test(test_types),
-        cmocka_unit_test(test_errors_give_line_and_column),
+        cmocka_unit_test(test_jax_module), cmocka_unit_test(test_types),
+        cmocka_unit_test(test_cond_while), cmocka_unit_test(test_if_and_nesting),
+        cmocka_unit_test(test_long_lists), cmocka_unit_test(test_errors_give_line_and_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
