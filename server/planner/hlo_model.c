@@ -445,10 +445,76 @@ static void while_in_place(const struct ctx *c, struct walk *w, uint32_t i, int6
         (void)reuse(c, w, i, in->leaf0 + l, o->leaf0 + l, step);
 }
 
+/* Follows tuple and get-tuple-element back from instruction *x at index path[0..*depth) to
+ * the instruction that defines that value (openxla/xla FollowTupleIndirection: tuples first,
+ * then get-tuple-elements). False when the path grows past HLO_MAX_TUPLE_DEPTH. */
+static bool follow_tuples(const struct ctx *c, const struct hlo_instr **x, uint32_t *path,
+                          unsigned *depth)
+{
+    while (op_is(c, *x, "tuple") && *depth > 0) {
+        if (path[0] >= (*x)->nopnds)
+            return false;
+        *x = ins(c, c->h->idx[(*x)->opnd0 + path[0]]);
+        memmove(path, path + 1, --*depth * sizeof(*path));
+    }
+    while (op_is(c, *x, "get-tuple-element") && (*x)->nopnds > 0) {
+        if (*depth == HLO_MAX_TUPLE_DEPTH || (*x)->index < 0 || (*x)->index > (int64_t)UINT32_MAX)
+            return false;
+        memmove(path + 1, path, (*depth)++ * sizeof(*path));
+        path[0] = (uint32_t)(*x)->index;
+        *x = ins(c, c->h->idx[(*x)->opnd0]);
+    }
+    return true;
+}
+
+/* A fusion that updates an operand in place: result leaf k's source in the fused computation
+ * (its ROOT, through a ROOT tuple) is a dynamic-update-slice or a scatter whose updated operand
+ * is, through tuples and one bitcast, a fusion parameter. The fusion's operand leaf that the
+ * parameter stands for, or HLO_NONE (openxla/xla hlo_dataflow_analysis.cc
+ * GetFusionInstructionInPlaceInputOutputPairs; alias_info.cc in current XLA, which skips the
+ * bitcast). */
+static uint32_t fusion_target(const struct ctx *c, const struct hlo_instr *in, uint32_t k)
+{
+    const struct hlo_leaf *l = &c->h->leaves[in->leaf0 + k];
+    const struct hlo_instr *x;
+    uint32_t path[HLO_MAX_TUPLE_DEPTH], q;
+    unsigned d = in->tuple_shaped ? l->depth : 0;
+
+    if (!op_is(c, in, "fusion") || in->ncalls != 1)
+        return HLO_NONE;
+    x = ins(c, c->h->comps[c->h->idx[in->call0]].root);
+    memcpy(path, l->path, d * sizeof(*path));
+    if (!follow_tuples(c, &x, path, &d))
+        return HLO_NONE;
+    if (op_is(c, x, "dynamic-update-slice") && d == 0) {
+        q = 0;
+    } else if (op_is(c, x, "scatter") && x->nopnds >= 3 && d <= 1) {
+        /* n scattered arrays, the indices, n updates: result {i} updates operand i */
+        q = d == 0 ? 0 : path[0];
+        if (d == 1 && (x->nopnds < 5 || q >= (x->nopnds - 1) / 2))
+            return HLO_NONE;
+    } else {
+        return HLO_NONE;
+    }
+    if (q >= x->nopnds)
+        return HLO_NONE;
+    x = ins(c, c->h->idx[x->opnd0 + q]);
+    d = 0;
+    if (!follow_tuples(c, &x, path, &d))
+        return HLO_NONE;
+    if (op_is(c, x, "bitcast") && x->nopnds == 1)
+        x = ins(c, c->h->idx[x->opnd0]);
+    if (!op_is(c, x, "parameter") || x->index < 0 || x->index >= (int64_t)in->nopnds)
+        return HLO_NONE;
+    return operand_leaf(c, in, (uint32_t)x->index, path, d);
+}
+
 /* XLA's in-place input/output pairs (openxla/xla hlo_dataflow_analysis.cc
  * GetInPlaceInputOutputPairs; xla/hlo/analysis/alias_info.cc in current XLA): the operand leaf
  * that result leaf k of in is written into, or HLO_NONE.
- * - dynamic-update-slice: operand 0;
+ * - dynamic-update-slice: operand 0; scatter: operand 0, or with n > 1 scattered arrays
+ *   (2n + 1 operands: the arrays, the indices, the updates) result {i} into operand i;
+ * - a fusion: fusion_target;
  * - all-reduce-start: operand 0, or with several operands result {i} into operand i;
  * - collective-permute-start with 4 operands (input, output, and their offsets): {1,..} into
  *   operand 1's {..}. */
@@ -459,7 +525,9 @@ static uint32_t in_place_operand(const struct ctx *c, const struct hlo_instr *in
 
     if (op_is(c, in, "dynamic-update-slice"))
         return d == 0 ? operand_leaf(c, in, 0, l->path, 0) : HLO_NONE;
-    if (op_is(c, in, "all-reduce-start")) {
+    if (op_is(c, in, "fusion"))
+        return fusion_target(c, in, k);
+    if (op_is(c, in, "scatter") || op_is(c, in, "all-reduce-start")) {
         if (d == 0)
             return operand_leaf(c, in, 0, l->path, 0);
         return d == 1 ? operand_leaf(c, in, l->path[0], l->path, 0) : HLO_NONE;

@@ -34,9 +34,12 @@
  *   allocations: ../shared/docs/ux-anchors.md, BufferAllocationStruct::IsIndefinite).
  * - Donation: an output that input_output_alias assigns to a parameter is written into
  *   that parameter's buffer (no memory of its own; the parameter is "donated").
- * - In-place reuse: a dynamic-update-slice (operand 0), an all-reduce-start (operand 0, or
- *   result {i} into operand i), a 4-operand collective-permute-start ({1} into operand 1:
- *   GetInPlaceInputOutputPairs), an elementwise instruction or a loop
+ * - In-place reuse: a dynamic-update-slice (operand 0), a scatter (operand 0, or result {i}
+ *   into operand i), an all-reduce-start (likewise), a 4-operand collective-permute-start
+ *   ({1} into operand 1), a fusion whose fused ROOT (or ROOT tuple element) is a
+ *   dynamic-update-slice or scatter of a fusion parameter (through tuples and a bitcast: that
+ *   parameter's operand; GetInPlaceInputOutputPairs and
+ *   GetFusionInstructionInPlaceInputOutputPairs), an elementwise instruction or a loop
  *   fusion whose fused computation is elementwise, writes its result into an operand of the
  *   same shape and layout that dies there and is neither a constant nor a parameter
  *   (openxla/xla hlo_dataflow_analysis.cc CanShareOperandBufferWithUser, applied by the

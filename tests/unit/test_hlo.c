@@ -453,6 +453,123 @@ static void test_dynamic_update_slice_in_place(void **state)
     model_free(&m);
 }
 
+/* Fusions that update an operand in place, and a plain scatter. f1's fused ROOT is a
+ * dynamic-update-slice of parameter 0; f2's ROOT tuple's element 1 is a scatter of a bitcast
+ * of parameter 0 (element 0 is new memory); s is a scatter of f2{1}. Steps: 0 a, 1 u, 2 i,
+ * 3 idx, 4 b, 5 f1, 6 f2, 7 g, 8 s, 9 h, 10 r. */
+static const char DUS_FUSIONS[] =
+    "HloModule m\n"
+    "fused_dus {\n"
+    "  p0 = f32[64,128]{1,0:T(8,128)} parameter(0)\n"
+    "  p1 = f32[8,128]{1,0:T(8,128)} parameter(1)\n"
+    "  p2 = s32[]{:T(128)} parameter(2)\n"
+    "  z = s32[]{:T(128)} constant(0)\n"
+    "  ROOT d = f32[64,128]{1,0:T(8,128)} dynamic-update-slice(p0, p1, p2, z)\n"
+    "}\n"
+    "sum {\n"
+    "  x = f32[] parameter(0)\n"
+    "  y = f32[] parameter(1)\n"
+    "  ROOT s = f32[] add(x, y)\n"
+    "}\n"
+    "fused_scatter {\n"
+    "  p0 = f32[64,128]{1,0:T(8,128)} parameter(0)\n"
+    "  p1 = s32[8,1]{1,0:T(8,128)} parameter(1)\n"
+    "  p2 = f32[8,128]{1,0:T(8,128)} parameter(2)\n"
+    "  c = f32[64,128]{1,0:T(8,128)} bitcast(p0)\n"
+    "  sc = f32[64,128]{1,0:T(8,128)} scatter(c, p1, p2), update_window_dims={1}, "
+    "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+    "to_apply=sum\n"
+    "  n = f32[8,128]{1,0:T(8,128)} negate(p2)\n"
+    "  ROOT t = (f32[8,128]{1,0:T(8,128)}, f32[64,128]{1,0:T(8,128)}) tuple(n, sc)\n"
+    "}\n"
+    "ENTRY e {\n"
+    "  a = f32[64,128]{1,0:T(8,128)} parameter(0)\n"
+    "  u = f32[8,128]{1,0:T(8,128)} parameter(1)\n"
+    "  i = s32[]{:T(128)} parameter(2)\n"
+    "  idx = s32[8,1]{1,0:T(8,128)} parameter(3)\n"
+    "  b = f32[64,128]{1,0:T(8,128)} negate(a)\n"
+    "  f1 = f32[64,128]{1,0:T(8,128)} fusion(b, u, i), kind=kLoop, calls=fused_dus\n"
+    "  f2 = (f32[8,128]{1,0:T(8,128)}, f32[64,128]{1,0:T(8,128)}) fusion(f1, idx, u), "
+    "kind=kLoop, calls=fused_scatter\n"
+    "  g = f32[64,128]{1,0:T(8,128)} get-tuple-element(f2), index=1\n"
+    "  s = f32[64,128]{1,0:T(8,128)} scatter(g, idx, u), update_window_dims={1}, "
+    "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+    "to_apply=sum\n"
+    "  h = f32[8,128]{1,0:T(8,128)} get-tuple-element(f2), index=0\n"
+    "  ROOT r = (f32[8,128]{1,0:T(8,128)}, f32[64,128]{1,0:T(8,128)}) tuple(h, s)\n"
+    "}\n";
+
+/* f32[64,128] with T(8,128) is 32768 B, f32[8,128] and s32[8,1] 4096 B, s32[] 512 B. The
+ * parameters, 41472 B, live throughout; b holds f1, f2{1} and s (an output) from step 4;
+ * f2{0} (4096 B) from step 6: 41472 + 32768 + 4096 = 78336 B. With f1, f2{1} and s in
+ * buffers of their own the plan's peak was 111104 B. */
+static void test_dus_fusions_in_place(void **state)
+{
+    struct model m;
+    (void)state;
+    import(DUS_FUSIONS, &m);
+    assert_int_equal(m.n, 6);
+    const struct model_tensor *b = tensor(&m, "b");
+    assert_string_equal(b->in_place, "f1,f2{1},s");
+    assert_int_equal(b->kind, TENSOR_OUTPUT);
+    assert_live(b, 4, 11);
+    assert_int_equal(tensor(&m, "f2{0}")->kind, TENSOR_OUTPUT);
+    assert_live(tensor(&m, "f2{0}"), 6, 11);
+    model_free(&m);
+    assert_int_equal(peak_of(DUS_FUSIONS), 78336);
+}
+
+/* No in-place write: the updated operand is read later (b, by c), a parameter (a), the
+ * fusion's DUS updates a value computed inside it rather than a parameter (f4), or the
+ * operand is an output (c, in the ROOT). Steps: 0 a, 1 u, 2 i, 3 b, 4 f1, 5 c, 6 f3, 7 f4,
+ * 8 f5, 9 r. */
+static void test_dus_fusions_not_in_place(void **state)
+{
+    static const char text[] =
+        "HloModule m\n"
+        "fused_dus {\n"
+        "  p0 = f32[64,128]{1,0:T(8,128)} parameter(0)\n"
+        "  p1 = f32[8,128]{1,0:T(8,128)} parameter(1)\n"
+        "  p2 = s32[]{:T(128)} parameter(2)\n"
+        "  z = s32[]{:T(128)} constant(0)\n"
+        "  ROOT d = f32[64,128]{1,0:T(8,128)} dynamic-update-slice(p0, p1, p2, z)\n"
+        "}\n"
+        "fused_dus_inner {\n"
+        "  p0 = f32[64,128]{1,0:T(8,128)} parameter(0)\n"
+        "  p1 = f32[8,128]{1,0:T(8,128)} parameter(1)\n"
+        "  p2 = s32[]{:T(128)} parameter(2)\n"
+        "  n = f32[64,128]{1,0:T(8,128)} exponential(p0)\n"
+        "  ROOT d = f32[64,128]{1,0:T(8,128)} dynamic-update-slice(n, p1, p2, p2)\n"
+        "}\n"
+        "ENTRY e {\n"
+        "  a = f32[64,128]{1,0:T(8,128)} parameter(0)\n"
+        "  u = f32[8,128]{1,0:T(8,128)} parameter(1)\n"
+        "  i = s32[]{:T(128)} parameter(2)\n"
+        "  b = f32[64,128]{1,0:T(8,128)} negate(a)\n"
+        "  f1 = f32[64,128]{1,0:T(8,128)} fusion(b, u, i), kind=kLoop, calls=fused_dus\n"
+        "  c = f32[64,128]{1,0:T(8,128)} add(f1, b)\n"
+        "  f3 = f32[64,128]{1,0:T(8,128)} fusion(a, u, i), kind=kLoop, calls=fused_dus\n"
+        "  f4 = f32[64,128]{1,0:T(8,128)} fusion(f3, u, i), kind=kLoop, calls=fused_dus_inner\n"
+        "  f5 = f32[64,128]{1,0:T(8,128)} fusion(c, u, i), kind=kLoop, calls=fused_dus\n"
+        "  ROOT r = (f32[64,128]{1,0:T(8,128)}, f32[64,128]{1,0:T(8,128)}, "
+        "f32[64,128]{1,0:T(8,128)}) tuple(c, f4, f5)\n"
+        "}\n";
+    struct model m;
+    (void)state;
+    import(text, &m);
+    /* a, u, i, b, f1 (holding c, elementwise into its dying first operand), f3, f4, f5 */
+    assert_int_equal(m.n, 8);
+    assert_null(tensor(&m, "b")->in_place);
+    assert_live(tensor(&m, "b"), 3, 6);
+    assert_string_equal(tensor(&m, "f1")->in_place, "c");
+    assert_null(tensor(&m, "f3")->in_place);
+    assert_live(tensor(&m, "f3"), 6, 8);
+    assert_null(tensor(&m, "f4")->in_place);
+    assert_int_equal(tensor(&m, "f5")->kind, TENSOR_OUTPUT);
+    assert_live(tensor(&m, "f5"), 8, 10);
+    model_free(&m);
+}
+
 static void test_sharding_and_memory_space(void **state)
 {
     static const char unscheduled[] =
@@ -643,6 +760,8 @@ int main(void)
         cmocka_unit_test(test_async_pairs_alias),
         cmocka_unit_test(test_async_in_place),
         cmocka_unit_test(test_dynamic_update_slice_in_place),
+        cmocka_unit_test(test_dus_fusions_in_place),
+        cmocka_unit_test(test_dus_fusions_not_in_place),
         cmocka_unit_test(test_sharding_and_memory_space),
         cmocka_unit_test(test_scheduled_shapes_are_per_device),
         cmocka_unit_test(test_printer_forms),
