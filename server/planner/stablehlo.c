@@ -41,6 +41,11 @@ struct region {
     uint32_t ncaps, capcap;
 };
 
+struct loc_def {
+    uint32_t name_off, name_len; /* the alias without '#' (name_len 0: a free slot) */
+    uint32_t at;                 /* its "loc(" */
+};
+
 struct tr {
     const char *s;
     size_t len, i;
@@ -58,7 +63,9 @@ struct tr {
     size_t mask;
     uint32_t next_region;
     struct region reg[SH_MAX_REGIONS];
-    unsigned depth;           /* regions open; reg[depth - 1] is the current one */
+    unsigned depth;       /* regions open; reg[depth - 1] is the current one */
+    struct loc_def *locs; /* the location aliases, open addressing */
+    size_t loc_mask;
     uint32_t at_line, at_col; /* where the definitions being made are written (errors) */
     char fname[256];
     char entry_name[256];
@@ -553,21 +560,180 @@ static int use(struct tr *t, struct sbuf *ops)
 
 /* ---- locations --------------------------------------------------------------------- */
 
-/* The name of an inline loc("name"...) in s[from..to): *off and *len (0: none). */
-static void loc_name(const struct tr *t, size_t from, size_t to, uint32_t *off, uint32_t *len)
+/*
+ * Location names. An op's loc(..) names it (the op_name): loc("name") and loc("name"(child))
+ * are names; loc("file.py":3:0) a file position, no name; loc(callsite(X at Y)) takes X's;
+ * loc(fused[X, Y]) (or fused<..>[..]) the first of its parts that has one; loc(#locN) the
+ * definition "#locN = loc(..)" the file writes after the module (MLIR prints location
+ * aliases there). Locations are debug information: what cannot be resolved (an undefined or
+ * cyclic alias, more than SH_LOC_STEPS expressions: fused lists of aliases of fused lists
+ * would grow as a power) gives no name rather than an error.
+ */
+#define SH_LOC_STEPS 256 /* expressions a location's name may take to find */
+
+static size_t loc_hash(const char *s, size_t off, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < len; k++)
+        h = (h ^ (unsigned char)s[off + k]) * 1099511628211ull;
+    return (size_t)h;
+}
+
+static size_t skip_blank(const struct tr *t, size_t q)
+{
+    while (q < t->len && (t->s[q] == ' ' || t->s[q] == '\t'))
+        q++;
+    return q;
+}
+
+/* The location aliases: every line "#NAME = loc(..)", NAME -> the offset of its "loc(". */
+static int loc_table(struct tr *t)
+{
+    size_t n = 0, cap = 16;
+
+    for (size_t q = 0; q < t->len; q++)
+        n += t->s[q] == '#' && (q == 0 || t->s[q - 1] == '\n');
+    if (n == 0)
+        return ERR_OK;
+    while (cap < 2 * n)
+        cap *= 2;
+    if ((t->locs = malloc(cap * sizeof(*t->locs))) == NULL)
+        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+    for (size_t k = 0; k < cap; k++)
+        t->locs[k].name_len = 0;
+    t->loc_mask = cap - 1;
+    for (size_t q = 0; q < t->len; q++) {
+        if (t->s[q] != '#' || (q > 0 && t->s[q - 1] != '\n'))
+            continue;
+        size_t name = q + 1, e = name;
+        while (e < t->len && ident_ch(t->s[e]))
+            e++;
+        size_t v = skip_blank(t, e);
+        if (e == name || v >= t->len || t->s[v] != '=')
+            continue;
+        v = skip_blank(t, v + 1);
+        if (t->len - v < 4 || memcmp(t->s + v, "loc(", 4) != 0)
+            continue;
+        size_t h = loc_hash(t->s, name, e - name) & t->loc_mask;
+        while (t->locs[h].name_len != 0) /* a repeated name: the first definition holds */
+            h = (h + 1) & t->loc_mask;
+        t->locs[h] = (struct loc_def){(uint32_t)name, (uint32_t)(e - name), (uint32_t)v};
+    }
+    return ERR_OK;
+}
+
+/* The "loc(" of alias s[off..off+len) (without '#'), or SIZE_MAX. */
+static size_t loc_find(const struct tr *t, size_t off, size_t len)
+{
+    if (t->locs == NULL || len == 0)
+        return SIZE_MAX;
+    for (size_t h = loc_hash(t->s, off, len) & t->loc_mask; t->locs[h].name_len != 0;
+         h = (h + 1) & t->loc_mask) {
+        const struct loc_def *d = &t->locs[h];
+        if (d->name_len == len && memcmp(t->s + d->name_off, t->s + off, len) == 0)
+            return d->at;
+    }
+    return SIZE_MAX;
+}
+
+/* The end of the string whose opening quote is at q (just past its closing quote), or 0. */
+static size_t string_end(const struct tr *t, size_t q)
+{
+    for (q++; q < t->len && t->s[q] != '\n'; q++) {
+        if (t->s[q] == '\\')
+            q++;
+        else if (t->s[q] == '"')
+            return q + 1;
+    }
+    return 0;
+}
+
+/* The name of the location expression at q (inside loc(..)): *off, *len (0: none). */
+static void loc_expr(const struct tr *t, size_t q, unsigned *steps, uint32_t *off, uint32_t *len)
+{
+    q = skip_blank(t, q);
+    if (*steps == 0 || q >= t->len)
+        return;
+    --*steps;
+    if (t->s[q] == '"') {
+        size_t e = string_end(t, q);
+        if (e == 0 || (e < t->len && t->s[e] == ':')) /* a file position */
+            return;
+        *off = (uint32_t)q + 1;
+        *len = (uint32_t)(e - q - 2);
+        return;
+    }
+    if (t->s[q] == '#') {
+        size_t n = q + 1, at;
+        while (n < t->len && ident_ch(t->s[n]))
+            n++;
+        at = loc_find(t, q + 1, n - q - 1);
+        if (at != SIZE_MAX)
+            loc_expr(t, at + 4, steps, off, len);
+        return;
+    }
+    if (t->len - q > 9 && memcmp(t->s + q, "callsite(", 9) == 0) {
+        loc_expr(t, q + 9, steps, off, len);
+        return;
+    }
+    if (t->len - q > 5 && memcmp(t->s + q, "fused", 5) == 0) {
+        unsigned depth = 0;
+        for (q += 5; q < t->len && t->s[q] != '\n'; q++) { /* fused<"meta">[ */
+            if (t->s[q] == '"') {
+                size_t e = string_end(t, q);
+                if (e == 0)
+                    return;
+                q = e - 1;
+            } else if (t->s[q] == '<')
+                depth++;
+            else if (t->s[q] == '>' && depth > 0)
+                depth--;
+            else if (t->s[q] == '[' && depth == 0)
+                break;
+        }
+        /* the parts, "," between at depth 0, until one has a name */
+        while (q < t->len && (t->s[q] == '[' || t->s[q] == ',') && *len == 0) {
+            loc_expr(t, q + 1, steps, off, len);
+            for (q++, depth = 0; q < t->len && t->s[q] != '\n'; q++) {
+                if (t->s[q] == '"') {
+                    if ((q = string_end(t, q)) == 0)
+                        return;
+                    q--;
+                } else if (t->s[q] == '(' || t->s[q] == '[' || t->s[q] == '<') {
+                    depth++;
+                } else if ((t->s[q] == ')' || t->s[q] == ']' || t->s[q] == '>') && depth > 0) {
+                    depth--;
+                } else if ((t->s[q] == ',' && depth == 0) || t->s[q] == ']') {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* The name of the loc(..) at q ("loc(" there), *len 0 when it has none. */
+static void loc_name(const struct tr *t, size_t q, uint32_t *off, uint32_t *len)
+{
+    unsigned steps = SH_LOC_STEPS;
+    *off = *len = 0;
+    if (t->len - q >= 4 && memcmp(t->s + q, "loc(", 4) == 0)
+        loc_expr(t, q + 4, &steps, off, len);
+}
+
+/* The name of the first loc(..) in s[from..to) outside strings. */
+static void loc_in(const struct tr *t, size_t from, size_t to, uint32_t *off, uint32_t *len)
 {
     *off = *len = 0;
-    for (size_t q = from; q + 5 <= to; q++) {
-        if (memcmp(t->s + q, "loc(\"", 5) != 0)
-            continue;
-        size_t a = q + 5, n = 0;
-        while (a + n < to && t->s[a + n] != '"')
-            n += t->s[a + n] == '\\' ? 2 : 1;
-        if (a + n >= to)
+    for (size_t q = from; q + 4 <= to; q++) {
+        if (t->s[q] == '"') {
+            size_t e = string_end(t, q);
+            if (e == 0)
+                return;
+            q = e - 1;
+        } else if (memcmp(t->s + q, "loc(", 4) == 0) {
+            loc_name(t, q, off, len);
             return;
-        *off = (uint32_t)a;
-        *len = (uint32_t)n;
-        return;
+        }
     }
 }
 
@@ -649,7 +815,6 @@ struct op_text {
 static int scan_op(struct tr *t, const struct stmt *st, struct sbuf *ops, struct op_text *o)
 {
     int depth = 0, brace = 0, rc;
-    size_t from;
 
     memset(o, 0, sizeof(*o));
     while (t->i < t->len) { /* operands up to the type separator */
@@ -682,8 +847,7 @@ static int scan_op(struct tr *t, const struct stmt *st, struct sbuf *ops, struct
             o->callee_len = (uint32_t)ident(t);
             continue;
         } else if (depth == 0 && brace == 0 && starts(t, "loc(") && o->loc_len == 0) {
-            from = t->i;
-            loc_name(t, from, t->len, &o->loc_off, &o->loc_len);
+            loc_name(t, t->i, &o->loc_off, &o->loc_len);
         }
         depth += ch == '(' || ch == '[' || ch == '<';
         depth -= (ch == ')' || ch == ']' || ch == '>') && depth > 0;
@@ -1029,7 +1193,7 @@ static void owner_loc(struct tr *t, struct owner *w)
     size_t from = t->i;
     while (t->i < t->len && t->s[t->i] != '\n')
         t->i++;
-    loc_name(t, from, t->i, &w->loc_off, &w->loc_len);
+    loc_in(t, from, t->i, &w->loc_off, &w->loc_len);
 }
 
 /* %r:N = stablehlo.while(%a = %x, ...) : T, ... cond { .. } do { .. } */
@@ -1418,8 +1582,8 @@ static int arg_attrs(struct tr *t, uint32_t arg, struct sbuf *sharding)
             size_t v = q + sizeof(sh) - 1, n = 0;
             while (v + n < end && t->s[v + n] != '"')
                 n++;
-            int rc = sb_printf(t, sharding, ", sharding=%.*s", (int)n, t->s + v);
-            if (rc != ERR_OK)
+            int rc = sb_add(t, sharding, ", sharding=", 11);
+            if (rc != ERR_OK || (rc = sb_add(t, sharding, t->s + v, n)) != ERR_OK)
                 return rc;
         } else if (end - q > sizeof(al) && memcmp(t->s + q, al, sizeof(al) - 1) == 0) {
             size_t at = q + sizeof(al) - 1;
@@ -1434,6 +1598,20 @@ static int arg_attrs(struct tr *t, uint32_t arg, struct sbuf *sharding)
     }
     t->i = end + (end < t->len);
     return ERR_OK;
+}
+
+/* "  NAME = SHAPE parameter(N)[, sharding=..][, metadata={op_name=..}]" for an argument. */
+static int param_line(struct tr *t, struct sbuf *b, uint32_t off, uint32_t len, const char *shape,
+                      uint32_t n, const char *sharding, uint32_t loc_off, uint32_t loc_len)
+{
+    int rc;
+    if ((rc = sb_add(t, b, "  ", 2)) != ERR_OK || (rc = sb_add(t, b, t->s + off, len)) != ERR_OK ||
+        (rc = sb_add(t, b, " = ", 3)) != ERR_OK || (rc = sb_str(t, b, shape)) != ERR_OK ||
+        (rc = sb_printf(t, b, " parameter(%u)", n)) != ERR_OK ||
+        (rc = sb_str(t, b, sharding)) != ERR_OK ||
+        (rc = put_op_name(t, b, loc_off, loc_len)) != ERR_OK)
+        return rc;
+    return sb_add(t, b, "\n", 1);
 }
 
 static int func(struct tr *t)
@@ -1467,7 +1645,7 @@ static int func(struct tr *t)
         goto out;
     for (;;) {
         struct sbuf shape = {0}, sharding = {0};
-        uint32_t off, len;
+        uint32_t off, len, loc_off = 0, loc_len = 0;
         skip_nl(t);
         if (peek(t) == ')')
             break;
@@ -1489,9 +1667,13 @@ static int func(struct tr *t)
         skip_ws(t);
         if ((rc = type_at(t, &shape)) == ERR_OK && (skip_ws(t), peek(t) == '{'))
             rc = arg_attrs(t, narg, &sharding);
+        if (rc == ERR_OK && (skip_ws(t), starts(t, "loc("))) { /* its name: the op_name */
+            loc_name(t, t->i, &loc_off, &loc_len);
+            t->i += 3;
+            rc = skip_group(t);
+        }
         if (rc == ERR_OK)
-            rc = sb_printf(t, &r->text, "  %.*s = %s parameter(%u)%s\n", (int)len, t->s + off,
-                           shape.p, narg, sharding.p != NULL ? sharding.p : "");
+            rc = param_line(t, &r->text, off, len, shape.p, narg, sharding.p, loc_off, loc_len);
         free(sharding.p);
         if (rc == ERR_OK)
             rc = define(t, off, len, false, shape.p, 1);
@@ -1642,7 +1824,7 @@ int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, str
         return err_set(e, ERR_NOMEM, "", "out of memory translating StableHLO");
     memset(t.tab, 0xff, cap * sizeof(*t.tab));
     t.mask = cap - 1;
-    if ((rc = module(&t, name, sizeof(name))) != ERR_OK)
+    if ((rc = loc_table(&t)) != ERR_OK || (rc = module(&t, name, sizeof(name))) != ERR_OK)
         goto out;
     if ((rc = sb_printf(&t, &all, "HloModule %s", name)) != ERR_OK ||
         (t.aliases.n > 0 &&
@@ -1662,6 +1844,7 @@ out:
         free(t.reg[d].caps);
     }
     free(t.shapes.p);
+    free(t.locs);
     free(all.p);
     free(t.out.p);
     free(t.entry.p);

@@ -42,7 +42,12 @@
  * - *.constant is a constant; `return` / func.return / stablehlo.return (also generic:
  *   `"stablehlo.return"(%a) : (T) -> ()`) is the ROOT, a tuple of the values returned, as
  *   many as its types. Lists (operands, results, loop variables) have any length up to 4096.
- * - An inline loc("name"...) becomes the op_name.
+ * - Locations name ops (the op_name): loc("name") and loc("name"(..)); loc(#locN) through
+ *   the file's `#locN = loc(..)` lines (MLIR prints them after the module);
+ *   loc(callsite(X at Y)) X's name; loc(fused[..]) the first part that has one. A file
+ *   position loc("f.py":3:0), loc(unknown) and an alias that does not resolve (undefined,
+ *   cyclic) give none. An argument's loc(..) after its type and attributes names its
+ *   parameter: `%arg0: tensor<8xf32> loc("x")`.
  * Errors name line:column of the MLIR text. Bounded like the HLO parser (the translated text
  * is at most 8 times the input plus 64 KiB).
  */

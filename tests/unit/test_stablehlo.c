@@ -2,9 +2,9 @@
  * test_stablehlo.c - StableHLO text (what jax.jit(f).lower(*args).as_text() prints) through
  * the translation to HLO and the HLO buffer rules: types, SSA order, multi-results, a
  * pretty-printed while with a captured value, func.call, donation (tf.aliasing_output),
- * argument sharding, loc op names, generic case/if/while regions (captured values as their
- * parameters), lists of any length; sizes, lifetimes and the peak worked out by hand; errors
- * with the MLIR line:column.
+ * argument sharding, loc op names (#locN aliases, callsite, fused, arguments), generic
+ * case/if/while regions (captured values as their parameters), lists of any length; sizes,
+ * lifetimes and the peak worked out by hand; errors with the MLIR line:column.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -384,6 +384,67 @@ static void test_long_lists(void **state)
     free(text);
 }
 
+/* Location names: an argument's loc("x") names its parameter (op_name); loc(#locN) resolves
+ * through the #locN = loc(..) lines after the module, callsite(X at Y) takes X's name,
+ * fused[..] its first part's that has one; a file position, loc(unknown), an undefined or a
+ * cyclic alias give none. */
+static void test_location_names(void **state)
+{
+    static const char text[] =
+        "#loc = loc(unknown)\n"
+        "module @m {\n"
+        "  func.func public @main(%arg0: tensor<8x128xf32> loc(\"x\"), %arg1: tensor<8x128xf32> "
+        "{mhlo.sharding = \"{replicated}\"} loc(\"params[\\\"w\\\"]\"), %arg2: tensor<8x128xf32> "
+        "loc(#loc1)) -> (tensor<8x128xf32>) {\n"
+        "    %c = stablehlo.constant dense<0> : tensor<i32>\n"
+        "    %0 = stablehlo.add %arg0, %arg1 : tensor<8x128xf32> loc(#loc3)\n"
+        "    %1 = stablehlo.multiply %arg0, %arg2 : tensor<8x128xf32> loc(#loc4)\n"
+        "    %2 = stablehlo.tanh %arg0 : tensor<8x128xf32> loc(#loc5)\n"
+        "    %3 = stablehlo.exponential %arg1 : tensor<8x128xf32> loc(#loc1)\n"
+        "    %4 = stablehlo.negate %arg2 : tensor<8x128xf32> loc(#loc8)\n"
+        "    %5 = stablehlo.abs %arg0 : tensor<8x128xf32> loc(#loc404)\n"
+        "    %6 = stablehlo.sine %arg1 : tensor<8x128xf32> loc(callsite(callsite(\"inner\" at "
+        "\"f.py\":1:0) at #loc1))\n"
+        "    %7 = \"stablehlo.case\"(%c) ({\n"
+        "      stablehlo.return %6 : tensor<8x128xf32> loc(#loc)\n"
+        "    }) : (tensor<i32>) -> tensor<8x128xf32> loc(#loc6)\n"
+        "    return %7 : tensor<8x128xf32> loc(#loc)\n"
+        "  } loc(#loc)\n"
+        "} loc(#loc)\n"
+        "#loc1 = loc(\"f.py\":3:0)\n"
+        "#loc2 = loc(\"jit(f)/mul\"(#loc1))\n"
+        "#loc3 = loc(\"jit(f)/add\"(#loc1))\n"
+        "#loc4 = loc(callsite(#loc2 at #loc1))\n"
+        "#loc5 = loc(fused[#loc1, \"f.py\":4:2 to 4:9, \"jit(f)/tanh\"(\"f.py\":4:0), \"later\"])\n"
+        "#loc6 = loc(fused<\"meta, [x]\">[unknown, #loc7])\n"
+        "#loc7 = loc(\"jit(f)/cond\")\n"
+        "#loc8 = loc(#loc9)\n"
+        "#loc9 = loc(#loc8)\n";
+    static const char *const want[][2] = {
+        {"arg0", "x"},
+        {"arg1", "params[\\\"w\\\"]"},
+        {"arg2", ""},
+        {"0", "jit(f)/add"},
+        {"1", "jit(f)/mul"},
+        {"2", "jit(f)/tanh"},
+        {"3", ""},
+        {"4", ""},
+        {"5", ""},
+        {"6", "inner"},
+        {"7{0}", "jit(f)/cond"},
+    };
+    struct model m;
+    (void)state;
+    import(text, &m);
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        const struct model_tensor *x = tensor(&m, want[k][0]);
+        const char *got = x->op_name != NULL ? x->op_name : "";
+        if (strcmp(got, want[k][1]) != 0)
+            fail_msg("%s: op_name \"%s\", wanted \"%s\"", want[k][0], got, want[k][1]);
+    }
+    model_free(&m);
+}
+
 static void expect_error(const char *text, const char *where, const char *what)
 {
     struct model m;
@@ -461,9 +522,13 @@ static void test_errors_give_line_and_column(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jax_module), cmocka_unit_test(test_types),
-        cmocka_unit_test(test_cond_while), cmocka_unit_test(test_if_and_nesting),
-        cmocka_unit_test(test_long_lists), cmocka_unit_test(test_errors_give_line_and_column),
+        cmocka_unit_test(test_jax_module),
+        cmocka_unit_test(test_types),
+        cmocka_unit_test(test_cond_while),
+        cmocka_unit_test(test_if_and_nesting),
+        cmocka_unit_test(test_long_lists),
+        cmocka_unit_test(test_location_names),
+        cmocka_unit_test(test_errors_give_line_and_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
