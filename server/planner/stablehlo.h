@@ -14,6 +14,14 @@
  * - Each func.func is a computation; the entry is @main (else the first public function,
  *   else the first). Its arguments are parameters, in order; an argument's mhlo.sharding
  *   becomes its sharding, tf.aliasing_output = N its donation (input_output_alias {N}).
+ * - Shardy: a module-level `sdy.mesh @m = <["x"=4, "y"=2]>` and an argument's
+ *   `sdy.sharding = #sdy.sharding<@m, [{"x"}, {}]>` (or an inline mesh<[..]>; open dims ?,
+ *   priorities pN, sub-axes "x":(1)2 spanning their size) become the HLO sharding
+ *   {devices=[4,1,2]<=[8] last_tile_dim_replicate}: per dim the devices its axes span, the
+ *   mesh's devices no dim spans a replicated last tile dim ({replicated} when no dim is
+ *   split), so the argument is planned per device as with mhlo.sharding. An unknown mesh or
+ *   axis, an axis used twice, a dim count other than the rank and a mesh of more than 2^20
+ *   devices are errors naming line:column.
  * - Order is SSA order. `%r = dialect.op operands ... : types` becomes one instruction named
  *   r (the SSA name without '%') whose opcode is op with '_' written '-' (stablehlo.add ->
  *   add, dynamic_update_slice -> dynamic-update-slice); its operands are the %values used

@@ -445,6 +445,65 @@ static void test_location_names(void **state)
     model_free(&m);
 }
 
+/* Shardy: an argument's sdy.sharding over a module's sdy.mesh (or an inline mesh) becomes
+ * the HLO sharding, so it is planned per device as with mhlo.sharding: a dim split over
+ * axes x (4) and y (2) spans 8 devices; devices no dim spans are a replicated last tile dim. */
+static void test_shardy_shardings(void **state)
+{
+    static const char text[] =
+        "module @jit_f attributes {mhlo.num_partitions = 8 : i32} {\n"
+        "  sdy.mesh @mesh = <[\"x\"=4, \"y\"=2]>\n"
+        "  sdy.mesh @old = <\"a\"=2, \"b\"=2>\n"
+        "  func.func public @main("
+        "%arg0: tensor<64x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}, "
+        "%arg1: tensor<64x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\", \"y\"}, {}]>}, "
+        "%arg2: tensor<64x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"y\"}, {\"x\", ?}p1]>}, "
+        "%arg3: tensor<64x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {?}], "
+        "replicated={\"x\"}>}, "
+        "%arg4: tensor<64x128xf32> {sdy.sharding = #sdy.sharding<mesh<[\"a\"=2], "
+        "device_ids=[1, 0]>, [{\"a\"}p0, {}]>} loc(\"w\"), "
+        "%arg5: tensor<64x128xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\":(1)2}, {\"y\"}]>, "
+        "tf.aliasing_output = 0 : i32}, "
+        "%arg6: tensor<64x128xf32> {sdy.sharding = #sdy.sharding<@old, [{\"b\"}, {\"a\"}]>}) "
+        "-> (tensor<64x128xf32>) {\n"
+        "    return %arg5 : tensor<64x128xf32>\n"
+        "  }\n"
+        "}\n";
+    static const struct {
+        const char *name, *sharding;
+        int64_t d0, d1;
+    } want[] = {
+        {"arg0", "{devices=[4,1,2]<=[8] last_tile_dim_replicate}", 16, 128},
+        {"arg1", "{devices=[8,1]<=[8]}", 8, 128},
+        {"arg2", "{devices=[2,4]<=[8]}", 32, 32},
+        {"arg3", "{replicated}", 64, 128},
+        {"arg4", "{devices=[2,1]<=[2]}", 32, 128},
+        {"arg5", "{devices=[2,2,2]<=[8] last_tile_dim_replicate}", 32, 64},
+        {"arg6", "{devices=[2,2]<=[4]}", 32, 64},
+    };
+    struct model m;
+    char line[256];
+    (void)state;
+    char *hlo = translate(text);
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        snprintf(line, sizeof(line), "%s = f32[64,128] parameter(%zu), sharding=%s", want[k].name,
+                 k, want[k].sharding);
+        assert_has(hlo, line);
+    }
+    assert_has(hlo, "parameter(4), sharding={devices=[2,1]<=[2]}, metadata={op_name=\"w\"}");
+    free(hlo);
+    import(text, &m);
+    for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+        const struct model_tensor *x = tensor(&m, want[k].name);
+        if (x->shape.dims[0] != want[k].d0 || x->shape.dims[1] != want[k].d1)
+            fail_msg("%s: [%lld, %lld] per device, wanted [%lld, %lld]", want[k].name,
+                     (long long)x->shape.dims[0], (long long)x->shape.dims[1],
+                     (long long)want[k].d0, (long long)want[k].d1);
+    }
+    assert_true(tensor(&m, "arg5")->donated);
+    model_free(&m);
+}
+
 static void expect_error(const char *text, const char *where, const char *what)
 {
     struct model m;
@@ -517,18 +576,44 @@ static void test_errors_give_line_and_column(void **state)
              "tensor<i32>\n",
              head);
     expect_error(text, "line 4:7", "%x is defined twice");
+    /* Shardy */
+    static const char mesh[] = "module @m {\n  sdy.mesh @mesh = <[\"x\"=4, \"y\"=2]>\n";
+    snprintf(text, sizeof(text),
+             "%s  func.func @main(%%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@nope, "
+             "[{}]>}) -> tensor<8xf32> {\n",
+             mesh);
+    expect_error(text, "line 3:67", "no sdy.mesh @nope before this sharding");
+    snprintf(text, sizeof(text),
+             "%s  func.func @main(%%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+             "[{\"y\", \"z\"}]>}) -> tensor<8xf32> {\n",
+             mesh);
+    expect_error(text, "line 3:81", "the mesh has no axis \"z\"");
+    snprintf(text, sizeof(text),
+             "%s  func.func @main(%%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+             "[{\"x\"}, {\"x\"}]>}) -> tensor<8xf32> {\n",
+             mesh);
+    expect_error(text, "line 3:85", "axis \"x\" is used twice");
+    snprintf(text, sizeof(text),
+             "%s  func.func @main(%%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+             "[{\"x\"}]>}) -> tensor<8xf32> {\n",
+             mesh);
+    expect_error(text, "line 3:83", "the sharding has 1 dims but the argument 2");
+    snprintf(text, sizeof(text),
+             "%s  func.func @main(%%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+             "[{\"x\":(2)4}]>}) -> tensor<8xf32> {\n",
+             mesh);
+    expect_error(text, "line 3:76", "expected a sub-axis \"x\":(pre)size that divides its axis");
+    expect_error("module @m {\n  sdy.mesh @big = <[\"x\"=1024, \"y\"=1024, \"z\"=2]>\n",
+                 "line 2:41", "the mesh has more than 1048576 devices");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jax_module),
-        cmocka_unit_test(test_types),
-        cmocka_unit_test(test_cond_while),
-        cmocka_unit_test(test_if_and_nesting),
-        cmocka_unit_test(test_long_lists),
-        cmocka_unit_test(test_location_names),
-        cmocka_unit_test(test_errors_give_line_and_column),
+        cmocka_unit_test(test_jax_module),       cmocka_unit_test(test_types),
+        cmocka_unit_test(test_cond_while),       cmocka_unit_test(test_if_and_nesting),
+        cmocka_unit_test(test_long_lists),       cmocka_unit_test(test_location_names),
+        cmocka_unit_test(test_shardy_shardings), cmocka_unit_test(test_errors_give_line_and_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
