@@ -13,8 +13,9 @@
  * offset order) and merges the runs, so the gap scan reads the chunks in offset order
  * without sorting them: a pass costs O(n (s + k log r)) for s chunks read, k kept and r
  * runs per buffer (at a million buffers about 230, 130 and 4), with no allocation per
- * buffer. Orders are LSD radix sorts; steps become 32-bit ranks and sizes and offsets count
- * in the largest power-of-two unit dividing them.
+ * buffer. Buffers live over the whole program are kept apart as the union of their chunks
+ * (see iset below). Orders are LSD radix sorts; steps become 32-bit ranks and sizes and offsets
+ * count in the largest power-of-two unit dividing them.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -291,6 +292,7 @@ struct slot {
 
 struct ptree {
     size_t n, blocks, leaves; /* leaves: power of two >= blocks */
+    uint32_t kend;            /* the largest kup: a buffer with klow 1 and kup kend is global */
     struct binfo *info;       /* buffer -> its position and keys */
     uint32_t *maxup;          /* 2*leaves nodes: max kup of the placed chunks below, 0 if none */
     uint32_t *fill;           /* block -> how many of its positions are placed */
@@ -350,6 +352,7 @@ static int ptree_init(struct ptree *t, const struct pack_problem *p, uint64_t *s
             t->info[by_lower[i++]].klow = rank + 1;
         }
     }
+    t->kend = rank + 1;
     /* The unit: the largest power of two dividing every size and the alignment, so every
      * offset is a whole number of units. */
     for (size_t b = 0; b < n; b++)
@@ -473,6 +476,56 @@ static struct chunk *runs_merge(struct chunk *c, struct chunk *tmp, uint32_t *ru
     return c;
 }
 
+/*
+ * Global buffers: those live from the first step to the last (weights, optimizer state,
+ * constants) overlap every other buffer, so the index's queries would read every one of them
+ * for every buffer placed: with w of them among n buffers a pass reads n w chunks (200,000
+ * buffers of which 20,000 global: 412 s). The gap scan (choose_offset) sees only the union
+ * of the chunks it reads, so the placed globals are kept apart instead, as the union of their
+ * chunks (sorted, disjoint intervals, touching ones joined; packed globals mostly touch),
+ * which a query merges as one more run. A global buffer overlaps everything placed, so its
+ * query is the union of all placed chunks, kept the same way while it stays short (over the
+ * whole program the placed chunks cover [0, top) but for the gaps no buffer ever uses); past
+ * ISET_ALL_MAX intervals it is dropped and a global's query reads the index and the globals'
+ * union as before. Either way the gap scan sees the same union, so the packing is the same.
+ */
+#define ISET_ALL_MAX 256
+
+struct iset {
+    struct chunk *c; /* c[n]: sorted by offset, disjoint and not touching */
+    size_t n, cap;
+};
+
+/* Adds [off, end) to s, joining the intervals it overlaps or touches. Returns false, leaving
+ * s as it was, when that needs an interval past cap. */
+static bool iset_add(struct iset *s, uint64_t off, uint64_t end)
+{
+    size_t lo = 0, hi = s->n, last;
+
+    while (lo < hi) { /* the first interval ending at or after off */
+        size_t mid = (lo + hi) / 2;
+        if (s->c[mid].end < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (last = lo; last < s->n && s->c[last].off <= end; last++)
+        ;
+    if (last == lo) {
+        if (s->n == s->cap)
+            return false;
+        memmove(s->c + lo + 1, s->c + lo, (s->n - lo) * sizeof(*s->c));
+        s->c[lo] = (struct chunk){off, end};
+        s->n++;
+        return true;
+    }
+    s->c[lo].off = s->c[lo].off < off ? s->c[lo].off : off;
+    s->c[lo].end = s->c[last - 1].end > end ? s->c[last - 1].end : end;
+    memmove(s->c + lo + 1, s->c + last, (s->n - last) * sizeof(*s->c));
+    s->n -= last - lo - 1;
+    return true;
+}
+
 /* pack_validate keeps every aligned total below 2^62, so this cannot overflow here. */
 static uint64_t align_up(uint64_t v, uint64_t align)
 {
@@ -510,10 +563,12 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
                 const uint32_t *order, uint64_t *offsets, uint64_t *peak, struct err *e)
 {
     struct ptree t = {0};
+    struct iset globals = {0}, all = {0};
     uint32_t *own = NULL, *runs = NULL;
     uint64_t *scratch = NULL;
     struct chunk *chunks;
     uint64_t top = 0, align;
+    size_t nglobal = 0;
     int rc = ERR_OK;
 
     *peak = 0;
@@ -524,7 +579,7 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     scratch = heur_alloc(4 * p->n * sizeof(*scratch)); /* 2n chunks */
     if (order == NULL)
         own = heur_alloc(p->n * sizeof(*own));
-    runs = malloc((p->n / PTREE_BLOCK + 2) * sizeof(*runs));
+    runs = malloc((p->n / PTREE_BLOCK + 3) * sizeof(*runs)); /* the blocks' runs and the globals' */
     if (scratch == NULL || (order == NULL && own == NULL) || runs == NULL) {
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;
@@ -532,6 +587,18 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     rc = ptree_init(&t, p, scratch, e); /* on failure, t is freed at out */
     if (rc != ERR_OK)
         goto out;
+    for (size_t b = 0; b < p->n; b++)
+        nglobal += t.info[b].klow == 1 && t.info[b].kup == t.kend;
+    if (nglobal > 0) {
+        globals.cap = nglobal;
+        all.cap = ISET_ALL_MAX;
+        globals.c = malloc(nglobal * sizeof(*globals.c));
+        all.c = malloc(ISET_ALL_MAX * sizeof(*all.c));
+        if (globals.c == NULL || all.c == NULL) {
+            rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
+            goto out;
+        }
+    }
     if (order == NULL) {
         sort_order(p, ord, own, scratch);
         order = own;
@@ -540,9 +607,10 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     align = p->alignment > 1 ? p->alignment / t.unit : p->alignment;
     for (size_t i = 0; i < p->n; i++) {
         const struct binfo *bi = &t.info[order[i]];
+        bool global = bi->klow == 1 && bi->kup == t.kend;
         const struct chunk *sorted;
         uint64_t off;
-        size_t nruns;
+        size_t nruns, k;
 
         /* The order jumps around in time: fetch the buffers ahead, then the heads of the
          * blocks their queries will read (their hi's and the one before). */
@@ -557,17 +625,39 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
                     __builtin_prefetch(head + 64 * l);
             }
         }
-        nruns = ptree_query(&t, bi, chunks, runs);
-        sorted = runs_merge(chunks, chunks + p->n, runs, nruns);
-        off = choose_offset(sorted, runs[nruns], bi->size, align, fit);
+        if (global && all.c != NULL) {
+            sorted = all.c;
+            k = all.n;
+        } else {
+            /* The index holds the non-global chunks (<= n - globals.n of them), so the
+             * globals' run fits in chunks[0, n) after them. */
+            nruns = ptree_query(&t, bi, chunks, runs);
+            if (globals.n > 0) {
+                memcpy(chunks + runs[nruns], globals.c, globals.n * sizeof(*chunks));
+                runs[nruns + 1] = runs[nruns] + (uint32_t)globals.n;
+                nruns++;
+            }
+            sorted = runs_merge(chunks, chunks + p->n, runs, nruns);
+            k = runs[nruns];
+        }
+        off = choose_offset(sorted, k, bi->size, align, fit);
         if (off + bi->size > top)
             top = off + bi->size;
-        ptree_insert(&t, bi, off, off + bi->size);
+        if (global)
+            (void)iset_add(&globals, off, off + bi->size); /* cap: every global */
+        else
+            ptree_insert(&t, bi, off, off + bi->size);
+        if (all.c != NULL && !iset_add(&all, off, off + bi->size)) {
+            free(all.c); /* too fragmented to be worth keeping: see ISET_ALL_MAX */
+            all.c = NULL;
+        }
         offsets[order[i]] = off * t.unit;
     }
     *peak = top * t.unit;
 out:
     ptree_free(&t);
+    free(globals.c);
+    free(all.c);
     free(runs);
     free(own);
     free(scratch);

@@ -1,13 +1,14 @@
 /*
  * bench_pack.c - `make bench-pack`: every packing strategy on the MiniMalloc challenging
- * suite (capacity 1048576), each answer verified by pack_check, plus a scale row: the
- * greedy strategies on a generated 1,000,000-buffer instance (time and peak RSS).
+ * suite (capacity 1048576), each answer verified by pack_check, plus two scale rows: the
+ * greedy strategies on a generated 1,000,000-buffer instance (time and peak RSS), then
+ * xla-default on the same with one buffer in twenty a weight, live over the whole program.
  *
  * usage: bench_pack [--data DIR] [--algo a,b,...] [--time-limit S] [--only A,B,...]
  *                   [--threads N] [--goal min|fit] [--no-scale] [--scale-n N]
- *                   [--scale-life L] [--scale-algo a,b,...] [--no-perfect] [--sweep A-B]
- * Perfect packings (perfect.h): the kept seed set, 400-500 buffers cut from a rectangle
- * whose height is the capacity and the lower bound, each given to "exact" with goal min
+ *                   [--scale-life L] [--scale-weights W] [--scale-algo a,b,...] [--no-perfect]
+ * [--sweep A-B] Perfect packings (perfect.h): the kept seed set, 400-500 buffers cut from a
+ * rectangle whose height is the capacity and the lower bound, each given to "exact" with goal min
  * for 30 s (or --time-limit): found at the lower bound or not, time and search nodes.
  * --sweep A-B does the same for the seeds A to B with perfect_sweep_n(seed) buffers.
  * "nodes" counts the search nodes of the exact solver, the skyline search and the search
@@ -18,6 +19,7 @@
  * found (exact keeps minimising after that, until it proves the optimum or time runs out).
  * DIR defaults to $TPUPLAN_MINIMALLOC_DIR, else ../shared/data/minimalloc/challenging.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,10 +108,14 @@ static uint64_t rng_next(uint64_t *s)
 
 /* A model-like instance: two buffers born per step, lifetimes of 1-maxlife steps (default 32)
  * with one in a thousand living up to 2000 steps (about maxlife buffers live at a time;
- * --scale-life 1000 gives about a thousand), sizes 1 KiB .. 16 MiB log-uniform. */
-static int scale_row(size_t n, unsigned maxlife, const char *algos, unsigned threads)
+ * --scale-life 1000 gives about a thousand), sizes 1 KiB .. 16 MiB log-uniform. With
+ * weights > 0, one buffer in n / weights lives from the first step to the last instead (the
+ * greedy passes keep those apart: pack_heur.c). */
+static int scale_row(size_t n, unsigned maxlife, size_t weights, const char *algos,
+                     unsigned threads)
 {
     struct pack_buffer *b = malloc(n * sizeof(*b));
+    size_t every = weights > 0 ? n / weights : 0; /* one buffer in every is a weight */
     uint64_t s = 42;
     char list[512];
     int bad = 0;
@@ -125,10 +131,17 @@ static int scale_row(size_t n, unsigned maxlife, const char *algos, unsigned thr
         b[i].upper = step + life;
         b[i].size = (uint64_t)1024 << (rng_next(&s) % 15);
     }
+    for (size_t i = 0; every > 0 && i < n; i += every) {
+        b[i].lower = 0;
+        b[i].upper = (int64_t)(n / 2) + 2000;
+    }
     struct pack_problem p = {.n = n, .bufs = b, .capacity = 0, .alignment = 0};
     struct pack_opts o = {.threads = threads};
-    printf("\nscale: generated instance, %zu buffers (model-like lifetimes of 1-%u steps)\n", n,
+    printf("\nscale: generated instance, %zu buffers (model-like lifetimes of 1-%u steps)", n,
            maxlife);
+    if (every > 0)
+        printf(", %zu of them weights live throughout", (n + every - 1) / every);
+    printf("\n");
     printf("%-15s %14s %9s %8s %8s %12s\n", "strategy", "peak", "peak/LB", "time_s", "cpu_s",
            "peak_rss_MiB");
     snprintf(list, sizeof(list), "%s", algos);
@@ -211,6 +224,7 @@ int main(int argc, char **argv)
     unsigned long long sweep_from = 0, sweep_to = 0;
     size_t scale_n = 1000000;
     unsigned scale_life = 32;
+    size_t scale_weights = SIZE_MAX; /* SIZE_MAX: n / 20; 0: no row with weights */
     char names[] = "ABCDEFGHIJK";
 
     if (dir == NULL)
@@ -232,6 +246,8 @@ int main(int argc, char **argv)
             scale_life = (unsigned)atoi(argv[++i]);
         else if (strcmp(argv[i], "--scale-algo") == 0 && i + 1 < argc)
             scale_algos = argv[++i];
+        else if (strcmp(argv[i], "--scale-weights") == 0 && i + 1 < argc)
+            scale_weights = (size_t)atol(argv[++i]);
         else if (strcmp(argv[i], "--no-scale") == 0)
             noscale = 1;
         else if (strcmp(argv[i], "--no-perfect") == 0)
@@ -246,7 +262,8 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: bench_pack [--data DIR] [--algo a,b] [--only A,B] "
                             "[--time-limit S] [--threads N] [--goal min|fit] [--no-scale] "
-                            "[--scale-n N] [--scale-life L] [--scale-algo a,b] [--no-perfect] "
+                            "[--scale-n N] [--scale-life L] [--scale-weights W] [--scale-algo a,b] "
+                            "[--no-perfect] "
                             "[--sweep A-B]\n");
             return 2;
         }
@@ -313,6 +330,10 @@ int main(int argc, char **argv)
     if (sweep_to > 0)
         bad |= perfect_rows(&o, sweep_from, sweep_to);
     if (!noscale)
-        bad |= scale_row(scale_n, scale_life, scale_algos, o.threads);
+        bad |= scale_row(scale_n, scale_life, 0, scale_algos, o.threads);
+    if (scale_weights == SIZE_MAX)
+        scale_weights = scale_n / 20;
+    if (!noscale && scale_weights > 0 && scale_weights <= scale_n)
+        bad |= scale_row(scale_n, scale_life, scale_weights, "xla-default", o.threads);
     return bad;
 }

@@ -564,6 +564,42 @@ static void test_greedy_differential(void **state)
     }
 }
 
+/*
+ * Property: with buffers live over the whole program (weights; kept apart from the index as
+ * the union of their chunks, and every placed chunk's union for their own queries),
+ * pack_greedy still places like ref_greedy: a third to all of them global, placed early, late
+ * or in between (sizes of one scale or many), and a union of all chunks too fragmented to
+ * keep (size 1 at alignment 2: every chunk stands apart, so past 256 the globals' queries go
+ * back to the index).
+ */
+static void test_greedy_weights_like_reference(void **state)
+{
+    uint64_t s = 99;
+
+    (void)state;
+    for (int it = 0; it < 60; it++) {
+        size_t n = it % 10 == 0 ? 600 + rng(&s) % 300 : 1 + rng(&s) % 200;
+        struct pack_buffer *b = calloc(n, sizeof(*b));
+        bool sparse = it % 5 == 4;
+        struct pack_problem p = {n, b, 0, sparse ? 2 : (it % 3 == 0 ? 64 : 0)};
+        unsigned share = 1 + (unsigned)(it % 3); /* one in share is global */
+        int64_t span = 2 + (int64_t)(rng(&s) % 40);
+        assert_non_null(b);
+        for (size_t i = 0; i < n; i++) {
+            bool global = rng(&s) % share == 0 || it % 7 == 0;
+            int64_t lo = (int64_t)(rng(&s) % (uint64_t)span);
+            b[i].lower = global ? 0 : lo;
+            b[i].upper = global ? span + 4 : lo + 1 + (int64_t)(rng(&s) % 4);
+            b[i].size = sparse ? 1 : it % 2 ? 1 + rng(&s) % 3000 : 1 + rng(&s) % 7;
+        }
+        if (sparse) /* many live at once, so the union of all chunks passes 256 pieces */
+            for (size_t i = 0; i < n; i++)
+                b[i].upper = b[i].lower == 0 ? 2 * span + 8 : b[i].lower + span + 4;
+        assert_greedy_is_reference(&p);
+        free(b);
+    }
+}
+
 /* allocators.md section 1.7: best-fit peaks of the MiniMalloc challenging instances in
  * the XLA spatial, temporal and area orders and TFLite's order (skipped without data). */
 static void test_documented_greedy(void **state)
@@ -773,6 +809,7 @@ int main(void)
         cmocka_unit_test(test_sort_keys),
         cmocka_unit_test(test_greedy_reference),
         cmocka_unit_test(test_greedy_differential),
+        cmocka_unit_test(test_greedy_weights_like_reference),
         cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_reduce_model),
         cmocka_unit_test(test_greedy_sparse_steps),
