@@ -247,13 +247,18 @@ static void print_strategies(json_object *pk)
                json_object_get_boolean(cli_json_get(v, "fits")) ? "no OOM" : "OOM");
     /* XLA's own assignment (packing.xla): compared, never chosen. */
     v = cli_json_get(pk, "xla");
-    if (v != NULL && !json_object_is_type(v, json_type_null))
+    if (v != NULL && !json_object_is_type(v, json_type_null)) {
+        long long in_place = json_object_get_int64(cli_json_get(v, "in_place_values"));
+        char held[48] = "";
+        if (in_place > 0)
+            snprintf(held, sizeof(held), ", %lld in place", in_place);
         printf("  %-16s %12s %12s %8s %9s  (XLA's own assignment; %lld of %lld values "
-               "matched)\n",
+               "matched%s)\n",
                cli_json_str(v, "name"), fmt_bytes(cli_json_get(v, "peak_bytes"), a, sizeof(a)),
                fmt_bytes(cli_json_get(v, "fragmentation_bytes"), d, sizeof(d)), "-", "-",
                (long long)json_object_get_int64(cli_json_get(v, "matched_values")),
-               (long long)json_object_get_int64(cli_json_get(v, "values")));
+               (long long)json_object_get_int64(cli_json_get(v, "values")), held);
+    }
 }
 
 static void print_failure(const char *what, json_object *f)

@@ -44,6 +44,10 @@ struct plan_xla {
     struct xla_report r;
     int64_t *tensor_value; /* per tensor: its value in a, or -1; malloc'd */
     size_t matched;        /* tensors with a value */
+    bool *in_place;        /* per value: not matched by its own name, but named in a tensor's
+                            * in_place (our model writes it into that tensor's buffer);
+                            * malloc'd, NULL when no tensor has in_place */
+    size_t nin_place;      /* values marked in in_place */
 };
 
 /* A prepared plan: the model, its options settled, totals, the packing problem. */

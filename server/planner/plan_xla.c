@@ -9,8 +9,12 @@
  * share their slot while their live ranges overlap, which no packing of ours allows).
  *
  * Matching follows the naming contract of the importers (xla_assign.h): value `<7 fusion.3>`
- * is tensor "fusion.3", `<9 while.2{1}>` is "while.2{1}". What matches neither way is
- * counted and listed, never an error: a hand-written model names only what it knows.
+ * is tensor "fusion.3", `<9 while.2{1}>` is "while.2{1}". A value that names no tensor but
+ * is listed in a tensor's in_place (the HLO importer wrote it into that tensor's buffer: an
+ * elementwise result into a dying operand, a while's loop state, a done into its start) is
+ * counted apart, "in place": it has memory in the plan, only under another name. What
+ * matches neither way is counted and listed, never an error: a hand-written model names
+ * only what it knows.
  */
 #include "planner/plan_int.h"
 
@@ -28,6 +32,7 @@ void plan_xla_free(struct plan_xla *x)
 {
     xla_assign_free(&x->a);
     free(x->tensor_value);
+    free(x->in_place);
     memset(x, 0, sizeof(*x));
 }
 
@@ -114,6 +119,74 @@ static int attach_inputs(struct plan_ctx *c, const struct plan_opts *o, size_t m
     return ERR_OK;
 }
 
+static uint64_t name_hash(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Marks the values that matched no tensor by name but are named in a tensor's in_place
+ * (comma-separated HLO names: model.h), through a table of those values by name. */
+static int match_in_place(struct plan_ctx *c, struct err *e)
+{
+    struct plan_xla *x = &c->xla;
+    size_t cap = 2, mask;
+    bool any = false;
+    int64_t *slot = NULL;
+    bool *taken = NULL;
+    int rc = ERR_OK;
+
+    for (size_t i = 0; i < c->m.n && !any; i++)
+        any = c->m.tensors[i].in_place != NULL;
+    if (!any || x->a.nvalues == 0 || x->matched >= x->a.nvalues)
+        return ERR_OK;
+    while (cap < 2 * (x->a.nvalues - x->matched))
+        cap *= 2;
+    mask = cap - 1;
+    slot = malloc(cap * sizeof(*slot));
+    taken = calloc(x->a.nvalues, sizeof(*taken));
+    x->in_place = calloc(x->a.nvalues, sizeof(*x->in_place));
+    if (slot == NULL || taken == NULL || x->in_place == NULL) {
+        rc = err_set(e, ERR_NOMEM, "", "out of memory for %zu values", x->a.nvalues);
+        goto out;
+    }
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = -1;
+    for (size_t i = 0; i < c->m.n; i++)
+        if (x->tensor_value[i] >= 0)
+            taken[x->tensor_value[i]] = true;
+    for (size_t v = 0; v < x->a.nvalues; v++) {
+        const struct xla_value *xv = &x->a.values[v];
+        size_t h = (size_t)name_hash(xv->key, xv->name_len) & mask;
+        if (taken[v])
+            continue;
+        while (slot[h] >= 0) /* a second value of the same name keeps the first's place */
+            h = (h + 1) & mask;
+        slot[h] = (int64_t)v;
+    }
+    for (size_t i = 0; i < c->m.n; i++) {
+        for (const char *p = c->m.tensors[i].in_place; p != NULL && *p != '\0';) {
+            size_t len = strcspn(p, ",");
+            for (size_t h = (size_t)name_hash(p, len) & mask; slot[h] >= 0; h = (h + 1) & mask) {
+                const struct xla_value *xv = &x->a.values[slot[h]];
+                if (xv->name_len == len && memcmp(xv->key, p, len) == 0 && !x->in_place[slot[h]]) {
+                    x->in_place[slot[h]] = true;
+                    x->nin_place++;
+                    break;
+                }
+            }
+            p += len + (p[len] == ',');
+        }
+    }
+out:
+    free(slot);
+    free(taken);
+    return rc;
+}
+
 int plan_xla_attach(struct plan_ctx *c, const struct plan_opts *o, size_t max_values, struct err *e)
 {
     struct plan_xla *x = &c->xla;
@@ -138,7 +211,7 @@ int plan_xla_attach(struct plan_ctx *c, const struct plan_opts *o, size_t max_va
         }
     }
     model_index_free(&ix);
-    return ERR_OK;
+    return match_in_place(c, e);
 }
 
 /* Tensor i's offset in XLA's layout (its allocation's base plus the value's offset), or
@@ -161,11 +234,14 @@ static void write_unmatched(struct jsonw *w, const struct plan_ctx *c)
     size_t listed = 0;
     bool *seen = calloc(x->a.nvalues ? x->a.nvalues : 1, sizeof(*seen));
 
-    /* Values no tensor took: those the tensors' links do not reach. */
+    /* Values no tensor took: those the tensors' links do not reach, nor their in_place. */
     for (size_t i = 0; seen != NULL && i < c->m.n; i++)
         if (x->tensor_value[i] >= 0)
             seen[x->tensor_value[i]] = true;
-    jsonw_u64(w, "unmatched_values", x->a.nvalues - x->matched);
+    for (size_t v = 0; seen != NULL && x->in_place != NULL && v < x->a.nvalues; v++)
+        seen[v] |= x->in_place[v];
+    jsonw_u64(w, "in_place_values", x->nin_place);
+    jsonw_u64(w, "unmatched_values", x->a.nvalues - x->matched - x->nin_place);
     jsonw_arr_begin(w, "unmatched_value_names");
     for (size_t v = 0; seen != NULL && v < x->a.nvalues && listed < XLA_NAMES_LISTED; v++)
         if (!seen[v]) {

@@ -48,7 +48,8 @@ export function renderStrategies(pk) {
 // What XLA did, not a packing of ours: its own colour, labelled, never "chosen".
 function xlaRow(x, max) {
     const over = x.lower_bound_bytes > 0 ? ` (+${fmtPct(x.peak_bytes / x.lower_bound_bytes - 1)})` : '';
-    const matched = x.source === 'with-model' ? ` · ${fmtInt(x.matched_values)} of ${fmtInt(x.values)} values matched` : '';
+    const inPlace = x.in_place_values ? `, ${fmtInt(x.in_place_values)} in place` : '';
+    const matched = x.source === 'with-model' ? ` · ${fmtInt(x.matched_values)} of ${fmtInt(x.values)} values matched${inPlace}` : '';
     const row = bar(`${x.name} (XLA's own assignment)`, [
         { cls: 'xla', frac: (x.peak_bytes || 0) / max },
         { cls: 'lb', marker: true, frac: (x.lower_bound_bytes || 0) / max },

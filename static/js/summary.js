@@ -47,7 +47,7 @@ function xlaCard(x, s) {
     const parts = [`our peak ${fmtBytes(s.peak_bytes)}`];
     if (x.report) parts.push(`memory-usage report: ${fmtBytes(x.report.total_bytes)}`);
     parts.push(`${fmtInt(x.allocations)} allocations`);
-    if (x.source === 'with-model') parts.push(`${fmtInt(x.matched_values)} of ${fmtInt(x.values)} values matched`);
+    if (x.source === 'with-model') parts.push(`${fmtInt(x.matched_values)} of ${fmtInt(x.values)} values matched${x.in_place_values ? `, ${fmtInt(x.in_place_values)} in place` : ''}`);
     if (!x.live_ranges) parts.push('no live ranges in the dump');
     const c = card("XLA's own total", fmtBytes(x.total_bytes), parts.join(' · '));
     c.id = 'xla-card';

@@ -666,6 +666,23 @@ test('a model with its XLA buffer assignment and memory-usage report: matched by
     await page.context().close();
 });
 
+test('an HLO module with its XLA buffer assignment: values written in place counted apart from the unmatched', async () => {
+    const page = await newPage();
+    await page.goto(base + '/');
+    await page.setInputFiles('#file', xlaDump('small.hlo'));
+    await page.setInputFiles('#xla_assignment', xlaDump('small.buffer-assignment.txt'));
+    await page.waitForFunction(() => /XLA program/.test(document.querySelector('#file-info').textContent));
+    await page.click('#submit');
+    await waitPlanPage(page);
+    const x = await page.evaluate(() => window.__tpuplan.result.packing.xla);
+    assert(x.matched_values === 4 && x.in_place_values === 2 && x.unmatched_values === 1, 'xla: ' + JSON.stringify(x.unmatched_value_names));
+    const text = await page.$eval('#strategies .bar-row[data-strategy="xla-actual"] .bar-text', (e) => e.textContent);
+    assert(/4 of 7 values matched, 2 in place/.test(text), 'row text: ' + text);
+    const card = await page.textContent('#xla-card');
+    assert(/4 of 7 values matched, 2 in place/.test(card), 'card: ' + card);
+    await page.context().close();
+});
+
 test('a model error from the API is shown next to the file field', async () => {
     const page = await newPage();
     await page.goto(base + '/');

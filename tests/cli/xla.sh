@@ -49,6 +49,15 @@ run plan $data/small.model.json --strategies xla-spatial --xla-assignment $data/
 grep -q "xla-actual .*4.1K.*(XLA's own assignment; 3 of 7 values matched)" "$tmp/out"
 ok $? "text report: the xla-actual row"
 
+# --- the HLO module of the same dump: values the importer writes in place are not unmatched
+run plan $data/small.hlo --strategies xla-spatial --xla-assignment $data/small.buffer-assignment.txt
+ok $rc "HLO module with --xla-assignment (exit 0)"
+check "4 matched, add.2 and multiply.4 in place (in broadcast.1), tuple.5 unmatched" \
+    'x["matched_values"] == 4 and x["in_place_values"] == 2 and x["unmatched_values"] == 1 and x["unmatched_value_names"] == ["tuple.5"] and t["broadcast.1"]["in_place"] == ["add.2", "multiply.4"]'
+run plan $data/small.hlo --strategies xla-spatial --xla-assignment $data/small.buffer-assignment.txt --format text
+grep -q "(XLA's own assignment; 4 of 7 values matched, 2 in place)" "$tmp/out"
+ok $? "text report: the in-place values counted on the xla-actual row"
+
 # --- errors: exit 2 and a line:column
 printf 'allocation 0: size 8:\n value: <0 a @0> (size=16,offset=0): f32[4]\n' >"$tmp/bad.txt"
 run plan "$tmp/bad.txt"

@@ -380,6 +380,55 @@ static void test_plan_attached(void **state)
     json_object_put(r);
 }
 
+/* The HLO module of small's dump (tests/data/xla/small.hlo): the importer writes add.2 into
+ * broadcast.1, which dies there, and multiply.4 into add.2 (elementwise, same shape), so
+ * tensor broadcast.1 lists both in in_place. XLA's values add.2 and multiply.4 name no
+ * tensor but are in place, not unmatched; tuple.5's own index table is a value no tensor
+ * holds (the importer does not count tuple tables). */
+static void test_plan_in_place_values(void **state)
+{
+    static const char hlo[] =
+        "HloModule small\n\n"
+        "%add_f32 (x: f32[], y: f32[]) -> f32[] {\n"
+        "  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+        "  ROOT %sum = f32[] add(f32[] %x, f32[] %y)\n}\n\n"
+        "%fused_reduce (param_0: f32[16,16]) -> f32[16] {\n"
+        "  %param_0 = f32[16,16]{1,0} parameter(0)\n  %zero = f32[] constant(0)\n"
+        "  ROOT %reduce.0 = f32[16]{0} reduce(f32[16,16]{1,0} %param_0, f32[] %zero), "
+        "dimensions={0}, to_apply=%add_f32\n}\n\n"
+        "ENTRY %main (p0: f32[16,16], p1: f32[16]) -> (f32[16,16], f32[16]) {\n"
+        "  %p0 = f32[16,16]{1,0} parameter(0)\n  %p1 = f32[16]{0} parameter(1)\n"
+        "  %broadcast.1 = f32[16,16]{1,0} broadcast(f32[16]{0} %p1), dimensions={1}\n"
+        "  %add.2 = f32[16,16]{1,0} add(f32[16,16]{1,0} %p0, f32[16,16]{1,0} %broadcast.1)\n"
+        "  %fusion.3 = f32[16]{0} fusion(f32[16,16]{1,0} %add.2), kind=kInput, "
+        "calls=%fused_reduce\n"
+        "  %multiply.4 = f32[16,16]{1,0} multiply(f32[16,16]{1,0} %add.2, f32[16,16]{1,0} "
+        "%add.2)\n"
+        "  ROOT %tuple.5 = (f32[16,16]{1,0}, f32[16]{0}) tuple(f32[16,16]{1,0} %multiply.4, "
+        "f32[16]{0} %fusion.3)\n}\n";
+    struct plan_opts o = {.strategies = "xla-spatial",
+                          .xla_assignment = small,
+                          .xla_assignment_len = sizeof(small) - 1};
+    json_object *r = run(hlo, &o, NULL), *x = jget(r, "packing", "xla"), *names;
+
+    (void)state;
+    assert_string_equal(json_object_get_string(jget(x, "source", NULL)), "with-model");
+    assert_int_equal(json_object_get_int64(jget(x, "values", NULL)), 7);
+    assert_int_equal(json_object_get_int64(jget(x, "matched_values", NULL)), 4);
+    assert_int_equal(json_object_get_int64(jget(x, "in_place_values", NULL)), 2);
+    assert_int_equal(json_object_get_int64(jget(x, "unmatched_values", NULL)), 1);
+    assert_int_equal(json_object_get_int64(jget(x, "unmatched_tensors", NULL)), 0);
+    names = jget(x, "unmatched_value_names", NULL);
+    assert_int_equal(json_object_array_length(names), 1);
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(names, 0)), "tuple.5");
+    json_object_put(r);
+    /* A model without in_place: none in place, as before. */
+    r = run(small, &(struct plan_opts){.strategies = "xla-spatial"}, NULL);
+    assert_int_equal(
+        json_object_get_int64(jget(jget(r, "packing", "xla"), "in_place_values", NULL)), 0);
+    json_object_put(r);
+}
+
 static void expect_plan_error(const char *input, const struct plan_opts *o, const char *where,
                               const char *msg)
 {
@@ -423,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_report),
         cmocka_unit_test(test_plan_standalone),
         cmocka_unit_test(test_plan_attached),
+        cmocka_unit_test(test_plan_in_place_values),
         cmocka_unit_test(test_plan_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
