@@ -1,7 +1,8 @@
 /*
  * stablehlo.c - StableHLO / MHLO text to HLO text (see stablehlo.h): a cursor over the MLIR
  * text, one output buffer per computation being written (a function body or a while
- * region), a name table of the SSA values defined so far.
+ * region), a name table of the SSA values defined so far. Location names are read by
+ * stablehlo_loc.c and Shardy shardings by stablehlo_sdy.c (stablehlo_int.h).
  */
 #include "planner/stablehlo.h"
 
@@ -12,90 +13,10 @@
 
 #include "planner/hlo.h"
 #include "planner/hlo_model.h"
+#include "planner/stablehlo_int.h"
 #include "planner/text.h"
 
-#define SH_MAX_REGIONS 64 /* nested while regions */
-#define SH_MAX_RESULTS 4096
-
-struct sbuf {
-    char *p;
-    size_t n, cap;
-};
-
-struct val {
-    uint32_t off, len;             /* the SSA name without '%' */
-    uint32_t region;               /* the id of the region that defines it */
-    uint32_t elem;                 /* its number in a result group %r:N (0: a plain value) */
-    uint32_t shape_off, shape_len; /* its XLA shape, in tr.shapes */
-    uint32_t cap_depth, cap_id;    /* the capture mark (see capture); cap_id 0: none */
-    bool tuple; /* an element of a tuple-shaped instruction r: its HLO name is r#elem */
-};
-
-struct region {
-    uint32_t id; /* unique: regions are numbered as they open */
-    char name[600];
-    struct sbuf text;   /* the body */
-    struct sbuf params; /* the captured values' parameters, written before the body */
-    uint32_t nparams;
-    uint32_t *caps; /* vals captured from outside (indices) */
-    uint32_t ncaps, capcap;
-};
-
-/* A Shardy mesh (sdy.mesh @name = <["x"=4, "y"=2]>): its axes, major to minor. */
-#define SDY_MAX_AXES    32
-#define SDY_MAX_DEVICES (1u << 20)
-
-struct sdy_axis {
-    uint32_t off, len; /* the name, inside its quotes */
-    uint32_t size;
-};
-
-struct sdy_mesh {
-    uint32_t off, len; /* @name without '@' */
-    uint32_t naxes;
-    uint64_t devices;
-    struct sdy_axis axes[SDY_MAX_AXES];
-};
-
-struct loc_def {
-    uint32_t name_off, name_len; /* the alias without '#' (name_len 0: a free slot) */
-    uint32_t at;                 /* its "loc(" */
-};
-
-struct tr {
-    const char *s;
-    size_t len, i;
-    uint32_t line;
-    size_t bol;
-    struct err *e;
-    struct sbuf out;     /* finished computations */
-    struct sbuf entry;   /* the entry computation, written last */
-    struct sbuf aliases; /* input_output_alias entries */
-    size_t max_out;
-    struct sbuf shapes; /* the values' shapes */
-    struct val *vals;
-    uint32_t nvals, capvals;
-    uint32_t *tab;
-    size_t mask;
-    uint32_t next_region;
-    struct region reg[SH_MAX_REGIONS];
-    unsigned depth;          /* regions open; reg[depth - 1] is the current one */
-    struct sdy_mesh *meshes; /* the module's sdy.mesh definitions */
-    uint32_t nmeshes, capmeshes;
-    struct loc_def *locs; /* the location aliases, open addressing */
-    size_t loc_mask;
-    uint32_t at_line, at_col; /* where the definitions being made are written (errors) */
-    char fname[256];
-    char entry_name[256];
-};
-
-static uint32_t col_of(const struct tr *t)
-{
-    return (uint32_t)(t->i - t->bol + 1);
-}
-
-static int fail(struct tr *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct tr *t, const char *fmt, ...)
+int sh_fail(struct tr *t, const char *fmt, ...)
 {
     char what[ERR_MSG_MAX];
     va_list ap;
@@ -105,11 +26,6 @@ static int fail(struct tr *t, const char *fmt, ...)
     return hlo_err_at(t->e, t->line, col_of(t), "%s", what);
 }
 
-static char peek(const struct tr *t)
-{
-    return t->i < t->len ? t->s[t->i] : '\0';
-}
-
 static void adv(struct tr *t)
 {
     if (t->s[t->i] == '\n') {
@@ -117,12 +33,6 @@ static void adv(struct tr *t)
         t->bol = t->i + 1;
     }
     t->i++;
-}
-
-static void skip_ws(struct tr *t)
-{
-    while (t->i < t->len && (t->s[t->i] == ' ' || t->s[t->i] == '\t' || t->s[t->i] == '\r'))
-        t->i++;
 }
 
 /* Skips blanks, line ends and // comments. */
@@ -139,26 +49,6 @@ static void skip_nl(struct tr *t)
             return;
         }
     }
-}
-
-static bool starts(const struct tr *t, const char *w)
-{
-    size_t n = strlen(w);
-    return t->len - t->i >= n && memcmp(t->s + t->i, w, n) == 0;
-}
-
-static bool ident_ch(char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           ch == '_' || ch == '.' || ch == '$' || ch == '-';
-}
-
-static size_t ident(struct tr *t)
-{
-    size_t at = t->i;
-    while (t->i < t->len && ident_ch(t->s[t->i]))
-        t->i++;
-    return t->i - at;
 }
 
 /* ---- output ------------------------------------------------------------------------ */
@@ -184,7 +74,7 @@ static int sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n)
     return ERR_OK;
 }
 
-static int sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
+int sh_sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
 {
     if (t->out.n + t->entry.n + b->n + n > t->max_out)
         return err_set(t->e, ERR_LIMIT, "",
@@ -197,12 +87,10 @@ static int sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
 /* Appends a NUL-terminated string (NULL: nothing). */
 static int sb_str(struct tr *t, struct sbuf *b, const char *s)
 {
-    return s != NULL ? sb_add(t, b, s, strlen(s)) : ERR_OK;
+    return s != NULL ? sh_sb_add(t, b, s, strlen(s)) : ERR_OK;
 }
 
-static int sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
+int sh_sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -212,7 +100,7 @@ static int sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
     va_end(ap);
     if (n < 0 || (size_t)n >= sizeof(buf))
         return err_set(t->e, ERR_LIMIT, "", "line %u: a name or type is too long", t->line);
-    return sb_add(t, b, buf, (size_t)n);
+    return sh_sb_add(t, b, buf, (size_t)n);
 }
 
 static struct sbuf *cur_text(struct tr *t)
@@ -234,7 +122,7 @@ static int elem_type(struct tr *t, const char *p, size_t n, char *out, size_t ca
         return ERR_OK;
     }
     if (n + 2 > cap || n == 0)
-        return fail(t, "expected an element type");
+        return sh_fail(t, "expected an element type");
     size_t k = 0;
     if (p[0] == 'i') {
         out[k++] = 's';
@@ -262,10 +150,10 @@ static int type_at(struct tr *t, struct sbuf *b)
     if (starts(t, "!stablehlo.token") || starts(t, "!mhlo.token")) {
         t->i++;
         (void)ident(t);
-        return sb_add(t, b, "token[]", 7);
+        return sh_sb_add(t, b, "token[]", 7);
     }
     if (!starts(t, "tensor<"))
-        return fail(t, "expected a tensor<...> type");
+        return sh_fail(t, "expected a tensor<...> type");
     t->i += 7;
     start = t->i;
     /* dims: digits followed by 'x' */
@@ -275,7 +163,7 @@ static int type_at(struct tr *t, struct sbuf *b)
         while (q < t->len && t->s[q] >= '0' && t->s[q] <= '9')
             q++;
         if (q < t->len && t->s[q] == '?')
-            return fail(t, "dynamic dimensions (?) are not supported");
+            return sh_fail(t, "dynamic dimensions (?) are not supported");
         if (q > d && q < t->len && t->s[q] == 'x') {
             dims_end = ++q;
             continue;
@@ -297,12 +185,12 @@ static int type_at(struct tr *t, struct sbuf *b)
     }
     if ((rc = elem_type(t, t->s + q, et_end - q, et, sizeof(et))) != ERR_OK)
         return rc;
-    if ((rc = sb_printf(t, b, "%s[", et)) != ERR_OK)
+    if ((rc = sh_sb_printf(t, b, "%s[", et)) != ERR_OK)
         return rc;
     for (size_t k = start; k + 1 < dims_end; k++)
-        if ((rc = sb_add(t, b, t->s[k] == 'x' ? "," : t->s + k, 1)) != ERR_OK)
+        if ((rc = sh_sb_add(t, b, t->s[k] == 'x' ? "," : t->s + k, 1)) != ERR_OK)
             return rc;
-    if ((rc = sb_add(t, b, "]", 1)) != ERR_OK)
+    if ((rc = sh_sb_add(t, b, "]", 1)) != ERR_OK)
         return rc;
     /* skip an encoding and the closing '>' */
     t->i = et_end;
@@ -313,7 +201,7 @@ static int type_at(struct tr *t, struct sbuf *b)
             break;
     }
     if (peek(t) != '>')
-        return fail(t, "expected '>' to close the tensor type");
+        return sh_fail(t, "expected '>' to close the tensor type");
     t->i++;
     return ERR_OK;
 }
@@ -330,16 +218,16 @@ static int type_list(struct tr *t, struct sbuf *b, bool as_tuple, uint32_t *n)
     if (paren)
         t->i++;
     *n = 0;
-    if (as_tuple && (rc = sb_add(t, b, "(", 1)) != ERR_OK)
+    if (as_tuple && (rc = sh_sb_add(t, b, "(", 1)) != ERR_OK)
         return rc;
     skip_ws(t);
     while (!(paren && peek(t) == ')')) {
-        if (*n > 0 && (rc = sb_add(t, b, ", ", 2)) != ERR_OK)
+        if (*n > 0 && (rc = sh_sb_add(t, b, ", ", 2)) != ERR_OK)
             return rc;
         if ((rc = type_at(t, b)) != ERR_OK)
             return rc;
         if (++*n > SH_MAX_RESULTS)
-            return fail(t, "more than %d types in a list", SH_MAX_RESULTS);
+            return sh_fail(t, "more than %d types in a list", SH_MAX_RESULTS);
         skip_ws(t);
         if (peek(t) == '{') { /* result attributes */
             while (t->i < t->len && t->s[t->i] != '}' && t->s[t->i] != '\n')
@@ -355,10 +243,10 @@ static int type_list(struct tr *t, struct sbuf *b, bool as_tuple, uint32_t *n)
     }
     if (paren) {
         if (peek(t) != ')')
-            return fail(t, "expected ')' to close the type list");
+            return sh_fail(t, "expected ')' to close the type list");
         t->i++;
     }
-    return as_tuple ? sb_add(t, b, ")", 1) : ERR_OK;
+    return as_tuple ? sh_sb_add(t, b, ")", 1) : ERR_OK;
 }
 
 /* ---- names ------------------------------------------------------------------------- */
@@ -493,9 +381,9 @@ static int define(struct tr *t, uint32_t off, uint32_t len, bool tuple, const ch
 /* Writes value v's HLO name: r, or r#k for element k of a tuple-shaped instruction r. */
 static int put_val(struct tr *t, struct sbuf *b, const struct val *v)
 {
-    int rc = sb_add(t, b, t->s + v->off, v->len);
+    int rc = sh_sb_add(t, b, t->s + v->off, v->len);
     if (rc == ERR_OK && v->tuple)
-        rc = sb_printf(t, b, "#%u", v->elem);
+        rc = sh_sb_printf(t, b, "#%u", v->elem);
     return rc;
 }
 
@@ -532,11 +420,11 @@ static int capture(struct tr *t, uint32_t v)
         if (x->cap_id != 0 && d <= x->cap_depth && r->id <= x->cap_id)
             break;
         if ((rc = push_u32(t, &r->caps, &r->ncaps, &r->capcap, v)) != ERR_OK ||
-            (rc = sb_add(t, &r->params, "  ", 2)) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->params, "  ", 2)) != ERR_OK ||
             (rc = put_val(t, &r->params, x)) != ERR_OK ||
-            (rc = sb_add(t, &r->params, " = ", 3)) != ERR_OK ||
-            (rc = sb_add(t, &r->params, t->shapes.p + x->shape_off, x->shape_len)) != ERR_OK ||
-            (rc = sb_printf(t, &r->params, " parameter(%u)\n", r->nparams++)) != ERR_OK)
+            (rc = sh_sb_add(t, &r->params, " = ", 3)) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->params, t->shapes.p + x->shape_off, x->shape_len)) != ERR_OK ||
+            (rc = sh_sb_printf(t, &r->params, " parameter(%u)\n", r->nparams++)) != ERR_OK)
             return rc;
     }
     t->vals[v].cap_depth = top;
@@ -571,200 +459,9 @@ static int use(struct tr *t, struct sbuf *ops)
     uint32_t v = t->tab[h];
     if (t->vals[v].region != t->reg[t->depth - 1].id && (rc = capture(t, v)) != ERR_OK)
         return rc;
-    if (ops->n > 0 && (rc = sb_add(t, ops, ", ", 2)) != ERR_OK)
+    if (ops->n > 0 && (rc = sh_sb_add(t, ops, ", ", 2)) != ERR_OK)
         return rc;
     return put_val(t, ops, &t->vals[v]);
-}
-
-/* ---- locations --------------------------------------------------------------------- */
-
-/*
- * Location names. An op's loc(..) names it (the op_name): loc("name") and loc("name"(child))
- * are names; loc("file.py":3:0) a file position, no name; loc(callsite(X at Y)) takes X's;
- * loc(fused[X, Y]) (or fused<..>[..]) the first of its parts that has one; loc(#locN) the
- * definition "#locN = loc(..)" the file writes after the module (MLIR prints location
- * aliases there). Locations are debug information: what cannot be resolved (an undefined or
- * cyclic alias, more than SH_LOC_STEPS expressions: fused lists of aliases of fused lists
- * would grow as a power) gives no name rather than an error.
- */
-#define SH_LOC_STEPS 256 /* expressions a location's name may take to find */
-
-static size_t loc_hash(const char *s, size_t off, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t k = 0; k < len; k++)
-        h = (h ^ (unsigned char)s[off + k]) * 1099511628211ull;
-    return (size_t)h;
-}
-
-static size_t skip_blank(const struct tr *t, size_t q)
-{
-    while (q < t->len && (t->s[q] == ' ' || t->s[q] == '\t'))
-        q++;
-    return q;
-}
-
-/* The location aliases: every line "#NAME = loc(..)", NAME -> the offset of its "loc(". */
-static int loc_table(struct tr *t)
-{
-    size_t n = 0, cap = 16;
-
-    for (size_t q = 0; q < t->len; q++)
-        n += t->s[q] == '#' && (q == 0 || t->s[q - 1] == '\n');
-    if (n == 0)
-        return ERR_OK;
-    while (cap < 2 * n)
-        cap *= 2;
-    if ((t->locs = malloc(cap * sizeof(*t->locs))) == NULL)
-        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-    for (size_t k = 0; k < cap; k++)
-        t->locs[k].name_len = 0;
-    t->loc_mask = cap - 1;
-    for (size_t q = 0; q < t->len; q++) {
-        if (t->s[q] != '#' || (q > 0 && t->s[q - 1] != '\n'))
-            continue;
-        size_t name = q + 1, e = name;
-        while (e < t->len && ident_ch(t->s[e]))
-            e++;
-        size_t v = skip_blank(t, e);
-        if (e == name || v >= t->len || t->s[v] != '=')
-            continue;
-        v = skip_blank(t, v + 1);
-        if (t->len - v < 4 || memcmp(t->s + v, "loc(", 4) != 0)
-            continue;
-        size_t h = loc_hash(t->s, name, e - name) & t->loc_mask;
-        while (t->locs[h].name_len != 0) /* a repeated name: the first definition holds */
-            h = (h + 1) & t->loc_mask;
-        t->locs[h] = (struct loc_def){(uint32_t)name, (uint32_t)(e - name), (uint32_t)v};
-    }
-    return ERR_OK;
-}
-
-/* The "loc(" of alias s[off..off+len) (without '#'), or SIZE_MAX. */
-static size_t loc_find(const struct tr *t, size_t off, size_t len)
-{
-    if (t->locs == NULL || len == 0)
-        return SIZE_MAX;
-    for (size_t h = loc_hash(t->s, off, len) & t->loc_mask; t->locs[h].name_len != 0;
-         h = (h + 1) & t->loc_mask) {
-        const struct loc_def *d = &t->locs[h];
-        if (d->name_len == len && memcmp(t->s + d->name_off, t->s + off, len) == 0)
-            return d->at;
-    }
-    return SIZE_MAX;
-}
-
-/* The end of the string whose opening quote is at q (just past its closing quote), or 0. */
-static size_t string_end(const struct tr *t, size_t q)
-{
-    for (q++; q < t->len && t->s[q] != '\n'; q++) {
-        if (t->s[q] == '\\')
-            q++;
-        else if (t->s[q] == '"')
-            return q + 1;
-    }
-    return 0;
-}
-
-/* The name of the location expression at q (inside loc(..)): *off, *len (0: none). */
-static void loc_expr(const struct tr *t, size_t q, unsigned *steps, uint32_t *off, uint32_t *len)
-{
-    q = skip_blank(t, q);
-    if (*steps == 0 || q >= t->len)
-        return;
-    --*steps;
-    if (t->s[q] == '"') {
-        size_t e = string_end(t, q);
-        if (e == 0 || (e < t->len && t->s[e] == ':')) /* a file position */
-            return;
-        *off = (uint32_t)q + 1;
-        *len = (uint32_t)(e - q - 2);
-        return;
-    }
-    if (t->s[q] == '#') {
-        size_t n = q + 1, at;
-        while (n < t->len && ident_ch(t->s[n]))
-            n++;
-        at = loc_find(t, q + 1, n - q - 1);
-        if (at != SIZE_MAX)
-            loc_expr(t, at + 4, steps, off, len);
-        return;
-    }
-    if (t->len - q > 9 && memcmp(t->s + q, "callsite(", 9) == 0) {
-        loc_expr(t, q + 9, steps, off, len);
-        return;
-    }
-    if (t->len - q > 5 && memcmp(t->s + q, "fused", 5) == 0) {
-        unsigned depth = 0;
-        for (q += 5; q < t->len && t->s[q] != '\n'; q++) { /* fused<"meta">[ */
-            if (t->s[q] == '"') {
-                size_t e = string_end(t, q);
-                if (e == 0)
-                    return;
-                q = e - 1;
-            } else if (t->s[q] == '<')
-                depth++;
-            else if (t->s[q] == '>' && depth > 0)
-                depth--;
-            else if (t->s[q] == '[' && depth == 0)
-                break;
-        }
-        /* the parts, "," between at depth 0, until one has a name */
-        while (q < t->len && (t->s[q] == '[' || t->s[q] == ',') && *len == 0) {
-            loc_expr(t, q + 1, steps, off, len);
-            for (q++, depth = 0; q < t->len && t->s[q] != '\n'; q++) {
-                if (t->s[q] == '"') {
-                    if ((q = string_end(t, q)) == 0)
-                        return;
-                    q--;
-                } else if (t->s[q] == '(' || t->s[q] == '[' || t->s[q] == '<') {
-                    depth++;
-                } else if ((t->s[q] == ')' || t->s[q] == ']' || t->s[q] == '>') && depth > 0) {
-                    depth--;
-                } else if ((t->s[q] == ',' && depth == 0) || t->s[q] == ']') {
-                    break;
-                }
-            }
-        }
-    }
-}
-
-/* The name of the loc(..) at q ("loc(" there), *len 0 when it has none. */
-static void loc_name(const struct tr *t, size_t q, uint32_t *off, uint32_t *len)
-{
-    unsigned steps = SH_LOC_STEPS;
-    *off = *len = 0;
-    if (t->len - q >= 4 && memcmp(t->s + q, "loc(", 4) == 0)
-        loc_expr(t, q + 4, &steps, off, len);
-}
-
-/* The name of the first loc(..) in s[from..to) outside strings. */
-static void loc_in(const struct tr *t, size_t from, size_t to, uint32_t *off, uint32_t *len)
-{
-    *off = *len = 0;
-    for (size_t q = from; q + 4 <= to; q++) {
-        if (t->s[q] == '"') {
-            size_t e = string_end(t, q);
-            if (e == 0)
-                return;
-            q = e - 1;
-        } else if (memcmp(t->s + q, "loc(", 4) == 0) {
-            loc_name(t, q, off, len);
-            return;
-        }
-    }
-}
-
-/* ", metadata={op_name="NAME"}" for a loc name (nothing for none). */
-static int put_op_name(struct tr *t, struct sbuf *b, uint32_t off, uint32_t len)
-{
-    int rc;
-    if (len == 0)
-        return ERR_OK;
-    if ((rc = sb_add(t, b, ", metadata={op_name=\"", 21)) != ERR_OK ||
-        (rc = sb_add(t, b, t->s + off, len)) != ERR_OK)
-        return rc;
-    return sb_add(t, b, "\"}", 2);
 }
 
 /* ---- statements -------------------------------------------------------------------- */
@@ -785,9 +482,9 @@ static int opcode(struct tr *t, const struct stmt *st, struct sbuf *b)
     const char *name = dot != NULL ? dot + 1 : p;
     size_t n = st->op_len - (size_t)(name - p);
     if (n == 20 && memcmp(name, "optimization_barrier", 20) == 0)
-        return sb_add(t, b, "tuple", 5); /* aliases its operands */
+        return sh_sb_add(t, b, "tuple", 5); /* aliases its operands */
     for (size_t k = 0; k < n; k++) {
-        int rc = sb_add(t, b, name[k] == '_' ? "-" : name + k, 1);
+        int rc = sh_sb_add(t, b, name[k] == '_' ? "-" : name + k, 1);
         if (rc != ERR_OK)
             return rc;
     }
@@ -797,10 +494,10 @@ static int opcode(struct tr *t, const struct stmt *st, struct sbuf *b)
 /* Writes "  R" (the statement's result name) and then the given string. */
 static int put_res(struct tr *t, struct sbuf *b, const struct stmt *st, const char *then)
 {
-    int rc = sb_add(t, b, "  ", 2);
+    int rc = sh_sb_add(t, b, "  ", 2);
     if (rc == ERR_OK)
-        rc = sb_add(t, b, t->s + st->res_off, st->res_len);
-    return rc == ERR_OK ? sb_add(t, b, then, strlen(then)) : rc;
+        rc = sh_sb_add(t, b, t->s + st->res_off, st->res_len);
+    return rc == ERR_OK ? sh_sb_add(t, b, then, strlen(then)) : rc;
 }
 
 /* Emits the element reads R#k of a tuple-shaped instruction R of shape "(S, ...)". */
@@ -813,11 +510,11 @@ static int elements(struct tr *t, const struct stmt *st, const char *shapes, uin
         struct sbuf *b = cur_text(t);
         int rc;
         if ((rc = put_res(t, b, st, "")) != ERR_OK ||
-            (rc = sb_printf(t, b, "#%u = ", k)) != ERR_OK ||
-            (rc = sb_add(t, b, e, len)) != ERR_OK ||
-            (rc = sb_add(t, b, " get-tuple-element(", 19)) != ERR_OK ||
-            (rc = sb_add(t, b, t->s + st->res_off, st->res_len)) != ERR_OK ||
-            (rc = sb_printf(t, b, "), index=%u\n", k)) != ERR_OK)
+            (rc = sh_sb_printf(t, b, "#%u = ", k)) != ERR_OK ||
+            (rc = sh_sb_add(t, b, e, len)) != ERR_OK ||
+            (rc = sh_sb_add(t, b, " get-tuple-element(", 19)) != ERR_OK ||
+            (rc = sh_sb_add(t, b, t->s + st->res_off, st->res_len)) != ERR_OK ||
+            (rc = sh_sb_printf(t, b, "), index=%u\n", k)) != ERR_OK)
             return rc;
     }
     return ERR_OK;
@@ -843,7 +540,7 @@ static int scan_op(struct tr *t, const struct stmt *st, struct sbuf *ops, struct
             for (t->i++; t->i < t->len && t->s[t->i] != '"' && t->s[t->i] != '\n'; t->i++)
                 t->i += t->s[t->i] == '\\';
             if (peek(t) != '"') {
-                return fail(t, "unterminated string");
+                return sh_fail(t, "unterminated string");
             }
             t->i++;
             continue;
@@ -865,7 +562,7 @@ static int scan_op(struct tr *t, const struct stmt *st, struct sbuf *ops, struct
             o->callee_len = (uint32_t)ident(t);
             continue;
         } else if (depth == 0 && brace == 0 && starts(t, "loc(") && o->loc_len == 0) {
-            loc_name(t, t->i, &o->loc_off, &o->loc_len);
+            sh_loc_name(t, t->i, &o->loc_off, &o->loc_len);
         }
         depth += ch == '(' || ch == '[' || ch == '<';
         depth -= (ch == ')' || ch == ']' || ch == '>') && depth > 0;
@@ -910,12 +607,12 @@ static int generic(struct tr *t, const struct stmt *st)
         goto out;
     }
     if (call) {
-        rc = sb_add(t, &code, "call", 4);
+        rc = sh_sb_add(t, &code, "call", 4);
     } else if (st->op_len >= 8 && memcmp(t->s + st->op_off + st->op_len - 8, "constant", 8) == 0) {
-        rc = sb_add(t, &code, "constant", 8);
+        rc = sh_sb_add(t, &code, "constant", 8);
         ops.n = 0;
         if (rc == ERR_OK)
-            rc = sb_add(t, &ops, "0", 1);
+            rc = sh_sb_add(t, &ops, "0", 1);
     } else {
         rc = opcode(t, st, &code);
     }
@@ -923,15 +620,15 @@ static int generic(struct tr *t, const struct stmt *st)
         goto out;
     struct sbuf *b = cur_text(t);
     if ((rc = put_res(t, b, st, " = ")) != ERR_OK || (rc = sb_str(t, b, shape.p)) != ERR_OK ||
-        (rc = sb_add(t, b, " ", 1)) != ERR_OK || (rc = sb_str(t, b, code.p)) != ERR_OK ||
-        (rc = sb_add(t, b, "(", 1)) != ERR_OK || (rc = sb_str(t, b, ops.p)) != ERR_OK ||
-        (rc = sb_add(t, b, ")", 1)) != ERR_OK)
+        (rc = sh_sb_add(t, b, " ", 1)) != ERR_OK || (rc = sb_str(t, b, code.p)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, "(", 1)) != ERR_OK || (rc = sb_str(t, b, ops.p)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, ")", 1)) != ERR_OK)
         goto out;
-    if (call && ((rc = sb_add(t, b, ", to_apply=", 11)) != ERR_OK ||
-                 (rc = sb_add(t, b, t->s + o.callee_off, o.callee_len)) != ERR_OK))
+    if (call && ((rc = sh_sb_add(t, b, ", to_apply=", 11)) != ERR_OK ||
+                 (rc = sh_sb_add(t, b, t->s + o.callee_off, o.callee_len)) != ERR_OK))
         goto out;
-    if ((rc = put_op_name(t, b, o.loc_off, o.loc_len)) != ERR_OK ||
-        (rc = sb_add(t, b, "\n", 1)) != ERR_OK)
+    if ((rc = sh_put_op_name(t, b, o.loc_off, o.loc_len)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, "\n", 1)) != ERR_OK)
         goto out;
     if ((st->nres > 1 || call) && (rc = elements(t, st, shape.p, ntypes)) != ERR_OK)
         goto out;
@@ -972,7 +669,7 @@ static int terminator(struct tr *t, const struct stmt *st)
     }
     if (paren) {
         if (peek(t) != ')') {
-            rc = fail(t, "expected ')' after the returned values");
+            rc = sh_fail(t, "expected ')' after the returned values");
             goto out;
         }
         t->i++;
@@ -982,7 +679,7 @@ static int terminator(struct tr *t, const struct stmt *st)
         t->i++;
         if ((rc = type_list(t, &shape, true, &n)) != ERR_OK)
             goto out;
-    } else if ((rc = sb_add(t, &shape, "()", 2)) != ERR_OK) {
+    } else if ((rc = sh_sb_add(t, &shape, "()", 2)) != ERR_OK) {
         goto out;
     }
     if (n != nvals) {
@@ -992,11 +689,11 @@ static int terminator(struct tr *t, const struct stmt *st)
     while (t->i < t->len && t->s[t->i] != '\n') /* "-> ()" of the generic form, loc(..) */
         t->i++;
     struct sbuf *b = cur_text(t);
-    if ((rc = sb_add(t, b, "  ROOT #ret = ", 14)) != ERR_OK ||
-        (rc = sb_str(t, b, shape.p)) != ERR_OK || (rc = sb_add(t, b, " tuple(", 7)) != ERR_OK ||
+    if ((rc = sh_sb_add(t, b, "  ROOT #ret = ", 14)) != ERR_OK ||
+        (rc = sb_str(t, b, shape.p)) != ERR_OK || (rc = sh_sb_add(t, b, " tuple(", 7)) != ERR_OK ||
         (rc = sb_str(t, b, ops.p)) != ERR_OK)
         goto out;
-    rc = sb_add(t, b, ")\n", 2);
+    rc = sh_sb_add(t, b, ")\n", 2);
 out:
     free(ops.p);
     free(shape.p);
@@ -1011,7 +708,7 @@ static int open_region(struct tr *t, const char *name)
     struct region *r;
 
     if (t->depth == SH_MAX_REGIONS)
-        return fail(t, "regions nested more than %d deep", SH_MAX_REGIONS);
+        return sh_fail(t, "regions nested more than %d deep", SH_MAX_REGIONS);
     r = &t->reg[t->depth++];
     free(r->text.p);
     free(r->params.p);
@@ -1030,19 +727,20 @@ static int state_params(struct tr *t, const char *shape, const uint32_t *args, u
     const char *p = shape + 1;
     int rc;
 
-    if ((rc = sb_add(t, &r->text, "  #param = ", 11)) != ERR_OK ||
+    if ((rc = sh_sb_add(t, &r->text, "  #param = ", 11)) != ERR_OK ||
         (rc = sb_str(t, &r->text, shape)) != ERR_OK ||
-        (rc = sb_add(t, &r->text, " parameter(0)\n", 14)) != ERR_OK)
+        (rc = sh_sb_add(t, &r->text, " parameter(0)\n", 14)) != ERR_OK)
         return rc;
     r->nparams = 1;
     for (uint32_t k = 0; k < n; k++) {
         size_t len;
         const char *e = next_elem(&p, &len);
-        if ((rc = sb_add(t, &r->text, "  ", 2)) != ERR_OK ||
-            (rc = sb_add(t, &r->text, t->s + args[2 * k], args[2 * k + 1])) != ERR_OK ||
-            (rc = sb_add(t, &r->text, " = ", 3)) != ERR_OK ||
-            (rc = sb_add(t, &r->text, e, len)) != ERR_OK ||
-            (rc = sb_printf(t, &r->text, " get-tuple-element(#param), index=%u\n", k)) != ERR_OK ||
+        if ((rc = sh_sb_add(t, &r->text, "  ", 2)) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->text, t->s + args[2 * k], args[2 * k + 1])) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->text, " = ", 3)) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->text, e, len)) != ERR_OK ||
+            (rc = sh_sb_printf(t, &r->text, " get-tuple-element(#param), index=%u\n", k)) !=
+                ERR_OK ||
             (rc = define_one(t, args[2 * k], args[2 * k + 1], 0, false, e, len)) != ERR_OK)
             return rc;
     }
@@ -1059,10 +757,10 @@ static int close_region(struct tr *t, uint32_t **caps, uint32_t *ncaps, uint32_t
     for (uint32_t k = 0; k < r->ncaps && rc == ERR_OK; k++)
         rc = push_u32(t, caps, ncaps, capcap, r->caps[k]);
     if (rc == ERR_OK && (rc = sb_str(t, &t->out, r->name)) == ERR_OK &&
-        (rc = sb_add(t, &t->out, " {\n", 3)) == ERR_OK &&
-        (rc = sb_add(t, &t->out, r->params.p, r->params.n)) == ERR_OK &&
-        (rc = sb_add(t, &t->out, r->text.p, r->text.n)) == ERR_OK)
-        rc = sb_add(t, &t->out, "}\n\n", 3);
+        (rc = sh_sb_add(t, &t->out, " {\n", 3)) == ERR_OK &&
+        (rc = sh_sb_add(t, &t->out, r->params.p, r->params.n)) == ERR_OK &&
+        (rc = sh_sb_add(t, &t->out, r->text.p, r->text.n)) == ERR_OK)
+        rc = sh_sb_add(t, &t->out, "}\n\n", 3);
     free(r->text.p);
     free(r->params.p);
     free(r->caps);
@@ -1087,7 +785,7 @@ static int put_caps(struct tr *t, struct sbuf *b, uint32_t *caps, uint32_t n)
         int rc;
         if (k > 0 && caps[k] == caps[k - 1])
             continue;
-        if ((rc = sb_add(t, b, ", ", 2)) != ERR_OK ||
+        if ((rc = sh_sb_add(t, b, ", ", 2)) != ERR_OK ||
             (rc = put_val(t, b, &t->vals[caps[k]])) != ERR_OK)
             return rc;
     }
@@ -1121,18 +819,18 @@ static int while_head(struct tr *t, const struct stmt *st, uint32_t *args, uint3
         if (peek(t) == ')')
             break;
         if (peek(t) != '%' || *nargs == SH_MAX_RESULTS)
-            return fail(t, "expected %%name = %%value in the while's operands");
+            return sh_fail(t, "expected %%name = %%value in the while's operands");
         t->i++;
         args[2 * *nargs] = (uint32_t)t->i;
         args[2 * *nargs + 1] = (uint32_t)ident(t);
         ++*nargs;
         skip_ws(t);
         if (peek(t) != '=')
-            return fail(t, "expected '=' in the while's operands");
+            return sh_fail(t, "expected '=' in the while's operands");
         t->i++;
         skip_ws(t);
         if (peek(t) != '%')
-            return fail(t, "expected the loop variable's initial value");
+            return sh_fail(t, "expected the loop variable's initial value");
         if ((rc = use(t, init)) != ERR_OK)
             return rc;
         skip_ws(t);
@@ -1142,13 +840,13 @@ static int while_head(struct tr *t, const struct stmt *st, uint32_t *args, uint3
     t->i++;
     skip_ws(t);
     if (peek(t) != ':')
-        return fail(t, "expected ': types' after the while's operands");
+        return sh_fail(t, "expected ': types' after the while's operands");
     t->i++;
     if ((rc = type_list(t, shape, true, &ntypes)) != ERR_OK)
         return rc;
     if (ntypes != *nargs || (st->nres > 1 ? st->nres : 1) != *nargs)
-        return fail(t, "the while has %u loop variables, %u types and %u results", *nargs, ntypes,
-                    st->nres);
+        return sh_fail(t, "the while has %u loop variables, %u types and %u results", *nargs,
+                       ntypes, st->nres);
     return ERR_OK;
 }
 
@@ -1173,33 +871,34 @@ static int emit_owner(struct tr *t, const struct stmt *st, struct owner *w)
 
     if (loop &&
         ((rc = put_res(t, b, st, "#init = ")) != ERR_OK ||
-         (rc = sb_str(t, b, w->shape)) != ERR_OK || (rc = sb_add(t, b, " tuple(", 7)) != ERR_OK ||
-         (rc = sb_str(t, b, w->ops)) != ERR_OK || (rc = sb_add(t, b, ")\n", 2)) != ERR_OK))
+         (rc = sb_str(t, b, w->shape)) != ERR_OK ||
+         (rc = sh_sb_add(t, b, " tuple(", 7)) != ERR_OK || (rc = sb_str(t, b, w->ops)) != ERR_OK ||
+         (rc = sh_sb_add(t, b, ")\n", 2)) != ERR_OK))
         return rc;
     if ((rc = put_res(t, b, st, " = ")) != ERR_OK || (rc = sb_str(t, b, w->shape)) != ERR_OK ||
         (rc = sb_str(t, b, loop ? " while(" : " conditional(")) != ERR_OK)
         return rc;
-    if (loop && (rc = sb_add(t, b, t->s + st->res_off, st->res_len)) == ERR_OK)
-        rc = sb_add(t, b, "#init", 5);
+    if (loop && (rc = sh_sb_add(t, b, t->s + st->res_off, st->res_len)) == ERR_OK)
+        rc = sh_sb_add(t, b, "#init", 5);
     else if (!loop)
         rc = sb_str(t, b, w->ops);
     if (rc != ERR_OK || (rc = put_caps(t, b, w->caps, w->ncaps)) != ERR_OK ||
-        (rc = sb_add(t, b, ")", 1)) != ERR_OK)
+        (rc = sh_sb_add(t, b, ")", 1)) != ERR_OK)
         return rc;
     /* the region names: "A, B" in w->names */
     const char *n0 = w->names.p, *comma = strchr(n0, ',');
     if (loop || strcmp(w->kind, "if") == 0) {
         if ((rc = sb_str(t, b, loop ? ", condition=" : ", true_computation=")) != ERR_OK ||
-            (rc = sb_add(t, b, n0, (size_t)(comma - n0))) != ERR_OK ||
+            (rc = sh_sb_add(t, b, n0, (size_t)(comma - n0))) != ERR_OK ||
             (rc = sb_str(t, b, loop ? ", body=" : ", false_computation=")) != ERR_OK ||
             (rc = sb_str(t, b, comma + 2)) != ERR_OK)
             return rc;
-    } else if ((rc = sb_add(t, b, ", branch_computations={", 23)) != ERR_OK ||
-               (rc = sb_str(t, b, n0)) != ERR_OK || (rc = sb_add(t, b, "}", 1)) != ERR_OK) {
+    } else if ((rc = sh_sb_add(t, b, ", branch_computations={", 23)) != ERR_OK ||
+               (rc = sb_str(t, b, n0)) != ERR_OK || (rc = sh_sb_add(t, b, "}", 1)) != ERR_OK) {
         return rc;
     }
-    if ((rc = put_op_name(t, b, w->loc_off, w->loc_len)) != ERR_OK ||
-        (rc = sb_add(t, b, "\n", 1)) != ERR_OK ||
+    if ((rc = sh_put_op_name(t, b, w->loc_off, w->loc_len)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, "\n", 1)) != ERR_OK ||
         (rc = elements(t, st, w->shape, w->nres)) != ERR_OK)
         return rc;
     return define(t, st->res_off, st->res_len, true, w->shape, w->nres);
@@ -1211,7 +910,7 @@ static void owner_loc(struct tr *t, struct owner *w)
     size_t from = t->i;
     while (t->i < t->len && t->s[t->i] != '\n')
         t->i++;
-    loc_in(t, from, t->i, &w->loc_off, &w->loc_len);
+    sh_loc_in(t, from, t->i, &w->loc_off, &w->loc_len);
 }
 
 /* %r:N = stablehlo.while(%a = %x, ...) : T, ... cond { .. } do { .. } */
@@ -1235,13 +934,13 @@ static int while_op(struct tr *t, const struct stmt *st)
             skip_ws(t);
         }
         if (!starts(t, part == 0 ? "cond" : "do")) {
-            rc = fail(t, "expected the while's '%s' region", part == 0 ? "cond" : "do");
+            rc = sh_fail(t, "expected the while's '%s' region", part == 0 ? "cond" : "do");
             goto out;
         }
         t->i += part == 0 ? 4 : 2;
         skip_ws(t);
         if (peek(t) != '{') {
-            rc = fail(t, "expected '{' to open the region");
+            rc = sh_fail(t, "expected '{' to open the region");
             goto out;
         }
         t->i++;
@@ -1250,11 +949,11 @@ static int while_op(struct tr *t, const struct stmt *st)
             (rc = state_params(t, shape.p, args, nargs)) != ERR_OK ||
             (rc = statements(t)) != ERR_OK ||
             (rc = close_region(t, &w.caps, &w.ncaps, &w.capcap)) != ERR_OK ||
-            (rc = sb_printf(t, &w.names, "%s%s", part == 0 ? "" : ", ", name)) != ERR_OK)
+            (rc = sh_sb_printf(t, &w.names, "%s%s", part == 0 ? "" : ", ", name)) != ERR_OK)
             goto out;
     }
     if (peek(t) != '}') {
-        rc = fail(t, "expected '}' to close the while's do region");
+        rc = sh_fail(t, "expected '}' to close the while's do region");
         goto out;
     }
     t->i++;
@@ -1290,7 +989,7 @@ static int skip_group(struct tr *t)
         }
         adv(t);
     }
-    return fail(t, "expected the end of a bracketed group");
+    return sh_fail(t, "expected the end of a bracketed group");
 }
 
 /* A block's arguments "^bb0(%x: T, %y: T):" at the cursor: their names (offset, length
@@ -1302,7 +1001,7 @@ static int block_args(struct tr *t, uint32_t *args, uint32_t *nargs, struct sbuf
     t->i++; /* '^' */
     (void)ident(t);
     *nargs = 0;
-    if ((rc = sb_add(t, shape, "(", 1)) != ERR_OK)
+    if ((rc = sh_sb_add(t, shape, "(", 1)) != ERR_OK)
         return rc;
     if (peek(t) == '(') {
         t->i++;
@@ -1311,15 +1010,15 @@ static int block_args(struct tr *t, uint32_t *args, uint32_t *nargs, struct sbuf
             if (peek(t) == ')')
                 break;
             if (peek(t) != '%' || *nargs == SH_MAX_RESULTS)
-                return fail(t, "expected a block argument %%name: type");
+                return sh_fail(t, "expected a block argument %%name: type");
             t->i++;
             args[2 * *nargs] = (uint32_t)t->i;
             args[2 * *nargs + 1] = (uint32_t)ident(t);
             skip_ws(t);
             if (peek(t) != ':')
-                return fail(t, "expected ':' after the block argument");
+                return sh_fail(t, "expected ':' after the block argument");
             t->i++;
-            if ((*nargs > 0 && (rc = sb_add(t, shape, ", ", 2)) != ERR_OK) ||
+            if ((*nargs > 0 && (rc = sh_sb_add(t, shape, ", ", 2)) != ERR_OK) ||
                 (rc = type_at(t, shape)) != ERR_OK)
                 return rc;
             ++*nargs;
@@ -1334,9 +1033,9 @@ static int block_args(struct tr *t, uint32_t *args, uint32_t *nargs, struct sbuf
     }
     skip_ws(t);
     if (peek(t) != ':')
-        return fail(t, "expected ':' after the block's arguments");
+        return sh_fail(t, "expected ':' after the block's arguments");
     t->i++;
-    return sb_add(t, shape, ")", 1);
+    return sh_sb_add(t, shape, ")", 1);
 }
 
 /* The type signature after the regions: ": (T) -> (T, T)", ": (T) -> T" or ": T, T"; the
@@ -1348,7 +1047,7 @@ static int result_types(struct tr *t, struct sbuf *shape, uint32_t *n)
 
     skip_ws(t);
     if (peek(t) != ':')
-        return fail(t, "expected ': types' after the regions");
+        return sh_fail(t, "expected ': types' after the regions");
     t->i++;
     if ((rc = type_list(t, &first, true, n)) != ERR_OK)
         goto out;
@@ -1357,7 +1056,7 @@ static int result_types(struct tr *t, struct sbuf *shape, uint32_t *n)
         t->i += 2;
         rc = type_list(t, shape, true, n);
     } else {
-        rc = sb_add(t, shape, first.p, first.n);
+        rc = sh_sb_add(t, shape, first.p, first.n);
     }
 out:
     free(first.p);
@@ -1390,7 +1089,7 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
         if (peek(t) != '%')
             break;
         if (nops == SH_MAX_RESULTS) {
-            rc = fail(t, "more than %d operands", SH_MAX_RESULTS);
+            rc = sh_fail(t, "more than %d operands", SH_MAX_RESULTS);
             goto out;
         }
         if ((rc = use(t, &ops)) != ERR_OK)
@@ -1402,7 +1101,7 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
         t->i++;
     }
     if (paren && peek(t) != ')') {
-        rc = fail(t, "expected ')' after the operands");
+        rc = sh_fail(t, "expected ')' after the operands");
         goto out;
     }
     t->i += paren;
@@ -1412,7 +1111,7 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
         goto out;
     }
     if (peek(t) != '(') {
-        rc = fail(t, "expected '(' before the %s's regions", kind);
+        rc = sh_fail(t, "expected '(' before the %s's regions", kind);
         goto out;
     }
     t->i++;
@@ -1421,7 +1120,7 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
         struct sbuf sh = {0};
         skip_nl(t);
         if (peek(t) != '{') {
-            rc = fail(t, "expected '{' to open a region");
+            rc = sh_fail(t, "expected '{' to open a region");
             goto out;
         }
         t->i++;
@@ -1436,12 +1135,12 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
             goto out;
         skip_nl(t);
         if (loop && peek(t) != '^') {
-            rc = fail(t, "expected the while region's arguments ^bb0(%%x: type, ..):");
+            rc = sh_fail(t, "expected the while region's arguments ^bb0(%%x: type, ..):");
             goto out;
         }
         if (peek(t) == '^') {
             if (!loop) {
-                rc = fail(t, "a %s's branch takes no arguments", kind);
+                rc = sh_fail(t, "a %s's branch takes no arguments", kind);
                 goto out;
             }
             rc = block_args(t, args, &nargs, &sh);
@@ -1449,7 +1148,7 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
                 state = sh;
                 sh = (struct sbuf){0};
             } else if (rc == ERR_OK && strcmp(sh.p, state.p) != 0) {
-                rc = fail(t, "the while's regions take different arguments");
+                rc = sh_fail(t, "the while's regions take different arguments");
             }
             free(sh.p);
             if (rc != ERR_OK || (rc = state_params(t, state.p, args, nargs)) != ERR_OK)
@@ -1459,7 +1158,7 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
             goto out;
         t->i++; /* '}' */
         if ((rc = close_region(t, &w.caps, &w.ncaps, &w.capcap)) != ERR_OK ||
-            (rc = sb_printf(t, &w.names, "%s%s", w.nregions == 0 ? "" : ", ", name)) != ERR_OK)
+            (rc = sh_sb_printf(t, &w.names, "%s%s", w.nregions == 0 ? "" : ", ", name)) != ERR_OK)
             goto out;
         w.nregions++;
         skip_nl(t);
@@ -1468,7 +1167,7 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
             continue;
         }
         if (peek(t) != ')') {
-            rc = fail(t, "expected ',' or ')' after a region");
+            rc = sh_fail(t, "expected ',' or ')' after a region");
             goto out;
         }
         t->i++;
@@ -1529,12 +1228,12 @@ static int statement(struct tr *t)
             int64_t n;
             t->i++;
             if (!text_uint(t->s, t->len, &t->i, &n) || n < 1 || n > SH_MAX_RESULTS)
-                return fail(t, "expected a result count after ':'");
+                return sh_fail(t, "expected a result count after ':'");
             st.nres = (uint32_t)n;
         }
         skip_ws(t);
         if (peek(t) != '=')
-            return fail(t, "expected '=' after the results (one %%name or %%name:N)");
+            return sh_fail(t, "expected '=' after the results (one %%name or %%name:N)");
         t->i++;
         skip_ws(t);
     }
@@ -1543,7 +1242,7 @@ static int statement(struct tr *t)
         st.op_off = (uint32_t)t->i;
         st.op_len = (uint32_t)ident(t);
         if (peek(t) != '"')
-            return fail(t, "expected '\"' after the operation name");
+            return sh_fail(t, "expected '\"' after the operation name");
         t->i++;
         quoted = true;
     } else {
@@ -1551,7 +1250,7 @@ static int statement(struct tr *t)
         st.op_len = (uint32_t)ident(t);
     }
     if (st.op_len == 0)
-        return fail(t, "expected an operation");
+        return sh_fail(t, "expected an operation");
     if (op_is(t, &st, "return") && st.nres == 0)
         return terminator(t, &st);
     skip_ws(t);
@@ -1571,300 +1270,10 @@ static int statements(struct tr *t)
         int rc;
         skip_nl(t);
         if (peek(t) == '}' || peek(t) == '\0')
-            return peek(t) == '}' ? ERR_OK : fail(t, "expected '}' to close the region");
+            return peek(t) == '}' ? ERR_OK : sh_fail(t, "expected '}' to close the region");
         if ((rc = statement(t)) != ERR_OK)
             return rc;
     }
-}
-
-/* ---- Shardy shardings -------------------------------------------------------------- */
-
-/*
- * openxla/shardy (shardy/dialect/sdy/ir/attrs.td, MeshAttr and TensorShardingAttr; the
- * syntax as its tests parse and print it: ir/test/mesh_parse_print.mlir,
- * tensor_sharding_parse_print.mlir). A mesh <["x"=4, "y"=2]> (older: <"x"=4, "y"=2>; an
- * optional ", device_ids=[..]" after, which does not change how many devices a dim spans).
- * A sharding #sdy.sharding<@mesh or mesh<[..]>, [{"x"}, {"y", "z"}, {}, {"x":(1)2, ?}p0],
- * replicated={..}>: per dim the axes it is split over (a sub-axis "x":(pre)size spans size
- * devices), "?" an open dim, pN a priority; replicated= and unreduced= axes are not split.
- */
-
-/* A quoted name at the cursor: off and len inside the quotes. */
-static int sdy_name(struct tr *t, uint32_t *off, uint32_t *len)
-{
-    skip_ws(t);
-    if (peek(t) != '"')
-        return fail(t, "expected a quoted axis name");
-    size_t e = string_end(t, t->i);
-    if (e == 0)
-        return fail(t, "unterminated string");
-    *off = (uint32_t)t->i + 1;
-    *len = (uint32_t)(e - t->i - 2);
-    t->i = e;
-    return ERR_OK;
-}
-
-/* The mesh at the cursor, "<" to its closing ">". */
-static int sdy_mesh_body(struct tr *t, struct sdy_mesh *m)
-{
-    bool bracket;
-    int rc;
-
-    m->naxes = 0;
-    m->devices = 1;
-    skip_ws(t);
-    if (peek(t) != '<')
-        return fail(t, "expected '<' to open the mesh");
-    t->i++;
-    skip_ws(t);
-    bracket = peek(t) == '[';
-    t->i += bracket;
-    for (;;) {
-        struct sdy_axis a = {0, 0, 0};
-        int64_t size;
-        skip_ws(t);
-        if (peek(t) != '"')
-            break;
-        uint32_t line = t->line, col = col_of(t);
-        if ((rc = sdy_name(t, &a.off, &a.len)) != ERR_OK)
-            return rc;
-        for (uint32_t k = 0; k < m->naxes; k++)
-            if (m->axes[k].len == a.len && memcmp(t->s + m->axes[k].off, t->s + a.off, a.len) == 0)
-                return hlo_err_at(t->e, line, col, "the mesh names axis \"%.*s\" twice",
-                                  (int)(a.len > 200 ? 200 : a.len), t->s + a.off);
-        skip_ws(t);
-        if (peek(t) != '=')
-            return fail(t, "expected '=' and the axis size");
-        t->i++;
-        skip_ws(t);
-        if (!text_uint(t->s, t->len, &t->i, &size) || size < 1)
-            return fail(t, "expected the axis size (a number of devices, at least 1)");
-        if (m->naxes == SDY_MAX_AXES)
-            return hlo_err_at(t->e, line, col, "a mesh of more than %d axes", SDY_MAX_AXES);
-        if (size > SDY_MAX_DEVICES || m->devices * (uint64_t)size > SDY_MAX_DEVICES)
-            return hlo_err_at(t->e, line, col, "the mesh has more than %u devices",
-                              SDY_MAX_DEVICES);
-        a.size = (uint32_t)size;
-        m->devices *= (uint64_t)size;
-        m->axes[m->naxes++] = a;
-        skip_ws(t);
-        if (peek(t) != ',')
-            break;
-        t->i++;
-    }
-    if (bracket) {
-        if (peek(t) != ']')
-            return fail(t, "expected ']' to close the mesh's axes");
-        t->i++;
-    }
-    skip_ws(t);
-    if (peek(t) == ',') { /* device_ids=[..] */
-        while (t->i < t->len && t->s[t->i] != '>' && t->s[t->i] != '\n')
-            t->i++;
-    }
-    if (peek(t) != '>')
-        return fail(t, "expected '>' to close the mesh");
-    t->i++;
-    return ERR_OK;
-}
-
-/* sdy.mesh @name = <..> at the cursor (module level). */
-static int sdy_mesh_def(struct tr *t)
-{
-    struct sdy_mesh *m;
-    int rc;
-
-    t->i += 8; /* sdy.mesh */
-    skip_ws(t);
-    if (peek(t) != '@')
-        return fail(t, "expected @name after sdy.mesh");
-    t->i++;
-    if (t->nmeshes == t->capmeshes) {
-        uint32_t cap = t->capmeshes ? t->capmeshes * 2 : 4;
-        struct sdy_mesh *p = realloc(t->meshes, cap * sizeof(*p));
-        if (p == NULL)
-            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-        t->meshes = p;
-        t->capmeshes = cap;
-    }
-    m = &t->meshes[t->nmeshes];
-    m->off = (uint32_t)t->i;
-    m->len = (uint32_t)ident(t);
-    if (m->len == 0)
-        return fail(t, "expected @name after sdy.mesh");
-    skip_ws(t);
-    if (peek(t) != '=')
-        return fail(t, "expected '=' after the mesh's name");
-    t->i++;
-    if ((rc = sdy_mesh_body(t, m)) != ERR_OK)
-        return rc;
-    t->nmeshes++;
-    return ERR_OK;
-}
-
-/* One dim's axes "{"x", "y":(1)2, ?}" (and a priority pN after): *tiles the devices it is
- * split over; used[] marks the mesh's whole axes taken (each at most once). */
-static int sdy_dim(struct tr *t, const struct sdy_mesh *m, bool *used, uint64_t *tiles)
-{
-    int rc;
-
-    *tiles = 1;
-    t->i++; /* '{' */
-    for (;;) {
-        skip_ws(t);
-        if (peek(t) == '}')
-            break;
-        if (peek(t) == '?') { /* open: propagation may add axes; none yet */
-            t->i++;
-        } else {
-            uint32_t line = t->line, col = col_of(t), off = 0, len = 0, k;
-            if ((rc = sdy_name(t, &off, &len)) != ERR_OK)
-                return rc;
-            for (k = 0; k < m->naxes; k++)
-                if (m->axes[k].len == len && memcmp(t->s + m->axes[k].off, t->s + off, len) == 0)
-                    break;
-            if (k == m->naxes)
-                return hlo_err_at(t->e, line, col, "the mesh has no axis \"%.*s\"",
-                                  (int)(len > 200 ? 200 : len), t->s + off);
-            uint64_t size = m->axes[k].size;
-            if (peek(t) == ':') { /* "x":(pre)size, a sub-axis */
-                int64_t pre = 0, sub = 0;
-                t->i++;
-                if (peek(t) != '(' || (t->i++, !text_uint(t->s, t->len, &t->i, &pre)) ||
-                    peek(t) != ')' || (t->i++, !text_uint(t->s, t->len, &t->i, &sub)) || pre < 1 ||
-                    sub < 1 || (uint64_t)pre * (uint64_t)sub > size ||
-                    size % ((uint64_t)pre * (uint64_t)sub) != 0)
-                    return hlo_err_at(t->e, line, col,
-                                      "expected a sub-axis \"%.*s\":(pre)size that divides its "
-                                      "axis of %llu",
-                                      (int)(len > 200 ? 200 : len), t->s + off,
-                                      (unsigned long long)size);
-                size = (uint64_t)sub;
-            } else if (used[k]) {
-                return hlo_err_at(t->e, line, col, "axis \"%.*s\" is used twice",
-                                  (int)(len > 200 ? 200 : len), t->s + off);
-            } else {
-                used[k] = true;
-            }
-            *tiles *= size; /* at most the mesh's devices: sub-axes divide their axis */
-            if (*tiles > m->devices)
-                return hlo_err_at(t->e, line, col,
-                                  "the dim is split over more devices than "
-                                  "the mesh has");
-        }
-        skip_ws(t);
-        if (peek(t) != ',')
-            break;
-        t->i++;
-    }
-    if (peek(t) != '}')
-        return fail(t, "expected '}' to close the dim's axes");
-    t->i++;
-    if (peek(t) == 'p') { /* priority */
-        int64_t p;
-        t->i++;
-        if (!text_uint(t->s, t->len, &t->i, &p))
-            return fail(t, "expected a priority p<number>");
-    }
-    return ERR_OK;
-}
-
-/*
- * #sdy.sharding<..> at the cursor (just past "#sdy.sharding") for an argument of rank dims,
- * as the HLO sharding ", sharding={devices=[a,b,..]<=[N]}" (N the mesh's devices), with a
- * last replicated tile dim when the dims span fewer devices than the mesh has
- * (last_tile_dim_replicate: xla/hlo/ir/hlo_sharding.h, PartialTile), {replicated} when no
- * dim is split. Only the tile counts matter here (hlo_model.h: ceil(dim / tiles)), so the
- * device order is iota.
- */
-static int sdy_sharding(struct tr *t, uint32_t rank, struct sbuf *out)
-{
-    struct sdy_mesh inline_mesh;
-    const struct sdy_mesh *m = NULL;
-    bool used[SDY_MAX_AXES] = {false};
-    uint64_t all = 1;
-    uint32_t ndims = 0;
-    struct sbuf dims = {0};
-    int rc = ERR_OK;
-
-    if (peek(t) != '<') {
-        rc = fail(t, "expected '<' after #sdy.sharding");
-        goto out;
-    }
-    t->i++;
-    skip_ws(t);
-    if (peek(t) == '@') {
-        uint32_t line = t->line, col = col_of(t), off = (uint32_t)++t->i, len;
-        len = (uint32_t)ident(t);
-        for (uint32_t k = 0; k < t->nmeshes && m == NULL; k++)
-            if (t->meshes[k].len == len && memcmp(t->s + t->meshes[k].off, t->s + off, len) == 0)
-                m = &t->meshes[k];
-        if (m == NULL) {
-            rc = hlo_err_at(t->e, line, col, "no sdy.mesh @%.*s before this sharding",
-                            (int)(len > 200 ? 200 : len), t->s + off);
-            goto out;
-        }
-    } else if (starts(t, "mesh<")) {
-        t->i += 4;
-        if ((rc = sdy_mesh_body(t, &inline_mesh)) != ERR_OK)
-            goto out;
-        m = &inline_mesh;
-    } else {
-        rc = fail(t, "expected @mesh or mesh<..> in the sharding");
-        goto out;
-    }
-    skip_ws(t);
-    if (peek(t) != ',' || (t->i++, skip_ws(t), peek(t) != '[')) {
-        rc = fail(t, "expected ', [' and the dims' axes");
-        goto out;
-    }
-    t->i++;
-    for (;;) {
-        uint64_t tiles;
-        skip_ws(t);
-        if (peek(t) != '{')
-            break;
-        if ((rc = sdy_dim(t, m, used, &tiles)) != ERR_OK ||
-            (rc = sb_printf(t, &dims, "%s%llu", ndims > 0 ? "," : "", (unsigned long long)tiles)) !=
-                ERR_OK)
-            goto out;
-        all *= tiles;
-        if (all > m->devices) {
-            rc = fail(t, "the dims are split over more devices than the mesh has");
-            goto out;
-        }
-        ndims++;
-        skip_ws(t);
-        if (peek(t) != ',')
-            break;
-        t->i++;
-    }
-    if (peek(t) != ']') {
-        rc = fail(t, "expected ']' to close the dims' axes");
-        goto out;
-    }
-    t->i++;
-    if (ndims != rank) {
-        rc = fail(t, "the sharding has %u dims but the argument %u", ndims, rank);
-        goto out;
-    }
-    if (m->devices % all != 0) { /* sub-axes of one axis overlapping */
-        rc = fail(t, "the dims span %llu of the mesh's %llu devices, which does not divide it",
-                  (unsigned long long)all, (unsigned long long)m->devices);
-        goto out;
-    }
-    if (all == 1)
-        rc = sb_add(t, out, ", sharding={replicated}", 23);
-    else if (all == m->devices)
-        rc = sb_printf(t, out, ", sharding={devices=[%s]<=[%llu]}", dims.p,
-                       (unsigned long long)m->devices);
-    else
-        rc = sb_printf(t, out, ", sharding={devices=[%s,%llu]<=[%llu] last_tile_dim_replicate}",
-                       dims.p, (unsigned long long)(m->devices / all),
-                       (unsigned long long)m->devices);
-out:
-    free(dims.p);
-    return rc;
 }
 
 /* ---- functions and the module ------------------------------------------------------ */
@@ -1891,13 +1300,13 @@ static int arg_attrs(struct tr *t, uint32_t arg, uint32_t rank, struct sbuf *sha
             size_t v = q + sizeof(sh) - 1, n = 0;
             while (v + n < end && t->s[v + n] != '"')
                 n++;
-            int rc = sb_add(t, sharding, ", sharding=", 11);
-            if (rc != ERR_OK || (rc = sb_add(t, sharding, t->s + v, n)) != ERR_OK)
+            int rc = sh_sb_add(t, sharding, ", sharding=", 11);
+            if (rc != ERR_OK || (rc = sh_sb_add(t, sharding, t->s + v, n)) != ERR_OK)
                 return rc;
         } else if (end - q > sizeof(sdy) && memcmp(t->s + q, sdy, sizeof(sdy) - 1) == 0) {
             size_t at = t->i;
             t->i = q + sizeof(sdy) - 1; /* on this line: errors name its column */
-            int rc = sdy_sharding(t, rank, sharding);
+            int rc = sh_sdy_sharding(t, rank, sharding);
             q = t->i - 1;
             t->i = at;
             if (rc != ERR_OK)
@@ -1906,9 +1315,9 @@ static int arg_attrs(struct tr *t, uint32_t arg, uint32_t rank, struct sbuf *sha
             size_t at = q + sizeof(al) - 1;
             int64_t o = 0;
             if (!text_uint(t->s, end, &at, &o))
-                return fail(t, "expected an output number after tf.aliasing_output");
-            int rc = sb_printf(t, &t->aliases, "%s{%lld}: (%u, {}, may-alias)",
-                               t->aliases.n > 0 ? ", " : "", (long long)o, arg);
+                return sh_fail(t, "expected an output number after tf.aliasing_output");
+            int rc = sh_sb_printf(t, &t->aliases, "%s{%lld}: (%u, {}, may-alias)",
+                                  t->aliases.n > 0 ? ", " : "", (long long)o, arg);
             if (rc != ERR_OK)
                 return rc;
         }
@@ -1934,13 +1343,14 @@ static int param_line(struct tr *t, struct sbuf *b, uint32_t off, uint32_t len, 
                       uint32_t n, const char *sharding, uint32_t loc_off, uint32_t loc_len)
 {
     int rc;
-    if ((rc = sb_add(t, b, "  ", 2)) != ERR_OK || (rc = sb_add(t, b, t->s + off, len)) != ERR_OK ||
-        (rc = sb_add(t, b, " = ", 3)) != ERR_OK || (rc = sb_str(t, b, shape)) != ERR_OK ||
-        (rc = sb_printf(t, b, " parameter(%u)", n)) != ERR_OK ||
+    if ((rc = sh_sb_add(t, b, "  ", 2)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, t->s + off, len)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, " = ", 3)) != ERR_OK || (rc = sb_str(t, b, shape)) != ERR_OK ||
+        (rc = sh_sb_printf(t, b, " parameter(%u)", n)) != ERR_OK ||
         (rc = sb_str(t, b, sharding)) != ERR_OK ||
-        (rc = put_op_name(t, b, loc_off, loc_len)) != ERR_OK)
+        (rc = sh_put_op_name(t, b, loc_off, loc_len)) != ERR_OK)
         return rc;
-    return sb_add(t, b, "\n", 1);
+    return sh_sb_add(t, b, "\n", 1);
 }
 
 static int func(struct tr *t)
@@ -1956,21 +1366,21 @@ static int func(struct tr *t)
         skip_ws(t);
     }
     if (peek(t) != '@')
-        return fail(t, "expected @name after func.func");
+        return sh_fail(t, "expected @name after func.func");
     t->i++;
     name_off = t->i;
     name_len = ident(t);
     if (name_len == 0 || name_len >= sizeof(t->fname))
-        return fail(t, "expected a function name");
+        return sh_fail(t, "expected a function name");
     snprintf(t->fname, sizeof(t->fname), "%.*s", (int)name_len, t->s + name_off);
     t->depth = 0;
     struct region *r = &t->reg[t->depth++];
     memset(r, 0, sizeof(*r));
     r->id = ++t->next_region;
     if (peek(t) != '(')
-        return fail(t, "expected '(' after the function name");
+        return sh_fail(t, "expected '(' after the function name");
     t->i++;
-    if ((rc = sb_printf(t, &r->text, "%s {\n", t->fname)) != ERR_OK)
+    if ((rc = sh_sb_printf(t, &r->text, "%s {\n", t->fname)) != ERR_OK)
         goto out;
     for (;;) {
         struct sbuf shape = {0}, sharding = {0};
@@ -1979,7 +1389,7 @@ static int func(struct tr *t)
         if (peek(t) == ')')
             break;
         if (peek(t) != '%') {
-            rc = fail(t, "expected an argument %%name");
+            rc = sh_fail(t, "expected an argument %%name");
             goto out;
         }
         t->at_line = t->line;
@@ -1989,7 +1399,7 @@ static int func(struct tr *t)
         len = (uint32_t)ident(t);
         skip_ws(t);
         if (peek(t) != ':') {
-            rc = fail(t, "expected ':' after the argument name");
+            rc = sh_fail(t, "expected ':' after the argument name");
             goto out;
         }
         t->i++;
@@ -1997,7 +1407,7 @@ static int func(struct tr *t)
         if ((rc = type_at(t, &shape)) == ERR_OK && (skip_ws(t), peek(t) == '{'))
             rc = arg_attrs(t, narg, rank_of(shape.p), &sharding);
         if (rc == ERR_OK && (skip_ws(t), starts(t, "loc("))) { /* its name: the op_name */
-            loc_name(t, t->i, &loc_off, &loc_len);
+            sh_loc_name(t, t->i, &loc_off, &loc_len);
             t->i += 3;
             rc = skip_group(t);
         }
@@ -2020,19 +1430,19 @@ static int func(struct tr *t)
         if (t->s[t->i] == '{')
             open = t->i;
     if (open == 0) {
-        rc = fail(t, "expected '{' to open the function body");
+        rc = sh_fail(t, "expected '{' to open the function body");
         goto out;
     }
     if ((rc = statements(t)) != ERR_OK)
         goto out;
     t->i++; /* '}' */
-    rc = sb_add(t, &r->text, "}\n\n", 3);
+    rc = sh_sb_add(t, &r->text, "}\n\n", 3);
     if (rc == ERR_OK && strcmp(t->fname, t->entry_name) == 0) {
         free(t->entry.p);
         t->entry = r->text;
         r->text = (struct sbuf){0};
     } else if (rc == ERR_OK) {
-        rc = sb_add(t, &t->out, r->text.p, r->text.n);
+        rc = sh_sb_add(t, &t->out, r->text.p, r->text.n);
     }
 out:
     free(r->text.p);
@@ -2127,7 +1537,7 @@ static int module(struct tr *t, char *name, size_t cap)
             if ((rc = func(t)) != ERR_OK)
                 return rc;
         } else if (starts(t, "sdy.mesh ")) {
-            if ((rc = sdy_mesh_def(t)) != ERR_OK)
+            if ((rc = sh_sdy_mesh_def(t)) != ERR_OK)
                 return rc;
         } else { /* other module-level ops */
             while (t->i < t->len && t->s[t->i] != '\n')
@@ -2135,7 +1545,7 @@ static int module(struct tr *t, char *name, size_t cap)
         }
     }
     if (t->entry.n == 0)
-        return fail(t, "expected a func.func in the module");
+        return sh_fail(t, "expected a func.func in the module");
     return ERR_OK;
 }
 
@@ -2156,15 +1566,15 @@ int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, str
         return err_set(e, ERR_NOMEM, "", "out of memory translating StableHLO");
     memset(t.tab, 0xff, cap * sizeof(*t.tab));
     t.mask = cap - 1;
-    if ((rc = loc_table(&t)) != ERR_OK || (rc = module(&t, name, sizeof(name))) != ERR_OK)
+    if ((rc = sh_loc_table(&t)) != ERR_OK || (rc = module(&t, name, sizeof(name))) != ERR_OK)
         goto out;
-    if ((rc = sb_printf(&t, &all, "HloModule %s", name)) != ERR_OK ||
+    if ((rc = sh_sb_printf(&t, &all, "HloModule %s", name)) != ERR_OK ||
         (t.aliases.n > 0 &&
-         (rc = sb_printf(&t, &all, ", input_output_alias={ %s }", t.aliases.p)) != ERR_OK) ||
-        (rc = sb_add(&t, &all, "\n\n", 2)) != ERR_OK ||
-        (t.out.n > 0 && (rc = sb_add(&t, &all, t.out.p, t.out.n)) != ERR_OK) ||
-        (rc = sb_add(&t, &all, "ENTRY ", 6)) != ERR_OK ||
-        (rc = sb_add(&t, &all, t.entry.p, t.entry.n)) != ERR_OK)
+         (rc = sh_sb_printf(&t, &all, ", input_output_alias={ %s }", t.aliases.p)) != ERR_OK) ||
+        (rc = sh_sb_add(&t, &all, "\n\n", 2)) != ERR_OK ||
+        (t.out.n > 0 && (rc = sh_sb_add(&t, &all, t.out.p, t.out.n)) != ERR_OK) ||
+        (rc = sh_sb_add(&t, &all, "ENTRY ", 6)) != ERR_OK ||
+        (rc = sh_sb_add(&t, &all, t.entry.p, t.entry.n)) != ERR_OK)
         goto out;
     *out = all.p;
     *out_len = all.n;
