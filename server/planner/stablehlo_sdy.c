@@ -259,8 +259,8 @@ int sh_sdy_sharding(struct tr *t, uint32_t rank, struct sbuf *out)
         if (peek(t) != '{')
             break;
         if ((rc = sdy_dim(t, m, used, &tiles)) != ERR_OK ||
-            (rc = sh_sb_printf(t, &dims, "%s%llu", ndims > 0 ? "," : "", (unsigned long long)tiles)) !=
-                ERR_OK)
+            (rc = sh_sb_printf(t, &dims, "%s%llu", ndims > 0 ? "," : "",
+                               (unsigned long long)tiles)) != ERR_OK)
             goto out;
         all *= tiles;
         if (all > m->devices) {
@@ -284,18 +284,18 @@ int sh_sdy_sharding(struct tr *t, uint32_t rank, struct sbuf *out)
     }
     if (m->devices % all != 0) { /* sub-axes of one axis overlapping */
         rc = sh_fail(t, "the dims span %llu of the mesh's %llu devices, which does not divide it",
-                  (unsigned long long)all, (unsigned long long)m->devices);
+                     (unsigned long long)all, (unsigned long long)m->devices);
         goto out;
     }
     if (all == 1)
         rc = sh_sb_add(t, out, ", sharding={replicated}", 23);
     else if (all == m->devices)
         rc = sh_sb_printf(t, out, ", sharding={devices=[%s]<=[%llu]}", dims.p,
-                       (unsigned long long)m->devices);
+                          (unsigned long long)m->devices);
     else
         rc = sh_sb_printf(t, out, ", sharding={devices=[%s,%llu]<=[%llu] last_tile_dim_replicate}",
-                       dims.p, (unsigned long long)(m->devices / all),
-                       (unsigned long long)m->devices);
+                          dims.p, (unsigned long long)(m->devices / all),
+                          (unsigned long long)m->devices);
 out:
     free(dims.p);
     return rc;

@@ -516,6 +516,15 @@ static void expect_error(const char *text, const char *where, const char *what)
         fail_msg("message \"%s\" lacks \"%s\"", e.msg, what);
 }
 
+/* expect_error on head followed by body. */
+static void expect_error_after(const char *head, const char *body, const char *where,
+                               const char *what)
+{
+    char text[1024];
+    snprintf(text, sizeof(text), "%s%s", head, body);
+    expect_error(text, where, what);
+}
+
 static void test_errors_give_line_and_column(void **state)
 {
     (void)state;
@@ -541,68 +550,57 @@ static void test_errors_give_line_and_column(void **state)
     /* regions */
     static const char head[] =
         "module @m {\n  func.func @main(%i: tensor<i32>, %x: tensor<4xf32>) -> tensor<4xf32> {\n";
-    char text[1024];
-    snprintf(text, sizeof(text),
-             "%s    %%0 = \"stablehlo.case\"(%%i, %%x) ({\n      stablehlo.return %%x : "
-             "tensor<4xf32>\n    }) : (tensor<i32>) -> tensor<4xf32>\n",
-             head);
-    expect_error(text, "line 3:5", "a case takes one operand, not 2");
-    snprintf(text, sizeof(text),
-             "%s    %%0 = \"stablehlo.case\"(%%i) ({\n    ^bb0(%%y: tensor<4xf32>):\n", head);
-    expect_error(text, "line 4:5", "a case's branch takes no arguments");
-    snprintf(text, sizeof(text),
-             "%s    %%0 = \"stablehlo.if\"(%%i) ({\n      stablehlo.return %%x : tensor<4xf32>\n"
-             "    }) : (tensor<i32>) -> tensor<4xf32>\n",
-             head);
-    expect_error(text, "line 3:5", "a if has 2 regions, not 1");
-    snprintf(text, sizeof(text),
-             "%s    %%0 = \"stablehlo.case\"(%%i) ({\n      stablehlo.return %%x : tensor<4xf32>\n"
-             "    }) : (tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>)\n",
-             head);
-    expect_error(text, "line 3:5", "the case has 1 results but 2 result types");
-    snprintf(text, sizeof(text),
-             "%s    %%0 = \"stablehlo.while\"(%%x) ({\n      stablehlo.return %%x : "
-             "tensor<4xf32>\n",
-             head);
-    expect_error(text, "line 4:7", "expected the while region's arguments");
-    snprintf(
-        text, sizeof(text),
-        "%s    %%0 = \"stablehlo.while\"(%%x) ({\n    ^bb0(%%y: tensor<4xf32>):\n"
-        "      stablehlo.return %%y : tensor<4xf32>\n    }, {\n    ^bb0(%%y: tensor<8xf32>):\n",
-        head);
-    expect_error(text, "line 7:29", "the while's regions take different arguments");
-    snprintf(text, sizeof(text),
-             "%s    %%0 = \"stablehlo.case\"(%%i) ({\n      %%x = stablehlo.negate %%i : "
-             "tensor<i32>\n",
-             head);
-    expect_error(text, "line 4:7", "%x is defined twice");
+    expect_error_after(head,
+                       "    %0 = \"stablehlo.case\"(%i, %x) ({\n      stablehlo.return %x : "
+                       "tensor<4xf32>\n    }) : (tensor<i32>) -> tensor<4xf32>\n",
+                       "line 3:5", "a case takes one operand, not 2");
+    expect_error_after(head, "    %0 = \"stablehlo.case\"(%i) ({\n    ^bb0(%y: tensor<4xf32>):\n",
+                       "line 4:5", "a case's branch takes no arguments");
+    expect_error_after(
+        head,
+        "    %0 = \"stablehlo.if\"(%i) ({\n      stablehlo.return %x : tensor<4xf32>\n"
+        "    }) : (tensor<i32>) -> tensor<4xf32>\n",
+        "line 3:5", "a if has 2 regions, not 1");
+    expect_error_after(
+        head,
+        "    %0 = \"stablehlo.case\"(%i) ({\n      stablehlo.return %x : tensor<4xf32>\n"
+        "    }) : (tensor<i32>) -> (tensor<4xf32>, tensor<4xf32>)\n",
+        "line 3:5", "the case has 1 results but 2 result types");
+    expect_error_after(head,
+                       "    %0 = \"stablehlo.while\"(%x) ({\n      stablehlo.return %x : "
+                       "tensor<4xf32>\n",
+                       "line 4:7", "expected the while region's arguments");
+    expect_error_after(
+        head,
+        "    %0 = \"stablehlo.while\"(%x) ({\n    ^bb0(%y: tensor<4xf32>):\n"
+        "      stablehlo.return %y : tensor<4xf32>\n    }, {\n    ^bb0(%y: tensor<8xf32>):\n",
+        "line 7:29", "the while's regions take different arguments");
+    expect_error_after(head,
+                       "    %0 = \"stablehlo.case\"(%i) ({\n      %x = stablehlo.negate %i : "
+                       "tensor<i32>\n",
+                       "line 4:7", "%x is defined twice");
     /* Shardy */
     static const char mesh[] = "module @m {\n  sdy.mesh @mesh = <[\"x\"=4, \"y\"=2]>\n";
-    snprintf(text, sizeof(text),
-             "%s  func.func @main(%%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@nope, "
-             "[{}]>}) -> tensor<8xf32> {\n",
-             mesh);
-    expect_error(text, "line 3:67", "no sdy.mesh @nope before this sharding");
-    snprintf(text, sizeof(text),
-             "%s  func.func @main(%%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
-             "[{\"y\", \"z\"}]>}) -> tensor<8xf32> {\n",
-             mesh);
-    expect_error(text, "line 3:81", "the mesh has no axis \"z\"");
-    snprintf(text, sizeof(text),
-             "%s  func.func @main(%%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
-             "[{\"x\"}, {\"x\"}]>}) -> tensor<8xf32> {\n",
-             mesh);
-    expect_error(text, "line 3:85", "axis \"x\" is used twice");
-    snprintf(text, sizeof(text),
-             "%s  func.func @main(%%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
-             "[{\"x\"}]>}) -> tensor<8xf32> {\n",
-             mesh);
-    expect_error(text, "line 3:83", "the sharding has 1 dims but the argument 2");
-    snprintf(text, sizeof(text),
-             "%s  func.func @main(%%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
-             "[{\"x\":(2)4}]>}) -> tensor<8xf32> {\n",
-             mesh);
-    expect_error(text, "line 3:76", "expected a sub-axis \"x\":(pre)size that divides its axis");
+    expect_error_after(mesh,
+                       "  func.func @main(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@nope, "
+                       "[{}]>}) -> tensor<8xf32> {\n",
+                       "line 3:67", "no sdy.mesh @nope before this sharding");
+    expect_error_after(mesh,
+                       "  func.func @main(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+                       "[{\"y\", \"z\"}]>}) -> tensor<8xf32> {\n",
+                       "line 3:81", "the mesh has no axis \"z\"");
+    expect_error_after(mesh,
+                       "  func.func @main(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+                       "[{\"x\"}, {\"x\"}]>}) -> tensor<8xf32> {\n",
+                       "line 3:85", "axis \"x\" is used twice");
+    expect_error_after(mesh,
+                       "  func.func @main(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+                       "[{\"x\"}]>}) -> tensor<8xf32> {\n",
+                       "line 3:83", "the sharding has 1 dims but the argument 2");
+    expect_error_after(mesh,
+                       "  func.func @main(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+                       "[{\"x\":(2)4}]>}) -> tensor<8xf32> {\n",
+                       "line 3:76", "expected a sub-axis \"x\":(pre)size that divides its axis");
     expect_error("module @m {\n  sdy.mesh @big = <[\"x\"=1024, \"y\"=1024, \"z\"=2]>\n",
                  "line 2:41", "the mesh has more than 1048576 devices");
 }
