@@ -82,6 +82,22 @@ static void import(const char *text, struct model *m)
 
 /* Entry steps: 0 arg0, 1 arg1, 2 %0, 3 %1, 4 %2, 5 %c, 6 the while's init tuple, 7 the while,
  * 8-9 its elements, 10 the call, 11 its element, 12 %5, 13 the return: 14 steps. */
+
+/* The peak of text planned end to end (plan_run, xla-default), detected as StableHLO. */
+static uint64_t plan_peak(const char *text)
+{
+    struct plan_summary s;
+    struct plan_opts o = {.strategies = "xla-default"};
+    struct err e;
+    char *json;
+    size_t len;
+    if (plan_run(text, strlen(text), &o, NULL, &json, &len, NULL, &s, &e) != ERR_OK)
+        fail_msg("%s", e.msg);
+    free(json);
+    assert_string_equal(s.source_format, "stablehlo");
+    return s.peak_bytes;
+}
+
 static void test_jax_module(void **state)
 {
     struct model m;
@@ -118,16 +134,7 @@ static void test_jax_module(void **state)
     model_free(&m);
 
     /* Peak at step 3: arg0 4096 + arg1 32768 + %0 131072 + %1 65536 + c 512 = 233984. */
-    struct plan_summary s;
-    struct plan_opts o = {.strategies = "xla-default"};
-    struct err e;
-    char *json;
-    size_t len;
-    if (plan_run(JAX, strlen(JAX), &o, NULL, &json, &len, NULL, &s, &e) != ERR_OK)
-        fail_msg("%s", e.msg);
-    free(json);
-    assert_string_equal(s.source_format, "stablehlo");
-    assert_int_equal(s.peak_bytes, 233984);
+    assert_int_equal(plan_peak(JAX), 233984);
 }
 
 /* Element types as XLA names them. */
@@ -267,15 +274,7 @@ static void test_cond_while(void **state)
     assert_live(tensor(&m, "2{0}"), 8, 12);
     model_free(&m);
 
-    struct plan_summary s;
-    struct plan_opts o = {.strategies = "xla-default"};
-    struct err e;
-    char *json;
-    size_t len;
-    if (plan_run(COND_WHILE, strlen(COND_WHILE), &o, NULL, &json, &len, NULL, &s, &e) != ERR_OK)
-        fail_msg("%s", e.msg);
-    free(json);
-    assert_int_equal(s.peak_bytes, 144384);
+    assert_int_equal(plan_peak(COND_WHILE), 144384);
 }
 
 /* stablehlo.if (generic and pretty) and the pretty stablehlo.case; a while nested in a branch
