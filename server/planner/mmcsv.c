@@ -148,15 +148,6 @@ void mmcsv_free(struct mmcsv *m)
     memset(m, 0, sizeof(*m));
 }
 
-static uint64_t hash_id(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 /* Rejects duplicate ids with an open-addressing table of buffer indices. */
 static int check_duplicates(const struct mmcsv *m, struct err *e)
 {
@@ -171,7 +162,7 @@ static int check_duplicates(const struct mmcsv *m, struct err *e)
     for (size_t i = 0; i < cap; i++)
         tab[i] = SIZE_MAX;
     for (size_t i = 0; i < m->n && rc == ERR_OK; i++) {
-        size_t h = (size_t)hash_id(m->ids[i]) & (cap - 1);
+        size_t h = (size_t)text_hash(m->ids[i], strlen(m->ids[i])) & (cap - 1);
         for (; tab[h] != SIZE_MAX; h = (h + 1) & (cap - 1)) {
             if (strcmp(m->ids[tab[h]], m->ids[i]) == 0) {
                 char where[48];

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "planner/model_int.h"
+#include "planner/text.h"
 
 /* ---- string arena ---------------------------------------------------------------- */
 
@@ -232,16 +233,6 @@ enum tensor_kind tensor_kind_parse(const char *s)
 
 /* ---- name index ------------------------------------------------------------------ */
 
-static uint64_t hash_name(const char *s, size_t n)
-{
-    uint64_t h = UINT64_C(1469598103934665603); /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= UINT64_C(1099511628211);
-    }
-    return h;
-}
-
 int model_index_build(const struct model *m, struct model_index *ix, struct err *e)
 {
     size_t cap = 16;
@@ -257,7 +248,7 @@ int model_index_build(const struct model *m, struct model_index *ix, struct err 
     for (size_t i = 0; i < m->n; i++) {
         const char *name = m->tensors[i].name;
         size_t len = strlen(name);
-        size_t s = (size_t)hash_name(name, len) & ix->mask;
+        size_t s = (size_t)text_hash(name, len) & ix->mask;
         while (ix->slots[s] != UINT32_MAX) {
             uint32_t j = ix->slots[s];
             if (strcmp(m->tensors[j].name, name) == 0) {
@@ -278,7 +269,7 @@ int model_index_build(const struct model *m, struct model_index *ix, struct err 
 int64_t model_index_find(const struct model *m, const struct model_index *ix, const char *name,
                          size_t n)
 {
-    size_t s = (size_t)hash_name(name, n) & ix->mask;
+    size_t s = (size_t)text_hash(name, n) & ix->mask;
     while (ix->slots[s] != UINT32_MAX) {
         const char *t = m->tensors[ix->slots[s]].name;
         if (strncmp(t, name, n) == 0 && t[n] == '\0')

@@ -24,6 +24,7 @@
 
 #include "planner/jsonw.h"
 #include "planner/model_int.h"
+#include "planner/text.h"
 
 #define XLA_NAMES_LISTED  20   /* unmatched names listed in the result */
 #define XLA_ALLOCS_LISTED 1000 /* allocations listed in the result */
@@ -119,15 +120,6 @@ static int attach_inputs(struct plan_ctx *c, const struct plan_opts *o, size_t m
     return ERR_OK;
 }
 
-static uint64_t name_hash(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 /* Marks the values that matched no tensor by name but are named in a tensor's in_place
  * (comma-separated HLO names: model.h), through a table of those values by name. */
 static int match_in_place(struct plan_ctx *c, struct err *e)
@@ -160,7 +152,7 @@ static int match_in_place(struct plan_ctx *c, struct err *e)
             taken[x->tensor_value[i]] = true;
     for (size_t v = 0; v < x->a.nvalues; v++) {
         const struct xla_value *xv = &x->a.values[v];
-        size_t h = (size_t)name_hash(xv->key, xv->name_len) & mask;
+        size_t h = (size_t)text_hash(xv->key, xv->name_len) & mask;
         if (taken[v])
             continue;
         while (slot[h] >= 0) /* a second value of the same name keeps the first's place */
@@ -170,7 +162,7 @@ static int match_in_place(struct plan_ctx *c, struct err *e)
     for (size_t i = 0; i < c->m.n; i++) {
         for (const char *p = c->m.tensors[i].in_place; p != NULL && *p != '\0';) {
             size_t len = strcspn(p, ",");
-            for (size_t h = (size_t)name_hash(p, len) & mask; slot[h] >= 0; h = (h + 1) & mask) {
+            for (size_t h = (size_t)text_hash(p, len) & mask; slot[h] >= 0; h = (h + 1) & mask) {
                 const struct xla_value *xv = &x->a.values[slot[h]];
                 if (xv->name_len == len && memcmp(xv->key, p, len) == 0 && !x->in_place[slot[h]]) {
                     x->in_place[slot[h]] = true;

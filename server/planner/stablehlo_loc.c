@@ -9,6 +9,7 @@
 
 #include "planner/hlo.h"
 #include "planner/stablehlo_int.h"
+#include "planner/text.h"
 
 /* ---- locations --------------------------------------------------------------------- */
 
@@ -22,14 +23,6 @@
  * would grow as a power) gives no name rather than an error.
  */
 #define SH_LOC_STEPS 256 /* expressions a location's name may take to find */
-
-static size_t loc_hash(const char *s, size_t off, size_t len)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t k = 0; k < len; k++)
-        h = (h ^ (unsigned char)s[off + k]) * 1099511628211ull;
-    return (size_t)h;
-}
 
 static size_t skip_blank(const struct tr *t, size_t q)
 {
@@ -66,7 +59,7 @@ int sh_loc_table(struct tr *t)
         v = skip_blank(t, v + 1);
         if (t->len - v < 4 || memcmp(t->s + v, "loc(", 4) != 0)
             continue;
-        size_t h = loc_hash(t->s, name, e - name) & t->loc_mask;
+        size_t h = (size_t)text_hash(t->s + name, e - name) & t->loc_mask;
         while (t->locs[h].name_len != 0) /* a repeated name: the first definition holds */
             h = (h + 1) & t->loc_mask;
         t->locs[h] = (struct loc_def){(uint32_t)name, (uint32_t)(e - name), (uint32_t)v};
@@ -79,7 +72,7 @@ static size_t loc_find(const struct tr *t, size_t off, size_t len)
 {
     if (t->locs == NULL || len == 0)
         return SIZE_MAX;
-    for (size_t h = loc_hash(t->s, off, len) & t->loc_mask; t->locs[h].name_len != 0;
+    for (size_t h = (size_t)text_hash(t->s + off, len) & t->loc_mask; t->locs[h].name_len != 0;
          h = (h + 1) & t->loc_mask) {
         const struct loc_def *d = &t->locs[h];
         if (d->name_len == len && memcmp(t->s + d->name_off, t->s + off, len) == 0)

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/text.h"
+
 #define XLA_KEY_MAX 768 /* bytes in NAME{INDEX}: a model name (512) and a deep index */
 
 /* One line being read: [ls, end) without its newline; p the next byte to read. */
@@ -312,17 +314,9 @@ struct keytab {
     size_t mask;
 };
 
-static uint64_t hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 static size_t *key_slot(const struct keytab *t, const struct xla_assign *a, const char *k, size_t n)
 {
-    for (size_t i = hash(k, n) & t->mask;; i = (i + 1) & t->mask) {
+    for (size_t i = text_hash(k, n) & t->mask;; i = (i + 1) & t->mask) {
         size_t v = t->slots[i];
         if (v == SIZE_MAX || (strlen(a->values[v].key) == n && memcmp(a->values[v].key, k, n) == 0))
             return &t->slots[i];
