@@ -11,7 +11,7 @@
 #   make soak         SOAK_SECONDS (600) of load, faults and abuse against the server
 #
 # Sources are found by directory, so adding a module needs no edit here:
-#   server/planner/*.c  -> libtpuplan.a  (pure planner library: no I/O, no globals)
+#   server/planner/*/*.c -> libtpuplan.a (pure planner library: no I/O, no globals)
 #   server/cli/*.c      -> bin/tpuplan
 #   server/service/*.c  -> bin/tpuplan-server (main.c holds main(); the rest is libservice.a)
 #   tests/unit/test_*.c -> one cmocka binary each, linked with both libraries
@@ -31,7 +31,7 @@ CFLAGS   = -std=c11 $(WARN) $(OPT) $(SAN) -D_GNU_SOURCE -Iserver -MMD -MP $(PKG_
 LDFLAGS  = $(SAN) $(EXTRA_LDFLAGS)
 LDLIBS   = $(PKG_LIBS) -lpthread -lm
 
-PLANNER_SRC = $(sort $(wildcard server/planner/*.c))
+PLANNER_SRC = $(sort $(wildcard server/planner/*/*.c))
 CLI_SRC     = $(sort $(wildcard server/cli/*.c))
 SERVICE_SRC = $(sort $(filter-out server/service/main.c,$(wildcard server/service/*.c)))
 UNIT_SRC    = $(sort $(wildcard tests/unit/test_*.c))

@@ -1,7 +1,7 @@
 /*
  * cli_chips.c - `tpuplan chips`: the TPU generation table, text or JSON.
  *
- * Every figure comes from server/planner/chip.c, where each one cites its source. Figures
+ * Every figure comes from server/planner/xla/chip.c, where each one cites its source. Figures
  * the sources mark uncertain (or disagree on) are starred in the text table and listed
  * under "uncertain" in JSON, with the chip's notes saying why.
  */

@@ -123,7 +123,7 @@ export function wrap(tensors, steps, capacity, extra = {}) {
 }
 
 // GET /api/v1/plans/{id}?view=summary|layout of a result, as the planner writes them
-// (plan_views_write in server/planner/plan_views.c): the result without tensors, and the tensors as columns.
+// (plan_views_write in server/planner/plan/plan_views.c): the result without tensors, and the tensors as columns.
 export function summaryView(r) {
     const { tensors, ...rest } = r;
     return rest;

@@ -18,7 +18,7 @@
 #include "planner/layout.h"
 #include "planner/lifetime.h"
 #include "planner/model.h"
-#include "planner/model_int.h"
+#include "planner/model/model_int.h"
 
 #include "model_find.h"
 

@@ -15,7 +15,7 @@
 
 #include "planner/mmcsv.h"
 #include "planner/pack.h"
-#include "planner/pack_int.h"
+#include "planner/pack/pack_int.h"
 
 /* benchmarks/examples/input.12.csv (google/minimalloc): LB 12, solvable at capacity 12. */
 static const struct pack_buffer ex12[5] = {

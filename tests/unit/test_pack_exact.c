@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "planner/pack.h"
-#include "planner/pack_int.h"
+#include "planner/pack/pack_int.h"
 #include "../bench/perfect.h"
 #include "pack_brute.h"
 

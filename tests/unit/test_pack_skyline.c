@@ -17,7 +17,7 @@
 
 #include "planner/clock.h"
 #include "planner/pack.h"
-#include "planner/pack_int.h"
+#include "planner/pack/pack_int.h"
 #include "../bench/perfect.h"
 #include "pack_brute.h"
 

@@ -1,0 +1,1616 @@
+/*
+ * stablehlo.c - StableHLO / MHLO text to HLO text (see stablehlo.h): a cursor over the MLIR
+ * text, one output buffer per computation being written (a function body or a while
+ * region), a name table of the SSA values defined so far. Location names are read by
+ * stablehlo_loc.c and Shardy shardings by stablehlo_sdy.c (stablehlo_int.h).
+ */
+#include "planner/stablehlo.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/hlo.h"
+#include "planner/hlo_model.h"
+#include "planner/import/stablehlo_int.h"
+#include "planner/text.h"
+
+int sh_fail(struct tr *t, const char *fmt, ...)
+{
+    char what[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    return hlo_err_at(t->e, t->line, col_of(t), "%s", what);
+}
+
+static void adv(struct tr *t)
+{
+    if (t->s[t->i] == '\n') {
+        t->line++;
+        t->bol = t->i + 1;
+    }
+    t->i++;
+}
+
+/* Skips blanks, line ends and // comments. */
+static void skip_nl(struct tr *t)
+{
+    for (;;) {
+        skip_ws(t);
+        if (peek(t) == '\n') {
+            adv(t);
+        } else if (peek(t) == '/' && t->i + 1 < t->len && t->s[t->i + 1] == '/') {
+            while (t->i < t->len && t->s[t->i] != '\n')
+                t->i++;
+        } else {
+            return;
+        }
+    }
+}
+
+/* ---- output ------------------------------------------------------------------------ */
+
+/* Appends without the output bound: for text that copies what the output holds already. */
+static int sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n)
+{
+    if (n == 0) /* s may be an empty sbuf's NULL */
+        return ERR_OK;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        char *p;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        if ((p = realloc(b->p, cap)) == NULL)
+            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+    return ERR_OK;
+}
+
+int sh_sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
+{
+    if (t->out.n + t->entry.n + b->n + n > t->max_out)
+        return err_set(t->e, ERR_LIMIT, "",
+                       "the StableHLO module translates to more than %zu "
+                       "bytes of HLO",
+                       t->max_out);
+    return sb_keep(t, b, s, n);
+}
+
+/* Appends a NUL-terminated string (NULL: nothing). */
+static int sb_str(struct tr *t, struct sbuf *b, const char *s)
+{
+    return s != NULL ? sh_sb_add(t, b, s, strlen(s)) : ERR_OK;
+}
+
+int sh_sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof(buf))
+        return err_set(t->e, ERR_LIMIT, "", "line %u: a name or type is too long", t->line);
+    return sh_sb_add(t, b, buf, (size_t)n);
+}
+
+static struct sbuf *cur_text(struct tr *t)
+{
+    return &t->reg[t->depth - 1].text;
+}
+
+/* ---- types ------------------------------------------------------------------------- */
+
+/* XLA's name of an MLIR element type (i1 -> pred, ui8 -> u8, f8E4M3FN -> f8e4m3fn). */
+static int elem_type(struct tr *t, const char *p, size_t n, char *out, size_t cap)
+{
+    if (n == 2 && memcmp(p, "i1", 2) == 0) {
+        snprintf(out, cap, "pred");
+        return ERR_OK;
+    }
+    if (n >= 8 && memcmp(p, "complex<", 8) == 0) {
+        snprintf(out, cap, "%s", n >= 11 && memcmp(p + 8, "f64", 3) == 0 ? "c128" : "c64");
+        return ERR_OK;
+    }
+    if (n + 2 > cap || n == 0)
+        return sh_fail(t, "expected an element type");
+    size_t k = 0;
+    if (p[0] == 'i') {
+        out[k++] = 's';
+        p++;
+        n--;
+    } else if (n > 2 && p[0] == 'u' && p[1] == 'i') {
+        out[k++] = 'u';
+        p += 2;
+        n -= 2;
+    }
+    for (size_t q = 0; q < n && k + 1 < cap; q++)
+        out[k++] = (char)(p[q] >= 'A' && p[q] <= 'Z' ? p[q] - 'A' + 'a' : p[q]);
+    out[k] = '\0';
+    return ERR_OK;
+}
+
+/* One MLIR type at the cursor (tensor<..> or !stablehlo.token) written as an XLA shape. */
+static int type_at(struct tr *t, struct sbuf *b)
+{
+    char et[32];
+    size_t start;
+    int rc;
+
+    skip_ws(t);
+    if (starts(t, "!stablehlo.token") || starts(t, "!mhlo.token")) {
+        t->i++;
+        (void)ident(t);
+        return sh_sb_add(t, b, "token[]", 7);
+    }
+    if (!starts(t, "tensor<"))
+        return sh_fail(t, "expected a tensor<...> type");
+    t->i += 7;
+    start = t->i;
+    /* dims: digits followed by 'x' */
+    size_t dims_end = start, q = start;
+    for (;;) {
+        size_t d = q;
+        while (q < t->len && t->s[q] >= '0' && t->s[q] <= '9')
+            q++;
+        if (q < t->len && t->s[q] == '?')
+            return sh_fail(t, "dynamic dimensions (?) are not supported");
+        if (q > d && q < t->len && t->s[q] == 'x') {
+            dims_end = ++q;
+            continue;
+        }
+        q = dims_end;
+        break;
+    }
+    size_t et_end = q;
+    unsigned angle = 0;
+    while (et_end < t->len && t->s[et_end] != '\n') {
+        char ch = t->s[et_end];
+        if (ch == '<')
+            angle++;
+        else if (ch == '>' && angle-- == 0)
+            break;
+        else if (ch == ',' && angle == 0)
+            break;
+        et_end++;
+    }
+    if ((rc = elem_type(t, t->s + q, et_end - q, et, sizeof(et))) != ERR_OK)
+        return rc;
+    if ((rc = sh_sb_printf(t, b, "%s[", et)) != ERR_OK)
+        return rc;
+    for (size_t k = start; k + 1 < dims_end; k++)
+        if ((rc = sh_sb_add(t, b, t->s[k] == 'x' ? "," : t->s + k, 1)) != ERR_OK)
+            return rc;
+    if ((rc = sh_sb_add(t, b, "]", 1)) != ERR_OK)
+        return rc;
+    /* skip an encoding and the closing '>' */
+    t->i = et_end;
+    for (angle = 0; t->i < t->len && t->s[t->i] != '\n'; t->i++) {
+        if (t->s[t->i] == '<')
+            angle++;
+        else if (t->s[t->i] == '>' && angle-- == 0)
+            break;
+    }
+    if (peek(t) != '>')
+        return sh_fail(t, "expected '>' to close the tensor type");
+    t->i++;
+    return ERR_OK;
+}
+
+/* A type list "T" or "T, T" or "(T, T)" at the cursor into *b as "S" or "(S, S)" (always
+ * parenthesised when as_tuple); *n gets the count. Stops at the end of the list. */
+static int type_list(struct tr *t, struct sbuf *b, bool as_tuple, uint32_t *n)
+{
+    bool paren;
+    int rc;
+
+    skip_ws(t);
+    paren = peek(t) == '(';
+    if (paren)
+        t->i++;
+    *n = 0;
+    if (as_tuple && (rc = sh_sb_add(t, b, "(", 1)) != ERR_OK)
+        return rc;
+    skip_ws(t);
+    while (!(paren && peek(t) == ')')) {
+        if (*n > 0 && (rc = sh_sb_add(t, b, ", ", 2)) != ERR_OK)
+            return rc;
+        if ((rc = type_at(t, b)) != ERR_OK)
+            return rc;
+        if (++*n > SH_MAX_RESULTS)
+            return sh_fail(t, "more than %d types in a list", SH_MAX_RESULTS);
+        skip_ws(t);
+        if (peek(t) == '{') { /* result attributes */
+            while (t->i < t->len && t->s[t->i] != '}' && t->s[t->i] != '\n')
+                t->i++;
+            if (peek(t) == '}')
+                t->i++;
+            skip_ws(t);
+        }
+        if (peek(t) != ',')
+            break;
+        t->i++;
+        skip_ws(t);
+    }
+    if (paren) {
+        if (peek(t) != ')')
+            return sh_fail(t, "expected ')' to close the type list");
+        t->i++;
+    }
+    return as_tuple ? sh_sb_add(t, b, ")", 1) : ERR_OK;
+}
+
+/* ---- names ------------------------------------------------------------------------- */
+
+static size_t hash(const char *s, uint32_t off, uint32_t len, uint32_t region, uint32_t elem)
+{
+    uint64_t h = (1469598103934665603ull ^ region) * 1099511628211ull ^ elem;
+    for (uint32_t k = 0; k < len; k++)
+        h = (h ^ (unsigned char)s[off + k]) * 1099511628211ull;
+    return (size_t)h;
+}
+
+/* Names are scoped by region: sibling regions (a while's cond and do) reuse names. Element k
+ * of a result group %r:N is its own value (r, k); a plain value is element 0. */
+static size_t slot_of(const struct tr *t, uint32_t off, uint32_t len, uint32_t region,
+                      uint32_t elem)
+{
+    size_t h = hash(t->s, off, len, region, elem) & t->mask;
+    for (;; h = (h + 1) & t->mask) {
+        uint32_t v = t->tab[h];
+        if (v == UINT32_MAX)
+            return h;
+        const struct val *x = &t->vals[v];
+        if (x->region == region && x->elem == elem && x->len == len &&
+            memcmp(t->s + x->off, t->s + off, len) == 0)
+            return h;
+    }
+}
+
+/* Keeps the table at most half full (slot_of's probe ends at an empty slot): the table is
+ * sized by the values defined, which a few lines can make many of (a while's loop variables,
+ * a result group). */
+static int grow_names(struct tr *t)
+{
+    size_t cap = t->mask + 1;
+    uint32_t *tab;
+
+    if (2 * ((size_t)t->nvals + 1) <= cap)
+        return ERR_OK;
+    cap *= 2;
+    if ((tab = malloc(cap * sizeof(*tab))) == NULL)
+        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+    memset(tab, 0xff, cap * sizeof(*tab));
+    for (uint32_t v = 0; v < t->nvals; v++) {
+        const struct val *x = &t->vals[v];
+        size_t h = hash(t->s, x->off, x->len, x->region, x->elem) & (cap - 1);
+        while (tab[h] != UINT32_MAX)
+            h = (h + 1) & (cap - 1);
+        tab[h] = v;
+    }
+    free(t->tab);
+    t->tab = tab;
+    t->mask = cap - 1;
+    return ERR_OK;
+}
+
+/* Defines value (name, elem) of shape sh[0..shn) in the current region. */
+static int define_one(struct tr *t, uint32_t off, uint32_t len, uint32_t elem, bool tuple,
+                      const char *sh, size_t shn)
+{
+    uint32_t region = t->reg[t->depth - 1].id;
+    size_t h;
+    int rc;
+
+    if ((rc = grow_names(t)) != ERR_OK)
+        return rc;
+    /* MLIR regions are not isolated from above: a name visible from an enclosing region
+     * cannot be defined again inside (and HLO would read two instructions of one name once
+     * the outer one is a parameter of the region) */
+    for (unsigned d = t->depth; d > 0 && elem == 0; d--)
+        if (t->tab[slot_of(t, off, len, t->reg[d - 1].id, 0)] != UINT32_MAX)
+            return hlo_err_at(t->e, t->at_line, t->at_col, "%%%.*s is defined twice",
+                              (int)(len > 200 ? 200 : len), t->s + off);
+    h = slot_of(t, off, len, region, elem);
+    if (t->nvals == t->capvals) {
+        uint32_t cap = t->capvals ? t->capvals * 2 : 1024;
+        struct val *p = realloc(t->vals, cap * sizeof(*p));
+        if (p == NULL)
+            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+        t->vals = p;
+        t->capvals = cap;
+    }
+    t->vals[t->nvals] = (struct val){.off = off,
+                                     .len = len,
+                                     .region = region,
+                                     .elem = elem,
+                                     .shape_off = (uint32_t)t->shapes.n,
+                                     .shape_len = (uint32_t)shn,
+                                     .tuple = tuple};
+    if ((rc = sb_keep(t, &t->shapes, sh, shn)) != ERR_OK)
+        return rc;
+    t->tab[h] = t->nvals++;
+    return ERR_OK;
+}
+
+/* The next element of a tuple shape text "(S, S, ...)" (flat: StableHLO has no nested
+ * tuples): *p at the element, which is returned (*len its length); *p moves past it. */
+static const char *next_elem(const char **p, size_t *len)
+{
+    const char *at = *p, *q = at;
+    unsigned depth = 0;
+    while (*q != '\0' && !(depth == 0 && (*q == ',' || *q == ')'))) {
+        depth += *q == '[';
+        depth -= *q == ']' && depth > 0;
+        q++;
+    }
+    *len = (size_t)(q - at);
+    *p = *q == ',' ? q + 1 + (q[1] == ' ') : q;
+    return at;
+}
+
+/* Defines result name: a tuple's n elements (name, k) of shape "(S, ...)", else one value. */
+static int define(struct tr *t, uint32_t off, uint32_t len, bool tuple, const char *shape,
+                  uint32_t n)
+{
+    const char *p;
+    if (shape == NULL) /* no type written: type_list failed before */
+        shape = "()";
+    p = shape + 1;
+    if (!tuple)
+        return define_one(t, off, len, 0, false, shape, strlen(shape));
+    for (uint32_t k = 0; k < n; k++) {
+        size_t el;
+        const char *e = next_elem(&p, &el);
+        int rc = define_one(t, off, len, k, true, e, el);
+        if (rc != ERR_OK)
+            return rc;
+    }
+    return ERR_OK;
+}
+
+/* Writes value v's HLO name: r, or r#k for element k of a tuple-shaped instruction r. */
+static int put_val(struct tr *t, struct sbuf *b, const struct val *v)
+{
+    int rc = sh_sb_add(t, b, t->s + v->off, v->len);
+    if (rc == ERR_OK && v->tuple)
+        rc = sh_sb_printf(t, b, "#%u", v->elem);
+    return rc;
+}
+
+static int push_u32(struct tr *t, uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t x)
+{
+    if (*n == *cap) {
+        uint32_t c = *cap ? *cap * 2 : 16;
+        uint32_t *p = realloc(*a, c * sizeof(*p));
+        if (p == NULL)
+            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+        *a = p;
+        *cap = c;
+    }
+    (*a)[(*n)++] = x;
+    return ERR_OK;
+}
+
+/*
+ * Value v, defined outside the current region, becomes a parameter of every open region
+ * between its definition and the current one (HLO computations read nothing from outside:
+ * the op owning a region reads it as an operand and passes it in). The mark on the value
+ * (cap_depth, cap_id) says which regions have it already: region d is marked when
+ * d <= cap_depth and its id <= cap_id (opened before the mark, still open, so marked with
+ * it; ids grow as regions open), so a use costs O(depth) at most and O(1) once marked.
+ */
+static int capture(struct tr *t, uint32_t v)
+{
+    unsigned top = t->depth - 1;
+    int rc;
+
+    for (unsigned d = top; t->reg[d].id != t->vals[v].region && d > 0; d--) {
+        struct region *r = &t->reg[d];
+        const struct val *x = &t->vals[v];
+        if (x->cap_id != 0 && d <= x->cap_depth && r->id <= x->cap_id)
+            break;
+        if ((rc = push_u32(t, &r->caps, &r->ncaps, &r->capcap, v)) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->params, "  ", 2)) != ERR_OK ||
+            (rc = put_val(t, &r->params, x)) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->params, " = ", 3)) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->params, t->shapes.p + x->shape_off, x->shape_len)) != ERR_OK ||
+            (rc = sh_sb_printf(t, &r->params, " parameter(%u)\n", r->nparams++)) != ERR_OK)
+            return rc;
+    }
+    t->vals[v].cap_depth = top;
+    t->vals[v].cap_id = t->reg[top].id;
+    return ERR_OK;
+}
+
+/* A use %name or %name#k at the cursor, appended to *ops as an HLO operand (", " between);
+ * a value from an enclosing region is captured (a parameter of this one). */
+static int use(struct tr *t, struct sbuf *ops)
+{
+    uint32_t line = t->line, col = col_of(t), off, len, elem = 0;
+    size_t h = 0;
+    int rc;
+
+    t->i++; /* '%' */
+    off = (uint32_t)t->i;
+    len = (uint32_t)ident(t);
+    if (peek(t) == '#') {
+        int64_t v;
+        t->i++;
+        if (!text_uint(t->s, t->len, &t->i, &v) || v >= SH_MAX_RESULTS)
+            return hlo_err_at(t->e, line, col, "expected a result number after '#'");
+        elem = (uint32_t)v;
+    }
+    for (unsigned d = t->depth; d > 0 && len > 0; d--) /* innermost region first */
+        if (t->tab[h = slot_of(t, off, len, t->reg[d - 1].id, elem)] != UINT32_MAX)
+            break;
+    if (len == 0 || t->tab[h] == UINT32_MAX)
+        return hlo_err_at(t->e, line, col, "%%%.*s is not defined before its use",
+                          (int)(t->i - off > 200 ? 200 : t->i - off), t->s + off);
+    uint32_t v = t->tab[h];
+    if (t->vals[v].region != t->reg[t->depth - 1].id && (rc = capture(t, v)) != ERR_OK)
+        return rc;
+    if (ops->n > 0 && (rc = sh_sb_add(t, ops, ", ", 2)) != ERR_OK)
+        return rc;
+    return put_val(t, ops, &t->vals[v]);
+}
+
+/* ---- statements -------------------------------------------------------------------- */
+
+struct stmt {
+    uint32_t res_off, res_len, nres; /* nres 0: no results */
+    uint32_t op_off, op_len;
+    uint32_t line, col;
+};
+
+/* The HLO opcode of an MLIR op name: after the dialect prefix, '_' written '-'. */
+static int opcode(struct tr *t, const struct stmt *st, struct sbuf *b)
+{
+    const char *p = t->s + st->op_off, *dot = NULL;
+    for (uint32_t k = 0; k < st->op_len; k++)
+        if (p[k] == '.')
+            dot = p + k;
+    const char *name = dot != NULL ? dot + 1 : p;
+    size_t n = st->op_len - (size_t)(name - p);
+    if (n == 20 && memcmp(name, "optimization_barrier", 20) == 0)
+        return sh_sb_add(t, b, "tuple", 5); /* aliases its operands */
+    for (size_t k = 0; k < n; k++) {
+        int rc = sh_sb_add(t, b, name[k] == '_' ? "-" : name + k, 1);
+        if (rc != ERR_OK)
+            return rc;
+    }
+    return ERR_OK;
+}
+
+/* Writes "  R" (the statement's result name) and then the given string. */
+static int put_res(struct tr *t, struct sbuf *b, const struct stmt *st, const char *then)
+{
+    int rc = sh_sb_add(t, b, "  ", 2);
+    if (rc == ERR_OK)
+        rc = sh_sb_add(t, b, t->s + st->res_off, st->res_len);
+    return rc == ERR_OK ? sh_sb_add(t, b, then, strlen(then)) : rc;
+}
+
+/* Emits the element reads R#k of a tuple-shaped instruction R of shape "(S, ...)". */
+static int elements(struct tr *t, const struct stmt *st, const char *shapes, uint32_t n)
+{
+    const char *p = shapes != NULL ? shapes + 1 : "";
+    for (uint32_t k = 0; k < n; k++) {
+        size_t len;
+        const char *e = next_elem(&p, &len);
+        struct sbuf *b = cur_text(t);
+        int rc;
+        if ((rc = put_res(t, b, st, "")) != ERR_OK ||
+            (rc = sh_sb_printf(t, b, "#%u = ", k)) != ERR_OK ||
+            (rc = sh_sb_add(t, b, e, len)) != ERR_OK ||
+            (rc = sh_sb_add(t, b, " get-tuple-element(", 19)) != ERR_OK ||
+            (rc = sh_sb_add(t, b, t->s + st->res_off, st->res_len)) != ERR_OK ||
+            (rc = sh_sb_printf(t, b, "), index=%u\n", k)) != ERR_OK)
+            return rc;
+    }
+    return ERR_OK;
+}
+
+/* What a generic op's text holds up to its end (a line end outside brackets and regions):
+ * the operands read (appended to ops), the type part, the callee and the loc name. */
+struct op_text {
+    size_t types_at; /* just past the type separator " :", 0 when none */
+    uint32_t callee_off, callee_len, loc_off, loc_len;
+};
+
+static int scan_op(struct tr *t, const struct stmt *st, struct sbuf *ops, struct op_text *o)
+{
+    int depth = 0, brace = 0, rc;
+
+    memset(o, 0, sizeof(*o));
+    while (t->i < t->len) { /* operands up to the type separator */
+        char ch = t->s[t->i];
+        if (ch == '\n' && depth == 0 && brace == 0)
+            break;
+        if (ch == '"') {
+            for (t->i++; t->i < t->len && t->s[t->i] != '"' && t->s[t->i] != '\n'; t->i++)
+                t->i += t->s[t->i] == '\\';
+            if (peek(t) != '"') {
+                return sh_fail(t, "unterminated string");
+            }
+            t->i++;
+            continue;
+        }
+        if (ch == '-' && t->i + 1 < t->len && t->s[t->i + 1] == '>') {
+            t->i += 2;
+            continue;
+        }
+        if (o->types_at == 0 && depth == 0 && brace == 0 && ch == ':' && t->i > 0 &&
+            t->s[t->i - 1] == ' ') {
+            o->types_at = t->i + 1;
+        } else if (ch == '%' && brace == 0 && o->types_at == 0 && st->nres > 0) {
+            if ((rc = use(t, ops)) != ERR_OK)
+                return rc;
+            continue;
+        } else if (ch == '@' && o->callee_len == 0 && brace == 0) {
+            t->i++;
+            o->callee_off = (uint32_t)t->i;
+            o->callee_len = (uint32_t)ident(t);
+            continue;
+        } else if (depth == 0 && brace == 0 && starts(t, "loc(") && o->loc_len == 0) {
+            sh_loc_name(t, t->i, &o->loc_off, &o->loc_len);
+        }
+        depth += ch == '(' || ch == '[' || ch == '<';
+        depth -= (ch == ')' || ch == ']' || ch == '>') && depth > 0;
+        brace += ch == '{';
+        brace -= ch == '}' && brace > 0;
+        adv(t);
+    }
+    return ERR_OK;
+}
+
+static int generic(struct tr *t, const struct stmt *st)
+{
+    struct sbuf ops = {0}, shape = {0}, code = {0};
+    uint32_t ntypes = 0;
+    struct op_text o;
+    int rc;
+
+    if ((rc = scan_op(t, st, &ops, &o)) != ERR_OK)
+        goto out;
+    if (st->nres == 0)
+        goto out; /* no value defined: nothing to plan */
+    if (o.types_at == 0) {
+        rc = hlo_err_at(t->e, st->line, st->col, "expected ': type' after the operation");
+        goto out;
+    }
+    bool call = o.callee_len > 0 && (st->op_len == 4 || st->op_len == 9) &&
+                memcmp(t->s + st->op_off + st->op_len - 4, "call", 4) == 0;
+    {
+        struct tr sub = *t; /* re-read the types from the separator */
+        sub.i = o.types_at;
+        sub.line = st->line;
+        /* the result types follow the last "->" before the end of the type part */
+        for (size_t q = o.types_at; q < t->i && t->s[q] != '\n'; q++)
+            if (t->s[q] == '-' && q + 1 < t->len && t->s[q + 1] == '>')
+                sub.i = q + 2;
+        if ((rc = type_list(&sub, &shape, st->nres > 1 || call, &ntypes)) != ERR_OK)
+            goto out;
+    }
+    if (ntypes != (st->nres > 1 ? st->nres : 1)) {
+        rc =
+            hlo_err_at(t->e, st->line, st->col, "%u results but %u result types", st->nres, ntypes);
+        goto out;
+    }
+    if (call) {
+        rc = sh_sb_add(t, &code, "call", 4);
+    } else if (st->op_len >= 8 && memcmp(t->s + st->op_off + st->op_len - 8, "constant", 8) == 0) {
+        rc = sh_sb_add(t, &code, "constant", 8);
+        ops.n = 0;
+        if (rc == ERR_OK)
+            rc = sh_sb_add(t, &ops, "0", 1);
+    } else {
+        rc = opcode(t, st, &code);
+    }
+    if (rc != ERR_OK)
+        goto out;
+    struct sbuf *b = cur_text(t);
+    if ((rc = put_res(t, b, st, " = ")) != ERR_OK || (rc = sb_str(t, b, shape.p)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, " ", 1)) != ERR_OK || (rc = sb_str(t, b, code.p)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, "(", 1)) != ERR_OK || (rc = sb_str(t, b, ops.p)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, ")", 1)) != ERR_OK)
+        goto out;
+    if (call && ((rc = sh_sb_add(t, b, ", to_apply=", 11)) != ERR_OK ||
+                 (rc = sh_sb_add(t, b, t->s + o.callee_off, o.callee_len)) != ERR_OK))
+        goto out;
+    if ((rc = sh_put_op_name(t, b, o.loc_off, o.loc_len)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, "\n", 1)) != ERR_OK)
+        goto out;
+    if ((st->nres > 1 || call) && (rc = elements(t, st, shape.p, ntypes)) != ERR_OK)
+        goto out;
+    rc = define(t, st->res_off, st->res_len, st->nres > 1 || call, shape.p, ntypes);
+out:
+    free(ops.p);
+    free(shape.p);
+    free(code.p);
+    return rc;
+}
+
+/*
+ * return %a, %b : T, T  or  "stablehlo.return"(%a, %b) : (T, T) -> ()  as
+ * ROOT #ret = (S, S) tuple(a, b): the region's results alias the values returned.
+ */
+static int terminator(struct tr *t, const struct stmt *st)
+{
+    struct sbuf ops = {0}, shape = {0};
+    uint32_t n = 0, nvals = 0;
+    bool paren;
+    int rc = ERR_OK;
+
+    skip_ws(t);
+    paren = peek(t) == '(';
+    if (paren)
+        t->i++;
+    for (;;) {
+        skip_ws(t);
+        if (peek(t) != '%')
+            break;
+        if ((rc = use(t, &ops)) != ERR_OK)
+            goto out;
+        nvals++;
+        skip_ws(t);
+        if (peek(t) != ',')
+            break;
+        t->i++;
+    }
+    if (paren) {
+        if (peek(t) != ')') {
+            rc = sh_fail(t, "expected ')' after the returned values");
+            goto out;
+        }
+        t->i++;
+        skip_ws(t);
+    }
+    if (peek(t) == ':') {
+        t->i++;
+        if ((rc = type_list(t, &shape, true, &n)) != ERR_OK)
+            goto out;
+    } else if ((rc = sh_sb_add(t, &shape, "()", 2)) != ERR_OK) {
+        goto out;
+    }
+    if (n != nvals) {
+        rc = hlo_err_at(t->e, st->line, st->col, "the return has %u values but %u types", nvals, n);
+        goto out;
+    }
+    while (t->i < t->len && t->s[t->i] != '\n') /* "-> ()" of the generic form, loc(..) */
+        t->i++;
+    struct sbuf *b = cur_text(t);
+    if ((rc = sh_sb_add(t, b, "  ROOT #ret = ", 14)) != ERR_OK ||
+        (rc = sb_str(t, b, shape.p)) != ERR_OK || (rc = sh_sb_add(t, b, " tuple(", 7)) != ERR_OK ||
+        (rc = sb_str(t, b, ops.p)) != ERR_OK)
+        goto out;
+    rc = sh_sb_add(t, b, ")\n", 2);
+out:
+    free(ops.p);
+    free(shape.p);
+    return rc;
+}
+
+static int statements(struct tr *t);
+
+/* Opens a region writing computation name (its parameters come as it captures values). */
+static int open_region(struct tr *t, const char *name)
+{
+    struct region *r;
+
+    if (t->depth == SH_MAX_REGIONS)
+        return sh_fail(t, "regions nested more than %d deep", SH_MAX_REGIONS);
+    r = &t->reg[t->depth++];
+    free(r->text.p);
+    free(r->params.p);
+    free(r->caps);
+    memset(r, 0, sizeof(*r));
+    r->id = ++t->next_region;
+    snprintf(r->name, sizeof(r->name), "%s", name);
+    return ERR_OK;
+}
+
+/* A while region's parameter 0, the loop state of tuple shape (S, ...), whose elements are
+ * the SSA names args (n offset and length pairs). */
+static int state_params(struct tr *t, const char *shape, const uint32_t *args, uint32_t n)
+{
+    struct region *r = &t->reg[t->depth - 1];
+    const char *p = shape + 1;
+    int rc;
+
+    if ((rc = sh_sb_add(t, &r->text, "  #param = ", 11)) != ERR_OK ||
+        (rc = sb_str(t, &r->text, shape)) != ERR_OK ||
+        (rc = sh_sb_add(t, &r->text, " parameter(0)\n", 14)) != ERR_OK)
+        return rc;
+    r->nparams = 1;
+    for (uint32_t k = 0; k < n; k++) {
+        size_t len;
+        const char *e = next_elem(&p, &len);
+        if ((rc = sh_sb_add(t, &r->text, "  ", 2)) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->text, t->s + args[2 * k], args[2 * k + 1])) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->text, " = ", 3)) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->text, e, len)) != ERR_OK ||
+            (rc = sh_sb_printf(t, &r->text, " get-tuple-element(#param), index=%u\n", k)) !=
+                ERR_OK ||
+            (rc = define_one(t, args[2 * k], args[2 * k + 1], 0, false, e, len)) != ERR_OK)
+            return rc;
+    }
+    return ERR_OK;
+}
+
+/* Closes the current region: its computation (header, captured parameters, body) is
+ * appended to the finished ones, and its captures to *caps (the owning op reads them). */
+static int close_region(struct tr *t, uint32_t **caps, uint32_t *ncaps, uint32_t *capcap)
+{
+    struct region *r = &t->reg[t->depth - 1];
+    int rc = ERR_OK;
+
+    for (uint32_t k = 0; k < r->ncaps && rc == ERR_OK; k++)
+        rc = push_u32(t, caps, ncaps, capcap, r->caps[k]);
+    if (rc == ERR_OK && (rc = sb_str(t, &t->out, r->name)) == ERR_OK &&
+        (rc = sh_sb_add(t, &t->out, " {\n", 3)) == ERR_OK &&
+        (rc = sh_sb_add(t, &t->out, r->params.p, r->params.n)) == ERR_OK &&
+        (rc = sh_sb_add(t, &t->out, r->text.p, r->text.n)) == ERR_OK)
+        rc = sh_sb_add(t, &t->out, "}\n\n", 3);
+    free(r->text.p);
+    free(r->params.p);
+    free(r->caps);
+    memset(r, 0, sizeof(*r));
+    t->depth--;
+    return rc;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The captured values an op's regions read, sorted by definition and without repeats,
+ * written as its extra operands ", v, w". */
+static int put_caps(struct tr *t, struct sbuf *b, uint32_t *caps, uint32_t n)
+{
+    if (n > 1)
+        qsort(caps, n, sizeof(*caps), cmp_u32);
+    for (uint32_t k = 0; k < n; k++) {
+        int rc;
+        if (k > 0 && caps[k] == caps[k - 1])
+            continue;
+        if ((rc = sh_sb_add(t, b, ", ", 2)) != ERR_OK ||
+            (rc = put_val(t, b, &t->vals[caps[k]])) != ERR_OK)
+            return rc;
+    }
+    return ERR_OK;
+}
+
+/* The computation name of an op's region: FUNC.R.KIND for an op of the function body;
+ * FUNC.R.KIND.ID (the region's unique number) inside a region or for a long R, where
+ * names of sibling regions repeat. */
+static void region_name(const struct tr *t, const struct stmt *st, const char *kind, char *out,
+                        size_t cap)
+{
+    if (t->depth > 1 || st->res_len > 200)
+        snprintf(out, cap, "%s.%.*s.%s.%u", t->fname, (int)(st->res_len > 200 ? 200 : st->res_len),
+                 t->s + st->res_off, kind, t->next_region + 1);
+    else
+        snprintf(out, cap, "%s.%.*s.%s", t->fname, (int)st->res_len, t->s + st->res_off, kind);
+}
+
+/* The while's header "(%a = %x, ...) : T, ...": the loop variables' names (offset, length
+ * pairs in args), their initial values (HLO operands in init) and the state's tuple shape. */
+static int while_head(struct tr *t, const struct stmt *st, uint32_t *args, uint32_t *nargs,
+                      struct sbuf *init, struct sbuf *shape)
+{
+    uint32_t ntypes = 0;
+    int rc;
+
+    t->i++; /* '(' */
+    for (*nargs = 0;;) {
+        skip_ws(t);
+        if (peek(t) == ')')
+            break;
+        if (peek(t) != '%' || *nargs == SH_MAX_RESULTS)
+            return sh_fail(t, "expected %%name = %%value in the while's operands");
+        t->i++;
+        args[2 * *nargs] = (uint32_t)t->i;
+        args[2 * *nargs + 1] = (uint32_t)ident(t);
+        ++*nargs;
+        skip_ws(t);
+        if (peek(t) != '=')
+            return sh_fail(t, "expected '=' in the while's operands");
+        t->i++;
+        skip_ws(t);
+        if (peek(t) != '%')
+            return sh_fail(t, "expected the loop variable's initial value");
+        if ((rc = use(t, init)) != ERR_OK)
+            return rc;
+        skip_ws(t);
+        if (peek(t) == ',')
+            t->i++;
+    }
+    t->i++;
+    skip_ws(t);
+    if (peek(t) != ':')
+        return sh_fail(t, "expected ': types' after the while's operands");
+    t->i++;
+    if ((rc = type_list(t, shape, true, &ntypes)) != ERR_OK)
+        return rc;
+    if (ntypes != *nargs || (st->nres > 1 ? st->nres : 1) != *nargs)
+        return sh_fail(t, "the while has %u loop variables, %u types and %u results", *nargs,
+                       ntypes, st->nres);
+    return ERR_OK;
+}
+
+/* The op owning regions, once they are closed: a while over its state (init operands ops),
+ * or a conditional over ops (the index or predicate); caps are what the regions capture. */
+struct owner {
+    const char *kind;  /* "while", "case" or "if" */
+    const char *shape; /* the result's tuple shape */
+    uint32_t nres;
+    const char *ops;   /* operands */
+    struct sbuf names; /* the regions' computations, ", " between */
+    uint32_t nregions;
+    uint32_t *caps, ncaps, capcap;
+    uint32_t loc_off, loc_len;
+};
+
+static int emit_owner(struct tr *t, const struct stmt *st, struct owner *w)
+{
+    struct sbuf *b = cur_text(t);
+    bool loop = strcmp(w->kind, "while") == 0;
+    int rc;
+
+    if (loop &&
+        ((rc = put_res(t, b, st, "#init = ")) != ERR_OK ||
+         (rc = sb_str(t, b, w->shape)) != ERR_OK ||
+         (rc = sh_sb_add(t, b, " tuple(", 7)) != ERR_OK || (rc = sb_str(t, b, w->ops)) != ERR_OK ||
+         (rc = sh_sb_add(t, b, ")\n", 2)) != ERR_OK))
+        return rc;
+    if ((rc = put_res(t, b, st, " = ")) != ERR_OK || (rc = sb_str(t, b, w->shape)) != ERR_OK ||
+        (rc = sb_str(t, b, loop ? " while(" : " conditional(")) != ERR_OK)
+        return rc;
+    if (loop && (rc = sh_sb_add(t, b, t->s + st->res_off, st->res_len)) == ERR_OK)
+        rc = sh_sb_add(t, b, "#init", 5);
+    else if (!loop)
+        rc = sb_str(t, b, w->ops);
+    if (rc != ERR_OK || (rc = put_caps(t, b, w->caps, w->ncaps)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, ")", 1)) != ERR_OK)
+        return rc;
+    /* the region names: "A, B" in w->names */
+    const char *n0 = w->names.p, *comma = strchr(n0, ',');
+    if (loop || strcmp(w->kind, "if") == 0) {
+        if ((rc = sb_str(t, b, loop ? ", condition=" : ", true_computation=")) != ERR_OK ||
+            (rc = sh_sb_add(t, b, n0, (size_t)(comma - n0))) != ERR_OK ||
+            (rc = sb_str(t, b, loop ? ", body=" : ", false_computation=")) != ERR_OK ||
+            (rc = sb_str(t, b, comma + 2)) != ERR_OK)
+            return rc;
+    } else if ((rc = sh_sb_add(t, b, ", branch_computations={", 23)) != ERR_OK ||
+               (rc = sb_str(t, b, n0)) != ERR_OK || (rc = sh_sb_add(t, b, "}", 1)) != ERR_OK) {
+        return rc;
+    }
+    if ((rc = sh_put_op_name(t, b, w->loc_off, w->loc_len)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, "\n", 1)) != ERR_OK ||
+        (rc = elements(t, st, w->shape, w->nres)) != ERR_OK)
+        return rc;
+    return define(t, st->res_off, st->res_len, true, w->shape, w->nres);
+}
+
+/* The loc of the rest of the line (skipped) as the owner's op_name. */
+static void owner_loc(struct tr *t, struct owner *w)
+{
+    size_t from = t->i;
+    while (t->i < t->len && t->s[t->i] != '\n')
+        t->i++;
+    sh_loc_in(t, from, t->i, &w->loc_off, &w->loc_len);
+}
+
+/* %r:N = stablehlo.while(%a = %x, ...) : T, ... cond { .. } do { .. } */
+static int while_op(struct tr *t, const struct stmt *st)
+{
+    struct sbuf init = {0}, shape = {0};
+    struct owner w = {.kind = "while"};
+    uint32_t *args = malloc(2 * SH_MAX_RESULTS * sizeof(*args)), nargs = 0;
+    int rc;
+
+    if (args == NULL)
+        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+    if ((rc = while_head(t, st, args, &nargs, &init, &shape)) != ERR_OK)
+        goto out;
+    owner_loc(t, &w);
+    for (int part = 0; part < 2; part++) {
+        char name[600];
+        skip_nl(t);
+        if (part == 1 && peek(t) == '}') { /* "} do {" */
+            t->i++;
+            skip_ws(t);
+        }
+        if (!starts(t, part == 0 ? "cond" : "do")) {
+            rc = sh_fail(t, "expected the while's '%s' region", part == 0 ? "cond" : "do");
+            goto out;
+        }
+        t->i += part == 0 ? 4 : 2;
+        skip_ws(t);
+        if (peek(t) != '{') {
+            rc = sh_fail(t, "expected '{' to open the region");
+            goto out;
+        }
+        t->i++;
+        region_name(t, st, part == 0 ? "cond" : "body", name, sizeof(name));
+        if ((rc = open_region(t, name)) != ERR_OK ||
+            (rc = state_params(t, shape.p, args, nargs)) != ERR_OK ||
+            (rc = statements(t)) != ERR_OK ||
+            (rc = close_region(t, &w.caps, &w.ncaps, &w.capcap)) != ERR_OK ||
+            (rc = sh_sb_printf(t, &w.names, "%s%s", part == 0 ? "" : ", ", name)) != ERR_OK)
+            goto out;
+    }
+    if (peek(t) != '}') {
+        rc = sh_fail(t, "expected '}' to close the while's do region");
+        goto out;
+    }
+    t->i++;
+    w.shape = shape.p;
+    w.nres = nargs;
+    w.ops = init.p != NULL ? init.p : "";
+    rc = emit_owner(t, st, &w);
+out:
+    free(args);
+    free(init.p);
+    free(shape.p);
+    free(w.names.p);
+    free(w.caps);
+    return rc;
+}
+
+/* Skips a balanced (..), [..], <..> or {..} group at the cursor (strings inside). */
+static int skip_group(struct tr *t)
+{
+    unsigned depth = 0;
+    while (t->i < t->len) {
+        char ch = t->s[t->i];
+        if (ch == '"') {
+            for (t->i++; t->i < t->len && t->s[t->i] != '"' && t->s[t->i] != '\n'; t->i++)
+                t->i += t->s[t->i] == '\\';
+            if (t->i >= t->len)
+                break;
+        } else if (ch == '(' || ch == '[' || ch == '<' || ch == '{') {
+            depth++;
+        } else if ((ch == ')' || ch == ']' || ch == '>' || ch == '}') && --depth == 0) {
+            t->i++;
+            return ERR_OK;
+        }
+        adv(t);
+    }
+    return sh_fail(t, "expected the end of a bracketed group");
+}
+
+/* A block's arguments "^bb0(%x: T, %y: T):" at the cursor: their names (offset, length
+ * pairs in args) and their tuple shape "(S, S)". */
+static int block_args(struct tr *t, uint32_t *args, uint32_t *nargs, struct sbuf *shape)
+{
+    int rc;
+
+    t->i++; /* '^' */
+    (void)ident(t);
+    *nargs = 0;
+    if ((rc = sh_sb_add(t, shape, "(", 1)) != ERR_OK)
+        return rc;
+    if (peek(t) == '(') {
+        t->i++;
+        for (;;) {
+            skip_nl(t);
+            if (peek(t) == ')')
+                break;
+            if (peek(t) != '%' || *nargs == SH_MAX_RESULTS)
+                return sh_fail(t, "expected a block argument %%name: type");
+            t->i++;
+            args[2 * *nargs] = (uint32_t)t->i;
+            args[2 * *nargs + 1] = (uint32_t)ident(t);
+            skip_ws(t);
+            if (peek(t) != ':')
+                return sh_fail(t, "expected ':' after the block argument");
+            t->i++;
+            if ((*nargs > 0 && (rc = sh_sb_add(t, shape, ", ", 2)) != ERR_OK) ||
+                (rc = type_at(t, shape)) != ERR_OK)
+                return rc;
+            ++*nargs;
+            skip_ws(t);
+            if (starts(t, "loc(") && (t->i += 3, rc = skip_group(t)) != ERR_OK)
+                return rc;
+            skip_ws(t);
+            if (peek(t) == ',')
+                t->i++;
+        }
+        t->i++;
+    }
+    skip_ws(t);
+    if (peek(t) != ':')
+        return sh_fail(t, "expected ':' after the block's arguments");
+    t->i++;
+    return sh_sb_add(t, shape, ")", 1);
+}
+
+/* The type signature after the regions: ": (T) -> (T, T)", ": (T) -> T" or ": T, T"; the
+ * results as a tuple shape. */
+static int result_types(struct tr *t, struct sbuf *shape, uint32_t *n)
+{
+    struct sbuf first = {0};
+    int rc;
+
+    skip_ws(t);
+    if (peek(t) != ':')
+        return sh_fail(t, "expected ': types' after the regions");
+    t->i++;
+    if ((rc = type_list(t, &first, true, n)) != ERR_OK)
+        goto out;
+    skip_ws(t);
+    if (starts(t, "->")) {
+        t->i += 2;
+        rc = type_list(t, shape, true, n);
+    } else {
+        rc = sh_sb_add(t, shape, first.p, first.n);
+    }
+out:
+    free(first.p);
+    return rc;
+}
+
+/*
+ * The generic forms
+ *   %r:N = "stablehlo.while"(%a, %b) ({ ^bb0(%x: T, %y: T): .. }, { ^bb0(..): .. }) : ..
+ *   %r:N = "stablehlo.case"(%i) ({ .. }, { .. }, ..) : (tensor<i32>) -> (T, T)
+ *   %r:N = "stablehlo.if"(%p) ({ .. }, { .. }) : (tensor<i1>) -> (T, T)
+ * and the pretty stablehlo.case(%i) ({ .. }) : T / stablehlo.if %p ({ .. }, { .. }) : T:
+ * an HLO while over its loop state, or an HLO conditional whose branches are the regions.
+ */
+static int region_op(struct tr *t, const struct stmt *st, const char *kind)
+{
+    struct sbuf ops = {0}, state = {0}, res = {0};
+    struct owner w = {.kind = kind};
+    uint32_t *args = malloc(2 * SH_MAX_RESULTS * sizeof(*args)), nargs = 0, nops = 0, ntypes = 0;
+    bool loop = strcmp(kind, "while") == 0, paren;
+    int rc = ERR_OK;
+
+    if (args == NULL)
+        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+    skip_ws(t);
+    paren = peek(t) == '(';
+    t->i += paren;
+    for (;;) {
+        skip_ws(t);
+        if (peek(t) != '%')
+            break;
+        if (nops == SH_MAX_RESULTS) {
+            rc = sh_fail(t, "more than %d operands", SH_MAX_RESULTS);
+            goto out;
+        }
+        if ((rc = use(t, &ops)) != ERR_OK)
+            goto out;
+        nops++;
+        skip_ws(t);
+        if (peek(t) != ',')
+            break;
+        t->i++;
+    }
+    if (paren && peek(t) != ')') {
+        rc = sh_fail(t, "expected ')' after the operands");
+        goto out;
+    }
+    t->i += paren;
+    skip_ws(t);
+    if (!loop && nops != 1) {
+        rc = hlo_err_at(t->e, st->line, st->col, "a %s takes one operand, not %u", kind, nops);
+        goto out;
+    }
+    if (peek(t) != '(') {
+        rc = sh_fail(t, "expected '(' before the %s's regions", kind);
+        goto out;
+    }
+    t->i++;
+    for (;;) {
+        char name[600], what[32];
+        struct sbuf sh = {0};
+        skip_nl(t);
+        if (peek(t) != '{') {
+            rc = sh_fail(t, "expected '{' to open a region");
+            goto out;
+        }
+        t->i++;
+        if (loop)
+            snprintf(what, sizeof(what), "%s", w.nregions == 0 ? "cond" : "body");
+        else if (strcmp(kind, "if") == 0)
+            snprintf(what, sizeof(what), "%s", w.nregions == 0 ? "true" : "false");
+        else
+            snprintf(what, sizeof(what), "branch%u", w.nregions);
+        region_name(t, st, what, name, sizeof(name));
+        if ((rc = open_region(t, name)) != ERR_OK)
+            goto out;
+        skip_nl(t);
+        if (loop && peek(t) != '^') {
+            rc = sh_fail(t, "expected the while region's arguments ^bb0(%%x: type, ..):");
+            goto out;
+        }
+        if (peek(t) == '^') {
+            if (!loop) {
+                rc = sh_fail(t, "a %s's branch takes no arguments", kind);
+                goto out;
+            }
+            rc = block_args(t, args, &nargs, &sh);
+            if (rc == ERR_OK && w.nregions == 0) {
+                state = sh;
+                sh = (struct sbuf){0};
+            } else if (rc == ERR_OK && strcmp(sh.p, state.p) != 0) {
+                rc = sh_fail(t, "the while's regions take different arguments");
+            }
+            free(sh.p);
+            if (rc != ERR_OK || (rc = state_params(t, state.p, args, nargs)) != ERR_OK)
+                goto out;
+        }
+        if ((rc = statements(t)) != ERR_OK)
+            goto out;
+        t->i++; /* '}' */
+        if ((rc = close_region(t, &w.caps, &w.ncaps, &w.capcap)) != ERR_OK ||
+            (rc = sh_sb_printf(t, &w.names, "%s%s", w.nregions == 0 ? "" : ", ", name)) != ERR_OK)
+            goto out;
+        w.nregions++;
+        skip_nl(t);
+        if (peek(t) == ',') {
+            t->i++;
+            continue;
+        }
+        if (peek(t) != ')') {
+            rc = sh_fail(t, "expected ',' or ')' after a region");
+            goto out;
+        }
+        t->i++;
+        break;
+    }
+    skip_ws(t);
+    if (peek(t) == '{' && (rc = skip_group(t)) != ERR_OK) /* attributes */
+        goto out;
+    if ((rc = result_types(t, &res, &ntypes)) != ERR_OK)
+        goto out;
+    owner_loc(t, &w);
+    if ((loop || strcmp(kind, "if") == 0) && w.nregions != 2) {
+        rc = hlo_err_at(t->e, st->line, st->col, "a %s has 2 regions, not %u", kind, w.nregions);
+        goto out;
+    }
+    if (ntypes != st->nres || (loop && (nargs != nops || nargs != ntypes))) {
+        rc = hlo_err_at(t->e, st->line, st->col, "the %s has %u results but %u result types%s",
+                        kind, st->nres, ntypes,
+                        loop ? " (and as many operands and region arguments)" : "");
+        goto out;
+    }
+    w.shape = loop ? state.p : res.p;
+    w.nres = ntypes;
+    w.ops = ops.p != NULL ? ops.p : "";
+    rc = emit_owner(t, st, &w);
+out:
+    free(args);
+    free(ops.p);
+    free(state.p);
+    free(res.p);
+    free(w.names.p);
+    free(w.caps);
+    return rc;
+}
+
+/* The op name's last part: stablehlo.while -> while. */
+static bool op_is(const struct tr *t, const struct stmt *st, const char *name)
+{
+    size_t n = strlen(name);
+    return st->op_len >= n && memcmp(t->s + st->op_off + st->op_len - n, name, n) == 0 &&
+           (st->op_len == n || t->s[st->op_off + st->op_len - n - 1] == '.');
+}
+
+/* One statement of a region. */
+static int statement(struct tr *t)
+{
+    struct stmt st = {0};
+    bool quoted = false;
+
+    st.line = t->at_line = t->line;
+    st.col = t->at_col = col_of(t);
+    if (peek(t) == '%') {
+        t->i++;
+        st.res_off = (uint32_t)t->i;
+        st.res_len = (uint32_t)ident(t);
+        st.nres = 1;
+        if (peek(t) == ':') {
+            int64_t n;
+            t->i++;
+            if (!text_uint(t->s, t->len, &t->i, &n) || n < 1 || n > SH_MAX_RESULTS)
+                return sh_fail(t, "expected a result count after ':'");
+            st.nres = (uint32_t)n;
+        }
+        skip_ws(t);
+        if (peek(t) != '=')
+            return sh_fail(t, "expected '=' after the results (one %%name or %%name:N)");
+        t->i++;
+        skip_ws(t);
+    }
+    if (peek(t) == '"') {
+        t->i++;
+        st.op_off = (uint32_t)t->i;
+        st.op_len = (uint32_t)ident(t);
+        if (peek(t) != '"')
+            return sh_fail(t, "expected '\"' after the operation name");
+        t->i++;
+        quoted = true;
+    } else {
+        st.op_off = (uint32_t)t->i;
+        st.op_len = (uint32_t)ident(t);
+    }
+    if (st.op_len == 0)
+        return sh_fail(t, "expected an operation");
+    if (op_is(t, &st, "return") && st.nres == 0)
+        return terminator(t, &st);
+    skip_ws(t);
+    if (st.nres > 0 && op_is(t, &st, "while") && peek(t) == '(')
+        return quoted ? region_op(t, &st, "while") : while_op(t, &st);
+    if (st.nres > 0 && op_is(t, &st, "case"))
+        return region_op(t, &st, "case");
+    if (st.nres > 0 && op_is(t, &st, "if"))
+        return region_op(t, &st, "if");
+    return generic(t, &st);
+}
+
+/* Statements up to the region's closing '}' (left at the cursor). */
+static int statements(struct tr *t)
+{
+    for (;;) {
+        int rc;
+        skip_nl(t);
+        if (peek(t) == '}' || peek(t) == '\0')
+            return peek(t) == '}' ? ERR_OK : sh_fail(t, "expected '}' to close the region");
+        if ((rc = statement(t)) != ERR_OK)
+            return rc;
+    }
+}
+
+/* ---- functions and the module ------------------------------------------------------ */
+
+/* One argument's attributes: mhlo.sharding and tf.aliasing_output. */
+static int arg_attrs(struct tr *t, uint32_t arg, uint32_t rank, struct sbuf *sharding)
+{
+    size_t end = t->i;
+    unsigned d = 0;
+    for (; end < t->len && t->s[end] != '\n'; end++) {
+        if (t->s[end] == '"')
+            for (end++; end < t->len && t->s[end] != '"' && t->s[end] != '\n'; end++)
+                end += t->s[end] == '\\';
+        if (end >= t->len)
+            break;
+        d += t->s[end] == '{';
+        if (t->s[end] == '}' && --d == 0)
+            break;
+    }
+    for (size_t q = t->i; q < end; q++) {
+        static const char sh[] = "mhlo.sharding = \"",
+                          al[] = "tf.aliasing_output = ", sdy[] = "sdy.sharding = #sdy.sharding";
+        if (end - q > sizeof(sh) && memcmp(t->s + q, sh, sizeof(sh) - 1) == 0) {
+            size_t v = q + sizeof(sh) - 1, n = 0;
+            while (v + n < end && t->s[v + n] != '"')
+                n++;
+            int rc = sh_sb_add(t, sharding, ", sharding=", 11);
+            if (rc != ERR_OK || (rc = sh_sb_add(t, sharding, t->s + v, n)) != ERR_OK)
+                return rc;
+        } else if (end - q > sizeof(sdy) && memcmp(t->s + q, sdy, sizeof(sdy) - 1) == 0) {
+            size_t at = t->i;
+            t->i = q + sizeof(sdy) - 1; /* on this line: errors name its column */
+            int rc = sh_sdy_sharding(t, rank, sharding);
+            q = t->i - 1;
+            t->i = at;
+            if (rc != ERR_OK)
+                return rc;
+        } else if (end - q > sizeof(al) && memcmp(t->s + q, al, sizeof(al) - 1) == 0) {
+            size_t at = q + sizeof(al) - 1;
+            int64_t o = 0;
+            if (!text_uint(t->s, end, &at, &o))
+                return sh_fail(t, "expected an output number after tf.aliasing_output");
+            int rc = sh_sb_printf(t, &t->aliases, "%s{%lld}: (%u, {}, may-alias)",
+                                  t->aliases.n > 0 ? ", " : "", (long long)o, arg);
+            if (rc != ERR_OK)
+                return rc;
+        }
+    }
+    t->i = end + (end < t->len);
+    return ERR_OK;
+}
+
+/* The rank of an array shape "T[a,b]" (0 for "T[]"). */
+static uint32_t rank_of(const char *shape)
+{
+    const char *p = shape != NULL ? strchr(shape, '[') : NULL;
+    uint32_t n = 0;
+    if (p == NULL || p[1] == ']')
+        return 0;
+    for (n = 1; *p != '\0'; p++)
+        n += *p == ',';
+    return n;
+}
+
+/* "  NAME = SHAPE parameter(N)[, sharding=..][, metadata={op_name=..}]" for an argument. */
+static int param_line(struct tr *t, struct sbuf *b, uint32_t off, uint32_t len, const char *shape,
+                      uint32_t n, const char *sharding, uint32_t loc_off, uint32_t loc_len)
+{
+    int rc;
+    if ((rc = sh_sb_add(t, b, "  ", 2)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, t->s + off, len)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, " = ", 3)) != ERR_OK || (rc = sb_str(t, b, shape)) != ERR_OK ||
+        (rc = sh_sb_printf(t, b, " parameter(%u)", n)) != ERR_OK ||
+        (rc = sb_str(t, b, sharding)) != ERR_OK ||
+        (rc = sh_put_op_name(t, b, loc_off, loc_len)) != ERR_OK)
+        return rc;
+    return sh_sb_add(t, b, "\n", 1);
+}
+
+static int func(struct tr *t)
+{
+    uint32_t narg = 0;
+    size_t name_off, name_len;
+    int rc = ERR_OK;
+
+    t->i += 9; /* func.func */
+    skip_ws(t);
+    if (starts(t, "public") || starts(t, "private") || starts(t, "nested")) {
+        (void)ident(t);
+        skip_ws(t);
+    }
+    if (peek(t) != '@')
+        return sh_fail(t, "expected @name after func.func");
+    t->i++;
+    name_off = t->i;
+    name_len = ident(t);
+    if (name_len == 0 || name_len >= sizeof(t->fname))
+        return sh_fail(t, "expected a function name");
+    snprintf(t->fname, sizeof(t->fname), "%.*s", (int)name_len, t->s + name_off);
+    t->depth = 0;
+    struct region *r = &t->reg[t->depth++];
+    memset(r, 0, sizeof(*r));
+    r->id = ++t->next_region;
+    if (peek(t) != '(')
+        return sh_fail(t, "expected '(' after the function name");
+    t->i++;
+    if ((rc = sh_sb_printf(t, &r->text, "%s {\n", t->fname)) != ERR_OK)
+        goto out;
+    for (;;) {
+        struct sbuf shape = {0}, sharding = {0};
+        uint32_t off, len, loc_off = 0, loc_len = 0;
+        skip_nl(t);
+        if (peek(t) == ')')
+            break;
+        if (peek(t) != '%') {
+            rc = sh_fail(t, "expected an argument %%name");
+            goto out;
+        }
+        t->at_line = t->line;
+        t->at_col = col_of(t);
+        t->i++;
+        off = (uint32_t)t->i;
+        len = (uint32_t)ident(t);
+        skip_ws(t);
+        if (peek(t) != ':') {
+            rc = sh_fail(t, "expected ':' after the argument name");
+            goto out;
+        }
+        t->i++;
+        skip_ws(t);
+        if ((rc = type_at(t, &shape)) == ERR_OK && (skip_ws(t), peek(t) == '{'))
+            rc = arg_attrs(t, narg, rank_of(shape.p), &sharding);
+        if (rc == ERR_OK && (skip_ws(t), starts(t, "loc("))) { /* its name: the op_name */
+            sh_loc_name(t, t->i, &loc_off, &loc_len);
+            t->i += 3;
+            rc = skip_group(t);
+        }
+        if (rc == ERR_OK)
+            rc = param_line(t, &r->text, off, len, shape.p, narg, sharding.p, loc_off, loc_len);
+        free(sharding.p);
+        if (rc == ERR_OK)
+            rc = define(t, off, len, false, shape.p, 1);
+        free(shape.p);
+        if (rc != ERR_OK)
+            goto out;
+        narg++;
+        skip_ws(t);
+        if (peek(t) == ',')
+            t->i++;
+    }
+    /* "-> results attributes {...} {": the body opens with the last '{' of the line */
+    size_t open = 0;
+    for (; t->i < t->len && t->s[t->i] != '\n'; t->i++)
+        if (t->s[t->i] == '{')
+            open = t->i;
+    if (open == 0) {
+        rc = sh_fail(t, "expected '{' to open the function body");
+        goto out;
+    }
+    if ((rc = statements(t)) != ERR_OK)
+        goto out;
+    t->i++; /* '}' */
+    rc = sh_sb_add(t, &r->text, "}\n\n", 3);
+    if (rc == ERR_OK && strcmp(t->fname, t->entry_name) == 0) {
+        free(t->entry.p);
+        t->entry = r->text;
+        r->text = (struct sbuf){0};
+    } else if (rc == ERR_OK) {
+        rc = sh_sb_add(t, &t->out, r->text.p, r->text.n);
+    }
+out:
+    free(r->text.p);
+    r->text = (struct sbuf){0};
+    t->depth = 0;
+    return rc;
+}
+
+/* Skips blank, comment and #loc lines; *lines counts the line ends passed. */
+static void skip_preamble(const char *s, size_t len, size_t *i, uint32_t *lines, size_t *bol)
+{
+    for (;;) {
+        while (*i < len && (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\r' || s[*i] == '\n')) {
+            if (s[*i] == '\n') {
+                ++*lines;
+                *bol = *i + 1;
+            }
+            (*i)++;
+        }
+        if (*i < len && (s[*i] == '#' || (s[*i] == '/' && *i + 1 < len && s[*i + 1] == '/'))) {
+            while (*i < len && s[*i] != '\n')
+                (*i)++;
+            continue;
+        }
+        return;
+    }
+}
+
+bool stablehlo_detect(const char *s, size_t len)
+{
+    size_t i = 0, bol = 0;
+    uint32_t lines = 0;
+    skip_preamble(s, len, &i, &lines, &bol);
+    return (len - i >= 7 && memcmp(s + i, "module ", 7) == 0) ||
+           (len - i >= 7 && memcmp(s + i, "module{", 7) == 0) ||
+           (len - i >= 10 && memcmp(s + i, "func.func ", 10) == 0);
+}
+
+/* The entry function: @main, else the first public one, else the first. */
+static void pick_entry(struct tr *t)
+{
+    static const char key[] = "func.func ";
+    bool pub_found = false;
+
+    t->entry_name[0] = '\0';
+    for (size_t q = 0; q + sizeof(key) < t->len; q++) {
+        if (memcmp(t->s + q, key, sizeof(key) - 1) != 0 ||
+            (q > 0 && t->s[q - 1] != ' ' && t->s[q - 1] != '\n'))
+            continue;
+        size_t p = q + sizeof(key) - 1, n = 0;
+        bool pub = t->len - p > 7 && memcmp(t->s + p, "public ", 7) == 0;
+        while (p < t->len && t->s[p] != '@' && t->s[p] != '\n')
+            p++;
+        if (p >= t->len || t->s[p] != '@')
+            continue;
+        while (p + 1 + n < t->len && ident_ch(t->s[p + 1 + n]))
+            n++;
+        if (n == 0 || n >= sizeof(t->entry_name))
+            continue;
+        if ((n == 4 && memcmp(t->s + p + 1, "main", 4) == 0) || t->entry_name[0] == '\0' ||
+            (pub && !pub_found)) {
+            snprintf(t->entry_name, sizeof(t->entry_name), "%.*s", (int)n, t->s + p + 1);
+            pub_found |= pub;
+            if (strcmp(t->entry_name, "main") == 0)
+                return;
+        }
+    }
+}
+
+static int module(struct tr *t, char *name, size_t cap)
+{
+    int rc;
+
+    pick_entry(t);
+    skip_preamble(t->s, t->len, &t->i, &t->line, &t->bol);
+    snprintf(name, cap, "module");
+    if (starts(t, "module")) {
+        t->i += 6;
+        skip_ws(t);
+        if (peek(t) == '@') {
+            size_t off = ++t->i, n = ident(t);
+            snprintf(name, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), t->s + off);
+        }
+        while (t->i < t->len && t->s[t->i] != '\n') /* attributes {...} { */
+            t->i++;
+    }
+    for (;;) {
+        skip_nl(t);
+        if (t->i >= t->len || peek(t) == '}')
+            break;
+        if (starts(t, "func.func ")) {
+            if ((rc = func(t)) != ERR_OK)
+                return rc;
+        } else if (starts(t, "sdy.mesh ")) {
+            if ((rc = sh_sdy_mesh_def(t)) != ERR_OK)
+                return rc;
+        } else { /* other module-level ops */
+            while (t->i < t->len && t->s[t->i] != '\n')
+                t->i++;
+        }
+    }
+    if (t->entry.n == 0)
+        return sh_fail(t, "expected a func.func in the module");
+    return ERR_OK;
+}
+
+int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, struct err *e)
+{
+    struct tr t = {.s = s, .len = len, .line = 1, .e = e};
+    char name[256];
+    size_t cap = 1024; /* grown as values are defined (grow_names) */
+    struct sbuf all = {0};
+    int rc;
+
+    *out = NULL;
+    *out_len = 0;
+    if (len > UINT32_MAX / 16)
+        return err_set(e, ERR_LIMIT, "", "StableHLO text of %zu bytes is too large", len);
+    t.max_out = 8 * len + 65536;
+    if ((t.tab = malloc(cap * sizeof(*t.tab))) == NULL)
+        return err_set(e, ERR_NOMEM, "", "out of memory translating StableHLO");
+    memset(t.tab, 0xff, cap * sizeof(*t.tab));
+    t.mask = cap - 1;
+    if ((rc = sh_loc_table(&t)) != ERR_OK || (rc = module(&t, name, sizeof(name))) != ERR_OK)
+        goto out;
+    if ((rc = sh_sb_printf(&t, &all, "HloModule %s", name)) != ERR_OK ||
+        (t.aliases.n > 0 &&
+         (rc = sh_sb_printf(&t, &all, ", input_output_alias={ %s }", t.aliases.p)) != ERR_OK) ||
+        (rc = sh_sb_add(&t, &all, "\n\n", 2)) != ERR_OK ||
+        (t.out.n > 0 && (rc = sh_sb_add(&t, &all, t.out.p, t.out.n)) != ERR_OK) ||
+        (rc = sh_sb_add(&t, &all, "ENTRY ", 6)) != ERR_OK ||
+        (rc = sh_sb_add(&t, &all, t.entry.p, t.entry.n)) != ERR_OK)
+        goto out;
+    *out = all.p;
+    *out_len = all.n;
+    all.p = NULL;
+out:
+    for (unsigned d = 0; d < SH_MAX_REGIONS; d++) {
+        free(t.reg[d].text.p);
+        free(t.reg[d].params.p);
+        free(t.reg[d].caps);
+    }
+    free(t.shapes.p);
+    free(t.locs);
+    free(t.meshes);
+    free(all.p);
+    free(t.out.p);
+    free(t.entry.p);
+    free(t.aliases.p);
+    free(t.vals);
+    free(t.tab);
+    return rc;
+}
+
+int stablehlo_import(const char *s, size_t len, const struct chip *chip,
+                     const struct model_limits *l, struct model *m, struct err *e)
+{
+    char *hlo;
+    size_t n;
+    int rc;
+
+    memset(m, 0, sizeof(*m));
+    if ((rc = stablehlo_to_hlo(s, len, &hlo, &n, e)) != ERR_OK)
+        return rc;
+    if ((rc = hlo_import(hlo, n, chip, l, m, e)) != ERR_OK)
+        err_prefix(e, "", "StableHLO translated to HLO: ");
+    else
+        m->source_format = "stablehlo";
+    free(hlo);
+    return rc;
+}

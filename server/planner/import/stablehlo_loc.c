@@ -1,0 +1,195 @@
+/*
+ * stablehlo_loc.c - location names of the StableHLO translator (stablehlo_int.h): an op's
+ * loc(..), resolved through the file's #locN aliases, becomes its op_name.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/hlo.h"
+#include "planner/import/stablehlo_int.h"
+#include "planner/text.h"
+
+/* ---- locations --------------------------------------------------------------------- */
+
+/*
+ * Location names. An op's loc(..) names it (the op_name): loc("name") and loc("name"(child))
+ * are names; loc("file.py":3:0) a file position, no name; loc(callsite(X at Y)) takes X's;
+ * loc(fused[X, Y]) (or fused<..>[..]) the first of its parts that has one; loc(#locN) the
+ * definition "#locN = loc(..)" the file writes after the module (MLIR prints location
+ * aliases there). Locations are debug information: what cannot be resolved (an undefined or
+ * cyclic alias, more than SH_LOC_STEPS expressions: fused lists of aliases of fused lists
+ * would grow as a power) gives no name rather than an error.
+ */
+#define SH_LOC_STEPS 256 /* expressions a location's name may take to find */
+
+static size_t skip_blank(const struct tr *t, size_t q)
+{
+    while (q < t->len && (t->s[q] == ' ' || t->s[q] == '\t'))
+        q++;
+    return q;
+}
+
+/* The location aliases: every line "#NAME = loc(..)", NAME -> the offset of its "loc(". */
+int sh_loc_table(struct tr *t)
+{
+    size_t n = 0, cap = 16;
+
+    for (size_t q = 0; q < t->len; q++)
+        n += t->s[q] == '#' && (q == 0 || t->s[q - 1] == '\n');
+    if (n == 0)
+        return ERR_OK;
+    while (cap < 2 * n)
+        cap *= 2;
+    if ((t->locs = malloc(cap * sizeof(*t->locs))) == NULL)
+        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+    for (size_t k = 0; k < cap; k++)
+        t->locs[k].name_len = 0;
+    t->loc_mask = cap - 1;
+    for (size_t q = 0; q < t->len; q++) {
+        if (t->s[q] != '#' || (q > 0 && t->s[q - 1] != '\n'))
+            continue;
+        size_t name = q + 1, e = name;
+        while (e < t->len && ident_ch(t->s[e]))
+            e++;
+        size_t v = skip_blank(t, e);
+        if (e == name || v >= t->len || t->s[v] != '=')
+            continue;
+        v = skip_blank(t, v + 1);
+        if (t->len - v < 4 || memcmp(t->s + v, "loc(", 4) != 0)
+            continue;
+        size_t h = (size_t)text_hash(t->s + name, e - name) & t->loc_mask;
+        while (t->locs[h].name_len != 0) /* a repeated name: the first definition holds */
+            h = (h + 1) & t->loc_mask;
+        t->locs[h] = (struct loc_def){(uint32_t)name, (uint32_t)(e - name), (uint32_t)v};
+    }
+    return ERR_OK;
+}
+
+/* The "loc(" of alias s[off..off+len) (without '#'), or SIZE_MAX. */
+static size_t loc_find(const struct tr *t, size_t off, size_t len)
+{
+    if (t->locs == NULL || len == 0)
+        return SIZE_MAX;
+    for (size_t h = (size_t)text_hash(t->s + off, len) & t->loc_mask; t->locs[h].name_len != 0;
+         h = (h + 1) & t->loc_mask) {
+        const struct loc_def *d = &t->locs[h];
+        if (d->name_len == len && memcmp(t->s + d->name_off, t->s + off, len) == 0)
+            return d->at;
+    }
+    return SIZE_MAX;
+}
+
+/* The end of the string whose opening quote is at q (just past its closing quote), or 0. */
+size_t sh_string_end(const struct tr *t, size_t q)
+{
+    for (q++; q < t->len && t->s[q] != '\n'; q++) {
+        if (t->s[q] == '\\')
+            q++;
+        else if (t->s[q] == '"')
+            return q + 1;
+    }
+    return 0;
+}
+
+/* The name of the location expression at q (inside loc(..)): *off, *len (0: none). */
+static void loc_expr(const struct tr *t, size_t q, unsigned *steps, uint32_t *off, uint32_t *len)
+{
+    q = skip_blank(t, q);
+    if (*steps == 0 || q >= t->len)
+        return;
+    --*steps;
+    if (t->s[q] == '"') {
+        size_t e = sh_string_end(t, q);
+        if (e == 0 || (e < t->len && t->s[e] == ':')) /* a file position */
+            return;
+        *off = (uint32_t)q + 1;
+        *len = (uint32_t)(e - q - 2);
+        return;
+    }
+    if (t->s[q] == '#') {
+        size_t n = q + 1, at;
+        while (n < t->len && ident_ch(t->s[n]))
+            n++;
+        at = loc_find(t, q + 1, n - q - 1);
+        if (at != SIZE_MAX)
+            loc_expr(t, at + 4, steps, off, len);
+        return;
+    }
+    if (t->len - q > 9 && memcmp(t->s + q, "callsite(", 9) == 0) {
+        loc_expr(t, q + 9, steps, off, len);
+        return;
+    }
+    if (t->len - q > 5 && memcmp(t->s + q, "fused", 5) == 0) {
+        unsigned depth = 0;
+        for (q += 5; q < t->len && t->s[q] != '\n'; q++) { /* fused<"meta">[ */
+            if (t->s[q] == '"') {
+                size_t e = sh_string_end(t, q);
+                if (e == 0)
+                    return;
+                q = e - 1;
+            } else if (t->s[q] == '<')
+                depth++;
+            else if (t->s[q] == '>' && depth > 0)
+                depth--;
+            else if (t->s[q] == '[' && depth == 0)
+                break;
+        }
+        /* the parts, "," between at depth 0, until one has a name */
+        while (q < t->len && (t->s[q] == '[' || t->s[q] == ',') && *len == 0) {
+            loc_expr(t, q + 1, steps, off, len);
+            for (q++, depth = 0; q < t->len && t->s[q] != '\n'; q++) {
+                if (t->s[q] == '"') {
+                    if ((q = sh_string_end(t, q)) == 0)
+                        return;
+                    q--;
+                } else if (t->s[q] == '(' || t->s[q] == '[' || t->s[q] == '<') {
+                    depth++;
+                } else if ((t->s[q] == ')' || t->s[q] == ']' || t->s[q] == '>') && depth > 0) {
+                    depth--;
+                } else if ((t->s[q] == ',' && depth == 0) || t->s[q] == ']') {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/* The name of the loc(..) at q ("loc(" there), *len 0 when it has none. */
+void sh_loc_name(const struct tr *t, size_t q, uint32_t *off, uint32_t *len)
+{
+    unsigned steps = SH_LOC_STEPS;
+    *off = *len = 0;
+    if (t->len - q >= 4 && memcmp(t->s + q, "loc(", 4) == 0)
+        loc_expr(t, q + 4, &steps, off, len);
+}
+
+/* The name of the first loc(..) in s[from..to) outside strings. */
+void sh_loc_in(const struct tr *t, size_t from, size_t to, uint32_t *off, uint32_t *len)
+{
+    *off = *len = 0;
+    for (size_t q = from; q + 4 <= to; q++) {
+        if (t->s[q] == '"') {
+            size_t e = sh_string_end(t, q);
+            if (e == 0)
+                return;
+            q = e - 1;
+        } else if (memcmp(t->s + q, "loc(", 4) == 0) {
+            sh_loc_name(t, q, off, len);
+            return;
+        }
+    }
+}
+
+/* ", metadata={op_name="NAME"}" for a loc name (nothing for none). */
+int sh_put_op_name(struct tr *t, struct sbuf *b, uint32_t off, uint32_t len)
+{
+    int rc;
+    if (len == 0)
+        return ERR_OK;
+    if ((rc = sh_sb_add(t, b, ", metadata={op_name=\"", 21)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, t->s + off, len)) != ERR_OK)
+        return rc;
+    return sh_sb_add(t, b, "\"}", 2);
+}

@@ -1,0 +1,302 @@
+/*
+ * stablehlo_sdy.c - Shardy meshes and argument shardings of the StableHLO translator
+ * (stablehlo_int.h), written as HLO shardings.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/hlo.h"
+#include "planner/import/stablehlo_int.h"
+#include "planner/text.h"
+
+/* ---- Shardy shardings -------------------------------------------------------------- */
+
+/*
+ * openxla/shardy (shardy/dialect/sdy/ir/attrs.td, MeshAttr and TensorShardingAttr; the
+ * syntax as its tests parse and print it: ir/test/mesh_parse_print.mlir,
+ * tensor_sharding_parse_print.mlir). A mesh <["x"=4, "y"=2]> (older: <"x"=4, "y"=2>; an
+ * optional ", device_ids=[..]" after, which does not change how many devices a dim spans).
+ * A sharding #sdy.sharding<@mesh or mesh<[..]>, [{"x"}, {"y", "z"}, {}, {"x":(1)2, ?}p0],
+ * replicated={..}>: per dim the axes it is split over (a sub-axis "x":(pre)size spans size
+ * devices), "?" an open dim, pN a priority; replicated= and unreduced= axes are not split.
+ */
+
+/* A quoted name at the cursor: off and len inside the quotes. */
+static int sdy_name(struct tr *t, uint32_t *off, uint32_t *len)
+{
+    skip_ws(t);
+    if (peek(t) != '"')
+        return sh_fail(t, "expected a quoted axis name");
+    size_t e = sh_string_end(t, t->i);
+    if (e == 0)
+        return sh_fail(t, "unterminated string");
+    *off = (uint32_t)t->i + 1;
+    *len = (uint32_t)(e - t->i - 2);
+    t->i = e;
+    return ERR_OK;
+}
+
+/* The mesh at the cursor, "<" to its closing ">". */
+static int sdy_mesh_body(struct tr *t, struct sdy_mesh *m)
+{
+    bool bracket;
+    int rc;
+
+    m->naxes = 0;
+    m->devices = 1;
+    skip_ws(t);
+    if (peek(t) != '<')
+        return sh_fail(t, "expected '<' to open the mesh");
+    t->i++;
+    skip_ws(t);
+    bracket = peek(t) == '[';
+    t->i += bracket;
+    for (;;) {
+        struct sdy_axis a = {0, 0, 0};
+        int64_t size;
+        skip_ws(t);
+        if (peek(t) != '"')
+            break;
+        uint32_t line = t->line, col = col_of(t);
+        if ((rc = sdy_name(t, &a.off, &a.len)) != ERR_OK)
+            return rc;
+        for (uint32_t k = 0; k < m->naxes; k++)
+            if (m->axes[k].len == a.len && memcmp(t->s + m->axes[k].off, t->s + a.off, a.len) == 0)
+                return hlo_err_at(t->e, line, col, "the mesh names axis \"%.*s\" twice",
+                                  (int)(a.len > 200 ? 200 : a.len), t->s + a.off);
+        skip_ws(t);
+        if (peek(t) != '=')
+            return sh_fail(t, "expected '=' and the axis size");
+        t->i++;
+        skip_ws(t);
+        if (!text_uint(t->s, t->len, &t->i, &size) || size < 1)
+            return sh_fail(t, "expected the axis size (a number of devices, at least 1)");
+        if (m->naxes == SDY_MAX_AXES)
+            return hlo_err_at(t->e, line, col, "a mesh of more than %d axes", SDY_MAX_AXES);
+        if (size > SDY_MAX_DEVICES || m->devices * (uint64_t)size > SDY_MAX_DEVICES)
+            return hlo_err_at(t->e, line, col, "the mesh has more than %u devices",
+                              SDY_MAX_DEVICES);
+        a.size = (uint32_t)size;
+        m->devices *= (uint64_t)size;
+        m->axes[m->naxes++] = a;
+        skip_ws(t);
+        if (peek(t) != ',')
+            break;
+        t->i++;
+    }
+    if (bracket) {
+        if (peek(t) != ']')
+            return sh_fail(t, "expected ']' to close the mesh's axes");
+        t->i++;
+    }
+    skip_ws(t);
+    if (peek(t) == ',') { /* device_ids=[..] */
+        while (t->i < t->len && t->s[t->i] != '>' && t->s[t->i] != '\n')
+            t->i++;
+    }
+    if (peek(t) != '>')
+        return sh_fail(t, "expected '>' to close the mesh");
+    t->i++;
+    return ERR_OK;
+}
+
+/* sdy.mesh @name = <..> at the cursor (module level). */
+int sh_sdy_mesh_def(struct tr *t)
+{
+    struct sdy_mesh *m;
+    int rc;
+
+    t->i += 8; /* sdy.mesh */
+    skip_ws(t);
+    if (peek(t) != '@')
+        return sh_fail(t, "expected @name after sdy.mesh");
+    t->i++;
+    if (t->nmeshes == t->capmeshes) {
+        uint32_t cap = t->capmeshes ? t->capmeshes * 2 : 4;
+        struct sdy_mesh *p = realloc(t->meshes, cap * sizeof(*p));
+        if (p == NULL)
+            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+        t->meshes = p;
+        t->capmeshes = cap;
+    }
+    m = &t->meshes[t->nmeshes];
+    m->off = (uint32_t)t->i;
+    m->len = (uint32_t)ident(t);
+    if (m->len == 0)
+        return sh_fail(t, "expected @name after sdy.mesh");
+    skip_ws(t);
+    if (peek(t) != '=')
+        return sh_fail(t, "expected '=' after the mesh's name");
+    t->i++;
+    if ((rc = sdy_mesh_body(t, m)) != ERR_OK)
+        return rc;
+    t->nmeshes++;
+    return ERR_OK;
+}
+
+/* One dim's axes "{"x", "y":(1)2, ?}" (and a priority pN after): *tiles the devices it is
+ * split over; used[] marks the mesh's whole axes taken (each at most once). */
+static int sdy_dim(struct tr *t, const struct sdy_mesh *m, bool *used, uint64_t *tiles)
+{
+    int rc;
+
+    *tiles = 1;
+    t->i++; /* '{' */
+    for (;;) {
+        skip_ws(t);
+        if (peek(t) == '}')
+            break;
+        if (peek(t) == '?') { /* open: propagation may add axes; none yet */
+            t->i++;
+        } else {
+            uint32_t line = t->line, col = col_of(t), off = 0, len = 0, k;
+            if ((rc = sdy_name(t, &off, &len)) != ERR_OK)
+                return rc;
+            for (k = 0; k < m->naxes; k++)
+                if (m->axes[k].len == len && memcmp(t->s + m->axes[k].off, t->s + off, len) == 0)
+                    break;
+            if (k == m->naxes)
+                return hlo_err_at(t->e, line, col, "the mesh has no axis \"%.*s\"",
+                                  (int)(len > 200 ? 200 : len), t->s + off);
+            uint64_t size = m->axes[k].size;
+            if (peek(t) == ':') { /* "x":(pre)size, a sub-axis */
+                int64_t pre = 0, sub = 0;
+                t->i++;
+                if (peek(t) != '(' || (t->i++, !text_uint(t->s, t->len, &t->i, &pre)) ||
+                    peek(t) != ')' || (t->i++, !text_uint(t->s, t->len, &t->i, &sub)) || pre < 1 ||
+                    sub < 1 || (uint64_t)pre * (uint64_t)sub > size ||
+                    size % ((uint64_t)pre * (uint64_t)sub) != 0)
+                    return hlo_err_at(t->e, line, col,
+                                      "expected a sub-axis \"%.*s\":(pre)size that divides its "
+                                      "axis of %llu",
+                                      (int)(len > 200 ? 200 : len), t->s + off,
+                                      (unsigned long long)size);
+                size = (uint64_t)sub;
+            } else if (used[k]) {
+                return hlo_err_at(t->e, line, col, "axis \"%.*s\" is used twice",
+                                  (int)(len > 200 ? 200 : len), t->s + off);
+            } else {
+                used[k] = true;
+            }
+            *tiles *= size; /* at most the mesh's devices: sub-axes divide their axis */
+            if (*tiles > m->devices)
+                return hlo_err_at(t->e, line, col,
+                                  "the dim is split over more devices than "
+                                  "the mesh has");
+        }
+        skip_ws(t);
+        if (peek(t) != ',')
+            break;
+        t->i++;
+    }
+    if (peek(t) != '}')
+        return sh_fail(t, "expected '}' to close the dim's axes");
+    t->i++;
+    if (peek(t) == 'p') { /* priority */
+        int64_t p;
+        t->i++;
+        if (!text_uint(t->s, t->len, &t->i, &p))
+            return sh_fail(t, "expected a priority p<number>");
+    }
+    return ERR_OK;
+}
+
+/*
+ * #sdy.sharding<..> at the cursor (just past "#sdy.sharding") for an argument of rank dims,
+ * as the HLO sharding ", sharding={devices=[a,b,..]<=[N]}" (N the mesh's devices), with a
+ * last replicated tile dim when the dims span fewer devices than the mesh has
+ * (last_tile_dim_replicate: xla/hlo/ir/hlo_sharding.h, PartialTile), {replicated} when no
+ * dim is split. Only the tile counts matter here (hlo_model.h: ceil(dim / tiles)), so the
+ * device order is iota.
+ */
+int sh_sdy_sharding(struct tr *t, uint32_t rank, struct sbuf *out)
+{
+    struct sdy_mesh inline_mesh;
+    const struct sdy_mesh *m = NULL;
+    bool used[SDY_MAX_AXES] = {false};
+    uint64_t all = 1;
+    uint32_t ndims = 0;
+    struct sbuf dims = {0};
+    int rc = ERR_OK;
+
+    if (peek(t) != '<') {
+        rc = sh_fail(t, "expected '<' after #sdy.sharding");
+        goto out;
+    }
+    t->i++;
+    skip_ws(t);
+    if (peek(t) == '@') {
+        uint32_t line = t->line, col = col_of(t), off = (uint32_t)++t->i, len;
+        len = (uint32_t)ident(t);
+        for (uint32_t k = 0; k < t->nmeshes && m == NULL; k++)
+            if (t->meshes[k].len == len && memcmp(t->s + t->meshes[k].off, t->s + off, len) == 0)
+                m = &t->meshes[k];
+        if (m == NULL) {
+            rc = hlo_err_at(t->e, line, col, "no sdy.mesh @%.*s before this sharding",
+                            (int)(len > 200 ? 200 : len), t->s + off);
+            goto out;
+        }
+    } else if (starts(t, "mesh<")) {
+        t->i += 4;
+        if ((rc = sdy_mesh_body(t, &inline_mesh)) != ERR_OK)
+            goto out;
+        m = &inline_mesh;
+    } else {
+        rc = sh_fail(t, "expected @mesh or mesh<..> in the sharding");
+        goto out;
+    }
+    skip_ws(t);
+    if (peek(t) != ',' || (t->i++, skip_ws(t), peek(t) != '[')) {
+        rc = sh_fail(t, "expected ', [' and the dims' axes");
+        goto out;
+    }
+    t->i++;
+    for (;;) {
+        uint64_t tiles;
+        skip_ws(t);
+        if (peek(t) != '{')
+            break;
+        if ((rc = sdy_dim(t, m, used, &tiles)) != ERR_OK ||
+            (rc = sh_sb_printf(t, &dims, "%s%llu", ndims > 0 ? "," : "",
+                               (unsigned long long)tiles)) != ERR_OK)
+            goto out;
+        all *= tiles;
+        if (all > m->devices) {
+            rc = sh_fail(t, "the dims are split over more devices than the mesh has");
+            goto out;
+        }
+        ndims++;
+        skip_ws(t);
+        if (peek(t) != ',')
+            break;
+        t->i++;
+    }
+    if (peek(t) != ']') {
+        rc = sh_fail(t, "expected ']' to close the dims' axes");
+        goto out;
+    }
+    t->i++;
+    if (ndims != rank) {
+        rc = sh_fail(t, "the sharding has %u dims but the argument %u", ndims, rank);
+        goto out;
+    }
+    if (m->devices % all != 0) { /* sub-axes of one axis overlapping */
+        rc = sh_fail(t, "the dims span %llu of the mesh's %llu devices, which does not divide it",
+                     (unsigned long long)all, (unsigned long long)m->devices);
+        goto out;
+    }
+    if (all == 1)
+        rc = sh_sb_add(t, out, ", sharding={replicated}", 23);
+    else if (all == m->devices)
+        rc = sh_sb_printf(t, out, ", sharding={devices=[%s]<=[%llu]}", dims.p,
+                          (unsigned long long)m->devices);
+    else
+        rc = sh_sb_printf(t, out, ", sharding={devices=[%s,%llu]<=[%llu] last_tile_dim_replicate}",
+                          dims.p, (unsigned long long)(m->devices / all),
+                          (unsigned long long)m->devices);
+out:
+    free(dims.p);
+    return rc;
+}

@@ -1,0 +1,585 @@
+/*
+ * plan.c - the planner's front door (see plan.h): detect the input format, build the
+ * model, resolve layouts and lifetimes, settle the options and the packing problem; then
+ * plan_run packs (plan_portfolio.c), checks and measures the packing, replays it through the
+ * runtime allocator (plan_runtime.c), suggests (suggest_model) and writes the result
+ * (plan_result.c, plan_views.c), the stages after packing on two threads (finish below).
+ * plan_int.h is what these modules share.
+ *
+ * Everything is per device: a sharded model's tensors are planned at their local shapes.
+ * All sizes are checked 64-bit sums (ERR_OVERFLOW); all memory is bounded by the input
+ * size and struct plan_limits.
+ */
+#include "planner/plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/arith.h"
+#include "planner/budget.h"
+#include "planner/bfc.h"
+#include "planner/chip.h"
+#include "planner/hlo_model.h"
+#include "planner/jsonw.h"
+#include "planner/kernel.h"
+#include "planner/layout.h"
+#include "planner/lifetime.h"
+#include "planner/mmcsv.h"
+#include "planner/model.h"
+#include "planner/model/model_int.h"
+#include "planner/plan/plan_int.h"
+#include "planner/safetensors.h"
+#include "planner/stablehlo.h"
+#include "planner/suggest.h"
+#include "planner/text.h"
+#include "planner/xla_assign.h"
+
+/* Offset alignment default. An assumption: no public source gives XLA:TPU's HBM buffer
+ * alignment. The BFC allocator aligns to 256 B (../shared/docs/allocators.md 4) and every
+ * tiled TPU array is a multiple of 512 B, the smallest scalar tile (tpu-facts.md 2e), so
+ * 512 B rarely changes a plan; the result labels it an assumption. */
+#define PLAN_DEFAULT_ALIGNMENT 512
+#define PLAN_DEFAULT_TIME_S    2.0
+#define PLAN_EXACT_MAX_BUFS    2000 /* "best" runs the exact solver only below this */
+#define PLAN_MAX_KERNELS       100000
+
+const char *plan_format_name(enum plan_format f)
+{
+    switch (f) {
+    case PLAN_FMT_AUTO:
+        return "auto";
+    case PLAN_FMT_JSON:
+        return "json";
+    case PLAN_FMT_SAFETENSORS:
+        return "safetensors";
+    case PLAN_FMT_CSV:
+        return "minimalloc-csv";
+    case PLAN_FMT_XLA_ASSIGNMENT:
+        return "xla-buffer-assignment";
+    case PLAN_FMT_HLO:
+        return "hlo";
+    case PLAN_FMT_STABLEHLO:
+        return "stablehlo";
+    }
+    return "auto";
+}
+
+void plan_limits_default(struct plan_limits *l)
+{
+    l->max_input_bytes = 256u << 20;
+    l->max_json_depth = 32;
+    l->max_tensors = 1000000;
+    l->max_ops = 1000000;
+}
+
+/* ---- preparation: everything up to (not including) packing ----------------------- */
+
+static void ctx_free(struct plan_ctx *c)
+{
+    plan_kernels_free(c);
+    model_free(&c->m);
+    plan_xla_free(&c->xla);
+    free(c->bufs);
+    free(c->buf_tensor);
+    memset(c, 0, sizeof(*c));
+}
+
+static bool skip_space(const char *s, size_t len, size_t *i)
+{
+    while (*i < len && (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\r' || s[*i] == '\n'))
+        (*i)++;
+    return *i < len;
+}
+
+static enum plan_format detect(const char *s, size_t len)
+{
+    size_t i = 0;
+
+    /* Safetensors first: its length prefix has zero high bytes, which JSON and CSV text
+     * never have, so the two tests cannot both match. */
+    if (safetensors_detect(s, len))
+        return PLAN_FMT_SAFETENSORS;
+    if (!skip_space(s, len, &i))
+        return PLAN_FMT_AUTO;
+    if (s[i] == '{' || s[i] == '[')
+        return PLAN_FMT_JSON; /* an array gets the model parser's "must be an object" */
+    if (mmcsv_detect(s + i, len - i))
+        return PLAN_FMT_CSV;
+    if (xla_assign_detect(s + i, len - i))
+        return PLAN_FMT_XLA_ASSIGNMENT;
+    if (hlo_detect(s + i, len - i))
+        return PLAN_FMT_HLO;
+    if (stablehlo_detect(s + i, len - i))
+        return PLAN_FMT_STABLEHLO;
+    return PLAN_FMT_AUTO;
+}
+
+/* MiniMalloc CSV: one raw buffer per row, sizes and lifetimes as given (mmcsv.h parses). */
+static int load_csv(const char *input, size_t len, const struct model_limits *ml, struct model *m,
+                    struct err *e)
+{
+    struct mmcsv mm;
+    int rc;
+
+    memset(m, 0, sizeof(*m));
+    if ((rc = mmcsv_parse(input, len, ml->max_tensors, &mm, e)) != ERR_OK)
+        return rc;
+    if ((rc = model_init(m, "minimalloc-csv", mm.n)) != ERR_OK) {
+        rc = err_set(e, ERR_NOMEM, "", "out of memory for %zu buffers", mm.n);
+        goto out;
+    }
+    m->name = "minimalloc";
+    for (size_t i = 0; i < mm.n; i++) {
+        struct model_tensor *t = &m->tensors[i];
+        if ((t->name = model_strdup(m, mm.ids[i], strlen(mm.ids[i]))) == NULL) {
+            rc = err_set(e, ERR_NOMEM, "", "out of memory");
+            goto out;
+        }
+        t->raw = true;
+        t->kind = TENSOR_TEMP;
+        t->live_given = true;
+        t->live_start = mm.bufs[i].lower;
+        t->live_end = mm.bufs[i].upper;
+        t->logical_bytes = t->padded_bytes = mm.bufs[i].size;
+    }
+    if (mm.ignored[0] != '\0')
+        model_warn(m, "MiniMalloc columns read past and not used: %s", mm.ignored);
+out:
+    mmcsv_free(&mm);
+    if (rc != ERR_OK)
+        model_free(m);
+    return rc;
+}
+
+/* Expands the requested list ("best", "all" or names) into c->strategies. */
+static int choose_strategies(struct plan_ctx *c, const char *req, struct err *e)
+{
+    size_t nknown = pack_strategy_count();
+    const char *p;
+
+    c->nstrategies = 0;
+    for (p = req; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        char tok[32];
+        bool found = false;
+        if (n == 0 || n >= sizeof(tok))
+            return err_set(e, ERR_INVALID, "strategies",
+                           "strategies: empty or overlong name "
+                           "in \"%.100s\"",
+                           req);
+        memcpy(tok, p, n);
+        tok[n] = '\0';
+        for (size_t k = 0; k < nknown; k++) {
+            const struct pack_strategy *ps = pack_strategy_at(k);
+            bool all = strcmp(tok, "all") == 0;
+            bool best = strcmp(tok, "best") == 0;
+            c->best_only |= best;
+            if (!(all || best || strcmp(tok, ps->name) == 0))
+                continue;
+            found = true;
+            /* Exhaustive search on thousands of buffers only burns the time limit. */
+            if (best && ps->exhaustive && c->nbufs > PLAN_EXACT_MAX_BUFS)
+                continue;
+            bool dup = false;
+            for (size_t q = 0; q < c->nstrategies; q++)
+                dup |= strcmp(c->strategies[q], ps->name) == 0;
+            if (!dup && c->nstrategies < PLAN_MAX_STRATEGIES)
+                snprintf(c->strategies[c->nstrategies++], sizeof(c->strategies[0]), "%s", ps->name);
+        }
+        if (!found && (strcmp(tok, "all") == 0 || strcmp(tok, "best") == 0))
+            found = nknown > 0;
+        if (!found)
+            return err_set(e, ERR_NOTFOUND, "strategies",
+                           "strategies: unknown strategy "
+                           "\"%s\" (known: %s, best, all)",
+                           tok, pack_strategy_names());
+        p += n;
+        p += *p == ',';
+    }
+    if (c->nstrategies == 0)
+        return err_set(e, ERR_INVALID, "strategies", "strategies: none selected from \"%.100s\"",
+                       req);
+    return ERR_OK;
+}
+
+/* The caller's options that the input cannot override. */
+static int check_opts(const char *input, size_t len, const struct plan_opts *o,
+                      const struct plan_limits *lim, struct err *e)
+{
+    if (input == NULL)
+        return err_set(e, ERR_INVALID, "", "no input");
+    if (len > lim->max_input_bytes)
+        return err_set(e, ERR_LIMIT, "", "input is %zu bytes; the limit is %zu", len,
+                       lim->max_input_bytes);
+    if (o->time_limit_s < 0 || o->time_limit_s > 3600)
+        return err_set(e, ERR_INVALID, "time_limit",
+                       "time_limit: must be from 0 to 3600 "
+                       "seconds");
+    if (!(o->mem_fraction >= 0 && o->mem_fraction <= 1))
+        return err_set(e, ERR_INVALID, "mem_fraction",
+                       "mem_fraction: must be above 0 and at most 1");
+    if (o->alignment != 0 && (o->alignment & (o->alignment - 1)) != 0)
+        return err_set(e, ERR_INVALID, "alignment", "alignment: %llu is not a power of two",
+                       (unsigned long long)o->alignment);
+    return ERR_OK;
+}
+
+/* Sizes and lifetimes as given, no dtype: no chip unless asked for, alignment 1. */
+static bool raw_format(enum plan_format f)
+{
+    return f == PLAN_FMT_CSV || f == PLAN_FMT_XLA_ASSIGNMENT;
+}
+
+/* Builds c->m with the importer of the input's format (fmt, or detected: *fmt says which). */
+static int load(const char *input, size_t len, enum plan_format *fmt, const struct plan_opts *o,
+                const struct plan_limits *lim, struct plan_ctx *c, struct err *e)
+{
+    struct model *m = &c->m;
+    struct model_limits ml = {lim->max_input_bytes, lim->max_json_depth, lim->max_tensors,
+                              lim->max_ops, o->threads};
+    const struct chip *chip = o->chip != NULL ? chip_find(o->chip) : chip_default();
+
+    if (!safetensors_detect(input, len))
+        text_skip_bom(&input, &len);
+    if (*fmt == PLAN_FMT_AUTO)
+        *fmt = detect(input, len);
+    switch (*fmt) {
+    case PLAN_FMT_JSON:
+        return model_parse_json(input, len, &ml, m, e);
+    case PLAN_FMT_SAFETENSORS:
+        return safetensors_parse(input, len, &ml, m, e);
+    case PLAN_FMT_CSV:
+        return load_csv(input, len, &ml, m, e);
+    case PLAN_FMT_XLA_ASSIGNMENT:
+        return plan_xla_load(c, input, len, ml.max_tensors, e);
+    case PLAN_FMT_HLO:
+        return hlo_import(input, len, chip, &ml, m, e);
+    case PLAN_FMT_STABLEHLO:
+        return stablehlo_import(input, len, chip, &ml, m, e);
+    default:
+        if (xla_report_detect(input, len))
+            return err_set(e, ERR_INVALID, "",
+                           "a memory-usage report holds XLA's totals only: send it with its "
+                           "buffer assignment (*.buffer-assignment.txt) or its HLO module");
+        return err_set(e, ERR_INVALID, "",
+                       "unrecognized input: expected a JSON model "
+                       "description (an object), a safetensors file or header (8-byte length "
+                       "then '{'), a MiniMalloc CSV (header id,lower,upper,size), an XLA "
+                       "buffer assignment (BufferAssignment:), XLA HLO text (HloModule ...) or "
+                       "StableHLO text (module @... { func.func ...)");
+    }
+}
+
+/* Each setting from the caller, else the model's "options", else the default. */
+static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_format fmt,
+                       struct err *e)
+{
+    const char *chip_name = o->chip != NULL ? o->chip : c->m.chip;
+
+    if (chip_name != NULL) {
+        if ((c->chip = chip_find(chip_name)) == NULL)
+            return err_set(e, ERR_NOTFOUND, "chip", "chip: unknown chip \"%.40s\" (known: %s)",
+                           chip_name, chip_names());
+    } else if (!raw_format(fmt)) {
+        c->chip = chip_default();
+    }
+    snprintf(c->name, sizeof(c->name), "%s",
+             o->name != NULL ? o->name : (c->m.name != NULL ? c->m.name : "model"));
+    c->time_limit_s = o->time_limit_s > 0             ? o->time_limit_s
+                      : c->m.options.time_limit_s > 0 ? c->m.options.time_limit_s
+                                                      : PLAN_DEFAULT_TIME_S;
+    c->alignment = o->alignment != 0 ? o->alignment : c->m.options.alignment;
+    if (c->alignment == 0) {
+        c->alignment = raw_format(fmt) ? 1 : PLAN_DEFAULT_ALIGNMENT;
+        c->alignment_default = !raw_format(fmt);
+    }
+    c->mem_fraction = o->mem_fraction > 0 ? o->mem_fraction : BFC_DEFAULT_FRACTION;
+    c->preallocate = o->preallocate != PLAN_PREALLOC_OFF;
+    c->goal = o->goal;
+    c->threads = o->threads;
+    c->runtime_defaults = o->mem_fraction == 0 && o->preallocate == PLAN_PREALLOC_DEFAULT;
+    c->capacity = o->capacity != 0 ? o->capacity : c->m.options.capacity;
+    if (c->capacity == 0 && c->chip != NULL) {
+        c->capacity = c->chip->usable_hbm_bytes;
+        c->capacity_from_chip = true;
+    }
+    if (o->budget != NULL) {
+        struct budget b;
+        int rc;
+        if ((rc = budget_parse(o->budget, &b, e)) != ERR_OK ||
+            (rc = budget_bytes(&b, c->capacity, &c->budget_bytes, e)) != ERR_OK)
+            return rc;
+        c->has_budget = true;
+    }
+    return ERR_OK;
+}
+
+/* The totals (checked sums) and the packing problem: one buffer per tensor with bytes,
+ * its padded size rounded up to the alignment. */
+static int build_problem(struct plan_ctx *c, struct err *e)
+{
+    c->bufs = malloc((c->m.n ? c->m.n : 1) * sizeof(*c->bufs));
+    /* calloc: entries past nbufs are never read, but clang-analyzer cannot see that */
+    c->buf_tensor = calloc(c->m.n ? c->m.n : 1, sizeof(*c->buf_tensor));
+    if (c->bufs == NULL || c->buf_tensor == NULL)
+        return err_set(e, ERR_NOMEM, "", "out of memory for %zu buffers", c->m.n);
+    for (size_t i = 0; i < c->m.n; i++) {
+        const struct model_tensor *t = &c->m.tensors[i];
+        bool ovf = false;
+        ovf |= __builtin_add_overflow(c->logical, t->logical_bytes, &c->logical);
+        ovf |= __builtin_add_overflow(c->padded, t->padded_bytes, &c->padded);
+        ovf |= __builtin_add_overflow(c->kind_logical[t->kind], t->logical_bytes,
+                                      &c->kind_logical[t->kind]);
+        ovf |= __builtin_add_overflow(c->kind_padded[t->kind], t->padded_bytes,
+                                      &c->kind_padded[t->kind]);
+        c->count[t->kind]++;
+        if (!t->raw && t->confidence == LAYOUT_CONF_ASSUMED)
+            c->assumed_layouts++;
+        if (t->padded_bytes > 0) {
+            struct pack_buffer *b = &c->bufs[c->nbufs];
+            b->lower = t->live_start;
+            b->upper = t->live_end;
+            ovf |= arith_round_up(t->padded_bytes, c->alignment, &b->size);
+            c->buf_tensor[c->nbufs++] = (uint32_t)i;
+        }
+        if (ovf) {
+            char where[32];
+            snprintf(where, sizeof(where), "tensors[%zu]", i);
+            return err_set(e, ERR_OVERFLOW, where,
+                           "tensors[%zu] \"%.200s\": the total byte "
+                           "count passes 2^64-1",
+                           i, t->name);
+        }
+    }
+    return ERR_OK;
+}
+
+/* Everything up to (not including) packing; *c is released with ctx_free whatever this
+ * returns. */
+static int prepare(const char *input, size_t len, const struct plan_opts *opts,
+                   const struct plan_limits *lim, struct plan_ctx *c, struct err *e)
+{
+    struct plan_opts none = {0};
+    struct plan_limits defaults;
+    const struct plan_opts *o = opts != NULL ? opts : &none;
+    enum plan_format fmt = o->format;
+    int rc;
+
+    memset(c, 0, sizeof(*c));
+    err_clear(e);
+    if (lim == NULL) {
+        plan_limits_default(&defaults);
+        lim = &defaults;
+    }
+    if ((rc = check_opts(input, len, o, lim, e)) != ERR_OK ||
+        (rc = load(input, len, &fmt, o, lim, c, e)) != ERR_OK ||
+        (rc = settle_opts(c, o, fmt, e)) != ERR_OK ||
+        (rc = model_resolve(&c->m, c->chip, o->threads, e)) != ERR_OK ||
+        (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||
+        (rc = plan_kernels_check(c, e)) != ERR_OK || (rc = lifetime_derive(&c->m, e)) != ERR_OK ||
+        (rc = build_problem(c, e)) != ERR_OK ||
+        (rc = plan_xla_attach(c, o, lim->max_tensors, e)) != ERR_OK)
+        return rc;
+    return choose_strategies(c,
+                             o->strategies != NULL             ? o->strategies
+                             : c->m.options.strategies != NULL ? c->m.options.strategies
+                                                               : "best",
+                             e);
+}
+
+static void fill_summary(const struct plan_ctx *c, struct plan_summary *s, uint64_t peak,
+                         uint64_t lb)
+{
+    if (s == NULL)
+        return;
+    memset(s, 0, sizeof(*s));
+    snprintf(s->name, sizeof(s->name), "%s", c->name);
+    snprintf(s->chip, sizeof(s->chip), "%s", c->chip != NULL ? c->chip->name : "");
+    snprintf(s->source_format, sizeof(s->source_format), "%s", c->m.source_format);
+    s->tensors = c->m.n;
+    s->logical_bytes = c->logical;
+    s->padded_bytes = c->padded;
+    s->peak_bytes = peak;
+    s->lower_bound_bytes = lb;
+    s->capacity_bytes = c->capacity;
+    /* Before packing, "fits" is the conservative test: everything live at once. Every
+     * kernel must fit its VMEM limit too. */
+    s->fits =
+        (c->capacity == 0 || (peak != 0 ? peak : c->padded) <= c->capacity) && c->kernels_over == 0;
+    s->has_budget = c->has_budget;
+    s->budget_bytes = c->budget_bytes;
+    s->within_budget = !c->has_budget || (peak != 0 ? peak : c->padded) <= c->budget_bytes;
+}
+
+int plan_validate(const char *input, size_t len, const struct plan_opts *o,
+                  const struct plan_limits *l, struct plan_summary *s, struct err *e)
+{
+    struct plan_ctx c;
+    int rc = prepare(input, len, o, l, &c, e);
+    if (rc == ERR_OK)
+        fill_summary(&c, s, 0, 0);
+    ctx_free(&c);
+    return rc;
+}
+
+int plan_buffers(const char *input, size_t len, const struct plan_opts *o,
+                 const struct plan_limits *l, struct plan_buffers *out, struct err *e)
+{
+    struct plan_ctx c;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if ((rc = prepare(input, len, o, l, &c, e)) != ERR_OK)
+        goto out;
+    out->names = calloc(c.nbufs ? c.nbufs : 1, sizeof(*out->names));
+    if (out->names == NULL) {
+        rc = err_set(e, ERR_NOMEM, "", "out of memory");
+        goto out;
+    }
+    out->n = c.nbufs;
+    for (size_t k = 0; k < c.nbufs; k++)
+        if ((out->names[k] = strdup(c.m.tensors[c.buf_tensor[k]].name)) == NULL) {
+            rc = err_set(e, ERR_NOMEM, "", "out of memory");
+            goto out;
+        }
+    out->bufs = c.bufs; /* ownership moves to *out */
+    c.bufs = NULL;
+    out->capacity = c.capacity;
+    out->alignment = c.alignment;
+out:
+    if (rc != ERR_OK)
+        plan_buffers_free(out);
+    ctx_free(&c);
+    return rc;
+}
+
+void plan_buffers_free(struct plan_buffers *b)
+{
+    if (b == NULL)
+        return;
+    if (b->names != NULL)
+        for (size_t i = 0; i < b->n; i++)
+            free(b->names[i]);
+    free(b->names);
+    free(b->bufs);
+    memset(b, 0, sizeof(*b));
+}
+
+static int check_side(void *pk, struct err *e)
+{
+    return plan_portfolio_check(pk, e);
+}
+
+static int metrics_side(void *pk, struct err *e)
+{
+    return plan_portfolio_metrics(pk, e);
+}
+
+/* The document is bounded by the input: a fixed part plus a few KiB per tensor, and per
+ * kernel its suggestions (8 KiB) and a row per operand (1 KiB). */
+static size_t result_bound(const struct plan_ctx *c, size_t len)
+{
+    size_t max_bytes = ((size_t)1 << 20) + c->m.n * 4096 + 4 * len + c->ks.n * 8192;
+
+    for (size_t i = 0; i < c->ks.n; i++)
+        max_bytes += c->ks.k[i].nops * 1024;
+    return max_bytes;
+}
+
+/*
+ * Everything after packing, on more threads when that pays (plan_side): the chosen
+ * packing's independent check and its metrics (both read only the packing, and the metrics
+ * are safe on any offsets) beside the runtime replay and the suggestions, then the result's
+ * head (tensors included: most of a large result, written on two threads itself) beside what
+ * is left of the metrics. Nothing is written before the check passes, and an error is the
+ * one the stages would report one after another (check, metrics, runtime, suggestions); a
+ * metrics error after the head was streamed leaves an incomplete document (plan.h allows
+ * it).
+ */
+static int finish(struct plan_ctx *c, struct plan_packing *pk, size_t max_bytes,
+                  const struct plan_sink *sink, struct suggest_fix sg[SUGGEST_MAX_FIXES],
+                  size_t *nsg, char **json, size_t *json_len, struct err *e)
+{
+    struct plan_side check = {0}, metrics = {0};
+    bool threaded = plan_side_worth(c);
+    struct jsonw w;
+    int rc, rc_own;
+
+    plan_side_start(&check, check_side, pk, threaded);
+    plan_side_start(&metrics, metrics_side, pk, threaded);
+    rc_own = plan_runtime_run(c, pk, e);
+    if (rc_own == ERR_OK)
+        rc_own = suggest_model(&c->m, c->chip, sg, nsg, e);
+    if ((rc = plan_side_join(&check, e)) != ERR_OK) {
+        (void)!plan_side_join(&metrics, NULL);
+        return rc;
+    }
+    if (rc_own != ERR_OK) {
+        rc = plan_side_join(&metrics, e); /* its error comes first */
+        return rc != ERR_OK ? rc : rc_own;
+    }
+    plan_result_begin(&w, c, pk, true, sink, max_bytes);
+    if ((rc = plan_side_join(&metrics, e)) != ERR_OK) {
+        jsonw_discard(&w);
+        return rc;
+    }
+    return plan_result_end(&w, c, pk, sg, *nsg, sink, max_bytes, json, json_len, e);
+}
+
+/* plan_run and plan_run_stream: the result into *json, or to sink when it is not NULL. */
+static int run(const char *input, size_t len, const struct plan_opts *o,
+               const struct plan_limits *l, const struct plan_sink *sink, char **json,
+               size_t *json_len, struct plan_views *views, struct plan_summary *s, struct err *e)
+{
+    struct plan_ctx c;
+    struct plan_packing pk;
+    struct suggest_fix sg[SUGGEST_MAX_FIXES];
+    size_t nsg = 0, max_bytes;
+    int rc;
+
+    *json = NULL;
+    *json_len = 0;
+    if (views != NULL)
+        memset(views, 0, sizeof(*views));
+    memset(&pk, 0, sizeof(pk));
+    if ((rc = prepare(input, len, o, l, &c, e)) != ERR_OK ||
+        (rc = plan_portfolio_run(&c, &pk, e)) != ERR_OK)
+        goto out;
+    max_bytes = result_bound(&c, len);
+    if ((rc = finish(&c, &pk, max_bytes, sink, sg, &nsg, json, json_len, e)) != ERR_OK)
+        goto out;
+    if (views != NULL &&
+        (rc = plan_views_write(&c, &pk, sg, nsg, sink != NULL && sink->summary_only, max_bytes,
+                               views, e)) != ERR_OK) {
+        free(*json);
+        *json = NULL;
+        *json_len = 0;
+        goto out;
+    }
+    fill_summary(&c, s, pk.chosen >= 0 ? pk.runs[pk.chosen].r.peak : 0, pk.lb);
+out:
+    plan_portfolio_free(&pk, c.nstrategies);
+    plan_runtime_free(&pk.rt);
+    ctx_free(&c);
+    return rc;
+}
+
+int plan_run(const char *input, size_t len, const struct plan_opts *o, const struct plan_limits *l,
+             char **json, size_t *json_len, struct plan_views *views, struct plan_summary *s,
+             struct err *e)
+{
+    return run(input, len, o, l, NULL, json, json_len, views, s, e);
+}
+
+int plan_run_stream(const char *input, size_t len, const struct plan_opts *o,
+                    const struct plan_limits *l, const struct plan_sink *sink,
+                    struct plan_views *views, struct plan_summary *s, struct err *e)
+{
+    char *json = NULL;
+    size_t json_len = 0;
+
+    if (sink == NULL || sink->write == NULL)
+        return err_set(e, ERR_INVALID, "", "plan_run_stream: no sink given");
+    return run(input, len, o, l, sink, &json, &json_len, views, s, e);
+}
