@@ -5,7 +5,7 @@
 #                     DATABASE_URL is set) and the server; prints the dashboard URL
 #   make stop         stop what `make run` started
 #   make test         unit tests (plain and ASan+UBSan), CLI, integration and browser tests
-#   make lint         clang-format check, clang-tidy, cppcheck
+#   make lint         clang-format check, the planner's wing rules, clang-tidy, cppcheck
 #   make bench        layout/model/runtime-replay/trace/HLO benchmarks; bench-pack, bench-server
 #   make fuzz         every libFuzzer target for FUZZ_RUNS executions (make test: 15 s each)
 #   make soak         SOAK_SECONDS (600) of load, faults and abuse against the server
@@ -142,6 +142,7 @@ format-check:
 	clang-format --dry-run -Werror $(C_FILES)
 
 lint: format-check
+	server/scripts/wings.sh
 	printf '%s\n' $(filter %.c,$(C_FILES)) | xargs -P "$$(nproc)" -I{} clang-tidy --quiet {} -- \
 		-std=c11 -D_GNU_SOURCE -Iserver -Itests/unit $(PKG_CFLAGS)
 	cppcheck --quiet --error-exitcode=1 --std=c11 --enable=warning,performance,portability \

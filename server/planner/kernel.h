@@ -84,7 +84,7 @@ struct kernel_spec {
     struct kernel_operand *ops; /* nops entries, owned by the kernel set */
 };
 
-/* Every kernel of a model, in one allocation family (model_kernels.c). */
+/* Every kernel of a model, in one allocation family (kernel_set_parse, model_json.h). */
 struct kernel_set {
     size_t n;
     struct kernel_spec *k;      /* n entries */
@@ -92,14 +92,7 @@ struct kernel_set {
     char *strings;              /* every name, NUL-terminated */
 };
 
-/*
- * Parses a model's "kernels" array (a json-c array; NULL: no kernels) into *ks. Errors
- * name the field ("kernels[2].inputs[0].block[1]"). On failure *ks is empty. *ks owns all
- * its memory until kernel_set_free. max_kernels bounds the array.
- */
-struct json_object;
-ERR_MUST_CHECK int kernel_set_parse(struct json_object *arr, size_t max_kernels,
-                                    struct kernel_set *ks, struct err *e);
+/* Frees what a kernel set holds (kernel_set_parse, model_json.h) and empties it. */
 void kernel_set_free(struct kernel_set *ks);
 
 /* Why an operand got its buffer count. */

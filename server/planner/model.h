@@ -1,39 +1,12 @@
 /*
- * model.h - a model description: the tensors a program holds in HBM, per device.
- *
- * Native format (JSON; full schema: static/schema/model.schema.json):
- *
- *   {
- *     "name": "tiny-lm-train",                 optional, default "model"
- *     "chip": "v5e",                           optional; plan_opts.chip overrides it
- *     "mesh": {"data": 4, "model": 2},         optional: mesh axis -> size
- *     "tensors": [
- *       {"name": "wq", "shape": [1024, 1024], "dtype": "bf16", "kind": "param",
- *        "sharding": [null, "model"]},
- *       {"name": "ids", "xla_shape": "s32[8,512]{1,0:T(8,128)}", "kind": "input",
- *        "donated": true},
- *       {"name": "h", "shape": [8, 512, 1024], "dtype": "bf16", "layout": "{2,1,0}",
- *        "kind": "activation", "live": [1, 3], "tags": ["layer0"]}
- *     ],
- *     "ops": [{"name": "embed", "inputs": ["ids"], "outputs": ["h"]}],
- *     "options": {"strategies": "best", "capacity": 16000000000, "time_limit": 2,
- *                 "alignment": 512}
- *   }
- *
- * Tensor fields: "name" (unique, required); either "shape" (dims, each >= 0) + "dtype" (XLA
- * spelling: f32, bf16, s8, pred, ...) + optional "layout" ("{1,0:T(8,128)}"), or
- * "xla_shape" (a full XLA shape string); "kind": param, grad, optimizer, activation, temp,
- * input, output or constant (default temp); "live": [start, end) in program steps; "sharding": one
- * entry per dim, each null, a mesh axis name or a list of axis names; "tags": strings;
- * "donated": true lets an argument die after its last use; "description": ignored.
- * Unknown fields are errors (they are usually typos).
+ * model.h - a model: the tensors a program holds in HBM, per device, with their shapes,
+ * kinds, lifetimes, sharding over a mesh, the ops that use them, the plan options the input
+ * carried, and warnings. Every importer (import/: model_json.h, safetensors.h, hlo_model.h,
+ * stablehlo.h, ...) makes one; model_resolve gives it layouts on a chip.
  *
  * Sharding: the per-device dim is ceil(dim / product of its axes' sizes) (XLA pads the
  * last shard, ../shared/docs/tpu-facts.md 5b) and layout and padding apply to that local
  * shape (5c); every byte count of a plan is per device.
- *
- * Integers must lie strictly between -2^63 and 2^63-1: json-c clamps out-of-range
- * numbers to those two values without an error, so both are rejected as "out of range".
  *
  * Lifetimes are filled later by lifetime.h. A model owns all its memory (tensors, ops,
  * strings) until model_free().
@@ -76,7 +49,7 @@ enum tensor_kind tensor_kind_parse(const char *s);
  * SHAPE_MAX_TILES tiles (480 bytes), a tensor uses a few, and a model holds up to a million
  * of them. The scalars are struct shape's; the arrays live in the model's arena, sized to
  * this shape. model_tensor_shape expands one into a struct shape; importers store one with
- * model_tensor_set_shape (model_int.h).
+ * model_tensor_set_shape (model_build.h).
  */
 struct model_shape {
     int64_t *dims;           /* rank entries (arena); NULL when rank is 0 */
@@ -173,10 +146,6 @@ struct model_limits {
 /* t's shape, expanded into *out: as the importer's struct shape was, every slot past the
  * rank and the tile count zero. */
 void model_tensor_shape(const struct model_tensor *t, struct shape *out);
-
-/* Parses a native JSON description. On failure *m is left empty (nothing to free). */
-ERR_MUST_CHECK int model_parse_json(const char *input, size_t len, const struct model_limits *l,
-                                    struct model *m, struct err *e);
 
 /* Resolves every tensor's layout on chip (layout_resolve) and fills the byte counts;
  * errors name the tensor (the first in order that fails). Raw (CSV) tensors are left as

@@ -18,6 +18,7 @@
 #include "bench.h"
 #include "planner/chip.h"
 #include "planner/kernel.h"
+#include "planner/model_json.h"
 #include "planner/plan.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;

@@ -18,7 +18,8 @@
 #include "planner/layout.h"
 #include "planner/lifetime.h"
 #include "planner/model.h"
-#include "planner/model/model_int.h"
+#include "planner/import/model_json_int.h"
+#include "planner/model_json.h"
 
 #include "model_find.h"
 

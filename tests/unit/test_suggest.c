@@ -17,6 +17,7 @@
 
 #include "planner/chip.h"
 #include "planner/model.h"
+#include "planner/model_json.h"
 #include "planner/suggest.h"
 
 static const struct model_limits limits = {64u << 20, 32, 1000, 1000, 0};

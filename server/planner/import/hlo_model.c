@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "planner/layout.h"
-#include "planner/model/model_int.h"
+#include "planner/model/model_build.h"
 #include "planner/text.h"
 
 #define HLO_MAX_CALL_DEPTH 64

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/model/model_int.h"
+#include "planner/base/jsonr.h"
+#include "planner/model/model_build.h"
 
 uint64_t safetensors_header_length(const char *buf)
 {
@@ -108,9 +109,9 @@ static int parse_entry(struct model *m, size_t i, const char *key, json_object *
         return terr(e, ERR_INVALID, i, key, "",
                     "must be an object with dtype, shape and "
                     "data_offsets");
-    MODEL_JSON_FOREACH(v, it_k, end_k)
+    JSONR_FOREACH(v, it_k, end_k)
     {
-        const char *k = MODEL_JSON_KEY(it_k);
+        const char *k = JSONR_KEY(it_k);
         if (strcmp(k, "dtype") != 0 && strcmp(k, "shape") != 0 && strcmp(k, "data_offsets") != 0) {
             snprintf(what, sizeof(what), "unknown field \"%.100s\"", k);
             return terr(e, ERR_INVALID, i, key, "", what);
@@ -140,7 +141,7 @@ static int parse_entry(struct model *m, size_t i, const char *key, json_object *
         int64_t x;
         char field[24];
         snprintf(field, sizeof(field), "shape[%zu]", d);
-        if (model_json_int(json_object_array_get_idx(js, d), &x) != 0 || x < 0)
+        if (jsonr_int(json_object_array_get_idx(js, d), &x) != 0 || x < 0)
             return terr(e, ERR_INVALID, i, key, field, "must be an integer >= 0 and below 2^63-1");
         sh.dims[d] = x;
         if (__builtin_mul_overflow(elems, (uint64_t)x, &elems))
@@ -150,8 +151,8 @@ static int parse_entry(struct model *m, size_t i, const char *key, json_object *
         !json_object_is_type(jo, json_type_array) || json_object_array_length(jo) != 2)
         return terr(e, ERR_INVALID, i, key, "data_offsets", "missing or not [begin, end]");
     int64_t b, en;
-    if (model_json_int(json_object_array_get_idx(jo, 0), &b) != 0 ||
-        model_json_int(json_object_array_get_idx(jo, 1), &en) != 0 || b < 0 || en < b)
+    if (jsonr_int(json_object_array_get_idx(jo, 0), &b) != 0 ||
+        jsonr_int(json_object_array_get_idx(jo, 1), &en) != 0 || b < 0 || en < b)
         return terr(e, ERR_INVALID, i, key, "data_offsets",
                     "must be two integers with 0 <= "
                     "begin <= end");
@@ -203,10 +204,10 @@ static int count_tensors(json_object *root, size_t *n, struct err *e)
     *n = 0;
     if (!json_object_is_type(root, json_type_object))
         return err_set(e, ERR_INVALID, "header", "safetensors header: must be a JSON object");
-    MODEL_JSON_FOREACH(root, it_k0, end_k0)
+    JSONR_FOREACH(root, it_k0, end_k0)
     {
-        const char *k0 = MODEL_JSON_KEY(it_k0);
-        json_object *v0 = MODEL_JSON_VAL(it_k0);
+        const char *k0 = JSONR_KEY(it_k0);
+        json_object *v0 = JSONR_VAL(it_k0);
         if (strcmp(k0, "__metadata__") != 0) {
             (*n)++;
             continue;
@@ -215,10 +216,10 @@ static int count_tensors(json_object *root, size_t *n, struct err *e)
             return err_set(e, ERR_INVALID, "header.__metadata__",
                            "safetensors header: "
                            "__metadata__ must be an object of strings");
-        MODEL_JSON_FOREACH(v0, it_mk, end_mk)
+        JSONR_FOREACH(v0, it_mk, end_mk)
         {
-            const char *mk = MODEL_JSON_KEY(it_mk);
-            json_object *mv = MODEL_JSON_VAL(it_mk);
+            const char *mk = JSONR_KEY(it_mk);
+            json_object *mv = JSONR_VAL(it_mk);
             if (!json_object_is_type(mv, json_type_string))
                 return err_set(e, ERR_INVALID, "header.__metadata__",
                                "safetensors header: "
@@ -235,10 +236,10 @@ static int parse_entries(json_object *root, struct model *m, struct range *range
     size_t i = 0;
     int rc;
 
-    MODEL_JSON_FOREACH(root, it_key, end_key)
+    JSONR_FOREACH(root, it_key, end_key)
     {
-        const char *key = MODEL_JSON_KEY(it_key);
-        json_object *val = MODEL_JSON_VAL(it_key);
+        const char *key = JSONR_KEY(it_key);
+        json_object *val = JSONR_VAL(it_key);
         if (strcmp(key, "__metadata__") == 0)
             continue;
         size_t klen = strlen(key);
@@ -293,8 +294,8 @@ int safetensors_parse(const char *input, size_t len, const struct model_limits *
                        l->max_input_bytes);
     if ((rc = header_length(input, len, &hlen, e)) != ERR_OK)
         return rc;
-    if ((rc = model_json_load(input + 8, (size_t)hlen, l->max_json_depth, "safetensors header",
-                              &root, e)) != ERR_OK)
+    if ((rc = jsonr_load(input + 8, (size_t)hlen, l->max_json_depth, "safetensors header", &root,
+                         e)) != ERR_OK)
         return rc;
     if ((rc = count_tensors(root, &n, e)) != ERR_OK)
         goto out;

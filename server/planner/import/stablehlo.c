@@ -16,16 +16,6 @@
 #include "planner/import/stablehlo_int.h"
 #include "planner/text.h"
 
-int sh_fail(struct tr *t, const char *fmt, ...)
-{
-    char what[ERR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    return hlo_err_at(t->e, t->line, col_of(t), "%s", what);
-}
-
 static void adv(struct tr *t)
 {
     if (t->s[t->i] == '\n') {
@@ -53,54 +43,10 @@ static void skip_nl(struct tr *t)
 
 /* ---- output ------------------------------------------------------------------------ */
 
-/* Appends without the output bound: for text that copies what the output holds already. */
-static int sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n)
-{
-    if (n == 0) /* s may be an empty sbuf's NULL */
-        return ERR_OK;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        char *p;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        if ((p = realloc(b->p, cap)) == NULL)
-            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-    return ERR_OK;
-}
-
-int sh_sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
-{
-    if (t->out.n + t->entry.n + b->n + n > t->max_out)
-        return err_set(t->e, ERR_LIMIT, "",
-                       "the StableHLO module translates to more than %zu "
-                       "bytes of HLO",
-                       t->max_out);
-    return sb_keep(t, b, s, n);
-}
-
 /* Appends a NUL-terminated string (NULL: nothing). */
 static int sb_str(struct tr *t, struct sbuf *b, const char *s)
 {
     return s != NULL ? sh_sb_add(t, b, s, strlen(s)) : ERR_OK;
-}
-
-int sh_sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    int n;
-    va_start(ap, fmt);
-    n = vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= sizeof(buf))
-        return err_set(t->e, ERR_LIMIT, "", "line %u: a name or type is too long", t->line);
-    return sh_sb_add(t, b, buf, (size_t)n);
 }
 
 static struct sbuf *cur_text(struct tr *t)
@@ -336,7 +282,7 @@ static int define_one(struct tr *t, uint32_t off, uint32_t len, uint32_t elem, b
                                      .shape_off = (uint32_t)t->shapes.n,
                                      .shape_len = (uint32_t)shn,
                                      .tuple = tuple};
-    if ((rc = sb_keep(t, &t->shapes, sh, shn)) != ERR_OK)
+    if ((rc = sh_sb_keep(t, &t->shapes, sh, shn)) != ERR_OK)
         return rc;
     t->tab[h] = t->nvals++;
     return ERR_OK;

@@ -1,9 +1,10 @@
 /*
  * stablehlo_int.h - what the parts of the StableHLO translator share, internal to
- * server/planner/stablehlo*.c: the cursor over the MLIR text (struct tr, which owns every
- * buffer and table it points to; stablehlo_to_hlo frees them), its small lexer, and the
- * entry points of the two parts kept apart from the statements (stablehlo.c):
- * stablehlo_loc.c (an op's location name) and stablehlo_sdy.c (Shardy meshes and shardings).
+ * import/stablehlo*.c: the cursor over the MLIR text (struct tr, which owns every buffer
+ * and table it points to; stablehlo_to_hlo frees them), its small lexer and output buffers
+ * (stablehlo_text.c), and the entry points of the two parts kept apart from the statements
+ * (stablehlo.c): stablehlo_loc.c (an op's location name) and stablehlo_sdy.c (Shardy meshes
+ * and shardings).
  */
 #ifndef TPUPLAN_STABLEHLO_INT_H
 #define TPUPLAN_STABLEHLO_INT_H
@@ -131,6 +132,9 @@ static inline size_t ident(struct tr *t)
 /* An error at the cursor: "line L:C: ..." (hlo_err_at); returns its code. */
 int sh_fail(struct tr *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Appends without the output bound: for text that copies what the output holds already. */
+int sh_sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n);
+
 /* Appends n bytes of s to b within the translation's output bound (t->max_out). */
 int sh_sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n);
 
@@ -138,14 +142,14 @@ int sh_sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n);
 int sh_sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The end of the string whose opening quote is at q (just past its closing quote), or 0. */
+size_t sh_string_end(const struct tr *t, size_t q);
+
 /* ---- stablehlo_loc.c ------------------------------------------------------------------ */
 
 /* The location aliases: every line "#NAME = loc(..)" of the file, NAME -> the offset of its
  * "loc(", into t->locs (malloc'd, open addressing). */
 int sh_loc_table(struct tr *t);
-
-/* The end of the string whose opening quote is at q (just past its closing quote), or 0. */
-size_t sh_string_end(const struct tr *t, size_t q);
 
 /* The name of the loc(..) at q ("loc(" there): *off and *len in t->s, *len 0 when none. */
 void sh_loc_name(const struct tr *t, size_t q, uint32_t *off, uint32_t *len);

@@ -81,18 +81,6 @@ static size_t loc_find(const struct tr *t, size_t off, size_t len)
     return SIZE_MAX;
 }
 
-/* The end of the string whose opening quote is at q (just past its closing quote), or 0. */
-size_t sh_string_end(const struct tr *t, size_t q)
-{
-    for (q++; q < t->len && t->s[q] != '\n'; q++) {
-        if (t->s[q] == '\\')
-            q++;
-        else if (t->s[q] == '"')
-            return q + 1;
-    }
-    return 0;
-}
-
 /* The name of the location expression at q (inside loc(..)): *off, *len (0: none). */
 static void loc_expr(const struct tr *t, size_t q, unsigned *steps, uint32_t *off, uint32_t *len)
 {

@@ -10,6 +10,7 @@
  * All sizes are checked 64-bit sums (ERR_OVERFLOW); all memory is bounded by the input
  * size and struct plan_limits.
  */
+#include "planner/model_json.h"
 #include "planner/plan.h"
 
 #include <stdio.h>
@@ -27,7 +28,7 @@
 #include "planner/lifetime.h"
 #include "planner/mmcsv.h"
 #include "planner/model.h"
-#include "planner/model/model_int.h"
+#include "planner/model/model_build.h"
 #include "planner/plan/plan_int.h"
 #include "planner/safetensors.h"
 #include "planner/stablehlo.h"

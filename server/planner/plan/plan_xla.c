@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "planner/jsonw.h"
-#include "planner/model/model_int.h"
+#include "planner/model/model_build.h"
 #include "planner/text.h"
 
 #define XLA_NAMES_LISTED  20   /* unmatched names listed in the result */

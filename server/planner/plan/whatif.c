@@ -3,6 +3,7 @@
  * parsed with json-c, edited in place and printed again, so every field the overrides do
  * not touch reaches the new plan exactly as written.
  */
+#include "planner/model_json.h"
 #include "planner/whatif.h"
 
 #include <fnmatch.h>
@@ -13,7 +14,7 @@
 
 #include "planner/lifetime.h"
 #include "planner/model.h"
-#include "planner/model/model_int.h"
+#include "planner/base/jsonr.h"
 
 #define WHATIF_MAX_OVERRIDES (64 * 1024) /* bytes of overrides */
 #define WHATIF_MAX_DEPTH     8
@@ -81,10 +82,10 @@ static int apply_map(json_object *tensors, json_object *map, const char *key,
 
     if (!json_object_is_type(map, json_type_object))
         return bad(e, key, NULL, "must be an object of pattern: value");
-    MODEL_JSON_FOREACH(map, it, end)
+    JSONR_FOREACH(map, it, end)
     {
-        const char *pattern = MODEL_JSON_KEY(it);
-        json_object *v = MODEL_JSON_VAL(it);
+        const char *pattern = JSONR_KEY(it);
+        json_object *v = JSONR_VAL(it);
         bool is_dtype = strcmp(key, "dtype") == 0;
         if (is_dtype ? !json_object_is_type(v, json_type_string)
                      : !json_object_is_type(v, json_type_array))
@@ -114,11 +115,11 @@ static int apply_mesh(json_object *root, json_object *map, struct err *e)
         mesh = json_object_new_object();
         json_object_object_add(root, "mesh", mesh);
     }
-    MODEL_JSON_FOREACH(map, it, end)
+    JSONR_FOREACH(map, it, end)
     {
-        if (model_json_int(MODEL_JSON_VAL(it), &size) != 0 || size < 1)
-            return bad(e, "mesh", MODEL_JSON_KEY(it), "must be a whole number of devices >= 1");
-        json_object_object_add(mesh, MODEL_JSON_KEY(it), json_object_new_int64(size));
+        if (jsonr_int(JSONR_VAL(it), &size) != 0 || size < 1)
+            return bad(e, "mesh", JSONR_KEY(it), "must be a whole number of devices >= 1");
+        json_object_object_add(mesh, JSONR_KEY(it), json_object_new_int64(size));
     }
     return ERR_OK;
 }
@@ -254,13 +255,13 @@ int whatif_apply(const char *model, size_t len, const char *overrides, size_t ol
     if (olen > WHATIF_MAX_OVERRIDES)
         return err_set(e, ERR_LIMIT, "overrides", "overrides: more than %d bytes",
                        WHATIF_MAX_OVERRIDES);
-    if ((rc = model_json_load(overrides, olen, WHATIF_MAX_DEPTH, "overrides", &ov, e)) != ERR_OK)
+    if ((rc = jsonr_load(overrides, olen, WHATIF_MAX_DEPTH, "overrides", &ov, e)) != ERR_OK)
         goto out;
     if (!json_object_is_type(ov, json_type_object)) {
         rc = err_set(e, ERR_INVALID, "overrides", "overrides: must be a JSON object");
         goto out;
     }
-    if ((rc = model_json_load(model, len, lim->max_json_depth, "model", &root, e)) != ERR_OK)
+    if ((rc = jsonr_load(model, len, lim->max_json_depth, "model", &root, e)) != ERR_OK)
         goto out;
     if (!json_object_is_type(root, json_type_object) ||
         !json_object_is_type(member(root, "tensors"), json_type_array)) {
@@ -271,10 +272,9 @@ int whatif_apply(const char *model, size_t len, const char *overrides, size_t ol
     name = member(root, "name");
     snprintf(out->name, sizeof(out->name), "%.100s (what-if)",
              json_object_is_type(name, json_type_string) ? json_object_get_string(name) : "model");
-    MODEL_JSON_FOREACH(ov, it, end)
+    JSONR_FOREACH(ov, it, end)
     {
-        if ((rc = apply_key(model, len, lim, root, MODEL_JSON_KEY(it), MODEL_JSON_VAL(it), out,
-                            e)) != ERR_OK)
+        if ((rc = apply_key(model, len, lim, root, JSONR_KEY(it), JSONR_VAL(it), out, e)) != ERR_OK)
             goto out;
     }
     json_object_object_add(root, "name", json_object_new_string(out->name));

@@ -15,7 +15,7 @@
 #include "planner/jsonw.h"
 #include "planner/layout_view.h"
 #include "planner/model.h"
-#include "planner/model/model_int.h"
+#include "planner/base/jsonr.h"
 
 #define DIFF_MAX_DEPTH 32
 #define NONE           UINT32_MAX
@@ -75,7 +75,7 @@ static bool get_u64(json_object *o, const char *key, uint64_t *out)
 {
     int64_t x;
 
-    if (model_json_int(member(o, key), &x) != 0 || x < 0)
+    if (jsonr_int(member(o, key), &x) != 0 || x < 0)
         return false;
     *out = (uint64_t)x;
     return true;
@@ -170,8 +170,8 @@ static int read_tensor(struct side *s, json_object *t, size_t i, struct err *e)
     if (!get_u64(t, "padded_bytes", &s->tpadded[i]) ||
         !get_u64(t, "logical_bytes", &s->tlogical[i]) || !get_u64(t, "offset", &s->offset[i]) ||
         !json_object_is_type(live, json_type_array) || json_object_array_length(live) != 2 ||
-        model_json_int(json_object_array_get_idx(live, 0), &s->start[i]) != 0 ||
-        model_json_int(json_object_array_get_idx(live, 1), &s->end[i]) != 0)
+        jsonr_int(json_object_array_get_idx(live, 0), &s->start[i]) != 0 ||
+        jsonr_int(json_object_array_get_idx(live, 1), &s->end[i]) != 0)
         return bad(s, e, field, "padded_bytes, logical_bytes, offset and live must be integers");
     return ERR_OK;
 }
@@ -212,8 +212,7 @@ static int side_read(struct side *s, const struct diff_input *in, struct err *e)
 
     if (in == NULL || in->result == NULL)
         return bad(s, e, "result", "missing");
-    if ((rc = model_json_load(in->result, in->result_len, DIFF_MAX_DEPTH, what, &s->root, e)) !=
-        ERR_OK)
+    if ((rc = jsonr_load(in->result, in->result_len, DIFF_MAX_DEPTH, what, &s->root, e)) != ERR_OK)
         return rc;
     r = member(s->root, "result"); /* a service plan document */
     s->result = json_object_is_type(r, json_type_object) ? r : s->root;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/model/model_int.h"
+#include "planner/base/jsonr.h"
 #include "planner/pack.h"
 
 #define LAYOUT_MAX_DEPTH 8
@@ -65,7 +65,7 @@ static int ints(json_object *o, const char *key, size_t n, int64_t min, int64_t 
     if (a == NULL)
         return ERR_INVALID;
     for (size_t i = 0; i < n; i++)
-        if (model_json_int(json_object_array_get_idx(a, i), &out[i]) != 0 || out[i] < min)
+        if (jsonr_int(json_object_array_get_idx(a, i), &out[i]) != 0 || out[i] < min)
             return bad(e, key, i, "must be an integer in range");
     return ERR_OK;
 }
@@ -97,8 +97,7 @@ static int dict(json_object *o, const char *key, size_t n, bool nullable, uint32
     if ((v = column(d, "index", n, e)) == NULL)
         return ERR_INVALID;
     for (size_t i = 0; i < n; i++) {
-        if (model_json_int(json_object_array_get_idx(v, i), &x) != 0 || x < 0 ||
-            (uint64_t)x >= *nvalues)
+        if (jsonr_int(json_object_array_get_idx(v, i), &x) != 0 || x < 0 || (uint64_t)x >= *nvalues)
             return bad(e, key, i, "index must point into values");
         index[i] = (uint32_t)x;
     }
@@ -128,7 +127,7 @@ static int alloc_cols(json_object *root, struct layout_view *v, struct err *e)
     size_t m;
 
     if (!json_object_is_type(root, json_type_object) ||
-        !json_object_object_get_ex(root, "tensors", &t) || model_json_int(t, &x) != 0 || x < 0 ||
+        !json_object_object_get_ex(root, "tensors", &t) || jsonr_int(t, &x) != 0 || x < 0 ||
         x > PACK_MAX_BUFFERS)
         return bad(e, "tensors", SIZE_MAX, "must be a tensor count from 0 to 10000000");
     v->n = (size_t)x;
@@ -154,7 +153,7 @@ int layout_view_read(const char *text, size_t len, struct layout_view *v, struct
     int rc;
 
     memset(v, 0, sizeof(*v));
-    if ((rc = model_json_load(text, len, LAYOUT_MAX_DEPTH, "layout", &root, e)) != ERR_OK)
+    if ((rc = jsonr_load(text, len, LAYOUT_MAX_DEPTH, "layout", &root, e)) != ERR_OK)
         return rc;
     v->root = root;
     if ((rc = alloc_cols(root, v, e)) != ERR_OK)

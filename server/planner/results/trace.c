@@ -14,7 +14,6 @@
 
 #include "planner/jsonw.h"
 #include "planner/layout.h"
-#include "planner/model/model_int.h"
 #include "planner/otree.h"
 
 struct tev {

@@ -5,6 +5,7 @@
 #include "planner/kernel.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "planner/arith.h"
@@ -340,4 +341,14 @@ overflow:;
     snprintf(where, sizeof(where), "kernels[%zu]", index);
     return err_set(e, ERR_OVERFLOW, where, "kernels[%zu] \"%.200s\": a byte count passes 2^64-1",
                    index, k->name);
+}
+
+void kernel_set_free(struct kernel_set *ks)
+{
+    if (ks == NULL)
+        return;
+    free(ks->k);
+    free(ks->ops);
+    free(ks->strings);
+    memset(ks, 0, sizeof(*ks));
 }

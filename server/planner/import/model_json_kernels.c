@@ -1,5 +1,5 @@
 /*
- * model_kernels.c - a model's "kernels" array (model.schema.json) into a kernel_set
+ * model_json_kernels.c - a model's "kernels" array (model.schema.json) into a kernel_set
  * (kernel.h). Takes the json-c value the model importer found, so the importer only hands
  * it over; errors name the field: kernels[2].inputs[0].index_map[1].
  *
@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "planner/kernel.h"
-#include "planner/model/model_int.h"
+#include "planner/base/jsonr.h"
+#include "planner/model_json.h"
 
 #define NAME_MAX_BYTES 512 /* as MODEL_MAX_NAME */
 
@@ -59,9 +60,9 @@ static bool key_in(const char *key, const char *const *keys)
 static int check_keys(struct kctx *c, json_object *o, const char *field, const char *const *keys,
                       const char *known)
 {
-    MODEL_JSON_FOREACH(o, it, end)
+    JSONR_FOREACH(o, it, end)
     {
-        const char *key = MODEL_JSON_KEY(it);
+        const char *key = JSONR_KEY(it);
         if (!key_in(key, keys))
             return kerr(c, ERR_INVALID, field, "unknown field \"%.100s\" (known: %s)", key, known);
     }
@@ -117,7 +118,7 @@ static int get_ints(struct kctx *c, json_object *v, const char *field, unsigned 
             out[d] = -1;
             continue;
         }
-        r = model_json_int(x, &val);
+        r = jsonr_int(x, &val);
         if (r != 0 || val < lo || val > hi)
             return kerr(c, r == 2 ? ERR_OVERFLOW : ERR_INVALID, f,
                         "must be %san integer from %lld to %lld", nulls ? "null or " : "",
@@ -219,7 +220,7 @@ static int get_pipelined(struct kctx *c, json_object *o, const char *field, unsi
         unsigned max = op->role == KERNEL_OUTPUT ? 2 : KERNEL_MAX_BUFFERS;
         int64_t b;
         snprintf(f, sizeof(f), "%s.buffers", field);
-        if (model_json_int(v, &b) != 0 || b < 1 || b > max)
+        if (jsonr_int(v, &b) != 0 || b < 1 || b > max)
             return kerr(c, ERR_INVALID, f, "must be an integer from 1 to %u%s", max,
                         op->role == KERNEL_OUTPUT ? " (outputs take at most 2, tpu-facts 3b)" : "");
         op->buffers = (unsigned)b;
@@ -296,12 +297,12 @@ static int parse_numbers(struct kctx *c, json_object *k, struct kernel_spec *s)
     int64_t x;
 
     if (json_object_object_get_ex(k, "vmem_limit_bytes", &v)) {
-        if (model_json_int(v, &x) != 0 || x < 1)
+        if (jsonr_int(v, &x) != 0 || x < 1)
             return kerr(c, ERR_INVALID, "vmem_limit_bytes", "must be a positive integer");
         s->vmem_limit = (uint64_t)x;
     }
     if (json_object_object_get_ex(k, "internal_scratch_bytes", &v)) {
-        if (model_json_int(v, &x) != 0 || x < 0)
+        if (jsonr_int(v, &x) != 0 || x < 0)
             return kerr(c, ERR_INVALID, "internal_scratch_bytes", "must be an integer >= 0");
         s->internal_scratch = (uint64_t)x;
     }
@@ -410,14 +411,4 @@ out:
     if (rc != ERR_OK)
         kernel_set_free(ks);
     return rc;
-}
-
-void kernel_set_free(struct kernel_set *ks)
-{
-    if (ks == NULL)
-        return;
-    free(ks->k);
-    free(ks->ops);
-    free(ks->strings);
-    memset(ks, 0, sizeof(*ks));
 }

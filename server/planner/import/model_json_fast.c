@@ -1,6 +1,6 @@
 /*
- * model_fast.c - the usual tensor element of a model description read straight from the
- * text (model_int.h). A million-tensor model spends most of its parse in json-c building,
+ * model_json_fast.c - the usual tensor element of a model description read straight from the
+ * text (model_build.h). A million-tensor model spends most of its parse in json-c building,
  * querying and freeing one small object per element; the elements a generator or a
  * framework writes are almost all of one plain form, which this reader takes in one pass.
  *
@@ -18,7 +18,7 @@
 
 #include "planner/dtype.h"
 #include "planner/model.h"
-#include "planner/model/model_int.h"
+#include "planner/import/model_json_int.h"
 #include "planner/shape.h"
 
 #define FAST_MAX_DIGITS 18 /* below 10^18 < 2^63 - 1: no overflow, never json-c's clamp */

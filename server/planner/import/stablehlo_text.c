@@ -1,0 +1,76 @@
+/*
+ * stablehlo_text.c - what every part of the StableHLO translator writes and reads with
+ * (stablehlo_int.h): errors at the cursor, the bounded output buffers, the end of a string.
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/hlo.h"
+#include "planner/import/stablehlo_int.h"
+
+int sh_fail(struct tr *t, const char *fmt, ...)
+{
+    char what[ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    return hlo_err_at(t->e, t->line, col_of(t), "%s", what);
+}
+
+int sh_sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n)
+{
+    if (n == 0) /* s may be an empty sbuf's NULL */
+        return ERR_OK;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        char *p;
+        while (cap < b->n + n + 1)
+            cap *= 2;
+        if ((p = realloc(b->p, cap)) == NULL)
+            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+    return ERR_OK;
+}
+
+int sh_sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
+{
+    if (t->out.n + t->entry.n + b->n + n > t->max_out)
+        return err_set(t->e, ERR_LIMIT, "",
+                       "the StableHLO module translates to more than %zu "
+                       "bytes of HLO",
+                       t->max_out);
+    return sh_sb_keep(t, b, s, n);
+}
+
+int sh_sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof(buf))
+        return err_set(t->e, ERR_LIMIT, "", "line %u: a name or type is too long", t->line);
+    return sh_sb_add(t, b, buf, (size_t)n);
+}
+
+size_t sh_string_end(const struct tr *t, size_t q)
+{
+    for (q++; q < t->len && t->s[q] != '\n'; q++) {
+        if (t->s[q] == '\\')
+            q++;
+        else if (t->s[q] == '"')
+            return q + 1;
+    }
+    return 0;
+}
