@@ -670,9 +670,12 @@ static int open_region(struct tr *t, const char *name)
 static int state_params(struct tr *t, const char *shape, const uint32_t *args, uint32_t n)
 {
     struct region *r = &t->reg[t->depth - 1];
-    const char *p = shape + 1;
+    const char *p;
     int rc;
 
+    if (shape == NULL) /* while_head writes "(" at least: never, but not provably so */
+        return sh_fail(t, "the while's loop state has no type");
+    p = shape + 1;
     if ((rc = sh_sb_add(t, &r->text, "  #param = ", 11)) != ERR_OK ||
         (rc = sb_str(t, &r->text, shape)) != ERR_OK ||
         (rc = sh_sb_add(t, &r->text, " parameter(0)\n", 14)) != ERR_OK)
