@@ -9,7 +9,7 @@
 # localhost/debian:bookworm) is missing, it is made with debootstrap from the Debian mirror
 # and imported. Where podman run cannot start containers as is (a sandbox without cgroups),
 # it retries with --cgroups=disabled and an OCI runtime wrapper that drops the cgroup and
-# rlimit settings (see the README); a real machine needs neither.
+# rlimit settings (docker/README.md#make-image); a real machine needs neither.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tests/server.sh

@@ -146,7 +146,8 @@ static void text_sizes(uint64_t logical, uint64_t padded, const char *prefix)
 
     printf("%sSize: %s\n", prefix, layout_format_bytes(padded, a, sizeof(a)));
     printf("%sUnpadded size: %s\n", prefix, layout_format_bytes(logical, a, sizeof(a)));
-    /* XLA leaves the Extra line out when nothing is padded (tpu-padding-rules.md 2). */
+    /* XLA leaves the Extra line out when nothing is padded
+     * (server/planner/SOURCES.md#report-format). */
     if (pad != 0)
         printf("%sExtra memory due to padding: %s (%.1fx expansion)\n", prefix,
                layout_format_bytes(pad, b, sizeof(b)),

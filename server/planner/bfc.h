@@ -6,8 +6,9 @@
  * runtime instead asks an allocator for each buffer when it is needed and gives it back
  * when it dies; XLA's allocator for that is tsl::BFCAllocator (openxla/xla
  * xla/tsl/framework/bfc_allocator.{h,cc}, earlier tensorflow
- * core/common_runtime/bfc_allocator.cc; ../shared/docs/allocators.md section 4), which JAX
- * uses on GPU (xla/pjrt/gpu/gpu_helpers.cc CreateBFCAllocator; tpu-facts.md 4a). It is
+ * core/common_runtime/bfc_allocator.cc; server/planner/SOURCES.md#bfc), which JAX uses on
+ * GPU (xla/pjrt/gpu/gpu_helpers.cc CreateBFCAllocator; server/planner/SOURCES.md#jax-on-gpu).
+ * It is
  * documented as GPU-only: this is not what the TPU compiler or runtime does.
  *
  * What is modelled, each rule citing the function it comes from in bfc.c:

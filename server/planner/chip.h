@@ -2,8 +2,8 @@
  * chip.h - TPU generations: the figures the planner needs, each with its source.
  *
  * The table lives in chip.c as static const data (no mutable state). Every figure there
- * carries a comment naming its source in ../shared/docs/tpu-facts.md (or
- * tpu-padding-rules.md); a figure the docs mark uncertain ([U]) has its bit set in
+ * carries a comment naming its source, an entry of server/planner/SOURCES.md; a figure the
+ * sources mark uncertain ([U]) or on which they conflict has its bit set in
  * `uncertain` and a sentence in `notes`, and every output that uses it says so.
  */
 #ifndef TPUPLAN_CHIP_H

@@ -2,9 +2,9 @@
  * diff.h - two plan results compared: what changed between plan A ("before") and plan B
  * ("after"), for `tpuplan diff A B`, `GET /api/v1/diff?a=&b=` and the page /d/{a}/{b}.
  *
- * Each side is a plan result (RESULT.md) in one of its stored forms: the whole document
- * (its tensors array is read), or its summary view with its layout view beside it (what the
- * service stores; the layout view's columns are read). A service plan document
+ * Each side is a plan result (server/planner/RESULT.md) in one of its stored forms: the whole
+ * document (its tensors array is read), or its summary view with its layout view beside it (what
+ * the service stores; the layout view's columns are read). A service plan document
  * ({"id", ..., "result": {...}}) is accepted for the whole result too.
  *
  * The answer (schema: static/schema/diff.schema.json) holds:

@@ -4,7 +4,7 @@
  * Names are XLA's primitive-type spellings (xla/primitive_util.cc LowercasePrimitiveTypeName):
  * pred, s4, u4, s8, ..., f8e4m3fn, c64. Widths are the unpacked storage widths XLA uses
  * (pred counts as 8 bits, as the "Unpadded size" lines of real OOM reports do; see
- * ../shared/docs/tpu-padding-rules.md section 2).
+ * server/planner/SOURCES.md#report-format).
  */
 #ifndef TPUPLAN_DTYPE_H
 #define TPUPLAN_DTYPE_H

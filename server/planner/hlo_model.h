@@ -1,7 +1,7 @@
 /*
  * hlo_model.h - from an HLO module (hlo.h) to the buffers a model plans (model.h).
  *
- * The rules (README "Plan an XLA program"):
+ * The rules (server/planner/INPUT.md#plan-an-xla-program):
  * - Program order: the entry computation's instructions in written order, step k = the k-th
  *   (the schedule when is_scheduled=true; otherwise XLA's printer writes a topological
  *   order, which hlo_parse checks).
@@ -31,7 +31,7 @@
  * - Lifetimes: [defining step, last reading step + 1). Entry parameters live for the whole
  *   program unless donated (input_output_alias): then to their last use. Outputs (the ROOT's
  *   leaves) live to the end. Constants live for the whole program (XLA gives them their own
- *   allocations: ../shared/docs/ux-anchors.md, BufferAllocationStruct::IsIndefinite).
+ *   allocations: server/planner/SOURCES.md#memory-viewer, IsIndefinite).
  * - Donation: an output that input_output_alias assigns to a parameter is written into
  *   that parameter's buffer (no memory of its own; the parameter is "donated").
  * - In-place reuse: a dynamic-update-slice (operand 0), a scatter (operand 0, or result {i}
@@ -43,12 +43,12 @@
  *   fusion whose fused computation is elementwise, writes its result into an operand of the
  *   same shape and layout that dies there and is neither a constant nor a parameter
  *   (openxla/xla hlo_dataflow_analysis.cc CanShareOperandBufferWithUser, applied by the
- *   heap simulator only to an operand that dies at that instruction: ../shared/docs/
- *   allocators.md section 2, may_reuse_operand_buffers). The buffer keeps its first name;
- *   the values written into it are listed in its "in_place".
+ *   heap simulator only to an operand that dies at that instruction:
+ *   server/planner/SOURCES.md#heap-simulator, may_reuse_operand_buffers). The buffer keeps its
+ * first name; the values written into it are listed in its "in_place".
  * - Kinds: parameters input, ROOT values output, constants constant, the rest temp.
  * - Layouts as written; a leaf in a memory space other than 0 (S(1) is VMEM, S(5) host:
- *   ../shared/docs/tpu-facts.md 2) is not HBM and is left out, with a warning.
+ *   server/planner/SOURCES.md#tiled-notation) is not HBM and is left out, with a warning.
  * - Sharding: a scheduled module is already partitioned (XLA schedules after SPMD
  *   partitioning), so its shapes are per device. In an unscheduled module an array with
  *   sharding={devices=[a,b,..]...} gets per-device dims ceil(dim / tiles), as "mesh" does

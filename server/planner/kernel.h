@@ -7,8 +7,9 @@
  *
  *   vmem_bytes  = sum over VMEM operands of buffers x VMEM-padded block bytes
  *               + sum of VMEM-padded scratch bytes
- *                 (the planner model of ../shared/docs/tpu-facts.md 3c; Pallas' default of
- *                 2 buffers and single buffering of trivial windows, 3b)
+ *                 (the planner model of server/planner/SOURCES.md#vmem-estimate; Pallas'
+ *                 default of 2 buffers and single buffering of trivial windows,
+ *                 server/planner/SOURCES.md#buffering)
  *   fits        = vmem_bytes + margin_bytes <= vmem_limit_bytes (and <= physical VMEM)
  *   traffic     = HBM<->VMEM bytes per grid step and in total: a block is moved when its
  *                 index differs from the previous step's (3b: "the HBM transfer for the
@@ -19,7 +20,8 @@
  *                 aligned block that removes padding (kernel_suggest.c, called after
  *                 kernel_plan)
  *
- * VMEM padding of a block (the issue's rule, from tpu-facts 3a [U/D] and 2c): the minor dim
+ * VMEM padding of a block (the issue's rule, from server/planner/SOURCES.md#block-shapes [U/D]
+ * and server/planner/SOURCES.md#tiles-per-dtype): the minor dim
  * rounds up to 128 lanes and the second-minor to 8 x (32 / bit width) sublanes (8 for
  * 32-bit, 16 for 16-bit, 32 for 8-bit, 64 for 4-bit); leading dims are never padded (2a).
  * A 1-D block rounds up to 1024 elements, the T(1024) tile seen for 1-D arrays (2e, an
@@ -46,7 +48,7 @@
 #define KERNEL_MAX_BUFFERS     8    /* buffer count of one input (emit_pipeline allows > 2) */
 #define KERNEL_MAX_SUGGESTIONS 3    /* block-shape suggestions kept per kernel */
 #define KERNEL_MAX_WARNINGS    8    /* warnings kept per kernel; the rest are counted */
-#define KERNEL_SCALAR_BYTES    512u /* one scalar tile, tpu-facts 2e (T(128) x 4 B) */
+#define KERNEL_SCALAR_BYTES    512u /* one scalar tile (T(128) x 4 B) */
 
 enum kernel_role { KERNEL_INPUT = 0, KERNEL_OUTPUT, KERNEL_SCRATCH };
 
@@ -151,9 +153,9 @@ struct kernel_plan {
     uint64_t margin_bytes;   /* internal scratch allowance (the kernel's, else 0) */
     uint64_t vmem_limit;     /* the kernel's own, else the chip's scoped default */
     bool limit_given;        /* the kernel set its own limit */
-    bool limit_assumed;      /* the chip's default is unknown or uncertain (tpu-facts 1f) */
+    bool limit_assumed;      /* the chip's default is unknown or uncertain */
     uint64_t default_limit;  /* the chip's scoped default (or the assumed one) */
-    uint64_t physical_vmem;  /* per TensorCore (tpu-facts 1b) */
+    uint64_t physical_vmem;  /* per TensorCore (tpu_info) */
     bool fits;               /* vmem + margin <= limit and <= physical */
     bool over_physical;      /* vmem + margin > physical VMEM */
     uint64_t steps;          /* product of the grid */
@@ -163,7 +165,7 @@ struct kernel_plan {
     bool has_flops;
     double intensity;           /* flops per HBM byte */
     double compute_s, memory_s; /* roofline time bounds */
-    double peak_flops, hbm_bw;  /* per TensorCore: chip figure / TensorCores (tpu-facts 1b) */
+    double peak_flops, hbm_bw;  /* per TensorCore: chip figure / TensorCores */
     size_t nops;
     struct kernel_operand_plan *ops; /* nops entries, caller-provided */
     size_t nsug;
@@ -192,11 +194,12 @@ bool kernel_vmem_block(const int64_t *dims, unsigned rank, enum dtype t, int64_t
 bool kernel_block_bytes(const int64_t *dims, unsigned rank, enum dtype t, uint64_t *bytes);
 
 /* The width in bits a kernel operand of dtype t takes in VMEM: pred 32 (int32 memrefs,
- * tpu-facts 2c), 4/8/16/32-bit types their own width; 0 for types Pallas TPU kernels do not
- * take (64-bit, complex, 2-bit, token). */
+ * server/planner/SOURCES.md#tiles-per-dtype), 4/8/16/32-bit types their own width; 0 for types
+ * Pallas TPU kernels do not take (64-bit, complex, 2-bit, token). */
 unsigned kernel_dtype_bits(enum dtype t);
 
-/* The VMEM sublane tile of dtype t: 8 x (32 / bit width) (tpu-facts 3a, 2c). */
+/* The VMEM sublane tile of dtype t: 8 x (32 / bit width)
+ * (server/planner/SOURCES.md#block-shapes). */
 unsigned kernel_sublanes(enum dtype t);
 
 /* Operand o's block when the grid axes take the tiles in tile[] (KSUG_BLOCKS). */

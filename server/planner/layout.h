@@ -1,8 +1,8 @@
 /*
  * layout.h - TPU tiled layouts: default layout choice and padded byte size.
  *
- * Byte size follows XLA's ShapeUtil::ArraySize as ../shared/docs/tpu-facts.md 2b and
- * tpu-padding-rules.md section 3 describe it: only the first tile pads, and it pads the
+ * Byte size follows XLA's ShapeUtil::ArraySize as server/planner/SOURCES.md#array-size and
+ * server/planner/SOURCES.md#report-rules describe it: only the first tile pads, and it pads the
  * minor-most *physical* dimensions; sub-tiles only pack; E(n) sets the stored element
  * width; leading dimensions are never padded. Every size is computed with checked 64-bit
  * arithmetic.
@@ -44,8 +44,8 @@ struct layout_info {
  * A layout given with tiles (or E(n)) is left alone (*rule "given", LAYOUT_CONF_GIVEN). A layout
  * given as a bare order such as {1,0} keeps that order and gets the default tiles: XLA:TPU
  * always tiles HBM arrays, and old TF-era reports printed the order without the tile
- * (tpu-padding-rules.md 3.6). *rule and *conf say which rule applied (see layout.c for the
- * table and its sources); rule and conf may be NULL. chip may be NULL (then the v4 rules,
+ * (server/planner/SOURCES.md#report-rules). *rule and *conf say which rule applied (see layout.c
+ * for the table and its sources); rule and conf may be NULL. chip may be NULL (then the v4 rules,
  * the best-confirmed).
  */
 ERR_MUST_CHECK int layout_default(struct shape *sh, const struct chip *chip, const char **rule,
@@ -73,7 +73,7 @@ ERR_MUST_CHECK int layout_resolve(const struct shape *sh, const struct chip *chi
 /*
  * XLA's byte formatter (TSL HumanReadableNumBytes without "iB"), as printed in OOM reports:
  * "512B", "64.0K", "1.17G". Truncating integer division, not rounding: see
- * tpu-padding-rules.md section 2. Writes at most cap bytes; returns buf.
+ * server/planner/SOURCES.md#report-format. Writes at most cap bytes; returns buf.
  */
 char *layout_format_bytes(uint64_t bytes, char *buf, size_t cap);
 

@@ -1,8 +1,8 @@
 /*
- * layout_view.h - a plan's layout view (RESULT.md "Views", written by plan_views.c) read
- * back into columns: what the trace export (trace.h) and the plan diff (diff.h) work from,
- * so a stored plan and a fresh one give the same answers. Every field is checked; an error
- * names it as "layout.<column>[i]".
+ * layout_view.h - a plan's layout view (server/planner/RESULT.md#views, written by
+ * plan_views.c) read back into columns: what the trace export (trace.h) and the plan diff
+ * (diff.h) work from, so a stored plan and a fresh one give the same answers. Every field is
+ * checked; an error names it as "layout.<column>[i]".
  */
 #ifndef TPUPLAN_LAYOUT_VIEW_H
 #define TPUPLAN_LAYOUT_VIEW_H

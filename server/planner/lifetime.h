@@ -8,7 +8,7 @@
  * - With "ops" (program order, step k = ops[k]) nsteps = max(number of ops, largest given
  *   end). Arguments (kinds param, optimizer, input) live for the whole program, as XLA keeps
  *   entry parameters for the whole execution, unless "donated": then they die after their
- *   last use, [0, last_use + 1) (../shared/docs/tpu-facts.md 4d). Outputs live for the whole
+ *   last use, [0, last_use + 1) (server/planner/SOURCES.md#donation). Outputs live for the whole
  *   program too (XLA assigns live-out buffers their own allocations), and so do constants
  *   (XLA gives them their own allocations too). Every other tensor
  *   lives from the op that produces it (or step 0 when no op does) to its last use:

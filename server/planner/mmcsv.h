@@ -1,5 +1,5 @@
 /*
- * mmcsv.h - MiniMalloc CSV instances (../shared/docs/allocators.md section 1.2).
+ * mmcsv.h - MiniMalloc CSV instances (server/planner/SOURCES.md#minimalloc-csv).
  *
  * Input: a header row naming the columns, then one buffer per row. Required columns are
  * id, lower, upper and size; lifetimes are half-open [lower, upper). MiniMalloc's legacy

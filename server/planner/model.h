@@ -5,8 +5,9 @@
  * stablehlo.h, ...) makes one; model_resolve gives it layouts on a chip.
  *
  * Sharding: the per-device dim is ceil(dim / product of its axes' sizes) (XLA pads the
- * last shard, ../shared/docs/tpu-facts.md 5b) and layout and padding apply to that local
- * shape (5c); every byte count of a plan is per device.
+ * last shard, server/planner/SOURCES.md#uneven-sharding) and layout and padding apply to that
+ * local shape (server/planner/SOURCES.md#per-device-layout); every byte count of a plan is per
+ * device.
  *
  * Lifetimes are filled later by lifetime.h. A model owns all its memory (tensors, ops,
  * strings) until model_free().

@@ -5,7 +5,7 @@
  * gives each buffer an offset so that no two buffers whose lifetimes overlap overlap in
  * memory. The peak (heap height) is max(offset + size); the lower bound LB is the maximum
  * over time of the sum of live sizes; fragmentation is peak - LB (XLA's
- * HeapSimulator::Finish definition, ../shared/docs/allocators.md section 2).
+ * HeapSimulator::Finish definition, server/planner/SOURCES.md#heap-simulator).
  *
  * Strategies (names are stable; they appear in results, the CLI and the API):
  *   "xla-spatial"      best fit, size desc then duration desc (XLA kSpatial)

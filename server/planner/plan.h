@@ -53,9 +53,9 @@ struct plan_opts {
     uint64_t alignment;      /* offset alignment in bytes, a power of two; 0: 512 for models
                               * (an assumption, labelled in the result), 1 for CSV */
     const char *name;        /* overrides the model name; NULL: keep */
-    /* The runtime allocator simulation (bfc.h; RESULT.md packing.runtime): the fraction of
-     * the capacity the allocator may hold, in (0, 1], 0: 0.75; and whether it reserves it
-     * all up front. Both default to JAX's GPU defaults (XLA_PYTHON_CLIENT_MEM_FRACTION,
+    /* The runtime allocator simulation (bfc.h; server/planner/RESULT.md#the-runtime-replay): the
+     * fraction of the capacity the allocator may hold, in (0, 1], 0: 0.75; and whether it reserves
+     * it all up front. Both default to JAX's GPU defaults (XLA_PYTHON_CLIENT_MEM_FRACTION,
      * XLA_PYTHON_CLIENT_PREALLOCATE). */
     double mem_fraction;
     enum plan_prealloc preallocate;
@@ -66,7 +66,7 @@ struct plan_opts {
      * `*.memory-usage-report.txt`, both optional (NULL: none; the report needs an
      * assignment, attached or as the input). Borrowed for the call. Values are matched to
      * the model's tensors by name; the result's packing.xla compares XLA's layout with ours
-     * (RESULT.md). */
+     * (server/planner/RESULT.md#fields). */
     const char *xla_assignment;
     size_t xla_assignment_len;
     const char *xla_report;
@@ -118,9 +118,9 @@ ERR_MUST_CHECK int plan_validate(const char *input, size_t len, const struct pla
 
 /*
  * The two small views of a result that the service stores beside it and the dashboard
- * reads instead of the whole document (RESULT.md "Views"): summary is the result without
- * its tensors array, layout the tensors as columns. Both malloc'd and NUL-terminated,
- * owned by the caller until plan_views_free().
+ * reads instead of the whole document (server/planner/RESULT.md#views): summary is the
+ * result without its tensors array, layout the tensors as columns. Both malloc'd and
+ * NUL-terminated, owned by the caller until plan_views_free().
  */
 struct plan_views {
     char *summary;

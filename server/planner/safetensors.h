@@ -1,7 +1,7 @@
 /*
  * safetensors.h - import the tensor list of a safetensors file from its header.
  *
- * Format (huggingface/safetensors README; ../shared/docs/ux-anchors.md section 5): 8 bytes,
+ * Format (huggingface/safetensors README; server/planner/SOURCES.md#safetensors): 8 bytes,
  * an unsigned little-endian u64 N, then N bytes of UTF-8 JSON mapping each tensor name to
  * {"dtype", "shape", "data_offsets": [begin, end)} plus an optional "__metadata__"
  * string map, then the tensor data. The input may be the whole file or only its first

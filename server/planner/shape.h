@@ -100,9 +100,9 @@ ERR_MUST_CHECK int shape_list_print(const struct shape_list *l, char *buf, size_
  * Checks a shape built in code (the parser already enforces all of this): known dtype,
  * rank and dims within bounds, minor_to_major a permutation, tiles of rank 1..
  * SHAPE_MAX_TILE_RANK with positive dims, and the first tile no wider than max(rank, 2)
- * (a scalar or 1-D array may take a 2-D tile, its missing dims counting as 1: tpu-facts.md
- * 2b; later tiles may be wider, as in XLA's (8,128)(2,1,1,1)), E(n) no narrower than the
- * element type. ERR_INVALID or ERR_LIMIT, where "shape".
+ * (a scalar or 1-D array may take a 2-D tile, its missing dims counting as 1:
+ * server/planner/SOURCES.md#array-size; later tiles may be wider, as in XLA's (8,128)(2,1,1,1)),
+ * E(n) no narrower than the element type. ERR_INVALID or ERR_LIMIT, where "shape".
  */
 ERR_MUST_CHECK int shape_validate(const struct shape *sh, struct err *e);
 

@@ -14,7 +14,8 @@
  * candidate that saves bytes is returned; the one that saves the most wins.
  *
  * suggest_model() chooses which tensors of a model get a fix (the result's "suggestions",
- * RESULT.md): the policy lives here, beside the fixes, so the result writer only prints.
+ * server/planner/RESULT.md#fields): the policy lives here, beside the fixes, so the result writer
+ * only prints.
  */
 #ifndef TPUPLAN_SUGGEST_H
 #define TPUPLAN_SUGGEST_H
@@ -45,8 +46,9 @@ ERR_MUST_CHECK int suggest_tensor(const struct shape *sh, const struct chip *chi
                                   struct suggestion *out, struct err *e);
 
 /*
- * For a sharded tensor whose minor dim is split across devices (tpu-facts.md 5c: 256 over
- * 4 devices is 64 per device, which pads back to 128 lanes): try moving those mesh axes to
+ * For a sharded tensor whose minor dim is split across devices
+ * (server/planner/SOURCES.md#per-device-layout: 256 over 4 devices is 64 per device, which pads
+ * back to 128 lanes): try moving those mesh axes to
  * each other dim instead. local is the resolved per-device shape, global_dims the dims as
  * written and parts[d] the number of shards of dim d. Returns 1 with *out filled (action
  * "reshard") when that saves at least 1% of the tensor, 0 when not, or an ERR_* code.

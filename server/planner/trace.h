@@ -33,7 +33,8 @@
 
 #include "planner/err.h"
 
-/* A plan's buffers as columns (the layout view's form, RESULT.md "Views"), borrowed. */
+/* A plan's buffers as columns (the layout view's form, server/planner/RESULT.md#views),
+ * borrowed. */
 struct trace_cols {
     size_t n;
     const char *const *name; /* n */

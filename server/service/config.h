@@ -29,7 +29,7 @@ struct config {
     unsigned http_threads;      /* MHD epoll thread pool */
     uint64_t max_body;          /* request body cap in bytes (413 above) */
     unsigned max_tensors;       /* tensors per plan (422 above): with max_body, the per-job
-                                 * memory cap (README "Limits") */
+                                 * memory cap: server/service/README.md#limits-per-job) */
     unsigned max_connections;
     unsigned max_per_ip;
     unsigned timeout_s;        /* idle connection timeout */
@@ -43,7 +43,7 @@ struct config {
     unsigned max_queue;        /* queued jobs at most (503 beyond); 0: no limit */
     const char *log_format;    /* "text" or "json" (log.h) */
     bool migrate_only;         /* `tpuplan-server migrate` */
-    /* Running for a team (README "Operations"). */
+    /* Running for a team (server/service/README.md#running-it-for-a-team). */
     struct proxy_nets trusted_proxies; /* --trusted-proxy CIDR (repeatable, or comma list) */
     char base_path[CONFIG_BASE_MAX];   /* "" or "/a/b": no trailing slash */
     const char *tls_cert, *tls_key;    /* PEM files; both or neither */

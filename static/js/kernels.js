@@ -1,4 +1,4 @@
-// kernels.js - the plan page's "Kernels (VMEM)" panel (result.kernels, RESULT.md): per
+// kernels.js - the plan page's "Kernels (VMEM)" panel (result.kernels, server/planner/RESULT.md#fields): per
 // Pallas kernel, one stacked bar of its VMEM (each VMEM operand's buffers, the scratch, the
 // margin) against two lines, the scoped limit and physical VMEM; the per-operand table; and
 // the suggestions with their traffic. Hidden when the model has no kernels. Names reach the

@@ -387,7 +387,7 @@ export class LayoutChart extends Chart {
         return best;
     }
 
-    // Buffer i as an object with the result's tensor field names (RESULT.md), for tooltips
+    // Buffer i as an object with the result's tensor field names (server/planner/RESULT.md#fields), for tooltips
     // and tables: built on demand, never for all buffers at once.
     tensor(i) {
         const c = this.cols;

@@ -18,7 +18,7 @@ export function renderPeakTable(r, layout, onPick) {
         $('#peak-table').classList.add('hidden');
         return;
     }
-    // A tensor's id is its index (RESULT.md), the index of its entry in every column.
+    // A tensor's id is its index (server/planner/RESULT.md#fields), the index of its entry in every column.
     const idx = peak.buffers.filter((b) => Number.isInteger(b) && b >= 0 && b < layout.n);
     idx.sort((a, b) => (padded[b] || 0) - (padded[a] || 0));
     $('#peak-title').textContent = `Live at the peak step (${fmtInt(peak.step)}): ${fmtInt(idx.length)} buffers, ${fmtBytes(peak.bytes)}`;

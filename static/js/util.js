@@ -89,7 +89,8 @@ export async function apiGet(url) {
     return { body: await res.json(), res };
 }
 
-// The API key a server under --require-key wants on every submission (README "API keys":
+// The API key a server under --require-key wants on every submission
+// (server/service/README.md#api-keys:
 // Authorization: Bearer tpk_...), kept for this tab only: sessionStorage is gone when the tab
 // closes and is never sent anywhere but with the dashboard's own POSTs.
 const KEY_ITEM = 'tpuplan.apikey';

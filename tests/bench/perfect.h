@@ -29,7 +29,8 @@ static const struct perfect_seed perfect_seeds[] = {
 };
 #define PERFECT_NSEEDS (sizeof(perfect_seeds) / sizeof(perfect_seeds[0]))
 
-/* The README's sweep beyond the kept set (`bench_pack --sweep A-B`): seed s has
+/* The sweep beyond the kept set (`bench_pack --sweep A-B`,
+ * tests/bench/RESULTS.md#perfect-packing-the-skyline-searchs-tail): seed s has
  * 400 + 7s mod 101 buffers, 400-500. */
 static inline size_t perfect_sweep_n(uint64_t seed)
 {

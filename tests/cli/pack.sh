@@ -101,7 +101,7 @@ run pack
 ok $((rc != 2)) "no FILE exits 2"
 
 # A challenging instance (skipped without the data): exact fits C at 1048576 and proves
-# its lower bound 1039360 optimal (allocators.md section 1.6).
+# its lower bound 1039360 optimal (server/planner/SOURCES.md#minimalloc-challenging-suite).
 if [ -r "$data/C.1048576.csv" ]; then
     run pack "$data/C.1048576.csv" --capacity 1048576 --algo exact --time-limit 30
     ok $rc "challenging C: exact fits the capacity"
@@ -110,7 +110,7 @@ if [ -r "$data/C.1048576.csv" ]; then
     run pack "$data/C.1048576.csv" --capacity 1048576 --algo xla-spatial
     ok $((rc != 1)) "challenging C: xla-spatial does not fit (exit 1)"
     grep -Eq '^xla-spatial +1417216 ' "$tmp/out"
-    ok $? "challenging C: xla-spatial peak 1417216 (allocators.md section 1.7)"
+    ok $? "challenging C: xla-spatial peak 1417216 (server/planner/SOURCES.md#greedy-baselines)"
 else
     echo "# skipped: $data not found"
 fi

@@ -185,7 +185,7 @@ check "budget=1.5 is 400 naming budget" \
 req POST "/api/v1/plans?budget=0.9" -H 'Content-Type: text/csv' --data-binary $'id,lower,upper,size\n0,0,1,8\n'
 check "a budget fraction of a plan without a capacity is 422 naming budget" \
     eval 'problem 422 invalid-model && body_has "\"where\":\"budget\"" && body_has "a fraction needs a capacity"'
-# The README's CI step, run as written (its budget swapped, model.json = this model): exit 0
+# The README's CI step (README.md#budget-gate-in-ci), run as written (its budget swapped, model.json = this model): exit 0
 # within budget, 1 over, and the share link first.
 awk '/^TPUPLAN=http/ {on = 1} on {print} on && /^PY$/ {exit}' README.md >"$tmp/gate.sh"
 printf '%s' "${model/api-test-small/api-test-gate}" >"$tmp/model.json"

@@ -67,7 +67,8 @@ static void test_table(void **state)
     assert_string_equal(chip_default()->name, "v5e");
 }
 
-/* The figures the issue names, from tpu-padding-rules.md 6 and tpu-facts.md 1. */
+/* The figures the issue names, from server/planner/SOURCES.md#usable-hbm and the chip
+ * entries of server/planner/SOURCES.md#cloud-specs, #tpu_info and #scaling-book there. */
 static void test_figures(void **state)
 {
     const struct chip *c;

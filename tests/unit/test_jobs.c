@@ -183,7 +183,8 @@ static void test_each_plan_once(void **state)
 }
 
 /* A pool serving under --base-path stores a failed plan's problem with the prefix on its
- * type, as every problem the server answers itself carries it (README). */
+ * type, as every problem the server answers itself carries it
+ * (server/service/README.md#behind-a-reverse-proxy). */
 static void test_problem_base_path(void **state)
 {
     struct store *s = *state;

@@ -2,7 +2,8 @@
  * test_kernel.c - VMEM planning of Pallas kernels (kernel.h) through plan_run and
  * directly: exact VMEM bytes worked out by hand (matmul tilings, bf16/int8/int4 odd
  * shapes, single-buffered whole arrays, 1-D blocks, scalars, SMEM and semaphores taking no
- * VMEM), the blocked-matmul traffic formula of Pallas-matmul (tpu-facts 3c), limits and
+ * VMEM), the blocked-matmul traffic formula of Pallas-matmul
+ * (server/planner/SOURCES.md#vmem-estimate), limits and
  * XLA's E1001 text, the exact raised limit, properties of the block suggestions (they fit,
  * are tile-aligned and are the largest), and every input error naming its field.
  */
@@ -69,7 +70,8 @@ static char *matmul(const char *chip, int64_t m, int64_t k, int64_t n, int64_t b
     return buf;
 }
 
-/* Matmul tilings: VMEM by hand, and the traffic formula of Pallas-matmul (tpu-facts 3c):
+/* Matmul tilings: VMEM by hand, and the traffic formula of Pallas-matmul
+ * (server/planner/SOURCES.md#vmem-estimate):
  * (m.k.n/bn + k.n.m/bm) x input size + m.n x output size. */
 static void test_matmul_vmem_and_traffic(void **state)
 {
@@ -114,7 +116,7 @@ static void test_matmul_vmem_and_traffic(void **state)
 }
 
 /* Odd shapes in every width: each block pads to (8 x 32/bits) rows and 128 lanes, which
- * makes all four exactly 16 KiB (tpu-facts 3a, 2c). */
+ * makes all four exactly 16 KiB (server/planner/SOURCES.md#block-shapes). */
 static void test_odd_shapes_by_width(void **state)
 {
     const char *text =
@@ -231,7 +233,8 @@ static char *rows_kernel(const char *chip, int64_t rows, int64_t limit, int64_t 
     return buf;
 }
 
-/* The two scoped-limit errors quoted in tpu-facts 1f/3d, reproduced exactly by kernels of
+/* The two scoped-limit errors quoted in server/planner/SOURCES.md#vmem-errors, reproduced
+ * exactly by kernels of
  * those sizes: XLA's text, the plan not fitting, and the raised limit. */
 static void test_e1001_text_and_limits(void **state)
 {
@@ -456,7 +459,8 @@ static void test_errors_name_the_field(void **state)
     }
 }
 
-/* Pallas' block-shape rules (tpu-facts 3a) become warnings naming the operand; a kernel
+/* Pallas' block-shape rules (server/planner/SOURCES.md#block-shapes) become warnings naming
+ * the operand; a kernel
  * over its limit whose blocks follow no grid axis gets no block suggestion, and says so. */
 static void test_block_rule_warnings(void **state)
 {

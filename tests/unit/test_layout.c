@@ -1,6 +1,7 @@
 /*
  * test_layout.c - padded byte sizes against every real XLA:TPU report in the docs
- * (tpu-padding-rules.md sections 3, 5, 7; tpu-facts.md 1e, 2c-2g), the TSL byte formatter,
+ * (server/planner/SOURCES.md#report-rules, server/planner/SOURCES.md#tiles-per-dtype,
+ * server/planner/SOURCES.md#real-reports and the entries around them), the TSL byte formatter,
  * default-layout rules per generation, and properties over random shapes.
  */
 #include <setjmp.h>
@@ -60,7 +61,7 @@ struct report {
 };
 
 static const struct report reports[] = {
-    /* tpu-padding-rules.md 3.2 */
+    /* server/planner/SOURCES.md#report-rules */
     {"s32[29360128,10]{1,0:T(8,128)}", "14.00G", "1.09G", "12.91G", "12.8x", 15032385536ull},
     {"f32[512,100,30000]{2,1,0:T(8,128)}", "5.97G", NULL, NULL, NULL, 0},
     {"f32[2000,5000]{1,0:T(8,128)}", "39.06M", "38.15M", "937.5K", "1.0x", 0},
@@ -81,18 +82,19 @@ static const struct report reports[] = {
     {"f32[128,3]{1,0}", "64.0K", NULL, NULL, NULL, 65536},
     /* 3.7: the one 1-D Size line (vmem) */
     {"u8[4096]{0}", "4.0K", "4.0K", NULL, "1.0x", 4096},
-    /* tpu-facts.md 2g */
+    /* server/planner/SOURCES.md#real-reports */
     {"s32[8388608,8,4]{2,1,0:T(8,128)}", "32.00G", "1.00G", NULL, "32.0x", 0},
     {"u32[12582912,1]{1,0:T(8,128)}", "6.00G", "48.00M", NULL, "128.0x", 0},
     {"s32[2048,1,128,128,4]{4,3,2,0,1:T(8,128)}", "16.00G", "512.00M", NULL, "32.0x", 0},
     {"bf16[128,4096,352]{2,1,0:T(16,128)(2,1)}", "384.00M", "352.00M", "32.00M", "1.1x", 0},
     /* table 5: u8 packed, no padding */
     {"u8[256,384,1024]{2,1,0:T(8,128)(4,1)}", "96.00M", "96.00M", NULL, "1.0x", 0},
-    /* tpu-facts.md 1e: "Allocation (size=107374182400)" for u8[327680,327680] (XLA-OOM) */
+    /* server/planner/SOURCES.md#usable-hbm: "Allocation (size=107374182400)" for
+     * u8[327680,327680] (XLA-OOM) */
     {"u8[327680,327680]{1,0:T(8,128)(4,1)}", "100.00G", NULL, NULL, NULL, 107374182400ull},
-    /* tpu-facts.md 3d: E1001 sample "size=134217728" for u8[134217728]{0} */
+    /* server/planner/SOURCES.md#vmem-errors: E1001 sample "size=134217728" for u8[134217728]{0} */
     {"u8[134217728]{0}", "128.00M", NULL, NULL, NULL, 134217728ull},
-    /* tpu-padding-rules.md 7 / tpu-facts.md 2e: scalars and 1-D (tile-derived sizes) */
+    /* server/planner/SOURCES.md#1-d-arrays-and-scalars: scalars and 1-D (tile-derived sizes) */
     {"f32[]{:T(256)}", "1.0K", "4B", NULL, NULL, 1024},
     {"bf16[]{:T(512)(2,1)}", "1.0K", NULL, NULL, NULL, 1024},
     {"s32[]{:T(256)S(6)}", "1.0K", NULL, NULL, NULL, 1024},
@@ -105,14 +107,14 @@ static const struct report reports[] = {
     {"pred[2000]{0:T(1024)(128)(4,1)}", "2.0K", NULL, NULL, NULL, 2048},
     {"pred[2000]{0:T(1024)E(32)}", "8.0K", NULL, NULL, NULL, 8192},
     {"bf16[6144]{0:T(1024)(128)(2,1)}", "12.0K", NULL, NULL, NULL, 12288},
-    /* tpu-facts.md 2a-2d: real HLO text */
+    /* server/planner/SOURCES.md#tiled-notation to #compact-tiles there: real HLO text */
     {"f32[3,5]{1,0:T(2,2)}", "96B", "60B", "36B", "1.6x", 96},
     {"f32[32,1,1]{2,1,0:T(2,128)S(5)}", "32.0K", NULL, NULL, NULL, 32768},
     {"s4[8,32768,1,256]{3,1,0,2:T(64,128)(8,1)E(4)S(1)}", "32.00M", "32.00M", NULL, "1.0x", 0},
     {"s8[2,6144,2,256]{3,1,0,2:T(32,128)(4,1)S(1)}", "6.00M", NULL, NULL, NULL, 6291456},
     {"pred[2,6144,1,256]{3,1,0,2:T(8,128)(4,1)}", "3.00M", NULL, NULL, NULL, 3145728},
     {"bf16[8,1024,8192]{2,1,0:T(8,128)(2,1)}", "128.00M", NULL, NULL, NULL, 134217728},
-    /* XLA docs/tiled_layout.md: sub-tiles never pad, whatever their rank */
+    /* openxla/xla docs/tiled_layout.md: sub-tiles never pad, whatever their rank */
     {"bf16[32,256]{1,0:T(8,128)(2,1,1,1)}", "16.0K", "16.0K", NULL, "1.0x", 16384},
 };
 
@@ -255,7 +257,7 @@ static void test_format(void **state)
     char buf[32];
 
     (void)state;
-    /* tpu-padding-rules.md 2: truncation, not rounding */
+    /* server/planner/SOURCES.md#report-format: truncation, not rounding */
     assert_string_equal(layout_format_bytes(1262254080ull, buf, sizeof(buf)), "1.17G");
     assert_string_equal(layout_format_bytes(0, buf, sizeof(buf)), "0B");
     assert_string_equal(layout_format_bytes(1023, buf, sizeof(buf)), "1023B");

@@ -1,6 +1,7 @@
 /*
  * test_model.c - the native model description parser (model.h) and lifetimes
- * (lifetime.h): fields, sharding arithmetic (tpu-facts.md 5b/5c), derived lifetimes, and
+ * (lifetime.h): fields, sharding arithmetic (server/planner/SOURCES.md#uneven-sharding),
+ * derived lifetimes, and
  * one test per malformed-input class, each checking the error code, the location and
  * that the message names the tensor.
  */
@@ -72,7 +73,8 @@ static void test_fields(void **state)
     model_free(&m);
 }
 
-/* Per-device dims are ceil(dim / product of axes), tpu-facts.md 5b: f32[7,2] on a [4,2]
+/* Per-device dims are ceil(dim / product of axes), server/planner/SOURCES.md#uneven-sharding:
+ * f32[7,2] on a [4,2]
  * mesh is f32[2,1] per device (Reactant.jl PR #822). */
 static void test_sharding(void **state)
 {

@@ -1,6 +1,7 @@
 /*
  * test_pack.c - packing: validation errors, the lower bound, the greedy strategies'
- * documented numbers (allocators.md section 1.7), the checker's verdicts and the metrics.
+ * documented numbers (server/planner/SOURCES.md#greedy-baselines), the checker's verdicts and
+ * the metrics.
  * test_pack_exact.c covers the exact solver and the search heuristic.
  */
 #include <setjmp.h>
@@ -600,7 +601,8 @@ static void test_greedy_weights_like_reference(void **state)
     }
 }
 
-/* allocators.md section 1.7: best-fit peaks of the MiniMalloc challenging instances in
+/* server/planner/SOURCES.md#greedy-baselines: best-fit peaks of the MiniMalloc challenging
+ * instances in
  * the XLA spatial, temporal and area orders and TFLite's order (skipped without data). */
 static void test_documented_greedy(void **state)
 {

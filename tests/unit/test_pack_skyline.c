@@ -123,9 +123,10 @@ static void test_perfect(void **state)
 }
 
 /*
- * The heavy tail: the kept seed P6 (500 buffers) and seeds 10, 12 and 14 of the README's
- * sweep, which the doubling restarts of the heuristic's order did not solve in 10 s (P6
- * not in 30 s), are found at the capacity by the dives within their 30 s.
+ * The heavy tail: the kept seed P6 (500 buffers) and seeds 10, 12 and 14 of the sweep
+ * (tests/bench/RESULTS.md#perfect-packing-the-skyline-searchs-tail), which the doubling restarts of
+ * the heuristic's order did not solve in 10 s (P6 not in 30 s), are found at the capacity by the
+ * dives within their 30 s.
  */
 static void test_tail(void **state)
 {

@@ -1,9 +1,10 @@
 /*
  * test_plan.c - plan_run / plan_validate / plan_buffers end to end on the library:
- * exact byte counts and suggestions from the real OOM reports in tpu-facts.md 2g,
- * per-device sharded sizes (5c), every input format, fit and overflow, properties of
- * random models (totals add up, padded >= logical, offsets never overlap in time x space),
- * and the error paths.
+ * exact byte counts and suggestions from the real OOM reports in
+ * server/planner/SOURCES.md#real-reports, per-device sharded sizes
+ * (server/planner/SOURCES.md#per-device-layout), every input format, fit and overflow, properties
+ * of random models (totals add up, padded >= logical, offsets never overlap in time x space), and
+ * the error paths.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -52,7 +53,8 @@ static json_object *plan_str(const char *text, const struct plan_opts *o)
     return plan(text, strlen(text), o, NULL);
 }
 
-/* tpu-facts.md 2g: three real allocations, with the exact sizes the reports print. */
+/* server/planner/SOURCES.md#real-reports: three real allocations, with the exact sizes the
+ * reports print. */
 static void test_real_reports(void **state)
 {
     const char *text =
@@ -104,7 +106,7 @@ static void test_real_reports(void **state)
 }
 
 /* Per-device shapes: a [1024,256] f32 sharded 4 ways on its minor dim is [1024,64] per
- * device, which pads back to 128 lanes (tpu-facts.md 5c). */
+ * device, which pads back to 128 lanes (server/planner/SOURCES.md#per-device-layout). */
 static void test_sharded(void **state)
 {
     const char *text = "{\"chip\":\"v5p\",\"mesh\":{\"data\":4,\"model\":2},\"tensors\":["

@@ -380,8 +380,8 @@ static bool same_shape_text(const struct ctx *c, uint32_t la, uint32_t lb)
  * that the user may write into it: a temp (neither a parameter, which the caller or the
  * program holds, nor a constant, which XLA never overwrites: hlo_dataflow_analysis.cc
  * CanShareOperandBufferWithUser), not an output, in HBM, read for the last time at step (the
- * heap simulator reuses only an operand that dies there: ../shared/docs/allocators.md
- * section 2). HLO_NONE otherwise. */
+ * heap simulator reuses only an operand that dies there:
+ * server/planner/SOURCES.md#heap-simulator). HLO_NONE otherwise. */
 static uint32_t dies_for(const struct walk *w, uint32_t x, int64_t step)
 {
     uint32_t r;

@@ -267,7 +267,8 @@ static int parse_sharding(struct ctx *c, size_t i, json_object *js, struct model
         } else if ((rc = shard_axis(c, i, field, v, &used, &t->shard_mask[d], &parts)) != ERR_OK) {
             return rc;
         }
-        /* Per-device extent: XLA gives every shard ceil(d/p) (tpu-facts.md 5b). */
+        /* Per-device extent: XLA gives every shard ceil(d/p)
+         * (server/planner/SOURCES.md#uneven-sharding). */
         int64_t g = sh->dims[d];
         if (g % (int64_t)parts != 0) {
             if (c->uneven++ == 0)

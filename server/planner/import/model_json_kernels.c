@@ -150,7 +150,7 @@ static int get_dtype(struct kctx *c, json_object *o, const char *field, struct k
     if (kernel_dtype_bits(op->dtype) == 0)
         return kerr(c, ERR_INVALID, f,
                     "%s: Pallas TPU kernels take 32-bit and narrower types (f32, bf16, int*, "
-                    "bool; tpu-facts 3a)",
+                    "bool; server/planner/SOURCES.md#block-shapes)",
                     dtype_name(op->dtype));
     return ERR_OK;
 }
@@ -216,13 +216,16 @@ static int get_pipelined(struct kctx *c, json_object *o, const char *field, unsi
     }
     if (json_object_object_get_ex(o, "buffers", &v)) {
         /* pallas_call buffers 1 or 2; emit_pipeline allows more on inputs, never on outputs
-         * ("Buffer count >2 not supported for output buffered refs", tpu-facts 3b). */
+         * ("Buffer count >2 not supported for output buffered refs",
+         * server/planner/SOURCES.md#buffering). */
         unsigned max = op->role == KERNEL_OUTPUT ? 2 : KERNEL_MAX_BUFFERS;
         int64_t b;
         snprintf(f, sizeof(f), "%s.buffers", field);
         if (jsonr_int(v, &b) != 0 || b < 1 || b > max)
             return kerr(c, ERR_INVALID, f, "must be an integer from 1 to %u%s", max,
-                        op->role == KERNEL_OUTPUT ? " (outputs take at most 2, tpu-facts 3b)" : "");
+                        op->role == KERNEL_OUTPUT
+                            ? " (outputs take at most 2, server/planner/SOURCES.md#buffering)"
+                            : "");
         op->buffers = (unsigned)b;
     }
     return ERR_OK;
@@ -262,9 +265,11 @@ static int parse_operand(struct kctx *c, json_object *o, enum kernel_role role, 
     } else if (op->space != KSPACE_SEMAPHORE) {
         return kerr(c, ERR_INVALID, f, "\"%s\" is required", dims_key);
     }
-    /* "only blocks with rank at least 1 are supported" (Pallas-details, tpu-facts 3a) */
+    /* "only blocks with rank at least 1 are supported" (Pallas-details,
+     * server/planner/SOURCES.md#block-shapes) */
     if (role != KERNEL_SCRATCH && op->rank == 0 && op->space == KSPACE_VMEM)
-        return kerr(c, ERR_INVALID, f, "a VMEM block needs at least one dim (tpu-facts 3a)");
+        return kerr(c, ERR_INVALID, f,
+                    "a VMEM block needs at least one dim (server/planner/SOURCES.md#block-shapes)");
     if (role != KERNEL_SCRATCH)
         return get_pipelined(c, o, field, grid_rank, op);
     return ERR_OK;

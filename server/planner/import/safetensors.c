@@ -30,7 +30,7 @@ bool safetensors_detect(const char *buf, size_t len)
 }
 
 /* Names from the safetensors Rust Dtype enum (safetensors/src/tensor.rs, listed in
- * ux-anchors.md section 5). F8_E4M3 is torch's float8_e4m3fn; F8_E8M0 is the MX scale
+ * server/planner/SOURCES.md#safetensors). F8_E4M3 is torch's float8_e4m3fn; F8_E8M0 is the MX scale
  * type XLA calls f8e8m0fnu; F4 is float4_e2m1fn. */
 static const struct {
     const char *name;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define LANES 128 /* minor tile extent of every TPU generation (tpu-facts.md 1b, 2c) */
+#define LANES 128 /* NUM_LANES of every generation: server/planner/SOURCES.md#tpu_info */
 
 /* suggest_sharding's action; count_same tells a reshard by this pointer. */
 static const char action_reshard[] = "reshard";

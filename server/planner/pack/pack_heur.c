@@ -2,7 +2,8 @@
  * pack_heur.c - greedy placement (XLA's and TFLite's heuristics, a naive first fit).
  *
  * Each buffer in sort order goes into the free gaps left by the already-placed buffers that
- * overlap it in time (../shared/docs/allocators.md sections 1.7, 2 and 7):
+ * overlap it in time (server/planner/SOURCES.md#heap-simulator,
+ * server/planner/SOURCES.md#tflite-arena, server/planner/SOURCES.md#greedy-baselines):
  *   best fit   the smallest (gap size, gap start) that fits, else the top of the overlapping
  *              buffers (XLA ChunkPlacement::kBestFit, TFLite SimpleMemoryArena::Allocate);
  *   lowest     the first gap from offset 0 that fits (XLA ChunkPlacement::kLowestOffset).

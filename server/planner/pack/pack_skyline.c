@@ -69,7 +69,8 @@
  * same problem, height and limit give the same answer and node count. The runs are spread
  * over up to four threads by table (see struct sky_worker): each run searches as it would
  * on one thread, and the answer is the run of the least index that answers, so threads
- * only shorten the wall time (README: the sweep seed S56 on one and two threads).
+ * only shorten the wall time (the sweep seed S56 on one and two threads:
+ * tests/bench/RESULTS.md#the-skyline-stage-on-one-and-two-threads).
  */
 #include <pthread.h>
 #include <stdatomic.h>

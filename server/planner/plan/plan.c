@@ -37,8 +37,9 @@
 #include "planner/xla_assign.h"
 
 /* Offset alignment default. An assumption: no public source gives XLA:TPU's HBM buffer
- * alignment. The BFC allocator aligns to 256 B (../shared/docs/allocators.md 4) and every
- * tiled TPU array is a multiple of 512 B, the smallest scalar tile (tpu-facts.md 2e), so
+ * alignment. The BFC allocator aligns to 256 B (server/planner/SOURCES.md#bfc) and every
+ * tiled TPU array is a multiple of 512 B, the smallest scalar tile
+ * (server/planner/SOURCES.md#1-d-arrays-and-scalars), so
  * 512 B rarely changes a plan; the result labels it an assumption. */
 #define PLAN_DEFAULT_ALIGNMENT 512
 #define PLAN_DEFAULT_TIME_S    2.0

@@ -5,8 +5,8 @@
  *   plan.c            preparation (input detection, loading, options, the packing
  *                     problem, the strategy list) and plan_run, which calls the others
  *   plan_portfolio.c  runs the chosen strategies and keeps the best packing
- *   plan_result.c     the result document (RESULT.md), section by section
- *   plan_views.c      the summary and layout views (RESULT.md "Views")
+ *   plan_result.c     the result document (server/planner/RESULT.md), section by section
+ *   plan_views.c      the summary and layout views (server/planner/RESULT.md#views)
  *   plan_runtime.c    the runtime allocator replay (bfc.h) and its part of the result
  *   plan_series.c     the number writers the result's sections share
  *   plan_xla.c        XLA's own buffer assignment beside the plan (packing.xla)

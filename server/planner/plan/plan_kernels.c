@@ -1,7 +1,7 @@
 /*
  * plan_kernels.c - the plan's Pallas kernels (kernel.h): checked when the plan is
  * prepared (every figure, the fit), written into the result's "kernels" section
- * (RESULT.md) with their suggestions, and the assumptions they rest on.
+ * (server/planner/RESULT.md#fields) with their suggestions, and the assumptions they rest on.
  *
  * A plan keeps no per-kernel results: the writer plans each kernel again into one
  * scratch row array (c->kops), so 10,000 kernels cost no more memory than one.
@@ -57,7 +57,7 @@ size_t plan_kernels_oom(const struct kernel_spec *k, const struct kernel_plan *p
         return 0;
     }
     if (p->over_physical && p->vmem_limit >= p->physical_vmem)
-        /* the total-capacity form (jax #38988, tpu-facts 3d) */
+        /* the total-capacity form (jax #38988, server/planner/SOURCES.md#vmem-errors) */
         n = snprintf(buf, cap,
                      "RESOURCE_EXHAUSTED: kernel \"%.200s\": Ran out of memory in memory space "
                      "vmem. Used %s of %s vmem. Exceeded vmem capacity by %s.",
@@ -236,14 +236,15 @@ static void write_warning(struct jsonw *w, const struct kernel_spec *k, const st
     case KWARN_BLOCK_RULE:
         snprintf(line, sizeof(line),
                  "%.100s: the last two block dims must be divisible by 8 and 128 or equal the "
-                 "array's; Pallas' TPU lowering rejects this block (tpu-facts 3a)",
+                 "array's; Pallas' TPU lowering rejects this block "
+                 "(server/planner/SOURCES.md#block-shapes)",
                  op);
         break;
     case KWARN_RANK1_RULE:
         snprintf(line, sizeof(line),
                  "%.100s: a 1-D block must equal the array, be a multiple of 1024 or a power "
                  "of 2 of at least 128 x 32/bits; Pallas' TPU lowering rejects this block "
-                 "(tpu-facts 3a)",
+                 "(server/planner/SOURCES.md#block-shapes)",
                  op);
         break;
     case KWARN_BLOCK_BIGGER:
@@ -252,14 +253,16 @@ static void write_warning(struct jsonw *w, const struct kernel_spec *k, const st
     case KWARN_LIMIT_ABOVE_PHYSICAL:
         snprintf(line, sizeof(line),
                  "vmem_limit_bytes %s is above the %s of physical VMEM per TensorCore "
-                 "(tpu-facts 1b); the kernel is checked against physical VMEM",
+                 "(server/planner/SOURCES.md#tpu_info); the kernel is checked against "
+                 "physical VMEM",
                  layout_format_bytes(p->vmem_limit, a, sizeof(a)),
                  layout_format_bytes(p->physical_vmem, b, sizeof(b)));
         break;
     case KWARN_INT4:
         snprintf(line, sizeof(line),
                  "%.100s: 4-bit types are not in Pallas-details' list of supported dtypes "
-                 "(tpu-facts 3a; the list may lag the code); sized with 64-row tiles",
+                 "(server/planner/SOURCES.md#block-shapes; the list may lag the code); sized "
+                 "with 64-row tiles",
                  op);
         break;
     case KWARN_NO_FIT_AT_MIN:
@@ -375,7 +378,8 @@ void plan_kernels_assumptions(struct jsonw *w, const struct plan_ctx *c)
         return;
     if (ch->scoped_vmem_default == 0)
         snprintf(line, sizeof(line),
-                 "kernels: the default scoped VMEM limit of %s is not known (tpu-facts 1f); "
+                 "kernels: the default scoped VMEM limit of %s is not known "
+                 "(server/planner/SOURCES.md#scoped-vmem); "
                  "assumed %s, the smallest default seen in an error (v5e), capped by the %s of "
                  "physical VMEM",
                  ch->name, layout_format_bytes(16ull << 20, a, sizeof(a)),
@@ -383,14 +387,15 @@ void plan_kernels_assumptions(struct jsonw *w, const struct plan_ctx *c)
     else
         snprintf(line, sizeof(line),
                  "kernels: the default scoped VMEM limit of %s (%s) is read from compiler "
-                 "error messages, not documented (tpu-facts 1f)",
+                 "error messages, not documented (server/planner/SOURCES.md#scoped-vmem)",
                  ch->name, layout_format_bytes(ch->scoped_vmem_default, a, sizeof(a)));
     jsonw_str(w, NULL, line);
     jsonw_str(w, NULL,
               "kernels: VMEM blocks are sized with the second-minor dim rounded to 8 x 32/bits "
-              "rows and the minor to 128 lanes, 1-D blocks to 1024 elements (tpu-facts 3a, 2e: "
-              "an estimate, no official formula); Mosaic's internal scratch and vreg spills "
-              "are not modelled beyond margin_bytes, so the figure can be low (3c)");
+              "rows and the minor to 128 lanes, 1-D blocks to 1024 elements "
+              "(server/planner/SOURCES.md#block-shapes: an estimate, no official formula); "
+              "Mosaic's internal scratch and vreg spills are not modelled beyond margin_bytes, "
+              "so the figure can be low (server/planner/SOURCES.md#vmem-estimate)");
     if (ch->uncertain & CHIP_F_VMEM) {
         snprintf(line, sizeof(line),
                  "kernels: physical VMEM of %s (%s per TensorCore) is uncertain: %s", ch->name,

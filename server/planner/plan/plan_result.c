@@ -1,7 +1,7 @@
 /*
- * plan_result.c - the result document (RESULT.md, static/schema/result.schema.json), one
- * writer per top-level section in document order: model, chip, summary, tensors,
- * suggestions, packing (with its timeline and peak), warnings.
+ * plan_result.c - the result document (server/planner/RESULT.md#fields,
+ * static/schema/result.schema.json), one writer per top-level section in document order:
+ * model, chip, summary, tensors, suggestions, packing (with its timeline and peak), warnings.
  *
  * The writers only read the prepared plan and its packing (plan_int.h); the chip record
  * itself is chip_json_write's, the plan adding its assumptions.

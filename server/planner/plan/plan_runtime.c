@@ -1,7 +1,7 @@
 /*
  * plan_runtime.c - the runtime side of a plan (plan_int.h): the plan's buffers replayed,
  * in program order, through the model of XLA's BFC allocator (bfc.h), and what the result
- * says about it (RESULT.md packing.runtime).
+ * says about it (server/planner/RESULT.md#the-runtime-replay).
  *
  * This is the behaviour of the GPU-style runtime allocator, not of the TPU compiler: the
  * strategies assign offsets at compile time, as XLA:TPU does. The runtime section carries
@@ -80,7 +80,8 @@ static void write_failure(struct jsonw *w, const char *key, const struct plan_ct
     jsonw_obj_end(w);
 }
 
-/* What the figures rest on, one sentence each (RESULT.md packing.runtime.assumptions). */
+/* What the figures rest on, one sentence each (packing.runtime.assumptions,
+ * server/planner/RESULT.md#fields). */
 static void write_assumptions(struct jsonw *w, const struct plan_ctx *c)
 {
     char line[ERR_MSG_MAX];

@@ -1,7 +1,7 @@
 /*
- * plan_views.c - the two small views of a result (plan.h, RESULT.md "Views"): the summary
- * (the result document without its tensors array, plan_result_write) and the layout (the
- * tensors as columns, written here).
+ * plan_views.c - the two small views of a result (plan.h, server/planner/RESULT.md#views):
+ * the summary (the result document without its tensors array, plan_result_write) and the
+ * layout (the tensors as columns, written here).
  *
  * The layout view holds one array per field in tensor order, for the dashboard's chart,
  * tooltips, search and tables (~7 MB for 100,000 tensors, against a 37 MB result). It is

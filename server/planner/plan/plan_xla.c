@@ -1,7 +1,7 @@
 /*
- * plan_xla.c - XLA's own buffer assignment beside the plan (plan_int.h; RESULT.md
- * packing.xla): a `*.buffer-assignment.txt` dump (xla_assign.h) planned on its own, or
- * matched by name against the plan's model, and its `*.memory-usage-report.txt` totals.
+ * plan_xla.c - XLA's own buffer assignment beside the plan (plan_int.h; packing.xla in
+ * server/planner/RESULT.md#fields): a `*.buffer-assignment.txt` dump (xla_assign.h) planned on its
+ * own, or matched by name against the plan's model, and its `*.memory-usage-report.txt` totals.
  *
  * XLA's offsets make the comparison row "xla-actual" next to the strategies: like the
  * runtime allocator's row (plan_runtime.c) it lives outside packing.strategies, because it

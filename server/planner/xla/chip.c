@@ -1,12 +1,15 @@
 /*
  * chip.c - the TPU generation table (see chip.h).
  *
- * Static const data only. Sources are the fact sheets in /work/shared/docs, cited by
- * section: "facts 1a" = tpu-facts.md section 1a (Google Cloud per-chip specs), "1b" = JAX's
- * tpu_info per-TensorCore table, "1c" = Scaling Book, "1d" = conflicts, "1e" = usable HBM in
- * real OOM reports, "1f" = scoped VMEM defaults; "rules 6" = tpu-padding-rules.md section 6
- * (capacities printed by the runtime). A figure the docs mark uncertain, or on which they
- * conflict, has its CHIP_F_* bit set and a sentence in `notes`.
+ * Static const data only. Each figure's comment names its source, an entry of
+ * server/planner/SOURCES.md: "Cloud" = server/planner/SOURCES.md#cloud-specs (Google Cloud's
+ * per-chip specs), "tpu_info" = server/planner/SOURCES.md#tpu_info (JAX's per-TensorCore
+ * table), "SB" = server/planner/SOURCES.md#scaling-book (the Scaling Book),
+ * "conflicts" = server/planner/SOURCES.md#conflicts, "OOM" and "printed" =
+ * server/planner/SOURCES.md#usable-hbm (usable HBM in real OOM reports, and the capacities
+ * the runtime prints), "scoped" = server/planner/SOURCES.md#scoped-vmem. A figure the sources
+ * mark uncertain, or on which they conflict, has its CHIP_F_* bit set and a sentence in
+ * `notes`.
  *
  * Usable HBM: the runtime prints capacities with TSL's formatter ("15.75G"), so the exact
  * byte count is not in the reports; we store printed-value x 2^30, computed in integers
@@ -24,23 +27,23 @@ static const struct chip chips[] = {
     {
         .name = "v2",
         .aliases = "tpuv2",
-        .device_kind = "TPU v2", /* facts 1b */
+        .device_kind = "TPU v2", /* tpu_info */
         .generation = 2,
-        .hbm_bytes_per_chip = 16 * GIB,        /* rules 6 "8 GiB/core" x 2 cores; facts 1b 16.0e9 */
-        .hbm_bytes_per_device = 8 * GIB,       /* rules 6: each core is a device (no megacore) */
-        .usable_hbm_bytes = 748 * GIB / 100,   /* facts 1e "Used 21.90G of 7.48G" (EasyDeL #78) */
-        .hbm_bw_bytes_per_s = 716000000000ull, /* facts 1b tpu_info 7.16e11 */
-        .vmem_bytes = 16 * MIB,                /* facts 1b */
-        .smem_bytes = 16 * KIB,                /* facts 1b */
-        .cmem_bytes = 0,                       /* facts 1b */
-        .tensorcores_per_chip = 2,             /* facts 1b */
-        .tensorcores_per_device = 1,           /* facts 1b megacore "no" */
-        .mxu_dim = 128,                        /* facts 1b */
-        .mxus_per_core = 1,                    /* facts 1b */
-        .peak_bf16_flops = 4.6e13,             /* facts 1b */
-        .peak_int8_ops = 0,                    /* facts 1a/1b: n/a */
-        .ici_topology = "2D torus",            /* facts 1c: v2/v3 4 nearest neighbours */
-        .scoped_vmem_default = 0,              /* facts 1f: not found */
+        .hbm_bytes_per_chip = 16 * GIB,        /* printed "8 GiB/core" x 2 cores; tpu_info 16.0e9 */
+        .hbm_bytes_per_device = 8 * GIB,       /* printed: each core is a device (no megacore) */
+        .usable_hbm_bytes = 748 * GIB / 100,   /* OOM "Used 21.90G of 7.48G" (EasyDeL #78) */
+        .hbm_bw_bytes_per_s = 716000000000ull, /* tpu_info 7.16e11 */
+        .vmem_bytes = 16 * MIB,                /* tpu_info */
+        .smem_bytes = 16 * KIB,                /* tpu_info */
+        .cmem_bytes = 0,                       /* tpu_info */
+        .tensorcores_per_chip = 2,             /* tpu_info */
+        .tensorcores_per_device = 1,           /* tpu_info megacore "no" */
+        .mxu_dim = 128,                        /* tpu_info */
+        .mxus_per_core = 1,                    /* tpu_info */
+        .peak_bf16_flops = 4.6e13,             /* tpu_info */
+        .peak_int8_ops = 0,                    /* Cloud/tpu_info: n/a */
+        .ici_topology = "2D torus",            /* SB: v2/v3 4 nearest neighbours */
+        .scoped_vmem_default = 0,              /* scoped: not found */
         .uncertain = 0,
         .notes = "v2 HBM bandwidth and peak FLOP/s come from JAX's tpu_info table only.",
     },
@@ -49,23 +52,24 @@ static const struct chip chips[] = {
         .aliases = "tpuv3",
         .device_kind = "TPU v3",
         .generation = 3,
-        .hbm_bytes_per_chip = 32 * GIB,        /* facts 1a Cloud "32 GiB"; 1b 34.4e9 */
-        .hbm_bytes_per_device = 16 * GIB,      /* rules 6 "16 GiB/core"; no megacore (1b) */
-        .usable_hbm_bytes = 1548 * GIB / 100,  /* facts 1e "Used 64.00G of 15.48G" (jax #7502) */
-        .hbm_bw_bytes_per_s = 900000000000ull, /* facts 1a Cloud/SB 900 GBps; 1b 8.25e11 */
-        .vmem_bytes = 16 * MIB,                /* facts 1b */
-        .smem_bytes = 16 * KIB,                /* facts 1b */
-        .cmem_bytes = 0,                       /* facts 1b */
-        .tensorcores_per_chip = 2,             /* facts 1a Cloud v3 page */
-        .tensorcores_per_device = 1,           /* facts 1b megacore "no" */
-        .mxu_dim = 128,                        /* facts 1a MXU definition */
-        .mxus_per_core = 2,                    /* facts 1a Cloud v3 page */
-        .peak_bf16_flops = 123e12,             /* facts 1a Cloud "123 teraflops"; SB 1.4e14 */
-        .peak_int8_ops = 0,                    /* facts 1a Cloud n/a; SB lists 1.4e14 */
-        .ici_topology = "2D torus",            /* facts 1a "2D torus", 1024 chips */
-        .scoped_vmem_default = 0,              /* facts 1f: not found */
+        .hbm_bytes_per_chip = 32 * GIB,        /* Cloud "32 GiB"; tpu_info 34.4e9 */
+        .hbm_bytes_per_device = 16 * GIB,      /* printed "16 GiB/core"; no megacore (tpu_info) */
+        .usable_hbm_bytes = 1548 * GIB / 100,  /* OOM "Used 64.00G of 15.48G" (jax #7502) */
+        .hbm_bw_bytes_per_s = 900000000000ull, /* Cloud/SB 900 GBps; tpu_info 8.25e11 */
+        .vmem_bytes = 16 * MIB,                /* tpu_info */
+        .smem_bytes = 16 * KIB,                /* tpu_info */
+        .cmem_bytes = 0,                       /* tpu_info */
+        .tensorcores_per_chip = 2,             /* Cloud v3 page */
+        .tensorcores_per_device = 1,           /* tpu_info megacore "no" */
+        .mxu_dim = 128,                        /* Cloud MXU definition */
+        .mxus_per_core = 2,                    /* Cloud v3 page */
+        .peak_bf16_flops = 123e12,             /* Cloud "123 teraflops"; SB 1.4e14 */
+        .peak_int8_ops = 0,                    /* Cloud n/a; SB lists 1.4e14 */
+        .ici_topology = "2D torus",            /* Cloud "2D torus", 1024 chips */
+        .scoped_vmem_default = 0,              /* scoped: not found */
         .uncertain = CHIP_F_HBM_BW | CHIP_F_BF16 | CHIP_F_INT8,
-        .notes = "Sources conflict (tpu-facts 1d): HBM bandwidth 900 GB/s (Cloud, Scaling "
+        .notes = "Sources conflict (server/planner/SOURCES.md#conflicts): HBM bandwidth 900 GB/s "
+                 "(Cloud, Scaling "
                  "Book) vs 8.25e11 (tpu_info); bf16 peak 123 TFLOP/s (Cloud, used here) vs "
                  "1.4e14 (Scaling Book, tpu_info); int8 n/a on Cloud but 1.4e14 in the "
                  "Scaling Book.",
@@ -75,21 +79,22 @@ static const struct chip chips[] = {
         .aliases = "tpuv4,v4p",
         .device_kind = "TPU v4",
         .generation = 4,
-        .hbm_bytes_per_chip = 32 * GIB,       /* facts 1a Cloud "32 GiB" */
-        .hbm_bytes_per_device = 32 * GIB,     /* megacore: the device is the chip (facts 1b, 1d) */
-        .usable_hbm_bytes = 3075 * GIB / 100, /* rules 6 "30.75G", reserved 1.25G (EasyDeL #166) */
-        .hbm_bw_bytes_per_s = 1200000000000ull, /* facts 1a Cloud 1200 GBps; SB 1.2e12 */
-        .vmem_bytes = 16 * MIB,                 /* facts 1b */
-        .smem_bytes = 1 * MIB,                  /* facts 1b */
-        .cmem_bytes = 134000000ull,             /* facts 1b 134e6 per chip */
-        .tensorcores_per_chip = 2,              /* facts 1a Cloud v4 page */
-        .tensorcores_per_device = 2,            /* facts 1b megacore "yes" */
-        .mxu_dim = 128,                         /* facts 1b */
-        .mxus_per_core = 4,                     /* facts 1a Cloud v4 page */
-        .peak_bf16_flops = 275e12,              /* facts 1a Cloud "275 teraflops" */
-        .peak_int8_ops = 275e12,                /* facts 1a Cloud "bf16 or int8"; 1b lists 0 */
-        .ici_topology = "3D torus",             /* facts 1a 3D mesh/torus, 4096 chips */
-        .scoped_vmem_default = 0,               /* facts 1f: v4 default not found */
+        .hbm_bytes_per_chip = 32 * GIB, /* Cloud "32 GiB" */
+        .hbm_bytes_per_device =
+            32 * GIB, /* megacore: the device is the chip (tpu_info, conflicts) */
+        .usable_hbm_bytes = 3075 * GIB / 100, /* printed "30.75G", reserved 1.25G (EasyDeL #166) */
+        .hbm_bw_bytes_per_s = 1200000000000ull, /* Cloud 1200 GBps; SB 1.2e12 */
+        .vmem_bytes = 16 * MIB,                 /* tpu_info */
+        .smem_bytes = 1 * MIB,                  /* tpu_info */
+        .cmem_bytes = 134000000ull,             /* tpu_info 134e6 per chip */
+        .tensorcores_per_chip = 2,              /* Cloud v4 page */
+        .tensorcores_per_device = 2,            /* tpu_info megacore "yes" */
+        .mxu_dim = 128,                         /* tpu_info */
+        .mxus_per_core = 4,                     /* Cloud v4 page */
+        .peak_bf16_flops = 275e12,              /* Cloud "275 teraflops" */
+        .peak_int8_ops = 275e12,                /* Cloud "bf16 or int8"; tpu_info lists 0 */
+        .ici_topology = "3D torus",             /* Cloud 3D mesh/torus, 4096 chips */
+        .scoped_vmem_default = 0,               /* scoped: v4 default not found */
         .uncertain = CHIP_F_CMEM | CHIP_F_INT8,
         .notes = "CMEM 134e6 B is JAX tpu_info's figure, which a third-party measurement calls "
                  "an estimate (128 MiB measured). int8: Cloud says 275 TOP/s, tpu_info lists "
@@ -98,23 +103,23 @@ static const struct chip chips[] = {
     {
         .name = "v5e",
         .aliases = "v5litepod,v5lite,tpuv5e,tpuv5lite",
-        .device_kind = "TPU v5 lite", /* facts 1b ("TPU v5e"/"TPU v5 lite") */
+        .device_kind = "TPU v5 lite", /* tpu_info ("TPU v5e"/"TPU v5 lite") */
         .generation = 5,
-        .hbm_bytes_per_chip = 16 * GIB,        /* facts 1a 16 GB; 1e 17179869184 B limit = 16 GiB */
-        .hbm_bytes_per_device = 16 * GIB,      /* one TensorCore per chip (facts 1b) */
-        .usable_hbm_bytes = 1575 * GIB / 100,  /* rules 6 "15.75G" (GKE samples PR #1467) */
-        .hbm_bw_bytes_per_s = 819000000000ull, /* facts 1a Cloud 819 GBps */
-        .vmem_bytes = 128 * MIB,               /* facts 1b; SB "128 MiB on TPU v5e" */
-        .smem_bytes = 1 * MIB,                 /* facts 1b */
-        .cmem_bytes = 0,                       /* facts 1b */
-        .tensorcores_per_chip = 1,             /* facts 1a, 1b */
+        .hbm_bytes_per_chip = 16 * GIB,        /* Cloud 16 GB; OOM 17179869184 B limit = 16 GiB */
+        .hbm_bytes_per_device = 16 * GIB,      /* one TensorCore per chip (tpu_info) */
+        .usable_hbm_bytes = 1575 * GIB / 100,  /* printed "15.75G" (GKE samples PR #1467) */
+        .hbm_bw_bytes_per_s = 819000000000ull, /* Cloud 819 GBps */
+        .vmem_bytes = 128 * MIB,               /* tpu_info; SB "128 MiB on TPU v5e" */
+        .smem_bytes = 1 * MIB,                 /* tpu_info */
+        .cmem_bytes = 0,                       /* tpu_info */
+        .tensorcores_per_chip = 1,             /* Cloud, tpu_info */
         .tensorcores_per_device = 1,
-        .mxu_dim = 128,                  /* facts 1b */
-        .mxus_per_core = 4,              /* facts 1a, 1b */
-        .peak_bf16_flops = 197e12,       /* facts 1a Cloud 197 TFLOPs */
-        .peak_int8_ops = 393e12,         /* facts 1a Cloud 393 TOPs */
-        .ici_topology = "2D torus",      /* facts 1a, 256 chips */
-        .scoped_vmem_default = 16 * MIB, /* facts 1f: "limit 16.00M" (pytorch/xla #6611) */
+        .mxu_dim = 128,                  /* tpu_info */
+        .mxus_per_core = 4,              /* Cloud, tpu_info */
+        .peak_bf16_flops = 197e12,       /* Cloud 197 TFLOPs */
+        .peak_int8_ops = 393e12,         /* Cloud 393 TOPs */
+        .ici_topology = "2D torus",      /* Cloud, 256 chips */
+        .scoped_vmem_default = 16 * MIB, /* scoped: "limit 16.00M" (pytorch/xla #6611) */
         .uncertain = CHIP_F_SCOPED_VMEM | CHIP_F_LAYOUT,
         .notes = "Scoped VMEM default 16 MiB is read from a 2024 error message, not documented. "
                  "Default tiles are assumed: no v5e memory report was found. One XLA sample "
@@ -124,25 +129,26 @@ static const struct chip chips[] = {
     {
         .name = "v5p",
         .aliases = "tpuv5p,tpuv5",
-        .device_kind = "TPU v5", /* facts 1b ("TPU v5"/"TPU v5p") */
+        .device_kind = "TPU v5", /* tpu_info ("TPU v5"/"TPU v5p") */
         .generation = 5,
-        .hbm_bytes_per_chip = 96 * GIB,         /* facts 1c SB "96GB"; 1b 103e9 B; Cloud "95 GiB" */
-        .hbm_bytes_per_device = 96 * GIB,       /* megacore: device = chip (facts 1b) */
-        .usable_hbm_bytes = 9574 * GIB / 100,   /* rules 6 / facts 1e "95.74G", gen inferred */
-        .hbm_bw_bytes_per_s = 2765000000000ull, /* facts 1a Cloud 2765 GBps */
-        .vmem_bytes = 64 * MIB,                 /* facts 1b */
-        .smem_bytes = 1 * MIB,                  /* facts 1b */
-        .cmem_bytes = 0,                        /* facts 1b */
-        .tensorcores_per_chip = 2,              /* facts 1a, 1b */
-        .tensorcores_per_device = 2,            /* facts 1b megacore "yes" */
-        .mxu_dim = 128,                         /* facts 1b */
-        .mxus_per_core = 4,                     /* facts 1a, 1b */
-        .peak_bf16_flops = 459e12,              /* facts 1a Cloud 459 TFLOPs */
-        .peak_int8_ops = 918e12,                /* facts 1b, 1c 9.18e14 */
-        .ici_topology = "3D torus",             /* facts 1a, 8960 chips */
-        .scoped_vmem_default = 0,               /* facts 1f: v5p default not found */
+        .hbm_bytes_per_chip = 96 * GIB,         /* SB "96GB"; tpu_info 103e9 B; Cloud "95 GiB" */
+        .hbm_bytes_per_device = 96 * GIB,       /* megacore: device = chip (tpu_info) */
+        .usable_hbm_bytes = 9574 * GIB / 100,   /* printed / OOM "95.74G", gen inferred */
+        .hbm_bw_bytes_per_s = 2765000000000ull, /* Cloud 2765 GBps */
+        .vmem_bytes = 64 * MIB,                 /* tpu_info */
+        .smem_bytes = 1 * MIB,                  /* tpu_info */
+        .cmem_bytes = 0,                        /* tpu_info */
+        .tensorcores_per_chip = 2,              /* Cloud, tpu_info */
+        .tensorcores_per_device = 2,            /* tpu_info megacore "yes" */
+        .mxu_dim = 128,                         /* tpu_info */
+        .mxus_per_core = 4,                     /* Cloud, tpu_info */
+        .peak_bf16_flops = 459e12,              /* Cloud 459 TFLOPs */
+        .peak_int8_ops = 918e12,                /* tpu_info, SB 9.18e14 */
+        .ici_topology = "3D torus",             /* Cloud, 8960 chips */
+        .scoped_vmem_default = 0,               /* scoped: v5p default not found */
         .uncertain = CHIP_F_HBM | CHIP_F_USABLE_HBM | CHIP_F_HBM_BW | CHIP_F_LAYOUT,
-        .notes = "HBM sources conflict (tpu-facts 1d): 95 GB / 95 GiB (Cloud), 96GB (Scaling "
+        .notes = "HBM sources conflict (server/planner/SOURCES.md#conflicts): 95 GB / 95 GiB "
+                 "(Cloud), 96GB (Scaling "
                  "Book), 103e9 B (tpu_info); 96 GiB is used. Usable 95.74G comes from an XLA "
                  "error sample whose generation is inferred. HBM bandwidth: 2765 GB/s (Cloud) "
                  "vs 2.46e12-2.8e12 elsewhere. Default tiles are assumed.",
@@ -150,23 +156,23 @@ static const struct chip chips[] = {
     {
         .name = "v6e",
         .aliases = "trillium,v6lite,tpuv6e,tpuv6lite",
-        .device_kind = "TPU v6 lite", /* facts 1b ("TPU v6e"/"TPU v6 lite") */
+        .device_kind = "TPU v6 lite", /* tpu_info ("TPU v6e"/"TPU v6 lite") */
         .generation = 6,
-        .hbm_bytes_per_chip = 32 * GIB,         /* facts 1a 32 GB; 1b 34.4e9 B = 32 GiB */
+        .hbm_bytes_per_chip = 32 * GIB,         /* Cloud 32 GB; tpu_info 34.4e9 B = 32 GiB */
         .hbm_bytes_per_device = 32 * GIB,       /* one TensorCore per chip */
-        .usable_hbm_bytes = 3125 * GIB / 100,   /* rules 6 "31.25G" (gen not stated) */
-        .hbm_bw_bytes_per_s = 1600000000000ull, /* facts 1a Cloud 1600 GBps (also 1640/1638) */
-        .vmem_bytes = 128 * MIB,                /* facts 1b */
-        .smem_bytes = 1 * MIB,                  /* facts 1b */
-        .cmem_bytes = 0,                        /* facts 1b */
-        .tensorcores_per_chip = 1,              /* facts 1a, 1b */
+        .usable_hbm_bytes = 3125 * GIB / 100,   /* printed "31.25G" (gen not stated) */
+        .hbm_bw_bytes_per_s = 1600000000000ull, /* Cloud 1600 GBps (also 1640/1638) */
+        .vmem_bytes = 128 * MIB,                /* tpu_info */
+        .smem_bytes = 1 * MIB,                  /* tpu_info */
+        .cmem_bytes = 0,                        /* tpu_info */
+        .tensorcores_per_chip = 1,              /* Cloud, tpu_info */
         .tensorcores_per_device = 1,
-        .mxu_dim = 256,                  /* facts 1b, 1c "256x256 MXU" */
-        .mxus_per_core = 2,              /* facts 1b; Cloud mostly 2, one snapshot 4 */
-        .peak_bf16_flops = 918e12,       /* facts 1a Cloud 918 TFLOPs */
-        .peak_int8_ops = 1836e12,        /* facts 1a Cloud 1836 TOPs */
-        .ici_topology = "2D torus",      /* facts 1a, 256 chips */
-        .scoped_vmem_default = 32 * MIB, /* facts 1f: "default 32MiB" (tpu-inference #3407) */
+        .mxu_dim = 256,                  /* tpu_info, SB "256x256 MXU" */
+        .mxus_per_core = 2,              /* tpu_info; Cloud mostly 2, one snapshot 4 */
+        .peak_bf16_flops = 918e12,       /* Cloud 918 TFLOPs */
+        .peak_int8_ops = 1836e12,        /* Cloud 1836 TOPs */
+        .ici_topology = "2D torus",      /* Cloud, 256 chips */
+        .scoped_vmem_default = 32 * MIB, /* scoped: "default 32MiB" (tpu-inference #3407) */
         .uncertain =
             CHIP_F_USABLE_HBM | CHIP_F_HBM_BW | CHIP_F_MXU | CHIP_F_SCOPED_VMEM | CHIP_F_LAYOUT,
         .notes = "Usable 31.25G comes from reports that do not state the generation. HBM "
@@ -177,28 +183,29 @@ static const struct chip chips[] = {
     {
         .name = "v7",
         .aliases = "tpu7x,ironwood,tpu7,v7x",
-        .device_kind = "TPU7x", /* facts 1b ("TPU7", "TPU7x") */
+        .device_kind = "TPU7x", /* tpu_info ("TPU7", "TPU7x") */
         .generation = 7,
-        .hbm_bytes_per_chip = 192 * GIB,        /* facts 1a Cloud "192 GiB"; 1b 206e9 B */
-        .hbm_bytes_per_device = 96 * GIB,       /* facts 1d: each TC is a device, half the HBM */
-        .usable_hbm_bytes = 96 * GIB,           /* rules 6: "device HBM limit should be 96" (no OOM
+        .hbm_bytes_per_chip = 192 * GIB,        /* Cloud "192 GiB"; tpu_info 206e9 B */
+        .hbm_bytes_per_device = 96 * GIB,       /* conflicts: each TC is a device, half the HBM */
+        .usable_hbm_bytes = 96 * GIB,           /* printed: "device HBM limit should be 96" (no OOM
                                                    report; tpu-inference PR #903) */
-        .hbm_bw_bytes_per_s = 7380000000000ull, /* facts 1a Cloud 7380 GB/s */
-        .vmem_bytes = 64 * MIB,                 /* facts 1b; 1d "treat 64 MiB as the safe value" */
-        .smem_bytes = 1 * MIB,                  /* facts 1b */
-        .cmem_bytes = 0,                        /* facts 1b */
-        .tensorcores_per_chip = 2,              /* facts 1a "two TensorCores" */
-        .tensorcores_per_device = 1,            /* facts 1b megacore "no"; 1d */
-        .mxu_dim = 256,                         /* facts 1b */
-        .mxus_per_core = 2,                     /* facts 1b; Cloud does not publish it */
-        .peak_bf16_flops = 2307e12,             /* facts 1a Cloud 2307 TFLOPs */
-        .peak_int8_ops = 0,                     /* facts 1a/1b: int8 not listed (FP8 4614e12) */
-        .ici_topology = "not stated (9216-chip pod)", /* facts 1a */
-        .scoped_vmem_default = 32 * MIB, /* facts 1f: "scoped alloc 33.56M vs 32.00M limit" */
+        .hbm_bw_bytes_per_s = 7380000000000ull, /* Cloud 7380 GB/s */
+        .vmem_bytes = 64 * MIB,      /* tpu_info; conflicts "treat 64 MiB as the safe value" */
+        .smem_bytes = 1 * MIB,       /* tpu_info */
+        .cmem_bytes = 0,             /* tpu_info */
+        .tensorcores_per_chip = 2,   /* Cloud "two TensorCores" */
+        .tensorcores_per_device = 1, /* tpu_info megacore "no"; conflicts */
+        .mxu_dim = 256,              /* tpu_info */
+        .mxus_per_core = 2,          /* tpu_info; Cloud does not publish it */
+        .peak_bf16_flops = 2307e12,  /* Cloud 2307 TFLOPs */
+        .peak_int8_ops = 0,          /* Cloud/tpu_info: int8 not listed (FP8 4614e12) */
+        .ici_topology = "not stated (9216-chip pod)", /* Cloud */
+        .scoped_vmem_default = 32 * MIB, /* scoped: "scoped alloc 33.56M vs 32.00M limit" */
         .uncertain = CHIP_F_HBM | CHIP_F_USABLE_HBM | CHIP_F_VMEM | CHIP_F_CORES | CHIP_F_MXU |
                      CHIP_F_INT8 | CHIP_F_ICI | CHIP_F_SCOPED_VMEM | CHIP_F_LAYOUT,
         .notes = "Per-device HBM 96 GiB assumes each of the 2 TensorCores is one JAX device "
-                 "(tpu-facts 1d); usable HBM is that figure with no runtime reserve "
+                 "(server/planner/SOURCES.md#conflicts); usable HBM is that figure with no runtime "
+                 "reserve "
                  "subtracted, since no v7 OOM report was found. VMEM: 64 MiB (tpu_info, the "
                  "safe value) though reports claim 128 MiB. MXU count, int8 (FP8 4.6e15 "
                  "listed instead) and ICI topology are not published. Scoped VMEM default is "
@@ -251,7 +258,7 @@ const struct chip *chip_find(const char *name)
 }
 
 /* v5e: the generation the team treats as the most common target, and the newest one whose
- * usable HBM (15.75G) is attested by a real runtime report (rules 6). */
+ * usable HBM (15.75G) is attested by a real runtime report (printed). */
 const struct chip *chip_default(void)
 {
     return &chips[3];

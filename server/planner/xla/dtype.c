@@ -21,7 +21,7 @@ struct dtype_def {
 
 static const struct dtype_def defs[DT_COUNT] = {
     [DT_INVALID] = D("invalid", 0),
-    [DT_PRED] = D("pred", 8), /* stored as one byte unpacked (tpu-padding-rules.md 2) */
+    [DT_PRED] = D("pred", 8), /* one byte: server/planner/SOURCES.md#report-format */
     [DT_S2] = D("s2", 2),
     [DT_U2] = D("u2", 2),
     [DT_S4] = D("s4", 4),

@@ -10,12 +10,14 @@
 
 #include "planner/arith.h"
 
-#define LANES 128u /* NUM_LANES, tpu-facts 1b; minor dims pad to 128 (2c, 3a) */
-/* 1-D blocks: T(1024), the tile seen on 1-D arrays of every width (tpu-facts 2e:
+#define LANES 128u /* NUM_LANES (server/planner/SOURCES.md#tpu_info); minor dims pad to 128 */
+/* 1-D blocks: T(1024), the tile seen on 1-D arrays of every width
+ * (server/planner/SOURCES.md#1-d-arrays-and-scalars:
  * f32[1024]{0:T(1024)}, bf16[6144]{0:T(1024)(128)(2,1)}). An assumption for VMEM. */
 #define RANK1_TILE 1024u
 /* The smallest default scoped VMEM limit seen in an error (v5e, "limit 16.00M",
- * tpu-facts 1f), used, capped by physical VMEM, where the chip's default is unknown. */
+ * server/planner/SOURCES.md#scoped-vmem), used, capped by physical VMEM, where the chip's
+ * default is unknown. */
 #define FALLBACK_SCOPED_LIMIT (16ull << 20)
 
 const char *kernel_role_name(enum kernel_role r)
@@ -43,7 +45,7 @@ unsigned kernel_dtype_bits(enum dtype t)
     unsigned b;
 
     if (t == DT_PRED)
-        return 32; /* BOOL_MEMREF_TYPE = int32 (tpu-facts 2c) */
+        return 32; /* BOOL_MEMREF_TYPE: server/planner/SOURCES.md#tiles-per-dtype */
     b = dtype_bits(t);
     if (t == DT_TOKEN || t == DT_C64 || t == DT_C128)
         return 0;
@@ -53,7 +55,7 @@ unsigned kernel_dtype_bits(enum dtype t)
 unsigned kernel_sublanes(enum dtype t)
 {
     unsigned b = kernel_dtype_bits(t);
-    /* 8 * (32 / bitwidth): tpu_info get_sublane_tiling (tpu-facts 2c, 3a) */
+    /* 8 * (32 / bitwidth): server/planner/SOURCES.md#block-shapes */
     return b == 0 ? 8 : 8 * (32 / b);
 }
 
@@ -129,7 +131,7 @@ static bool constant_index(const struct kernel_operand *o)
 
 /* Pallas' buffer count: the given one, else 1 for a trivial window (block = array, constant
  * index map: "Force single-buffering pipelining for trivial windowing in VMEM"), else the
- * default 2 (tpu-facts 3b). */
+ * default 2 (server/planner/SOURCES.md#buffering). */
 static unsigned buffers_of(const struct kernel_operand *o, const int64_t *block,
                            enum kernel_buffers_src *src)
 {
@@ -152,9 +154,9 @@ static unsigned buffers_of(const struct kernel_operand *o, const int64_t *block,
 /*
  * How many times the block moves between HBM and VMEM over the grid. The grid runs in
  * lexicographic order (last axis fastest) and a block is skipped when its index equals the
- * previous step's (tpu-facts 3b). Its index depends on the axes its index map names; with
- * a* the innermost of them that has more than one step, every change of the axes 0..a*
- * changes axis a* (it counts up or wraps), so the block moves prod(grid[0..a*]) times. No
+ * previous step's (server/planner/SOURCES.md#buffering). Its index depends on the axes its index
+ * map names; with a* the innermost of them that has more than one step, every change of the axes
+ * 0..a* changes axis a* (it counts up or wraps), so the block moves prod(grid[0..a*]) times. No
  * index map: every step, unless the block is the whole array (its index is always 0).
  */
 static bool transfers_of(const struct kernel_operand *o, const int64_t *block, const int64_t *grid,
@@ -238,7 +240,8 @@ static void warn(struct kernel_plan *p, enum kernel_warn_code code, size_t opera
     p->warn[p->nwarn++].operand = operand;
 }
 
-/* Pallas' block-shape rules (tpu-facts 3a), checked where the array shape is known. */
+/* Pallas' block-shape rules (server/planner/SOURCES.md#block-shapes), checked where the array
+ * shape is known. */
 static void check_block(const struct kernel_operand *o, size_t i, struct kernel_plan *p)
 {
     unsigned r = o->rank;
@@ -273,7 +276,7 @@ static void check_block(const struct kernel_operand *o, size_t i, struct kernel_
 static void settle_limit(const struct kernel_spec *k, const struct chip *chip,
                          struct kernel_plan *p)
 {
-    p->physical_vmem = chip->vmem_bytes; /* per TensorCore, tpu-facts 1b */
+    p->physical_vmem = chip->vmem_bytes; /* per TensorCore (tpu_info) */
     p->default_limit = chip->scoped_vmem_default;
     p->limit_assumed = (chip->uncertain & CHIP_F_SCOPED_VMEM) != 0;
     if (p->default_limit == 0) {
@@ -288,7 +291,8 @@ static void settle_limit(const struct kernel_spec *k, const struct chip *chip,
 }
 
 /* Roofline on one TensorCore: a kernel runs on one core (megacore "parallel" axes aside,
- * tpu-facts 3b), and tpu_info's per-core figures are the chip's over its cores (1b). */
+ * server/planner/SOURCES.md#buffering), and tpu_info's per-core figures are the chip's over
+ * its cores (server/planner/SOURCES.md#tpu_info). */
 static void roofline(const struct kernel_spec *k, const struct chip *chip, struct kernel_plan *p)
 {
     unsigned cores = chip->tensorcores_per_chip > 0 ? chip->tensorcores_per_chip : 1;

@@ -6,12 +6,14 @@
  *                bytes moved first. Blocks are searched per grid axis: every block dim
  *                the index maps tie to axis a takes the same tile, a multiple of the
  *                VMEM tile of every such dim (128 lanes for a minor dim, 8 x 32/bits
- *                sublanes for a second-minor one, 1024 for a 1-D block; tpu-facts 2c, 3a),
+ *                sublanes for a second-minor one, 1024 for a 1-D block;
+ *                server/planner/SOURCES.md#block-shapes),
  *                halving from the current block; the grid grows to cover the same extent.
  *                "Largest" means no axis can take its next larger tile and still fit.
  *   raise_limit  over the chip's default scoped limit but within physical VMEM: the exact
  *                CompilerParams.vmem_limit_bytes and --xla_tpu_scoped_vmem_limit_kib (the
- *                docstring asks for N * 1 KiB > vmem_limit_bytes, tpu-facts 1f).
+ *                docstring asks for N * 1 KiB > vmem_limit_bytes:
+ *                server/planner/SOURCES.md#scoped-vmem).
  *   align        a padded block: the aligned block with no padding (the padding already
  *                costs the VMEM, so rounding up fills it with data for free), or rounded
  *                down where the array is too small.

@@ -2,14 +2,15 @@
  * layout.c - TPU tiled layouts: the default tile XLA:TPU picks, and padded byte sizes.
  *
  * Sizes follow XLA's ShapeUtil::ArraySize (openxla/xla xla/shape_util.cc, summarised in
- * ../../shared/docs/tpu-facts.md 2b): only the first tile pads; it rounds the k-th most
+ * server/planner/SOURCES.md#array-size): only the first tile pads; it rounds the k-th most
  * minor *physical* dimension up to the k-th last tile dimension, a missing dimension (scalar,
  * or 1-D with a 2-D tile) counting as 1; major dimensions are never padded; the count is
  * rounded up to L(n); E(n) sets the stored element width, else the type's byte width.
  *
  * Default tiles come from the table `rules` below. Each row names its source. A row is
  * "confirmed" only for the generations and element types that real XLA:TPU out-of-memory
- * reports show (tpu-padding-rules.md sections 3 and 5: v2, v3 and v4 only); everything
+ * reports show (server/planner/SOURCES.md#report-rules and
+ * server/planner/SOURCES.md#tiles-per-dtype: v2, v3 and v4 only); everything
  * else is an assumption and the row carries the sentence the output prints.
  */
 #include "planner/layout.h"
@@ -91,7 +92,7 @@ static const char note_16_t16[] =
     "memory report was found to confirm it.";
 static const char note_8_t8[] =
     "8-bit tiling T(8,128)(4,1) is seen for u8 only; s8 and fp8 are assumed to tile alike "
-    "(XLA may also pick T(32,128)(4,1), tpu-facts.md 2c).";
+    "(XLA may also pick T(32,128)(4,1), server/planner/SOURCES.md#tiles-per-dtype).";
 static const char note_8_t32[] =
     "On v7, 8-bit arrays are assumed to take the large T(32,128)(4,1) tile (the "
     "conservative choice; XLA's pick is a closed heuristic).";
@@ -151,42 +152,48 @@ static const char note_scalar_wide[] =
     "64/128-bit scalars are assumed to take the 32-bit scalar tile; never observed.";
 
 static const struct rule rules[R_COUNT] = {
-    /* tpu-padding-rules.md 3.5 and tpu-facts.md 2d (XLA-tiled: "second most minor
+    /* server/planner/SOURCES.md#compact-tiles (XLA-tiled: "second most minor
      * dimension size is 1 or 2 ... 2x128", "3 or 4 ... 4x128"); f32[29184,1,2560] 2.0x.
-     * `seen` lists exactly the types table 5 shows with each tile (f32/u32 T(2,128),
+     * `seen` lists exactly the types the report table of server/planner/SOURCES.md#tiles-per-dtype
+     * shows with each tile (f32/u32 T(2,128),
      * f32/s32 T(4,128)); another 32-bit type with that tile is labelled assumed. */
     [R_32_T2] =
         {"32bit-small-T(2,128)", 1, {{2, 128}}, 0, GEN(2, 4), DT(DT_F32) | DT(DT_U32), gen_note},
     [R_32_T4] =
         {"32bit-small-T(4,128)", 1, {{4, 128}}, 0, GEN(2, 4), DT(DT_F32) | DT(DT_S32), gen_note},
-    /* tpu-padding-rules.md 3.2: 47/47 printed sizes; XLA-tiled "most common format". */
+    /* server/planner/SOURCES.md#report-rules: 47/47 printed sizes; XLA-tiled "most common
+     * format". The "table" below is the report table of server/planner/SOURCES.md#tiles-per-dtype.
+     */
     [R_32_T8] = {"32bit-T(8,128)", 1, {{8, 128}}, 0, GEN(2, 4), SEEN32, gen_note},
-    /* tpu-padding-rules.md 3.5, table 5: bf16 T(4,128)(2,1) for second-minor 1-4. */
+    /* server/planner/SOURCES.md#compact-tiles: bf16 T(4,128)(2,1) for second-minor 1-4. */
     [R_16_T4] =
         {"16bit-small-T(4,128)(2,1)", 2, {{4, 128}, {2, 1}}, 0, GEN(2, 4), DT(DT_BF16), gen_note},
-    /* table 5: bf16 T(8,128)(2,1) in every generation seen 2019-2024. */
+    /* table: bf16 T(8,128)(2,1) in every generation seen 2019-2024. */
     [R_16_T8] = {"16bit-T(8,128)(2,1)", 2, {{8, 128}, {2, 1}}, 0, GEN(2, 4), DT(DT_BF16), gen_note},
-    /* tpu-facts.md 2c: tpu_info get_sublane_tiling, large 2nd-minor tiling is the default
-     * from TPU7x; real dump bf16[128,4096,352]{2,1,0:T(16,128)(2,1)} (tpu-inference #1882). */
+    /* server/planner/SOURCES.md#tiles-per-dtype: tpu_info get_sublane_tiling, large 2nd-minor
+     * tiling is the default from TPU7x; real dump bf16[128,4096,352]{2,1,0:T(16,128)(2,1)}
+     * (tpu-inference #1882). */
     [R_16_T16] = {"16bit-v7-T(16,128)(2,1)", 2, {{16, 128}, {2, 1}}, 0, 0, 0, note_16_t16},
-    /* table 5: u8[256,384,1024]{2,1,0:T(8,128)(4,1)} (pytorch/xla #7813); XLA-tiled. */
+    /* table: u8[256,384,1024]{2,1,0:T(8,128)(4,1)} (pytorch/xla #7813); XLA-tiled. */
     [R_8_T8] = {"8bit-T(8,128)(4,1)", 2, {{8, 128}, {4, 1}}, 0, GEN(2, 4), DT(DT_U8), note_8_t8},
-    /* tpu-facts.md 2c: T(32,128)(4,1) is the "large 2nd minor" 8-bit tile; chosen on v7 as
-     * the conservative estimate the facts recommend. */
+    /* server/planner/SOURCES.md#tiles-per-dtype: T(32,128)(4,1) is the "large 2nd minor" 8-bit
+     * tile; chosen on v7 as the conservative estimate. */
     [R_8_T32] = {"8bit-v7-T(32,128)(4,1)", 2, {{32, 128}, {4, 1}}, 0, 0, 0, note_8_t32},
-    /* table 5 and 3.4: pred[64,512,2048]{2,1,0:T(8,128)E(32)} 4.0x (2019-2020 logs). */
+    /* table, and rule 4 of server/planner/SOURCES.md#report-rules:
+     * pred[64,512,2048]{2,1,0:T(8,128)E(32)} 4.0x (2019-2020 logs). */
     [R_PRED_E32] =
         {"pred-E(32)-T(8,128)E(32)", 1, {{8, 128}}, 32, GEN(2, 3), DT(DT_PRED), note_pred_e32},
-    /* table 5: newer reports pack pred T(8,128)(4,1) (t5x 2023), generation not stated. */
+    /* table: newer reports pack pred T(8,128)(4,1) (t5x 2023), generation not stated. */
     [R_PRED_PACKED] =
         {"pred-packed-T(8,128)(4,1)", 2, {{8, 128}, {4, 1}}, 0, 0, 0, note_pred_packed},
-    /* tpu-facts.md 2c: s4[...]{...:T(8,128)(8,1)E(4)} real HLO text, not a memory report. */
+    /* server/planner/SOURCES.md#tiles-per-dtype: s4[...]{...:T(8,128)(8,1)E(4)} real HLO text, not
+     * a memory report. */
     [R_4BIT] = {"4bit-T(8,128)(8,1)E(4)", 2, {{8, 128}, {8, 1}}, 4, 0, 0, note_4bit},
     [R_2BIT] = {"2bit-T(8,128)(16,1)E(2)", 2, {{8, 128}, {16, 1}}, 2, 0, 0, note_2bit},
     [R_64BIT] = {"64bit-T(8,128)", 1, {{8, 128}}, 0, 0, 0, note_64bit},
     [R_128BIT] = {"128bit-T(8,128)", 1, {{8, 128}}, 0, 0, 0, note_128bit},
-    /* tpu-padding-rules.md 7: 1-D 32-bit T(256) up to 256, T(512) at 512, T(1024) from
-     * 1024 (XLA labels, not Size lines); lengths 257-511 and 513-1023 are assumed. */
+    /* server/planner/SOURCES.md#1-d-arrays-and-scalars: 1-D 32-bit T(256) up to 256, T(512) at 512,
+     * T(1024) from 1024 (XLA labels, not Size lines); lengths 257-511 and 513-1023 are assumed. */
     [R1_32_256] =
         {"1d-32bit-T(256)", 1, {{256, 0}}, 0, GEN(2, 4), DT(DT_F32) | DT(DT_U32), gen_note},
     [R1_32_512] = {"1d-32bit-T(512)", 1, {{512, 0}}, 0, GEN(2, 4), DT(DT_F32), gen_note},
@@ -194,17 +201,18 @@ static const struct rule rules[R_COUNT] = {
     /* Lengths between the observed ones take the next observed tile: an assumption. */
     [R1_32_512_GAP] = {"1d-32bit-T(512)-between", 1, {{512, 0}}, 0, 0, 0, note_1d_32_512_gap},
     [R1_32_1024_GAP] = {"1d-32bit-T(1024)-between", 1, {{1024, 0}}, 0, 0, 0, note_1d_32_1024_gap},
-    /* tpu-facts.md 2e: bf16[6144]{0:T(1024)(128)(2,1)} (SB-profiling, HLO tests); the short
-     * form mirrors the observed scalar tile bf16[]{:T(512)(2,1)}. */
+    /* server/planner/SOURCES.md#1-d-arrays-and-scalars: bf16[6144]{0:T(1024)(128)(2,1)}
+     * (SB-profiling, HLO tests); the short form mirrors the observed scalar tile
+     * bf16[]{:T(512)(2,1)}. */
     [R1_16_512] = {"1d-16bit-T(512)(2,1)", 2, {{512, 0}, {2, 1}}, 0, 0, 0, note_1d_16_512},
     [R1_16_1024] =
         {"1d-16bit-T(1024)(128)(2,1)", 3, {{1024, 0}, {128, 0}, {2, 1}}, 0, 0, 0, note_1d_16_1024},
-    /* table 5: pred 1-D T(256)E(32) / T(1024)E(32) in older logs. */
+    /* table: pred 1-D T(256)E(32) / T(1024)E(32) in older logs. */
     [R1_PRED_E32_256] =
         {"1d-pred-E(32)-T(256)E(32)", 1, {{256, 0}}, 32, GEN(2, 3), DT(DT_PRED), gen_note},
     [R1_PRED_E32_1024] =
         {"1d-pred-E(32)-T(1024)E(32)", 1, {{1024, 0}}, 32, GEN(2, 3), DT(DT_PRED), gen_note},
-    /* table 5: pred[2000]{0:T(1024)(128)(4,1)} (jax #7404, 2021), generation not stated. */
+    /* table: pred[2000]{0:T(1024)(128)(4,1)} (jax #7404, 2021), generation not stated. */
     [R1_PRED_PACKED] = {"1d-pred-packed-T(1024)(128)(4,1)",
                         3,
                         {{1024, 0}, {128, 0}, {4, 1}},
@@ -223,9 +231,11 @@ static const struct rule rules[R_COUNT] = {
                  0,
                  note_1d_2bit},
     [R1_WIDE] = {"1d-wide-T(1024)", 1, {{1024, 0}}, 0, 0, 0, note_1d_wide},
-    /* tpu-padding-rules.md 7: f32[]{:T(256)}, s32, u32 scalars (v2-v4 labels), 1 KiB. */
+    /* server/planner/SOURCES.md#1-d-arrays-and-scalars: f32[]{:T(256)}, s32, u32 scalars (v2-v4
+       labels), 1 KiB. */
     [R0_32_256] = {"scalar-32bit-T(256)", 1, {{256, 0}}, 0, GEN(2, 4), SEEN32, gen_note},
-    /* tpu-facts.md 2e: s32[]{:T(128)}, f32[]{:T(128)} in newer HLO tests (512 B). */
+    /* server/planner/SOURCES.md#1-d-arrays-and-scalars: s32[]{:T(128)}, f32[]{:T(128)} in newer HLO
+       tests (512 B). */
     [R0_32_128] = {"scalar-32bit-T(128)", 1, {{128, 0}}, 0, 0, 0, note_scalar_new},
     [R0_16_512] =
         {"scalar-16bit-T(512)(2,1)", 2, {{512, 0}, {2, 1}}, 0, GEN(2, 4), DT(DT_BF16), gen_note},
@@ -333,7 +343,8 @@ static enum rule_id rule_choose(const struct shape *sh, int gen)
             return R1_WIDE;
         }
     }
-    /* Second-minor physical extent decides the compact tiles (tpu-facts.md 2d). */
+    /* The second-minor physical extent decides the compact tiles
+     * (server/planner/SOURCES.md#compact-tiles). */
     int64_t sm = sh->dims[sh->minor_to_major[1]];
     switch (c) {
     case C_32:
@@ -539,7 +550,7 @@ char *layout_format_bytes(uint64_t bytes, char *buf, size_t cap)
         return buf;
     /* TSL HumanReadableNumBytes (tsl/platform/numbers.cc): integer-divide by 1024 while
      * the value is >= 1 MiB, then print value/1024.0; this truncation is why 1262254080 B
-     * prints 1.17G, not 1.18G (tpu-padding-rules.md 2). */
+     * prints 1.17G, not 1.18G (server/planner/SOURCES.md#report-format). */
     if (bytes < 1024) {
         snprintf(buf, cap, "%uB", (unsigned)bytes);
         return buf;

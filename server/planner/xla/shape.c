@@ -591,7 +591,8 @@ int shape_validate(const struct shape *sh, struct err *e)
             return err_set(e, ERR_LIMIT, "shape", "tile %u has %u dimensions (1..%d allowed)", t,
                            tl->rank, SHAPE_MAX_TILE_RANK);
         /* Only the first tile must fit the shape; later tiles may tile the tile grid too,
-         * e.g. XLA's alternative bf16 packing (8,128)(2,1,1,1) (docs/tiled_layout.md). */
+         * e.g. XLA's alternative bf16 packing (8,128)(2,1,1,1) (openxla/xla
+         * docs/tiled_layout.md). */
         if (t == 0 && tl->rank > wmax)
             return err_set(e, ERR_INVALID, "shape",
                            "tile %u has %u dimensions, more than the rank-%u shape can take "

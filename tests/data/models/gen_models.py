@@ -7,7 +7,7 @@ grads and Adam moments, with the program order as ops so lifetimes are derived.
 
 sharded-lm.json: the same kind of model's state on a data=4 x model=2 mesh, including an
 uneven shard (vocab 32001 over 2), a minor dim sharded below 128 lanes (256 / 4 = 64,
-tpu-facts.md 5c) and a replicated parameter.
+server/planner/SOURCES.md#per-device-layout) and a replicated parameter.
 """
 import json
 import os
