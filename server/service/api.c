@@ -252,7 +252,7 @@ out:
 
 /* ---- GET /api/v1/plans/{id} ---- */
 
-static void api_plan_get(struct store *st, struct request *r)
+void api_plan_get(struct store *st, struct request *r)
 {
     struct store_plan p;
     struct MHD_Response *resp;
@@ -319,7 +319,7 @@ out:
 
 /* ---- GET /api/v1/plans ---- */
 
-static void api_plan_list(struct store *st, struct request *r)
+void api_plan_list(struct store *st, struct request *r)
 {
     char *items = NULL, *next = NULL, *doc = NULL;
     struct MHD_Response *resp;
@@ -407,7 +407,7 @@ static void plan_delete_by_key(struct store *st, struct request *r)
     }
 }
 
-static void api_plan_delete(struct store *st, struct request *r)
+void api_plan_delete(struct store *st, struct request *r)
 {
     const char *token = reqparse_bearer(r->authorization);
     char prefix[APIKEY_PREFIX_LEN + 1];
@@ -456,11 +456,9 @@ static void reply_accepted(struct request *r, const char *id, const char *status
     add_str(o, "status", status);
     if (token != NULL && token[0] != '\0')
         add_str(o, "manage_token", token);
-    if (r->route.id == ROUTE_WHATIF)
-        add_str(o, "parent_id", r->route.plan_id);
-    json_object_object_add(o, "links",
-                           links_new(r->srv->cfg->base_path, id,
-                                     r->route.id == ROUTE_WHATIF ? r->route.plan_id : NULL));
+    if (r->exec.parent != NULL)
+        add_str(o, "parent_id", r->exec.parent);
+    json_object_object_add(o, "links", links_new(r->srv->cfg->base_path, id, r->exec.parent));
     t = json_take_text(o, &len);
     resp = t != NULL ? response_take(t, len, "application/json") : NULL;
     if (resp != NULL) {
@@ -488,7 +486,7 @@ static void reply_plan(struct store *st, struct request *r, int status, const st
     size_t len = 0, dlen = 0;
     char *doc = plan_doc(r, p, STORE_VIEW_FULL, token, &len);
 
-    if (doc != NULL && r->route.id == ROUTE_WHATIF && p->parent_id[0] != '\0' &&
+    if (doc != NULL && r->exec.parent != NULL && p->parent_id[0] != '\0' &&
         strcmp(p->status, "done") == 0 &&
         api_diff_text(st, p->parent_id, p->id, WHATIF_DIFF_MAX, &diff, &dlen) == 0)
         doc = splice(doc, &len, "diff", diff);
@@ -747,6 +745,7 @@ static void plan_submit(struct store *st, struct request *r, const struct submit
     char *opts_json = NULL;
     int rc;
 
+    r->exec.parent = parent; /* the answers (now, or after a wait) link it */
     config_plan_limits(cfg, &lim);
     memset(&sum, 0, sizeof(sum));
     err_clear(&e);
@@ -830,23 +829,29 @@ out:
     free(opts_json);
 }
 
-static void api_plan_create(struct store *st, struct request *r)
+void api_plan_create(struct store *st, struct request *r)
 {
     struct submitter who;
     struct plan_opts o;
 
+    if (r->exec.parked) {
+        api_plan_wait_check(st, r);
+        return;
+    }
     if (submitter_of(st, r, &who) == 0 && opts_from_params(r, &o) == 0 && !queue_full(st, r))
         plan_submit(st, r, &who, &o, r->body.p, r->body.len, NULL, "/api/v1/plans");
 }
 
-/* POST /api/v1/plans/{id}/whatif: the parent's model with the overrides (api_whatif.h),
- * submitted as a new plan linked to its parent. */
-static void api_whatif(struct store *st, struct request *r)
+void api_plan_whatif(struct store *st, struct request *r)
 {
     struct submitter who;
     struct api_whatif w;
     char instance[64];
 
+    if (r->exec.parked) {
+        api_plan_wait_check(st, r);
+        return;
+    }
     if (submitter_of(st, r, &who) != 0 || queue_full(st, r))
         return;
     snprintf(instance, sizeof(instance), "/api/v1/plans/%s/whatif", r->route.plan_id);
@@ -857,7 +862,7 @@ static void api_whatif(struct store *st, struct request *r)
 
 /* ---- /readyz and /metrics ---- */
 
-static void api_readyz(struct store *st, struct request *r)
+void api_readyz(struct store *st, struct request *r)
 {
     static const char body[] = "{\"status\":\"ready\"}";
 
@@ -868,7 +873,7 @@ static void api_readyz(struct store *st, struct request *r)
                               "The database is unreachable or migrations are not applied.");
 }
 
-static void api_metrics(struct store *st, struct request *r)
+void api_metrics(struct store *st, struct request *r)
 {
     struct metrics_gauges g;
     struct store_job_counts jc;
@@ -895,49 +900,6 @@ static void api_metrics(struct store *st, struct request *r)
     request_reply(r, 200,
                   t != NULL ? response_take(t, len, "text/plain; version=0.0.4; charset=utf-8")
                             : NULL);
-}
-
-void api_run(struct store *st, struct request *r)
-{
-    /* Copied, so lines logged after the reply (when r may be gone) still carry it. */
-    log_set_request(r->id);
-    switch (r->route.id) {
-    case ROUTE_READYZ:
-        api_readyz(st, r);
-        break;
-    case ROUTE_METRICS:
-        api_metrics(st, r);
-        break;
-    case ROUTE_PLANS:
-        if (r->route.method == ROUTE_METHOD_POST) {
-            if (r->exec.parked)
-                api_plan_wait_check(st, r);
-            else
-                api_plan_create(st, r);
-        } else {
-            api_plan_list(st, r);
-        }
-        break;
-    case ROUTE_PLAN:
-        if (r->route.method == ROUTE_METHOD_DELETE)
-            api_plan_delete(st, r);
-        else
-            api_plan_get(st, r);
-        break;
-    case ROUTE_DIFF:
-        api_diff(st, r);
-        break;
-    case ROUTE_WHATIF:
-        if (r->exec.parked)
-            api_plan_wait_check(st, r);
-        else
-            api_whatif(st, r);
-        break;
-    default:
-        request_reply_problem(r, PROBLEM_INTERNAL, "Unroutable request.");
-        break;
-    }
-    log_set_request(NULL);
 }
 
 void api_abandon(struct request *r, bool parked)

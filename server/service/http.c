@@ -2,8 +2,9 @@
  * http.c - the libmicrohttpd daemon and the access handler.
  *
  * The access handler runs on MHD's epoll threads and never blocks: it reads bodies into
- * bounded buffers, serves static files and cached finished plans itself, and suspends
- * every other request to the executor pool (exec.h). See http.h for the flow.
+ * bounded buffers, answers the transport's own errors (shutdown, per-client limits, 404,
+ * 405), runs a route's fast handler and suspends the rest to the executor pool (exec.h).
+ * See http.h for the flow.
  */
 #include "service/http.h"
 
@@ -24,7 +25,6 @@
 #include "service/exec.h"
 #include "service/log.h"
 #include "service/metrics.h"
-#include "service/plancache.h"
 #include "service/ratelimit.h"
 #include "service/request.h"
 #include "service/response.h"
@@ -58,14 +58,6 @@ static const char *const req_param_names[REQ_PARAM_COUNT] = {
     [REQ_PARAM_B] = "b",
     [REQ_PARAM_GOAL] = "goal",
 };
-
-/* Shown at /p/{id} until the dashboard's static/plan.html exists. No inline script: the
- * CSP forbids it. */
-static const char share_fallback[] =
-    "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>tpuplan plan</title>"
-    "</head><body><h1>tpuplan plan</h1><p>The dashboard is not installed on this server. The "
-    "plan is available as JSON under <code>/api/v1/plans/</code> followed by the id in this "
-    "page's address.</p></body></html>\n";
 
 static bool shutting_down(const struct server *srv)
 {
@@ -104,7 +96,7 @@ static enum MHD_Result req_problem(struct request *r, enum problem_id id, const 
 {
     struct MHD_Response *resp = response_problem(id, r->srv->cfg->base_path, detail, NULL, NULL);
 
-    if (resp != NULL && id == PROBLEM_METHOD_NOT_ALLOWED && r->route.allow != NULL)
+    if (resp != NULL && id == PROBLEM_METHOD_NOT_ALLOWED && r->route.allow[0] != '\0')
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->route.allow);
     return req_queue(r, problem_types[id].status, resp);
 }
@@ -118,7 +110,15 @@ static char *dup_header(struct MHD_Connection *conn, enum MHD_ValueKind kind, co
     return strndup(v, REQ_PARAM_MAX);
 }
 
-/* Copies what the executor needs out of MHD's connection memory. */
+static char *dup_whole(struct MHD_Connection *conn, const char *key)
+{
+    const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, key);
+
+    return v != NULL ? strdup(v) : NULL;
+}
+
+/* Copies what the handlers read out of MHD's connection memory: once, before the first
+ * handler runs (for a submission after its body, whose form fields come first). */
 static void req_capture(struct request *r)
 {
     size_t i;
@@ -128,42 +128,30 @@ static void req_capture(struct request *r)
         if (r->param[i] == NULL)
             r->param[i] = dup_header(r->http.conn, MHD_GET_ARGUMENT_KIND, req_param_names[i]);
     r->authorization = dup_header(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-    r->if_none_match = dup_header(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-    /* Not truncated: a key over the store's limit must be refused, not shortened. */
-    const char *key = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, "Idempotency-Key");
-    r->idempotency_key = key != NULL ? strdup(key) : NULL;
+    /* Not truncated: an entity tag past the cut would never match, and a key over the
+     * store's limit must be refused, not shortened (MHD bounds both: CONN_MEMORY). */
+    r->if_none_match = dup_whole(r->http.conn, MHD_HTTP_HEADER_IF_NONE_MATCH);
+    r->idempotency_key = dup_whole(r->http.conn, "Idempotency-Key");
     prefer = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, "Prefer");
     r->prefer_wait = reqparse_prefer_wait(prefer, r->srv->cfg->max_wait_s);
 }
 
-/* Hands r to the executor pool. */
+/* Queues the answer a handler left with request_reply() (phase REQ_READY). */
+static enum MHD_Result req_queue_reply(struct request *r)
+{
+    struct MHD_Response *resp = r->resp;
+
+    r->resp = NULL;
+    return req_queue(r, r->status, resp);
+}
+
+/* Hands r, captured, to the executor pool. */
 static enum MHD_Result req_submit(struct request *r)
 {
-    req_capture(r);
     r->http.phase = REQ_EXEC;
     MHD_suspend_connection(r->http.conn);
     exec_submit(r->srv->exec, r);
     return MHD_YES;
-}
-
-static enum MHD_Result serve_file(struct request *r, const struct static_root *root,
-                                  const char *path)
-{
-    const char *inm =
-        MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-    int status;
-    struct MHD_Response *resp = static_serve(root, path, inm, &status);
-
-    if (resp == NULL && status == 404 && r->route.id == ROUTE_SHARE) {
-        resp =
-            response_copy(share_fallback, sizeof(share_fallback) - 1, "text/html; charset=utf-8");
-        status = 200;
-    }
-    if (resp == NULL)
-        return req_problem(r, PROBLEM_NOT_FOUND, "There is no such file or endpoint.");
-    if (r->route.id == ROUTE_SHARE || r->route.id == ROUTE_DIFF_PAGE)
-        MHD_add_response_header(resp, "X-Robots-Tag", "noindex");
-    return req_queue(r, status, resp);
 }
 
 static enum MHD_Result client_busy(struct request *r)
@@ -177,10 +165,12 @@ static enum MHD_Result client_busy(struct request *r)
 
 /* A request without a body (everything but a plan submission): answered at once, or
  * suspended to the executor pool. */
+/* Answers r by its route (route.h): errors of the transport and the router first, then the
+ * row's fast handler on this thread, else its exec handler on an executor thread. */
 static enum MHD_Result dispatch(struct request *r)
 {
     struct server *srv = r->srv;
-    static const char ok[] = "{\"status\":\"ok\"}";
+    const struct route *row = r->route.row;
 
     if (shutting_down(srv))
         return req_problem(r, PROBLEM_SHUTTING_DOWN, PROBLEM_SHUTTING_DOWN_DETAIL);
@@ -199,46 +189,12 @@ static enum MHD_Result dispatch(struct request *r)
     if (r->route.status == 405)
         return req_problem(r, PROBLEM_METHOD_NOT_ALLOWED,
                            "See the Allow header for the methods this resource supports.");
-    switch (r->route.id) {
-    case ROUTE_HEALTHZ:
-        return req_queue(r, 200, response_copy(ok, sizeof(ok) - 1, "application/json"));
-    case ROUTE_CHIPS: {
-        /* A response of its own (a few KB copied) so it can carry the request id. */
-        struct MHD_Response *resp =
-            srv->chips != NULL ? response_copy(srv->chips, srv->chips_len, "application/json")
-                               : NULL;
-        if (resp == NULL)
-            return req_problem(r, PROBLEM_INTERNAL, "Out of memory.");
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
-        return req_queue(r, 200, resp);
-    }
-    case ROUTE_OPENAPI:
-    case ROUTE_STATIC:
-    case ROUTE_SHARE:
-    case ROUTE_DIFF_PAGE:
-        return serve_file(r, &srv->static_root, r->route.path);
-    case ROUTE_VENDOR:
-        return serve_file(r, &srv->vendor_root, r->route.path);
-    case ROUTE_PLAN:
-        /* ?format=trace is made per request (api.c), never from the cache of plan views */
-        if (r->route.method != ROUTE_METHOD_DELETE &&
-            MHD_lookup_connection_value(r->http.conn, MHD_GET_ARGUMENT_KIND,
-                                        req_param_names[REQ_PARAM_FORMAT]) == NULL) {
-            const char *inm = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND,
-                                                          MHD_HTTP_HEADER_IF_NONE_MATCH);
-            const char *view = MHD_lookup_connection_value(r->http.conn, MHD_GET_ARGUMENT_KIND,
-                                                           req_param_names[REQ_PARAM_VIEW]);
-            int st = plancache_queue(srv->cache, r->route.plan_id, view, inm, r->http.conn, r->id);
-            if (st != 0) {
-                r->status = st;
-                r->http.phase = REQ_ANSWERED;
-                return MHD_YES;
-            }
-        }
+    req_capture(r);
+    if (row->fast != NULL && row->fast(r))
+        return req_queue_reply(r);
+    if (row->exec != NULL)
         return req_submit(r);
-    default:
-        return req_submit(r);
-    }
+    return req_problem(r, PROBLEM_INTERNAL, "Unroutable request.");
 }
 
 static void early_error(struct request *r, enum problem_id id, const char *detail)
@@ -494,6 +450,7 @@ static enum MHD_Result post_end(struct request *r)
                          response_problem(PROBLEM_TRUNCATED_SAFETENSORS, r->srv->cfg->base_path, d,
                                           "header", "/api/v1/plans"));
     }
+    req_capture(r);
     return req_submit(r);
 }
 
@@ -570,7 +527,7 @@ static enum MHD_Result access_call(struct server *srv, struct MHD_Connection *co
         route_base(r, url, method);
         if (nul) {
             r->route.status = 404;
-            r->route.id = ROUTE_NONE;
+            r->route.row = NULL;
         }
         *con_cls = r;
         __atomic_add_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
@@ -578,8 +535,7 @@ static enum MHD_Result access_call(struct server *srv, struct MHD_Connection *co
             r->http.counted = climit_acquire(srv->clients, request_client_addr(r));
             r->http.limited = !r->http.counted;
         }
-        if ((r->route.id == ROUTE_PLANS || r->route.id == ROUTE_WHATIF) &&
-            r->route.method == ROUTE_METHOD_POST && r->route.status == 0 && !shutting_down(srv)) {
+        if (r->route.status == 0 && r->route.row->body && !shutting_down(srv)) {
             r->http.submission = true;
             return post_begin(r);
         }
@@ -590,11 +546,8 @@ static enum MHD_Result access_call(struct server *srv, struct MHD_Connection *co
     log_set_request(r->id);
     deadline_body(srv->deadline, conn_deadline(conn), *upload_data_size);
     switch (r->http.phase) {
-    case REQ_READY: {
-        struct MHD_Response *resp = r->resp;
-        r->resp = NULL;
-        return req_queue(r, r->status, resp);
-    }
+    case REQ_READY:
+        return req_queue_reply(r);
     case REQ_NEW:
         break;
     default:
@@ -658,11 +611,7 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cl
         climit_release(srv->clients, request_client_addr(r));
     int status = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? r->status : 0;
     double secs = clock_now() - r->t_start;
-    metrics_request_observe(r->route.status == 404 && r->route.id != ROUTE_SHARE &&
-                                    r->route.id != ROUTE_PLAN
-                                ? ROUTE_NONE
-                                : r->route.id,
-                            status, secs);
+    metrics_request_observe(r->route.row, status, secs);
     access_log(r, status, secs);
     req_release(r);
     __atomic_sub_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);

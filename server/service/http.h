@@ -2,13 +2,13 @@
  * http.h - the libmicrohttpd daemon and its access handler: the service's transport.
  *
  * Threading: MHD runs an epoll thread pool (config.http_threads). Its threads never block
- * on the database or the planner: a request that needs the database is suspended
- * (MHD_suspend_connection) and handed to the request-executor pool (exec.h), whose handler
- * answers with request_reply(): that stores the response in the request (phase REQ_READY)
- * and resumes the connection, and the access handler queues it on its next call. Only the
- * access handler ever queues responses. Static files, /healthz, /api/v1/chips and cached
- * finished plans are answered on the MHD thread directly (local file open and in-memory
- * lookups only).
+ * on the database or the planner. The access handler matches each request to a row of the
+ * route table (route.h) and answers it there with the row's fast handler (files, /healthz,
+ * the chip table, cached finished plans: local files and memory only), or suspends it
+ * (MHD_suspend_connection) and hands it to the request-executor pool (exec.h), where the
+ * row's exec handler runs. Either answers with request_reply(), which stores the response
+ * in the request (phase REQ_READY); an executor's answer also resumes the connection. Only
+ * the access handler ever queues responses.
  *
  * A struct request (request.h) lives from the first access-handler call to MHD's
  * completion callback, which frees it; while suspended it belongs to the executor.

@@ -27,6 +27,7 @@
 #include "service/log.h"
 #include "service/plancache.h"
 #include "service/ratelimit.h"
+#include "service/route.h"
 #include "service/response.h"
 #include "service/server.h"
 #include "service/store.h"
@@ -135,8 +136,8 @@ static int serve(const struct config *cfg, const sigset_t *sigs)
     }
     /* NULL is not fatal: GET /api/v1/chips then answers 500. */
     srv.chips = chips_document(&srv.chips_len);
-    srv.exec = exec_start(cfg->database_url, cfg->executors, WAIT_POLL_S, api_run, api_abandon, err,
-                          sizeof(err));
+    srv.exec = exec_start(cfg->database_url, cfg->executors, WAIT_POLL_S, route_run, api_abandon,
+                          err, sizeof(err));
     if (srv.exec == NULL) {
         log_line(LOG_PROGRAM, "executor pool: %s", err);
         goto out_cache;

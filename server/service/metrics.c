@@ -25,9 +25,9 @@ static const double req_bounds[REQ_NB] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.
 static const double plan_bounds[PLAN_NB] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                             0.1,   0.25,   0.5,   1.0,  5.0,   30.0};
 
-static uint64_t req_count[ROUTE_COUNT][NSTATUS + 1];
-static uint64_t req_hist[ROUTE_COUNT][REQ_NB + 1]; /* last slot: +Inf */
-static uint64_t req_sum_us[ROUTE_COUNT];
+static uint64_t req_count[ROUTE_SERIES][NSTATUS + 1]; /* by route_series() */
+static uint64_t req_hist[ROUTE_SERIES][REQ_NB + 1];   /* last slot: +Inf */
+static uint64_t req_sum_us[ROUTE_SERIES];
 static uint64_t plan_hist[PLAN_NB + 1];
 static uint64_t plan_sum_us;
 static uint64_t plan_fail;
@@ -67,12 +67,11 @@ static uint64_t to_us(double s)
     return s <= 0 ? 0 : (uint64_t)(s * 1e6);
 }
 
-void metrics_request_observe(enum route_id route, int status, double seconds)
+void metrics_request_observe(const struct route *row, int status, double seconds)
 {
+    unsigned route = route_series(row);
     size_t si;
 
-    if ((unsigned)route >= ROUTE_COUNT)
-        route = ROUTE_NONE;
     for (si = 0; si < NSTATUS && metrics_statuses[si] != status; si++)
         ;
     add(&req_count[route][si], 1);
@@ -227,28 +226,29 @@ char *metrics_render(const struct metrics_gauges *g, size_t *len)
     b.p[0] = '\0';
     tb_printf(&b, "# HELP tpuplan_http_requests_total HTTP requests by route and status.\n"
                   "# TYPE tpuplan_http_requests_total counter\n");
-    for (r = 0; r < ROUTE_COUNT; r++)
+    for (r = 0; r < ROUTE_SERIES; r++)
         for (s = 0; s <= NSTATUS; s++) {
             uint64_t c = get(&req_count[r][s]);
             if (c == 0)
                 continue;
             if (s == OTHER_IDX)
                 tb_printf(&b, "tpuplan_http_requests_total{route=\"%s\",status=\"other\"} %llu\n",
-                          route_name((enum route_id)r), (unsigned long long)c);
+                          route_series_name((unsigned)r), (unsigned long long)c);
             else
                 tb_printf(&b, "tpuplan_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
-                          route_name((enum route_id)r), metrics_statuses[s], (unsigned long long)c);
+                          route_series_name((unsigned)r), metrics_statuses[s],
+                          (unsigned long long)c);
         }
     tb_printf(&b, "# HELP tpuplan_http_request_duration_seconds Time from request headers to "
                   "the response being sent.\n"
                   "# TYPE tpuplan_http_request_duration_seconds histogram\n");
-    for (r = 0; r < ROUTE_COUNT; r++) {
+    for (r = 0; r < ROUTE_SERIES; r++) {
         uint64_t any = 0;
         for (s = 0; s <= REQ_NB; s++)
             any += get(&req_hist[r][s]);
         if (any == 0)
             continue;
-        snprintf(label, sizeof(label), "route=\"%s\"", route_name((enum route_id)r));
+        snprintf(label, sizeof(label), "route=\"%s\"", route_series_name((unsigned)r));
         render_hist(&b, "tpuplan_http_request_duration_seconds", label, req_bounds, REQ_NB,
                     req_hist[r], get(&req_sum_us[r]));
     }

@@ -14,8 +14,9 @@
 
 #include "service/route.h"
 
-/* One finished HTTP request: route, final status code, seconds from headers to completion. */
-void metrics_request_observe(enum route_id route, int status, double seconds);
+/* One finished HTTP request: its route row (NULL: unmatched; rows with one name count
+ * together, route.h), final status code, seconds from headers to completion. */
+void metrics_request_observe(const struct route *row, int status, double seconds);
 
 /* One plan_run() call by a planner worker, in seconds; ok = 0 when it failed. */
 void metrics_planner_observe(double seconds, int ok);

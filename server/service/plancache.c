@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "planner/clock.h"
-#include "service/reqparse.h"
 #include "service/response.h"
 
 #define NBUCKETS       4096
@@ -26,7 +25,7 @@ struct blob {
 struct entry {
     char id[32];
     char view[PLANCACHE_VIEW_MAX + 1];
-    char etag[64];
+    char etag[PLANCACHE_ETAG_MAX + 1];
     struct blob *body;
     size_t bytes;
     double expires;                    /* clock_now() time */
@@ -105,9 +104,9 @@ static void blob_unref(void *arg)
     }
 }
 
-/* A response sending e's body (one more reference to it), with its headers and request_id's;
- * NULL when out of memory. Caller holds the lock. */
-static struct MHD_Response *entry_response(struct entry *e, const char *request_id)
+/* A response sending e's body (one more reference to it), with its headers; NULL when out
+ * of memory. Caller holds the lock. */
+static struct MHD_Response *entry_response(struct entry *e)
 {
     struct MHD_Response *resp;
 
@@ -122,8 +121,6 @@ static struct MHD_Response *entry_response(struct entry *e, const char *request_
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, e->etag);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-    if (request_id != NULL)
-        MHD_add_response_header(resp, "X-Request-Id", request_id);
     return resp;
 }
 
@@ -189,17 +186,16 @@ void plancache_put(struct plancache *c, const char *id, const char *view, const 
     pthread_mutex_unlock(&c->mu);
 }
 
-int plancache_queue(struct plancache *c, const char *id, const char *view,
-                    const char *if_none_match, struct MHD_Connection *conn, const char *request_id)
+struct MHD_Response *plancache_get(struct plancache *c, const char *id, const char *view,
+                                   char etag[PLANCACHE_ETAG_MAX + 1])
 {
-    struct MHD_Response *resp;
+    struct MHD_Response *resp = NULL;
     struct entry **pp;
-    int status = 0;
 
     if (view == NULL)
         view = "";
     if (c == NULL || strnlen(view, PLANCACHE_VIEW_MAX + 1) > PLANCACHE_VIEW_MAX)
-        return 0;
+        return NULL;
     pthread_mutex_lock(&c->mu);
     pp = find(c, id, view);
     if (*pp == NULL)
@@ -210,22 +206,12 @@ int plancache_queue(struct plancache *c, const char *id, const char *view,
     }
     lru_unlink(c, *pp);
     lru_push(c, *pp);
-    if (reqparse_etag_match(if_none_match, (*pp)->etag)) {
-        struct MHD_Response *nm = response_copy("", 0, NULL);
-        if (nm == NULL)
-            goto out;
-        MHD_add_response_header(nm, MHD_HTTP_HEADER_ETAG, (*pp)->etag);
-        if (request_id != NULL)
-            MHD_add_response_header(nm, "X-Request-Id", request_id);
-        status = MHD_queue_response(conn, MHD_HTTP_NOT_MODIFIED, nm) == MHD_YES ? 304 : 0;
-        MHD_destroy_response(nm);
-    } else if ((resp = entry_response(*pp, request_id)) != NULL) {
-        status = MHD_queue_response(conn, MHD_HTTP_OK, resp) == MHD_YES ? 200 : 0;
-        MHD_destroy_response(resp);
-    }
+    resp = entry_response(*pp);
+    if (resp != NULL)
+        memcpy(etag, (*pp)->etag, sizeof((*pp)->etag));
 out:
     pthread_mutex_unlock(&c->mu);
-    return status;
+    return resp;
 }
 
 void plancache_evict(struct plancache *c, const char *id)

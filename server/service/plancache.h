@@ -33,12 +33,13 @@ void plancache_free(struct plancache *c);
 void plancache_put(struct plancache *c, const char *id, const char *view, const char *etag,
                    char *body, size_t len);
 
-/* On a hit queues 200 with the cached body (application/json, its ETag, Cache-Control:
- * no-cache, the security headers and X-Request-Id: request_id unless NULL), or 304 when
- * if_none_match matches, and returns that status; returns 0 on a miss (nothing queued).
- * Access-handler only. */
-int plancache_queue(struct plancache *c, const char *id, const char *view,
-                    const char *if_none_match, struct MHD_Connection *conn, const char *request_id);
+#define PLANCACHE_ETAG_MAX 63 /* longest ETag kept; longer ones are never cached */
+
+/* On a hit: a new response (caller owns it) with the cached body as application/json, its
+ * ETag, Cache-Control: no-cache and the security headers, and the ETag copied into etag.
+ * NULL on a miss, an expired entry or out of memory. Safe on any thread. */
+struct MHD_Response *plancache_get(struct plancache *c, const char *id, const char *view,
+                                   char etag[PLANCACHE_ETAG_MAX + 1]);
 
 /* Drops every view of plan id. */
 void plancache_evict(struct plancache *c, const char *id);

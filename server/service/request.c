@@ -131,6 +131,7 @@ void request_free(struct request *r)
 void request_reply(struct request *r, int status, struct MHD_Response *resp)
 {
     struct MHD_Connection *conn = r->http.conn;
+    bool suspended = r->http.phase == REQ_EXEC;
 
     if (resp == NULL) {
         /* Out of memory building the answer: a body-less 500 still needs no allocation. */
@@ -141,7 +142,8 @@ void request_reply(struct request *r, int status, struct MHD_Response *resp)
     r->resp = resp;
     r->http.phase = REQ_READY;
     /* After this the MHD thread may run and free r: touch nothing of it below. */
-    MHD_resume_connection(conn);
+    if (suspended)
+        MHD_resume_connection(conn);
 }
 
 void request_reply_problem(struct request *r, enum problem_id id, const char *detail)

@@ -4,16 +4,16 @@
  * Lifecycle. http.c creates a request with request_new() on the first access-handler call
  * and frees it with request_free() in MHD's completion callback. In between it belongs to
  * exactly one side at a time, and only that side touches it:
- *   - the transport (http.c, on an MHD thread) while the headers and body are read, and
- *     again once the executor has answered;
- *   - the executor (exec.c's run queue or parking list, or a handler in api.c) from the
+ *   - the transport (http.c, on an MHD thread) while the headers and body are read, while
+ *     a row's fast handler runs (route.h), and again once the executor has answered;
+ *   - the executor (exec.c's run queue or parking list, or a row's exec handler) from the
  *     hand-over (MHD_suspend_connection, exec_submit) until the handler answers with
  *     request_reply(), which resumes the connection and is its last touch.
  *
- * So the struct has three parts: what was asked (filled by the transport before the
- * hand-over, read-only afterwards), the transport's own state, and the executor's own
+ * So the struct has three parts: what was asked (filled by the transport before any
+ * handler runs, read-only afterwards), the transport's own state, and the executor's own
  * state. Every pointer in it is owned by the request and freed by request_free(), except
- * srv and http.conn (borrowed).
+ * srv, http.conn and exec.parent (borrowed).
  */
 #ifndef TPUPLAN_REQUEST_H
 #define TPUPLAN_REQUEST_H
@@ -62,14 +62,14 @@ enum req_param {
 enum req_phase {
     REQ_NEW = 0,  /* headers and body being read */
     REQ_EXEC,     /* suspended: the executor holds it (queued, running or parked) */
-    REQ_READY,    /* suspended: answered by the executor, connection resumed */
+    REQ_READY,    /* answered (request_reply), the response not queued yet */
     REQ_ANSWERED, /* a response was queued */
 };
 
 struct request {
     struct server *srv; /* borrowed; outlives every request */
 
-    /* What was asked: filled by the transport, read-only after the hand-over. */
+    /* What was asked: filled by the transport, read-only once a handler runs. */
     struct route_match route;
     char client_addr[PROXY_ADDR_LEN]; /* request_client_addr() */
     char id[LOG_REQUEST_ID_MAX + 1];  /* X-Request-Id: the client's when well-formed, else new */
@@ -85,6 +85,7 @@ struct request {
     size_t attach_at[2], attach_len[2];
     bool attach_seen[2];
     char *param[REQ_PARAM_COUNT];
+    /* Headers, or NULL. */
     char *authorization, *if_none_match, *idempotency_key;
     int prefer_wait; /* Prefer: wait=N; -1: none */
 
@@ -113,6 +114,7 @@ struct request {
         struct request *next;         /* run queue / parking list link (exec.c, under its mutex) */
         bool parked;                  /* exec_park() took it once: its plan exists */
         char plan_id[IDS_ID_LEN + 1]; /* Prefer: wait: the plan it waits for */
+        const char *parent;           /* a what-if's parent (route.plan_id), else NULL */
         char manage_token[IDS_TOKEN_LEN + 1];
         double deadline;             /* clock_now() time the wait ends */
         double next_poll;            /* clock_now() time of the next re-read (exec.c) */
@@ -133,9 +135,11 @@ const char *request_client_addr(const struct request *r);
 /* Frees r and everything it owns. */
 void request_free(struct request *r);
 
-/* The executor's answer: stores resp (taken; NULL: a body-less 500) as r's response and
- * resumes the connection, whose next access-handler call queues it. After this the
- * transport may free r at any moment: the caller must not touch r again. */
+/* A handler's answer, on either side: stores resp (taken; NULL: a body-less 500) as r's
+ * response. On the executor it resumes the connection, whose next access-handler call
+ * queues the response; after that the transport may free r at any moment, so the caller
+ * must not touch r again. On the MHD thread (a fast handler) the dispatch queues it when
+ * the handler returns. */
 void request_reply(struct request *r, int status, struct MHD_Response *resp);
 
 /* request_reply() with a problem+json body: catalogue entry id, its status and Retry-After. */

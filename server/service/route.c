@@ -1,130 +1,178 @@
 /*
- * route.c - the URL table.
+ * route.c - the route table and its matcher (route.h).
  */
 #include "service/route.h"
 
+#include <stdio.h>
 #include <string.h>
 
-static const char *const route_names[ROUTE_COUNT] = {
-    [ROUTE_NONE] = "unmatched",      [ROUTE_HEALTHZ] = "healthz", [ROUTE_READYZ] = "readyz",
-    [ROUTE_METRICS] = "metrics",     [ROUTE_OPENAPI] = "openapi", [ROUTE_PLANS] = "plans",
-    [ROUTE_PLAN] = "plan",           [ROUTE_CHIPS] = "chips",     [ROUTE_SHARE] = "share",
-    [ROUTE_VENDOR] = "vendor",       [ROUTE_STATIC] = "static",   [ROUTE_DIFF] = "diff",
-    [ROUTE_DIFF_PAGE] = "diff_page", [ROUTE_WHATIF] = "whatif",
+#include "service/api.h"
+#include "service/api_diff.h"
+#include "service/log.h"
+#include "service/request.h"
+#include "service/serve.h"
+
+/* Specific rows before the fences of their prefix; the catch-all for static files last.
+ * The order of first names is the order of the metrics series. */
+const struct route route_table[] = {
+    {"/healthz", "healthz", ROUTE_GET, .fast = serve_healthz},
+    {"/readyz", "readyz", ROUTE_GET, .exec = api_readyz},
+    {"/metrics", "metrics", ROUTE_GET, .exec = api_metrics},
+    {"/api/v1/openapi.json", "openapi", ROUTE_GET, .fast = serve_static, .file = "openapi.json"},
+    {"/api/v1/plans[/]", "plans", ROUTE_GET, .exec = api_plan_list},
+    {"/api/v1/plans[/]", "plans", ROUTE_POST, .exec = api_plan_create, .body = true},
+    /* ?format=trace and cache misses go on to the database */
+    {"/api/v1/plans/{id}", "plan", ROUTE_GET, .fast = serve_plan_cached, .exec = api_plan_get},
+    {"/api/v1/plans/{id}", "plan", ROUTE_DELETE, .exec = api_plan_delete},
+    {"/api/v1/chips", "chips", ROUTE_GET, .fast = serve_chips},
+    {"/p/{id}", "share", ROUTE_GET, .fast = serve_share, .file = "plan.html"},
+    {"/api/v1/diff", "diff", ROUTE_GET, .exec = api_diff},
+    {"/api/v1/plans/{id}/whatif", "whatif", ROUTE_POST, .exec = api_plan_whatif, .body = true},
+    {"/d/{id}/{id}", "diff_page", ROUTE_GET, .fast = serve_page, .file = "diff.html"},
+    {"/vendor/{*}", "vendor", ROUTE_GET, .fast = serve_vendor},
+    /* fences: never a static file */
+    {"/api", .methods = 0},
+    {"/api/{*}", .methods = 0},
+    {"/p/{*}", .methods = 0},
+    {"/d/{*}", .methods = 0},
+    {"/{*}", "static", ROUTE_GET, .fast = serve_static, .file = "index.html"},
 };
 
-const char *route_name(enum route_id id)
-{
-    if ((unsigned)id >= ROUTE_COUNT)
-        return "unmatched";
-    return route_names[id];
-}
+const size_t route_count = sizeof(route_table) / sizeof(route_table[0]);
+
+_Static_assert(sizeof(route_table) / sizeof(route_table[0]) <= ROUTE_MAX,
+               "route.h: raise ROUTE_MAX (the metrics arrays are sized by it)");
 
 int route_method_parse(const char *method)
 {
-    if (strcmp(method, "GET") == 0)
-        return ROUTE_METHOD_GET;
-    if (strcmp(method, "HEAD") == 0)
-        return ROUTE_METHOD_HEAD;
-    if (strcmp(method, "POST") == 0)
-        return ROUTE_METHOD_POST;
-    if (strcmp(method, "DELETE") == 0)
-        return ROUTE_METHOD_DELETE;
-    return ROUTE_METHOD_OTHER;
+    static const struct {
+        const char *name;
+        int bit;
+    } methods[] = {
+        {"GET", ROUTE_GET}, {"HEAD", ROUTE_HEAD}, {"POST", ROUTE_POST}, {"DELETE", ROUTE_DELETE}};
+    size_t i;
+
+    for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+        if (strcmp(method, methods[i].name) == 0)
+            return methods[i].bit;
+    return ROUTE_OTHER;
 }
 
-/* Sets the match, or 405 when the method is not among `allowed`. */
-static void route_set(struct route_match *m, enum route_id id, int allowed, const char *allow)
+/* True when url matches pat; then *id holds its first {id} ("" when none) and *rest what {*}
+ * took (NULL when the pattern has none). */
+static bool pattern_match(const char *pat, const char *url, char id[IDS_ID_LEN + 1],
+                          const char **rest)
 {
-    m->id = id;
-    if ((m->method & allowed) == 0) {
-        m->status = 405;
-        m->allow = allow;
+    char seg[IDS_ID_LEN + 1];
+
+    id[0] = '\0';
+    *rest = NULL;
+    while (*pat != '\0') {
+        if (strcmp(pat, "{*}") == 0) {
+            *rest = url;
+            return true;
+        }
+        if (strcmp(pat, "[/]") == 0)
+            return url[0] == '\0' || strcmp(url, "/") == 0;
+        if (strncmp(pat, "{id}", 4) == 0) {
+            if (strnlen(url, IDS_ID_LEN) < IDS_ID_LEN)
+                return false;
+            memcpy(seg, url, IDS_ID_LEN);
+            seg[IDS_ID_LEN] = '\0';
+            if (!ids_valid_id(seg))
+                return false;
+            if (id[0] == '\0')
+                memcpy(id, seg, sizeof(seg));
+            pat += 4;
+            url += IDS_ID_LEN;
+            continue;
+        }
+        if (*pat++ != *url++)
+            return false;
     }
+    return *url == '\0';
 }
 
-/* /d/{a}/{b}: two valid plan ids (the page reads them from its address), else 404. */
-static void route_diff_page(const char *ids, struct route_match *m)
+/* The Allow header's text for method bits (GET brings HEAD). */
+static void allow_text(int methods, char *out, size_t cap)
 {
-    char a[IDS_ID_LEN + 1];
+    static const struct {
+        int bit;
+        const char *text;
+    } names[] = {{ROUTE_GET, "GET, HEAD"}, {ROUTE_POST, "POST"}, {ROUTE_DELETE, "DELETE"}};
+    size_t i, n = 0;
 
-    if (strlen(ids) != 2 * IDS_ID_LEN + 1 || ids[IDS_ID_LEN] != '/') {
-        m->status = 404;
-        return;
-    }
-    memcpy(a, ids, IDS_ID_LEN);
-    a[IDS_ID_LEN] = '\0';
-    if (!ids_valid_id(a) || !ids_valid_id(ids + IDS_ID_LEN + 1)) {
-        m->status = 404;
-        return;
-    }
-    route_set(m, ROUTE_DIFF_PAGE, ROUTE_METHOD_GET | ROUTE_METHOD_HEAD, "GET, HEAD");
-    m->path = "diff.html";
+    out[0] = '\0';
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (methods & names[i].bit)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s", n > 0 ? ", " : "", names[i].text);
 }
 
 void route_match(const char *method, const char *url, struct route_match *m)
 {
-    static const char plans[] = "/api/v1/plans";
-    static const char share[] = "/p/";
-    static const char vendor[] = "/vendor/";
-    const int get = ROUTE_METHOD_GET | ROUTE_METHOD_HEAD;
+    const struct route *first = NULL;
+    const char *rest = NULL;
+    int want, allowed = 0;
+    size_t i;
 
     memset(m, 0, sizeof(*m));
     m->method = route_method_parse(method);
-    m->id = ROUTE_NONE;
-    if (strcmp(url, "/healthz") == 0) {
-        route_set(m, ROUTE_HEALTHZ, get, "GET, HEAD");
-    } else if (strcmp(url, "/readyz") == 0) {
-        route_set(m, ROUTE_READYZ, get, "GET, HEAD");
-    } else if (strcmp(url, "/metrics") == 0) {
-        route_set(m, ROUTE_METRICS, get, "GET, HEAD");
-    } else if (strcmp(url, "/api/v1/openapi.json") == 0) {
-        route_set(m, ROUTE_OPENAPI, get, "GET, HEAD");
-        m->path = "openapi.json";
-    } else if (strcmp(url, "/api/v1/chips") == 0) {
-        route_set(m, ROUTE_CHIPS, get, "GET, HEAD");
-    } else if (strcmp(url, plans) == 0 || strcmp(url, "/api/v1/plans/") == 0) {
-        route_set(m, ROUTE_PLANS, get | ROUTE_METHOD_POST, "GET, HEAD, POST");
-    } else if (strncmp(url, plans, sizeof(plans) - 1) == 0 && url[sizeof(plans) - 1] == '/') {
-        const char *id = url + sizeof(plans);
-        if (strlen(id) > IDS_ID_LEN && strcmp(id + IDS_ID_LEN, "/whatif") == 0) {
-            memcpy(m->plan_id, id, IDS_ID_LEN);
-            m->plan_id[IDS_ID_LEN] = '\0';
-            if (!ids_valid_id(m->plan_id)) {
-                m->status = 404;
-                return;
-            }
-            route_set(m, ROUTE_WHATIF, ROUTE_METHOD_POST, "POST");
+    want = m->method == ROUTE_HEAD ? ROUTE_GET : m->method;
+    for (i = 0; i < route_count; i++) {
+        const struct route *row = &route_table[i];
+        if (first == NULL) {
+            if (!pattern_match(row->pattern, url, m->plan_id, &rest))
+                continue;
+            first = row;
+            m->path = rest != NULL && (rest[0] != '\0' || row->file == NULL) ? rest : row->file;
+        } else if (strcmp(row->pattern, first->pattern) != 0) {
+            continue;
+        }
+        if (row->methods == 0)
+            break; /* a fence */
+        allowed |= row->methods;
+        if (row->methods & want) {
+            m->row = row;
             return;
         }
-        if (!ids_valid_id(id)) {
-            m->status = 404;
-            return;
-        }
-        memcpy(m->plan_id, id, IDS_ID_LEN + 1);
-        route_set(m, ROUTE_PLAN, get | ROUTE_METHOD_DELETE, "GET, HEAD, DELETE");
-    } else if (strcmp(url, "/api/v1/diff") == 0) {
-        route_set(m, ROUTE_DIFF, get, "GET, HEAD");
-    } else if (strncmp(url, "/api/", 5) == 0 || strcmp(url, "/api") == 0) {
-        m->status = 404;
-    } else if (strncmp(url, share, sizeof(share) - 1) == 0) {
-        const char *id = url + sizeof(share) - 1;
-        if (!ids_valid_id(id)) {
-            m->status = 404;
-            return;
-        }
-        memcpy(m->plan_id, id, IDS_ID_LEN + 1);
-        route_set(m, ROUTE_SHARE, get, "GET, HEAD");
-        m->path = "plan.html";
-    } else if (strncmp(url, "/d/", 3) == 0) {
-        route_diff_page(url + 3, m);
-    } else if (strncmp(url, vendor, sizeof(vendor) - 1) == 0) {
-        route_set(m, ROUTE_VENDOR, get, "GET, HEAD");
-        m->path = url + sizeof(vendor) - 1;
-    } else if (url[0] == '/') {
-        route_set(m, ROUTE_STATIC, get, "GET, HEAD");
-        m->path = url[1] == '\0' ? "index.html" : url + 1;
-    } else {
-        m->status = 404;
     }
+    if (allowed == 0) {
+        memset(m->plan_id, 0, sizeof(m->plan_id));
+        m->path = NULL;
+        m->status = 404;
+        return;
+    }
+    m->row = first;
+    m->status = 405;
+    allow_text(allowed, m->allow, sizeof(m->allow));
+}
+
+unsigned route_series(const struct route *row)
+{
+    size_t i;
+
+    if (row == NULL || row->name == NULL)
+        return 0;
+    for (i = 0; i < route_count; i++)
+        if (route_table[i].name != NULL && strcmp(route_table[i].name, row->name) == 0)
+            return (unsigned)i + 1;
+    return 0;
+}
+
+const char *route_series_name(unsigned s)
+{
+    if (s == 0 || s > route_count || route_series(&route_table[s - 1]) != s)
+        return "unmatched";
+    return route_table[s - 1].name;
+}
+
+void route_run(struct store *st, struct request *r)
+{
+    /* Copied, so lines logged after the reply (when r may be gone) still carry it. */
+    log_set_request(r->id);
+    if (r->route.row != NULL && r->route.row->exec != NULL)
+        r->route.row->exec(st, r);
+    else
+        request_reply_problem(r, PROBLEM_INTERNAL, "Unroutable request.");
+    log_set_request(NULL);
 }

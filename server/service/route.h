@@ -1,58 +1,98 @@
 /*
- * route.h - the URL table: maps (method, decoded path) to a route, a plan id or a file path.
+ * route.h - the route table: one row per endpoint, and the matcher that finds a request's row.
  *
- * Pure and allocation-free, so it is unit-tested directly. Unmatched paths under /api/ and
- * the operational endpoints are 404; a known path with a method it does not serve is 405
- * with `allow` naming the methods. Everything else that is not an API path is a candidate
- * static file (ROUTE_STATIC), whose `path` static_serve() checks with static_path_ok().
+ * A row is a path pattern, the methods it serves, where it runs and its handlers. Everything
+ * that depends on a route reads the table: the dispatch (http.c), 404 and 405 with its Allow
+ * header, HEAD, which requests are suspended to an executor thread and which read a body
+ * first, the metrics label. A new endpoint is one row in route.c.
+ *
+ * Patterns are literal text with three marks: {id} is a plan id (ids_valid_id; the first one
+ * is captured in plan_id), {*} ends a pattern and takes the rest of the path, maybe empty (the
+ * file path of a file row), and [/] ends a pattern with an optional slash. Rows are tried in
+ * order; the first whose pattern matches names the resource, and the rows with that same
+ * pattern are its methods. A resource with no row for the method is 405, Allow naming the
+ * methods its rows serve; no match, or a match on a fence (a row without methods, such as
+ * everything under /api/ that no row above it took), is 404. A row serving GET serves HEAD
+ * (MHD sends the headers without the body).
+ *
+ * Where a row runs: `fast` on the MHD thread (it must not block: local files and memory
+ * only), `exec` on an executor thread (exec.h) with that thread's database connection, both
+ * when `fast` may decline (the plan cache: a miss goes on to the database). A `body` row
+ * (plan submissions) has its body read on the MHD thread before it goes to `exec`. Handlers
+ * answer with request_reply() (request.h) on either thread.
+ *
+ * route_match() is pure and allocation-free, so it is unit-tested directly.
  */
 #ifndef TPUPLAN_ROUTE_H
 #define TPUPLAN_ROUTE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "service/ids.h"
 
-enum route_id {
-    ROUTE_NONE = 0, /* unmatched: 404 (also the metrics label of 404s and 405s) */
-    ROUTE_HEALTHZ,
-    ROUTE_READYZ,
-    ROUTE_METRICS,
-    ROUTE_OPENAPI,
-    ROUTE_PLANS,     /* /api/v1/plans: GET list, POST create */
-    ROUTE_PLAN,      /* /api/v1/plans/{id}: GET, DELETE */
-    ROUTE_CHIPS,     /* /api/v1/chips: the chip table */
-    ROUTE_SHARE,     /* /p/{id}: the dashboard's plan page */
-    ROUTE_DIFF,      /* /api/v1/diff?a=ID&b=ID: two plans compared */
-    ROUTE_WHATIF,    /* /api/v1/plans/{id}/whatif: POST overrides, a new plan */
-    ROUTE_DIFF_PAGE, /* /d/{a}/{b}: the dashboard's diff page */
-    ROUTE_VENDOR,
-    ROUTE_STATIC,
-    ROUTE_COUNT
+struct request;
+struct store;
+
+/* Methods, as bits: a row's `methods` and a request's `method`. */
+enum route_method {
+    ROUTE_GET = 1, /* and HEAD */
+    ROUTE_HEAD = 2,
+    ROUTE_POST = 4,
+    ROUTE_DELETE = 8,
+    ROUTE_OTHER = 16, /* a request's method that no row can serve */
 };
 
-enum route_method {
-    ROUTE_METHOD_GET = 1,
-    ROUTE_METHOD_HEAD = 2,
-    ROUTE_METHOD_POST = 4,
-    ROUTE_METHOD_DELETE = 8,
-    ROUTE_METHOD_OTHER = 16,
+/* On the MHD thread: answers r (request_reply) and returns true, or returns false having
+ * answered nothing, to hand r on to the row's exec handler. */
+typedef bool (*route_fast_fn)(struct request *r);
+
+/* On an executor thread, with the thread's own st: answers r (request_reply) or parks it
+ * (exec_park). */
+typedef void (*route_exec_fn)(struct store *st, struct request *r);
+
+struct route {
+    const char *pattern;
+    const char *name;   /* metrics label; rows with one name share its series; NULL: fence */
+    int methods;        /* enum route_method bits, ROUTE_HEAD never needed; 0: a fence */
+    bool body;          /* reads a request body (on the MHD thread) before exec runs */
+    route_fast_fn fast; /* NULL: none */
+    route_exec_fn exec; /* NULL: none */
+    const char *file;   /* path served by a file row; with {*}: the one for an empty rest */
 };
+
+/* The table (route.c): route_count rows, at most ROUTE_MAX. */
+#define ROUTE_MAX 32
+extern const struct route route_table[];
+extern const size_t route_count;
 
 struct route_match {
-    enum route_id id;
-    int method;                   /* enum route_method */
+    const struct route *row;      /* the method's row; for 405 the resource's first row (its
+                                     metrics label); NULL for 404 */
+    int method;                   /* the request's, enum route_method */
     int status;                   /* 0 when matched, else 404 or 405 */
-    const char *allow;            /* for 405: static string, e.g. "GET, HEAD, POST" */
-    char plan_id[IDS_ID_LEN + 1]; /* ids_valid_id() */
-    const char *path;             /* ROUTE_STATIC/ROUTE_VENDOR: file path relative to the root,
-                                     pointing into the url argument (borrowed) */
+    char allow[32];               /* for 405: the resource's methods, e.g. "GET, HEAD, POST" */
+    char plan_id[IDS_ID_LEN + 1]; /* the first {id}; "" when none */
+    const char *path;             /* a file row's file path relative to its root: {*} (pointing
+                                     into the url argument: borrowed) or the row's file; NULL
+                                     when neither */
 };
 
 int route_method_parse(const char *method);
 
-/* Fills *m for method and the percent-decoded url (borrowed; m->path points into it). */
+/* Fills *m for method and the percent-decoded url (borrowed; m->path may point into it). */
 void route_match(const char *method, const char *url, struct route_match *m);
 
-/* Stable label for metrics: "plans", "plan", "static", ... ("unmatched" for ROUTE_NONE). */
-const char *route_name(enum route_id id);
+/* Metrics series: rows with one name share one, numbered from 1 in table order; 0 is
+ * "unmatched" (row NULL or a fence). Every series is below ROUTE_MAX + 1. */
+#define ROUTE_SERIES (ROUTE_MAX + 1)
+unsigned route_series(const struct route *row);
+
+/* The label of series s: a row's name, "unmatched" for 0 and for a number no row has. */
+const char *route_series_name(unsigned s);
+
+/* exec_handler (exec.h): runs r's row's exec handler on this executor thread, with every
+ * line it logs carrying r's id. */
+void route_run(struct store *st, struct request *r);
 
 #endif

@@ -15,6 +15,7 @@
 static void test_metrics(void **state)
 {
     struct metrics_gauges g;
+    struct route_match get, del;
     size_t len = 0;
     char *t;
 
@@ -22,14 +23,22 @@ static void test_metrics(void **state)
     memset(&g, 0, sizeof(g));
     g.jobs_queued = 3;
     g.db_up = 1;
-    metrics_request_observe(ROUTE_PLAN, 200, 0.0007);
-    metrics_request_observe(ROUTE_PLAN, 299, 0.0007);
+    /* GET and DELETE of a plan are two rows of one resource: one series, "plan" */
+    route_match("GET", "/api/v1/plans/AAAAAAAAAAAAAAAAAAAAAA", &get);
+    route_match("DELETE", "/api/v1/plans/AAAAAAAAAAAAAAAAAAAAAA", &del);
+    assert_ptr_not_equal(get.row, del.row);
+    metrics_request_observe(get.row, 200, 0.0007);
+    metrics_request_observe(del.row, 299, 0.0007);
+    metrics_request_observe(NULL, 404, 0.0001);
     metrics_planner_observe(0.02, 1);
     t = metrics_render(&g, &len);
     assert_non_null(t);
     assert_int_equal(strlen(t), len);
     assert_non_null(strstr(t, "tpuplan_http_requests_total{route=\"plan\",status=\"200\"} 1\n"));
     assert_non_null(strstr(t, "tpuplan_http_requests_total{route=\"plan\",status=\"other\"} 1\n"));
+    assert_non_null(
+        strstr(t, "tpuplan_http_requests_total{route=\"unmatched\",status=\"404\"} 1\n"));
+    assert_null(strstr(t, "route=\"plans\""));
     /* 0.0007 s is above the 0.0005 bucket and inside the 0.001 one (cumulative). */
     assert_non_null(strstr(
         t, "tpuplan_http_request_duration_seconds_bucket{route=\"plan\",le=\"0.0005\"} 0\n"));
