@@ -121,8 +121,4 @@ void hlo_free(struct hlo_module *m);
 /* Whether span equals the NUL-terminated word w. */
 bool hlo_span_is(const struct hlo_module *m, struct hlo_span sp, const char *w);
 
-/* Sets *e to ERR_INVALID "line L:C: <fmt>" with where "line L:C". */
-int hlo_err_at(struct err *e, uint32_t line, uint32_t col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
 #endif

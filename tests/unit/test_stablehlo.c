@@ -578,6 +578,13 @@ static void test_errors_give_line_and_column(void **state)
                        "    %0 = \"stablehlo.case\"(%i) ({\n      %x = stablehlo.negate %i : "
                        "tensor<i32>\n",
                        "line 4:7", "%x is defined twice");
+    /* a generic op's types after a region: their own line and column (the types were read
+     * with the line and column of where the op ended: "line 3:4294967290" before) */
+    expect_error_after(head,
+                       "    %0 = \"stablehlo.reduce\"(%x, %x) ({\n    ^bb0(%a: tensor<f32>, %b: "
+                       "tensor<f32>):\n      stablehlo.return %a : tensor<f32>\n"
+                       "    }) : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32\n  }\n}\n",
+                       "line 6:54", "expected '>' to close the tensor type");
     /* Shardy */
     static const char mesh[] = "module @m {\n  sdy.mesh @mesh = <[\"x\"=4, \"y\"=2]>\n";
     expect_error_after(mesh,

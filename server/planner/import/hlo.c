@@ -4,11 +4,11 @@
  */
 #include "planner/hlo.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/base/cursor.h"
 #include "planner/text.h"
 
 /* A reference to a called computation, resolved once every computation is known. */
@@ -18,14 +18,10 @@ struct pending_call {
     uint32_t line, col;
 };
 
-struct cur {
-    const char *s;
-    size_t len, i;
-    uint32_t line;
-    size_t bol; /* offset where the current line begins */
+struct parser {
+    struct cursor c; /* over the whole text; its errors into the caller's err */
     struct hlo_module *m;
     size_t max_instrs;
-    struct err *e;
     uint32_t *tab; /* (computation, name) -> instruction index; HLO_NONE = empty */
     size_t mask;
     uint32_t comp; /* the computation being parsed */
@@ -33,24 +29,8 @@ struct cur {
     uint32_t ncalls, cap_calls;
 };
 
-int hlo_err_at(struct err *e, uint32_t line, uint32_t col, const char *fmt, ...)
-{
-    char where[32], what[ERR_MSG_MAX];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    snprintf(where, sizeof(where), "line %u:%u", line, col);
-    return err_set(e, ERR_INVALID, where, "line %u:%u: %s", line, col, what);
-}
-
-static uint32_t col_of(const struct cur *c)
-{
-    return (uint32_t)(c->i - c->bol + 1);
-}
-
-static int fail(struct cur *c, const char *what)
+/* "expected WHAT, found X" at the cursor. */
+static int expected(const struct cursor *c, const char *what)
 {
     char got[24];
     if (c->i >= c->len)
@@ -59,52 +39,36 @@ static int fail(struct cur *c, const char *what)
         snprintf(got, sizeof(got), "the end of the line");
     else
         snprintf(got, sizeof(got), "'%c'", c->s[c->i] >= 32 && c->s[c->i] < 127 ? c->s[c->i] : '?');
-    return hlo_err_at(c->e, c->line, col_of(c), "expected %s, found %s", what, got);
-}
-
-static char peek(const struct cur *c)
-{
-    return c->i < c->len ? c->s[c->i] : '\0';
-}
-
-static void newline(struct cur *c)
-{
-    c->i++;
-    c->line++;
-    c->bol = c->i;
+    return cursor_fail(c, "expected %s, found %s", what, got);
 }
 
 /* Skips blanks and C comments on the current line (comments may not span lines). */
-static void skip_ws(struct cur *c)
+static void skip_ws(struct cursor *c)
 {
-    while (c->i < c->len) {
-        char ch = c->s[c->i];
-        if (ch == ' ' || ch == '\t' || ch == '\r') {
-            c->i++;
-        } else if (ch == '/' && c->i + 1 < c->len && c->s[c->i + 1] == '*') {
-            const char *end = NULL;
-            for (size_t k = c->i + 2; k + 1 < c->len && c->s[k] != '\n'; k++)
-                if (c->s[k] == '*' && c->s[k + 1] == '/') {
-                    end = c->s + k + 2;
-                    break;
-                }
-            if (end == NULL)
-                return; /* left for the caller's "expected" */
-            c->i = (size_t)(end - c->s);
-        } else {
+    for (;;) {
+        cursor_skip_blanks(c);
+        if (!cursor_starts(c, "/*"))
             return;
-        }
+        const char *end = NULL;
+        for (size_t k = c->i + 2; k + 1 < c->len && c->s[k] != '\n'; k++)
+            if (c->s[k] == '*' && c->s[k + 1] == '/') {
+                end = c->s + k + 2;
+                break;
+            }
+        if (end == NULL)
+            return; /* left for the caller's "expected" */
+        c->i = (size_t)(end - c->s);
     }
 }
 
 /* Skips blanks, comments and line ends. */
-static void skip_nl(struct cur *c)
+static void skip_nl(struct cursor *c)
 {
     for (;;) {
         skip_ws(c);
-        if (peek(c) != '\n')
+        if (cursor_peek(c) != '\n')
             return;
-        newline(c);
+        cursor_next(c);
     }
 }
 
@@ -116,12 +80,10 @@ static bool is_name_ch(char ch)
 }
 
 /* A bare word at the cursor (no '%'), possibly empty. */
-static struct hlo_span word(struct cur *c)
+static struct hlo_span word(struct cursor *c)
 {
     struct hlo_span sp = {(uint32_t)c->i, 0};
-    while (c->i < c->len && is_name_ch(c->s[c->i]))
-        c->i++;
-    sp.len = (uint32_t)(c->i - sp.off);
+    sp.len = (uint32_t)cursor_span(c, is_name_ch);
     return sp;
 }
 
@@ -137,21 +99,17 @@ bool hlo_span_is(const struct hlo_module *m, struct hlo_span sp, const char *w)
 }
 
 /* [%]name */
-static int name(struct cur *c, struct hlo_span *out, const char *what)
+static int name(struct cursor *c, struct hlo_span *out, const char *what)
 {
-    if (peek(c) == '%')
-        c->i++;
+    cursor_accept(c, '%');
     *out = word(c);
-    return out->len > 0 ? ERR_OK : fail(c, what);
+    return out->len > 0 ? ERR_OK : expected(c, what);
 }
 
-static int expect(struct cur *c, char ch, const char *what)
+static int expect(struct cursor *c, char ch, const char *what)
 {
     skip_ws(c);
-    if (peek(c) != ch)
-        return fail(c, what);
-    c->i++;
-    return ERR_OK;
+    return cursor_accept(c, ch) ? ERR_OK : expected(c, what);
 }
 
 /* ---- growth ------------------------------------------------------------------------ */
@@ -175,9 +133,10 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem, struct er
     return ERR_OK;
 }
 
-static int push_idx(struct cur *c, uint32_t v)
+static int push_idx(struct parser *p, uint32_t v)
 {
-    struct hlo_module *m = c->m;
+    struct cursor *c = &p->c;
+    struct hlo_module *m = p->m;
     int rc = grow((void **)&m->idx, &m->cap_idx, m->nidx + 1, sizeof(*m->idx), c->e);
     if (rc == ERR_OK)
         m->idx[m->nidx++] = v;
@@ -189,7 +148,7 @@ static int push_idx(struct cur *c, uint32_t v)
 /* Scans a bracketed run opening at the cursor up to its matching closer, with quoted
  * strings, to at most HLO_MAX_DEPTH levels. stop_at_comma: at depth 0 also stop (without
  * consuming) at ',' or a line end; the cursor need not be at an opener then. */
-static int scan_balanced(struct cur *c, bool stop_at_comma)
+static int scan_balanced(struct cursor *c, bool stop_at_comma)
 {
     char closers[HLO_MAX_DEPTH];
     unsigned depth = 0;
@@ -199,40 +158,40 @@ static int scan_balanced(struct cur *c, bool stop_at_comma)
         if (depth == 0 && stop_at_comma && (ch == ',' || ch == '\n'))
             return ERR_OK;
         if (ch == '"') {
-            uint32_t l = c->line, col = col_of(c);
+            size_t l = c->line, col = cursor_col(c);
             for (c->i++; c->i < c->len && c->s[c->i] != '"'; c->i++) {
                 if (c->s[c->i] == '\n')
-                    return hlo_err_at(c->e, l, col, "unterminated string");
+                    return cursor_fail_at(c->e, l, col, "unterminated string");
                 if (c->s[c->i] == '\\')
                     c->i++;
             }
             if (c->i >= c->len)
-                return hlo_err_at(c->e, l, col, "unterminated string");
+                return cursor_fail_at(c->e, l, col, "unterminated string");
             c->i++;
             continue;
         }
         if (ch == '(' || ch == '{' || ch == '[') {
             if (depth == HLO_MAX_DEPTH)
-                return err_set(c->e, ERR_LIMIT, "", "line %u:%u: more than %d nested brackets",
-                               c->line, col_of(c), HLO_MAX_DEPTH);
+                return err_set(c->e, ERR_LIMIT, "", "line %zu:%zu: more than %d nested brackets",
+                               c->line, cursor_col(c), HLO_MAX_DEPTH);
             closers[depth++] = ch == '(' ? ')' : ch == '{' ? '}' : ']';
         } else if (ch == ')' || ch == '}' || ch == ']') {
             if (depth == 0) {
                 if (stop_at_comma)
                     return ERR_OK;
-                return fail(c, "an opening bracket");
+                return expected(c, "an opening bracket");
             }
             if (ch != closers[depth - 1]) {
                 char what[24];
                 snprintf(what, sizeof(what), "'%c'", closers[depth - 1]);
-                return fail(c, what);
+                return expected(c, what);
             }
             if (--depth == 0 && !stop_at_comma) {
                 c->i++;
                 return ERR_OK;
             }
         } else if (ch == '\n') {
-            newline(c);
+            cursor_next(c);
             continue;
         }
         c->i++;
@@ -240,14 +199,15 @@ static int scan_balanced(struct cur *c, bool stop_at_comma)
     if (depth > 0 || !stop_at_comma) {
         char what[24];
         snprintf(what, sizeof(what), "'%c'", depth > 0 ? closers[depth - 1] : ')');
-        return fail(c, what);
+        return expected(c, what);
     }
     return ERR_OK;
 }
 
-static int push_leaf(struct cur *c, struct hlo_span sp, const uint32_t *path, unsigned depth)
+static int push_leaf(struct parser *p, struct hlo_span sp, const uint32_t *path, unsigned depth)
 {
-    struct hlo_module *m = c->m;
+    struct cursor *c = &p->c;
+    struct hlo_module *m = p->m;
     struct hlo_leaf *l;
     int rc = grow((void **)&m->leaves, &m->cap_leaves, m->nleaves + 1, sizeof(*m->leaves), c->e);
     if (rc != ERR_OK)
@@ -261,9 +221,9 @@ static int push_leaf(struct cur *c, struct hlo_span sp, const uint32_t *path, un
 }
 
 /* One array shape: dtype[dims] and a layout {..} written right after the ']'. */
-static int array_shape(struct cur *c, struct hlo_span *sp)
+static int array_shape(struct cursor *c, struct hlo_span *sp)
 {
-    uint32_t col = col_of(c);
+    size_t col = cursor_col(c);
     struct shape sh;
     struct err se;
 
@@ -272,20 +232,20 @@ static int array_shape(struct cur *c, struct hlo_span *sp)
            ((c->s[c->i] >= 'a' && c->s[c->i] <= 'z') || (c->s[c->i] >= '0' && c->s[c->i] <= '9')))
         c->i++;
     if (c->i == sp->off)
-        return fail(c, "a shape");
-    if (peek(c) != '[')
-        return fail(c, "'[' after the element type");
+        return expected(c, "a shape");
+    if (cursor_peek(c) != '[')
+        return expected(c, "'[' after the element type");
     while (c->i < c->len && c->s[c->i] != ']' && c->s[c->i] != '\n')
         c->i++;
-    if (peek(c) != ']')
-        return fail(c, "']'");
+    if (cursor_peek(c) != ']')
+        return expected(c, "']'");
     c->i++;
-    if (peek(c) == '{' && scan_balanced(c, false) != ERR_OK)
+    if (cursor_peek(c) == '{' && scan_balanced(c, false) != ERR_OK)
         return c->e->code;
     sp->len = (uint32_t)(c->i - sp->off);
     if (shape_parse(c->s + sp->off, sp->len, &sh, &se) != ERR_OK) {
         char where[32];
-        snprintf(where, sizeof(where), "line %u:%u", c->line, col);
+        snprintf(where, sizeof(where), "line %zu:%zu", c->line, col);
         return err_set(c->e, se.code, where, "%s: shape \"%.*s\": %s", where,
                        (int)(sp->len > 200 ? 200 : sp->len), c->s + sp->off, se.msg);
     }
@@ -293,38 +253,39 @@ static int array_shape(struct cur *c, struct hlo_span *sp)
 }
 
 /* A shape, array or tuple; with collect, its leaves are appended to the module. */
-static int any_shape(struct cur *c, bool collect, uint32_t *path, unsigned depth)
+static int any_shape(struct parser *p, bool collect, uint32_t *path, unsigned depth)
 {
+    struct cursor *c = &p->c;
     struct hlo_span sp;
     uint32_t k = 0;
     int rc;
 
-    if (peek(c) != '(') {
+    if (cursor_peek(c) != '(') {
         if ((rc = array_shape(c, &sp)) != ERR_OK)
             return rc;
-        return collect ? push_leaf(c, sp, path, depth) : ERR_OK;
+        return collect ? push_leaf(p, sp, path, depth) : ERR_OK;
     }
     if (depth == HLO_MAX_TUPLE_DEPTH)
-        return err_set(c->e, ERR_LIMIT, "", "line %u:%u: tuples nested more than %d deep", c->line,
-                       col_of(c), HLO_MAX_TUPLE_DEPTH);
+        return err_set(c->e, ERR_LIMIT, "", "line %zu:%zu: tuples nested more than %d deep",
+                       c->line, cursor_col(c), HLO_MAX_TUPLE_DEPTH);
     c->i++;
     skip_ws(c);
-    if (peek(c) == ')') {
+    if (cursor_peek(c) == ')') {
         c->i++;
         return ERR_OK;
     }
     for (;; k++) {
         skip_ws(c);
         path[depth] = k;
-        if ((rc = any_shape(c, collect, path, depth + 1)) != ERR_OK)
+        if ((rc = any_shape(p, collect, path, depth + 1)) != ERR_OK)
             return rc;
         skip_ws(c);
-        if (peek(c) == ')') {
+        if (cursor_peek(c) == ')') {
             c->i++;
             return ERR_OK;
         }
-        if (peek(c) != ',')
-            return fail(c, "',' or ')' in a tuple shape");
+        if (cursor_peek(c) != ',')
+            return expected(c, "',' or ')' in a tuple shape");
         c->i++;
     }
 }
@@ -340,15 +301,16 @@ static size_t hash(const char *s, struct hlo_span sp, uint32_t comp)
 }
 
 /* The slot of (comp, name): an empty slot when absent. */
-static size_t find_slot(const struct cur *c, struct hlo_span sp, uint32_t comp)
+static size_t find_slot(const struct parser *p, struct hlo_span sp, uint32_t comp)
 {
-    size_t h = hash(c->s, sp, comp) & c->mask;
-    for (;; h = (h + 1) & c->mask) {
-        uint32_t v = c->tab[h];
+    const struct cursor *c = &p->c;
+    size_t h = hash(c->s, sp, comp) & p->mask;
+    for (;; h = (h + 1) & p->mask) {
+        uint32_t v = p->tab[h];
         if (v == HLO_NONE)
             return h;
-        const struct hlo_instr *in = &c->m->instrs[v];
-        bool same_comp = v >= c->m->comps[comp].first;
+        const struct hlo_instr *in = &p->m->instrs[v];
+        bool same_comp = v >= p->m->comps[comp].first;
         if (same_comp && in->name.len == sp.len &&
             memcmp(c->s + in->name.off, c->s + sp.off, sp.len) == 0)
             return h;
@@ -357,23 +319,25 @@ static size_t find_slot(const struct cur *c, struct hlo_span sp, uint32_t comp)
 
 /* ---- instructions ------------------------------------------------------------------ */
 
-static int operand(struct cur *c)
+static int operand(struct parser *p)
 {
+    struct cursor *c = &p->c;
     struct hlo_span nm;
-    uint32_t path[HLO_MAX_TUPLE_DEPTH], line, col;
+    uint32_t path[HLO_MAX_TUPLE_DEPTH];
+    size_t line, col;
     size_t slot;
     int rc;
 
-    if (peek(c) == '(') {
-        if ((rc = any_shape(c, false, path, 0)) != ERR_OK)
+    if (cursor_peek(c) == '(') {
+        if ((rc = any_shape(p, false, path, 0)) != ERR_OK)
             return rc;
         skip_ws(c);
-    } else if (peek(c) != '%') {
+    } else if (cursor_peek(c) != '%') {
         size_t at = c->i;
         (void)word(c);
-        if (peek(c) == '[') {
+        if (cursor_peek(c) == '[') {
             c->i = at;
-            if ((rc = any_shape(c, false, path, 0)) != ERR_OK)
+            if ((rc = any_shape(p, false, path, 0)) != ERR_OK)
                 return rc;
             skip_ws(c);
         } else {
@@ -381,58 +345,60 @@ static int operand(struct cur *c)
         }
     }
     line = c->line;
-    col = col_of(c);
+    col = cursor_col(c);
     if ((rc = name(c, &nm, "an operand name")) != ERR_OK)
         return rc;
-    slot = find_slot(c, nm, c->comp);
-    if (c->tab[slot] == HLO_NONE)
-        return hlo_err_at(c->e, line, col,
-                          "operand %%%.*s is not defined before its use (the written order "
-                          "must define every value before it is used)",
-                          (int)(nm.len > 200 ? 200 : nm.len), c->s + nm.off);
-    return push_idx(c, c->tab[slot]);
+    slot = find_slot(p, nm, p->comp);
+    if (p->tab[slot] == HLO_NONE)
+        return cursor_fail_at(c->e, line, col,
+                              "operand %%%.*s is not defined before its use (the written order "
+                              "must define every value before it is used)",
+                              (int)(nm.len > 200 ? 200 : nm.len), c->s + nm.off);
+    return push_idx(p, p->tab[slot]);
 }
 
-static int operands(struct cur *c, struct hlo_instr *in)
+static int operands(struct parser *p, struct hlo_instr *in)
 {
+    struct cursor *c = &p->c;
     int rc;
 
     if ((rc = expect(c, '(', "'(' after the opcode")) != ERR_OK)
         return rc;
-    in->opnd0 = c->m->nidx;
+    in->opnd0 = p->m->nidx;
     if (span_eq(c->s, in->opcode, "constant")) {
         c->i--; /* scan the literal from its '(' */
         return scan_balanced(c, false);
     }
     skip_ws(c);
     if (span_eq(c->s, in->opcode, "parameter")) {
-        if (!text_uint(c->s, c->len, &c->i, &in->index))
-            return fail(c, "a parameter number");
+        if (!cursor_uint(c, &in->index))
+            return expected(c, "a parameter number");
         return expect(c, ')', "')'");
     }
-    if (peek(c) == ')') {
+    if (cursor_peek(c) == ')') {
         c->i++;
         return ERR_OK;
     }
     for (;;) {
         skip_ws(c);
-        if ((rc = operand(c)) != ERR_OK)
+        if ((rc = operand(p)) != ERR_OK)
             return rc;
         in->nopnds++;
         skip_ws(c);
-        if (peek(c) == ')') {
+        if (cursor_peek(c) == ')') {
             c->i++;
             return ERR_OK;
         }
-        if (peek(c) != ',')
-            return fail(c, "',' or ')' after an operand");
+        if (cursor_peek(c) != ',')
+            return expected(c, "',' or ')' after an operand");
         c->i++;
     }
 }
 
 /* Computation names in an attribute value: %a or {%a, %b}. */
-static int callees(struct cur *c, struct hlo_instr *in, size_t end)
+static int callees(struct parser *p, struct hlo_instr *in, size_t end)
 {
+    struct cursor *c = &p->c;
     while (c->i < end) {
         struct hlo_span nm;
         char ch = c->s[c->i];
@@ -440,16 +406,17 @@ static int callees(struct cur *c, struct hlo_instr *in, size_t end)
             c->i++;
             continue;
         }
-        uint32_t col = col_of(c);
+        size_t col = cursor_col(c);
         if (name(c, &nm, "a computation name") != ERR_OK)
             return c->e->code;
-        if (grow((void **)&c->calls, &c->cap_calls, c->ncalls + 1, sizeof(*c->calls), c->e) !=
+        if (grow((void **)&p->calls, &p->cap_calls, p->ncalls + 1, sizeof(*p->calls), c->e) !=
             ERR_OK)
             return c->e->code;
         if (in->ncalls == 0)
-            in->call0 = c->m->nidx; /* a computation's callees are pushed together */
-        c->calls[c->ncalls++] = (struct pending_call){c->m->nidx, nm, c->line, col};
-        if (push_idx(c, HLO_NONE) != ERR_OK)
+            in->call0 = p->m->nidx; /* a computation's callees are pushed together */
+        p->calls[p->ncalls++] =
+            (struct pending_call){p->m->nidx, nm, (uint32_t)c->line, (uint32_t)col};
+        if (push_idx(p, HLO_NONE) != ERR_OK)
             return c->e->code;
         in->ncalls++;
     }
@@ -490,20 +457,21 @@ static bool is_callee_key(const char *s, struct hlo_span k)
     return false;
 }
 
-static int attributes(struct cur *c, struct hlo_instr *in)
+static int attributes(struct parser *p, struct hlo_instr *in)
 {
+    struct cursor *c = &p->c;
     int rc;
 
     for (;;) {
         struct hlo_span key, val;
         skip_ws(c);
-        if (peek(c) != ',')
+        if (cursor_peek(c) != ',')
             return ERR_OK;
         c->i++;
         skip_ws(c);
         key = word(c);
         if (key.len == 0)
-            return fail(c, "an attribute name");
+            return expected(c, "an attribute name");
         if ((rc = expect(c, '=', "'=' after the attribute name")) != ERR_OK)
             return rc;
         skip_ws(c);
@@ -516,8 +484,8 @@ static int attributes(struct cur *c, struct hlo_instr *in)
         if (span_eq(c->s, key, "index")) {
             size_t at = val.off;
             if (!text_uint(c->s, (size_t)val.off + val.len, &at, &in->index))
-                return hlo_err_at(c->e, c->line, val.off - (uint32_t)c->bol + 1,
-                                  "expected a tuple index");
+                return cursor_fail_at(c->e, c->line, (size_t)val.off - c->bol + 1,
+                                      "expected a tuple index");
         } else if (span_eq(c->s, key, "kind")) {
             in->kind = val;
         } else if (span_eq(c->s, key, "sharding")) {
@@ -527,25 +495,26 @@ static int attributes(struct cur *c, struct hlo_instr *in)
         } else if (is_callee_key(c->s, key)) {
             size_t end = c->i;
             c->i = val.off;
-            if ((rc = callees(c, in, end)) != ERR_OK)
+            if ((rc = callees(p, in, end)) != ERR_OK)
                 return rc;
             c->i = end;
         }
     }
 }
 
-static int instruction(struct cur *c)
+static int instruction(struct parser *p)
 {
-    struct hlo_module *m = c->m;
-    struct hlo_comp *cp = &m->comps[c->comp];
+    struct cursor *c = &p->c;
+    struct hlo_module *m = p->m;
+    struct hlo_comp *cp = &m->comps[p->comp];
     struct hlo_instr *in;
     uint32_t path[HLO_MAX_TUPLE_DEPTH];
     size_t slot;
     int rc;
 
-    if (m->ninstrs >= c->max_instrs)
-        return err_set(c->e, ERR_LIMIT, "", "line %u: more than %zu HLO instructions", c->line,
-                       c->max_instrs);
+    if (m->ninstrs >= p->max_instrs)
+        return err_set(c->e, ERR_LIMIT, "", "line %zu: more than %zu HLO instructions", c->line,
+                       p->max_instrs);
     if ((rc = grow((void **)&m->instrs, &m->cap_instrs, m->ninstrs + 1, sizeof(*m->instrs),
                    c->e)) != ERR_OK)
         return rc;
@@ -558,31 +527,31 @@ static int instruction(struct cur *c)
         skip_ws(c);
     }
     in->line = c->line;
-    in->col = col_of(c);
+    in->col = cursor_col(c);
     if ((rc = name(c, &in->name, "an instruction name")) != ERR_OK)
         return rc;
-    slot = find_slot(c, in->name, c->comp);
-    if (c->tab[slot] != HLO_NONE)
-        return hlo_err_at(c->e, in->line, in->col, "%.*s is defined twice",
-                          (int)(in->name.len > 200 ? 200 : in->name.len), c->s + in->name.off);
+    slot = find_slot(p, in->name, p->comp);
+    if (p->tab[slot] != HLO_NONE)
+        return cursor_fail_at(c->e, in->line, in->col, "%.*s is defined twice",
+                              (int)(in->name.len > 200 ? 200 : in->name.len), c->s + in->name.off);
     if ((rc = expect(c, '=', "'=' after the instruction name")) != ERR_OK)
         return rc;
     skip_ws(c);
     in->leaf0 = m->nleaves;
-    in->tuple_shaped = peek(c) == '(';
-    if ((rc = any_shape(c, true, path, 0)) != ERR_OK)
+    in->tuple_shaped = cursor_peek(c) == '(';
+    if ((rc = any_shape(p, true, path, 0)) != ERR_OK)
         return rc;
     in->nleaves = m->nleaves - in->leaf0;
     skip_ws(c);
     in->opcode = word(c);
     if (in->opcode.len == 0)
-        return fail(c, "an opcode");
-    if ((rc = operands(c, in)) != ERR_OK || (rc = attributes(c, in)) != ERR_OK)
+        return expected(c, "an opcode");
+    if ((rc = operands(p, in)) != ERR_OK || (rc = attributes(p, in)) != ERR_OK)
         return rc;
     skip_ws(c);
-    if (peek(c) != '\n' && peek(c) != '\0')
-        return fail(c, "',' or the end of the line");
-    c->tab[slot] = m->ninstrs;
+    if (cursor_peek(c) != '\n' && cursor_peek(c) != '\0')
+        return expected(c, "',' or the end of the line");
+    p->tab[slot] = m->ninstrs;
     if (in->root || cp->n == 0 || !m->instrs[cp->root].root)
         cp->root = m->ninstrs;
     m->ninstrs++;
@@ -592,9 +561,10 @@ static int instruction(struct cur *c)
 
 /* ---- computations and the module --------------------------------------------------- */
 
-static int computation(struct cur *c)
+static int computation(struct parser *p)
 {
-    struct hlo_module *m = c->m;
+    struct cursor *c = &p->c;
+    struct hlo_module *m = p->m;
     struct hlo_comp *cp;
     uint32_t path[HLO_MAX_TUPLE_DEPTH];
     int rc;
@@ -607,7 +577,7 @@ static int computation(struct cur *c)
     cp->line = c->line;
     if (c->len - c->i > 6 && memcmp(c->s + c->i, "ENTRY ", 6) == 0) {
         if (m->entry != HLO_NONE)
-            return hlo_err_at(c->e, c->line, col_of(c), "a second ENTRY computation");
+            return cursor_fail_at(c->e, c->line, cursor_col(c), "a second ENTRY computation");
         cp->entry = true;
         m->entry = m->ncomps;
         c->i += 6;
@@ -616,38 +586,37 @@ static int computation(struct cur *c)
     if ((rc = name(c, &cp->name, "a computation name or ENTRY")) != ERR_OK)
         return rc;
     skip_ws(c);
-    if (peek(c) == '(') {
+    if (cursor_peek(c) == '(') {
         if ((rc = scan_balanced(c, false)) != ERR_OK)
             return rc;
         skip_ws(c);
-        if (c->len - c->i < 2 || memcmp(c->s + c->i, "->", 2) != 0)
-            return fail(c, "'->' after the computation's parameters");
-        c->i += 2;
+        if (!cursor_lit(c, "->"))
+            return expected(c, "'->' after the computation's parameters");
         skip_ws(c);
-        if ((rc = any_shape(c, false, path, 0)) != ERR_OK)
+        if ((rc = any_shape(p, false, path, 0)) != ERR_OK)
             return rc;
     }
     if ((rc = expect(c, '{', "'{' to open the computation")) != ERR_OK)
         return rc;
     cp->first = m->ninstrs;
-    c->comp = m->ncomps++;
+    p->comp = m->ncomps++;
     for (;;) {
         skip_nl(c);
-        if (peek(c) == '}')
+        if (cursor_peek(c) == '}')
             break;
-        if (peek(c) == '\0')
-            return fail(c, "'}' to close the computation");
-        if ((rc = instruction(c)) != ERR_OK)
+        if (cursor_peek(c) == '\0')
+            return expected(c, "'}' to close the computation");
+        if ((rc = instruction(p)) != ERR_OK)
             return rc;
     }
     c->i++;
-    if (m->comps[c->comp].n == 0)
-        return hlo_err_at(c->e, c->line, col_of(c), "computation %.*s has no instructions",
-                          (int)m->comps[c->comp].name.len, c->s + m->comps[c->comp].name.off);
-    return attributes(c, NULL); /* e.g. execution_thread="..." */
+    if (m->comps[p->comp].n == 0)
+        return cursor_fail_at(c->e, c->line, cursor_col(c), "computation %.*s has no instructions",
+                              (int)m->comps[p->comp].name.len, c->s + m->comps[p->comp].name.off);
+    return attributes(p, NULL); /* e.g. execution_thread="..." */
 }
 
-static int alias_path(struct cur *c, uint32_t *path, uint8_t *depth)
+static int alias_path(struct cursor *c, uint32_t *path, uint8_t *depth)
 {
     int rc;
 
@@ -657,26 +626,27 @@ static int alias_path(struct cur *c, uint32_t *path, uint8_t *depth)
     for (;;) {
         int64_t v;
         skip_ws(c);
-        if (peek(c) == '}') {
+        if (cursor_peek(c) == '}') {
             c->i++;
             return ERR_OK;
         }
-        if (peek(c) == ',') {
+        if (cursor_peek(c) == ',') {
             c->i++;
             continue;
         }
-        if (!text_uint(c->s, c->len, &c->i, &v) || v > INT32_MAX)
-            return fail(c, "a shape index");
+        if (!cursor_uint(c, &v) || v > INT32_MAX)
+            return expected(c, "a shape index");
         if (*depth == HLO_MAX_TUPLE_DEPTH)
-            return fail(c, "'}' (shape index too deep)");
+            return expected(c, "'}' (shape index too deep)");
         path[(*depth)++] = (uint32_t)v;
     }
 }
 
 /* input_output_alias={ {0}: (1, {}, may-alias), ... } */
-static int io_alias(struct cur *c)
+static int io_alias(struct parser *p)
 {
-    struct hlo_module *m = c->m;
+    struct cursor *c = &p->c;
+    struct hlo_module *m = p->m;
     int rc;
 
     if ((rc = expect(c, '{', "'{' to open input_output_alias")) != ERR_OK)
@@ -684,28 +654,28 @@ static int io_alias(struct cur *c)
     for (;;) {
         struct hlo_alias a;
         skip_ws(c);
-        if (peek(c) == '}') {
+        if (cursor_peek(c) == '}') {
             c->i++;
             return ERR_OK;
         }
         if (m->naliases == HLO_MAX_ALIASES)
-            return err_set(c->e, ERR_LIMIT, "", "line %u: more than %d input_output_alias entries",
+            return err_set(c->e, ERR_LIMIT, "", "line %zu: more than %d input_output_alias entries",
                            c->line, HLO_MAX_ALIASES);
         memset(&a, 0, sizeof(a));
         a.line = c->line;
-        a.col = col_of(c);
+        a.col = cursor_col(c);
         if ((rc = alias_path(c, a.out_path, &a.out_depth)) != ERR_OK ||
             (rc = expect(c, ':', "':' after the output index")) != ERR_OK ||
             (rc = expect(c, '(', "'(' before the parameter number")) != ERR_OK)
             return rc;
         skip_ws(c);
-        if (!text_uint(c->s, c->len, &c->i, &a.param))
-            return fail(c, "a parameter number");
+        if (!cursor_uint(c, &a.param))
+            return expected(c, "a parameter number");
         if ((rc = expect(c, ',', "',' after the parameter number")) != ERR_OK ||
             (rc = alias_path(c, a.param_path, &a.param_depth)) != ERR_OK)
             return rc;
         skip_ws(c);
-        if (peek(c) == ',') { /* may-alias / must-alias */
+        if (cursor_peek(c) == ',') { /* may-alias / must-alias */
             c->i++;
             skip_ws(c);
             (void)word(c);
@@ -717,38 +687,37 @@ static int io_alias(struct cur *c)
             return rc;
         m->aliases[m->naliases++] = a;
         skip_ws(c);
-        if (peek(c) == ',')
-            c->i++;
+        (void)cursor_accept(c, ',');
     }
 }
 
-static int header(struct cur *c)
+static int header(struct parser *p)
 {
-    struct hlo_module *m = c->m;
+    struct cursor *c = &p->c;
+    struct hlo_module *m = p->m;
     int rc;
 
     skip_nl(c);
-    if (c->len - c->i < 10 || memcmp(c->s + c->i, "HloModule ", 10) != 0)
-        return fail(c, "\"HloModule\"");
-    c->i += 10;
+    if (!cursor_lit(c, "HloModule "))
+        return expected(c, "\"HloModule\"");
     skip_ws(c);
     if ((rc = name(c, &m->name, "the module name")) != ERR_OK)
         return rc;
     for (;;) {
         struct hlo_span key, val;
         skip_ws(c);
-        if (peek(c) != ',')
+        if (cursor_peek(c) != ',')
             break;
         c->i++;
         skip_ws(c);
         key = word(c);
         if (key.len == 0)
-            return fail(c, "an attribute name");
+            return expected(c, "an attribute name");
         if ((rc = expect(c, '=', "'=' after the attribute name")) != ERR_OK)
             return rc;
         skip_ws(c);
         if (span_eq(c->s, key, "input_output_alias")) {
-            if ((rc = io_alias(c)) != ERR_OK)
+            if ((rc = io_alias(p)) != ERR_OK)
                 return rc;
             continue;
         }
@@ -760,26 +729,27 @@ static int header(struct cur *c)
             m->scheduled = span_eq(c->s, val, "true");
     }
     skip_ws(c);
-    return peek(c) == '\n' || peek(c) == '\0' ? ERR_OK : fail(c, "',' or the end of the line");
+    return cursor_peek(c) == '\n' || cursor_peek(c) == '\0'
+               ? ERR_OK
+               : expected(c, "',' or the end of the line");
 }
 
 /* Newer XLA prints stack-frame tables after the last computation. */
-static bool at_trailer(const struct cur *c)
+static bool at_trailer(const struct cursor *c)
 {
     static const char *const words[] = {"FileNames", "FunctionNames", "FileLocations",
                                         "StackFrames"};
-    for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
-        size_t n = strlen(words[k]);
-        if (c->len - c->i >= n && memcmp(c->s + c->i, words[k], n) == 0)
+    for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+        if (cursor_starts(c, words[k]))
             return true;
-    }
     return false;
 }
 
 /* Binds every pending computation reference to its computation. */
-static int resolve_calls(struct cur *c)
+static int resolve_calls(struct parser *p)
 {
-    struct hlo_module *m = c->m;
+    struct cursor *c = &p->c;
+    struct hlo_module *m = p->m;
     size_t cap = 1;
     uint32_t *tab;
     int rc = ERR_OK;
@@ -795,28 +765,29 @@ static int resolve_calls(struct cur *c)
             struct hlo_span o = m->comps[tab[h]].name;
             if (o.len == m->comps[k].name.len &&
                 memcmp(c->s + o.off, c->s + m->comps[k].name.off, o.len) == 0) {
-                rc = hlo_err_at(c->e, m->comps[k].line, 1, "computation %.*s is defined twice",
-                                (int)(o.len > 200 ? 200 : o.len), c->s + o.off);
+                rc = cursor_fail_at(c->e, m->comps[k].line, 1, "computation %.*s is defined twice",
+                                    (int)(o.len > 200 ? 200 : o.len), c->s + o.off);
                 goto out;
             }
             h = (h + 1) & (cap - 1);
         }
         tab[h] = k;
     }
-    for (uint32_t q = 0; q < c->ncalls; q++) {
-        const struct pending_call *p = &c->calls[q];
-        size_t h = hash(c->s, p->name, HLO_NONE) & (cap - 1);
+    for (uint32_t q = 0; q < p->ncalls; q++) {
+        const struct pending_call *pc = &p->calls[q];
+        size_t h = hash(c->s, pc->name, HLO_NONE) & (cap - 1);
         for (; tab[h] != HLO_NONE; h = (h + 1) & (cap - 1)) {
             struct hlo_span o = m->comps[tab[h]].name;
-            if (o.len == p->name.len && memcmp(c->s + o.off, c->s + p->name.off, o.len) == 0)
+            if (o.len == pc->name.len && memcmp(c->s + o.off, c->s + pc->name.off, o.len) == 0)
                 break;
         }
         if (tab[h] == HLO_NONE) {
-            rc = hlo_err_at(c->e, p->line, p->col, "no computation is called %.*s",
-                            (int)(p->name.len > 200 ? 200 : p->name.len), c->s + p->name.off);
+            rc =
+                cursor_fail_at(c->e, pc->line, pc->col, "no computation is called %.*s",
+                               (int)(pc->name.len > 200 ? 200 : pc->name.len), c->s + pc->name.off);
             goto out;
         }
-        m->idx[p->slot] = tab[h];
+        m->idx[pc->slot] = tab[h];
     }
 out:
     free(tab);
@@ -849,7 +820,7 @@ bool hlo_detect(const char *s, size_t len)
 
 int hlo_parse(const char *s, size_t len, size_t max_instrs, struct hlo_module *m, struct err *e)
 {
-    struct cur c = {.s = s, .len = len, .line = 1, .m = m, .max_instrs = max_instrs, .e = e};
+    struct parser p = {.c = cursor_make(s, len, e), .m = m, .max_instrs = max_instrs};
     size_t nlines = 1, cap = 1;
     int rc;
 
@@ -862,29 +833,29 @@ int hlo_parse(const char *s, size_t len, size_t max_instrs, struct hlo_module *m
         return rc;
     while (cap < 2 * nlines + 2)
         cap *= 2;
-    if ((c.tab = malloc(cap * sizeof(*c.tab))) == NULL) {
+    if ((p.tab = malloc(cap * sizeof(*p.tab))) == NULL) {
         rc = err_set(e, ERR_NOMEM, "", "out of memory parsing HLO");
         goto out;
     }
-    memset(c.tab, 0xff, cap * sizeof(*c.tab));
-    c.mask = cap - 1;
-    if ((rc = header(&c)) != ERR_OK)
+    memset(p.tab, 0xff, cap * sizeof(*p.tab));
+    p.mask = cap - 1;
+    if ((rc = header(&p)) != ERR_OK)
         goto out;
     for (;;) {
-        skip_nl(&c);
-        if (c.i >= len || at_trailer(&c))
+        skip_nl(&p.c);
+        if (p.c.i >= len || at_trailer(&p.c))
             break;
-        if ((rc = computation(&c)) != ERR_OK)
+        if ((rc = computation(&p)) != ERR_OK)
             goto out;
     }
     if (m->entry == HLO_NONE) {
-        rc = hlo_err_at(e, c.line, col_of(&c), "expected an ENTRY computation");
+        rc = cursor_fail(&p.c, "expected an ENTRY computation");
         goto out;
     }
-    rc = resolve_calls(&c);
+    rc = resolve_calls(&p);
 out:
-    free(c.tab);
-    free(c.calls);
+    free(p.tab);
+    free(p.calls);
     if (rc != ERR_OK)
         hlo_free(m);
     return rc;

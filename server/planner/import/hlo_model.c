@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/base/cursor.h"
 #include "planner/layout.h"
 #include "planner/model/model_build.h"
 #include "planner/text.h"
@@ -191,17 +192,17 @@ static int alias_leaves(struct ctx *c, struct walk *w, const struct hlo_instr *i
         const struct hlo_instr *o = ins(c, c->h->idx[in->opnd0]);
         uint32_t from = 0, n = o->nleaves;
         if (op_is(c, in, "get-tuple-element") && !element_range(c, o, in->index, &from, &n))
-            return hlo_err_at(c->e, in->line, in->col,
-                              "get-tuple-element of %.*s, which is not a tuple", (int)o->name.len,
-                              c->h->text + o->name.off);
+            return cursor_fail_at(c->e, in->line, in->col,
+                                  "get-tuple-element of %.*s, which is not a tuple",
+                                  (int)o->name.len, c->h->text + o->name.off);
         if (n == in->nleaves)
             memcpy(dst, w->vmap + (o->leaf0 - w->leaf0) + from, n * sizeof(*dst));
         got = n;
     }
     if (got != in->nleaves)
-        return hlo_err_at(c->e, in->line, in->col,
-                          "%.*s has %u array leaves but its operands give %u", (int)in->opcode.len,
-                          c->h->text + in->opcode.off, in->nleaves, got);
+        return cursor_fail_at(c->e, in->line, in->col,
+                              "%.*s has %u array leaves but its operands give %u",
+                              (int)in->opcode.len, c->h->text + in->opcode.off, in->nleaves, got);
     return ERR_OK;
 }
 
@@ -216,8 +217,9 @@ static int callee_peak(struct ctx *c, uint32_t comp, const struct hlo_instr *cal
         return ERR_OK;
     }
     if (c->state[comp] == 1)
-        return hlo_err_at(c->e, caller->line, caller->col, "computation %.*s calls itself",
-                          (int)c->h->comps[comp].name.len, c->h->text + c->h->comps[comp].name.off);
+        return cursor_fail_at(c->e, caller->line, caller->col, "computation %.*s calls itself",
+                              (int)c->h->comps[comp].name.len,
+                              c->h->text + c->h->comps[comp].name.off);
     if (c->depth == HLO_MAX_CALL_DEPTH)
         return err_set(c->e, ERR_LIMIT, "", "line %u: calls nested more than %d deep", caller->line,
                        HLO_MAX_CALL_DEPTH);
@@ -579,9 +581,9 @@ static int donate(struct ctx *c, struct walk *w)
         }
         ol = leaf_at(c, root, al->out_path, al->out_depth);
         if (pl == HLO_NONE || ol == HLO_NONE)
-            return hlo_err_at(c->e, al->line, al->col,
-                              "input_output_alias names %s that the entry computation lacks",
-                              pl == HLO_NONE ? "a parameter index" : "an output index");
+            return cursor_fail_at(c->e, al->line, al->col,
+                                  "input_output_alias names %s that the entry computation lacks",
+                                  pl == HLO_NONE ? "a parameter index" : "an output index");
         p = w->vmap[pl - w->leaf0];
         o = w->vmap[ol - w->leaf0];
         if (p == HLO_NONE)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/base/cursor.h"
 #include "planner/text.h"
 
 enum col { COL_ID, COL_LOWER, COL_UPPER, COL_END, COL_SIZE, COL_IGNORED, COL_NONE };
@@ -44,7 +45,7 @@ static const char *col_label(enum col c)
     }
 }
 
-/* One line of input: [s, s+len) without the newline (and without a trailing '\r'). */
+/* A piece of a line (the row, a field): [s, s+len). */
 struct span {
     const char *s;
     size_t len;
@@ -108,30 +109,15 @@ static int parse_i64(struct span f, int64_t *v)
     return 0;
 }
 
-static bool next_line(const char *text, size_t len, size_t *pos, struct span *line)
-{
-    const char *nl;
-
-    if (*pos >= len)
-        return false;
-    nl = memchr(text + *pos, '\n', len - *pos);
-    line->s = text + *pos;
-    line->len = nl ? (size_t)(nl - (text + *pos)) : len - *pos;
-    *pos += line->len + (nl ? 1 : 0);
-    if (line->len > 0 && line->s[line->len - 1] == '\r')
-        line->len--;
-    return true;
-}
-
 bool mmcsv_detect(const char *text, size_t len)
 {
-    struct span line, f;
-    size_t pos = 0;
+    struct cursor c = cursor_make(text, len, NULL), line;
+    struct span f;
 
-    if (text == NULL || !next_line(text, len, &pos, &line))
+    if (text == NULL || !cursor_line(&c, &line))
         return false;
     text_skip_bom(&line.s, &line.len);
-    split(line, &f, 1);
+    split((struct span){line.s, line.len}, &f, 1);
     return span_is(f, "id") || span_is(f, "buffer") || span_is(f, "buffer_id");
 }
 
@@ -320,28 +306,29 @@ int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *
 {
     /* zeroed: parse_header sets the first ncols, but clang-analyzer cannot see that */
     enum col cols[MMCSV_COLS_MAX] = {0};
-    struct span line, f[MMCSV_COLS_MAX];
-    size_t pos = 0, lineno = 1, ncols, cap = 0;
+    struct cursor c = cursor_make(text, len, e), line;
+    struct span f[MMCSV_COLS_MAX];
+    size_t ncols, cap = 0;
     int rc;
 
     if (out == NULL)
         return err_set(e, ERR_INVALID, NULL, "mmcsv_parse: no result given");
     memset(out, 0, sizeof(*out));
-    if (text == NULL || !next_line(text, len, &pos, &line))
+    if (text == NULL || !cursor_line(&c, &line))
         return err_set(e, ERR_INVALID, "header",
                        "empty input: expected a header id,lower,upper,size");
     text_skip_bom(&line.s, &line.len);
-    if ((rc = parse_header(line, cols, &ncols, out->ignored, sizeof(out->ignored), e)) != ERR_OK)
+    if ((rc = parse_header((struct span){line.s, line.len}, cols, &ncols, out->ignored,
+                           sizeof(out->ignored), e)) != ERR_OK)
         goto out;
-    while (next_line(text, len, &pos, &line)) {
+    while (cursor_line(&c, &line)) {
+        struct span row = {line.s, line.len}, id = {0};
         struct pack_buffer b = {0};
-        struct span id = {0};
-        size_t nf;
+        size_t nf, lineno = line.line;
 
-        lineno++;
-        if (trim(line).len == 0)
+        if (trim(row).len == 0)
             continue;
-        nf = split(line, f, MMCSV_COLS_MAX);
+        nf = split(row, f, MMCSV_COLS_MAX);
         if (nf != ncols || out->n == max_buffers) {
             char where[32];
             snprintf(where, sizeof(where), "line %zu", lineno);

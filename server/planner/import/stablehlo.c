@@ -6,35 +6,23 @@
  */
 #include "planner/stablehlo.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/hlo.h"
 #include "planner/hlo_model.h"
 #include "planner/import/stablehlo_int.h"
 #include "planner/text.h"
 
-static void adv(struct tr *t)
-{
-    if (t->s[t->i] == '\n') {
-        t->line++;
-        t->bol = t->i + 1;
-    }
-    t->i++;
-}
-
 /* Skips blanks, line ends and // comments. */
-static void skip_nl(struct tr *t)
+static void skip_nl(struct cursor *c)
 {
     for (;;) {
-        skip_ws(t);
-        if (peek(t) == '\n') {
-            adv(t);
-        } else if (peek(t) == '/' && t->i + 1 < t->len && t->s[t->i + 1] == '/') {
-            while (t->i < t->len && t->s[t->i] != '\n')
-                t->i++;
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) == '\n') {
+            cursor_next(c);
+        } else if (cursor_starts(c, "//")) {
+            cursor_to_eol(c);
         } else {
             return;
         }
@@ -59,6 +47,7 @@ static struct sbuf *cur_text(struct tr *t)
 /* XLA's name of an MLIR element type (i1 -> pred, ui8 -> u8, f8E4M3FN -> f8e4m3fn). */
 static int elem_type(struct tr *t, const char *p, size_t n, char *out, size_t cap)
 {
+    struct cursor *c = &t->c;
     if (n == 2 && memcmp(p, "i1", 2) == 0) {
         snprintf(out, cap, "pred");
         return ERR_OK;
@@ -68,7 +57,7 @@ static int elem_type(struct tr *t, const char *p, size_t n, char *out, size_t ca
         return ERR_OK;
     }
     if (n + 2 > cap || n == 0)
-        return sh_fail(t, "expected an element type");
+        return cursor_fail(c, "expected an element type");
     size_t k = 0;
     if (p[0] == 'i') {
         out[k++] = 's';
@@ -88,29 +77,30 @@ static int elem_type(struct tr *t, const char *p, size_t n, char *out, size_t ca
 /* One MLIR type at the cursor (tensor<..> or !stablehlo.token) written as an XLA shape. */
 static int type_at(struct tr *t, struct sbuf *b)
 {
+    struct cursor *c = &t->c;
     char et[32];
     size_t start;
     int rc;
 
-    skip_ws(t);
-    if (starts(t, "!stablehlo.token") || starts(t, "!mhlo.token")) {
-        t->i++;
-        (void)ident(t);
+    cursor_skip_blanks(c);
+    if (cursor_starts(c, "!stablehlo.token") || cursor_starts(c, "!mhlo.token")) {
+        c->i++;
+        (void)cursor_span(c, ident_ch);
         return sh_sb_add(t, b, "token[]", 7);
     }
-    if (!starts(t, "tensor<"))
-        return sh_fail(t, "expected a tensor<...> type");
-    t->i += 7;
-    start = t->i;
+    if (!cursor_starts(c, "tensor<"))
+        return cursor_fail(c, "expected a tensor<...> type");
+    c->i += 7;
+    start = c->i;
     /* dims: digits followed by 'x' */
     size_t dims_end = start, q = start;
     for (;;) {
         size_t d = q;
-        while (q < t->len && t->s[q] >= '0' && t->s[q] <= '9')
+        while (q < c->len && c->s[q] >= '0' && c->s[q] <= '9')
             q++;
-        if (q < t->len && t->s[q] == '?')
-            return sh_fail(t, "dynamic dimensions (?) are not supported");
-        if (q > d && q < t->len && t->s[q] == 'x') {
+        if (q < c->len && c->s[q] == '?')
+            return cursor_fail(c, "dynamic dimensions (?) are not supported");
+        if (q > d && q < c->len && c->s[q] == 'x') {
             dims_end = ++q;
             continue;
         }
@@ -119,8 +109,8 @@ static int type_at(struct tr *t, struct sbuf *b)
     }
     size_t et_end = q;
     unsigned angle = 0;
-    while (et_end < t->len && t->s[et_end] != '\n') {
-        char ch = t->s[et_end];
+    while (et_end < c->len && c->s[et_end] != '\n') {
+        char ch = c->s[et_end];
         if (ch == '<')
             angle++;
         else if (ch == '>' && angle-- == 0)
@@ -129,26 +119,25 @@ static int type_at(struct tr *t, struct sbuf *b)
             break;
         et_end++;
     }
-    if ((rc = elem_type(t, t->s + q, et_end - q, et, sizeof(et))) != ERR_OK)
+    if ((rc = elem_type(t, c->s + q, et_end - q, et, sizeof(et))) != ERR_OK)
         return rc;
     if ((rc = sh_sb_printf(t, b, "%s[", et)) != ERR_OK)
         return rc;
     for (size_t k = start; k + 1 < dims_end; k++)
-        if ((rc = sh_sb_add(t, b, t->s[k] == 'x' ? "," : t->s + k, 1)) != ERR_OK)
+        if ((rc = sh_sb_add(t, b, c->s[k] == 'x' ? "," : c->s + k, 1)) != ERR_OK)
             return rc;
     if ((rc = sh_sb_add(t, b, "]", 1)) != ERR_OK)
         return rc;
     /* skip an encoding and the closing '>' */
-    t->i = et_end;
-    for (angle = 0; t->i < t->len && t->s[t->i] != '\n'; t->i++) {
-        if (t->s[t->i] == '<')
+    c->i = et_end;
+    for (angle = 0; c->i < c->len && c->s[c->i] != '\n'; c->i++) {
+        if (c->s[c->i] == '<')
             angle++;
-        else if (t->s[t->i] == '>' && angle-- == 0)
+        else if (c->s[c->i] == '>' && angle-- == 0)
             break;
     }
-    if (peek(t) != '>')
-        return sh_fail(t, "expected '>' to close the tensor type");
-    t->i++;
+    if (!cursor_accept(c, '>'))
+        return cursor_fail(c, "expected '>' to close the tensor type");
     return ERR_OK;
 }
 
@@ -156,41 +145,40 @@ static int type_at(struct tr *t, struct sbuf *b)
  * parenthesised when as_tuple); *n gets the count. Stops at the end of the list. */
 static int type_list(struct tr *t, struct sbuf *b, bool as_tuple, uint32_t *n)
 {
+    struct cursor *c = &t->c;
     bool paren;
     int rc;
 
-    skip_ws(t);
-    paren = peek(t) == '(';
+    cursor_skip_blanks(c);
+    paren = cursor_peek(c) == '(';
     if (paren)
-        t->i++;
+        c->i++;
     *n = 0;
     if (as_tuple && (rc = sh_sb_add(t, b, "(", 1)) != ERR_OK)
         return rc;
-    skip_ws(t);
-    while (!(paren && peek(t) == ')')) {
+    cursor_skip_blanks(c);
+    while (!(paren && cursor_peek(c) == ')')) {
         if (*n > 0 && (rc = sh_sb_add(t, b, ", ", 2)) != ERR_OK)
             return rc;
         if ((rc = type_at(t, b)) != ERR_OK)
             return rc;
         if (++*n > SH_MAX_RESULTS)
-            return sh_fail(t, "more than %d types in a list", SH_MAX_RESULTS);
-        skip_ws(t);
-        if (peek(t) == '{') { /* result attributes */
-            while (t->i < t->len && t->s[t->i] != '}' && t->s[t->i] != '\n')
-                t->i++;
-            if (peek(t) == '}')
-                t->i++;
-            skip_ws(t);
+            return cursor_fail(c, "more than %d types in a list", SH_MAX_RESULTS);
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) == '{') { /* result attributes */
+            while (c->i < c->len && c->s[c->i] != '}' && c->s[c->i] != '\n')
+                c->i++;
+            (void)cursor_accept(c, '}');
+            cursor_skip_blanks(c);
         }
-        if (peek(t) != ',')
+        if (cursor_peek(c) != ',')
             break;
-        t->i++;
-        skip_ws(t);
+        c->i++;
+        cursor_skip_blanks(c);
     }
     if (paren) {
-        if (peek(t) != ')')
-            return sh_fail(t, "expected ')' to close the type list");
-        t->i++;
+        if (!cursor_accept(c, ')'))
+            return cursor_fail(c, "expected ')' to close the type list");
     }
     return as_tuple ? sh_sb_add(t, b, ")", 1) : ERR_OK;
 }
@@ -210,14 +198,15 @@ static size_t hash(const char *s, uint32_t off, uint32_t len, uint32_t region, u
 static size_t slot_of(const struct tr *t, uint32_t off, uint32_t len, uint32_t region,
                       uint32_t elem)
 {
-    size_t h = hash(t->s, off, len, region, elem) & t->mask;
+    const struct cursor *c = &t->c;
+    size_t h = hash(c->s, off, len, region, elem) & t->mask;
     for (;; h = (h + 1) & t->mask) {
         uint32_t v = t->tab[h];
         if (v == UINT32_MAX)
             return h;
         const struct val *x = &t->vals[v];
         if (x->region == region && x->elem == elem && x->len == len &&
-            memcmp(t->s + x->off, t->s + off, len) == 0)
+            memcmp(c->s + x->off, c->s + off, len) == 0)
             return h;
     }
 }
@@ -227,6 +216,7 @@ static size_t slot_of(const struct tr *t, uint32_t off, uint32_t len, uint32_t r
  * a result group). */
 static int grow_names(struct tr *t)
 {
+    struct cursor *c = &t->c;
     size_t cap = t->mask + 1;
     uint32_t *tab;
 
@@ -234,11 +224,11 @@ static int grow_names(struct tr *t)
         return ERR_OK;
     cap *= 2;
     if ((tab = malloc(cap * sizeof(*tab))) == NULL)
-        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+        return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
     memset(tab, 0xff, cap * sizeof(*tab));
     for (uint32_t v = 0; v < t->nvals; v++) {
         const struct val *x = &t->vals[v];
-        size_t h = hash(t->s, x->off, x->len, x->region, x->elem) & (cap - 1);
+        size_t h = hash(c->s, x->off, x->len, x->region, x->elem) & (cap - 1);
         while (tab[h] != UINT32_MAX)
             h = (h + 1) & (cap - 1);
         tab[h] = v;
@@ -253,6 +243,7 @@ static int grow_names(struct tr *t)
 static int define_one(struct tr *t, uint32_t off, uint32_t len, uint32_t elem, bool tuple,
                       const char *sh, size_t shn)
 {
+    struct cursor *c = &t->c;
     uint32_t region = t->reg[t->depth - 1].id;
     size_t h;
     int rc;
@@ -264,14 +255,14 @@ static int define_one(struct tr *t, uint32_t off, uint32_t len, uint32_t elem, b
      * the outer one is a parameter of the region) */
     for (unsigned d = t->depth; d > 0 && elem == 0; d--)
         if (t->tab[slot_of(t, off, len, t->reg[d - 1].id, 0)] != UINT32_MAX)
-            return hlo_err_at(t->e, t->at_line, t->at_col, "%%%.*s is defined twice",
-                              (int)(len > 200 ? 200 : len), t->s + off);
+            return cursor_fail_at(c->e, t->at_line, t->at_col, "%%%.*s is defined twice",
+                                  (int)(len > 200 ? 200 : len), c->s + off);
     h = slot_of(t, off, len, region, elem);
     if (t->nvals == t->capvals) {
         uint32_t cap = t->capvals ? t->capvals * 2 : 1024;
         struct val *p = realloc(t->vals, cap * sizeof(*p));
         if (p == NULL)
-            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+            return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
         t->vals = p;
         t->capvals = cap;
     }
@@ -327,7 +318,8 @@ static int define(struct tr *t, uint32_t off, uint32_t len, bool tuple, const ch
 /* Writes value v's HLO name: r, or r#k for element k of a tuple-shaped instruction r. */
 static int put_val(struct tr *t, struct sbuf *b, const struct val *v)
 {
-    int rc = sh_sb_add(t, b, t->s + v->off, v->len);
+    struct cursor *c = &t->c;
+    int rc = sh_sb_add(t, b, c->s + v->off, v->len);
     if (rc == ERR_OK && v->tuple)
         rc = sh_sb_printf(t, b, "#%u", v->elem);
     return rc;
@@ -335,13 +327,14 @@ static int put_val(struct tr *t, struct sbuf *b, const struct val *v)
 
 static int push_u32(struct tr *t, uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t x)
 {
+    struct cursor *c = &t->c;
     if (*n == *cap) {
-        uint32_t c = *cap ? *cap * 2 : 16;
-        uint32_t *p = realloc(*a, c * sizeof(*p));
+        uint32_t ncap = *cap ? *cap * 2 : 16;
+        uint32_t *p = realloc(*a, ncap * sizeof(*p));
         if (p == NULL)
-            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+            return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
         *a = p;
-        *cap = c;
+        *cap = ncap;
     }
     (*a)[(*n)++] = x;
     return ERR_OK;
@@ -382,26 +375,28 @@ static int capture(struct tr *t, uint32_t v)
  * a value from an enclosing region is captured (a parameter of this one). */
 static int use(struct tr *t, struct sbuf *ops)
 {
-    uint32_t line = t->line, col = col_of(t), off, len, elem = 0;
+    struct cursor *c = &t->c;
+    size_t line = c->line, col = cursor_col(c);
+    uint32_t off, len, elem = 0;
     size_t h = 0;
     int rc;
 
-    t->i++; /* '%' */
-    off = (uint32_t)t->i;
-    len = (uint32_t)ident(t);
-    if (peek(t) == '#') {
+    c->i++; /* '%' */
+    off = (uint32_t)c->i;
+    len = (uint32_t)cursor_span(c, ident_ch);
+    if (cursor_peek(c) == '#') {
         int64_t v;
-        t->i++;
-        if (!text_uint(t->s, t->len, &t->i, &v) || v >= SH_MAX_RESULTS)
-            return hlo_err_at(t->e, line, col, "expected a result number after '#'");
+        c->i++;
+        if (!cursor_uint(c, &v) || v >= SH_MAX_RESULTS)
+            return cursor_fail_at(c->e, line, col, "expected a result number after '#'");
         elem = (uint32_t)v;
     }
     for (unsigned d = t->depth; d > 0 && len > 0; d--) /* innermost region first */
         if (t->tab[h = slot_of(t, off, len, t->reg[d - 1].id, elem)] != UINT32_MAX)
             break;
     if (len == 0 || t->tab[h] == UINT32_MAX)
-        return hlo_err_at(t->e, line, col, "%%%.*s is not defined before its use",
-                          (int)(t->i - off > 200 ? 200 : t->i - off), t->s + off);
+        return cursor_fail_at(c->e, line, col, "%%%.*s is not defined before its use",
+                              (int)(c->i - off > 200 ? 200 : c->i - off), c->s + off);
     uint32_t v = t->tab[h];
     if (t->vals[v].region != t->reg[t->depth - 1].id && (rc = capture(t, v)) != ERR_OK)
         return rc;
@@ -415,13 +410,14 @@ static int use(struct tr *t, struct sbuf *ops)
 struct stmt {
     uint32_t res_off, res_len, nres; /* nres 0: no results */
     uint32_t op_off, op_len;
-    uint32_t line, col;
+    size_t line, col;
 };
 
 /* The HLO opcode of an MLIR op name: after the dialect prefix, '_' written '-'. */
 static int opcode(struct tr *t, const struct stmt *st, struct sbuf *b)
 {
-    const char *p = t->s + st->op_off, *dot = NULL;
+    struct cursor *c = &t->c;
+    const char *p = c->s + st->op_off, *dot = NULL;
     for (uint32_t k = 0; k < st->op_len; k++)
         if (p[k] == '.')
             dot = p + k;
@@ -440,15 +436,17 @@ static int opcode(struct tr *t, const struct stmt *st, struct sbuf *b)
 /* Writes "  R" (the statement's result name) and then the given string. */
 static int put_res(struct tr *t, struct sbuf *b, const struct stmt *st, const char *then)
 {
+    struct cursor *c = &t->c;
     int rc = sh_sb_add(t, b, "  ", 2);
     if (rc == ERR_OK)
-        rc = sh_sb_add(t, b, t->s + st->res_off, st->res_len);
+        rc = sh_sb_add(t, b, c->s + st->res_off, st->res_len);
     return rc == ERR_OK ? sh_sb_add(t, b, then, strlen(then)) : rc;
 }
 
 /* Emits the element reads R#k of a tuple-shaped instruction R of shape "(S, ...)". */
 static int elements(struct tr *t, const struct stmt *st, const char *shapes, uint32_t n)
 {
+    struct cursor *c = &t->c;
     const char *p = shapes != NULL ? shapes + 1 : "";
     for (uint32_t k = 0; k < n; k++) {
         size_t len;
@@ -459,7 +457,7 @@ static int elements(struct tr *t, const struct stmt *st, const char *shapes, uin
             (rc = sh_sb_printf(t, b, "#%u = ", k)) != ERR_OK ||
             (rc = sh_sb_add(t, b, e, len)) != ERR_OK ||
             (rc = sh_sb_add(t, b, " get-tuple-element(", 19)) != ERR_OK ||
-            (rc = sh_sb_add(t, b, t->s + st->res_off, st->res_len)) != ERR_OK ||
+            (rc = sh_sb_add(t, b, c->s + st->res_off, st->res_len)) != ERR_OK ||
             (rc = sh_sb_printf(t, b, "), index=%u\n", k)) != ERR_OK)
             return rc;
     }
@@ -469,58 +467,63 @@ static int elements(struct tr *t, const struct stmt *st, const char *shapes, uin
 /* What a generic op's text holds up to its end (a line end outside brackets and regions):
  * the operands read (appended to ops), the type part, the callee and the loc name. */
 struct op_text {
-    size_t types_at; /* just past the type separator " :", 0 when none */
+    size_t types_at;              /* just past the type separator " :", 0 when none */
+    size_t types_line, types_bol; /* its line, and where that begins */
     uint32_t callee_off, callee_len, loc_off, loc_len;
 };
 
 static int scan_op(struct tr *t, const struct stmt *st, struct sbuf *ops, struct op_text *o)
 {
+    struct cursor *c = &t->c;
     int depth = 0, brace = 0, rc;
 
     memset(o, 0, sizeof(*o));
-    while (t->i < t->len) { /* operands up to the type separator */
-        char ch = t->s[t->i];
+    while (c->i < c->len) { /* operands up to the type separator */
+        char ch = c->s[c->i];
         if (ch == '\n' && depth == 0 && brace == 0)
             break;
         if (ch == '"') {
-            for (t->i++; t->i < t->len && t->s[t->i] != '"' && t->s[t->i] != '\n'; t->i++)
-                t->i += t->s[t->i] == '\\';
-            if (peek(t) != '"') {
-                return sh_fail(t, "unterminated string");
+            for (c->i++; c->i < c->len && c->s[c->i] != '"' && c->s[c->i] != '\n'; c->i++)
+                c->i += c->s[c->i] == '\\';
+            if (cursor_peek(c) != '"') {
+                return cursor_fail(c, "unterminated string");
             }
-            t->i++;
+            c->i++;
             continue;
         }
-        if (ch == '-' && t->i + 1 < t->len && t->s[t->i + 1] == '>') {
-            t->i += 2;
+        if (ch == '-' && c->i + 1 < c->len && c->s[c->i + 1] == '>') {
+            c->i += 2;
             continue;
         }
-        if (o->types_at == 0 && depth == 0 && brace == 0 && ch == ':' && t->i > 0 &&
-            t->s[t->i - 1] == ' ') {
-            o->types_at = t->i + 1;
+        if (o->types_at == 0 && depth == 0 && brace == 0 && ch == ':' && c->i > 0 &&
+            c->s[c->i - 1] == ' ') {
+            o->types_at = c->i + 1;
+            o->types_line = c->line;
+            o->types_bol = c->bol;
         } else if (ch == '%' && brace == 0 && o->types_at == 0 && st->nres > 0) {
             if ((rc = use(t, ops)) != ERR_OK)
                 return rc;
             continue;
         } else if (ch == '@' && o->callee_len == 0 && brace == 0) {
-            t->i++;
-            o->callee_off = (uint32_t)t->i;
-            o->callee_len = (uint32_t)ident(t);
+            c->i++;
+            o->callee_off = (uint32_t)c->i;
+            o->callee_len = (uint32_t)cursor_span(c, ident_ch);
             continue;
-        } else if (depth == 0 && brace == 0 && starts(t, "loc(") && o->loc_len == 0) {
-            sh_loc_name(t, t->i, &o->loc_off, &o->loc_len);
+        } else if (depth == 0 && brace == 0 && cursor_starts(c, "loc(") && o->loc_len == 0) {
+            sh_loc_name(t, c->i, &o->loc_off, &o->loc_len);
         }
         depth += ch == '(' || ch == '[' || ch == '<';
         depth -= (ch == ')' || ch == ']' || ch == '>') && depth > 0;
         brace += ch == '{';
         brace -= ch == '}' && brace > 0;
-        adv(t);
+        cursor_next(c);
     }
     return ERR_OK;
 }
 
 static int generic(struct tr *t, const struct stmt *st)
 {
+    struct cursor *c = &t->c;
     struct sbuf ops = {0}, shape = {0}, code = {0};
     uint32_t ntypes = 0;
     struct op_text o;
@@ -531,30 +534,33 @@ static int generic(struct tr *t, const struct stmt *st)
     if (st->nres == 0)
         goto out; /* no value defined: nothing to plan */
     if (o.types_at == 0) {
-        rc = hlo_err_at(t->e, st->line, st->col, "expected ': type' after the operation");
+        rc = cursor_fail_at(c->e, st->line, st->col, "expected ': type' after the operation");
         goto out;
     }
     bool call = o.callee_len > 0 && (st->op_len == 4 || st->op_len == 9) &&
-                memcmp(t->s + st->op_off + st->op_len - 4, "call", 4) == 0;
+                memcmp(c->s + st->op_off + st->op_len - 4, "call", 4) == 0;
     {
-        struct tr sub = *t; /* re-read the types from the separator */
-        sub.i = o.types_at;
-        sub.line = st->line;
+        struct cursor end = *c; /* re-read the types from the separator, then back here */
+        c->i = o.types_at;
+        c->line = o.types_line;
+        c->bol = o.types_bol;
         /* the result types follow the last "->" before the end of the type part */
-        for (size_t q = o.types_at; q < t->i && t->s[q] != '\n'; q++)
-            if (t->s[q] == '-' && q + 1 < t->len && t->s[q + 1] == '>')
-                sub.i = q + 2;
-        if ((rc = type_list(&sub, &shape, st->nres > 1 || call, &ntypes)) != ERR_OK)
+        for (size_t q = o.types_at; q < end.i && c->s[q] != '\n'; q++)
+            if (c->s[q] == '-' && q + 1 < c->len && c->s[q + 1] == '>')
+                c->i = q + 2;
+        rc = type_list(t, &shape, st->nres > 1 || call, &ntypes);
+        *c = end;
+        if (rc != ERR_OK)
             goto out;
     }
     if (ntypes != (st->nres > 1 ? st->nres : 1)) {
-        rc =
-            hlo_err_at(t->e, st->line, st->col, "%u results but %u result types", st->nres, ntypes);
+        rc = cursor_fail_at(c->e, st->line, st->col, "%u results but %u result types", st->nres,
+                            ntypes);
         goto out;
     }
     if (call) {
         rc = sh_sb_add(t, &code, "call", 4);
-    } else if (st->op_len >= 8 && memcmp(t->s + st->op_off + st->op_len - 8, "constant", 8) == 0) {
+    } else if (st->op_len >= 8 && memcmp(c->s + st->op_off + st->op_len - 8, "constant", 8) == 0) {
         rc = sh_sb_add(t, &code, "constant", 8);
         ops.n = 0;
         if (rc == ERR_OK)
@@ -571,7 +577,7 @@ static int generic(struct tr *t, const struct stmt *st)
         (rc = sh_sb_add(t, b, ")", 1)) != ERR_OK)
         goto out;
     if (call && ((rc = sh_sb_add(t, b, ", to_apply=", 11)) != ERR_OK ||
-                 (rc = sh_sb_add(t, b, t->s + o.callee_off, o.callee_len)) != ERR_OK))
+                 (rc = sh_sb_add(t, b, c->s + o.callee_off, o.callee_len)) != ERR_OK))
         goto out;
     if ((rc = sh_put_op_name(t, b, o.loc_off, o.loc_len)) != ERR_OK ||
         (rc = sh_sb_add(t, b, "\n", 1)) != ERR_OK)
@@ -592,48 +598,50 @@ out:
  */
 static int terminator(struct tr *t, const struct stmt *st)
 {
+    struct cursor *c = &t->c;
     struct sbuf ops = {0}, shape = {0};
     uint32_t n = 0, nvals = 0;
     bool paren;
     int rc = ERR_OK;
 
-    skip_ws(t);
-    paren = peek(t) == '(';
+    cursor_skip_blanks(c);
+    paren = cursor_peek(c) == '(';
     if (paren)
-        t->i++;
+        c->i++;
     for (;;) {
-        skip_ws(t);
-        if (peek(t) != '%')
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != '%')
             break;
         if ((rc = use(t, &ops)) != ERR_OK)
             goto out;
         nvals++;
-        skip_ws(t);
-        if (peek(t) != ',')
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != ',')
             break;
-        t->i++;
+        c->i++;
     }
     if (paren) {
-        if (peek(t) != ')') {
-            rc = sh_fail(t, "expected ')' after the returned values");
+        if (cursor_peek(c) != ')') {
+            rc = cursor_fail(c, "expected ')' after the returned values");
             goto out;
         }
-        t->i++;
-        skip_ws(t);
+        c->i++;
+        cursor_skip_blanks(c);
     }
-    if (peek(t) == ':') {
-        t->i++;
+    if (cursor_peek(c) == ':') {
+        c->i++;
         if ((rc = type_list(t, &shape, true, &n)) != ERR_OK)
             goto out;
     } else if ((rc = sh_sb_add(t, &shape, "()", 2)) != ERR_OK) {
         goto out;
     }
     if (n != nvals) {
-        rc = hlo_err_at(t->e, st->line, st->col, "the return has %u values but %u types", nvals, n);
+        rc = cursor_fail_at(c->e, st->line, st->col, "the return has %u values but %u types", nvals,
+                            n);
         goto out;
     }
-    while (t->i < t->len && t->s[t->i] != '\n') /* "-> ()" of the generic form, loc(..) */
-        t->i++;
+    while (c->i < c->len && c->s[c->i] != '\n') /* "-> ()" of the generic form, loc(..) */
+        c->i++;
     struct sbuf *b = cur_text(t);
     if ((rc = sh_sb_add(t, b, "  ROOT #ret = ", 14)) != ERR_OK ||
         (rc = sb_str(t, b, shape.p)) != ERR_OK || (rc = sh_sb_add(t, b, " tuple(", 7)) != ERR_OK ||
@@ -651,10 +659,11 @@ static int statements(struct tr *t);
 /* Opens a region writing computation name (its parameters come as it captures values). */
 static int open_region(struct tr *t, const char *name)
 {
+    struct cursor *c = &t->c;
     struct region *r;
 
     if (t->depth == SH_MAX_REGIONS)
-        return sh_fail(t, "regions nested more than %d deep", SH_MAX_REGIONS);
+        return cursor_fail(c, "regions nested more than %d deep", SH_MAX_REGIONS);
     r = &t->reg[t->depth++];
     free(r->text.p);
     free(r->params.p);
@@ -669,12 +678,13 @@ static int open_region(struct tr *t, const char *name)
  * the SSA names args (n offset and length pairs). */
 static int state_params(struct tr *t, const char *shape, const uint32_t *args, uint32_t n)
 {
+    struct cursor *c = &t->c;
     struct region *r = &t->reg[t->depth - 1];
     const char *p;
     int rc;
 
     if (shape == NULL) /* while_head writes "(" at least: never, but not provably so */
-        return sh_fail(t, "the while's loop state has no type");
+        return cursor_fail(c, "the while's loop state has no type");
     p = shape + 1;
     if ((rc = sh_sb_add(t, &r->text, "  #param = ", 11)) != ERR_OK ||
         (rc = sb_str(t, &r->text, shape)) != ERR_OK ||
@@ -685,7 +695,7 @@ static int state_params(struct tr *t, const char *shape, const uint32_t *args, u
         size_t len;
         const char *e = next_elem(&p, &len);
         if ((rc = sh_sb_add(t, &r->text, "  ", 2)) != ERR_OK ||
-            (rc = sh_sb_add(t, &r->text, t->s + args[2 * k], args[2 * k + 1])) != ERR_OK ||
+            (rc = sh_sb_add(t, &r->text, c->s + args[2 * k], args[2 * k + 1])) != ERR_OK ||
             (rc = sh_sb_add(t, &r->text, " = ", 3)) != ERR_OK ||
             (rc = sh_sb_add(t, &r->text, e, len)) != ERR_OK ||
             (rc = sh_sb_printf(t, &r->text, " get-tuple-element(#param), index=%u\n", k)) !=
@@ -747,11 +757,12 @@ static int put_caps(struct tr *t, struct sbuf *b, uint32_t *caps, uint32_t n)
 static void region_name(const struct tr *t, const struct stmt *st, const char *kind, char *out,
                         size_t cap)
 {
+    const struct cursor *c = &t->c;
     if (t->depth > 1 || st->res_len > 200)
         snprintf(out, cap, "%s.%.*s.%s.%u", t->fname, (int)(st->res_len > 200 ? 200 : st->res_len),
-                 t->s + st->res_off, kind, t->next_region + 1);
+                 c->s + st->res_off, kind, t->next_region + 1);
     else
-        snprintf(out, cap, "%s.%.*s.%s", t->fname, (int)st->res_len, t->s + st->res_off, kind);
+        snprintf(out, cap, "%s.%.*s.%s", t->fname, (int)st->res_len, c->s + st->res_off, kind);
 }
 
 /* The while's header "(%a = %x, ...) : T, ...": the loop variables' names (offset, length
@@ -759,43 +770,41 @@ static void region_name(const struct tr *t, const struct stmt *st, const char *k
 static int while_head(struct tr *t, const struct stmt *st, uint32_t *args, uint32_t *nargs,
                       struct sbuf *init, struct sbuf *shape)
 {
+    struct cursor *c = &t->c;
     uint32_t ntypes = 0;
     int rc;
 
-    t->i++; /* '(' */
+    c->i++; /* '(' */
     for (*nargs = 0;;) {
-        skip_ws(t);
-        if (peek(t) == ')')
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) == ')')
             break;
-        if (peek(t) != '%' || *nargs == SH_MAX_RESULTS)
-            return sh_fail(t, "expected %%name = %%value in the while's operands");
-        t->i++;
-        args[2 * *nargs] = (uint32_t)t->i;
-        args[2 * *nargs + 1] = (uint32_t)ident(t);
+        if (cursor_peek(c) != '%' || *nargs == SH_MAX_RESULTS)
+            return cursor_fail(c, "expected %%name = %%value in the while's operands");
+        c->i++;
+        args[2 * *nargs] = (uint32_t)c->i;
+        args[2 * *nargs + 1] = (uint32_t)cursor_span(c, ident_ch);
         ++*nargs;
-        skip_ws(t);
-        if (peek(t) != '=')
-            return sh_fail(t, "expected '=' in the while's operands");
-        t->i++;
-        skip_ws(t);
-        if (peek(t) != '%')
-            return sh_fail(t, "expected the loop variable's initial value");
+        cursor_skip_blanks(c);
+        if (!cursor_accept(c, '='))
+            return cursor_fail(c, "expected '=' in the while's operands");
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != '%')
+            return cursor_fail(c, "expected the loop variable's initial value");
         if ((rc = use(t, init)) != ERR_OK)
             return rc;
-        skip_ws(t);
-        if (peek(t) == ',')
-            t->i++;
+        cursor_skip_blanks(c);
+        (void)cursor_accept(c, ',');
     }
-    t->i++;
-    skip_ws(t);
-    if (peek(t) != ':')
-        return sh_fail(t, "expected ': types' after the while's operands");
-    t->i++;
+    c->i++;
+    cursor_skip_blanks(c);
+    if (!cursor_accept(c, ':'))
+        return cursor_fail(c, "expected ': types' after the while's operands");
     if ((rc = type_list(t, shape, true, &ntypes)) != ERR_OK)
         return rc;
     if (ntypes != *nargs || (st->nres > 1 ? st->nres : 1) != *nargs)
-        return sh_fail(t, "the while has %u loop variables, %u types and %u results", *nargs,
-                       ntypes, st->nres);
+        return cursor_fail(c, "the while has %u loop variables, %u types and %u results", *nargs,
+                           ntypes, st->nres);
     return ERR_OK;
 }
 
@@ -814,6 +823,7 @@ struct owner {
 
 static int emit_owner(struct tr *t, const struct stmt *st, struct owner *w)
 {
+    struct cursor *c = &t->c;
     struct sbuf *b = cur_text(t);
     bool loop = strcmp(w->kind, "while") == 0;
     int rc;
@@ -827,7 +837,7 @@ static int emit_owner(struct tr *t, const struct stmt *st, struct owner *w)
     if ((rc = put_res(t, b, st, " = ")) != ERR_OK || (rc = sb_str(t, b, w->shape)) != ERR_OK ||
         (rc = sb_str(t, b, loop ? " while(" : " conditional(")) != ERR_OK)
         return rc;
-    if (loop && (rc = sh_sb_add(t, b, t->s + st->res_off, st->res_len)) == ERR_OK)
+    if (loop && (rc = sh_sb_add(t, b, c->s + st->res_off, st->res_len)) == ERR_OK)
         rc = sh_sb_add(t, b, "#init", 5);
     else if (!loop)
         rc = sb_str(t, b, w->ops);
@@ -856,43 +866,44 @@ static int emit_owner(struct tr *t, const struct stmt *st, struct owner *w)
 /* The loc of the rest of the line (skipped) as the owner's op_name. */
 static void owner_loc(struct tr *t, struct owner *w)
 {
-    size_t from = t->i;
-    while (t->i < t->len && t->s[t->i] != '\n')
-        t->i++;
-    sh_loc_in(t, from, t->i, &w->loc_off, &w->loc_len);
+    struct cursor *c = &t->c;
+    size_t from = c->i;
+    cursor_to_eol(c);
+    sh_loc_in(t, from, c->i, &w->loc_off, &w->loc_len);
 }
 
 /* %r:N = stablehlo.while(%a = %x, ...) : T, ... cond { .. } do { .. } */
 static int while_op(struct tr *t, const struct stmt *st)
 {
+    struct cursor *c = &t->c;
     struct sbuf init = {0}, shape = {0};
     struct owner w = {.kind = "while"};
     uint32_t *args = malloc(2 * SH_MAX_RESULTS * sizeof(*args)), nargs = 0;
     int rc;
 
     if (args == NULL)
-        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+        return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
     if ((rc = while_head(t, st, args, &nargs, &init, &shape)) != ERR_OK)
         goto out;
     owner_loc(t, &w);
     for (int part = 0; part < 2; part++) {
         char name[600];
-        skip_nl(t);
-        if (part == 1 && peek(t) == '}') { /* "} do {" */
-            t->i++;
-            skip_ws(t);
+        skip_nl(c);
+        if (part == 1 && cursor_peek(c) == '}') { /* "} do {" */
+            c->i++;
+            cursor_skip_blanks(c);
         }
-        if (!starts(t, part == 0 ? "cond" : "do")) {
-            rc = sh_fail(t, "expected the while's '%s' region", part == 0 ? "cond" : "do");
+        if (!cursor_starts(c, part == 0 ? "cond" : "do")) {
+            rc = cursor_fail(c, "expected the while's '%s' region", part == 0 ? "cond" : "do");
             goto out;
         }
-        t->i += part == 0 ? 4 : 2;
-        skip_ws(t);
-        if (peek(t) != '{') {
-            rc = sh_fail(t, "expected '{' to open the region");
+        c->i += part == 0 ? 4 : 2;
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != '{') {
+            rc = cursor_fail(c, "expected '{' to open the region");
             goto out;
         }
-        t->i++;
+        c->i++;
         region_name(t, st, part == 0 ? "cond" : "body", name, sizeof(name));
         if ((rc = open_region(t, name)) != ERR_OK ||
             (rc = state_params(t, shape.p, args, nargs)) != ERR_OK ||
@@ -901,11 +912,11 @@ static int while_op(struct tr *t, const struct stmt *st)
             (rc = sh_sb_printf(t, &w.names, "%s%s", part == 0 ? "" : ", ", name)) != ERR_OK)
             goto out;
     }
-    if (peek(t) != '}') {
-        rc = sh_fail(t, "expected '}' to close the while's do region");
+    if (cursor_peek(c) != '}') {
+        rc = cursor_fail(c, "expected '}' to close the while's do region");
         goto out;
     }
-    t->i++;
+    c->i++;
     w.shape = shape.p;
     w.nres = nargs;
     w.ops = init.p != NULL ? init.p : "";
@@ -920,70 +931,68 @@ out:
 }
 
 /* Skips a balanced (..), [..], <..> or {..} group at the cursor (strings inside). */
-static int skip_group(struct tr *t)
+static int skip_group(struct cursor *c)
 {
     unsigned depth = 0;
-    while (t->i < t->len) {
-        char ch = t->s[t->i];
+    while (c->i < c->len) {
+        char ch = c->s[c->i];
         if (ch == '"') {
-            for (t->i++; t->i < t->len && t->s[t->i] != '"' && t->s[t->i] != '\n'; t->i++)
-                t->i += t->s[t->i] == '\\';
-            if (t->i >= t->len)
+            for (c->i++; c->i < c->len && c->s[c->i] != '"' && c->s[c->i] != '\n'; c->i++)
+                c->i += c->s[c->i] == '\\';
+            if (c->i >= c->len)
                 break;
         } else if (ch == '(' || ch == '[' || ch == '<' || ch == '{') {
             depth++;
         } else if ((ch == ')' || ch == ']' || ch == '>' || ch == '}') && --depth == 0) {
-            t->i++;
+            c->i++;
             return ERR_OK;
         }
-        adv(t);
+        cursor_next(c);
     }
-    return sh_fail(t, "expected the end of a bracketed group");
+    return cursor_fail(c, "expected the end of a bracketed group");
 }
 
 /* A block's arguments "^bb0(%x: T, %y: T):" at the cursor: their names (offset, length
  * pairs in args) and their tuple shape "(S, S)". */
 static int block_args(struct tr *t, uint32_t *args, uint32_t *nargs, struct sbuf *shape)
 {
+    struct cursor *c = &t->c;
     int rc;
 
-    t->i++; /* '^' */
-    (void)ident(t);
+    c->i++; /* '^' */
+    (void)cursor_span(c, ident_ch);
     *nargs = 0;
     if ((rc = sh_sb_add(t, shape, "(", 1)) != ERR_OK)
         return rc;
-    if (peek(t) == '(') {
-        t->i++;
+    if (cursor_peek(c) == '(') {
+        c->i++;
         for (;;) {
-            skip_nl(t);
-            if (peek(t) == ')')
+            skip_nl(c);
+            if (cursor_peek(c) == ')')
                 break;
-            if (peek(t) != '%' || *nargs == SH_MAX_RESULTS)
-                return sh_fail(t, "expected a block argument %%name: type");
-            t->i++;
-            args[2 * *nargs] = (uint32_t)t->i;
-            args[2 * *nargs + 1] = (uint32_t)ident(t);
-            skip_ws(t);
-            if (peek(t) != ':')
-                return sh_fail(t, "expected ':' after the block argument");
-            t->i++;
+            if (cursor_peek(c) != '%' || *nargs == SH_MAX_RESULTS)
+                return cursor_fail(c, "expected a block argument %%name: type");
+            c->i++;
+            args[2 * *nargs] = (uint32_t)c->i;
+            args[2 * *nargs + 1] = (uint32_t)cursor_span(c, ident_ch);
+            cursor_skip_blanks(c);
+            if (!cursor_accept(c, ':'))
+                return cursor_fail(c, "expected ':' after the block argument");
             if ((*nargs > 0 && (rc = sh_sb_add(t, shape, ", ", 2)) != ERR_OK) ||
                 (rc = type_at(t, shape)) != ERR_OK)
                 return rc;
             ++*nargs;
-            skip_ws(t);
-            if (starts(t, "loc(") && (t->i += 3, rc = skip_group(t)) != ERR_OK)
+            cursor_skip_blanks(c);
+            if (cursor_starts(c, "loc(") && (c->i += 3, rc = skip_group(c)) != ERR_OK)
                 return rc;
-            skip_ws(t);
-            if (peek(t) == ',')
-                t->i++;
+            cursor_skip_blanks(c);
+            (void)cursor_accept(c, ',');
         }
-        t->i++;
+        c->i++;
     }
-    skip_ws(t);
-    if (peek(t) != ':')
-        return sh_fail(t, "expected ':' after the block's arguments");
-    t->i++;
+    cursor_skip_blanks(c);
+    if (!cursor_accept(c, ':'))
+        return cursor_fail(c, "expected ':' after the block's arguments");
     return sh_sb_add(t, shape, ")", 1);
 }
 
@@ -991,18 +1000,18 @@ static int block_args(struct tr *t, uint32_t *args, uint32_t *nargs, struct sbuf
  * results as a tuple shape. */
 static int result_types(struct tr *t, struct sbuf *shape, uint32_t *n)
 {
+    struct cursor *c = &t->c;
     struct sbuf first = {0};
     int rc;
 
-    skip_ws(t);
-    if (peek(t) != ':')
-        return sh_fail(t, "expected ': types' after the regions");
-    t->i++;
+    cursor_skip_blanks(c);
+    if (!cursor_accept(c, ':'))
+        return cursor_fail(c, "expected ': types' after the regions");
     if ((rc = type_list(t, &first, true, n)) != ERR_OK)
         goto out;
-    skip_ws(t);
-    if (starts(t, "->")) {
-        t->i += 2;
+    cursor_skip_blanks(c);
+    if (cursor_starts(c, "->")) {
+        c->i += 2;
         rc = type_list(t, shape, true, n);
     } else {
         rc = sh_sb_add(t, shape, first.p, first.n);
@@ -1022,6 +1031,7 @@ out:
  */
 static int region_op(struct tr *t, const struct stmt *st, const char *kind)
 {
+    struct cursor *c = &t->c;
     struct sbuf ops = {0}, state = {0}, res = {0};
     struct owner w = {.kind = kind};
     uint32_t *args = malloc(2 * SH_MAX_RESULTS * sizeof(*args)), nargs = 0, nops = 0, ntypes = 0;
@@ -1029,50 +1039,50 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
     int rc = ERR_OK;
 
     if (args == NULL)
-        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-    skip_ws(t);
-    paren = peek(t) == '(';
-    t->i += paren;
+        return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+    cursor_skip_blanks(c);
+    paren = cursor_peek(c) == '(';
+    c->i += paren;
     for (;;) {
-        skip_ws(t);
-        if (peek(t) != '%')
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != '%')
             break;
         if (nops == SH_MAX_RESULTS) {
-            rc = sh_fail(t, "more than %d operands", SH_MAX_RESULTS);
+            rc = cursor_fail(c, "more than %d operands", SH_MAX_RESULTS);
             goto out;
         }
         if ((rc = use(t, &ops)) != ERR_OK)
             goto out;
         nops++;
-        skip_ws(t);
-        if (peek(t) != ',')
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != ',')
             break;
-        t->i++;
+        c->i++;
     }
-    if (paren && peek(t) != ')') {
-        rc = sh_fail(t, "expected ')' after the operands");
+    if (paren && cursor_peek(c) != ')') {
+        rc = cursor_fail(c, "expected ')' after the operands");
         goto out;
     }
-    t->i += paren;
-    skip_ws(t);
+    c->i += paren;
+    cursor_skip_blanks(c);
     if (!loop && nops != 1) {
-        rc = hlo_err_at(t->e, st->line, st->col, "a %s takes one operand, not %u", kind, nops);
+        rc = cursor_fail_at(c->e, st->line, st->col, "a %s takes one operand, not %u", kind, nops);
         goto out;
     }
-    if (peek(t) != '(') {
-        rc = sh_fail(t, "expected '(' before the %s's regions", kind);
+    if (cursor_peek(c) != '(') {
+        rc = cursor_fail(c, "expected '(' before the %s's regions", kind);
         goto out;
     }
-    t->i++;
+    c->i++;
     for (;;) {
         char name[600], what[32];
         struct sbuf sh = {0};
-        skip_nl(t);
-        if (peek(t) != '{') {
-            rc = sh_fail(t, "expected '{' to open a region");
+        skip_nl(c);
+        if (cursor_peek(c) != '{') {
+            rc = cursor_fail(c, "expected '{' to open a region");
             goto out;
         }
-        t->i++;
+        c->i++;
         if (loop)
             snprintf(what, sizeof(what), "%s", w.nregions == 0 ? "cond" : "body");
         else if (strcmp(kind, "if") == 0)
@@ -1082,14 +1092,14 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
         region_name(t, st, what, name, sizeof(name));
         if ((rc = open_region(t, name)) != ERR_OK)
             goto out;
-        skip_nl(t);
-        if (loop && peek(t) != '^') {
-            rc = sh_fail(t, "expected the while region's arguments ^bb0(%%x: type, ..):");
+        skip_nl(c);
+        if (loop && cursor_peek(c) != '^') {
+            rc = cursor_fail(c, "expected the while region's arguments ^bb0(%%x: type, ..):");
             goto out;
         }
-        if (peek(t) == '^') {
+        if (cursor_peek(c) == '^') {
             if (!loop) {
-                rc = sh_fail(t, "a %s's branch takes no arguments", kind);
+                rc = cursor_fail(c, "a %s's branch takes no arguments", kind);
                 goto out;
             }
             rc = block_args(t, args, &nargs, &sh);
@@ -1097,7 +1107,7 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
                 state = sh;
                 sh = (struct sbuf){0};
             } else if (rc == ERR_OK && strcmp(sh.p, state.p) != 0) {
-                rc = sh_fail(t, "the while's regions take different arguments");
+                rc = cursor_fail(c, "the while's regions take different arguments");
             }
             free(sh.p);
             if (rc != ERR_OK || (rc = state_params(t, state.p, args, nargs)) != ERR_OK)
@@ -1105,37 +1115,38 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
         }
         if ((rc = statements(t)) != ERR_OK)
             goto out;
-        t->i++; /* '}' */
+        c->i++; /* '}' */
         if ((rc = close_region(t, &w.caps, &w.ncaps, &w.capcap)) != ERR_OK ||
             (rc = sh_sb_printf(t, &w.names, "%s%s", w.nregions == 0 ? "" : ", ", name)) != ERR_OK)
             goto out;
         w.nregions++;
-        skip_nl(t);
-        if (peek(t) == ',') {
-            t->i++;
+        skip_nl(c);
+        if (cursor_peek(c) == ',') {
+            c->i++;
             continue;
         }
-        if (peek(t) != ')') {
-            rc = sh_fail(t, "expected ',' or ')' after a region");
+        if (cursor_peek(c) != ')') {
+            rc = cursor_fail(c, "expected ',' or ')' after a region");
             goto out;
         }
-        t->i++;
+        c->i++;
         break;
     }
-    skip_ws(t);
-    if (peek(t) == '{' && (rc = skip_group(t)) != ERR_OK) /* attributes */
+    cursor_skip_blanks(c);
+    if (cursor_peek(c) == '{' && (rc = skip_group(c)) != ERR_OK) /* attributes */
         goto out;
     if ((rc = result_types(t, &res, &ntypes)) != ERR_OK)
         goto out;
     owner_loc(t, &w);
     if ((loop || strcmp(kind, "if") == 0) && w.nregions != 2) {
-        rc = hlo_err_at(t->e, st->line, st->col, "a %s has 2 regions, not %u", kind, w.nregions);
+        rc =
+            cursor_fail_at(c->e, st->line, st->col, "a %s has 2 regions, not %u", kind, w.nregions);
         goto out;
     }
     if (ntypes != st->nres || (loop && (nargs != nops || nargs != ntypes))) {
-        rc = hlo_err_at(t->e, st->line, st->col, "the %s has %u results but %u result types%s",
-                        kind, st->nres, ntypes,
-                        loop ? " (and as many operands and region arguments)" : "");
+        rc = cursor_fail_at(c->e, st->line, st->col, "the %s has %u results but %u result types%s",
+                            kind, st->nres, ntypes,
+                            loop ? " (and as many operands and region arguments)" : "");
         goto out;
     }
     w.shape = loop ? state.p : res.p;
@@ -1155,55 +1166,55 @@ out:
 /* The op name's last part: stablehlo.while -> while. */
 static bool op_is(const struct tr *t, const struct stmt *st, const char *name)
 {
+    const struct cursor *c = &t->c;
     size_t n = strlen(name);
-    return st->op_len >= n && memcmp(t->s + st->op_off + st->op_len - n, name, n) == 0 &&
-           (st->op_len == n || t->s[st->op_off + st->op_len - n - 1] == '.');
+    return st->op_len >= n && memcmp(c->s + st->op_off + st->op_len - n, name, n) == 0 &&
+           (st->op_len == n || c->s[st->op_off + st->op_len - n - 1] == '.');
 }
 
 /* One statement of a region. */
 static int statement(struct tr *t)
 {
+    struct cursor *c = &t->c;
     struct stmt st = {0};
     bool quoted = false;
 
-    st.line = t->at_line = t->line;
-    st.col = t->at_col = col_of(t);
-    if (peek(t) == '%') {
-        t->i++;
-        st.res_off = (uint32_t)t->i;
-        st.res_len = (uint32_t)ident(t);
+    st.line = t->at_line = c->line;
+    st.col = t->at_col = cursor_col(c);
+    if (cursor_peek(c) == '%') {
+        c->i++;
+        st.res_off = (uint32_t)c->i;
+        st.res_len = (uint32_t)cursor_span(c, ident_ch);
         st.nres = 1;
-        if (peek(t) == ':') {
+        if (cursor_peek(c) == ':') {
             int64_t n;
-            t->i++;
-            if (!text_uint(t->s, t->len, &t->i, &n) || n < 1 || n > SH_MAX_RESULTS)
-                return sh_fail(t, "expected a result count after ':'");
+            c->i++;
+            if (!cursor_uint(c, &n) || n < 1 || n > SH_MAX_RESULTS)
+                return cursor_fail(c, "expected a result count after ':'");
             st.nres = (uint32_t)n;
         }
-        skip_ws(t);
-        if (peek(t) != '=')
-            return sh_fail(t, "expected '=' after the results (one %%name or %%name:N)");
-        t->i++;
-        skip_ws(t);
+        cursor_skip_blanks(c);
+        if (!cursor_accept(c, '='))
+            return cursor_fail(c, "expected '=' after the results (one %%name or %%name:N)");
+        cursor_skip_blanks(c);
     }
-    if (peek(t) == '"') {
-        t->i++;
-        st.op_off = (uint32_t)t->i;
-        st.op_len = (uint32_t)ident(t);
-        if (peek(t) != '"')
-            return sh_fail(t, "expected '\"' after the operation name");
-        t->i++;
+    if (cursor_peek(c) == '"') {
+        c->i++;
+        st.op_off = (uint32_t)c->i;
+        st.op_len = (uint32_t)cursor_span(c, ident_ch);
+        if (!cursor_accept(c, '"'))
+            return cursor_fail(c, "expected '\"' after the operation name");
         quoted = true;
     } else {
-        st.op_off = (uint32_t)t->i;
-        st.op_len = (uint32_t)ident(t);
+        st.op_off = (uint32_t)c->i;
+        st.op_len = (uint32_t)cursor_span(c, ident_ch);
     }
     if (st.op_len == 0)
-        return sh_fail(t, "expected an operation");
+        return cursor_fail(c, "expected an operation");
     if (op_is(t, &st, "return") && st.nres == 0)
         return terminator(t, &st);
-    skip_ws(t);
-    if (st.nres > 0 && op_is(t, &st, "while") && peek(t) == '(')
+    cursor_skip_blanks(c);
+    if (st.nres > 0 && op_is(t, &st, "while") && cursor_peek(c) == '(')
         return quoted ? region_op(t, &st, "while") : while_op(t, &st);
     if (st.nres > 0 && op_is(t, &st, "case"))
         return region_op(t, &st, "case");
@@ -1215,11 +1226,13 @@ static int statement(struct tr *t)
 /* Statements up to the region's closing '}' (left at the cursor). */
 static int statements(struct tr *t)
 {
+    struct cursor *c = &t->c;
     for (;;) {
         int rc;
-        skip_nl(t);
-        if (peek(t) == '}' || peek(t) == '\0')
-            return peek(t) == '}' ? ERR_OK : sh_fail(t, "expected '}' to close the region");
+        skip_nl(c);
+        if (cursor_peek(c) == '}' || cursor_peek(c) == '\0')
+            return cursor_peek(c) == '}' ? ERR_OK
+                                         : cursor_fail(c, "expected '}' to close the region");
         if ((rc = statement(t)) != ERR_OK)
             return rc;
     }
@@ -1230,48 +1243,49 @@ static int statements(struct tr *t)
 /* One argument's attributes: mhlo.sharding and tf.aliasing_output. */
 static int arg_attrs(struct tr *t, uint32_t arg, uint32_t rank, struct sbuf *sharding)
 {
-    size_t end = t->i;
+    struct cursor *c = &t->c;
+    size_t end = c->i;
     unsigned d = 0;
-    for (; end < t->len && t->s[end] != '\n'; end++) {
-        if (t->s[end] == '"')
-            for (end++; end < t->len && t->s[end] != '"' && t->s[end] != '\n'; end++)
-                end += t->s[end] == '\\';
-        if (end >= t->len)
+    for (; end < c->len && c->s[end] != '\n'; end++) {
+        if (c->s[end] == '"')
+            for (end++; end < c->len && c->s[end] != '"' && c->s[end] != '\n'; end++)
+                end += c->s[end] == '\\';
+        if (end >= c->len)
             break;
-        d += t->s[end] == '{';
-        if (t->s[end] == '}' && --d == 0)
+        d += c->s[end] == '{';
+        if (c->s[end] == '}' && --d == 0)
             break;
     }
-    for (size_t q = t->i; q < end; q++) {
+    for (size_t q = c->i; q < end; q++) {
         static const char sh[] = "mhlo.sharding = \"",
                           al[] = "tf.aliasing_output = ", sdy[] = "sdy.sharding = #sdy.sharding";
-        if (end - q > sizeof(sh) && memcmp(t->s + q, sh, sizeof(sh) - 1) == 0) {
+        if (end - q > sizeof(sh) && memcmp(c->s + q, sh, sizeof(sh) - 1) == 0) {
             size_t v = q + sizeof(sh) - 1, n = 0;
-            while (v + n < end && t->s[v + n] != '"')
+            while (v + n < end && c->s[v + n] != '"')
                 n++;
             int rc = sh_sb_add(t, sharding, ", sharding=", 11);
-            if (rc != ERR_OK || (rc = sh_sb_add(t, sharding, t->s + v, n)) != ERR_OK)
+            if (rc != ERR_OK || (rc = sh_sb_add(t, sharding, c->s + v, n)) != ERR_OK)
                 return rc;
-        } else if (end - q > sizeof(sdy) && memcmp(t->s + q, sdy, sizeof(sdy) - 1) == 0) {
-            size_t at = t->i;
-            t->i = q + sizeof(sdy) - 1; /* on this line: errors name its column */
+        } else if (end - q > sizeof(sdy) && memcmp(c->s + q, sdy, sizeof(sdy) - 1) == 0) {
+            size_t at = c->i;
+            c->i = q + sizeof(sdy) - 1; /* on this line: errors name its column */
             int rc = sh_sdy_sharding(t, rank, sharding);
-            q = t->i - 1;
-            t->i = at;
+            q = c->i - 1;
+            c->i = at;
             if (rc != ERR_OK)
                 return rc;
-        } else if (end - q > sizeof(al) && memcmp(t->s + q, al, sizeof(al) - 1) == 0) {
+        } else if (end - q > sizeof(al) && memcmp(c->s + q, al, sizeof(al) - 1) == 0) {
             size_t at = q + sizeof(al) - 1;
             int64_t o = 0;
-            if (!text_uint(t->s, end, &at, &o))
-                return sh_fail(t, "expected an output number after tf.aliasing_output");
+            if (!text_uint(c->s, end, &at, &o))
+                return cursor_fail(c, "expected an output number after tf.aliasing_output");
             int rc = sh_sb_printf(t, &t->aliases, "%s{%lld}: (%u, {}, may-alias)",
                                   t->aliases.n > 0 ? ", " : "", (long long)o, arg);
             if (rc != ERR_OK)
                 return rc;
         }
     }
-    t->i = end + (end < t->len);
+    c->i = end + (end < c->len);
     return ERR_OK;
 }
 
@@ -1291,9 +1305,10 @@ static uint32_t rank_of(const char *shape)
 static int param_line(struct tr *t, struct sbuf *b, uint32_t off, uint32_t len, const char *shape,
                       uint32_t n, const char *sharding, uint32_t loc_off, uint32_t loc_len)
 {
+    struct cursor *c = &t->c;
     int rc;
     if ((rc = sh_sb_add(t, b, "  ", 2)) != ERR_OK ||
-        (rc = sh_sb_add(t, b, t->s + off, len)) != ERR_OK ||
+        (rc = sh_sb_add(t, b, c->s + off, len)) != ERR_OK ||
         (rc = sh_sb_add(t, b, " = ", 3)) != ERR_OK || (rc = sb_str(t, b, shape)) != ERR_OK ||
         (rc = sh_sb_printf(t, b, " parameter(%u)", n)) != ERR_OK ||
         (rc = sb_str(t, b, sharding)) != ERR_OK ||
@@ -1304,61 +1319,61 @@ static int param_line(struct tr *t, struct sbuf *b, uint32_t off, uint32_t len, 
 
 static int func(struct tr *t)
 {
+    struct cursor *c = &t->c;
     uint32_t narg = 0;
     size_t name_off, name_len;
     int rc = ERR_OK;
 
-    t->i += 9; /* func.func */
-    skip_ws(t);
-    if (starts(t, "public") || starts(t, "private") || starts(t, "nested")) {
-        (void)ident(t);
-        skip_ws(t);
+    c->i += 9; /* func.func */
+    cursor_skip_blanks(c);
+    if (cursor_starts(c, "public") || cursor_starts(c, "private") || cursor_starts(c, "nested")) {
+        (void)cursor_span(c, ident_ch);
+        cursor_skip_blanks(c);
     }
-    if (peek(t) != '@')
-        return sh_fail(t, "expected @name after func.func");
-    t->i++;
-    name_off = t->i;
-    name_len = ident(t);
+    if (!cursor_accept(c, '@'))
+        return cursor_fail(c, "expected @name after func.func");
+    name_off = c->i;
+    name_len = cursor_span(c, ident_ch);
     if (name_len == 0 || name_len >= sizeof(t->fname))
-        return sh_fail(t, "expected a function name");
-    snprintf(t->fname, sizeof(t->fname), "%.*s", (int)name_len, t->s + name_off);
+        return cursor_fail(c, "expected a function name");
+    snprintf(t->fname, sizeof(t->fname), "%.*s", (int)name_len, c->s + name_off);
     t->depth = 0;
     struct region *r = &t->reg[t->depth++];
     memset(r, 0, sizeof(*r));
     r->id = ++t->next_region;
-    if (peek(t) != '(')
-        return sh_fail(t, "expected '(' after the function name");
-    t->i++;
+    if (!cursor_accept(c, '('))
+        return cursor_fail(c, "expected '(' after the function name");
     if ((rc = sh_sb_printf(t, &r->text, "%s {\n", t->fname)) != ERR_OK)
         goto out;
     for (;;) {
         struct sbuf shape = {0}, sharding = {0};
         uint32_t off, len, loc_off = 0, loc_len = 0;
-        skip_nl(t);
-        if (peek(t) == ')')
+        skip_nl(c);
+        if (cursor_peek(c) == ')')
             break;
-        if (peek(t) != '%') {
-            rc = sh_fail(t, "expected an argument %%name");
+        if (cursor_peek(c) != '%') {
+            rc = cursor_fail(c, "expected an argument %%name");
             goto out;
         }
-        t->at_line = t->line;
-        t->at_col = col_of(t);
-        t->i++;
-        off = (uint32_t)t->i;
-        len = (uint32_t)ident(t);
-        skip_ws(t);
-        if (peek(t) != ':') {
-            rc = sh_fail(t, "expected ':' after the argument name");
+        t->at_line = c->line;
+        t->at_col = cursor_col(c);
+        c->i++;
+        off = (uint32_t)c->i;
+        len = (uint32_t)cursor_span(c, ident_ch);
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != ':') {
+            rc = cursor_fail(c, "expected ':' after the argument name");
             goto out;
         }
-        t->i++;
-        skip_ws(t);
-        if ((rc = type_at(t, &shape)) == ERR_OK && (skip_ws(t), peek(t) == '{'))
+        c->i++;
+        cursor_skip_blanks(c);
+        if ((rc = type_at(t, &shape)) == ERR_OK && (cursor_skip_blanks(c), cursor_peek(c) == '{'))
             rc = arg_attrs(t, narg, rank_of(shape.p), &sharding);
-        if (rc == ERR_OK && (skip_ws(t), starts(t, "loc("))) { /* its name: the op_name */
-            sh_loc_name(t, t->i, &loc_off, &loc_len);
-            t->i += 3;
-            rc = skip_group(t);
+        if (rc == ERR_OK &&
+            (cursor_skip_blanks(c), cursor_starts(c, "loc("))) { /* its name: the op_name */
+            sh_loc_name(t, c->i, &loc_off, &loc_len);
+            c->i += 3;
+            rc = skip_group(c);
         }
         if (rc == ERR_OK)
             rc = param_line(t, &r->text, off, len, shape.p, narg, sharding.p, loc_off, loc_len);
@@ -1369,22 +1384,21 @@ static int func(struct tr *t)
         if (rc != ERR_OK)
             goto out;
         narg++;
-        skip_ws(t);
-        if (peek(t) == ',')
-            t->i++;
+        cursor_skip_blanks(c);
+        (void)cursor_accept(c, ',');
     }
     /* "-> results attributes {...} {": the body opens with the last '{' of the line */
     size_t open = 0;
-    for (; t->i < t->len && t->s[t->i] != '\n'; t->i++)
-        if (t->s[t->i] == '{')
-            open = t->i;
+    for (; c->i < c->len && c->s[c->i] != '\n'; c->i++)
+        if (c->s[c->i] == '{')
+            open = c->i;
     if (open == 0) {
-        rc = sh_fail(t, "expected '{' to open the function body");
+        rc = cursor_fail(c, "expected '{' to open the function body");
         goto out;
     }
     if ((rc = statements(t)) != ERR_OK)
         goto out;
-    t->i++; /* '}' */
+    c->i++; /* '}' */
     rc = sh_sb_add(t, &r->text, "}\n\n", 3);
     if (rc == ERR_OK && strcmp(t->fname, t->entry_name) == 0) {
         free(t->entry.p);
@@ -1400,60 +1414,50 @@ out:
     return rc;
 }
 
-/* Skips blank, comment and #loc lines; *lines counts the line ends passed. */
-static void skip_preamble(const char *s, size_t len, size_t *i, uint32_t *lines, size_t *bol)
+/* Skips blank, comment and #loc lines. */
+static void skip_preamble(struct cursor *c)
 {
     for (;;) {
-        while (*i < len && (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\r' || s[*i] == '\n')) {
-            if (s[*i] == '\n') {
-                ++*lines;
-                *bol = *i + 1;
-            }
-            (*i)++;
-        }
-        if (*i < len && (s[*i] == '#' || (s[*i] == '/' && *i + 1 < len && s[*i + 1] == '/'))) {
-            while (*i < len && s[*i] != '\n')
-                (*i)++;
-            continue;
-        }
-        return;
+        cursor_skip_space(c);
+        if (cursor_peek(c) != '#' && !cursor_starts(c, "//"))
+            return;
+        cursor_to_eol(c);
     }
 }
 
 bool stablehlo_detect(const char *s, size_t len)
 {
-    size_t i = 0, bol = 0;
-    uint32_t lines = 0;
-    skip_preamble(s, len, &i, &lines, &bol);
-    return (len - i >= 7 && memcmp(s + i, "module ", 7) == 0) ||
-           (len - i >= 7 && memcmp(s + i, "module{", 7) == 0) ||
-           (len - i >= 10 && memcmp(s + i, "func.func ", 10) == 0);
+    struct cursor c = cursor_make(s, len, NULL);
+    skip_preamble(&c);
+    return cursor_starts(&c, "module ") || cursor_starts(&c, "module{") ||
+           cursor_starts(&c, "func.func ");
 }
 
 /* The entry function: @main, else the first public one, else the first. */
 static void pick_entry(struct tr *t)
 {
+    struct cursor *c = &t->c;
     static const char key[] = "func.func ";
     bool pub_found = false;
 
     t->entry_name[0] = '\0';
-    for (size_t q = 0; q + sizeof(key) < t->len; q++) {
-        if (memcmp(t->s + q, key, sizeof(key) - 1) != 0 ||
-            (q > 0 && t->s[q - 1] != ' ' && t->s[q - 1] != '\n'))
+    for (size_t q = 0; q + sizeof(key) < c->len; q++) {
+        if (memcmp(c->s + q, key, sizeof(key) - 1) != 0 ||
+            (q > 0 && c->s[q - 1] != ' ' && c->s[q - 1] != '\n'))
             continue;
         size_t p = q + sizeof(key) - 1, n = 0;
-        bool pub = t->len - p > 7 && memcmp(t->s + p, "public ", 7) == 0;
-        while (p < t->len && t->s[p] != '@' && t->s[p] != '\n')
+        bool pub = c->len - p > 7 && memcmp(c->s + p, "public ", 7) == 0;
+        while (p < c->len && c->s[p] != '@' && c->s[p] != '\n')
             p++;
-        if (p >= t->len || t->s[p] != '@')
+        if (p >= c->len || c->s[p] != '@')
             continue;
-        while (p + 1 + n < t->len && ident_ch(t->s[p + 1 + n]))
+        while (p + 1 + n < c->len && ident_ch(c->s[p + 1 + n]))
             n++;
         if (n == 0 || n >= sizeof(t->entry_name))
             continue;
-        if ((n == 4 && memcmp(t->s + p + 1, "main", 4) == 0) || t->entry_name[0] == '\0' ||
+        if ((n == 4 && memcmp(c->s + p + 1, "main", 4) == 0) || t->entry_name[0] == '\0' ||
             (pub && !pub_found)) {
-            snprintf(t->entry_name, sizeof(t->entry_name), "%.*s", (int)n, t->s + p + 1);
+            snprintf(t->entry_name, sizeof(t->entry_name), "%.*s", (int)n, c->s + p + 1);
             pub_found |= pub;
             if (strcmp(t->entry_name, "main") == 0)
                 return;
@@ -1463,44 +1467,44 @@ static void pick_entry(struct tr *t)
 
 static int module(struct tr *t, char *name, size_t cap)
 {
+    struct cursor *c = &t->c;
     int rc;
 
     pick_entry(t);
-    skip_preamble(t->s, t->len, &t->i, &t->line, &t->bol);
+    skip_preamble(c);
     snprintf(name, cap, "module");
-    if (starts(t, "module")) {
-        t->i += 6;
-        skip_ws(t);
-        if (peek(t) == '@') {
-            size_t off = ++t->i, n = ident(t);
-            snprintf(name, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), t->s + off);
+    if (cursor_starts(c, "module")) {
+        c->i += 6;
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) == '@') {
+            size_t off = ++c->i, n = cursor_span(c, ident_ch);
+            snprintf(name, cap, "%.*s", (int)(n < cap - 1 ? n : cap - 1), c->s + off);
         }
-        while (t->i < t->len && t->s[t->i] != '\n') /* attributes {...} { */
-            t->i++;
+        while (c->i < c->len && c->s[c->i] != '\n') /* attributes {...} { */
+            c->i++;
     }
     for (;;) {
-        skip_nl(t);
-        if (t->i >= t->len || peek(t) == '}')
+        skip_nl(c);
+        if (c->i >= c->len || cursor_peek(c) == '}')
             break;
-        if (starts(t, "func.func ")) {
+        if (cursor_starts(c, "func.func ")) {
             if ((rc = func(t)) != ERR_OK)
                 return rc;
-        } else if (starts(t, "sdy.mesh ")) {
+        } else if (cursor_starts(c, "sdy.mesh ")) {
             if ((rc = sh_sdy_mesh_def(t)) != ERR_OK)
                 return rc;
         } else { /* other module-level ops */
-            while (t->i < t->len && t->s[t->i] != '\n')
-                t->i++;
+            cursor_to_eol(c);
         }
     }
     if (t->entry.n == 0)
-        return sh_fail(t, "expected a func.func in the module");
+        return cursor_fail(c, "expected a func.func in the module");
     return ERR_OK;
 }
 
 int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, struct err *e)
 {
-    struct tr t = {.s = s, .len = len, .line = 1, .e = e};
+    struct tr t = {.c = cursor_make(s, len, e)};
     char name[256];
     size_t cap = 1024; /* grown as values are defined (grow_names) */
     struct sbuf all = {0};

@@ -1,10 +1,11 @@
 /*
  * stablehlo_int.h - what the parts of the StableHLO translator share, internal to
- * import/stablehlo*.c: the cursor over the MLIR text (struct tr, which owns every buffer
- * and table it points to; stablehlo_to_hlo frees them), its small lexer and output buffers
- * (stablehlo_text.c), and the entry points of the two parts kept apart from the statements
- * (stablehlo.c): stablehlo_loc.c (an op's location name) and stablehlo_sdy.c (Shardy meshes
- * and shardings).
+ * import/stablehlo*.c: the translator (struct tr: the cursor over the MLIR text, base/
+ * cursor.h, and every buffer and table it writes, which it owns; stablehlo_to_hlo frees
+ * them), MLIR's identifier bytes, the bounded output buffers (stablehlo_text.c), and the
+ * entry points of the two parts kept apart from the statements (stablehlo.c):
+ * stablehlo_loc.c (an op's location name) and stablehlo_sdy.c (Shardy meshes and
+ * shardings).
  */
 #ifndef TPUPLAN_STABLEHLO_INT_H
 #define TPUPLAN_STABLEHLO_INT_H
@@ -14,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "planner/base/cursor.h"
 #include "planner/err.h"
 
 #define SH_MAX_REGIONS 64 /* nested while regions */
@@ -65,11 +67,7 @@ struct loc_def {
 };
 
 struct tr {
-    const char *s;
-    size_t len, i;
-    uint32_t line;
-    size_t bol;
-    struct err *e;
+    struct cursor c;     /* over the MLIR text; its errors into the caller's err */
     struct sbuf out;     /* finished computations */
     struct sbuf entry;   /* the entry computation, written last */
     struct sbuf aliases; /* input_output_alias entries */
@@ -86,51 +84,19 @@ struct tr {
     uint32_t nmeshes, capmeshes;
     struct loc_def *locs; /* the location aliases, open addressing */
     size_t loc_mask;
-    uint32_t at_line, at_col; /* where the definitions being made are written (errors) */
+    size_t at_line, at_col; /* where the definitions being made are written (errors) */
     char fname[256];
     char entry_name[256];
 };
 
-/* ---- the lexer ---------------------------------------------------------------------- */
+/* ---- the lexer (base/cursor.h, and) ------------------------------------------------ */
 
-static inline uint32_t col_of(const struct tr *t)
-{
-    return (uint32_t)(t->i - t->bol + 1);
-}
-
-static inline char peek(const struct tr *t)
-{
-    return t->i < t->len ? t->s[t->i] : '\0';
-}
-
-static inline void skip_ws(struct tr *t)
-{
-    while (t->i < t->len && (t->s[t->i] == ' ' || t->s[t->i] == '\t' || t->s[t->i] == '\r'))
-        t->i++;
-}
-
-static inline bool starts(const struct tr *t, const char *w)
-{
-    size_t n = strlen(w);
-    return t->len - t->i >= n && memcmp(t->s + t->i, w, n) == 0;
-}
-
+/* A byte of an MLIR identifier: cursor_span(c, ident_ch) reads one. */
 static inline bool ident_ch(char ch)
 {
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
            ch == '_' || ch == '.' || ch == '$' || ch == '-';
 }
-
-static inline size_t ident(struct tr *t)
-{
-    size_t at = t->i;
-    while (t->i < t->len && ident_ch(t->s[t->i]))
-        t->i++;
-    return t->i - at;
-}
-
-/* An error at the cursor: "line L:C: ..." (hlo_err_at); returns its code. */
-int sh_fail(struct tr *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Appends without the output bound: for text that copies what the output holds already. */
 int sh_sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n);

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/hlo.h"
 #include "planner/import/stablehlo_int.h"
 #include "planner/text.h"
 
@@ -26,7 +25,8 @@
 
 static size_t skip_blank(const struct tr *t, size_t q)
 {
-    while (q < t->len && (t->s[q] == ' ' || t->s[q] == '\t'))
+    const struct cursor *c = &t->c;
+    while (q < c->len && (c->s[q] == ' ' || c->s[q] == '\t'))
         q++;
     return q;
 }
@@ -34,32 +34,33 @@ static size_t skip_blank(const struct tr *t, size_t q)
 /* The location aliases: every line "#NAME = loc(..)", NAME -> the offset of its "loc(". */
 int sh_loc_table(struct tr *t)
 {
+    struct cursor *c = &t->c;
     size_t n = 0, cap = 16;
 
-    for (size_t q = 0; q < t->len; q++)
-        n += t->s[q] == '#' && (q == 0 || t->s[q - 1] == '\n');
+    for (size_t q = 0; q < c->len; q++)
+        n += c->s[q] == '#' && (q == 0 || c->s[q - 1] == '\n');
     if (n == 0)
         return ERR_OK;
     while (cap < 2 * n)
         cap *= 2;
     if ((t->locs = malloc(cap * sizeof(*t->locs))) == NULL)
-        return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+        return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
     for (size_t k = 0; k < cap; k++)
         t->locs[k].name_len = 0;
     t->loc_mask = cap - 1;
-    for (size_t q = 0; q < t->len; q++) {
-        if (t->s[q] != '#' || (q > 0 && t->s[q - 1] != '\n'))
+    for (size_t q = 0; q < c->len; q++) {
+        if (c->s[q] != '#' || (q > 0 && c->s[q - 1] != '\n'))
             continue;
         size_t name = q + 1, e = name;
-        while (e < t->len && ident_ch(t->s[e]))
+        while (e < c->len && ident_ch(c->s[e]))
             e++;
         size_t v = skip_blank(t, e);
-        if (e == name || v >= t->len || t->s[v] != '=')
+        if (e == name || v >= c->len || c->s[v] != '=')
             continue;
         v = skip_blank(t, v + 1);
-        if (t->len - v < 4 || memcmp(t->s + v, "loc(", 4) != 0)
+        if (c->len - v < 4 || memcmp(c->s + v, "loc(", 4) != 0)
             continue;
-        size_t h = (size_t)text_hash(t->s + name, e - name) & t->loc_mask;
+        size_t h = (size_t)text_hash(c->s + name, e - name) & t->loc_mask;
         while (t->locs[h].name_len != 0) /* a repeated name: the first definition holds */
             h = (h + 1) & t->loc_mask;
         t->locs[h] = (struct loc_def){(uint32_t)name, (uint32_t)(e - name), (uint32_t)v};
@@ -70,12 +71,13 @@ int sh_loc_table(struct tr *t)
 /* The "loc(" of alias s[off..off+len) (without '#'), or SIZE_MAX. */
 static size_t loc_find(const struct tr *t, size_t off, size_t len)
 {
+    const struct cursor *c = &t->c;
     if (t->locs == NULL || len == 0)
         return SIZE_MAX;
-    for (size_t h = (size_t)text_hash(t->s + off, len) & t->loc_mask; t->locs[h].name_len != 0;
+    for (size_t h = (size_t)text_hash(c->s + off, len) & t->loc_mask; t->locs[h].name_len != 0;
          h = (h + 1) & t->loc_mask) {
         const struct loc_def *d = &t->locs[h];
-        if (d->name_len == len && memcmp(t->s + d->name_off, t->s + off, len) == 0)
+        if (d->name_len == len && memcmp(c->s + d->name_off, c->s + off, len) == 0)
             return d->at;
     }
     return SIZE_MAX;
@@ -84,59 +86,60 @@ static size_t loc_find(const struct tr *t, size_t off, size_t len)
 /* The name of the location expression at q (inside loc(..)): *off, *len (0: none). */
 static void loc_expr(const struct tr *t, size_t q, unsigned *steps, uint32_t *off, uint32_t *len)
 {
+    const struct cursor *c = &t->c;
     q = skip_blank(t, q);
-    if (*steps == 0 || q >= t->len)
+    if (*steps == 0 || q >= c->len)
         return;
     --*steps;
-    if (t->s[q] == '"') {
+    if (c->s[q] == '"') {
         size_t e = sh_string_end(t, q);
-        if (e == 0 || (e < t->len && t->s[e] == ':')) /* a file position */
+        if (e == 0 || (e < c->len && c->s[e] == ':')) /* a file position */
             return;
         *off = (uint32_t)q + 1;
         *len = (uint32_t)(e - q - 2);
         return;
     }
-    if (t->s[q] == '#') {
+    if (c->s[q] == '#') {
         size_t n = q + 1, at;
-        while (n < t->len && ident_ch(t->s[n]))
+        while (n < c->len && ident_ch(c->s[n]))
             n++;
         at = loc_find(t, q + 1, n - q - 1);
         if (at != SIZE_MAX)
             loc_expr(t, at + 4, steps, off, len);
         return;
     }
-    if (t->len - q > 9 && memcmp(t->s + q, "callsite(", 9) == 0) {
+    if (c->len - q > 9 && memcmp(c->s + q, "callsite(", 9) == 0) {
         loc_expr(t, q + 9, steps, off, len);
         return;
     }
-    if (t->len - q > 5 && memcmp(t->s + q, "fused", 5) == 0) {
+    if (c->len - q > 5 && memcmp(c->s + q, "fused", 5) == 0) {
         unsigned depth = 0;
-        for (q += 5; q < t->len && t->s[q] != '\n'; q++) { /* fused<"meta">[ */
-            if (t->s[q] == '"') {
+        for (q += 5; q < c->len && c->s[q] != '\n'; q++) { /* fused<"meta">[ */
+            if (c->s[q] == '"') {
                 size_t e = sh_string_end(t, q);
                 if (e == 0)
                     return;
                 q = e - 1;
-            } else if (t->s[q] == '<')
+            } else if (c->s[q] == '<')
                 depth++;
-            else if (t->s[q] == '>' && depth > 0)
+            else if (c->s[q] == '>' && depth > 0)
                 depth--;
-            else if (t->s[q] == '[' && depth == 0)
+            else if (c->s[q] == '[' && depth == 0)
                 break;
         }
         /* the parts, "," between at depth 0, until one has a name */
-        while (q < t->len && (t->s[q] == '[' || t->s[q] == ',') && *len == 0) {
+        while (q < c->len && (c->s[q] == '[' || c->s[q] == ',') && *len == 0) {
             loc_expr(t, q + 1, steps, off, len);
-            for (q++, depth = 0; q < t->len && t->s[q] != '\n'; q++) {
-                if (t->s[q] == '"') {
+            for (q++, depth = 0; q < c->len && c->s[q] != '\n'; q++) {
+                if (c->s[q] == '"') {
                     if ((q = sh_string_end(t, q)) == 0)
                         return;
                     q--;
-                } else if (t->s[q] == '(' || t->s[q] == '[' || t->s[q] == '<') {
+                } else if (c->s[q] == '(' || c->s[q] == '[' || c->s[q] == '<') {
                     depth++;
-                } else if ((t->s[q] == ')' || t->s[q] == ']' || t->s[q] == '>') && depth > 0) {
+                } else if ((c->s[q] == ')' || c->s[q] == ']' || c->s[q] == '>') && depth > 0) {
                     depth--;
-                } else if ((t->s[q] == ',' && depth == 0) || t->s[q] == ']') {
+                } else if ((c->s[q] == ',' && depth == 0) || c->s[q] == ']') {
                     break;
                 }
             }
@@ -147,23 +150,25 @@ static void loc_expr(const struct tr *t, size_t q, unsigned *steps, uint32_t *of
 /* The name of the loc(..) at q ("loc(" there), *len 0 when it has none. */
 void sh_loc_name(const struct tr *t, size_t q, uint32_t *off, uint32_t *len)
 {
+    const struct cursor *c = &t->c;
     unsigned steps = SH_LOC_STEPS;
     *off = *len = 0;
-    if (t->len - q >= 4 && memcmp(t->s + q, "loc(", 4) == 0)
+    if (c->len - q >= 4 && memcmp(c->s + q, "loc(", 4) == 0)
         loc_expr(t, q + 4, &steps, off, len);
 }
 
 /* The name of the first loc(..) in s[from..to) outside strings. */
 void sh_loc_in(const struct tr *t, size_t from, size_t to, uint32_t *off, uint32_t *len)
 {
+    const struct cursor *c = &t->c;
     *off = *len = 0;
     for (size_t q = from; q + 4 <= to; q++) {
-        if (t->s[q] == '"') {
+        if (c->s[q] == '"') {
             size_t e = sh_string_end(t, q);
             if (e == 0)
                 return;
             q = e - 1;
-        } else if (memcmp(t->s + q, "loc(", 4) == 0) {
+        } else if (memcmp(c->s + q, "loc(", 4) == 0) {
             sh_loc_name(t, q, off, len);
             return;
         }
@@ -173,11 +178,12 @@ void sh_loc_in(const struct tr *t, size_t from, size_t to, uint32_t *off, uint32
 /* ", metadata={op_name="NAME"}" for a loc name (nothing for none). */
 int sh_put_op_name(struct tr *t, struct sbuf *b, uint32_t off, uint32_t len)
 {
+    struct cursor *c = &t->c;
     int rc;
     if (len == 0)
         return ERR_OK;
     if ((rc = sh_sb_add(t, b, ", metadata={op_name=\"", 21)) != ERR_OK ||
-        (rc = sh_sb_add(t, b, t->s + off, len)) != ERR_OK)
+        (rc = sh_sb_add(t, b, c->s + off, len)) != ERR_OK)
         return rc;
     return sh_sb_add(t, b, "\"}", 2);
 }

@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/hlo.h"
 #include "planner/import/stablehlo_int.h"
-#include "planner/text.h"
 
 /* ---- Shardy shardings -------------------------------------------------------------- */
 
@@ -26,110 +24,107 @@
 /* A quoted name at the cursor: off and len inside the quotes. */
 static int sdy_name(struct tr *t, uint32_t *off, uint32_t *len)
 {
-    skip_ws(t);
-    if (peek(t) != '"')
-        return sh_fail(t, "expected a quoted axis name");
-    size_t e = sh_string_end(t, t->i);
+    struct cursor *c = &t->c;
+    cursor_skip_blanks(c);
+    if (cursor_peek(c) != '"')
+        return cursor_fail(c, "expected a quoted axis name");
+    size_t e = sh_string_end(t, c->i);
     if (e == 0)
-        return sh_fail(t, "unterminated string");
-    *off = (uint32_t)t->i + 1;
-    *len = (uint32_t)(e - t->i - 2);
-    t->i = e;
+        return cursor_fail(c, "unterminated string");
+    *off = (uint32_t)c->i + 1;
+    *len = (uint32_t)(e - c->i - 2);
+    c->i = e;
     return ERR_OK;
 }
 
 /* The mesh at the cursor, "<" to its closing ">". */
 static int sdy_mesh_body(struct tr *t, struct sdy_mesh *m)
 {
+    struct cursor *c = &t->c;
     bool bracket;
     int rc;
 
     m->naxes = 0;
     m->devices = 1;
-    skip_ws(t);
-    if (peek(t) != '<')
-        return sh_fail(t, "expected '<' to open the mesh");
-    t->i++;
-    skip_ws(t);
-    bracket = peek(t) == '[';
-    t->i += bracket;
+    cursor_skip_blanks(c);
+    if (!cursor_accept(c, '<'))
+        return cursor_fail(c, "expected '<' to open the mesh");
+    cursor_skip_blanks(c);
+    bracket = cursor_peek(c) == '[';
+    c->i += bracket;
     for (;;) {
         struct sdy_axis a = {0, 0, 0};
         int64_t size;
-        skip_ws(t);
-        if (peek(t) != '"')
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != '"')
             break;
-        uint32_t line = t->line, col = col_of(t);
+        size_t line = c->line, col = cursor_col(c);
         if ((rc = sdy_name(t, &a.off, &a.len)) != ERR_OK)
             return rc;
         for (uint32_t k = 0; k < m->naxes; k++)
-            if (m->axes[k].len == a.len && memcmp(t->s + m->axes[k].off, t->s + a.off, a.len) == 0)
-                return hlo_err_at(t->e, line, col, "the mesh names axis \"%.*s\" twice",
-                                  (int)(a.len > 200 ? 200 : a.len), t->s + a.off);
-        skip_ws(t);
-        if (peek(t) != '=')
-            return sh_fail(t, "expected '=' and the axis size");
-        t->i++;
-        skip_ws(t);
-        if (!text_uint(t->s, t->len, &t->i, &size) || size < 1)
-            return sh_fail(t, "expected the axis size (a number of devices, at least 1)");
+            if (m->axes[k].len == a.len && memcmp(c->s + m->axes[k].off, c->s + a.off, a.len) == 0)
+                return cursor_fail_at(c->e, line, col, "the mesh names axis \"%.*s\" twice",
+                                      (int)(a.len > 200 ? 200 : a.len), c->s + a.off);
+        cursor_skip_blanks(c);
+        if (!cursor_accept(c, '='))
+            return cursor_fail(c, "expected '=' and the axis size");
+        cursor_skip_blanks(c);
+        if (!cursor_uint(c, &size) || size < 1)
+            return cursor_fail(c, "expected the axis size (a number of devices, at least 1)");
         if (m->naxes == SDY_MAX_AXES)
-            return hlo_err_at(t->e, line, col, "a mesh of more than %d axes", SDY_MAX_AXES);
+            return cursor_fail_at(c->e, line, col, "a mesh of more than %d axes", SDY_MAX_AXES);
         if (size > SDY_MAX_DEVICES || m->devices * (uint64_t)size > SDY_MAX_DEVICES)
-            return hlo_err_at(t->e, line, col, "the mesh has more than %u devices",
-                              SDY_MAX_DEVICES);
+            return cursor_fail_at(c->e, line, col, "the mesh has more than %u devices",
+                                  SDY_MAX_DEVICES);
         a.size = (uint32_t)size;
         m->devices *= (uint64_t)size;
         m->axes[m->naxes++] = a;
-        skip_ws(t);
-        if (peek(t) != ',')
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != ',')
             break;
-        t->i++;
+        c->i++;
     }
     if (bracket) {
-        if (peek(t) != ']')
-            return sh_fail(t, "expected ']' to close the mesh's axes");
-        t->i++;
+        if (!cursor_accept(c, ']'))
+            return cursor_fail(c, "expected ']' to close the mesh's axes");
     }
-    skip_ws(t);
-    if (peek(t) == ',') { /* device_ids=[..] */
-        while (t->i < t->len && t->s[t->i] != '>' && t->s[t->i] != '\n')
-            t->i++;
+    cursor_skip_blanks(c);
+    if (cursor_peek(c) == ',') { /* device_ids=[..] */
+        while (c->i < c->len && c->s[c->i] != '>' && c->s[c->i] != '\n')
+            c->i++;
     }
-    if (peek(t) != '>')
-        return sh_fail(t, "expected '>' to close the mesh");
-    t->i++;
+    if (!cursor_accept(c, '>'))
+        return cursor_fail(c, "expected '>' to close the mesh");
     return ERR_OK;
 }
 
 /* sdy.mesh @name = <..> at the cursor (module level). */
 int sh_sdy_mesh_def(struct tr *t)
 {
+    struct cursor *c = &t->c;
     struct sdy_mesh *m;
     int rc;
 
-    t->i += 8; /* sdy.mesh */
-    skip_ws(t);
-    if (peek(t) != '@')
-        return sh_fail(t, "expected @name after sdy.mesh");
-    t->i++;
+    c->i += 8; /* sdy.mesh */
+    cursor_skip_blanks(c);
+    if (!cursor_accept(c, '@'))
+        return cursor_fail(c, "expected @name after sdy.mesh");
     if (t->nmeshes == t->capmeshes) {
         uint32_t cap = t->capmeshes ? t->capmeshes * 2 : 4;
         struct sdy_mesh *p = realloc(t->meshes, cap * sizeof(*p));
         if (p == NULL)
-            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+            return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
         t->meshes = p;
         t->capmeshes = cap;
     }
     m = &t->meshes[t->nmeshes];
-    m->off = (uint32_t)t->i;
-    m->len = (uint32_t)ident(t);
+    m->off = (uint32_t)c->i;
+    m->len = (uint32_t)cursor_span(c, ident_ch);
     if (m->len == 0)
-        return sh_fail(t, "expected @name after sdy.mesh");
-    skip_ws(t);
-    if (peek(t) != '=')
-        return sh_fail(t, "expected '=' after the mesh's name");
-    t->i++;
+        return cursor_fail(c, "expected @name after sdy.mesh");
+    cursor_skip_blanks(c);
+    if (!cursor_accept(c, '='))
+        return cursor_fail(c, "expected '=' after the mesh's name");
     if ((rc = sdy_mesh_body(t, m)) != ERR_OK)
         return rc;
     t->nmeshes++;
@@ -140,65 +135,66 @@ int sh_sdy_mesh_def(struct tr *t)
  * split over; used[] marks the mesh's whole axes taken (each at most once). */
 static int sdy_dim(struct tr *t, const struct sdy_mesh *m, bool *used, uint64_t *tiles)
 {
+    struct cursor *c = &t->c;
     int rc;
 
     *tiles = 1;
-    t->i++; /* '{' */
+    c->i++; /* '{' */
     for (;;) {
-        skip_ws(t);
-        if (peek(t) == '}')
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) == '}')
             break;
-        if (peek(t) == '?') { /* open: propagation may add axes; none yet */
-            t->i++;
+        if (cursor_peek(c) == '?') { /* open: propagation may add axes; none yet */
+            c->i++;
         } else {
-            uint32_t line = t->line, col = col_of(t), off = 0, len = 0, k;
+            size_t line = c->line, col = cursor_col(c);
+            uint32_t off = 0, len = 0, k;
             if ((rc = sdy_name(t, &off, &len)) != ERR_OK)
                 return rc;
             for (k = 0; k < m->naxes; k++)
-                if (m->axes[k].len == len && memcmp(t->s + m->axes[k].off, t->s + off, len) == 0)
+                if (m->axes[k].len == len && memcmp(c->s + m->axes[k].off, c->s + off, len) == 0)
                     break;
             if (k == m->naxes)
-                return hlo_err_at(t->e, line, col, "the mesh has no axis \"%.*s\"",
-                                  (int)(len > 200 ? 200 : len), t->s + off);
+                return cursor_fail_at(c->e, line, col, "the mesh has no axis \"%.*s\"",
+                                      (int)(len > 200 ? 200 : len), c->s + off);
             uint64_t size = m->axes[k].size;
-            if (peek(t) == ':') { /* "x":(pre)size, a sub-axis */
+            if (cursor_peek(c) == ':') { /* "x":(pre)size, a sub-axis */
                 int64_t pre = 0, sub = 0;
-                t->i++;
-                if (peek(t) != '(' || (t->i++, !text_uint(t->s, t->len, &t->i, &pre)) ||
-                    peek(t) != ')' || (t->i++, !text_uint(t->s, t->len, &t->i, &sub)) || pre < 1 ||
+                c->i++;
+                if (cursor_peek(c) != '(' || (c->i++, !cursor_uint(c, &pre)) ||
+                    cursor_peek(c) != ')' || (c->i++, !cursor_uint(c, &sub)) || pre < 1 ||
                     sub < 1 || (uint64_t)pre * (uint64_t)sub > size ||
                     size % ((uint64_t)pre * (uint64_t)sub) != 0)
-                    return hlo_err_at(t->e, line, col,
-                                      "expected a sub-axis \"%.*s\":(pre)size that divides its "
-                                      "axis of %llu",
-                                      (int)(len > 200 ? 200 : len), t->s + off,
-                                      (unsigned long long)size);
+                    return cursor_fail_at(c->e, line, col,
+                                          "expected a sub-axis \"%.*s\":(pre)size that divides its "
+                                          "axis of %llu",
+                                          (int)(len > 200 ? 200 : len), c->s + off,
+                                          (unsigned long long)size);
                 size = (uint64_t)sub;
             } else if (used[k]) {
-                return hlo_err_at(t->e, line, col, "axis \"%.*s\" is used twice",
-                                  (int)(len > 200 ? 200 : len), t->s + off);
+                return cursor_fail_at(c->e, line, col, "axis \"%.*s\" is used twice",
+                                      (int)(len > 200 ? 200 : len), c->s + off);
             } else {
                 used[k] = true;
             }
             *tiles *= size; /* at most the mesh's devices: sub-axes divide their axis */
             if (*tiles > m->devices)
-                return hlo_err_at(t->e, line, col,
-                                  "the dim is split over more devices than "
-                                  "the mesh has");
+                return cursor_fail_at(c->e, line, col,
+                                      "the dim is split over more devices than "
+                                      "the mesh has");
         }
-        skip_ws(t);
-        if (peek(t) != ',')
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != ',')
             break;
-        t->i++;
+        c->i++;
     }
-    if (peek(t) != '}')
-        return sh_fail(t, "expected '}' to close the dim's axes");
-    t->i++;
-    if (peek(t) == 'p') { /* priority */
+    if (!cursor_accept(c, '}'))
+        return cursor_fail(c, "expected '}' to close the dim's axes");
+    if (cursor_peek(c) == 'p') { /* priority */
         int64_t p;
-        t->i++;
-        if (!text_uint(t->s, t->len, &t->i, &p))
-            return sh_fail(t, "expected a priority p<number>");
+        c->i++;
+        if (!cursor_uint(c, &p))
+            return cursor_fail(c, "expected a priority p<number>");
     }
     return ERR_OK;
 }
@@ -213,6 +209,7 @@ static int sdy_dim(struct tr *t, const struct sdy_mesh *m, bool *used, uint64_t 
  */
 int sh_sdy_sharding(struct tr *t, uint32_t rank, struct sbuf *out)
 {
+    struct cursor *c = &t->c;
     struct sdy_mesh inline_mesh;
     const struct sdy_mesh *m = NULL;
     bool used[SDY_MAX_AXES] = {false};
@@ -221,42 +218,43 @@ int sh_sdy_sharding(struct tr *t, uint32_t rank, struct sbuf *out)
     struct sbuf dims = {0};
     int rc = ERR_OK;
 
-    if (peek(t) != '<') {
-        rc = sh_fail(t, "expected '<' after #sdy.sharding");
+    if (cursor_peek(c) != '<') {
+        rc = cursor_fail(c, "expected '<' after #sdy.sharding");
         goto out;
     }
-    t->i++;
-    skip_ws(t);
-    if (peek(t) == '@') {
-        uint32_t line = t->line, col = col_of(t), off = (uint32_t)++t->i, len;
-        len = (uint32_t)ident(t);
+    c->i++;
+    cursor_skip_blanks(c);
+    if (cursor_peek(c) == '@') {
+        size_t line = c->line, col = cursor_col(c);
+        uint32_t off = (uint32_t)++c->i, len;
+        len = (uint32_t)cursor_span(c, ident_ch);
         for (uint32_t k = 0; k < t->nmeshes && m == NULL; k++)
-            if (t->meshes[k].len == len && memcmp(t->s + t->meshes[k].off, t->s + off, len) == 0)
+            if (t->meshes[k].len == len && memcmp(c->s + t->meshes[k].off, c->s + off, len) == 0)
                 m = &t->meshes[k];
         if (m == NULL) {
-            rc = hlo_err_at(t->e, line, col, "no sdy.mesh @%.*s before this sharding",
-                            (int)(len > 200 ? 200 : len), t->s + off);
+            rc = cursor_fail_at(c->e, line, col, "no sdy.mesh @%.*s before this sharding",
+                                (int)(len > 200 ? 200 : len), c->s + off);
             goto out;
         }
-    } else if (starts(t, "mesh<")) {
-        t->i += 4;
+    } else if (cursor_starts(c, "mesh<")) {
+        c->i += 4;
         if ((rc = sdy_mesh_body(t, &inline_mesh)) != ERR_OK)
             goto out;
         m = &inline_mesh;
     } else {
-        rc = sh_fail(t, "expected @mesh or mesh<..> in the sharding");
+        rc = cursor_fail(c, "expected @mesh or mesh<..> in the sharding");
         goto out;
     }
-    skip_ws(t);
-    if (peek(t) != ',' || (t->i++, skip_ws(t), peek(t) != '[')) {
-        rc = sh_fail(t, "expected ', [' and the dims' axes");
+    cursor_skip_blanks(c);
+    if (cursor_peek(c) != ',' || (c->i++, cursor_skip_blanks(c), cursor_peek(c) != '[')) {
+        rc = cursor_fail(c, "expected ', [' and the dims' axes");
         goto out;
     }
-    t->i++;
+    c->i++;
     for (;;) {
         uint64_t tiles;
-        skip_ws(t);
-        if (peek(t) != '{')
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != '{')
             break;
         if ((rc = sdy_dim(t, m, used, &tiles)) != ERR_OK ||
             (rc = sh_sb_printf(t, &dims, "%s%llu", ndims > 0 ? "," : "",
@@ -264,27 +262,28 @@ int sh_sdy_sharding(struct tr *t, uint32_t rank, struct sbuf *out)
             goto out;
         all *= tiles;
         if (all > m->devices) {
-            rc = sh_fail(t, "the dims are split over more devices than the mesh has");
+            rc = cursor_fail(c, "the dims are split over more devices than the mesh has");
             goto out;
         }
         ndims++;
-        skip_ws(t);
-        if (peek(t) != ',')
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != ',')
             break;
-        t->i++;
+        c->i++;
     }
-    if (peek(t) != ']') {
-        rc = sh_fail(t, "expected ']' to close the dims' axes");
+    if (cursor_peek(c) != ']') {
+        rc = cursor_fail(c, "expected ']' to close the dims' axes");
         goto out;
     }
-    t->i++;
+    c->i++;
     if (ndims != rank) {
-        rc = sh_fail(t, "the sharding has %u dims but the argument %u", ndims, rank);
+        rc = cursor_fail(c, "the sharding has %u dims but the argument %u", ndims, rank);
         goto out;
     }
     if (m->devices % all != 0) { /* sub-axes of one axis overlapping */
-        rc = sh_fail(t, "the dims span %llu of the mesh's %llu devices, which does not divide it",
-                     (unsigned long long)all, (unsigned long long)m->devices);
+        rc = cursor_fail(c,
+                         "the dims span %llu of the mesh's %llu devices, which does not divide it",
+                         (unsigned long long)all, (unsigned long long)m->devices);
         goto out;
     }
     if (all == 1)

@@ -1,6 +1,6 @@
 /*
  * stablehlo_text.c - what every part of the StableHLO translator writes and reads with
- * (stablehlo_int.h): errors at the cursor, the bounded output buffers, the end of a string.
+ * (stablehlo_int.h): the bounded output buffers, the end of a string.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -8,21 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/hlo.h"
 #include "planner/import/stablehlo_int.h"
-
-int sh_fail(struct tr *t, const char *fmt, ...)
-{
-    char what[ERR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    return hlo_err_at(t->e, t->line, col_of(t), "%s", what);
-}
 
 int sh_sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n)
 {
+    struct cursor *c = &t->c;
     if (n == 0) /* s may be an empty sbuf's NULL */
         return ERR_OK;
     if (b->n + n + 1 > b->cap) {
@@ -31,7 +21,7 @@ int sh_sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n)
         while (cap < b->n + n + 1)
             cap *= 2;
         if ((p = realloc(b->p, cap)) == NULL)
-            return err_set(t->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+            return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
         b->p = p;
         b->cap = cap;
     }
@@ -43,8 +33,9 @@ int sh_sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n)
 
 int sh_sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
 {
+    struct cursor *c = &t->c;
     if (t->out.n + t->entry.n + b->n + n > t->max_out)
-        return err_set(t->e, ERR_LIMIT, "",
+        return err_set(c->e, ERR_LIMIT, "",
                        "the StableHLO module translates to more than %zu "
                        "bytes of HLO",
                        t->max_out);
@@ -53,6 +44,7 @@ int sh_sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
 
 int sh_sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
 {
+    struct cursor *c = &t->c;
     char buf[1024];
     va_list ap;
     int n;
@@ -60,16 +52,17 @@ int sh_sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
     n = vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
     if (n < 0 || (size_t)n >= sizeof(buf))
-        return err_set(t->e, ERR_LIMIT, "", "line %u: a name or type is too long", t->line);
+        return err_set(c->e, ERR_LIMIT, "", "line %zu: a name or type is too long", c->line);
     return sh_sb_add(t, b, buf, (size_t)n);
 }
 
 size_t sh_string_end(const struct tr *t, size_t q)
 {
-    for (q++; q < t->len && t->s[q] != '\n'; q++) {
-        if (t->s[q] == '\\')
+    const struct cursor *c = &t->c;
+    for (q++; q < c->len && c->s[q] != '\n'; q++) {
+        if (c->s[q] == '\\')
             q++;
-        else if (t->s[q] == '"')
+        else if (c->s[q] == '"')
             return q + 1;
     }
     return 0;

@@ -4,77 +4,40 @@
  */
 #include "planner/xla_assign.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/base/cursor.h"
 #include "planner/text.h"
 
 #define XLA_KEY_MAX 768 /* bytes in NAME{INDEX}: a model name (512) and a deep index */
 
-/* One line being read: [ls, end) without its newline; p the next byte to read. */
-struct sc {
-    const char *ls, *p, *end;
-    size_t line;
-};
-
-static int perr(struct err *e, const struct sc *s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* "line L:C: ..." with where "line L:C"; C is the 1-based column of s->p. */
-static int perr(struct err *e, const struct sc *s, const char *fmt, ...)
-{
-    char where[64], what[ERR_MSG_MAX];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    snprintf(where, sizeof(where), "line %zu:%zu", s->line, (size_t)(s->p - s->ls) + 1);
-    return err_set(e, ERR_INVALID, where, "%s: %s", where, what);
-}
-
-static bool lit(struct sc *s, const char *w)
-{
-    size_t n = strlen(w);
-    if ((size_t)(s->end - s->p) < n || memcmp(s->p, w, n) != 0)
-        return false;
-    s->p += n;
-    return true;
-}
-
-static bool starts(const struct sc *s, const char *w)
-{
-    size_t n = strlen(w);
-    return (size_t)(s->end - s->p) >= n && memcmp(s->p, w, n) == 0;
-}
-
 /* A decimal integer, optionally negative when neg_ok; false when none or out of range. */
-static bool num(struct sc *s, bool neg_ok, int64_t *v)
+static bool num(struct cursor *s, bool neg_ok, int64_t *v)
 {
     bool neg = false;
     uint64_t acc = 0, lim;
-    const char *q = s->p;
+    size_t q = s->i;
 
-    if (q < s->end && *q == '-' && neg_ok) {
+    if (q < s->len && s->s[q] == '-' && neg_ok) {
         neg = true;
         q++;
     }
-    if (q == s->end || *q < '0' || *q > '9')
+    if (q == s->len || s->s[q] < '0' || s->s[q] > '9')
         return false;
     lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-    for (; q < s->end && *q >= '0' && *q <= '9'; q++) {
-        if (acc > (lim - (uint64_t)(*q - '0')) / 10)
+    for (; q < s->len && s->s[q] >= '0' && s->s[q] <= '9'; q++) {
+        if (acc > (lim - (uint64_t)(s->s[q] - '0')) / 10)
             return false;
-        acc = acc * 10 + (uint64_t)(*q - '0');
+        acc = acc * 10 + (uint64_t)(s->s[q] - '0');
     }
     *v = neg ? (int64_t)(0 - acc) : (int64_t)acc;
-    s->p = q;
+    s->i = q;
     return true;
 }
 
-static bool unum(struct sc *s, uint64_t *v)
+static bool unum(struct cursor *s, uint64_t *v)
 {
     int64_t x;
     if (!num(s, false, &x))
@@ -84,12 +47,21 @@ static bool unum(struct sc *s, uint64_t *v)
 }
 
 /* Steps past the next c on the line; false when there is none. */
-static bool skip_past(struct sc *s, char c)
+static bool skip_past(struct cursor *s, char c)
 {
-    const char *q = memchr(s->p, c, (size_t)(s->end - s->p));
+    const char *q = memchr(s->s + s->i, c, cursor_left(s));
     if (q == NULL)
         return false;
-    s->p = q + 1;
+    s->i = (size_t)(q - s->s) + 1;
+    return true;
+}
+
+/* Whether the line holds nothing but blanks. */
+static bool blank(const struct cursor *s)
+{
+    for (size_t q = 0; q < s->len; q++)
+        if (s->s[q] != ' ' && s->s[q] != '\t')
+            return false;
     return true;
 }
 
@@ -134,7 +106,7 @@ static void note_ignored(struct xla_assign *a, const char *s, size_t n)
 }
 
 /* One ", item" of an allocation line (BufferAllocation::ToShortString's order). */
-static int alloc_item(struct parser *ps, struct sc *s, struct xla_alloc *al)
+static int alloc_item(struct parser *ps, struct cursor *s, struct xla_alloc *al)
 {
     static const struct {
         const char *word;
@@ -144,48 +116,48 @@ static int alloc_item(struct parser *ps, struct sc *s, struct xla_alloc *al)
                  {"maybe-live-out", XLA_ALLOC_LIVE_OUT},
                  {"preallocated-temp", XLA_ALLOC_TEMP}};
 
-    if (lit(s, "color ")) {
+    if (cursor_lit(s, "color ")) {
         if (!num(s, true, &al->color))
-            return perr(ps->e, s, "expected the color's number");
+            return cursor_fail(s, "expected the color's number");
         return ERR_OK;
     }
-    if (lit(s, "parameter ")) {
+    if (cursor_lit(s, "parameter ")) {
         if (!num(s, false, &al->parameter))
-            return perr(ps->e, s, "expected the parameter's number");
+            return cursor_fail(s, "expected the parameter's number");
         al->flags |= XLA_ALLOC_PARAMETER;
-        if (!lit(s, ", shape |") || !skip_past(s, '|'))
-            return perr(ps->e, s, "expected \", shape |SHAPE|\" after the parameter number");
-        if (!lit(s, " at ShapeIndex {") || !skip_past(s, '}'))
-            return perr(ps->e, s, "expected \" at ShapeIndex {...}\" after the parameter shape");
+        if (!cursor_lit(s, ", shape |") || !skip_past(s, '|'))
+            return cursor_fail(s, "expected \", shape |SHAPE|\" after the parameter number");
+        if (!cursor_lit(s, " at ShapeIndex {") || !skip_past(s, '}'))
+            return cursor_fail(s, "expected \" at ShapeIndex {...}\" after the parameter shape");
         return ERR_OK;
     }
-    if (lit(s, "output shape is |")) {
+    if (cursor_lit(s, "output shape is |")) {
         if (!skip_past(s, '|'))
-            return perr(ps->e, s, "expected the '|' closing the output shape");
+            return cursor_fail(s, "expected the '|' closing the output shape");
         al->flags |= XLA_ALLOC_OUTPUT;
         return ERR_OK;
     }
     for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
-        const char *save = s->p;
-        if (lit(s, words[k].word) && (starts(s, ",") || s->end - s->p == 1)) {
+        size_t save = s->i;
+        if (cursor_lit(s, words[k].word) && (cursor_starts(s, ",") || cursor_left(s) == 1)) {
             al->flags |= words[k].flag;
             return ERR_OK;
         }
-        s->p = save;
+        s->i = save;
     }
     /* Something a later XLA prints: read past it to the next ", " (or the final ':'). */
-    const char *q = s->p;
-    while (q + 1 < s->end && !(q[0] == ',' && q[1] == ' '))
+    size_t q = s->i;
+    while (q + 1 < s->len && !(s->s[q] == ',' && s->s[q + 1] == ' '))
         q++;
-    if (q == s->p)
-        return perr(ps->e, s, "expected an allocation attribute");
-    note_ignored(ps->a, s->p, (size_t)(q - s->p));
-    s->p = q;
+    if (q == s->i)
+        return cursor_fail(s, "expected an allocation attribute");
+    note_ignored(ps->a, s->s + s->i, q - s->i);
+    s->i = q;
     return ERR_OK;
 }
 
 /* allocation N: size S[, ...]: */
-static int alloc_line(struct parser *ps, struct sc *s)
+static int alloc_line(struct parser *ps, struct cursor *s)
 {
     struct xla_assign *a = ps->a;
     struct xla_alloc al;
@@ -195,19 +167,19 @@ static int alloc_line(struct parser *ps, struct sc *s)
     al.parameter = -1;
     al.line = s->line;
     al.first = a->nvalues;
-    s->p += strlen("allocation ");
+    s->i += strlen("allocation ");
     if (!num(s, false, &al.index))
-        return perr(ps->e, s, "expected the allocation's index");
+        return cursor_fail(s, "expected the allocation's index");
     if (a->nallocs > 0 && al.index <= a->allocs[a->nallocs - 1].index)
-        return perr(ps->e, s, "allocation %lld follows allocation %lld: indices must increase",
-                    (long long)al.index, (long long)a->allocs[a->nallocs - 1].index);
-    if (!lit(s, ": size "))
-        return perr(ps->e, s, "expected \": size \" after the allocation index");
+        return cursor_fail(s, "allocation %lld follows allocation %lld: indices must increase",
+                           (long long)al.index, (long long)a->allocs[a->nallocs - 1].index);
+    if (!cursor_lit(s, ": size "))
+        return cursor_fail(s, "expected \": size \" after the allocation index");
     if (!unum(s, &al.size))
-        return perr(ps->e, s, "expected the allocation's size in bytes");
-    while (!(s->end - s->p == 1 && *s->p == ':')) {
-        if (!lit(s, ", "))
-            return perr(ps->e, s, "expected \", \" and an attribute, or the final ':'");
+        return cursor_fail(s, "expected the allocation's size in bytes");
+    while (!(cursor_left(s) == 1 && s->s[s->i] == ':')) {
+        if (!cursor_lit(s, ", "))
+            return cursor_fail(s, "expected \", \" and an attribute, or the final ':'");
         if ((rc = alloc_item(ps, s, &al)) != ERR_OK)
             return rc;
     }
@@ -219,35 +191,42 @@ static int alloc_line(struct parser *ps, struct sc *s)
         return err_set(ps->e, ERR_NOMEM, "", "out of memory for %zu allocations", a->nallocs + 1);
     al.base = a->total_bytes;
     if (__builtin_add_overflow(a->total_bytes, al.size, &a->total_bytes))
-        return perr(ps->e, s, "the allocations' sizes add up past 2^64-1");
+        return cursor_fail(s, "the allocations' sizes add up past 2^64-1");
     a->allocs[a->nallocs++] = al;
     return ERR_OK;
 }
 
-/* NAME[{INDEX}] into key (always with an index), *name_len the tensor name's length. */
-static int value_name(struct parser *ps, struct sc *s, char *key, size_t *klen, size_t *name_len)
+/* A byte of an HLO name as the dump prints it: printable, not '{' (its index) or '>'. */
+static bool name_ch(char ch)
 {
-    const char *n0 = s->p, *i0;
+    return (unsigned char)ch > ' ' && ch != 0x7f && ch != '{' && ch != '>';
+}
+
+static bool index_ch(char ch)
+{
+    return (ch >= '0' && ch <= '9') || ch == ',';
+}
+
+/* NAME[{INDEX}] into key (always with an index), *name_len the tensor name's length. */
+static int value_name(struct cursor *s, char *key, size_t *klen, size_t *name_len)
+{
+    const char *n0 = s->s + s->i, *i0;
     size_t n, ni;
 
     /* HLO names are printable: a control byte (NUL above all) ends the name, and then
      * the '>' expected after it is missing. */
-    while (s->p < s->end && (unsigned char)*s->p > ' ' && *s->p != 0x7f && *s->p != '{' &&
-           *s->p != '>')
-        s->p++;
-    n = (size_t)(s->p - n0);
+    n = cursor_span(s, name_ch);
     if (n == 0)
-        return perr(ps->e, s, "expected the value's instruction name");
-    i0 = s->p;
-    if (s->p < s->end && *s->p == '{') {
-        for (s->p++; s->p < s->end && ((*s->p >= '0' && *s->p <= '9') || *s->p == ','); s->p++)
-            ;
-        if (!lit(s, "}"))
-            return perr(ps->e, s, "expected a shape index of digits and commas closed by '}'");
+        return cursor_fail(s, "expected the value's instruction name");
+    i0 = s->s + s->i;
+    if (cursor_accept(s, '{')) {
+        (void)cursor_span(s, index_ch);
+        if (!cursor_lit(s, "}"))
+            return cursor_fail(s, "expected a shape index of digits and commas closed by '}'");
     }
-    ni = (size_t)(s->p - i0);
+    ni = (size_t)(s->s + s->i - i0);
     if (n + (ni ? ni : 2) >= XLA_KEY_MAX)
-        return perr(ps->e, s, "the value's name is longer than %d bytes", XLA_KEY_MAX);
+        return cursor_fail(s, "the value's name is longer than %d bytes", XLA_KEY_MAX);
     memcpy(key, n0, n);
     memcpy(key + n, ni ? i0 : "{}", ni ? ni : 2);
     *klen = n + (ni ? ni : 2);
@@ -258,7 +237,7 @@ static int value_name(struct parser *ps, struct sc *s, char *key, size_t *klen, 
 }
 
 /*  value: <ID NAME[INDEX][ (phi)][ @COLOR]> (size=S,offset=O): SHAPE */
-static int value_line(struct parser *ps, struct sc *s)
+static int value_line(struct parser *ps, struct cursor *s)
 {
     struct xla_assign *a = ps->a;
     struct xla_alloc *al;
@@ -268,31 +247,31 @@ static int value_line(struct parser *ps, struct sc *s)
     int rc;
 
     if (a->nallocs == 0)
-        return perr(ps->e, s, "a value before any allocation line");
+        return cursor_fail(s, "a value before any allocation line");
     al = &a->allocs[a->nallocs - 1];
     memset(&v, 0, sizeof(v));
     v.line = s->line;
     v.alloc = a->nallocs - 1;
-    s->p += strlen(" value: <");
-    if (!num(s, false, &v.id) || !lit(s, " "))
-        return perr(ps->e, s, "expected the value's id and a space");
-    if ((rc = value_name(ps, s, key, &klen, &v.name_len)) != ERR_OK)
+    s->i += strlen(" value: <");
+    if (!num(s, false, &v.id) || !cursor_lit(s, " "))
+        return cursor_fail(s, "expected the value's id and a space");
+    if ((rc = value_name(s, key, &klen, &v.name_len)) != ERR_OK)
         return rc;
-    (void)lit(s, " (phi)");
-    if (lit(s, " @") && !num(s, true, &v.color))
-        return perr(ps->e, s, "expected the value's color (memory space) after '@'");
-    if (!lit(s, "> (size="))
-        return perr(ps->e, s, "expected \"> (size=\"");
-    if (!unum(s, &v.size) || !lit(s, ",offset="))
-        return perr(ps->e, s, "expected the value's size in bytes and \",offset=\"");
-    if (!unum(s, &v.offset) || !lit(s, "):"))
-        return perr(ps->e, s, "expected the value's offset and \"):\"");
+    (void)cursor_lit(s, " (phi)");
+    if (cursor_lit(s, " @") && !num(s, true, &v.color))
+        return cursor_fail(s, "expected the value's color (memory space) after '@'");
+    if (!cursor_lit(s, "> (size="))
+        return cursor_fail(s, "expected \"> (size=\"");
+    if (!unum(s, &v.size) || !cursor_lit(s, ",offset="))
+        return cursor_fail(s, "expected the value's size in bytes and \",offset=\"");
+    if (!unum(s, &v.offset) || !cursor_lit(s, "):"))
+        return cursor_fail(s, "expected the value's offset and \"):\"");
     if (__builtin_add_overflow(v.offset, v.size, &end) || end > al->size)
-        return perr(ps->e, s,
-                    "the value (offset %llu, size %llu) does not fit in allocation "
-                    "%lld of %llu bytes",
-                    (unsigned long long)v.offset, (unsigned long long)v.size, (long long)al->index,
-                    (unsigned long long)al->size);
+        return cursor_fail(s,
+                           "the value (offset %llu, size %llu) does not fit in allocation "
+                           "%lld of %llu bytes",
+                           (unsigned long long)v.offset, (unsigned long long)v.size,
+                           (long long)al->index, (unsigned long long)al->size);
     if (a->nvalues >= ps->max_values)
         return err_set(ps->e, ERR_LIMIT, "", "line %zu: more than %zu values", s->line,
                        ps->max_values);
@@ -354,24 +333,24 @@ static int keys_build(struct xla_assign *a, struct keytab *t, struct err *e)
 enum section { SEC_ALLOCS, SEC_USED, SEC_LIVE, SEC_SEQ, SEC_RANGES, SEC_PEAK };
 
 /* "    KEY:START-END", both ends inclusive (HloLiveRange::ToString). */
-static int range_line(struct parser *ps, struct sc *s, const struct keytab *t)
+static int range_line(struct parser *ps, struct cursor *s, const struct keytab *t)
 {
     struct xla_assign *a = ps->a;
-    const char *k = s->p, *colon = NULL;
+    const char *k = s->s + s->i, *colon = NULL;
     int64_t lo, hi;
 
-    for (const char *q = s->p; q < s->end; q++)
+    for (const char *q = k; q < s->s + s->len; q++)
         if (*q == ':')
             colon = q;
     if (colon == NULL || colon == k)
-        return perr(ps->e, s, "expected NAME{INDEX}:START-END");
-    s->p = colon + 1;
-    if (!num(s, false, &lo) || !lit(s, "-") || !num(s, false, &hi) || s->p != s->end)
-        return perr(ps->e, s, "expected START-END, two step numbers");
+        return cursor_fail(s, "expected NAME{INDEX}:START-END");
+    s->i = (size_t)(colon - s->s) + 1;
+    if (!num(s, false, &lo) || !cursor_lit(s, "-") || !num(s, false, &hi) || cursor_left(s) != 0)
+        return cursor_fail(s, "expected START-END, two step numbers");
     if (hi < lo || hi >= INT64_MAX - 1) {
-        s->p = colon + 1;
-        return perr(ps->e, s, "the live range %lld-%lld ends before it starts", (long long)lo,
-                    (long long)hi);
+        s->i = (size_t)(colon - s->s) + 1;
+        return cursor_fail(s, "the live range %lld-%lld ends before it starts", (long long)lo,
+                           (long long)hi);
     }
     size_t *slot = key_slot(t, a, k, (size_t)(colon - k));
     if (*slot == SIZE_MAX) {
@@ -386,107 +365,85 @@ static int range_line(struct parser *ps, struct sc *s, const struct keytab *t)
 }
 
 /* One line of the HloLiveRange part; *sec moves between its subsections. */
-static int live_line(struct parser *ps, struct sc *s, enum section *sec, const struct keytab *t)
+static int live_line(struct parser *ps, struct cursor *s, enum section *sec, const struct keytab *t)
 {
-    if (lit(s, "  InstructionSequence:") && s->p == s->end)
+    if (cursor_lit(s, "  InstructionSequence:") && cursor_left(s) == 0)
         *sec = SEC_SEQ;
-    else if (lit(s, "  BufferLiveRange:") && s->p == s->end)
+    else if (cursor_lit(s, "  BufferLiveRange:") && cursor_left(s) == 0)
         *sec = SEC_RANGES;
-    else if (lit(s, "  Live ranges at ") && skip_past(s, ':') && s->p == s->end)
+    else if (cursor_lit(s, "  Live ranges at ") && skip_past(s, ':') && cursor_left(s) == 0)
         *sec = SEC_PEAK;
-    else if (lit(s, "    ") && (*sec == SEC_SEQ || *sec == SEC_PEAK))
+    else if (cursor_lit(s, "    ") && (*sec == SEC_SEQ || *sec == SEC_PEAK))
         ; /* the flattened sequence and the buffers live at the peak: read past */
-    else if (*sec == SEC_RANGES && s->p - s->ls == 4)
+    else if (*sec == SEC_RANGES && s->i == 4)
         return range_line(ps, s, t);
     else
-        return perr(ps->e, s,
-                    "expected an HloLiveRange line (InstructionSequence:, BufferLiveRange:, "
-                    "Live ranges at N (peak):, or an indented entry)");
+        return cursor_fail(s,
+                           "expected an HloLiveRange line (InstructionSequence:, BufferLiveRange:, "
+                           "Live ranges at N (peak):, or an indented entry)");
     return ERR_OK;
 }
 
-static int total_line(struct parser *ps, struct sc *s)
+static int total_line(struct parser *ps, struct cursor *s)
 {
     uint64_t v;
-    s->p += strlen("Total bytes used: ");
+    s->i += strlen("Total bytes used: ");
     if (!unum(s, &v))
-        return perr(ps->e, s, "expected the total in bytes");
+        return cursor_fail(s, "expected the total in bytes");
     if (v != ps->a->total_bytes)
-        return perr(ps->e, s,
-                    "the total %llu is not the sum of the allocations above (%llu): is the file "
-                    "cut short?",
-                    (unsigned long long)v, (unsigned long long)ps->a->total_bytes);
+        return cursor_fail(
+            s,
+            "the total %llu is not the sum of the allocations above (%llu): is the file "
+            "cut short?",
+            (unsigned long long)v, (unsigned long long)ps->a->total_bytes);
     ps->a->have_total_line = true;
     return ERR_OK;
 }
 
 /* One line in the allocations part. */
-static int allocs_line(struct parser *ps, struct sc *s, enum section *sec)
+static int allocs_line(struct parser *ps, struct cursor *s, enum section *sec)
 {
-    if (starts(s, "allocation "))
+    if (cursor_starts(s, "allocation "))
         return alloc_line(ps, s);
-    if (starts(s, " value: <"))
+    if (cursor_starts(s, " value: <"))
         return value_line(ps, s);
-    if (starts(s, "Total bytes used: "))
+    if (cursor_starts(s, "Total bytes used: "))
         return total_line(ps, s);
-    if (lit(s, "Used values:") && s->p == s->end) {
+    if (cursor_lit(s, "Used values:") && cursor_left(s) == 0) {
         *sec = SEC_USED;
         return ERR_OK;
     }
-    if (lit(s, "BufferAssignment:") && s->p == s->end && ps->a->nallocs == 0)
+    if (cursor_lit(s, "BufferAssignment:") && cursor_left(s) == 0 && ps->a->nallocs == 0)
         return ERR_OK;
-    return perr(ps->e, s,
-                "expected \"allocation N: size S...:\", \" value: <ID NAME @COLOR> "
-                "(size=S,offset=O): SHAPE\", \"Total bytes used: N\" or \"Used values:\"");
-}
-
-static bool next_line(const char *text, size_t len, size_t *pos, struct sc *s)
-{
-    const char *nl;
-
-    if (*pos >= len)
-        return false;
-    nl = memchr(text + *pos, '\n', len - *pos);
-    s->ls = s->p = text + *pos;
-    s->end = nl ? nl : text + len;
-    *pos = (size_t)(s->end - text) + (nl ? 1 : 0);
-    if (s->end > s->ls && s->end[-1] == '\r')
-        s->end--;
-    s->line++;
-    return true;
-}
-
-static bool blank(const struct sc *s)
-{
-    for (const char *q = s->ls; q < s->end; q++)
-        if (*q != ' ' && *q != '\t')
-            return false;
-    return true;
+    return cursor_fail(s,
+                       "expected \"allocation N: size S...:\", \" value: <ID NAME @COLOR> "
+                       "(size=S,offset=O): SHAPE\", \"Total bytes used: N\" or \"Used values:\"");
 }
 
 /* The part after "Used values:": HloValue::ToString blocks are read past up to the
  * HloLiveRange part, whose lines are read with the value table. */
-static int parse_lines(struct parser *ps, const char *text, size_t len, struct sc *s, size_t *pos,
-                       enum section *sec, const struct keytab *t)
+static int parse_lines(struct parser *ps, struct cursor *text, enum section *sec,
+                       const struct keytab *t)
 {
+    struct cursor line, at = *text;
+    struct cursor *s = &line;
     int rc;
 
-    while (next_line(text, len, pos, s)) {
-        if ((size_t)(s->end - s->ls) > XLA_LINE_MAX)
+    for (; cursor_line(text, s); at = *text) {
+        if (s->len > XLA_LINE_MAX)
             return err_set(ps->e, ERR_LIMIT, "", "line %zu is longer than %u bytes", s->line,
                            XLA_LINE_MAX);
         if (blank(s))
             continue;
-        if (starts(s, "HloLiveRange (max ")) {
+        if (cursor_starts(s, "HloLiveRange (max ")) {
             if (t == NULL) { /* unread it: the caller builds the value table first */
-                *pos = (size_t)(s->ls - text);
-                s->line--;
+                *text = at;
                 *sec = SEC_USED;
                 return ERR_OK;
             }
-            s->p += strlen("HloLiveRange (max ");
-            if (!num(s, false, &ps->a->schedule_end) || !lit(s, "):") || s->p != s->end)
-                return perr(ps->e, s, "expected \"HloLiveRange (max N):\"");
+            s->i += strlen("HloLiveRange (max ");
+            if (!num(s, false, &ps->a->schedule_end) || !cursor_lit(s, "):") || cursor_left(s) != 0)
+                return cursor_fail(s, "expected \"HloLiveRange (max N):\"");
             ps->a->have_live_ranges = true;
             *sec = SEC_LIVE;
             continue;
@@ -521,9 +478,8 @@ int xla_assign_parse(const char *text, size_t len, size_t max_values, struct xla
 {
     struct parser ps;
     struct keytab t = {NULL, 0};
-    struct sc s = {text, text, text, 0};
+    struct cursor c = cursor_make(text, len, e);
     enum section sec = SEC_ALLOCS;
-    size_t pos = 0;
     int rc;
 
     memset(out, 0, sizeof(*out));
@@ -532,7 +488,7 @@ int xla_assign_parse(const char *text, size_t len, size_t max_values, struct xla
     ps.max_values = max_values;
     ps.e = e;
     /* Pass one: the allocations and their values, up to "Used values:" (or the end). */
-    if ((rc = parse_lines(&ps, text, len, &s, &pos, &sec, NULL)) != ERR_OK)
+    if ((rc = parse_lines(&ps, &c, &sec, NULL)) != ERR_OK)
         goto out;
     if (out->nallocs == 0) {
         rc = err_set(e, ERR_INVALID, "line 1:1",
@@ -545,7 +501,7 @@ int xla_assign_parse(const char *text, size_t len, size_t max_values, struct xla
         goto out;
     /* Pass two: the rest, with the table to find each live range's value. */
     if (sec != SEC_ALLOCS)
-        rc = parse_lines(&ps, text, len, &s, &pos, &sec, &t);
+        rc = parse_lines(&ps, &c, &sec, &t);
 out:
     free(t.slots);
     if (rc != ERR_OK)
@@ -554,12 +510,11 @@ out:
 }
 
 /* The first non-blank line of text, in *s; false when there is none. */
-static bool first_line(const char *text, size_t len, struct sc *s)
+static bool first_line(const char *text, size_t len, struct cursor *s)
 {
-    size_t pos = 0;
+    struct cursor c = cursor_make(text, len, NULL);
 
-    memset(s, 0, sizeof(*s));
-    while (next_line(text, len, &pos, s))
+    while (cursor_line(&c, s))
         if (!blank(s))
             return true;
     return false;
@@ -567,87 +522,86 @@ static bool first_line(const char *text, size_t len, struct sc *s)
 
 bool xla_assign_detect(const char *text, size_t len)
 {
-    struct sc s;
+    struct cursor s;
     int64_t n;
 
     if (!first_line(text, len, &s))
         return false;
-    if (lit(&s, "BufferAssignment:"))
-        return s.p == s.end;
-    return lit(&s, "allocation ") && num(&s, false, &n) && lit(&s, ": size ");
+    if (cursor_lit(&s, "BufferAssignment:"))
+        return cursor_left(&s) == 0;
+    return cursor_lit(&s, "allocation ") && num(&s, false, &n) && cursor_lit(&s, ": size ");
 }
 
 bool xla_report_detect(const char *text, size_t len)
 {
-    struct sc s;
+    struct cursor s;
 
     if (!first_line(text, len, &s))
         return false;
-    return starts(&s, "Total bytes used: ") || starts(&s, "memory_space_allocation_entries {");
+    return cursor_starts(&s, "Total bytes used: ") ||
+           cursor_starts(&s, "memory_space_allocation_entries {");
 }
 
 /* One line of the proto form, with its block depth before the line in *depth. */
-static int report_proto_line(struct sc *s, int *depth, struct xla_report *r, struct err *e)
+static int report_proto_line(struct cursor *s, int *depth, struct xla_report *r)
 {
     uint64_t v;
     int64_t c;
 
-    while (s->p < s->end && *s->p == ' ')
-        s->p++;
-    if (*depth == 0 && lit(s, "memory_space_allocation_entries {")) {
+    while (cursor_peek(s) == ' ')
+        s->i++;
+    if (*depth == 0 && cursor_lit(s, "memory_space_allocation_entries {")) {
         *depth = 1;
         if (r->nspaces < XLA_REPORT_SPACES_MAX)
             memset(&r->spaces[r->nspaces], 0, sizeof(r->spaces[0]));
         r->nspaces++;
         return ERR_OK;
     }
-    if (*depth == 1 && lit(s, "total_bytes: ")) {
+    if (*depth == 1 && cursor_lit(s, "total_bytes: ")) {
         if (!unum(s, &v))
-            return perr(e, s, "expected total_bytes' value");
+            return cursor_fail(s, "expected total_bytes' value");
         if (__builtin_add_overflow(r->total_bytes, v, &r->total_bytes))
-            return perr(e, s, "the totals add up past 2^64-1");
+            return cursor_fail(s, "the totals add up past 2^64-1");
         if (r->nspaces <= XLA_REPORT_SPACES_MAX)
             r->spaces[r->nspaces - 1].total_bytes = v;
         return ERR_OK;
     }
-    if (*depth == 1 && lit(s, "memory_space_color: ")) {
+    if (*depth == 1 && cursor_lit(s, "memory_space_color: ")) {
         if (!num(s, true, &c))
-            return perr(e, s, "expected memory_space_color's value");
+            return cursor_fail(s, "expected memory_space_color's value");
         if (r->nspaces <= XLA_REPORT_SPACES_MAX)
             r->spaces[r->nspaces - 1].color = c;
         return ERR_OK;
     }
-    if (s->end > s->p && s->end[-1] == '{')
+    if (cursor_left(s) > 0 && s->s[s->len - 1] == '{')
         (*depth)++;
-    else if (s->end - s->p == 1 && *s->p == '}')
+    else if (cursor_left(s) == 1 && s->s[s->i] == '}')
         (*depth)--;
     if (*depth < 0)
-        return perr(e, s, "a '}' closes no block");
+        return cursor_fail(s, "a '}' closes no block");
     return ERR_OK;
 }
 
 int xla_report_parse(const char *text, size_t len, struct xla_report *out, struct err *e)
 {
-    struct sc s;
-    size_t pos = 0;
+    struct cursor c = cursor_make(text, len, e), s;
     int depth = 0, rc;
 
     memset(out, 0, sizeof(*out));
-    memset(&s, 0, sizeof(s));
     if (!xla_report_detect(text, len))
         return err_set(e, ERR_INVALID, "line 1:1",
                        "line 1:1: expected \"Total bytes used: N\" or "
                        "\"memory_space_allocation_entries {\": not an XLA memory-usage report");
-    while (next_line(text, len, &pos, &s)) {
+    while (cursor_line(&c, &s)) {
         if (blank(&s))
             continue;
-        if (!out->proto && lit(&s, "Total bytes used: ")) {
+        if (!out->proto && cursor_lit(&s, "Total bytes used: ")) {
             if (!unum(&s, &out->total_bytes))
-                return perr(e, &s, "expected the total in bytes");
+                return cursor_fail(&s, "expected the total in bytes");
             return ERR_OK; /* the text form's total; the rest lists allocations */
         }
         out->proto = true;
-        if ((rc = report_proto_line(&s, &depth, out, e)) != ERR_OK) {
+        if ((rc = report_proto_line(&s, &depth, out)) != ERR_OK) {
             memset(out, 0, sizeof(*out));
             return rc;
         }

@@ -20,20 +20,20 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Cursor over the whole input, so offsets in messages are offsets in what the user typed. */
-struct cur {
-    const char *s;
-    size_t len;
-    size_t pos;
-    const char *ctx; /* message prefix, "" or "tuple element 3: " */
-};
+#include "planner/base/cursor.h"
 
-static int peek(const struct cur *c)
+/*
+ * The cursor is over the whole input, so offsets in messages are offsets in what the user
+ * typed (a shape names offsets, not lines: it is one line of a larger input).
+ */
+
+/* The byte at the cursor, -1 at the end (a NUL byte is a byte here, not the end). */
+static int peek(const struct cursor *c)
 {
-    return c->pos < c->len ? (unsigned char)c->s[c->pos] : -1;
+    return c->i < c->len ? (unsigned char)c->s[c->i] : -1;
 }
 
-static const char *found(const struct cur *c, char *buf, size_t cap)
+static const char *found(const struct cursor *c, char *buf, size_t cap)
 {
     int ch = peek(c);
 
@@ -47,36 +47,27 @@ static const char *found(const struct cur *c, char *buf, size_t cap)
 }
 
 /* ERR_INVALID "expected X at offset N, found Y". */
-static int expected(const struct cur *c, const char *what, struct err *e)
+static int expected(const struct cursor *c, const char *what, struct err *e)
 {
     char f[32];
 
-    return err_set(e, ERR_INVALID, "shape", "%sexpected %s at offset %zu, found %s", c->ctx, what,
-                   c->pos, found(c, f, sizeof(f)));
+    return err_set(e, ERR_INVALID, "shape", "expected %s at offset %zu, found %s", what, c->i,
+                   found(c, f, sizeof(f)));
 }
 
-static int accept(struct cur *c, char ch)
+static int expect(struct cursor *c, char ch, const char *what, struct err *e)
 {
-    if (peek(c) == ch) {
-        c->pos++;
-        return 1;
-    }
-    return 0;
-}
-
-static int expect(struct cur *c, char ch, const char *what, struct err *e)
-{
-    return accept(c, ch) ? 0 : expected(c, what, e);
+    return cursor_accept(c, ch) ? 0 : expected(c, what, e);
 }
 
 /* A decimal number without sign, 0..INT64_MAX. `what` names it in messages ("dimension"). */
-static int parse_num(struct cur *c, const char *what, int64_t *out, struct err *e)
+static int parse_num(struct cursor *c, const char *what, int64_t *out, struct err *e)
 {
-    size_t start = c->pos;
+    size_t start = c->i;
     uint64_t v = 0;
 
     if (peek(c) == '-')
-        return err_set(e, ERR_INVALID, "shape", "%snegative %s at offset %zu", c->ctx, what, start);
+        return err_set(e, ERR_INVALID, "shape", "negative %s at offset %zu", what, start);
     if (peek(c) < '0' || peek(c) > '9')
         return expected(c, what, e);
     while (peek(c) >= '0' && peek(c) <= '9') {
@@ -84,77 +75,76 @@ static int parse_num(struct cur *c, const char *what, int64_t *out, struct err *
         if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, d, &v) ||
             v > (uint64_t)INT64_MAX)
             return err_set(e, ERR_OVERFLOW, "shape",
-                           "%s%s at offset %zu is larger than 2^63-1 (9223372036854775807)", c->ctx,
-                           what, start);
-        c->pos++;
+                           "%s at offset %zu is larger than 2^63-1 (9223372036854775807)", what,
+                           start);
+        c->i++;
     }
     *out = (int64_t)v;
     return 0;
 }
 
-static int parse_small(struct cur *c, const char *what, int64_t lo, int64_t hi, int64_t *out,
+static int parse_small(struct cursor *c, const char *what, int64_t lo, int64_t hi, int64_t *out,
                        struct err *e)
 {
-    size_t start = c->pos;
+    size_t start = c->i;
     int rc = parse_num(c, what, out, e);
 
     if (rc == 0 && (*out < lo || *out > hi))
-        rc = err_set(e, ERR_INVALID, "shape", "%s%s %lld at offset %zu is outside %lld..%lld",
-                     c->ctx, what, (long long)*out, start, (long long)lo, (long long)hi);
+        rc = err_set(e, ERR_INVALID, "shape", "%s %lld at offset %zu is outside %lld..%lld", what,
+                     (long long)*out, start, (long long)lo, (long long)hi);
     return rc;
 }
 
-static int parse_dtype(struct cur *c, struct shape *out, struct err *e)
+static int parse_dtype(struct cursor *c, struct shape *out, struct err *e)
 {
-    size_t start = c->pos;
+    size_t start = c->i;
 
     while ((peek(c) >= 'a' && peek(c) <= 'z') || (peek(c) >= '0' && peek(c) <= '9') ||
            (peek(c) >= 'A' && peek(c) <= 'Z'))
-        c->pos++;
-    if (c->pos == start)
+        c->i++;
+    if (c->i == start)
         return expected(c, "an element type (f32, bf16, s8, ...)", e);
-    out->dtype = dtype_parse(c->s + start, c->pos - start);
+    out->dtype = dtype_parse(c->s + start, c->i - start);
     if (out->dtype == DT_INVALID)
         return err_set(e, ERR_NOTFOUND, "shape",
-                       "%sunknown element type '%.*s' at offset %zu (XLA spellings: pred, s4, "
+                       "unknown element type '%.*s' at offset %zu (XLA spellings: pred, s4, "
                        "s8, u8, s16, s32, s64, f16, bf16, f32, f64, c64, c128, f8e4m3fn, "
                        "f8e5m2, ...)",
-                       c->ctx, (int)(c->pos - start > 32 ? 32 : c->pos - start), c->s + start,
-                       start);
+                       (int)(c->i - start > 32 ? 32 : c->i - start), c->s + start, start);
     return 0;
 }
 
-static int parse_dims(struct cur *c, struct shape *out, struct err *e)
+static int parse_dims(struct cursor *c, struct shape *out, struct err *e)
 {
     int rc;
 
     if ((rc = expect(c, '[', "'['", e)) != 0)
         return rc;
     out->rank = 0;
-    if (accept(c, ']'))
+    if (cursor_accept(c, ']'))
         return 0;
     for (;;) {
         if (peek(c) == '<' || peek(c) == '?')
             return err_set(e, ERR_INVALID, "shape",
-                           "%sdynamic dimension at offset %zu is not supported: give the "
+                           "dynamic dimension at offset %zu is not supported: give the "
                            "bound as a plain number",
-                           c->ctx, c->pos);
+                           c->i);
         if (out->rank == SHAPE_MAX_RANK)
             return err_set(e, ERR_LIMIT, "shape",
-                           "%srank above the limit of %d at offset %zu (XLA sets no limit; "
+                           "rank above the limit of %d at offset %zu (XLA sets no limit; "
                            "tpuplan uses NumPy's 32)",
-                           c->ctx, SHAPE_MAX_RANK, c->pos);
+                           SHAPE_MAX_RANK, c->i);
         if ((rc = parse_num(c, "dimension", &out->dims[out->rank], e)) != 0)
             return rc;
         out->rank++;
-        if (accept(c, ']'))
+        if (cursor_accept(c, ']'))
             return 0;
         if ((rc = expect(c, ',', "',' or ']' after a dimension", e)) != 0)
             return rc;
     }
 }
 
-static int parse_tile(struct cur *c, struct tile *t, struct err *e)
+static int parse_tile(struct cursor *c, struct tile *t, struct err *e)
 {
     int rc;
 
@@ -164,17 +154,15 @@ static int parse_tile(struct cur *c, struct tile *t, struct err *e)
     for (;;) {
         if (peek(c) == '*')
             return err_set(e, ERR_INVALID, "shape",
-                           "%scombined tile dimension '*' at offset %zu is not supported", c->ctx,
-                           c->pos);
+                           "combined tile dimension '*' at offset %zu is not supported", c->i);
         if (t->rank == SHAPE_MAX_TILE_RANK)
-            return err_set(e, ERR_LIMIT, "shape",
-                           "%stile at offset %zu has more than %d dimensions", c->ctx, c->pos,
-                           SHAPE_MAX_TILE_RANK);
+            return err_set(e, ERR_LIMIT, "shape", "tile at offset %zu has more than %d dimensions",
+                           c->i, SHAPE_MAX_TILE_RANK);
         /* Tiles are small: 2^31 elements per tile dim is far past any real TPU tile. */
         if ((rc = parse_small(c, "tile dimension", 1, INT32_MAX, &t->dims[t->rank], e)) != 0)
             return rc;
         t->rank++;
-        if (accept(c, ')'))
+        if (cursor_accept(c, ')'))
             return 0;
         if ((rc = expect(c, ',', "',' or ')' in a tile", e)) != 0)
             return rc;
@@ -182,11 +170,11 @@ static int parse_tile(struct cur *c, struct tile *t, struct err *e)
 }
 
 /* One attribute after ':' ; `seen` guards against repeats. */
-static int parse_attr(struct cur *c, struct shape *out, unsigned *seen, struct err *e)
+static int parse_attr(struct cursor *c, struct shape *out, unsigned *seen, struct err *e)
 {
-    size_t at = c->pos;
+    size_t at = c->i;
     int ch = peek(c);
-    int64_t v;
+    int64_t v = 0;
     int rc;
     unsigned bit;
 
@@ -209,27 +197,26 @@ static int parse_attr(struct cur *c, struct shape *out, unsigned *seen, struct e
     case 'P':
     case 'M':
         return err_set(e, ERR_INVALID, "shape",
-                       "%slayout attribute '%c' at offset %zu is not supported (sparse or "
+                       "layout attribute '%c' at offset %zu is not supported (sparse or "
                        "physical-shape layouts)",
-                       c->ctx, ch, at);
+                       ch, at);
     default:
         return expected(c, "a layout attribute T(..), L(n), E(n) or S(n)", e);
     }
     if (*seen & bit)
-        return err_set(e, ERR_INVALID, "shape", "%slayout attribute '%c' repeated at offset %zu",
-                       c->ctx, ch, at);
+        return err_set(e, ERR_INVALID, "shape", "layout attribute '%c' repeated at offset %zu", ch,
+                       at);
     *seen |= bit;
-    c->pos++;
+    c->i++;
     if (ch == 'S' && peek(c) == 'C')
         return err_set(e, ERR_INVALID, "shape",
-                       "%slayout attribute 'SC' (split configs) at offset %zu is not supported",
-                       c->ctx, at);
+                       "layout attribute 'SC' (split configs) at offset %zu is not supported", at);
     if (ch == 'T') {
         out->ntiles = 0;
         do {
             if (out->ntiles == SHAPE_MAX_TILES)
-                return err_set(e, ERR_LIMIT, "shape", "%smore than %d tiles at offset %zu", c->ctx,
-                               SHAPE_MAX_TILES, c->pos);
+                return err_set(e, ERR_LIMIT, "shape", "more than %d tiles at offset %zu",
+                               SHAPE_MAX_TILES, c->i);
             if ((rc = parse_tile(c, &out->tiles[out->ntiles], e)) != 0)
                 return rc;
             out->ntiles++;
@@ -256,49 +243,49 @@ static int parse_attr(struct cur *c, struct shape *out, unsigned *seen, struct e
     return expect(c, ')', "')'", e);
 }
 
-static int parse_layout(struct cur *c, struct shape *out, struct err *e)
+static int parse_layout(struct cursor *c, struct shape *out, struct err *e)
 {
-    size_t start = c->pos;
+    size_t start = c->i;
     uint8_t n = 0;
     uint32_t used = 0;
     unsigned seen = 0;
-    int64_t v;
+    int64_t v = 0;
     int rc;
 
-    c->pos++; /* '{' */
+    c->i++; /* '{' */
     out->has_layout = true;
     if (peek(c) != ':' && peek(c) != '}') {
         for (;;) {
-            size_t at = c->pos;
+            size_t at = c->i;
             if (n == out->rank)
                 return err_set(e, ERR_INVALID, "shape",
-                               "%slayout at offset %zu lists more dimensions than the rank %u",
-                               c->ctx, start, out->rank);
+                               "layout at offset %zu lists more dimensions than the rank %u", start,
+                               out->rank);
             if ((rc = parse_num(c, "layout dimension", &v, e)) != 0)
                 return rc;
             if (v >= out->rank)
                 return err_set(e, ERR_INVALID, "shape",
-                               "%slayout dimension %lld at offset %zu is not a dimension of a "
+                               "layout dimension %lld at offset %zu is not a dimension of a "
                                "rank-%u shape",
-                               c->ctx, (long long)v, at, out->rank);
+                               (long long)v, at, out->rank);
             if (used & (1u << v))
                 return err_set(e, ERR_INVALID, "shape",
-                               "%slayout dimension %lld at offset %zu is repeated: the layout "
+                               "layout dimension %lld at offset %zu is repeated: the layout "
                                "must be a permutation of the dimensions",
-                               c->ctx, (long long)v, at);
+                               (long long)v, at);
             used |= 1u << v;
             out->minor_to_major[n++] = (uint8_t)v;
             if (peek(c) != ',')
                 break;
-            c->pos++;
+            c->i++;
         }
     }
     if (n != out->rank)
         return err_set(e, ERR_INVALID, "shape",
-                       "%slayout at offset %zu lists %u dimensions but the rank is %u: it must "
+                       "layout at offset %zu lists %u dimensions but the rank is %u: it must "
                        "be a permutation of the dimensions",
-                       c->ctx, start, n, out->rank);
-    if (accept(c, ':')) {
+                       start, n, out->rank);
+    if (cursor_accept(c, ':')) {
         if (peek(c) == '}')
             return expected(c, "a layout attribute after ':'", e);
         while (peek(c) != '}' && peek(c) >= 0)
@@ -309,14 +296,14 @@ static int parse_layout(struct cur *c, struct shape *out, struct err *e)
         return rc;
     if ((rc = shape_validate(out, e)) != 0) {
         char pre[64];
-        snprintf(pre, sizeof(pre), "%slayout at offset %zu: ", c->ctx, start);
+        snprintf(pre, sizeof(pre), "layout at offset %zu: ", start);
         err_prefix(e, NULL, pre);
     }
     return rc;
 }
 
 /* One array shape at the cursor; stops after it. */
-static int parse_array(struct cur *c, struct shape *out, struct err *e)
+static int parse_array(struct cursor *c, struct shape *out, struct err *e)
 {
     int rc;
 
@@ -330,48 +317,41 @@ static int parse_array(struct cur *c, struct shape *out, struct err *e)
     return 0;
 }
 
-static int parse_end(struct cur *c, struct err *e)
+static int parse_end(struct cursor *c, struct err *e)
 {
-    while (peek(c) == ' ' || peek(c) == '\t' || peek(c) == '\r' || peek(c) == '\n')
-        c->pos++;
+    cursor_skip_space(c);
     return peek(c) < 0 ? 0 : expected(c, "end of the shape", e);
-}
-
-static void skip_space(struct cur *c)
-{
-    while (peek(c) == ' ' || peek(c) == '\t' || peek(c) == '\r' || peek(c) == '\n')
-        c->pos++;
 }
 
 /* XLA puts a comment holding "index=5" before every fifth tuple element (xla/shape_util.cc
  * PrintTupleShapes, kAnnotationPrintInterval = 5); skip any C comment before an element. */
-static int skip_index_comment(struct cur *c, struct err *e)
+static int skip_index_comment(struct cursor *c, struct err *e)
 {
-    size_t start = c->pos;
+    size_t start = c->i;
 
     if (peek(c) != '/')
         return 0;
-    if (c->pos + 1 >= c->len || c->s[c->pos + 1] != '*')
+    if (c->i + 1 >= c->len || c->s[c->i + 1] != '*')
         return expected(c, "a shape or a /*...*/ comment", e);
-    for (c->pos += 2; c->pos + 1 < c->len; c->pos++)
-        if (c->s[c->pos] == '*' && c->s[c->pos + 1] == '/') {
-            c->pos += 2;
-            skip_space(c);
+    for (c->i += 2; c->i + 1 < c->len; c->i++)
+        if (c->s[c->i] == '*' && c->s[c->i + 1] == '/') {
+            c->i += 2;
+            cursor_skip_space(c);
             return 0;
         }
-    c->pos = c->len;
-    return err_set(e, ERR_INVALID, "shape", "%sunterminated comment at offset %zu", c->ctx, start);
+    c->i = c->len;
+    return err_set(e, ERR_INVALID, "shape", "unterminated comment at offset %zu", start);
 }
 
 int shape_parse(const char *s, size_t len, struct shape *out, struct err *e)
 {
-    struct cur c = {s, len, 0, ""};
+    struct cursor c = cursor_make(s, len, e);
     int rc;
 
-    skip_space(&c);
+    cursor_skip_space(&c);
     if (peek(&c) == '(')
         return err_set(e, ERR_INVALID, "shape",
-                       "a tuple at offset %zu where one array shape is expected", c.pos);
+                       "a tuple at offset %zu where one array shape is expected", c.i);
     if ((rc = parse_array(&c, out, e)) != 0)
         return rc;
     return parse_end(&c, e);
@@ -379,41 +359,40 @@ int shape_parse(const char *s, size_t len, struct shape *out, struct err *e)
 
 int shape_list_parse(const char *s, size_t len, struct shape_list *out, struct err *e)
 {
-    struct cur c = {s, len, 0, ""};
+    struct cursor c = cursor_make(s, len, e);
     char ctx[40];
     int rc;
 
     out->is_tuple = false;
     out->n = 0;
-    skip_space(&c);
-    if (!accept(&c, '(')) {
+    cursor_skip_space(&c);
+    if (!cursor_accept(&c, '(')) {
         if ((rc = parse_array(&c, &out->elems[0], e)) != 0)
             return rc;
         out->n = 1;
         return parse_end(&c, e);
     }
     out->is_tuple = true;
-    skip_space(&c);
-    if (!accept(&c, ')')) {
+    cursor_skip_space(&c);
+    if (!cursor_accept(&c, ')')) {
         for (;;) {
-            skip_space(&c);
+            cursor_skip_space(&c);
             if ((rc = skip_index_comment(&c, e)) != 0)
                 return rc;
             if (peek(&c) == '(')
                 return err_set(e, ERR_LIMIT, "shape", "nested tuple at offset %zu is not supported",
-                               c.pos);
+                               c.i);
             if (out->n == SHAPE_LIST_MAX)
                 return err_set(e, ERR_LIMIT, "shape",
-                               "tuple has more than %d elements (offset %zu)", SHAPE_LIST_MAX,
-                               c.pos);
-            snprintf(ctx, sizeof(ctx), "tuple element %zu: ", out->n);
-            c.ctx = ctx;
-            if ((rc = parse_array(&c, &out->elems[out->n], e)) != 0)
+                               "tuple has more than %d elements (offset %zu)", SHAPE_LIST_MAX, c.i);
+            if ((rc = parse_array(&c, &out->elems[out->n], e)) != 0) {
+                snprintf(ctx, sizeof(ctx), "tuple element %zu: ", out->n);
+                err_prefix(e, NULL, ctx);
                 return rc;
-            c.ctx = "";
+            }
             out->n++;
-            skip_space(&c);
-            if (accept(&c, ')'))
+            cursor_skip_space(&c);
+            if (cursor_accept(&c, ')'))
                 break;
             if ((rc = expect(&c, ',', "',' or ')' in a tuple", e)) != 0)
                 return rc;
