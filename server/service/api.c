@@ -224,13 +224,8 @@ static void api_plan_trace(struct store *st, struct request *r)
         goto out;
     }
     snprintf(etag, sizeof(etag), "\"%s-%lld-trace\"", p.id, (long long)p.version);
-    if (reqparse_etag_match(r->if_none_match, etag)) {
-        resp = response_copy("", 0, NULL);
-        if (resp != NULL)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-        request_reply(r, 304, resp);
+    if (request_reply_not_modified(r, etag))
         goto out;
-    }
     err_clear(&e);
     if (trace_from_layout(p.result_json, strlen(p.result_json), p.name != NULL ? p.name : p.id,
                           &out, &len, NULL, &e) != ERR_OK) {
@@ -297,12 +292,8 @@ void api_plan_get(struct store *st, struct request *r)
             plancache_put(r->srv->cache, p.id, views[view].name, etag, copy, len);
         }
     }
-    if (reqparse_etag_match(r->if_none_match, etag)) {
+    if (request_reply_not_modified(r, etag)) {
         free(doc);
-        resp = response_copy("", 0, NULL);
-        if (resp != NULL)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-        request_reply(r, 304, resp);
         goto out;
     }
     resp = response_take(doc, len, "application/json");

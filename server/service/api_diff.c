@@ -12,7 +12,6 @@
 #include "planner/diff.h"
 #include "service/storeerr.h"
 #include "service/ids.h"
-#include "service/reqparse.h"
 #include "service/request.h"
 #include "service/response.h"
 #include "service/store.h"
@@ -114,13 +113,8 @@ void api_diff(struct store *st, struct request *r)
         goto out;
     snprintf(etag, sizeof(etag), "\"diff-%s-%lld-%s-%lld\"", ida, (long long)a.sum.version, idb,
              (long long)b.sum.version);
-    if (reqparse_etag_match(r->if_none_match, etag)) {
-        resp = response_copy("", 0, NULL);
-        if (resp != NULL)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-        request_reply(r, 304, resp);
+    if (request_reply_not_modified(r, etag))
         goto out;
-    }
     side_input(&a, &in[0]);
     side_input(&b, &in[1]);
     if (diff_run(&in[0], &in[1], 0, &json, &len, &e) != ERR_OK) {

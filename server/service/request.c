@@ -146,6 +146,14 @@ void request_reply(struct request *r, int status, struct MHD_Response *resp)
         MHD_resume_connection(conn);
 }
 
+bool request_reply_not_modified(struct request *r, const char *etag)
+{
+    if (!reqparse_etag_match(r->if_none_match, etag))
+        return false;
+    request_reply(r, 304, response_not_modified(etag));
+    return true;
+}
+
 void request_reply_problem(struct request *r, enum problem_id id, const char *detail)
 {
     request_reply(r, problem_types[id].status,

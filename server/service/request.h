@@ -142,6 +142,12 @@ void request_free(struct request *r);
  * the handler returns. */
 void request_reply(struct request *r, int status, struct MHD_Response *resp);
 
+/* The conditional GET: when r's If-None-Match matches etag (reqparse_etag_match), answers
+ * 304 Not Modified with that ETag (response_not_modified) and returns true, after which r
+ * is the transport's as after request_reply(); false, having answered nothing, when it
+ * does not match or there is none. */
+bool request_reply_not_modified(struct request *r, const char *etag);
+
 /* request_reply() with a problem+json body: catalogue entry id, its status and Retry-After. */
 void request_reply_problem(struct request *r, enum problem_id id, const char *detail);
 

@@ -42,6 +42,15 @@ struct MHD_Response *response_copy(const char *body, size_t len, const char *cty
         MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY), ctype);
 }
 
+struct MHD_Response *response_not_modified(const char *etag)
+{
+    struct MHD_Response *resp = response_copy("", 0, NULL);
+
+    if (resp != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+    return resp;
+}
+
 struct MHD_Response *response_problem(enum problem_id id, const char *base, const char *detail,
                                       const char *where, const char *instance)
 {

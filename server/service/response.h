@@ -29,6 +29,10 @@ struct MHD_Response *response_take(char *body, size_t len, const char *ctype);
 /* A response copying a static or borrowed buffer. */
 struct MHD_Response *response_copy(const char *body, size_t len, const char *ctype);
 
+/* The body-less 304 Not Modified standing for the representation whose entity tag is etag:
+ * the security headers and ETag: etag. */
+struct MHD_Response *response_not_modified(const char *etag);
+
 /* An application/problem+json response for catalogue entry id (see problem.h; base is the
  * server's --base-path), with the entry's Retry-After when it has one. Queue it with
  * problem_types[id].status. */

@@ -4,7 +4,6 @@
 #include "service/serve.h"
 
 #include "service/plancache.h"
-#include "service/reqparse.h"
 #include "service/request.h"
 #include "service/response.h"
 #include "service/server.h"
@@ -94,14 +93,9 @@ bool serve_plan_cached(struct request *r)
     resp = plancache_get(r->srv->cache, r->route.plan_id, r->param[REQ_PARAM_VIEW], etag);
     if (resp == NULL)
         return false;
-    if (reqparse_etag_match(r->if_none_match, etag)) {
+    if (request_reply_not_modified(r, etag))
         MHD_destroy_response(resp);
-        resp = response_copy("", 0, NULL);
-        if (resp != NULL)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-        request_reply(r, 304, resp);
-        return true;
-    }
-    request_reply(r, 200, resp);
+    else
+        request_reply(r, 200, resp);
     return true;
 }

@@ -107,8 +107,10 @@ struct MHD_Response *static_serve(const struct static_root *r, const char *path,
     gmtime_r(&st.st_mtim.tv_sec, &tm);
     strftime(lm, sizeof(lm), "%a, %d %b %Y %H:%M:%S GMT", &tm);
     if (reqparse_etag_match(if_none_match, etag)) {
+        /* not request_reply_not_modified(): this 304 also repeats the file's Last-Modified
+         * and Cache-Control below, as the 200 sends them */
         *status = 304;
-        resp = response_copy("", 0, NULL);
+        resp = response_not_modified(etag);
     } else {
         *status = 200;
         resp = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
@@ -117,10 +119,10 @@ struct MHD_Response *static_serve(const struct static_root *r, const char *path,
         fd = -1; /* the response owns it now */
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, static_mime(path));
         response_secure(resp);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
     }
     if (resp == NULL)
         goto out;
-    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, lm);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL,
                             is_html(path) ? "no-cache" : "public, max-age=300");
