@@ -1,6 +1,6 @@
 /*
  * test_plancache.c - the finished-plan response cache: LRU by bytes, one entry per view, eviction
- * by plan (plancache.h).
+ * by plan, and a hit's response and ETag (plancache.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -81,11 +81,50 @@ static void test_plancache_views(void **state)
     plancache_free(c);
 }
 
+/* A hit is a response of its own over the cached body, with the entry's ETag copied out;
+ * a miss, another view, or an entry past its ttl is NULL. */
+static void test_plancache_get(void **state)
+{
+    struct plancache *c = plancache_new(1 << 20, 60), *stale = plancache_new(1 << 20, 0);
+    char etag[PLANCACHE_ETAG_MAX + 1] = "";
+    struct MHD_Response *resp;
+    int64_t n, bytes;
+    char *body = body_new(13);
+
+    (void)state;
+    assert_non_null(c);
+    assert_non_null(stale);
+    memcpy(body, "{\"id\":\"a-1\"}", 13); /* with its NUL */
+    plancache_put(c, "a", "summary", "\"a-1-summary\"", body, 12);
+    assert_null(plancache_get(c, "a", NULL, etag));
+    assert_null(plancache_get(c, "b", "summary", etag));
+    assert_string_equal(etag, "");
+    resp = plancache_get(c, "a", "summary", etag);
+    assert_non_null(resp);
+    assert_string_equal(etag, "\"a-1-summary\"");
+    assert_string_equal(MHD_get_response_header(resp, MHD_HTTP_HEADER_ETAG), etag);
+    assert_string_equal(MHD_get_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE),
+                        "application/json");
+    assert_string_equal(MHD_get_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL), "no-cache");
+    /* evicted while the response still holds the body: freed with the response (ASan) */
+    plancache_evict(c, "a");
+    assert_null(plancache_get(c, "a", "summary", etag));
+    MHD_destroy_response(resp);
+    /* a ttl of 0 s: expired when read, and dropped */
+    plancache_put(stale, "a", NULL, "\"a-1\"", body_new(10), 10);
+    assert_null(plancache_get(stale, "a", NULL, etag));
+    plancache_stats(stale, &n, &bytes);
+    assert_int_equal(n, 0);
+    plancache_free(c);
+    plancache_free(stale);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plancache),
         cmocka_unit_test(test_plancache_views),
+        cmocka_unit_test(test_plancache_get),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
