@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "planner/err.h"
+
 struct store;
 struct request;
 
@@ -19,7 +21,7 @@ void api_diff(struct store *st, struct request *r);
  * NUL-terminated, caller frees; *len bytes), at most max_bytes (0: diff.h's 1 GiB). 0, or
  * -1 with *json NULL and nothing answered when either plan is unreadable or not done, or
  * the diff fails or is larger: a caller that offers the diff inline then leaves it out. */
-int api_diff_text(struct store *st, const char *ida, const char *idb, size_t max_bytes, char **json,
-                  size_t *len);
+ERR_MUST_CHECK int api_diff_text(struct store *st, const char *ida, const char *idb,
+                                 size_t max_bytes, char **json, size_t *len);
 
 #endif

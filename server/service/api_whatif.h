@@ -7,6 +7,7 @@
 #ifndef TPUPLAN_API_WHATIF_H
 #define TPUPLAN_API_WHATIF_H
 
+#include "planner/err.h"
 #include "planner/plan.h"
 #include "planner/whatif.h"
 #include "service/store.h"
@@ -24,7 +25,7 @@ struct api_whatif {
 /* 0 with *w ready, or -1 after answering: 415 unless the body is JSON, 404 for an unknown
  * parent, 422 when the parent's input is not a JSON model description or an override is
  * bad (naming "overrides.<key>" or the model's field). */
-int api_whatif_prepare(struct store *st, struct request *r, struct api_whatif *w);
+ERR_MUST_CHECK int api_whatif_prepare(struct store *st, struct request *r, struct api_whatif *w);
 void api_whatif_free(struct api_whatif *w);
 
 #endif

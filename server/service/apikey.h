@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "planner/err.h"
+
 #define APIKEY_TAG        "tpk_"
 #define APIKEY_PREFIX_LEN 8
 #define APIKEY_LEN        (4 + APIKEY_PREFIX_LEN + 1 + 43)
@@ -21,7 +23,7 @@
 
 /* A new key into key (APIKEY_LEN + 1 bytes) and its prefix into prefix
  * (APIKEY_PREFIX_LEN + 1 bytes). 0, or -1 when getrandom fails. */
-int apikey_new(char *key, char *prefix);
+ERR_MUST_CHECK int apikey_new(char *key, char *prefix);
 
 /* True when s has the form of a key; then its prefix is copied into prefix
  * (APIKEY_PREFIX_LEN + 1 bytes). A manage token (43 characters) never has this form. */

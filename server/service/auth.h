@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "planner/err.h"
 #include "service/request.h"
 #include "service/store.h"
 
@@ -21,7 +22,7 @@ enum auth_result {
 
 /* Checks the key r presents. required (--require-key): a request without one is answered
  * 401 key-required. An unknown key is 401 too; a revoked one 403 key-revoked. */
-enum auth_result auth_key(struct store *st, struct request *r, bool required,
-                          struct store_apikey *key);
+ERR_MUST_CHECK enum auth_result auth_key(struct store *st, struct request *r, bool required,
+                                         struct store_apikey *key);
 
 #endif

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "planner/err.h"
+
 struct body {
     char *p;
     size_t len;       /* bytes kept */
@@ -32,7 +34,7 @@ struct body {
 void body_init(struct body *b, uint64_t limit, bool safetensors);
 
 /* Appends n bytes (keeps what the mode and limit allow). 0, or -1 when over or out of memory. */
-int body_append(struct body *b, const char *data, size_t n);
+ERR_MUST_CHECK int body_append(struct body *b, const char *data, size_t n);
 
 /* Safetensors mode: true when the whole header arrived (8 + N bytes). */
 bool body_header_complete(const struct body *b);

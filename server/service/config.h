@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "planner/err.h"
 #include "service/proxy.h"
 
 #define CONFIG_BASE_MAX 128 /* bytes of --base-path */
@@ -55,22 +56,23 @@ struct config {
 
 /* Fills *c from argv and the environment. Returns 0, 1 after printing help (exit 0), or
  * -1 after printing an error to stderr (exit 2). */
-int config_parse(struct config *c, int argc, char **argv);
+ERR_MUST_CHECK int config_parse(struct config *c, int argc, char **argv);
 
 /* One line per setting (the database URL without its password). */
 void config_print(const struct config *c, FILE *f);
 
 /* Splits c->listen into host (NUL-terminated, without brackets) and port. -1 if malformed. */
-int config_listen_split(const char *listen, char *host, size_t hostcap, unsigned *port);
+ERR_MUST_CHECK int config_listen_split(const char *listen, char *host, size_t hostcap,
+                                       unsigned *port);
 
 /* Parses a duration: a count with a unit s, m, h or d ("30d"); a bare count is seconds.
  * -1 if malformed or over ten years. */
-int config_parse_duration(const char *s, uint64_t *out);
+ERR_MUST_CHECK int config_parse_duration(const char *s, uint64_t *out);
 
 /* Checks and normalises a base path ("/tpuplan/" -> "/tpuplan", "/" -> ""): it must start
  * with '/', and hold only letters, digits and "-._~/" without "//" or a "." segment.
  * 0, or -1. out has cap bytes. */
-int config_base_path(const char *s, char *out, size_t cap);
+ERR_MUST_CHECK int config_base_path(const char *s, char *out, size_t cap);
 
 /* The planner's limits a plan runs under here: the planner's defaults, the input capped at
  * max_body and the tensors at max_tensors. The request validation and the worker pool use

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -33,8 +34,8 @@ struct deadline {
     pthread_t thread;
     bool stopping;
     double seconds;
-    double min_rate; /* body bytes a second; 0: no body deadline */
-    unsigned long reaped;
+    double min_rate;     /* body bytes a second; 0: no body deadline */
+    atomic_ulong reaped; /* written under mu, read without it */
     struct deadline_conn *head;
 };
 
@@ -49,7 +50,7 @@ static void reap(struct deadline *d, struct deadline_conn *c)
         (void)getnameinfo((struct sockaddr *)&sa, sl, host, sizeof(host), NULL, 0, NI_NUMERICHOST);
     shutdown(c->fd, SHUT_RDWR);
     c->shut = true;
-    d->reaped++;
+    atomic_fetch_add_explicit(&d->reaped, 1, memory_order_relaxed);
     if (c->wait == WAIT_HEADERS)
         log_line("http", "closed a connection from %s: no complete request headers within %g s",
                  host, d->seconds);
@@ -188,12 +189,5 @@ void deadline_close(struct deadline *d, struct deadline_conn *c)
 
 unsigned long deadline_reaped(struct deadline *d)
 {
-    unsigned long n;
-
-    if (d == NULL)
-        return 0;
-    pthread_mutex_lock(&d->mu);
-    n = d->reaped;
-    pthread_mutex_unlock(&d->mu);
-    return n;
+    return d != NULL ? atomic_load_explicit(&d->reaped, memory_order_relaxed) : 0;
 }

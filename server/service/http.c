@@ -61,14 +61,14 @@ static const char *const req_param_names[REQ_PARAM_COUNT] = {
 
 static bool shutting_down(const struct server *srv)
 {
-    return __atomic_load_n(&srv->shutting_down, __ATOMIC_ACQUIRE) != 0;
+    return atomic_load_explicit(&srv->shutting_down, memory_order_acquire);
 }
 
 /* Gives r's body back to the server-wide budget and frees r. */
 static void req_release(struct request *r)
 {
     if (r->http.charged > 0)
-        __atomic_sub_fetch(&r->srv->body_bytes, r->http.charged, __ATOMIC_RELAXED);
+        atomic_fetch_sub_explicit(&r->srv->body_bytes, r->http.charged, memory_order_relaxed);
     request_free(r);
 }
 
@@ -384,7 +384,7 @@ static bool body_charge(struct request *r)
     if (r->body.cap + r->attach.cap <= r->http.charged)
         return true;
     grow = r->body.cap + r->attach.cap - r->http.charged;
-    total = __atomic_add_fetch(&r->srv->body_bytes, grow, __ATOMIC_RELAXED);
+    total = atomic_fetch_add_explicit(&r->srv->body_bytes, grow, memory_order_relaxed) + grow;
     r->http.charged += grow;
     return total <= budget;
 }
@@ -530,7 +530,7 @@ static enum MHD_Result access_call(struct server *srv, struct MHD_Connection *co
             r->route.row = NULL;
         }
         *con_cls = r;
-        __atomic_add_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
+        atomic_fetch_add_explicit(&srv->inflight, 1, memory_order_relaxed);
         if (srv->clients != NULL) {
             r->http.counted = climit_acquire(srv->clients, request_client_addr(r));
             r->http.limited = !r->http.counted;
@@ -614,7 +614,7 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cl
     metrics_request_observe(r->route.row, status, secs);
     access_log(r, status, secs);
     req_release(r);
-    __atomic_sub_fetch(&srv->inflight, 1, __ATOMIC_RELAXED);
+    atomic_fetch_sub_explicit(&srv->inflight, 1, memory_order_relaxed);
 }
 
 static void http_log(void *cls, const char *fmt, va_list ap)
@@ -760,7 +760,7 @@ void http_quiesce(struct server *srv)
 {
     MHD_socket fd;
 
-    __atomic_store_n(&srv->shutting_down, 1, __ATOMIC_RELEASE);
+    atomic_store_explicit(&srv->shutting_down, true, memory_order_release);
     if (srv->daemon == NULL)
         return;
     fd = MHD_quiesce_daemon(srv->daemon);
@@ -772,7 +772,7 @@ void http_stop(struct server *srv, double timeout_s)
 {
     double until = clock_now() + timeout_s;
 
-    while (__atomic_load_n(&srv->inflight, __ATOMIC_RELAXED) > 0 && clock_now() < until)
+    while (atomic_load_explicit(&srv->inflight, memory_order_relaxed) > 0 && clock_now() < until)
         usleep(10000);
     if (srv->daemon != NULL)
         MHD_stop_daemon(srv->daemon);

@@ -16,11 +16,12 @@
 #ifndef TPUPLAN_HTTP_H
 #define TPUPLAN_HTTP_H
 
+#include "planner/err.h"
 #include "service/server.h"
 
 /* Starts the daemon (binds, spawns threads). 0, or -1 with a message logged. srv must
  * outlive http_stop(); what main.c set up in it (server.h) is borrowed. */
-int http_start(struct server *srv);
+ERR_MUST_CHECK int http_start(struct server *srv);
 
 /* The bound port (useful with port 0). */
 unsigned http_port(const struct server *srv);

@@ -259,7 +259,9 @@ static void *worker_main(void *p)
             pthread_mutex_unlock(&j->mu);
             if (stop) {
                 const char *tok[1] = {job.lease_token};
-                store_job_release(st, tok, 1);
+                if (store_job_release(st, tok, 1) != STORE_OK)
+                    log_line("jobs", "could not give plan %s back; its lease will expire",
+                             job.plan_id);
                 store_job_free(&job);
                 break;
             }

@@ -7,10 +7,11 @@
 #ifndef TPUPLAN_KEYCMD_H
 #define TPUPLAN_KEYCMD_H
 
+#include "planner/err.h"
 #include "service/config.h"
 
 /* Runs cfg->key_cmd on cfg->key_name. Returns the process exit status: 0 done, 1 failed
  * (message on stderr). */
-int keycmd_run(const struct config *cfg);
+ERR_MUST_CHECK int keycmd_run(const struct config *cfg);
 
 #endif

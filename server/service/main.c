@@ -28,7 +28,6 @@
 #include "service/plancache.h"
 #include "service/ratelimit.h"
 #include "service/route.h"
-#include "service/response.h"
 #include "service/server.h"
 #include "service/store.h"
 
@@ -114,14 +113,13 @@ static void settings_log(const struct config *cfg)
  * something could not start. */
 static int serve(const struct config *cfg, const sigset_t *sigs)
 {
-    struct server srv;
+    struct server srv = {0}; /* not memset: its atomics start zero by initialization */
     struct jobs_config jc;
     struct plan_limits limits;
     char err[512] = "";
     int jobs_grace_ms = 0;
     int sig = 0, rc = 1;
 
-    memset(&srv, 0, sizeof(srv));
     memset(&jc, 0, sizeof(jc));
     srv.cfg = cfg;
     srv.cache = plancache_new(cfg->cache_bytes, cfg->cache_ttl_s);

@@ -8,10 +8,13 @@
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "service/route.h"
 
 static const int metrics_statuses[] = {200, 201, 202, 204, 304, 308, 400, 401, 403, 404,
                                        405, 408, 410, 413, 415, 422, 429, 431, 500, 503};
@@ -25,32 +28,35 @@ static const double req_bounds[REQ_NB] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.
 static const double plan_bounds[PLAN_NB] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                             0.1,   0.25,   0.5,   1.0,  5.0,   30.0};
 
-static uint64_t req_count[ROUTE_SERIES][NSTATUS + 1]; /* by route_series() */
-static uint64_t req_hist[ROUTE_SERIES][REQ_NB + 1];   /* last slot: +Inf */
-static uint64_t req_sum_us[ROUTE_SERIES];
-static uint64_t plan_hist[PLAN_NB + 1];
-static uint64_t plan_sum_us;
-static uint64_t plan_fail;
+/* Every counter is a relaxed atomic: each is read alone, so no order between them matters. */
+typedef _Atomic uint64_t counter;
 
-static void add(uint64_t *p, uint64_t v)
+static counter req_count[ROUTE_SERIES][NSTATUS + 1]; /* by route_series() */
+static counter req_hist[ROUTE_SERIES][REQ_NB + 1];   /* last slot: +Inf */
+static counter req_sum_us[ROUTE_SERIES];
+static counter plan_hist[PLAN_NB + 1];
+static counter plan_sum_us;
+static counter plan_fail;
+
+static void add(counter *p, uint64_t v)
 {
-    __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+    atomic_fetch_add_explicit(p, v, memory_order_relaxed);
 }
 
 /* Plans by API key name: names are added once under key_mu (a name is at most 64
  * characters of [A-Za-z0-9._-], so it needs no escaping in a label); slot 0 is "no key",
  * the last "(other)". Counts are atomics like the rest. */
 static const char *const auth_reasons[METRICS_AUTH_COUNT] = {"missing", "unknown", "revoked"};
-static uint64_t auth_fail[METRICS_AUTH_COUNT];
+static counter auth_fail[METRICS_AUTH_COUNT];
 static pthread_mutex_t key_mu = PTHREAD_MUTEX_INITIALIZER;
 static char key_names[METRICS_KEYS + 2][72];
-static size_t key_n = 1; /* under key_mu */
-static uint64_t key_plans[METRICS_KEYS + 2];
-static uint64_t plans_expired;
+static _Atomic size_t key_n = 1; /* grows under key_mu, after its name is written */
+static counter key_plans[METRICS_KEYS + 2];
+static counter plans_expired;
 
-static uint64_t get(const uint64_t *p)
+static uint64_t get(const counter *p)
 {
-    return __atomic_load_n(p, __ATOMIC_RELAXED);
+    return atomic_load_explicit(p, memory_order_relaxed);
 }
 
 static size_t bucket(const double *bounds, size_t n, double v)
@@ -99,12 +105,16 @@ void metrics_plan_created(const char *key_name)
 
     if (key_name != NULL && key_name[0] != '\0') {
         pthread_mutex_lock(&key_mu);
-        for (i = 1; i < key_n && strcmp(key_names[i], key_name) != 0; i++)
+        size_t n = atomic_load_explicit(&key_n, memory_order_relaxed);
+        for (i = 1; i < n && strcmp(key_names[i], key_name) != 0; i++)
             ;
-        if (i == key_n && key_n <= METRICS_KEYS)
-            snprintf(key_names[key_n++], sizeof(key_names[0]), "%s", key_name);
-        else if (i == key_n)
+        if (i == n && n <= METRICS_KEYS) {
+            snprintf(key_names[n], sizeof(key_names[0]), "%s", key_name);
+            /* publishes the name to render_keys(), which reads without the lock */
+            atomic_store_explicit(&key_n, n + 1, memory_order_release);
+        } else if (i == n) {
             i = METRICS_KEYS + 1;
+        }
         pthread_mutex_unlock(&key_mu);
     }
     add(&key_plans[i], 1);
@@ -154,7 +164,7 @@ static void __attribute__((format(printf, 2, 3))) tb_printf(struct tbuf *b, cons
 }
 
 static void render_hist(struct tbuf *b, const char *name, const char *label, const double *bounds,
-                        size_t nb, const uint64_t *hist, uint64_t sum_us)
+                        size_t nb, const counter *hist, uint64_t sum_us)
 {
     uint64_t cum = 0;
     const char *sep = label[0] != '\0' ? "," : "";
@@ -193,9 +203,7 @@ static void render_keys(struct tbuf *b)
     tb_printf(b, "# HELP tpuplan_plans_created_total Plans created by this instance, by the "
                  "name of the API key that sent them (\"\": none).\n"
                  "# TYPE tpuplan_plans_created_total counter\n");
-    pthread_mutex_lock(&key_mu);
-    n = key_n;
-    pthread_mutex_unlock(&key_mu);
+    n = atomic_load_explicit(&key_n, memory_order_acquire);
     for (size_t i = 0; i < n; i++)
         tb_printf(b, "tpuplan_plans_created_total{key=\"%s\"} %llu\n", key_names[i],
                   (unsigned long long)get(&key_plans[i]));

@@ -1,9 +1,10 @@
 /*
  * metrics.h - Prometheus counters and histograms for GET /metrics.
  *
- * Process-wide and lock-free (relaxed atomics): any thread may observe. The HTTP layer
- * counts requests by route and status and their duration; the planner workers (jobs.c)
- * report each plan_run() duration with metrics_planner_observe(). metrics_render() writes
+ * Process-wide counters in relaxed C11 atomics: any thread may observe without a lock
+ * (only the first plan of a new API key name takes one, to add the name). The HTTP layer
+ * counts requests by route (route.h series) and status and their duration; the planner workers
+ * (jobs.c) report each plan_run() duration with metrics_planner_observe(). metrics_render() writes
  * the text exposition format (version 0.0.4).
  */
 #ifndef TPUPLAN_METRICS_H
@@ -12,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "service/route.h"
+struct route;
 
 /* One finished HTTP request: its route row (NULL: unmatched; rows with one name count
  * together, route.h), final status code, seconds from headers to completion. */

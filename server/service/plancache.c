@@ -5,6 +5,7 @@
 #include "service/plancache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,7 @@
 /* A cached body, shared by the entry and every response being sent from it: each holds one
  * reference, so an entry evicted mid-send frees its body only after the last response. */
 struct blob {
-    long refs; /* atomic */
+    atomic_long refs;
     size_t len;
     char *data; /* malloc'd */
 };
@@ -98,7 +99,7 @@ static void blob_unref(void *arg)
 {
     struct blob *b = arg;
 
-    if (__atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+    if (atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1) {
         free(b->data);
         free(b);
     }
@@ -110,7 +111,7 @@ static struct MHD_Response *entry_response(struct entry *e)
 {
     struct MHD_Response *resp;
 
-    __atomic_add_fetch(&e->body->refs, 1, __ATOMIC_RELAXED);
+    atomic_fetch_add_explicit(&e->body->refs, 1, memory_order_relaxed);
     resp = MHD_create_response_from_buffer_with_free_callback_cls(e->body->len, e->body->data,
                                                                   blob_unref, e->body);
     if (resp == NULL) {
@@ -165,7 +166,9 @@ void plancache_put(struct plancache *c, const char *id, const char *view, const 
         free(body);
         return;
     }
-    *e->body = (struct blob){1, len, body};
+    atomic_init(&e->body->refs, 1);
+    e->body->len = len;
+    e->body->data = body;
     strcpy(e->id, id);
     strcpy(e->view, view);
     strcpy(e->etag, etag);

@@ -5,9 +5,9 @@
  *
  * The document is an object with the keys format (a plan_format_name), chip, strategies,
  * capacity, time_limit_s, alignment, name, mem_fraction, preallocate (a boolean), budget
- * (its text, planner/budget.h), and xla_assignment and xla_report (the text of XLA's dumps
- * sent with the model); unset
- * fields (NULL, 0, PLAN_FMT_AUTO, PLAN_PREALLOC_DEFAULT) are omitted. Pure: no I/O, no state.
+ * (its text, planner/budget.h), goal (pack_goal_name), and xla_assignment and xla_report
+ * (the text of XLA's dumps sent with the model); unset fields (NULL, 0, PLAN_FMT_AUTO,
+ * PLAN_PREALLOC_DEFAULT, PACK_GOAL_MIN) are omitted. Pure: no I/O, no state.
  * A document holds its strings once: a buffer of strlen(json) + 1 bytes always fits them.
  */
 #ifndef TPUPLAN_PLANOPTS_H
@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "planner/err.h"
 #include "planner/plan.h"
 
 /* The document for o, as a malloc'd string (caller frees); NULL when out of memory. */
@@ -22,6 +23,6 @@ char *planopts_json(const struct plan_opts *o);
 
 /* Fills *o from such a document. The strings in *o point into buf (cap bytes, owned by
  * the caller). 0, or -1 when the document is malformed or its strings do not fit. */
-int planopts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap);
+ERR_MUST_CHECK int planopts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap);
 
 #endif

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "planner/err.h"
+
 struct sockaddr;
 
 #define PROXY_MAX_NETS 32
@@ -38,7 +40,7 @@ struct proxy_nets {
 /* Adds the comma-separated CIDRs (or bare addresses: a /32 or /128) in list to *p.
  * 0, or -1 when one is malformed or there are more than PROXY_MAX_NETS (then *p may hold
  * the ones before it). */
-int proxy_nets_add(struct proxy_nets *p, const char *list);
+ERR_MUST_CHECK int proxy_nets_add(struct proxy_nets *p, const char *list);
 
 /* True when the address text addr (IPv4, IPv6, or IPv4-mapped IPv6) is in one of p's nets. */
 bool proxy_trusted(const struct proxy_nets *p, const char *addr);

@@ -14,8 +14,6 @@
 #ifndef TPUPLAN_RATELIMIT_H
 #define TPUPLAN_RATELIMIT_H
 
-#include <stddef.h>
-
 #define RATELIMIT_SLOTS    4096 /* clients tracked at once */
 #define RATELIMIT_ADDR_MAX 64   /* longest key kept; longer keys are cut (still one client) */
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "planner/err.h"
+
 /* What a POST body is, from its Content-Type (parameters such as charset ignored). */
 enum body_kind {
     BODY_NONE = 0,    /* no Content-Type */
@@ -29,14 +31,14 @@ enum body_kind reqparse_media_type(const char *content_type);
 int reqparse_prefer_wait(const char *prefer, unsigned max);
 
 /* Decimal unsigned 64-bit integer, whole string. 0 or -1. */
-int reqparse_u64(const char *s, uint64_t *out);
+ERR_MUST_CHECK int reqparse_u64(const char *s, uint64_t *out);
 
 /* Finite non-negative decimal number, whole string. 0 or -1. */
-int reqparse_seconds(const char *s, double *out);
+ERR_MUST_CHECK int reqparse_seconds(const char *s, double *out);
 
 /* Percent-encodes s for a query parameter value into out (cap bytes incl. NUL). Returns
  * the length, or -1 when it does not fit. */
-long reqparse_urlencode(const char *s, char *out, size_t cap);
+ERR_MUST_CHECK long reqparse_urlencode(const char *s, char *out, size_t cap);
 
 /* True when the two entity-tag lists match: If-None-Match value against one ETag ("*"
  * matches anything; weak comparison as RFC 9110 13.1.2 asks for If-None-Match). */

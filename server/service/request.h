@@ -23,6 +23,7 @@
 
 #include <microhttpd.h>
 
+#include "planner/err.h"
 #include "service/body.h"
 #include "service/ids.h"
 #include "service/log.h"
@@ -76,7 +77,7 @@ struct request {
     char method[8];                   /* for the access log; "" when longer */
     char *url;                        /* for the access log (at most 256 bytes), or NULL */
     double t_start;                   /* clock_now() at the first call */
-    enum body_kind kind;              /* POST /api/v1/plans: the body's Content-Type */
+    enum body_kind kind;              /* a body row (route.h): the body's Content-Type */
     int file_format;                  /* multipart: enum plan_format guessed from the "file" part */
     struct body body;
     /* multipart: XLA's dumps sent beside the model (fields xla_assignment, xla_report),
@@ -97,7 +98,7 @@ struct request {
     struct request_http {
         struct MHD_Connection *conn; /* borrowed from MHD */
         enum req_phase phase;
-        bool submission; /* a POST /api/v1/plans whose body is read */
+        bool submission; /* a body row's request (route.h): its body is read */
         struct MHD_PostProcessor *pp;
         uint64_t charged; /* bytes of this body counted in srv->body_bytes */
         bool file_seen;   /* multipart: a "file" part arrived */
@@ -109,7 +110,8 @@ struct request {
         char early_detail[256];
     } http;
 
-    /* Executor state: exec.c and the handler (api.c), while the connection is suspended. */
+    /* Executor state: exec.c and the exec handler (api.c), while the connection is
+     * suspended. */
     struct request_exec {
         struct request *next;         /* run queue / parking list link (exec.c, under its mutex) */
         bool parked;                  /* exec_park() took it once: its plan exists */
@@ -146,7 +148,7 @@ void request_reply(struct request *r, int status, struct MHD_Response *resp);
  * 304 Not Modified with that ETag (response_not_modified) and returns true, after which r
  * is the transport's as after request_reply(); false, having answered nothing, when it
  * does not match or there is none. */
-bool request_reply_not_modified(struct request *r, const char *etag);
+ERR_MUST_CHECK bool request_reply_not_modified(struct request *r, const char *etag);
 
 /* request_reply() with a problem+json body: catalogue entry id, its status and Retry-After. */
 void request_reply_problem(struct request *r, enum problem_id id, const char *detail);

@@ -1,5 +1,6 @@
 /*
- * sha256.h - SHA-256 (FIPS 180-4), for idempotency-key body fingerprints and ETags.
+ * sha256.h - SHA-256 (FIPS 180-4): idempotency-key body fingerprints, and the hashes by
+ * which manage tokens and API keys are stored and checked (sha256_equal_ct).
  *
  * Written from the FIPS 180-4 specification. Pure: the caller owns the context.
  */

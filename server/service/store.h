@@ -1,5 +1,5 @@
 /*
- * store.h - plans, jobs and idempotency keys in PostgreSQL (libpq).
+ * store.h - plans, jobs, idempotency keys and API keys in PostgreSQL (libpq).
  *
  * One struct store wraps one PGconn and its prepared statements; it is used by exactly one
  * thread at a time (each request-executor and planner worker thread owns one). Every call
@@ -18,8 +18,10 @@
  * text sent verbatim.
  *
  * This header is the one public contract of the store modules: store.c (the connection,
- * the prepared statements, reconnects, LISTEN/NOTIFY), store_migrate.c, store_plans.c and
- * store_jobs.c; their shared internals are in store_int.h.
+ * the prepared statements, reconnects, LISTEN/NOTIFY), store_migrate.c, store_plans.c,
+ * store_keys.c and store_jobs.c; their shared internals are in store_int.h. Every call that
+ * returns an int returns a STORE_* code (store_wait_notify: a count or one) that must be
+ * checked (ERR_MUST_CHECK).
  */
 #ifndef TPUPLAN_STORE_H
 #define TPUPLAN_STORE_H
@@ -28,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "planner/err.h"
 #include "planner/plan.h"
 #include "service/apikey.h"
 #include "service/ids.h"
@@ -35,8 +38,9 @@
 enum store_rc {
     STORE_OK = 0,
     STORE_NOTFOUND = -1,
-    STORE_CONFLICT = -2,    /* idempotency key reused with another body (HTTP 422) */
-    STORE_FORBIDDEN = -3,   /* wrong manage token */
+    STORE_CONFLICT = -2,    /* idempotency key reused with another body (HTTP 422); an API
+                               key name already in use */
+    STORE_FORBIDDEN = -3,   /* wrong manage token, or another API key's plan (HTTP 403) */
     STORE_UNAVAILABLE = -4, /* database down or unreachable (HTTP 503) */
     STORE_ERROR = -5,       /* anything else (HTTP 500); message logged */
     STORE_INVALID = -6,     /* malformed argument: cursor, limit, id (HTTP 400) */
@@ -59,12 +63,13 @@ void store_close(struct store *s);
 
 /* LISTENs on tpuplan_jobs (new work) and tpuplan_done (payload: a finished plan id); kept
  * across reconnects. */
-int store_listen(struct store *s);
+ERR_MUST_CHECK int store_listen(struct store *s);
 
 /* Waits up to timeout_ms for notifications and calls cb(channel, payload, arg) for each.
  * Returns how many arrived (0 on timeout) or STORE_UNAVAILABLE. */
-int store_wait_notify(struct store *s, int timeout_ms,
-                      void (*cb)(const char *channel, const char *payload, void *arg), void *arg);
+ERR_MUST_CHECK int
+store_wait_notify(struct store *s, int timeout_ms,
+                  void (*cb)(const char *channel, const char *payload, void *arg), void *arg);
 
 /* ---- Migrations (store_migrate.c) ---- */
 
@@ -72,10 +77,10 @@ int store_wait_notify(struct store *s, int timeout_ms,
  * pg_advisory_lock, recording them in schema_migrations (version = file name without
  * ".sql"). Files must not contain BEGIN/COMMIT. 0, or a STORE_* code with the failing file
  * and PostgreSQL's message in errbuf. */
-int store_migrate(struct store *s, const char *dir, char *errbuf, size_t cap);
+ERR_MUST_CHECK int store_migrate(struct store *s, const char *dir, char *errbuf, size_t cap);
 
 /* 1 when the database answers and every migration in dir is applied, else 0. */
-int store_ready(struct store *s, const char *dir);
+ERR_MUST_CHECK int store_ready(struct store *s, const char *dir);
 
 /* ---- Plans and idempotency keys (store_plans.c) ---- */
 
@@ -108,7 +113,8 @@ struct store_created {
 /* Inserts plan + job (+ idempotency key) in one transaction and NOTIFYs the workers.
  * STORE_CONFLICT: the key exists with another body hash. STORE_INVALID: a key without a
  * body hash, an empty or too long key, or options containing \u0000. */
-int store_plan_create(struct store *s, const struct store_new_plan *np, struct store_created *out);
+ERR_MUST_CHECK int store_plan_create(struct store *s, const struct store_new_plan *np,
+                                     struct store_created *out);
 
 /* Which form of the result store_plan_get_view() reads (the views: plan_views, planner/plan.h):
  * the whole result, the result without its tensors, or the tensors as columns. */
@@ -140,7 +146,7 @@ void store_plan_free(struct store_plan *p);
 
 /* A deep copy of src into dst (dst's own strings, freed with store_plan_free()).
  * STORE_ERROR (dst left empty) when out of memory. */
-int store_plan_copy(const struct store_plan *src, struct store_plan *dst);
+ERR_MUST_CHECK int store_plan_copy(const struct store_plan *src, struct store_plan *dst);
 
 /* What a plan was made of: its input bytes and options document, each malloc'd and
  * NUL-terminated (caller frees), and its source format. STORE_NOTFOUND when it does not
@@ -151,18 +157,18 @@ struct store_source {
     char *options_json;
     char source_format[24];
 };
-int store_plan_source(struct store *s, const char *id, struct store_source *out);
+ERR_MUST_CHECK int store_plan_source(struct store *s, const char *id, struct store_source *out);
 void store_source_free(struct store_source *src);
 
 /* STORE_NOTFOUND also for ids that cannot exist (wrong length or alphabet). STORE_GONE when
  * the plan expired: its expires_at has passed, or the sweep already deleted it. */
-int store_plan_get(struct store *s, const char *id, struct store_plan *out);
+ERR_MUST_CHECK int store_plan_get(struct store *s, const char *id, struct store_plan *out);
 
 /* store_plan_get() with result_json in another form: STORE_VIEW_SUMMARY is the result
  * without `tensors`; STORE_VIEW_LAYOUT is {"tensors": N, "id": [...], "name": [...], ...},
  * one array per tensor field in tensor order. Both are read as stored, never rebuilt. */
-int store_plan_get_view(struct store *s, const char *id, enum store_view view,
-                        struct store_plan *out);
+ERR_MUST_CHECK int store_plan_get_view(struct store *s, const char *id, enum store_view view,
+                                       struct store_plan *out);
 
 /* Newest first. limit: 1..1000; cursor: NULL or an opaque string from a previous page
  * (STORE_INVALID when malformed); name_filter: NULL or a case-insensitive substring (% _ and
@@ -170,13 +176,13 @@ int store_plan_get_view(struct store *s, const char *id, enum store_view view,
  * source_format, status, created_at, updated_at, tensors, logical_bytes, padded_bytes,
  * peak_bytes, lower_bound_bytes, capacity_bytes, fits}; *next_cursor is malloc'd, or NULL
  * on the last page. */
-int store_plan_list(struct store *s, int limit, const char *cursor, const char *name_filter,
-                    char **items_json, char **next_cursor);
+ERR_MUST_CHECK int store_plan_list(struct store *s, int limit, const char *cursor,
+                                   const char *name_filter, char **items_json, char **next_cursor);
 
 /* Deletes when token matches the stored hash (compared in constant time): STORE_OK,
  * STORE_NOTFOUND, STORE_FORBIDDEN.
  * The plan's job goes with it; a worker still planning it discards its result. */
-int store_plan_delete(struct store *s, const char *id, const char *manage_token);
+ERR_MUST_CHECK int store_plan_delete(struct store *s, const char *id, const char *manage_token);
 
 /* ---- API keys and retention (store_keys.c) ---- */
 
@@ -194,28 +200,28 @@ struct store_apikey {
 /* A new key: its name, prefix and hash (apikey.h; borrowed). STORE_CONFLICT when a key
  * not revoked has that name (or, never in practice, that prefix); STORE_INVALID for a bad
  * name. */
-int store_apikey_create(struct store *s, const char *name, const char *prefix,
-                        const unsigned char *hash);
+ERR_MUST_CHECK int store_apikey_create(struct store *s, const char *name, const char *prefix,
+                                       const unsigned char *hash);
 
 /* The key with this prefix, revoked or not: STORE_OK or STORE_NOTFOUND. */
-int store_apikey_find(struct store *s, const char *prefix, struct store_apikey *out);
+ERR_MUST_CHECK int store_apikey_find(struct store *s, const char *prefix, struct store_apikey *out);
 
 /* Every key, oldest first, into *out (malloc'd array of *n; caller frees). */
-int store_apikey_list(struct store *s, struct store_apikey **out, size_t *n);
+ERR_MUST_CHECK int store_apikey_list(struct store *s, struct store_apikey **out, size_t *n);
 
 /* Revokes the key not yet revoked that has this name: STORE_OK or STORE_NOTFOUND. */
-int store_apikey_revoke(struct store *s, const char *name);
+ERR_MUST_CHECK int store_apikey_revoke(struct store *s, const char *name);
 
 /* Deletes plan id for key key_id: STORE_OK when the key created it (or no key did),
  * STORE_FORBIDDEN when another key did, STORE_NOTFOUND. */
-int store_plan_delete_by_key(struct store *s, const char *id, int64_t key_id);
+ERR_MUST_CHECK int store_plan_delete_by_key(struct store *s, const char *id, int64_t key_id);
 
 /* The expiry sweep: deletes plans whose expires_at passed, batch rows per statement (each
  * its own short transaction, rows locked with SKIP LOCKED so concurrent sweeps by several
  * servers pass each other), at most max_batches statements; leaves their ids in
  * expired_plans (GET answers 410) and drops ids older than 90 days from there. *expired
  * receives how many plans were deleted. */
-int store_plan_expire(struct store *s, int batch, int max_batches, long *expired);
+ERR_MUST_CHECK int store_plan_expire(struct store *s, int batch, int max_batches, long *expired);
 
 /*
  * ---- Planner jobs (store_jobs.c; used by jobs.c) ----
@@ -230,11 +236,11 @@ int store_plan_expire(struct store *s, int batch, int max_batches, long *expired
 struct store_job_counts {
     int64_t queued, running, done, failed;
 };
-int store_job_counts(struct store *s, struct store_job_counts *out);
+ERR_MUST_CHECK int store_job_counts(struct store *s, struct store_job_counts *out);
 
 /* The number of queued jobs, counted up to limit (so the cost is bounded by limit): *out
  * is min(queued, limit). For the bounded queue (--max-queue). STORE_OK or an error. */
-int store_jobs_queued(struct store *s, unsigned limit, int64_t *out);
+ERR_MUST_CHECK int store_jobs_queued(struct store *s, unsigned limit, int64_t *out);
 
 struct store_job {
     char plan_id[IDS_ID_LEN + 1];
@@ -248,12 +254,13 @@ void store_job_free(struct store_job *j);
 
 /* Claims the oldest runnable queued job for worker (a name for locked_by) with a lease of
  * lease_ms, marks its plan running and loads its input. STORE_NOTFOUND when none. */
-int store_job_claim(struct store *s, const char *worker, int lease_ms, struct store_job *out);
+ERR_MUST_CHECK int store_job_claim(struct store *s, const char *worker, int lease_ms,
+                                   struct store_job *out);
 
 /* Extends the leases given by n tokens (uuid text) to now + lease_ms. *renewed (may be NULL)
  * receives how many were still held. */
-int store_job_renew(struct store *s, const char *const *tokens, size_t n, int lease_ms,
-                    size_t *renewed);
+ERR_MUST_CHECK int store_job_renew(struct store *s, const char *const *tokens, size_t n,
+                                   int lease_ms, size_t *renewed);
 
 /* Finishes a claimed job in one transaction, only while j->lease_token still holds it:
  * done with result_json, its views (GET ?view=summary|layout; NULL: none stored) and the
@@ -263,16 +270,18 @@ int store_job_renew(struct store *s, const char *const *tokens, size_t n, int le
  * done (may be NULL) receives the finished plan as store_plan_get() would read it, except
  * result_json (NULL: the caller holds it); all-zero if it could not be read back. The
  * caller frees it with store_plan_free(). */
-int store_job_finish(struct store *s, const struct store_job *j, const char *result_json,
-                     const struct plan_views *views, const char *error_json,
-                     const struct plan_summary *summary, struct store_plan *done);
+ERR_MUST_CHECK int store_job_finish(struct store *s, const struct store_job *j,
+                                    const char *result_json, const struct plan_views *views,
+                                    const char *error_json, const struct plan_summary *summary,
+                                    struct store_plan *done);
 
 /* Gives running jobs back to the queue (graceful stop), by lease token. */
-int store_job_release(struct store *s, const char *const *tokens, size_t n);
+ERR_MUST_CHECK int store_job_release(struct store *s, const char *const *tokens, size_t n);
 
 /* Requeues jobs whose lease expired (their server died); those already claimed
  * max_attempts times fail with error_json instead. *requeued (may be NULL) gets the count
  * put back in the queue. */
-int store_job_reap(struct store *s, int max_attempts, const char *error_json, int *requeued);
+ERR_MUST_CHECK int store_job_reap(struct store *s, int max_attempts, const char *error_json,
+                                  int *requeued);
 
 #endif

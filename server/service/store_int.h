@@ -3,8 +3,9 @@
  *
  * store.c owns struct store (one PGconn), the table of prepared statements and the one way
  * to run them (store_run, store_run_plain: classify failures, reconnect within the backoff,
- * retry once when nothing was sent yet); store_migrate.c, store_plans.c and store_jobs.c
- * build their calls on those. A struct store is used by one thread at a time (store.h).
+ * retry once when nothing was sent yet); store_migrate.c, store_plans.c, store_keys.c and
+ * store_jobs.c build their calls on those. A struct store is used by one thread at a time
+ * (store.h).
  */
 #ifndef TPUPLAN_STORE_INT_H
 #define TPUPLAN_STORE_INT_H
@@ -64,11 +65,11 @@ struct store {
 
 /* Re-establishes a dead connection, at most once per backoff interval: STORE_OK or
  * STORE_UNAVAILABLE. Re-issues LISTEN when the store was listening. */
-int store_reconnect(struct store *s);
+ERR_MUST_CHECK int store_reconnect(struct store *s);
 
 /* Maps a failed result (r may be NULL) to a store code: STORE_UNAVAILABLE for a lost
  * connection or a server shutting down or starting up, else STORE_ERROR. */
-int store_classify(struct store *s, const PGresult *r);
+ERR_MUST_CHECK int store_classify(struct store *s, const PGresult *r);
 
 /*
  * Runs prepared statement id with n text parameters (binary where fmts says so; lens and
@@ -81,7 +82,7 @@ PGresult *store_run(struct store *s, enum store_stmt id, int n, const char *cons
                     const int *lens, const int *fmts, int result_fmt, bool first, int *rc);
 
 /* store_run() for transaction control and other constant SQL without parameters. */
-int store_run_plain(struct store *s, const char *sql, bool first);
+ERR_MUST_CHECK int store_run_plain(struct store *s, const char *sql, bool first);
 
 /* Rolls back the open transaction, if any, on a live connection. */
 void store_rollback(struct store *s);
@@ -93,7 +94,8 @@ uint64_t store_col_u64(const PGresult *r, int row, int col);
 /* Row 0's columns 0 and 1, read in binary: the plan's input (raw bytes, NUL added) and its
  * options JSON, as malloc'd copies into *input and *options_json, which the caller frees
  * also on failure (-1: out of memory). */
-int store_input_from_row(const PGresult *r, char **input, size_t *input_len, char **options_json);
+ERR_MUST_CHECK int store_input_from_row(const PGresult *r, char **input, size_t *input_len,
+                                        char **options_json);
 
 /* Decimal text of v for a statement parameter. */
 void store_fmt_u64(char *buf, size_t cap, uint64_t v);
@@ -103,6 +105,6 @@ bool store_json_has_nul(const char *j);
 
 /* Row 0 of a plan_get-shaped result (also job_finish's RETURNING) into *out: STORE_OK, or
  * STORE_ERROR with *out freed (store_plans.c). */
-int store_plan_from_row(const PGresult *r, struct store_plan *out);
+ERR_MUST_CHECK int store_plan_from_row(const PGresult *r, struct store_plan *out);
 
 #endif

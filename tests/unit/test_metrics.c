@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "service/metrics.h"
+#include "service/route.h"
 
 static void test_metrics(void **state)
 {
