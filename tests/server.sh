@@ -64,6 +64,30 @@ server_start() {
         sed 's/^listening on //')
 }
 
+# What in a server's log means it crashed or broke a rule even when it exited 0: a sanitizer
+# report (ASan, LeakSanitizer, UBSan's "runtime error:", TSan) or libmicrohttpd's panic.
+SERVER_CRASH_RE='Sanitizer|runtime error:|Fatal error in GNU libmicrohttpd|[Ss]egmentation fault'
+
+# server_stop NAME [PID]: stops server NAME (started by server_start NAME; PID defaults to
+# $pid, which is then cleared) with SIGTERM and waits for it. Succeeds when it exited 0 and
+# $tmp/NAME.log shows no crash (SERVER_CRASH_RE); otherwise fails and says why in $why.
+server_stop() {
+    local name=$1 p=${2:-$pid} rc crash
+    kill -TERM "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+    rc=$?
+    [ "$p" = "${pid:-}" ] && pid=""
+    crash=$(grep -m1 -E "$SERVER_CRASH_RE" "$tmp/$name.log" 2>/dev/null)
+    [ "$rc" = 0 ] && [ -z "$crash" ] && return 0
+    why="server $name: exit status $rc${crash:+; its log: $crash}"
+    return 1
+}
+
+# server_stop_check NAME [PID]: server_stop as one TAP test.
+server_stop_check() {
+    check "SIGTERM stops $1 (exit 0, no sanitizer report or crash in $1.log)" server_stop "$@"
+}
+
 # server_cleanup: the EXIT trap: stops every server started ($pid, $pids) with SIGTERM (or
 # $server_stop_signal), the throwaway cluster under $tmp/pg, and removes $tmp.
 server_cleanup() {

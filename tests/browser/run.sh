@@ -40,13 +40,16 @@ pid2=$pid
 key=$("$SERVER" key create browser 2>"$tmp/key.err") || bail "key create failed: $(tail -3 "$tmp/key.err")"
 server_start server3 --static static --workers 1 --executors 1 --http-threads 1 --require-key
 base3=$base
+pid3=$pid
 pid=$pid1
 
 mkdir -p tests/artifacts
 node tests/browser/dashboard.test.mjs "$base1" "$tmp" "$CHROMIUM" "$base2/tpuplan" "$base3" "$key"
 rc=$?
-kill -TERM "$pid2" 2>/dev/null
-wait "$pid2" 2>/dev/null
+# node printed the TAP plan, so a server that stops badly fails the suite by its exit status
+server_stop server "$pid1" || { echo "# $why"; rc=1; }
+server_stop server2 "$pid2" || { echo "# $why"; rc=1; }
+server_stop server3 "$pid3" || { echo "# $why"; rc=1; }
 if [ "$rc" -ne 0 ]; then
     echo "# server log (last lines):"
     tail -15 "$tmp/server.log" | sed 's/^/#   /'

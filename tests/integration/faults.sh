@@ -113,8 +113,7 @@ check "the workers reconnected and planned it" \
 # ---- 2. kill -9 with 50 plans in the queue ----
 # One worker and a model that takes ~0.2 s keep the queue long enough that the kill finds
 # plans queued and one running (its lease must expire before it is re-run).
-kill -TERM "$pid_a"
-wait "$pid_a" 2>/dev/null
+server_stop_check a "$pid_a"
 start_server b 1
 pb=$port
 pid_b=$spid

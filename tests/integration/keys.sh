@@ -144,9 +144,5 @@ req GET /metrics
 check "/metrics counts the swept plans" body_has 'tpuplan_plans_expired_total 1'
 check "the sweep logs what it deleted" grep -q "expiry sweep deleted 1 plans" "$tmp/server.log"
 
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-pid=""
-check "SIGTERM stops the server with status 0" [ "$rc" = 0 ]
+server_stop_check server
 tap_end

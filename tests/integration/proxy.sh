@@ -146,9 +146,5 @@ req 127.0.0.1 GET /tpuplan/metrics
 check "429s are counted in /metrics" \
     eval 'is 200 && body_has "status=\"429\""'
 
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-pid=""
-check "SIGTERM stops the server with status 0" [ "$rc" = 0 ]
+server_stop_check server
 tap_end

@@ -65,9 +65,5 @@ hc=$?
 check "... and plain HTTP to it fails, saying what it got (exit $hc)" \
     eval '[ "$hc" = 1 ] && grep -q "healthcheck: GET /healthz on 127.0.0.1:$port" "$tmp/hc.err"'
 
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-pid=""
-check "SIGTERM stops the server with status 0" [ "$rc" = 0 ]
+server_stop_check server
 tap_end
