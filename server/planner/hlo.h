@@ -66,6 +66,7 @@ struct hlo_instr {
     struct hlo_span op_name;  /* metadata op_name, len 0 when none */
     struct hlo_span sharding; /* the value of sharding=, len 0 when none */
     struct hlo_span kind;     /* fusion kind ("kLoop"), len 0 when none */
+    uint32_t comp;            /* its computation: the index in hlo_module.comps */
     int64_t index;            /* parameter number or get-tuple-element index; -1 otherwise */
 };
 

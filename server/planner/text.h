@@ -73,11 +73,12 @@ static inline size_t text_utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
-/* FNV-1a of s[0, n): the planner's name tables (model names, XLA value keys, MiniMalloc ids,
- * location aliases) all hash with it. */
-static inline uint64_t text_hash(const char *s, size_t n)
+/* FNV-1a of s[0, n) from the offset basis xor seed: a name within a scope (an HLO
+ * computation, a StableHLO region) hashes as its bytes with the scope as the seed. The
+ * planner's name tables (base/names.h) all hash with it. */
+static inline uint64_t text_hash_seed(const char *s, size_t n, uint64_t seed)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = 1469598103934665603ull ^ seed;
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
     return h;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "planner/base/cursor.h"
+#include "planner/base/names.h"
 #include "planner/text.h"
 
 /* A reference to a called computation, resolved once every computation is known. */
@@ -22,9 +23,8 @@ struct parser {
     struct cursor c; /* over the whole text; its errors into the caller's err */
     struct hlo_module *m;
     size_t max_instrs;
-    uint32_t *tab; /* (computation, name) -> instruction index; HLO_NONE = empty */
-    size_t mask;
-    uint32_t comp; /* the computation being parsed */
+    struct names instrs; /* (computation, name) -> instruction index */
+    uint32_t comp;       /* the computation being parsed */
     struct pending_call *calls;
     uint32_t ncalls, cap_calls;
 };
@@ -292,29 +292,26 @@ static int any_shape(struct parser *p, bool collect, uint32_t *path, unsigned de
 
 /* ---- names ------------------------------------------------------------------------- */
 
-static size_t hash(const char *s, struct hlo_span sp, uint32_t comp)
+/* An instruction's name within its computation (the parser's name table). */
+static struct names_key instr_name(const void *ctx, uint32_t i)
 {
-    uint64_t h = 1469598103934665603ull ^ comp;
-    for (uint32_t k = 0; k < sp.len; k++)
-        h = (h ^ (unsigned char)s[sp.off + k]) * 1099511628211ull;
-    return (size_t)h;
+    const struct hlo_module *m = ctx;
+    const struct hlo_instr *in = &m->instrs[i];
+
+    return (struct names_key){m->text + in->name.off, in->name.len, in->comp};
 }
 
-/* The slot of (comp, name): an empty slot when absent. */
-static size_t find_slot(const struct parser *p, struct hlo_span sp, uint32_t comp)
+static struct names_key comp_name(const void *ctx, uint32_t k)
 {
-    const struct cursor *c = &p->c;
-    size_t h = hash(c->s, sp, comp) & p->mask;
-    for (;; h = (h + 1) & p->mask) {
-        uint32_t v = p->tab[h];
-        if (v == HLO_NONE)
-            return h;
-        const struct hlo_instr *in = &p->m->instrs[v];
-        bool same_comp = v >= p->m->comps[comp].first;
-        if (same_comp && in->name.len == sp.len &&
-            memcmp(c->s + in->name.off, c->s + sp.off, sp.len) == 0)
-            return h;
-    }
+    const struct hlo_module *m = ctx;
+
+    return (struct names_key){m->text + m->comps[k].name.off, m->comps[k].name.len, 0};
+}
+
+/* The instruction called sp in the computation being parsed, or HLO_NONE. */
+static uint32_t find_instr(const struct parser *p, struct hlo_span sp)
+{
+    return names_find(&p->instrs, (struct names_key){p->c.s + sp.off, sp.len, p->comp});
 }
 
 /* ---- instructions ------------------------------------------------------------------ */
@@ -325,7 +322,7 @@ static int operand(struct parser *p)
     struct hlo_span nm;
     uint32_t path[HLO_MAX_TUPLE_DEPTH];
     size_t line, col;
-    size_t slot;
+    uint32_t v;
     int rc;
 
     if (cursor_peek(c) == '(') {
@@ -348,13 +345,12 @@ static int operand(struct parser *p)
     col = cursor_col(c);
     if ((rc = name(c, &nm, "an operand name")) != ERR_OK)
         return rc;
-    slot = find_slot(p, nm, p->comp);
-    if (p->tab[slot] == HLO_NONE)
+    if ((v = find_instr(p, nm)) == HLO_NONE)
         return cursor_fail_at(c->e, line, col,
                               "operand %%%.*s is not defined before its use (the written order "
                               "must define every value before it is used)",
                               (int)(nm.len > 200 ? 200 : nm.len), c->s + nm.off);
-    return push_idx(p, p->tab[slot]);
+    return push_idx(p, v);
 }
 
 static int operands(struct parser *p, struct hlo_instr *in)
@@ -508,8 +504,7 @@ static int instruction(struct parser *p)
     struct hlo_module *m = p->m;
     struct hlo_comp *cp = &m->comps[p->comp];
     struct hlo_instr *in;
-    uint32_t path[HLO_MAX_TUPLE_DEPTH];
-    size_t slot;
+    uint32_t path[HLO_MAX_TUPLE_DEPTH], first;
     int rc;
 
     if (m->ninstrs >= p->max_instrs)
@@ -521,6 +516,7 @@ static int instruction(struct parser *p)
     in = &m->instrs[m->ninstrs];
     memset(in, 0, sizeof(*in));
     in->index = -1;
+    in->comp = p->comp;
     if (c->s[c->i] == 'R' && c->len - c->i > 5 && memcmp(c->s + c->i, "ROOT ", 5) == 0) {
         in->root = true;
         c->i += 5;
@@ -530,8 +526,7 @@ static int instruction(struct parser *p)
     in->col = cursor_col(c);
     if ((rc = name(c, &in->name, "an instruction name")) != ERR_OK)
         return rc;
-    slot = find_slot(p, in->name, p->comp);
-    if (p->tab[slot] != HLO_NONE)
+    if (find_instr(p, in->name) != HLO_NONE)
         return cursor_fail_at(c->e, in->line, in->col, "%.*s is defined twice",
                               (int)(in->name.len > 200 ? 200 : in->name.len), c->s + in->name.off);
     if ((rc = expect(c, '=', "'=' after the instruction name")) != ERR_OK)
@@ -551,7 +546,9 @@ static int instruction(struct parser *p)
     skip_ws(c);
     if (cursor_peek(c) != '\n' && cursor_peek(c) != '\0')
         return expected(c, "',' or the end of the line");
-    p->tab[slot] = m->ninstrs;
+    if ((rc = names_add(&p->instrs, m->ninstrs, &first)) != ERR_OK)
+        return err_set(c->e, rc, "", "line %zu: more than %zu HLO instructions", c->line,
+                       p->instrs.max);
     if (in->root || cp->n == 0 || !m->instrs[cp->root].root)
         cp->root = m->ninstrs;
     m->ninstrs++;
@@ -750,47 +747,39 @@ static int resolve_calls(struct parser *p)
 {
     struct cursor *c = &p->c;
     struct hlo_module *m = p->m;
-    size_t cap = 1;
-    uint32_t *tab;
-    int rc = ERR_OK;
+    struct names comps;
+    int rc;
 
-    while (cap < 2 * (size_t)m->ncomps + 2)
-        cap *= 2;
-    if ((tab = malloc(cap * sizeof(*tab))) == NULL)
-        return err_set(c->e, ERR_NOMEM, "", "out of memory parsing HLO");
-    memset(tab, 0xff, cap * sizeof(*tab));
+    if ((rc = names_init(&comps, m->ncomps, comp_name, m)) != ERR_OK) {
+        rc = err_set(c->e, rc, "", "out of memory parsing HLO");
+        goto out;
+    }
     for (uint32_t k = 0; k < m->ncomps; k++) {
-        size_t h = hash(c->s, m->comps[k].name, HLO_NONE) & (cap - 1);
-        while (tab[h] != HLO_NONE) {
-            struct hlo_span o = m->comps[tab[h]].name;
-            if (o.len == m->comps[k].name.len &&
-                memcmp(c->s + o.off, c->s + m->comps[k].name.off, o.len) == 0) {
-                rc = cursor_fail_at(c->e, m->comps[k].line, 1, "computation %.*s is defined twice",
-                                    (int)(o.len > 200 ? 200 : o.len), c->s + o.off);
-                goto out;
-            }
-            h = (h + 1) & (cap - 1);
+        uint32_t j;
+        if ((rc = names_add(&comps, k, &j)) != ERR_OK) {
+            rc = err_set(c->e, rc, "", "more than %u HLO computations", m->ncomps);
+            goto out;
         }
-        tab[h] = k;
+        if (j != NAMES_NONE) {
+            struct hlo_span o = m->comps[j].name;
+            rc = cursor_fail_at(c->e, m->comps[k].line, 1, "computation %.*s is defined twice",
+                                (int)(o.len > 200 ? 200 : o.len), c->s + o.off);
+            goto out;
+        }
     }
     for (uint32_t q = 0; q < p->ncalls; q++) {
         const struct pending_call *pc = &p->calls[q];
-        size_t h = hash(c->s, pc->name, HLO_NONE) & (cap - 1);
-        for (; tab[h] != HLO_NONE; h = (h + 1) & (cap - 1)) {
-            struct hlo_span o = m->comps[tab[h]].name;
-            if (o.len == pc->name.len && memcmp(c->s + o.off, c->s + pc->name.off, o.len) == 0)
-                break;
-        }
-        if (tab[h] == HLO_NONE) {
+        uint32_t k = names_find(&comps, (struct names_key){c->s + pc->name.off, pc->name.len, 0});
+        if (k == NAMES_NONE) {
             rc =
                 cursor_fail_at(c->e, pc->line, pc->col, "no computation is called %.*s",
                                (int)(pc->name.len > 200 ? 200 : pc->name.len), c->s + pc->name.off);
             goto out;
         }
-        m->idx[pc->slot] = tab[h];
+        m->idx[pc->slot] = k;
     }
 out:
-    free(tab);
+    names_free(&comps);
     return rc;
 }
 
@@ -821,7 +810,7 @@ bool hlo_detect(const char *s, size_t len)
 int hlo_parse(const char *s, size_t len, size_t max_instrs, struct hlo_module *m, struct err *e)
 {
     struct parser p = {.c = cursor_make(s, len, e), .m = m, .max_instrs = max_instrs};
-    size_t nlines = 1, cap = 1;
+    size_t nlines = 1;
     int rc;
 
     memset(m, 0, sizeof(*m));
@@ -831,14 +820,12 @@ int hlo_parse(const char *s, size_t len, size_t max_instrs, struct hlo_module *m
         return err_set(e, ERR_LIMIT, "", "HLO text of %zu bytes is too large", len);
     if ((rc = scan_lines(s, len, &nlines, e)) != ERR_OK)
         return rc;
-    while (cap < 2 * nlines + 2)
-        cap *= 2;
-    if ((p.tab = malloc(cap * sizeof(*p.tab))) == NULL) {
-        rc = err_set(e, ERR_NOMEM, "", "out of memory parsing HLO");
+    /* an instruction takes a line of its own */
+    if ((rc = names_init(&p.instrs, nlines < max_instrs ? nlines : max_instrs, instr_name, m)) !=
+        ERR_OK) {
+        rc = err_set(e, rc, "", "out of memory parsing HLO");
         goto out;
     }
-    memset(p.tab, 0xff, cap * sizeof(*p.tab));
-    p.mask = cap - 1;
     if ((rc = header(&p)) != ERR_OK)
         goto out;
     for (;;) {
@@ -854,7 +841,7 @@ int hlo_parse(const char *s, size_t len, size_t max_instrs, struct hlo_module *m
     }
     rc = resolve_calls(&p);
 out:
-    free(p.tab);
+    names_free(&p.instrs);
     free(p.calls);
     if (rc != ERR_OK)
         hlo_free(m);

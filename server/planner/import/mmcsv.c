@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "planner/base/cursor.h"
+#include "planner/base/names.h"
 #include "planner/text.h"
 
 enum col { COL_ID, COL_LOWER, COL_UPPER, COL_END, COL_SIZE, COL_IGNORED, COL_NONE };
@@ -134,34 +135,40 @@ void mmcsv_free(struct mmcsv *m)
     memset(m, 0, sizeof(*m));
 }
 
-/* Rejects duplicate ids with an open-addressing table of buffer indices. */
+static struct names_key buffer_id(const void *ctx, uint32_t i)
+{
+    const struct mmcsv *m = ctx;
+
+    return (struct names_key){m->ids[i], strlen(m->ids[i]), 0};
+}
+
+/* Rejects duplicate ids with a table of buffer indices by id. */
 static int check_duplicates(const struct mmcsv *m, struct err *e)
 {
-    size_t cap = 16, *tab;
-    int rc = ERR_OK;
+    struct names tab;
+    int rc;
 
-    while (cap < 2 * m->n)
-        cap *= 2;
-    tab = malloc(cap * sizeof(*tab));
-    if (tab == NULL)
-        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", m->n);
-    for (size_t i = 0; i < cap; i++)
-        tab[i] = SIZE_MAX;
-    for (size_t i = 0; i < m->n && rc == ERR_OK; i++) {
-        size_t h = (size_t)text_hash(m->ids[i], strlen(m->ids[i])) & (cap - 1);
-        for (; tab[h] != SIZE_MAX; h = (h + 1) & (cap - 1)) {
-            if (strcmp(m->ids[tab[h]], m->ids[i]) == 0) {
-                char where[48];
-                snprintf(where, sizeof(where), "line %zu, column id", m->lines[i]);
-                rc = err_set(e, ERR_INVALID, where,
-                             "line %zu, column id: duplicate id \"%s\" (first on line %zu)",
-                             m->lines[i], m->ids[i], m->lines[tab[h]]);
-                break;
-            }
-        }
-        tab[h] = i;
+    if ((rc = names_init(&tab, m->n, buffer_id, m)) != ERR_OK) {
+        rc = err_set(e, rc, NULL, "out of memory for %zu buffers", m->n);
+        goto out;
     }
-    free(tab);
+    for (size_t i = 0; i < m->n; i++) {
+        uint32_t first;
+        if ((rc = names_add(&tab, (uint32_t)i, &first)) != ERR_OK) {
+            rc = err_set(e, rc, NULL, "more than %zu buffers", m->n);
+            goto out;
+        }
+        if (first != NAMES_NONE) {
+            char where[48];
+            snprintf(where, sizeof(where), "line %zu, column id", m->lines[i]);
+            rc = err_set(e, ERR_INVALID, where,
+                         "line %zu, column id: duplicate id \"%s\" (first on line %zu)",
+                         m->lines[i], m->ids[i], m->lines[first]);
+            goto out;
+        }
+    }
+out:
+    names_free(&tab);
     return rc;
 }
 

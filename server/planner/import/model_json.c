@@ -562,7 +562,7 @@ static int op_refs(struct ctx *c, const struct model_index *ix, size_t k, const 
                            "ops[%zu] \"%.200s\": %s[%zu]: must be a "
                            "tensor name, got %s",
                            k, opname, strchr(field, '.') + 1, j, jsonr_type_name(v));
-        if ((t = model_index_find(m, ix, s, n)) < 0)
+        if ((t = model_index_find(ix, s, n)) < 0)
             return err_set(c->e, ERR_NOTFOUND, where,
                            "ops[%zu] \"%.200s\": %s[%zu]: unknown "
                            "tensor \"%.200s\"",

@@ -185,58 +185,34 @@ static int type_list(struct tr *t, struct sbuf *b, bool as_tuple, uint32_t *n)
 
 /* ---- names ------------------------------------------------------------------------- */
 
-static size_t hash(const char *s, uint32_t off, uint32_t len, uint32_t region, uint32_t elem)
-{
-    uint64_t h = (1469598103934665603ull ^ region) * 1099511628211ull ^ elem;
-    for (uint32_t k = 0; k < len; k++)
-        h = (h ^ (unsigned char)s[off + k]) * 1099511628211ull;
-    return (size_t)h;
-}
-
 /* Names are scoped by region: sibling regions (a while's cond and do) reuse names. Element k
- * of a result group %r:N is its own value (r, k); a plain value is element 0. */
-static size_t slot_of(const struct tr *t, uint32_t off, uint32_t len, uint32_t region,
-                      uint32_t elem)
+ * of a result group %r:N is its own value (r, k); a plain value is element 0. The scope of a
+ * name in the table is the pair. */
+static uint64_t scope_of(uint32_t region, uint32_t elem)
 {
-    const struct cursor *c = &t->c;
-    size_t h = hash(c->s, off, len, region, elem) & t->mask;
-    for (;; h = (h + 1) & t->mask) {
-        uint32_t v = t->tab[h];
-        if (v == UINT32_MAX)
-            return h;
-        const struct val *x = &t->vals[v];
-        if (x->region == region && x->elem == elem && x->len == len &&
-            memcmp(c->s + x->off, c->s + off, len) == 0)
-            return h;
-    }
+    return (uint64_t)region << 32 | elem;
 }
 
-/* Keeps the table at most half full (slot_of's probe ends at an empty slot): the table is
- * sized by the values defined, which a few lines can make many of (a while's loop variables,
- * a result group). */
-static int grow_names(struct tr *t)
+static struct names_key val_name(const void *ctx, uint32_t v)
 {
-    struct cursor *c = &t->c;
-    size_t cap = t->mask + 1;
-    uint32_t *tab;
+    const struct tr *t = ctx;
+    const struct val *x = &t->vals[v];
 
-    if (2 * ((size_t)t->nvals + 1) <= cap)
-        return ERR_OK;
-    cap *= 2;
-    if ((tab = malloc(cap * sizeof(*tab))) == NULL)
-        return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-    memset(tab, 0xff, cap * sizeof(*tab));
-    for (uint32_t v = 0; v < t->nvals; v++) {
-        const struct val *x = &t->vals[v];
-        size_t h = hash(c->s, x->off, x->len, x->region, x->elem) & (cap - 1);
-        while (tab[h] != UINT32_MAX)
-            h = (h + 1) & (cap - 1);
-        tab[h] = v;
-    }
-    free(t->tab);
-    t->tab = tab;
-    t->mask = cap - 1;
-    return ERR_OK;
+    return (struct names_key){t->c.s + x->off, x->len, scope_of(x->region, x->elem)};
+}
+
+/* The value (name, elem) of region, or NAMES_NONE. */
+static uint32_t find_val(const struct tr *t, uint32_t off, uint32_t len, uint32_t region,
+                         uint32_t elem)
+{
+    return names_find(&t->names, (struct names_key){t->c.s + off, len, scope_of(region, elem)});
+}
+
+/* "%name is defined twice", where the definitions being made are written. */
+static int defined_twice(const struct tr *t, uint32_t off, uint32_t len)
+{
+    return cursor_fail_at(t->c.e, t->at_line, t->at_col, "%%%.*s is defined twice",
+                          (int)(len > 200 ? 200 : len), t->c.s + off);
 }
 
 /* Defines value (name, elem) of shape sh[0..shn) in the current region. */
@@ -244,20 +220,19 @@ static int define_one(struct tr *t, uint32_t off, uint32_t len, uint32_t elem, b
                       const char *sh, size_t shn)
 {
     struct cursor *c = &t->c;
-    uint32_t region = t->reg[t->depth - 1].id;
-    size_t h;
+    uint32_t region = t->reg[t->depth - 1].id, first;
     int rc;
 
-    if ((rc = grow_names(t)) != ERR_OK)
-        return rc;
+    /* the table is sized by the values defined, which a few lines can make many of (a
+     * while's loop variables, a result group) */
+    if ((rc = names_reserve(&t->names, (size_t)t->nvals + 1)) != ERR_OK)
+        return err_set(c->e, rc, "", "out of memory translating StableHLO");
     /* MLIR regions are not isolated from above: a name visible from an enclosing region
      * cannot be defined again inside (and HLO would read two instructions of one name once
      * the outer one is a parameter of the region) */
     for (unsigned d = t->depth; d > 0 && elem == 0; d--)
-        if (t->tab[slot_of(t, off, len, t->reg[d - 1].id, 0)] != UINT32_MAX)
-            return cursor_fail_at(c->e, t->at_line, t->at_col, "%%%.*s is defined twice",
-                                  (int)(len > 200 ? 200 : len), c->s + off);
-    h = slot_of(t, off, len, region, elem);
+        if (find_val(t, off, len, t->reg[d - 1].id, 0) != NAMES_NONE)
+            return defined_twice(t, off, len);
     if (t->nvals == t->capvals) {
         uint32_t cap = t->capvals ? t->capvals * 2 : 1024;
         struct val *p = realloc(t->vals, cap * sizeof(*p));
@@ -275,8 +250,9 @@ static int define_one(struct tr *t, uint32_t off, uint32_t len, uint32_t elem, b
                                      .tuple = tuple};
     if ((rc = sh_sb_keep(t, &t->shapes, sh, shn)) != ERR_OK)
         return rc;
-    t->tab[h] = t->nvals++;
-    return ERR_OK;
+    if ((rc = names_add(&t->names, t->nvals++, &first)) != ERR_OK)
+        return err_set(c->e, rc, "", "out of memory translating StableHLO");
+    return first == NAMES_NONE ? ERR_OK : defined_twice(t, off, len);
 }
 
 /* The next element of a tuple shape text "(S, S, ...)" (flat: StableHLO has no nested
@@ -377,27 +353,23 @@ static int use(struct tr *t, struct sbuf *ops)
 {
     struct cursor *c = &t->c;
     size_t line = c->line, col = cursor_col(c);
-    uint32_t off, len, elem = 0;
-    size_t h = 0;
+    uint32_t off, len, elem = 0, v = NAMES_NONE;
     int rc;
 
     c->i++; /* '%' */
     off = (uint32_t)c->i;
     len = (uint32_t)cursor_span(c, ident_ch);
-    if (cursor_peek(c) == '#') {
-        int64_t v;
-        c->i++;
-        if (!cursor_uint(c, &v) || v >= SH_MAX_RESULTS)
+    if (cursor_accept(c, '#')) {
+        int64_t k;
+        if (!cursor_uint(c, &k) || k >= SH_MAX_RESULTS)
             return cursor_fail_at(c->e, line, col, "expected a result number after '#'");
-        elem = (uint32_t)v;
+        elem = (uint32_t)k;
     }
-    for (unsigned d = t->depth; d > 0 && len > 0; d--) /* innermost region first */
-        if (t->tab[h = slot_of(t, off, len, t->reg[d - 1].id, elem)] != UINT32_MAX)
-            break;
-    if (len == 0 || t->tab[h] == UINT32_MAX)
+    for (unsigned d = t->depth; d > 0 && len > 0 && v == NAMES_NONE; d--) /* innermost first */
+        v = find_val(t, off, len, t->reg[d - 1].id, elem);
+    if (v == NAMES_NONE)
         return cursor_fail_at(c->e, line, col, "%%%.*s is not defined before its use",
                               (int)(c->i - off > 200 ? 200 : c->i - off), c->s + off);
-    uint32_t v = t->tab[h];
     if (t->vals[v].region != t->reg[t->depth - 1].id && (rc = capture(t, v)) != ERR_OK)
         return rc;
     if (ops->n > 0 && (rc = sh_sb_add(t, ops, ", ", 2)) != ERR_OK)
@@ -1506,7 +1478,6 @@ int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, str
 {
     struct tr t = {.c = cursor_make(s, len, e)};
     char name[256];
-    size_t cap = 1024; /* grown as values are defined (grow_names) */
     struct sbuf all = {0};
     int rc;
 
@@ -1515,10 +1486,8 @@ int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, str
     if (len > UINT32_MAX / 16)
         return err_set(e, ERR_LIMIT, "", "StableHLO text of %zu bytes is too large", len);
     t.max_out = 8 * len + 65536;
-    if ((t.tab = malloc(cap * sizeof(*t.tab))) == NULL)
-        return err_set(e, ERR_NOMEM, "", "out of memory translating StableHLO");
-    memset(t.tab, 0xff, cap * sizeof(*t.tab));
-    t.mask = cap - 1;
+    if ((rc = names_init(&t.names, 512, val_name, &t)) != ERR_OK)
+        return err_set(e, rc, "", "out of memory translating StableHLO");
     if ((rc = sh_loc_table(&t)) != ERR_OK || (rc = module(&t, name, sizeof(name))) != ERR_OK)
         goto out;
     if ((rc = sh_sb_printf(&t, &all, "HloModule %s", name)) != ERR_OK ||
@@ -1540,13 +1509,14 @@ out:
     }
     free(t.shapes.p);
     free(t.locs);
+    names_free(&t.loc_names);
     free(t.meshes);
     free(all.p);
     free(t.out.p);
     free(t.entry.p);
     free(t.aliases.p);
     free(t.vals);
-    free(t.tab);
+    names_free(&t.names);
     return rc;
 }
 

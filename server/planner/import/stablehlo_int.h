@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "planner/base/cursor.h"
+#include "planner/base/names.h"
 #include "planner/err.h"
 
 #define SH_MAX_REGIONS 64 /* nested while regions */
@@ -62,7 +63,7 @@ struct sdy_mesh {
 };
 
 struct loc_def {
-    uint32_t name_off, name_len; /* the alias without '#' (name_len 0: a free slot) */
+    uint32_t name_off, name_len; /* the alias without '#' */
     uint32_t at;                 /* its "loc(" */
 };
 
@@ -75,15 +76,15 @@ struct tr {
     struct sbuf shapes; /* the values' shapes */
     struct val *vals;
     uint32_t nvals, capvals;
-    uint32_t *tab;
-    size_t mask;
+    struct names names; /* the values by name and scope (region, result element) */
     uint32_t next_region;
     struct region reg[SH_MAX_REGIONS];
     unsigned depth;          /* regions open; reg[depth - 1] is the current one */
     struct sdy_mesh *meshes; /* the module's sdy.mesh definitions */
     uint32_t nmeshes, capmeshes;
-    struct loc_def *locs; /* the location aliases, open addressing */
-    size_t loc_mask;
+    struct loc_def *locs; /* the location aliases (each name once: the first holds) */
+    uint32_t nlocs;
+    struct names loc_names; /* locs by name */
     size_t at_line, at_col; /* where the definitions being made are written (errors) */
     char fname[256];
     char entry_name[256];
@@ -114,7 +115,7 @@ size_t sh_string_end(const struct tr *t, size_t q);
 /* ---- stablehlo_loc.c ------------------------------------------------------------------ */
 
 /* The location aliases: every line "#NAME = loc(..)" of the file, NAME -> the offset of its
- * "loc(", into t->locs (malloc'd, open addressing). */
+ * "loc(", into t->locs (malloc'd) and t->loc_names. */
 int sh_loc_table(struct tr *t);
 
 /* The name of the loc(..) at q ("loc(" there): *off and *len in t->s, *len 0 when none. */

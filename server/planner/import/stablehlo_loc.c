@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "planner/import/stablehlo_int.h"
-#include "planner/text.h"
 
 /* ---- locations --------------------------------------------------------------------- */
 
@@ -31,24 +30,29 @@ static size_t skip_blank(const struct tr *t, size_t q)
     return q;
 }
 
+static struct names_key loc_name(const void *ctx, uint32_t k)
+{
+    const struct tr *t = ctx;
+
+    return (struct names_key){t->c.s + t->locs[k].name_off, t->locs[k].name_len, 0};
+}
+
 /* The location aliases: every line "#NAME = loc(..)", NAME -> the offset of its "loc(". */
 int sh_loc_table(struct tr *t)
 {
     struct cursor *c = &t->c;
-    size_t n = 0, cap = 16;
+    size_t n = 0;
+    int rc;
 
     for (size_t q = 0; q < c->len; q++)
         n += c->s[q] == '#' && (q == 0 || c->s[q - 1] == '\n');
     if (n == 0)
         return ERR_OK;
-    while (cap < 2 * n)
-        cap *= 2;
-    if ((t->locs = malloc(cap * sizeof(*t->locs))) == NULL)
+    if ((t->locs = malloc(n * sizeof(*t->locs))) == NULL ||
+        names_init(&t->loc_names, n, loc_name, t) != ERR_OK)
         return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-    for (size_t k = 0; k < cap; k++)
-        t->locs[k].name_len = 0;
-    t->loc_mask = cap - 1;
     for (size_t q = 0; q < c->len; q++) {
+        uint32_t first;
         if (c->s[q] != '#' || (q > 0 && c->s[q - 1] != '\n'))
             continue;
         size_t name = q + 1, e = name;
@@ -60,10 +64,10 @@ int sh_loc_table(struct tr *t)
         v = skip_blank(t, v + 1);
         if (c->len - v < 4 || memcmp(c->s + v, "loc(", 4) != 0)
             continue;
-        size_t h = (size_t)text_hash(c->s + name, e - name) & t->loc_mask;
-        while (t->locs[h].name_len != 0) /* a repeated name: the first definition holds */
-            h = (h + 1) & t->loc_mask;
-        t->locs[h] = (struct loc_def){(uint32_t)name, (uint32_t)(e - name), (uint32_t)v};
+        t->locs[t->nlocs] = (struct loc_def){(uint32_t)name, (uint32_t)(e - name), (uint32_t)v};
+        if ((rc = names_add(&t->loc_names, t->nlocs, &first)) != ERR_OK)
+            return err_set(c->e, rc, "", "out of memory translating StableHLO");
+        t->nlocs += first == NAMES_NONE; /* a repeated name: the first definition holds */
     }
     return ERR_OK;
 }
@@ -71,16 +75,12 @@ int sh_loc_table(struct tr *t)
 /* The "loc(" of alias s[off..off+len) (without '#'), or SIZE_MAX. */
 static size_t loc_find(const struct tr *t, size_t off, size_t len)
 {
-    const struct cursor *c = &t->c;
+    uint32_t k;
+
     if (t->locs == NULL || len == 0)
         return SIZE_MAX;
-    for (size_t h = (size_t)text_hash(c->s + off, len) & t->loc_mask; t->locs[h].name_len != 0;
-         h = (h + 1) & t->loc_mask) {
-        const struct loc_def *d = &t->locs[h];
-        if (d->name_len == len && memcmp(c->s + d->name_off, c->s + off, len) == 0)
-            return d->at;
-    }
-    return SIZE_MAX;
+    k = names_find(&t->loc_names, (struct names_key){t->c.s + off, len, 0});
+    return k != NAMES_NONE ? t->locs[k].at : SIZE_MAX;
 }
 
 /* The name of the location expression at q (inside loc(..)): *off, *len (0: none). */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "planner/base/cursor.h"
-#include "planner/text.h"
+#include "planner/base/names.h"
 
 #define XLA_KEY_MAX 768 /* bytes in NAME{INDEX}: a model name (512) and a deep index */
 
@@ -286,44 +286,31 @@ static int value_line(struct parser *ps, struct cursor *s)
     return ERR_OK;
 }
 
-/* ---- keys: an open-addressing table of value indices ------------------------------ */
+/* ---- keys: the values by NAME{INDEX} ------------------------------------------------ */
 
-struct keytab {
-    size_t *slots; /* SIZE_MAX: empty */
-    size_t mask;
-};
-
-static size_t *key_slot(const struct keytab *t, const struct xla_assign *a, const char *k, size_t n)
+static struct names_key value_key(const void *ctx, uint32_t i)
 {
-    for (size_t i = text_hash(k, n) & t->mask;; i = (i + 1) & t->mask) {
-        size_t v = t->slots[i];
-        if (v == SIZE_MAX || (strlen(a->values[v].key) == n && memcmp(a->values[v].key, k, n) == 0))
-            return &t->slots[i];
-    }
+    const struct xla_assign *a = ctx;
+
+    return (struct names_key){a->values[i].key, strlen(a->values[i].key), 0};
 }
 
 /* Builds the table; a key printed twice is an error naming its second line. */
-static int keys_build(struct xla_assign *a, struct keytab *t, struct err *e)
+static int keys_build(struct xla_assign *a, struct names *t, struct err *e)
 {
-    size_t cap = 16;
+    int rc;
 
-    while (cap < a->nvalues * 2)
-        cap *= 2;
-    if ((t->slots = malloc(cap * sizeof(*t->slots))) == NULL)
-        return err_set(e, ERR_NOMEM, "", "out of memory for %zu values", a->nvalues);
-    memset(t->slots, 0xff, cap * sizeof(*t->slots));
-    t->mask = cap - 1;
+    if ((rc = names_init(t, a->nvalues, value_key, a)) != ERR_OK)
+        return err_set(e, rc, "", "out of memory for %zu values", a->nvalues);
     for (size_t i = 0; i < a->nvalues; i++) {
         const struct xla_value *v = &a->values[i];
-        size_t *slot = key_slot(t, a, v->key, strlen(v->key));
-        if (*slot != SIZE_MAX) {
-            char where[32];
-            snprintf(where, sizeof(where), "line %zu:1", v->line);
-            return err_set(e, ERR_INVALID, where,
-                           "%s: value %.200s is assigned twice (first on line %zu)", where, v->key,
-                           a->values[*slot].line);
-        }
-        *slot = i;
+        uint32_t first;
+        if ((rc = names_add(t, (uint32_t)i, &first)) != ERR_OK)
+            return err_set(e, rc, "", "more than %zu values", a->nvalues);
+        if (first != NAMES_NONE)
+            return cursor_fail_at(e, v->line, 1,
+                                  "value %.200s is assigned twice (first on line %zu)", v->key,
+                                  a->values[first].line);
     }
     return ERR_OK;
 }
@@ -333,7 +320,7 @@ static int keys_build(struct xla_assign *a, struct keytab *t, struct err *e)
 enum section { SEC_ALLOCS, SEC_USED, SEC_LIVE, SEC_SEQ, SEC_RANGES, SEC_PEAK };
 
 /* "    KEY:START-END", both ends inclusive (HloLiveRange::ToString). */
-static int range_line(struct parser *ps, struct cursor *s, const struct keytab *t)
+static int range_line(struct parser *ps, struct cursor *s, const struct names *t)
 {
     struct xla_assign *a = ps->a;
     const char *k = s->s + s->i, *colon = NULL;
@@ -352,12 +339,12 @@ static int range_line(struct parser *ps, struct cursor *s, const struct keytab *
         return cursor_fail(s, "the live range %lld-%lld ends before it starts", (long long)lo,
                            (long long)hi);
     }
-    size_t *slot = key_slot(t, a, k, (size_t)(colon - k));
-    if (*slot == SIZE_MAX) {
+    uint32_t i = names_find(t, (struct names_key){k, (size_t)(colon - k), 0});
+    if (i == NAMES_NONE) {
         a->live_unknown++; /* a value with no allocation (XLA allocated none for it) */
         return ERR_OK;
     }
-    struct xla_value *v = &a->values[*slot];
+    struct xla_value *v = &a->values[i];
     v->live_given = true;
     v->live_start = lo;
     v->live_end = hi + 1;
@@ -365,7 +352,7 @@ static int range_line(struct parser *ps, struct cursor *s, const struct keytab *
 }
 
 /* One line of the HloLiveRange part; *sec moves between its subsections. */
-static int live_line(struct parser *ps, struct cursor *s, enum section *sec, const struct keytab *t)
+static int live_line(struct parser *ps, struct cursor *s, enum section *sec, const struct names *t)
 {
     if (cursor_lit(s, "  InstructionSequence:") && cursor_left(s) == 0)
         *sec = SEC_SEQ;
@@ -423,7 +410,7 @@ static int allocs_line(struct parser *ps, struct cursor *s, enum section *sec)
 /* The part after "Used values:": HloValue::ToString blocks are read past up to the
  * HloLiveRange part, whose lines are read with the value table. */
 static int parse_lines(struct parser *ps, struct cursor *text, enum section *sec,
-                       const struct keytab *t)
+                       const struct names *t)
 {
     struct cursor line, at = *text;
     struct cursor *s = &line;
@@ -477,7 +464,7 @@ int xla_assign_parse(const char *text, size_t len, size_t max_values, struct xla
                      struct err *e)
 {
     struct parser ps;
-    struct keytab t = {NULL, 0};
+    struct names t = {0};
     struct cursor c = cursor_make(text, len, e);
     enum section sec = SEC_ALLOCS;
     int rc;
@@ -503,7 +490,7 @@ int xla_assign_parse(const char *text, size_t len, size_t max_values, struct xla
     if (sec != SEC_ALLOCS)
         rc = parse_lines(&ps, &c, &sec, &t);
 out:
-    free(t.slots);
+    names_free(&t);
     if (rc != ERR_OK)
         xla_assign_free(out);
     return rc;

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "planner/base/names.h"
 #include "planner/layout.h"
 #include "planner/model/model_build.h"
-#include "planner/text.h"
 
 /* ---- string arena ---------------------------------------------------------------- */
 
@@ -225,56 +225,56 @@ enum tensor_kind tensor_kind_parse(const char *s)
 
 /* ---- name index ------------------------------------------------------------------ */
 
-int model_index_build(const struct model *m, struct model_index *ix, struct err *e)
+static struct names_key tensor_name(const void *ctx, uint32_t i)
 {
-    size_t cap = 16;
+    const struct model *m = ctx;
 
-    ix->slots = NULL;
-    while (cap < 2 * m->n)
-        cap *= 2;
-    ix->slots = malloc(cap * sizeof(*ix->slots));
-    if (ix->slots == NULL)
-        return err_set(e, ERR_NOMEM, NULL, "out of memory indexing %zu tensor names", m->n);
-    memset(ix->slots, 0xff, cap * sizeof(*ix->slots));
-    ix->mask = cap - 1;
-    for (size_t i = 0; i < m->n; i++) {
-        const char *name = m->tensors[i].name;
-        size_t len = strlen(name);
-        size_t s = (size_t)text_hash(name, len) & ix->mask;
-        while (ix->slots[s] != UINT32_MAX) {
-            uint32_t j = ix->slots[s];
-            if (strcmp(m->tensors[j].name, name) == 0) {
-                char where[48];
-                snprintf(where, sizeof(where), "tensors[%zu].name", i);
-                return err_set(e, ERR_INVALID, where,
-                               "tensors[%zu] \"%s\": name: duplicate tensor name (first used by "
-                               "tensors[%u])",
-                               i, name, j);
-            }
-            s = (s + 1) & ix->mask;
-        }
-        ix->slots[s] = (uint32_t)i;
-    }
-    return ERR_OK;
+    return (struct names_key){m->tensors[i].name, strlen(m->tensors[i].name), 0};
 }
 
-int64_t model_index_find(const struct model *m, const struct model_index *ix, const char *name,
-                         size_t n)
+int model_index_build(const struct model *m, struct model_index *ix, struct err *e)
 {
-    size_t s = (size_t)text_hash(name, n) & ix->mask;
-    while (ix->slots[s] != UINT32_MAX) {
-        const char *t = m->tensors[ix->slots[s]].name;
-        if (strncmp(t, name, n) == 0 && t[n] == '\0')
-            return ix->slots[s];
-        s = (s + 1) & ix->mask;
+    int rc;
+
+    if ((rc = names_init(&ix->names, m->n, tensor_name, m)) != ERR_OK) {
+        rc = err_set(e, rc, NULL,
+                     rc == ERR_NOMEM ? "out of memory indexing %zu tensor names"
+                                     : "%zu tensor names: too many to index",
+                     m->n);
+        goto out;
     }
-    return -1;
+    for (size_t i = 0; i < m->n; i++) {
+        uint32_t j;
+        if ((rc = names_add(&ix->names, (uint32_t)i, &j)) != ERR_OK) {
+            rc = err_set(e, rc, NULL, "%zu tensor names: too many to index", m->n);
+            goto out;
+        }
+        if (j != NAMES_NONE) {
+            char where[48];
+            snprintf(where, sizeof(where), "tensors[%zu].name", i);
+            rc = err_set(e, ERR_INVALID, where,
+                         "tensors[%zu] \"%s\": name: duplicate tensor name (first used by "
+                         "tensors[%u])",
+                         i, m->tensors[i].name, j);
+            goto out;
+        }
+    }
+out:
+    if (rc != ERR_OK)
+        names_free(&ix->names);
+    return rc;
+}
+
+int64_t model_index_find(const struct model_index *ix, const char *name, size_t n)
+{
+    uint32_t i = names_find(&ix->names, (struct names_key){name, n, 0});
+
+    return i != NAMES_NONE ? (int64_t)i : -1;
 }
 
 void model_index_free(struct model_index *ix)
 {
-    free(ix->slots);
-    ix->slots = NULL;
+    names_free(&ix->names);
 }
 
 /* ---- layouts on a chip ------------------------------------------------------------ */

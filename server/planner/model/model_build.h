@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "planner/base/names.h"
 #include "planner/err.h"
 #include "planner/model.h"
 
@@ -46,18 +47,22 @@ ERR_MUST_CHECK int model_tensor_set_shape(struct model *m, struct model_tensor *
                                           const struct shape *s);
 
 /*
- * Name index over m->tensors, for duplicate detection and op references: an
- * open-addressing table of tensor indices (malloc'd, owned by the caller through
- * model_index_free).
+ * Name index over m->tensors, for duplicate detection and op references (a base/names.h
+ * table of tensor indices, which reads the names from the model it was built over: m must
+ * stay at its address, its tensors' names unchanged, while the index is used). Owned by the
+ * caller through model_index_free.
  */
 struct model_index {
-    uint32_t *slots; /* UINT32_MAX = empty */
-    size_t mask;
+    struct names names;
 };
+
+/* Builds the index; a repeated name is ERR_INVALID at the second tensor's name, naming the
+ * first. On failure the index holds nothing (model_index_free is still fine). */
 ERR_MUST_CHECK int model_index_build(const struct model *m, struct model_index *ix, struct err *e);
+
 /* Index of the tensor called name[0..n), or -1. */
-int64_t model_index_find(const struct model *m, const struct model_index *ix, const char *name,
-                         size_t n);
+int64_t model_index_find(const struct model_index *ix, const char *name, size_t n);
+
 void model_index_free(struct model_index *ix);
 
 #endif

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/base/names.h"
 #include "planner/jsonw.h"
 #include "planner/model/model_build.h"
-#include "planner/text.h"
 
 #define XLA_NAMES_LISTED  20   /* unmatched names listed in the result */
 #define XLA_ALLOCS_LISTED 1000 /* allocations listed in the result */
@@ -120,14 +120,21 @@ static int attach_inputs(struct plan_ctx *c, const struct plan_opts *o, size_t m
     return ERR_OK;
 }
 
+/* A value's HLO name (its key without the {INDEX}). */
+static struct names_key value_name(const void *ctx, uint32_t v)
+{
+    const struct xla_assign *a = ctx;
+
+    return (struct names_key){a->values[v].key, a->values[v].name_len, 0};
+}
+
 /* Marks the values that matched no tensor by name but are named in a tensor's in_place
  * (comma-separated HLO names: model.h), through a table of those values by name. */
 static int match_in_place(struct plan_ctx *c, struct err *e)
 {
     struct plan_xla *x = &c->xla;
-    size_t cap = 2, mask;
+    struct names tab = {0};
     bool any = false;
-    int64_t *slot = NULL;
     bool *taken = NULL;
     int rc = ERR_OK;
 
@@ -135,46 +142,40 @@ static int match_in_place(struct plan_ctx *c, struct err *e)
         any = c->m.tensors[i].in_place != NULL;
     if (!any || x->a.nvalues == 0 || x->matched >= x->a.nvalues)
         return ERR_OK;
-    while (cap < 2 * (x->a.nvalues - x->matched))
-        cap *= 2;
-    mask = cap - 1;
-    slot = malloc(cap * sizeof(*slot));
     taken = calloc(x->a.nvalues, sizeof(*taken));
     x->in_place = calloc(x->a.nvalues, sizeof(*x->in_place));
-    if (slot == NULL || taken == NULL || x->in_place == NULL) {
+    if (taken == NULL || x->in_place == NULL ||
+        (rc = names_init(&tab, x->a.nvalues - x->matched, value_name, &x->a)) != ERR_OK) {
         rc = err_set(e, ERR_NOMEM, "", "out of memory for %zu values", x->a.nvalues);
         goto out;
     }
-    for (size_t i = 0; i < cap; i++)
-        slot[i] = -1;
     for (size_t i = 0; i < c->m.n; i++)
         if (x->tensor_value[i] >= 0)
             taken[x->tensor_value[i]] = true;
-    for (size_t v = 0; v < x->a.nvalues; v++) {
-        const struct xla_value *xv = &x->a.values[v];
-        size_t h = (size_t)text_hash(xv->key, xv->name_len) & mask;
-        if (taken[v])
-            continue;
-        while (slot[h] >= 0) /* a second value of the same name keeps the first's place */
-            h = (h + 1) & mask;
-        slot[h] = (int64_t)v;
+    /* a second value of the same name comes after the first */
+    for (size_t v = 0; v < x->a.nvalues && rc == ERR_OK; v++)
+        if (!taken[v])
+            rc = names_add_dup(&tab, (uint32_t)v);
+    if (rc != ERR_OK) {
+        rc = err_set(e, rc, "", "more values than the %zu not matched", x->a.nvalues - x->matched);
+        goto out;
     }
     for (size_t i = 0; i < c->m.n; i++) {
         for (const char *p = c->m.tensors[i].in_place; p != NULL && *p != '\0';) {
-            size_t len = strcspn(p, ",");
-            for (size_t h = (size_t)text_hash(p, len) & mask; slot[h] >= 0; h = (h + 1) & mask) {
-                const struct xla_value *xv = &x->a.values[slot[h]];
-                if (xv->name_len == len && memcmp(xv->key, p, len) == 0 && !x->in_place[slot[h]]) {
-                    x->in_place[slot[h]] = true;
-                    x->nin_place++;
-                    break;
-                }
+            struct names_key k = {p, strcspn(p, ","), 0};
+            size_t at = names_start(&tab, k);
+            uint32_t v;
+            while ((v = names_next(&tab, k, &at)) != NAMES_NONE && x->in_place[v])
+                ;
+            if (v != NAMES_NONE) {
+                x->in_place[v] = true;
+                x->nin_place++;
             }
-            p += len + (p[len] == ',');
+            p += k.n + (p[k.n] == ',');
         }
     }
 out:
-    free(slot);
+    names_free(&tab);
     free(taken);
     return rc;
 }
@@ -182,7 +183,7 @@ out:
 int plan_xla_attach(struct plan_ctx *c, const struct plan_opts *o, size_t max_values, struct err *e)
 {
     struct plan_xla *x = &c->xla;
-    struct model_index ix = {NULL, 0};
+    struct model_index ix = {0};
     int rc;
 
     if ((rc = attach_inputs(c, o, max_values, e)) != ERR_OK || !x->have)
@@ -196,7 +197,7 @@ int plan_xla_attach(struct plan_ctx *c, const struct plan_opts *o, size_t max_va
         return rc;
     for (size_t v = 0; v < x->a.nvalues; v++) {
         const struct xla_value *xv = &x->a.values[v];
-        int64_t t = model_index_find(&c->m, &ix, xv->key, xv->name_len);
+        int64_t t = model_index_find(&ix, xv->key, xv->name_len);
         if (t >= 0 && x->tensor_value[t] < 0) {
             x->tensor_value[t] = (int64_t)v;
             x->matched++;
