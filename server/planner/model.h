@@ -112,12 +112,14 @@ struct model_warnings {
     size_t dropped; /* warnings past MODEL_MAX_WARNINGS */
 };
 
-struct model_arena; /* model.c */
+struct model_arena; /* the string arena (model_build.h) */
+struct json_object;
 
 struct model {
     const char *name;          /* arena */
     const char *chip;          /* arena; NULL when the input names none */
-    const char *source_format; /* static: "json", "safetensors", "minimalloc-csv" */
+    const char *source_format; /* static: "json", "safetensors", "minimalloc-csv",
+                                * "xla-buffer-assignment", "hlo", "stablehlo" */
     size_t n;
     struct model_tensor *tensors; /* n entries, malloc'd */
     size_t naxes;

@@ -22,7 +22,6 @@
 #include "planner/base/jsonr.h"
 #include "planner/import/model_json_int.h"
 #include "planner/model/model_build.h"
-#include "planner/text.h"
 
 /* ---- context and errors ------------------------------------------------------------ */
 

@@ -1,8 +1,8 @@
 /*
  * stablehlo.c - StableHLO / MHLO text to HLO text (see stablehlo.h): a cursor over the MLIR
- * text, one output buffer per computation being written (a function body or a while
- * region), a name table of the SSA values defined so far. Location names are read by
- * stablehlo_loc.c and Shardy shardings by stablehlo_sdy.c (stablehlo_int.h).
+ * text, one output buffer per computation being written (a function body or an op's
+ * region: while, case, if), a name table of the SSA values defined so far. Location names are read
+ * by stablehlo_loc.c and Shardy shardings by stablehlo_sdy.c (stablehlo_int.h).
  */
 #include "planner/stablehlo.h"
 
@@ -32,20 +32,20 @@ static void skip_nl(struct cursor *c)
 /* ---- output ------------------------------------------------------------------------ */
 
 /* Appends a NUL-terminated string (NULL: nothing). */
-static int sb_str(struct tr *t, struct sbuf *b, const char *s)
+static int buf_str(struct sh_translator *t, struct sh_buf *b, const char *s)
 {
-    return s != NULL ? sh_sb_add(t, b, s, strlen(s)) : ERR_OK;
+    return s != NULL ? sh_buf_add(t, b, s, strlen(s)) : ERR_OK;
 }
 
-static struct sbuf *cur_text(struct tr *t)
+static struct sh_buf *current_text(struct sh_translator *t)
 {
-    return &t->reg[t->depth - 1].text;
+    return &t->regions[t->depth - 1].text;
 }
 
 /* ---- types ------------------------------------------------------------------------- */
 
 /* XLA's name of an MLIR element type (i1 -> pred, ui8 -> u8, f8E4M3FN -> f8e4m3fn). */
-static int elem_type(struct tr *t, const char *p, size_t n, char *out, size_t cap)
+static int elem_type(struct sh_translator *t, const char *p, size_t n, char *out, size_t cap)
 {
     struct cursor *c = &t->c;
     if (n == 2 && memcmp(p, "i1", 2) == 0) {
@@ -75,7 +75,7 @@ static int elem_type(struct tr *t, const char *p, size_t n, char *out, size_t ca
 }
 
 /* One MLIR type at the cursor (tensor<..> or !stablehlo.token) written as an XLA shape. */
-static int type_at(struct tr *t, struct sbuf *b)
+static int type_at(struct sh_translator *t, struct sh_buf *b)
 {
     struct cursor *c = &t->c;
     char et[32];
@@ -86,7 +86,7 @@ static int type_at(struct tr *t, struct sbuf *b)
     if (cursor_starts(c, "!stablehlo.token") || cursor_starts(c, "!mhlo.token")) {
         c->i++;
         (void)cursor_span(c, ident_ch);
-        return sh_sb_add(t, b, "token[]", 7);
+        return sh_buf_add(t, b, "token[]", 7);
     }
     if (!cursor_starts(c, "tensor<"))
         return cursor_fail(c, "expected a tensor<...> type");
@@ -121,12 +121,12 @@ static int type_at(struct tr *t, struct sbuf *b)
     }
     if ((rc = elem_type(t, c->s + q, et_end - q, et, sizeof(et))) != ERR_OK)
         return rc;
-    if ((rc = sh_sb_printf(t, b, "%s[", et)) != ERR_OK)
+    if ((rc = sh_buf_printf(t, b, "%s[", et)) != ERR_OK)
         return rc;
     for (size_t k = start; k + 1 < dims_end; k++)
-        if ((rc = sh_sb_add(t, b, c->s[k] == 'x' ? "," : c->s + k, 1)) != ERR_OK)
+        if ((rc = sh_buf_add(t, b, c->s[k] == 'x' ? "," : c->s + k, 1)) != ERR_OK)
             return rc;
-    if ((rc = sh_sb_add(t, b, "]", 1)) != ERR_OK)
+    if ((rc = sh_buf_add(t, b, "]", 1)) != ERR_OK)
         return rc;
     /* skip an encoding and the closing '>' */
     c->i = et_end;
@@ -143,7 +143,7 @@ static int type_at(struct tr *t, struct sbuf *b)
 
 /* A type list "T" or "T, T" or "(T, T)" at the cursor into *b as "S" or "(S, S)" (always
  * parenthesised when as_tuple); *n gets the count. Stops at the end of the list. */
-static int type_list(struct tr *t, struct sbuf *b, bool as_tuple, uint32_t *n)
+static int type_list(struct sh_translator *t, struct sh_buf *b, bool as_tuple, uint32_t *n)
 {
     struct cursor *c = &t->c;
     bool paren;
@@ -154,11 +154,11 @@ static int type_list(struct tr *t, struct sbuf *b, bool as_tuple, uint32_t *n)
     if (paren)
         c->i++;
     *n = 0;
-    if (as_tuple && (rc = sh_sb_add(t, b, "(", 1)) != ERR_OK)
+    if (as_tuple && (rc = sh_buf_add(t, b, "(", 1)) != ERR_OK)
         return rc;
     cursor_skip_blanks(c);
     while (!(paren && cursor_peek(c) == ')')) {
-        if (*n > 0 && (rc = sh_sb_add(t, b, ", ", 2)) != ERR_OK)
+        if (*n > 0 && (rc = sh_buf_add(t, b, ", ", 2)) != ERR_OK)
             return rc;
         if ((rc = type_at(t, b)) != ERR_OK)
             return rc;
@@ -180,7 +180,7 @@ static int type_list(struct tr *t, struct sbuf *b, bool as_tuple, uint32_t *n)
         if (!cursor_accept(c, ')'))
             return cursor_fail(c, "expected ')' to close the type list");
     }
-    return as_tuple ? sh_sb_add(t, b, ")", 1) : ERR_OK;
+    return as_tuple ? sh_buf_add(t, b, ")", 1) : ERR_OK;
 }
 
 /* ---- names ------------------------------------------------------------------------- */
@@ -193,64 +193,64 @@ static uint64_t scope_of(uint32_t region, uint32_t elem)
     return (uint64_t)region << 32 | elem;
 }
 
-static struct names_key val_name(const void *ctx, uint32_t v)
+static struct names_key value_name(const void *ctx, uint32_t v)
 {
-    const struct tr *t = ctx;
-    const struct val *x = &t->vals[v];
+    const struct sh_translator *t = ctx;
+    const struct sh_value *x = &t->values[v];
 
     return (struct names_key){t->c.s + x->off, x->len, scope_of(x->region, x->elem)};
 }
 
 /* The value (name, elem) of region, or NAMES_NONE. */
-static uint32_t find_val(const struct tr *t, uint32_t off, uint32_t len, uint32_t region,
-                         uint32_t elem)
+static uint32_t find_value(const struct sh_translator *t, uint32_t off, uint32_t len,
+                           uint32_t region, uint32_t elem)
 {
     return names_find(&t->names, (struct names_key){t->c.s + off, len, scope_of(region, elem)});
 }
 
 /* "%name is defined twice", where the definitions being made are written. */
-static int defined_twice(const struct tr *t, uint32_t off, uint32_t len)
+static int defined_twice(const struct sh_translator *t, uint32_t off, uint32_t len)
 {
     return cursor_fail_at(t->c.e, t->at_line, t->at_col, "%%%.*s is defined twice",
                           (int)(len > 200 ? 200 : len), t->c.s + off);
 }
 
 /* Defines value (name, elem) of shape sh[0..shn) in the current region. */
-static int define_one(struct tr *t, uint32_t off, uint32_t len, uint32_t elem, bool tuple,
-                      const char *sh, size_t shn)
+static int define_one(struct sh_translator *t, uint32_t off, uint32_t len, uint32_t elem,
+                      bool tuple, const char *sh, size_t shn)
 {
     struct cursor *c = &t->c;
-    uint32_t region = t->reg[t->depth - 1].id, first;
+    uint32_t region = t->regions[t->depth - 1].id, first;
     int rc;
 
     /* the table is sized by the values defined, which a few lines can make many of (a
      * while's loop variables, a result group) */
-    if ((rc = names_reserve(&t->names, (size_t)t->nvals + 1)) != ERR_OK)
+    if ((rc = names_reserve(&t->names, (size_t)t->nvalues + 1)) != ERR_OK)
         return err_set(c->e, rc, "", "out of memory translating StableHLO");
     /* MLIR regions are not isolated from above: a name visible from an enclosing region
      * cannot be defined again inside (and HLO would read two instructions of one name once
      * the outer one is a parameter of the region) */
     for (unsigned d = t->depth; d > 0 && elem == 0; d--)
-        if (find_val(t, off, len, t->reg[d - 1].id, 0) != NAMES_NONE)
+        if (find_value(t, off, len, t->regions[d - 1].id, 0) != NAMES_NONE)
             return defined_twice(t, off, len);
-    if (t->nvals == t->capvals) {
-        uint32_t cap = t->capvals ? t->capvals * 2 : 1024;
-        struct val *p = realloc(t->vals, cap * sizeof(*p));
+    if (t->nvalues == t->cap_values) {
+        uint32_t cap = t->cap_values ? t->cap_values * 2 : 1024;
+        struct sh_value *p = realloc(t->values, cap * sizeof(*p));
         if (p == NULL)
             return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-        t->vals = p;
-        t->capvals = cap;
+        t->values = p;
+        t->cap_values = cap;
     }
-    t->vals[t->nvals] = (struct val){.off = off,
-                                     .len = len,
-                                     .region = region,
-                                     .elem = elem,
-                                     .shape_off = (uint32_t)t->shapes.n,
-                                     .shape_len = (uint32_t)shn,
-                                     .tuple = tuple};
-    if ((rc = sh_sb_keep(t, &t->shapes, sh, shn)) != ERR_OK)
+    t->values[t->nvalues] = (struct sh_value){.off = off,
+                                              .len = len,
+                                              .region = region,
+                                              .elem = elem,
+                                              .shape_off = (uint32_t)t->shapes.n,
+                                              .shape_len = (uint32_t)shn,
+                                              .tuple = tuple};
+    if ((rc = sh_buf_keep(t, &t->shapes, sh, shn)) != ERR_OK)
         return rc;
-    if ((rc = names_add(&t->names, t->nvals++, &first)) != ERR_OK)
+    if ((rc = names_add(&t->names, t->nvalues++, &first)) != ERR_OK)
         return err_set(c->e, rc, "", "out of memory translating StableHLO");
     return first == NAMES_NONE ? ERR_OK : defined_twice(t, off, len);
 }
@@ -272,8 +272,8 @@ static const char *next_elem(const char **p, size_t *len)
 }
 
 /* Defines result name: a tuple's n elements (name, k) of shape "(S, ...)", else one value. */
-static int define(struct tr *t, uint32_t off, uint32_t len, bool tuple, const char *shape,
-                  uint32_t n)
+static int define(struct sh_translator *t, uint32_t off, uint32_t len, bool tuple,
+                  const char *shape, uint32_t n)
 {
     const char *p;
     if (shape == NULL) /* no type written: type_list failed before */
@@ -292,16 +292,16 @@ static int define(struct tr *t, uint32_t off, uint32_t len, bool tuple, const ch
 }
 
 /* Writes value v's HLO name: r, or r#k for element k of a tuple-shaped instruction r. */
-static int put_val(struct tr *t, struct sbuf *b, const struct val *v)
+static int put_value(struct sh_translator *t, struct sh_buf *b, const struct sh_value *v)
 {
     struct cursor *c = &t->c;
-    int rc = sh_sb_add(t, b, c->s + v->off, v->len);
+    int rc = sh_buf_add(t, b, c->s + v->off, v->len);
     if (rc == ERR_OK && v->tuple)
-        rc = sh_sb_printf(t, b, "#%u", v->elem);
+        rc = sh_buf_printf(t, b, "#%u", v->elem);
     return rc;
 }
 
-static int push_u32(struct tr *t, uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t x)
+static int push_u32(struct sh_translator *t, uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t x)
 {
     struct cursor *c = &t->c;
     if (*n == *cap) {
@@ -324,32 +324,32 @@ static int push_u32(struct tr *t, uint32_t **a, uint32_t *n, uint32_t *cap, uint
  * d <= cap_depth and its id <= cap_id (opened before the mark, still open, so marked with
  * it; ids grow as regions open), so a use costs O(depth) at most and O(1) once marked.
  */
-static int capture(struct tr *t, uint32_t v)
+static int capture(struct sh_translator *t, uint32_t v)
 {
     unsigned top = t->depth - 1;
     int rc;
 
-    for (unsigned d = top; t->reg[d].id != t->vals[v].region && d > 0; d--) {
-        struct region *r = &t->reg[d];
-        const struct val *x = &t->vals[v];
+    for (unsigned d = top; t->regions[d].id != t->values[v].region && d > 0; d--) {
+        struct sh_region *r = &t->regions[d];
+        const struct sh_value *x = &t->values[v];
         if (x->cap_id != 0 && d <= x->cap_depth && r->id <= x->cap_id)
             break;
         if ((rc = push_u32(t, &r->caps, &r->ncaps, &r->capcap, v)) != ERR_OK ||
-            (rc = sh_sb_add(t, &r->params, "  ", 2)) != ERR_OK ||
-            (rc = put_val(t, &r->params, x)) != ERR_OK ||
-            (rc = sh_sb_add(t, &r->params, " = ", 3)) != ERR_OK ||
-            (rc = sh_sb_add(t, &r->params, t->shapes.p + x->shape_off, x->shape_len)) != ERR_OK ||
-            (rc = sh_sb_printf(t, &r->params, " parameter(%u)\n", r->nparams++)) != ERR_OK)
+            (rc = sh_buf_add(t, &r->params, "  ", 2)) != ERR_OK ||
+            (rc = put_value(t, &r->params, x)) != ERR_OK ||
+            (rc = sh_buf_add(t, &r->params, " = ", 3)) != ERR_OK ||
+            (rc = sh_buf_add(t, &r->params, t->shapes.p + x->shape_off, x->shape_len)) != ERR_OK ||
+            (rc = sh_buf_printf(t, &r->params, " parameter(%u)\n", r->nparams++)) != ERR_OK)
             return rc;
     }
-    t->vals[v].cap_depth = top;
-    t->vals[v].cap_id = t->reg[top].id;
+    t->values[v].cap_depth = top;
+    t->values[v].cap_id = t->regions[top].id;
     return ERR_OK;
 }
 
 /* A use %name or %name#k at the cursor, appended to *ops as an HLO operand (", " between);
  * a value from an enclosing region is captured (a parameter of this one). */
-static int use(struct tr *t, struct sbuf *ops)
+static int use(struct sh_translator *t, struct sh_buf *ops)
 {
     struct cursor *c = &t->c;
     size_t line = c->line, col = cursor_col(c);
@@ -366,15 +366,15 @@ static int use(struct tr *t, struct sbuf *ops)
         elem = (uint32_t)k;
     }
     for (unsigned d = t->depth; d > 0 && len > 0 && v == NAMES_NONE; d--) /* innermost first */
-        v = find_val(t, off, len, t->reg[d - 1].id, elem);
+        v = find_value(t, off, len, t->regions[d - 1].id, elem);
     if (v == NAMES_NONE)
         return cursor_fail_at(c->e, line, col, "%%%.*s is not defined before its use",
                               (int)(c->i - off > 200 ? 200 : c->i - off), c->s + off);
-    if (t->vals[v].region != t->reg[t->depth - 1].id && (rc = capture(t, v)) != ERR_OK)
+    if (t->values[v].region != t->regions[t->depth - 1].id && (rc = capture(t, v)) != ERR_OK)
         return rc;
-    if (ops->n > 0 && (rc = sh_sb_add(t, ops, ", ", 2)) != ERR_OK)
+    if (ops->n > 0 && (rc = sh_buf_add(t, ops, ", ", 2)) != ERR_OK)
         return rc;
-    return put_val(t, ops, &t->vals[v]);
+    return put_value(t, ops, &t->values[v]);
 }
 
 /* ---- statements -------------------------------------------------------------------- */
@@ -386,7 +386,7 @@ struct stmt {
 };
 
 /* The HLO opcode of an MLIR op name: after the dialect prefix, '_' written '-'. */
-static int opcode(struct tr *t, const struct stmt *st, struct sbuf *b)
+static int opcode(struct sh_translator *t, const struct stmt *st, struct sh_buf *b)
 {
     struct cursor *c = &t->c;
     const char *p = c->s + st->op_off, *dot = NULL;
@@ -396,9 +396,9 @@ static int opcode(struct tr *t, const struct stmt *st, struct sbuf *b)
     const char *name = dot != NULL ? dot + 1 : p;
     size_t n = st->op_len - (size_t)(name - p);
     if (n == 20 && memcmp(name, "optimization_barrier", 20) == 0)
-        return sh_sb_add(t, b, "tuple", 5); /* aliases its operands */
+        return sh_buf_add(t, b, "tuple", 5); /* aliases its operands */
     for (size_t k = 0; k < n; k++) {
-        int rc = sh_sb_add(t, b, name[k] == '_' ? "-" : name + k, 1);
+        int rc = sh_buf_add(t, b, name[k] == '_' ? "-" : name + k, 1);
         if (rc != ERR_OK)
             return rc;
     }
@@ -406,31 +406,32 @@ static int opcode(struct tr *t, const struct stmt *st, struct sbuf *b)
 }
 
 /* Writes "  R" (the statement's result name) and then the given string. */
-static int put_res(struct tr *t, struct sbuf *b, const struct stmt *st, const char *then)
+static int put_res(struct sh_translator *t, struct sh_buf *b, const struct stmt *st,
+                   const char *then)
 {
     struct cursor *c = &t->c;
-    int rc = sh_sb_add(t, b, "  ", 2);
+    int rc = sh_buf_add(t, b, "  ", 2);
     if (rc == ERR_OK)
-        rc = sh_sb_add(t, b, c->s + st->res_off, st->res_len);
-    return rc == ERR_OK ? sh_sb_add(t, b, then, strlen(then)) : rc;
+        rc = sh_buf_add(t, b, c->s + st->res_off, st->res_len);
+    return rc == ERR_OK ? sh_buf_add(t, b, then, strlen(then)) : rc;
 }
 
 /* Emits the element reads R#k of a tuple-shaped instruction R of shape "(S, ...)". */
-static int elements(struct tr *t, const struct stmt *st, const char *shapes, uint32_t n)
+static int elements(struct sh_translator *t, const struct stmt *st, const char *shapes, uint32_t n)
 {
     struct cursor *c = &t->c;
     const char *p = shapes != NULL ? shapes + 1 : "";
     for (uint32_t k = 0; k < n; k++) {
         size_t len;
         const char *e = next_elem(&p, &len);
-        struct sbuf *b = cur_text(t);
+        struct sh_buf *b = current_text(t);
         int rc;
         if ((rc = put_res(t, b, st, "")) != ERR_OK ||
-            (rc = sh_sb_printf(t, b, "#%u = ", k)) != ERR_OK ||
-            (rc = sh_sb_add(t, b, e, len)) != ERR_OK ||
-            (rc = sh_sb_add(t, b, " get-tuple-element(", 19)) != ERR_OK ||
-            (rc = sh_sb_add(t, b, c->s + st->res_off, st->res_len)) != ERR_OK ||
-            (rc = sh_sb_printf(t, b, "), index=%u\n", k)) != ERR_OK)
+            (rc = sh_buf_printf(t, b, "#%u = ", k)) != ERR_OK ||
+            (rc = sh_buf_add(t, b, e, len)) != ERR_OK ||
+            (rc = sh_buf_add(t, b, " get-tuple-element(", 19)) != ERR_OK ||
+            (rc = sh_buf_add(t, b, c->s + st->res_off, st->res_len)) != ERR_OK ||
+            (rc = sh_buf_printf(t, b, "), index=%u\n", k)) != ERR_OK)
             return rc;
     }
     return ERR_OK;
@@ -444,7 +445,8 @@ struct op_text {
     uint32_t callee_off, callee_len, loc_off, loc_len;
 };
 
-static int scan_op(struct tr *t, const struct stmt *st, struct sbuf *ops, struct op_text *o)
+static int scan_op(struct sh_translator *t, const struct stmt *st, struct sh_buf *ops,
+                   struct op_text *o)
 {
     struct cursor *c = &t->c;
     int depth = 0, brace = 0, rc;
@@ -493,10 +495,10 @@ static int scan_op(struct tr *t, const struct stmt *st, struct sbuf *ops, struct
     return ERR_OK;
 }
 
-static int generic(struct tr *t, const struct stmt *st)
+static int generic(struct sh_translator *t, const struct stmt *st)
 {
     struct cursor *c = &t->c;
-    struct sbuf ops = {0}, shape = {0}, code = {0};
+    struct sh_buf ops = {0}, shape = {0}, code = {0};
     uint32_t ntypes = 0;
     struct op_text o;
     int rc;
@@ -531,28 +533,28 @@ static int generic(struct tr *t, const struct stmt *st)
         goto out;
     }
     if (call) {
-        rc = sh_sb_add(t, &code, "call", 4);
+        rc = sh_buf_add(t, &code, "call", 4);
     } else if (st->op_len >= 8 && memcmp(c->s + st->op_off + st->op_len - 8, "constant", 8) == 0) {
-        rc = sh_sb_add(t, &code, "constant", 8);
+        rc = sh_buf_add(t, &code, "constant", 8);
         ops.n = 0;
         if (rc == ERR_OK)
-            rc = sh_sb_add(t, &ops, "0", 1);
+            rc = sh_buf_add(t, &ops, "0", 1);
     } else {
         rc = opcode(t, st, &code);
     }
     if (rc != ERR_OK)
         goto out;
-    struct sbuf *b = cur_text(t);
-    if ((rc = put_res(t, b, st, " = ")) != ERR_OK || (rc = sb_str(t, b, shape.p)) != ERR_OK ||
-        (rc = sh_sb_add(t, b, " ", 1)) != ERR_OK || (rc = sb_str(t, b, code.p)) != ERR_OK ||
-        (rc = sh_sb_add(t, b, "(", 1)) != ERR_OK || (rc = sb_str(t, b, ops.p)) != ERR_OK ||
-        (rc = sh_sb_add(t, b, ")", 1)) != ERR_OK)
+    struct sh_buf *b = current_text(t);
+    if ((rc = put_res(t, b, st, " = ")) != ERR_OK || (rc = buf_str(t, b, shape.p)) != ERR_OK ||
+        (rc = sh_buf_add(t, b, " ", 1)) != ERR_OK || (rc = buf_str(t, b, code.p)) != ERR_OK ||
+        (rc = sh_buf_add(t, b, "(", 1)) != ERR_OK || (rc = buf_str(t, b, ops.p)) != ERR_OK ||
+        (rc = sh_buf_add(t, b, ")", 1)) != ERR_OK)
         goto out;
-    if (call && ((rc = sh_sb_add(t, b, ", to_apply=", 11)) != ERR_OK ||
-                 (rc = sh_sb_add(t, b, c->s + o.callee_off, o.callee_len)) != ERR_OK))
+    if (call && ((rc = sh_buf_add(t, b, ", to_apply=", 11)) != ERR_OK ||
+                 (rc = sh_buf_add(t, b, c->s + o.callee_off, o.callee_len)) != ERR_OK))
         goto out;
     if ((rc = sh_put_op_name(t, b, o.loc_off, o.loc_len)) != ERR_OK ||
-        (rc = sh_sb_add(t, b, "\n", 1)) != ERR_OK)
+        (rc = sh_buf_add(t, b, "\n", 1)) != ERR_OK)
         goto out;
     if ((st->nres > 1 || call) && (rc = elements(t, st, shape.p, ntypes)) != ERR_OK)
         goto out;
@@ -568,10 +570,10 @@ out:
  * return %a, %b : T, T  or  "stablehlo.return"(%a, %b) : (T, T) -> ()  as
  * ROOT #ret = (S, S) tuple(a, b): the region's results alias the values returned.
  */
-static int terminator(struct tr *t, const struct stmt *st)
+static int terminator(struct sh_translator *t, const struct stmt *st)
 {
     struct cursor *c = &t->c;
-    struct sbuf ops = {0}, shape = {0};
+    struct sh_buf ops = {0}, shape = {0};
     uint32_t n = 0, nvals = 0;
     bool paren;
     int rc = ERR_OK;
@@ -604,7 +606,7 @@ static int terminator(struct tr *t, const struct stmt *st)
         c->i++;
         if ((rc = type_list(t, &shape, true, &n)) != ERR_OK)
             goto out;
-    } else if ((rc = sh_sb_add(t, &shape, "()", 2)) != ERR_OK) {
+    } else if ((rc = sh_buf_add(t, &shape, "()", 2)) != ERR_OK) {
         goto out;
     }
     if (n != nvals) {
@@ -614,29 +616,29 @@ static int terminator(struct tr *t, const struct stmt *st)
     }
     while (c->i < c->len && c->s[c->i] != '\n') /* "-> ()" of the generic form, loc(..) */
         c->i++;
-    struct sbuf *b = cur_text(t);
-    if ((rc = sh_sb_add(t, b, "  ROOT #ret = ", 14)) != ERR_OK ||
-        (rc = sb_str(t, b, shape.p)) != ERR_OK || (rc = sh_sb_add(t, b, " tuple(", 7)) != ERR_OK ||
-        (rc = sb_str(t, b, ops.p)) != ERR_OK)
+    struct sh_buf *b = current_text(t);
+    if ((rc = sh_buf_add(t, b, "  ROOT #ret = ", 14)) != ERR_OK ||
+        (rc = buf_str(t, b, shape.p)) != ERR_OK ||
+        (rc = sh_buf_add(t, b, " tuple(", 7)) != ERR_OK || (rc = buf_str(t, b, ops.p)) != ERR_OK)
         goto out;
-    rc = sh_sb_add(t, b, ")\n", 2);
+    rc = sh_buf_add(t, b, ")\n", 2);
 out:
     free(ops.p);
     free(shape.p);
     return rc;
 }
 
-static int statements(struct tr *t);
+static int statements(struct sh_translator *t);
 
 /* Opens a region writing computation name (its parameters come as it captures values). */
-static int open_region(struct tr *t, const char *name)
+static int open_region(struct sh_translator *t, const char *name)
 {
     struct cursor *c = &t->c;
-    struct region *r;
+    struct sh_region *r;
 
     if (t->depth == SH_MAX_REGIONS)
         return cursor_fail(c, "regions nested more than %d deep", SH_MAX_REGIONS);
-    r = &t->reg[t->depth++];
+    r = &t->regions[t->depth++];
     free(r->text.p);
     free(r->params.p);
     free(r->caps);
@@ -648,29 +650,30 @@ static int open_region(struct tr *t, const char *name)
 
 /* A while region's parameter 0, the loop state of tuple shape (S, ...), whose elements are
  * the SSA names args (n offset and length pairs). */
-static int state_params(struct tr *t, const char *shape, const uint32_t *args, uint32_t n)
+static int state_params(struct sh_translator *t, const char *shape, const uint32_t *args,
+                        uint32_t n)
 {
     struct cursor *c = &t->c;
-    struct region *r = &t->reg[t->depth - 1];
+    struct sh_region *r = &t->regions[t->depth - 1];
     const char *p;
     int rc;
 
     if (shape == NULL) /* while_head writes "(" at least: never, but not provably so */
         return cursor_fail(c, "the while's loop state has no type");
     p = shape + 1;
-    if ((rc = sh_sb_add(t, &r->text, "  #param = ", 11)) != ERR_OK ||
-        (rc = sb_str(t, &r->text, shape)) != ERR_OK ||
-        (rc = sh_sb_add(t, &r->text, " parameter(0)\n", 14)) != ERR_OK)
+    if ((rc = sh_buf_add(t, &r->text, "  #param = ", 11)) != ERR_OK ||
+        (rc = buf_str(t, &r->text, shape)) != ERR_OK ||
+        (rc = sh_buf_add(t, &r->text, " parameter(0)\n", 14)) != ERR_OK)
         return rc;
     r->nparams = 1;
     for (uint32_t k = 0; k < n; k++) {
         size_t len;
         const char *e = next_elem(&p, &len);
-        if ((rc = sh_sb_add(t, &r->text, "  ", 2)) != ERR_OK ||
-            (rc = sh_sb_add(t, &r->text, c->s + args[2 * k], args[2 * k + 1])) != ERR_OK ||
-            (rc = sh_sb_add(t, &r->text, " = ", 3)) != ERR_OK ||
-            (rc = sh_sb_add(t, &r->text, e, len)) != ERR_OK ||
-            (rc = sh_sb_printf(t, &r->text, " get-tuple-element(#param), index=%u\n", k)) !=
+        if ((rc = sh_buf_add(t, &r->text, "  ", 2)) != ERR_OK ||
+            (rc = sh_buf_add(t, &r->text, c->s + args[2 * k], args[2 * k + 1])) != ERR_OK ||
+            (rc = sh_buf_add(t, &r->text, " = ", 3)) != ERR_OK ||
+            (rc = sh_buf_add(t, &r->text, e, len)) != ERR_OK ||
+            (rc = sh_buf_printf(t, &r->text, " get-tuple-element(#param), index=%u\n", k)) !=
                 ERR_OK ||
             (rc = define_one(t, args[2 * k], args[2 * k + 1], 0, false, e, len)) != ERR_OK)
             return rc;
@@ -680,18 +683,18 @@ static int state_params(struct tr *t, const char *shape, const uint32_t *args, u
 
 /* Closes the current region: its computation (header, captured parameters, body) is
  * appended to the finished ones, and its captures to *caps (the owning op reads them). */
-static int close_region(struct tr *t, uint32_t **caps, uint32_t *ncaps, uint32_t *capcap)
+static int close_region(struct sh_translator *t, uint32_t **caps, uint32_t *ncaps, uint32_t *capcap)
 {
-    struct region *r = &t->reg[t->depth - 1];
+    struct sh_region *r = &t->regions[t->depth - 1];
     int rc = ERR_OK;
 
     for (uint32_t k = 0; k < r->ncaps && rc == ERR_OK; k++)
         rc = push_u32(t, caps, ncaps, capcap, r->caps[k]);
-    if (rc == ERR_OK && (rc = sb_str(t, &t->out, r->name)) == ERR_OK &&
-        (rc = sh_sb_add(t, &t->out, " {\n", 3)) == ERR_OK &&
-        (rc = sh_sb_add(t, &t->out, r->params.p, r->params.n)) == ERR_OK &&
-        (rc = sh_sb_add(t, &t->out, r->text.p, r->text.n)) == ERR_OK)
-        rc = sh_sb_add(t, &t->out, "}\n\n", 3);
+    if (rc == ERR_OK && (rc = buf_str(t, &t->out, r->name)) == ERR_OK &&
+        (rc = sh_buf_add(t, &t->out, " {\n", 3)) == ERR_OK &&
+        (rc = sh_buf_add(t, &t->out, r->params.p, r->params.n)) == ERR_OK &&
+        (rc = sh_buf_add(t, &t->out, r->text.p, r->text.n)) == ERR_OK)
+        rc = sh_buf_add(t, &t->out, "}\n\n", 3);
     free(r->text.p);
     free(r->params.p);
     free(r->caps);
@@ -708,7 +711,7 @@ static int cmp_u32(const void *a, const void *b)
 
 /* The captured values an op's regions read, sorted by definition and without repeats,
  * written as its extra operands ", v, w". */
-static int put_caps(struct tr *t, struct sbuf *b, uint32_t *caps, uint32_t n)
+static int put_caps(struct sh_translator *t, struct sh_buf *b, uint32_t *caps, uint32_t n)
 {
     if (n > 1)
         qsort(caps, n, sizeof(*caps), cmp_u32);
@@ -716,8 +719,8 @@ static int put_caps(struct tr *t, struct sbuf *b, uint32_t *caps, uint32_t n)
         int rc;
         if (k > 0 && caps[k] == caps[k - 1])
             continue;
-        if ((rc = sh_sb_add(t, b, ", ", 2)) != ERR_OK ||
-            (rc = put_val(t, b, &t->vals[caps[k]])) != ERR_OK)
+        if ((rc = sh_buf_add(t, b, ", ", 2)) != ERR_OK ||
+            (rc = put_value(t, b, &t->values[caps[k]])) != ERR_OK)
             return rc;
     }
     return ERR_OK;
@@ -726,8 +729,8 @@ static int put_caps(struct tr *t, struct sbuf *b, uint32_t *caps, uint32_t n)
 /* The computation name of an op's region: FUNC.R.KIND for an op of the function body;
  * FUNC.R.KIND.ID (the region's unique number) inside a region or for a long R, where
  * names of sibling regions repeat. */
-static void region_name(const struct tr *t, const struct stmt *st, const char *kind, char *out,
-                        size_t cap)
+static void region_name(const struct sh_translator *t, const struct stmt *st, const char *kind,
+                        char *out, size_t cap)
 {
     const struct cursor *c = &t->c;
     if (t->depth > 1 || st->res_len > 200)
@@ -739,8 +742,8 @@ static void region_name(const struct tr *t, const struct stmt *st, const char *k
 
 /* The while's header "(%a = %x, ...) : T, ...": the loop variables' names (offset, length
  * pairs in args), their initial values (HLO operands in init) and the state's tuple shape. */
-static int while_head(struct tr *t, const struct stmt *st, uint32_t *args, uint32_t *nargs,
-                      struct sbuf *init, struct sbuf *shape)
+static int while_head(struct sh_translator *t, const struct stmt *st, uint32_t *args,
+                      uint32_t *nargs, struct sh_buf *init, struct sh_buf *shape)
 {
     struct cursor *c = &t->c;
     uint32_t ntypes = 0;
@@ -786,57 +789,57 @@ struct owner {
     const char *kind;  /* "while", "case" or "if" */
     const char *shape; /* the result's tuple shape */
     uint32_t nres;
-    const char *ops;   /* operands */
-    struct sbuf names; /* the regions' computations, ", " between */
+    const char *ops;     /* operands */
+    struct sh_buf names; /* the regions' computations, ", " between */
     uint32_t nregions;
     uint32_t *caps, ncaps, capcap;
     uint32_t loc_off, loc_len;
 };
 
-static int emit_owner(struct tr *t, const struct stmt *st, struct owner *w)
+static int emit_owner(struct sh_translator *t, const struct stmt *st, struct owner *w)
 {
     struct cursor *c = &t->c;
-    struct sbuf *b = cur_text(t);
+    struct sh_buf *b = current_text(t);
     bool loop = strcmp(w->kind, "while") == 0;
     int rc;
 
     if (loop &&
         ((rc = put_res(t, b, st, "#init = ")) != ERR_OK ||
-         (rc = sb_str(t, b, w->shape)) != ERR_OK ||
-         (rc = sh_sb_add(t, b, " tuple(", 7)) != ERR_OK || (rc = sb_str(t, b, w->ops)) != ERR_OK ||
-         (rc = sh_sb_add(t, b, ")\n", 2)) != ERR_OK))
+         (rc = buf_str(t, b, w->shape)) != ERR_OK ||
+         (rc = sh_buf_add(t, b, " tuple(", 7)) != ERR_OK ||
+         (rc = buf_str(t, b, w->ops)) != ERR_OK || (rc = sh_buf_add(t, b, ")\n", 2)) != ERR_OK))
         return rc;
-    if ((rc = put_res(t, b, st, " = ")) != ERR_OK || (rc = sb_str(t, b, w->shape)) != ERR_OK ||
-        (rc = sb_str(t, b, loop ? " while(" : " conditional(")) != ERR_OK)
+    if ((rc = put_res(t, b, st, " = ")) != ERR_OK || (rc = buf_str(t, b, w->shape)) != ERR_OK ||
+        (rc = buf_str(t, b, loop ? " while(" : " conditional(")) != ERR_OK)
         return rc;
-    if (loop && (rc = sh_sb_add(t, b, c->s + st->res_off, st->res_len)) == ERR_OK)
-        rc = sh_sb_add(t, b, "#init", 5);
+    if (loop && (rc = sh_buf_add(t, b, c->s + st->res_off, st->res_len)) == ERR_OK)
+        rc = sh_buf_add(t, b, "#init", 5);
     else if (!loop)
-        rc = sb_str(t, b, w->ops);
+        rc = buf_str(t, b, w->ops);
     if (rc != ERR_OK || (rc = put_caps(t, b, w->caps, w->ncaps)) != ERR_OK ||
-        (rc = sh_sb_add(t, b, ")", 1)) != ERR_OK)
+        (rc = sh_buf_add(t, b, ")", 1)) != ERR_OK)
         return rc;
     /* the region names: "A, B" in w->names */
     const char *n0 = w->names.p, *comma = strchr(n0, ',');
     if (loop || strcmp(w->kind, "if") == 0) {
-        if ((rc = sb_str(t, b, loop ? ", condition=" : ", true_computation=")) != ERR_OK ||
-            (rc = sh_sb_add(t, b, n0, (size_t)(comma - n0))) != ERR_OK ||
-            (rc = sb_str(t, b, loop ? ", body=" : ", false_computation=")) != ERR_OK ||
-            (rc = sb_str(t, b, comma + 2)) != ERR_OK)
+        if ((rc = buf_str(t, b, loop ? ", condition=" : ", true_computation=")) != ERR_OK ||
+            (rc = sh_buf_add(t, b, n0, (size_t)(comma - n0))) != ERR_OK ||
+            (rc = buf_str(t, b, loop ? ", body=" : ", false_computation=")) != ERR_OK ||
+            (rc = buf_str(t, b, comma + 2)) != ERR_OK)
             return rc;
-    } else if ((rc = sh_sb_add(t, b, ", branch_computations={", 23)) != ERR_OK ||
-               (rc = sb_str(t, b, n0)) != ERR_OK || (rc = sh_sb_add(t, b, "}", 1)) != ERR_OK) {
+    } else if ((rc = sh_buf_add(t, b, ", branch_computations={", 23)) != ERR_OK ||
+               (rc = buf_str(t, b, n0)) != ERR_OK || (rc = sh_buf_add(t, b, "}", 1)) != ERR_OK) {
         return rc;
     }
     if ((rc = sh_put_op_name(t, b, w->loc_off, w->loc_len)) != ERR_OK ||
-        (rc = sh_sb_add(t, b, "\n", 1)) != ERR_OK ||
+        (rc = sh_buf_add(t, b, "\n", 1)) != ERR_OK ||
         (rc = elements(t, st, w->shape, w->nres)) != ERR_OK)
         return rc;
     return define(t, st->res_off, st->res_len, true, w->shape, w->nres);
 }
 
 /* The loc of the rest of the line (skipped) as the owner's op_name. */
-static void owner_loc(struct tr *t, struct owner *w)
+static void owner_loc(struct sh_translator *t, struct owner *w)
 {
     struct cursor *c = &t->c;
     size_t from = c->i;
@@ -845,10 +848,10 @@ static void owner_loc(struct tr *t, struct owner *w)
 }
 
 /* %r:N = stablehlo.while(%a = %x, ...) : T, ... cond { .. } do { .. } */
-static int while_op(struct tr *t, const struct stmt *st)
+static int while_op(struct sh_translator *t, const struct stmt *st)
 {
     struct cursor *c = &t->c;
-    struct sbuf init = {0}, shape = {0};
+    struct sh_buf init = {0}, shape = {0};
     struct owner w = {.kind = "while"};
     uint32_t *args = malloc(2 * SH_MAX_RESULTS * sizeof(*args)), nargs = 0;
     int rc;
@@ -881,7 +884,7 @@ static int while_op(struct tr *t, const struct stmt *st)
             (rc = state_params(t, shape.p, args, nargs)) != ERR_OK ||
             (rc = statements(t)) != ERR_OK ||
             (rc = close_region(t, &w.caps, &w.ncaps, &w.capcap)) != ERR_OK ||
-            (rc = sh_sb_printf(t, &w.names, "%s%s", part == 0 ? "" : ", ", name)) != ERR_OK)
+            (rc = sh_buf_printf(t, &w.names, "%s%s", part == 0 ? "" : ", ", name)) != ERR_OK)
             goto out;
     }
     if (cursor_peek(c) != '}') {
@@ -926,7 +929,8 @@ static int skip_group(struct cursor *c)
 
 /* A block's arguments "^bb0(%x: T, %y: T):" at the cursor: their names (offset, length
  * pairs in args) and their tuple shape "(S, S)". */
-static int block_args(struct tr *t, uint32_t *args, uint32_t *nargs, struct sbuf *shape)
+static int block_args(struct sh_translator *t, uint32_t *args, uint32_t *nargs,
+                      struct sh_buf *shape)
 {
     struct cursor *c = &t->c;
     int rc;
@@ -934,7 +938,7 @@ static int block_args(struct tr *t, uint32_t *args, uint32_t *nargs, struct sbuf
     c->i++; /* '^' */
     (void)cursor_span(c, ident_ch);
     *nargs = 0;
-    if ((rc = sh_sb_add(t, shape, "(", 1)) != ERR_OK)
+    if ((rc = sh_buf_add(t, shape, "(", 1)) != ERR_OK)
         return rc;
     if (cursor_peek(c) == '(') {
         c->i++;
@@ -950,7 +954,7 @@ static int block_args(struct tr *t, uint32_t *args, uint32_t *nargs, struct sbuf
             cursor_skip_blanks(c);
             if (!cursor_accept(c, ':'))
                 return cursor_fail(c, "expected ':' after the block argument");
-            if ((*nargs > 0 && (rc = sh_sb_add(t, shape, ", ", 2)) != ERR_OK) ||
+            if ((*nargs > 0 && (rc = sh_buf_add(t, shape, ", ", 2)) != ERR_OK) ||
                 (rc = type_at(t, shape)) != ERR_OK)
                 return rc;
             ++*nargs;
@@ -965,15 +969,15 @@ static int block_args(struct tr *t, uint32_t *args, uint32_t *nargs, struct sbuf
     cursor_skip_blanks(c);
     if (!cursor_accept(c, ':'))
         return cursor_fail(c, "expected ':' after the block's arguments");
-    return sh_sb_add(t, shape, ")", 1);
+    return sh_buf_add(t, shape, ")", 1);
 }
 
 /* The type signature after the regions: ": (T) -> (T, T)", ": (T) -> T" or ": T, T"; the
  * results as a tuple shape. */
-static int result_types(struct tr *t, struct sbuf *shape, uint32_t *n)
+static int result_types(struct sh_translator *t, struct sh_buf *shape, uint32_t *n)
 {
     struct cursor *c = &t->c;
-    struct sbuf first = {0};
+    struct sh_buf first = {0};
     int rc;
 
     cursor_skip_blanks(c);
@@ -986,7 +990,7 @@ static int result_types(struct tr *t, struct sbuf *shape, uint32_t *n)
         c->i += 2;
         rc = type_list(t, shape, true, n);
     } else {
-        rc = sh_sb_add(t, shape, first.p, first.n);
+        rc = sh_buf_add(t, shape, first.p, first.n);
     }
 out:
     free(first.p);
@@ -1001,10 +1005,10 @@ out:
  * and the pretty stablehlo.case(%i) ({ .. }) : T / stablehlo.if %p ({ .. }, { .. }) : T:
  * an HLO while over its loop state, or an HLO conditional whose branches are the regions.
  */
-static int region_op(struct tr *t, const struct stmt *st, const char *kind)
+static int region_op(struct sh_translator *t, const struct stmt *st, const char *kind)
 {
     struct cursor *c = &t->c;
-    struct sbuf ops = {0}, state = {0}, res = {0};
+    struct sh_buf ops = {0}, state = {0}, res = {0};
     struct owner w = {.kind = kind};
     uint32_t *args = malloc(2 * SH_MAX_RESULTS * sizeof(*args)), nargs = 0, nops = 0, ntypes = 0;
     bool loop = strcmp(kind, "while") == 0, paren;
@@ -1048,7 +1052,7 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
     c->i++;
     for (;;) {
         char name[600], what[32];
-        struct sbuf sh = {0};
+        struct sh_buf sh = {0};
         skip_nl(c);
         if (cursor_peek(c) != '{') {
             rc = cursor_fail(c, "expected '{' to open a region");
@@ -1077,7 +1081,7 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
             rc = block_args(t, args, &nargs, &sh);
             if (rc == ERR_OK && w.nregions == 0) {
                 state = sh;
-                sh = (struct sbuf){0};
+                sh = (struct sh_buf){0};
             } else if (rc == ERR_OK && strcmp(sh.p, state.p) != 0) {
                 rc = cursor_fail(c, "the while's regions take different arguments");
             }
@@ -1089,7 +1093,7 @@ static int region_op(struct tr *t, const struct stmt *st, const char *kind)
             goto out;
         c->i++; /* '}' */
         if ((rc = close_region(t, &w.caps, &w.ncaps, &w.capcap)) != ERR_OK ||
-            (rc = sh_sb_printf(t, &w.names, "%s%s", w.nregions == 0 ? "" : ", ", name)) != ERR_OK)
+            (rc = sh_buf_printf(t, &w.names, "%s%s", w.nregions == 0 ? "" : ", ", name)) != ERR_OK)
             goto out;
         w.nregions++;
         skip_nl(c);
@@ -1136,7 +1140,7 @@ out:
 }
 
 /* The op name's last part: stablehlo.while -> while. */
-static bool op_is(const struct tr *t, const struct stmt *st, const char *name)
+static bool op_is(const struct sh_translator *t, const struct stmt *st, const char *name)
 {
     const struct cursor *c = &t->c;
     size_t n = strlen(name);
@@ -1145,7 +1149,7 @@ static bool op_is(const struct tr *t, const struct stmt *st, const char *name)
 }
 
 /* One statement of a region. */
-static int statement(struct tr *t)
+static int statement(struct sh_translator *t)
 {
     struct cursor *c = &t->c;
     struct stmt st = {0};
@@ -1196,7 +1200,7 @@ static int statement(struct tr *t)
 }
 
 /* Statements up to the region's closing '}' (left at the cursor). */
-static int statements(struct tr *t)
+static int statements(struct sh_translator *t)
 {
     struct cursor *c = &t->c;
     for (;;) {
@@ -1213,7 +1217,7 @@ static int statements(struct tr *t)
 /* ---- functions and the module ------------------------------------------------------ */
 
 /* One argument's attributes: mhlo.sharding and tf.aliasing_output. */
-static int arg_attrs(struct tr *t, uint32_t arg, uint32_t rank, struct sbuf *sharding)
+static int arg_attrs(struct sh_translator *t, uint32_t arg, uint32_t rank, struct sh_buf *sharding)
 {
     struct cursor *c = &t->c;
     size_t end = c->i;
@@ -1235,8 +1239,8 @@ static int arg_attrs(struct tr *t, uint32_t arg, uint32_t rank, struct sbuf *sha
             size_t v = q + sizeof(sh) - 1, n = 0;
             while (v + n < end && c->s[v + n] != '"')
                 n++;
-            int rc = sh_sb_add(t, sharding, ", sharding=", 11);
-            if (rc != ERR_OK || (rc = sh_sb_add(t, sharding, c->s + v, n)) != ERR_OK)
+            int rc = sh_buf_add(t, sharding, ", sharding=", 11);
+            if (rc != ERR_OK || (rc = sh_buf_add(t, sharding, c->s + v, n)) != ERR_OK)
                 return rc;
         } else if (end - q > sizeof(sdy) && memcmp(c->s + q, sdy, sizeof(sdy) - 1) == 0) {
             size_t at = c->i;
@@ -1251,8 +1255,8 @@ static int arg_attrs(struct tr *t, uint32_t arg, uint32_t rank, struct sbuf *sha
             int64_t o = 0;
             if (!text_uint(c->s, end, &at, &o))
                 return cursor_fail(c, "expected an output number after tf.aliasing_output");
-            int rc = sh_sb_printf(t, &t->aliases, "%s{%lld}: (%u, {}, may-alias)",
-                                  t->aliases.n > 0 ? ", " : "", (long long)o, arg);
+            int rc = sh_buf_printf(t, &t->aliases, "%s{%lld}: (%u, {}, may-alias)",
+                                   t->aliases.n > 0 ? ", " : "", (long long)o, arg);
             if (rc != ERR_OK)
                 return rc;
         }
@@ -1274,22 +1278,26 @@ static uint32_t rank_of(const char *shape)
 }
 
 /* "  NAME = SHAPE parameter(N)[, sharding=..][, metadata={op_name=..}]" for an argument. */
-static int param_line(struct tr *t, struct sbuf *b, uint32_t off, uint32_t len, const char *shape,
-                      uint32_t n, const char *sharding, uint32_t loc_off, uint32_t loc_len)
+static int param_line(struct sh_translator *t, struct sh_buf *b, uint32_t off, uint32_t len,
+                      const char *shape, uint32_t n, const char *sharding, uint32_t loc_off,
+                      uint32_t loc_len)
 {
     struct cursor *c = &t->c;
     int rc;
-    if ((rc = sh_sb_add(t, b, "  ", 2)) != ERR_OK ||
-        (rc = sh_sb_add(t, b, c->s + off, len)) != ERR_OK ||
-        (rc = sh_sb_add(t, b, " = ", 3)) != ERR_OK || (rc = sb_str(t, b, shape)) != ERR_OK ||
-        (rc = sh_sb_printf(t, b, " parameter(%u)", n)) != ERR_OK ||
-        (rc = sb_str(t, b, sharding)) != ERR_OK ||
+    if ((rc = sh_buf_add(t, b, "  ", 2)) != ERR_OK ||
+        (rc = sh_buf_add(t, b, c->s + off, len)) != ERR_OK ||
+        (rc = sh_buf_add(t, b, " = ", 3)) != ERR_OK || (rc = buf_str(t, b, shape)) != ERR_OK ||
+        (rc = sh_buf_printf(t, b, " parameter(%u)", n)) != ERR_OK ||
+        (rc = buf_str(t, b, sharding)) != ERR_OK ||
         (rc = sh_put_op_name(t, b, loc_off, loc_len)) != ERR_OK)
         return rc;
-    return sh_sb_add(t, b, "\n", 1);
+    return sh_buf_add(t, b, "\n", 1);
 }
 
-static int func(struct tr *t)
+/* A function definition, func.func [public|private|nested] @NAME(%ARG: T {ATTRS} loc(..),
+ * ..) -> RESULTS {BODY}, as one HLO computation: the entry one when NAME is the entry
+ * function (pick_entry), else appended to the finished ones. */
+static int function_def(struct sh_translator *t)
 {
     struct cursor *c = &t->c;
     uint32_t narg = 0;
@@ -1310,15 +1318,15 @@ static int func(struct tr *t)
         return cursor_fail(c, "expected a function name");
     snprintf(t->fname, sizeof(t->fname), "%.*s", (int)name_len, c->s + name_off);
     t->depth = 0;
-    struct region *r = &t->reg[t->depth++];
+    struct sh_region *r = &t->regions[t->depth++];
     memset(r, 0, sizeof(*r));
     r->id = ++t->next_region;
     if (!cursor_accept(c, '('))
         return cursor_fail(c, "expected '(' after the function name");
-    if ((rc = sh_sb_printf(t, &r->text, "%s {\n", t->fname)) != ERR_OK)
+    if ((rc = sh_buf_printf(t, &r->text, "%s {\n", t->fname)) != ERR_OK)
         goto out;
     for (;;) {
-        struct sbuf shape = {0}, sharding = {0};
+        struct sh_buf shape = {0}, sharding = {0};
         uint32_t off, len, loc_off = 0, loc_len = 0;
         skip_nl(c);
         if (cursor_peek(c) == ')')
@@ -1371,17 +1379,17 @@ static int func(struct tr *t)
     if ((rc = statements(t)) != ERR_OK)
         goto out;
     c->i++; /* '}' */
-    rc = sh_sb_add(t, &r->text, "}\n\n", 3);
+    rc = sh_buf_add(t, &r->text, "}\n\n", 3);
     if (rc == ERR_OK && strcmp(t->fname, t->entry_name) == 0) {
         free(t->entry.p);
         t->entry = r->text;
-        r->text = (struct sbuf){0};
+        r->text = (struct sh_buf){0};
     } else if (rc == ERR_OK) {
-        rc = sh_sb_add(t, &t->out, r->text.p, r->text.n);
+        rc = sh_buf_add(t, &t->out, r->text.p, r->text.n);
     }
 out:
     free(r->text.p);
-    r->text = (struct sbuf){0};
+    r->text = (struct sh_buf){0};
     t->depth = 0;
     return rc;
 }
@@ -1406,7 +1414,7 @@ bool stablehlo_detect(const char *s, size_t len)
 }
 
 /* The entry function: @main, else the first public one, else the first. */
-static void pick_entry(struct tr *t)
+static void pick_entry(struct sh_translator *t)
 {
     struct cursor *c = &t->c;
     static const char key[] = "func.func ";
@@ -1437,7 +1445,7 @@ static void pick_entry(struct tr *t)
     }
 }
 
-static int module(struct tr *t, char *name, size_t cap)
+static int module(struct sh_translator *t, char *name, size_t cap)
 {
     struct cursor *c = &t->c;
     int rc;
@@ -1460,7 +1468,7 @@ static int module(struct tr *t, char *name, size_t cap)
         if (c->i >= c->len || cursor_peek(c) == '}')
             break;
         if (cursor_starts(c, "func.func ")) {
-            if ((rc = func(t)) != ERR_OK)
+            if ((rc = function_def(t)) != ERR_OK)
                 return rc;
         } else if (cursor_starts(c, "sdy.mesh ")) {
             if ((rc = sh_sdy_mesh_def(t)) != ERR_OK)
@@ -1476,9 +1484,9 @@ static int module(struct tr *t, char *name, size_t cap)
 
 int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, struct err *e)
 {
-    struct tr t = {.c = cursor_make(s, len, e)};
+    struct sh_translator t = {.c = cursor_make(s, len, e)};
     char name[256];
-    struct sbuf all = {0};
+    struct sh_buf all = {0};
     int rc;
 
     *out = NULL;
@@ -1486,26 +1494,26 @@ int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, str
     if (len > UINT32_MAX / 16)
         return err_set(e, ERR_LIMIT, "", "StableHLO text of %zu bytes is too large", len);
     t.max_out = 8 * len + 65536;
-    if ((rc = names_init(&t.names, 512, val_name, &t)) != ERR_OK)
+    if ((rc = names_init(&t.names, 512, value_name, &t)) != ERR_OK)
         return err_set(e, rc, "", "out of memory translating StableHLO");
     if ((rc = sh_loc_table(&t)) != ERR_OK || (rc = module(&t, name, sizeof(name))) != ERR_OK)
         goto out;
-    if ((rc = sh_sb_printf(&t, &all, "HloModule %s", name)) != ERR_OK ||
+    if ((rc = sh_buf_printf(&t, &all, "HloModule %s", name)) != ERR_OK ||
         (t.aliases.n > 0 &&
-         (rc = sh_sb_printf(&t, &all, ", input_output_alias={ %s }", t.aliases.p)) != ERR_OK) ||
-        (rc = sh_sb_add(&t, &all, "\n\n", 2)) != ERR_OK ||
-        (t.out.n > 0 && (rc = sh_sb_add(&t, &all, t.out.p, t.out.n)) != ERR_OK) ||
-        (rc = sh_sb_add(&t, &all, "ENTRY ", 6)) != ERR_OK ||
-        (rc = sh_sb_add(&t, &all, t.entry.p, t.entry.n)) != ERR_OK)
+         (rc = sh_buf_printf(&t, &all, ", input_output_alias={ %s }", t.aliases.p)) != ERR_OK) ||
+        (rc = sh_buf_add(&t, &all, "\n\n", 2)) != ERR_OK ||
+        (t.out.n > 0 && (rc = sh_buf_add(&t, &all, t.out.p, t.out.n)) != ERR_OK) ||
+        (rc = sh_buf_add(&t, &all, "ENTRY ", 6)) != ERR_OK ||
+        (rc = sh_buf_add(&t, &all, t.entry.p, t.entry.n)) != ERR_OK)
         goto out;
     *out = all.p;
     *out_len = all.n;
     all.p = NULL;
 out:
     for (unsigned d = 0; d < SH_MAX_REGIONS; d++) {
-        free(t.reg[d].text.p);
-        free(t.reg[d].params.p);
-        free(t.reg[d].caps);
+        free(t.regions[d].text.p);
+        free(t.regions[d].params.p);
+        free(t.regions[d].caps);
     }
     free(t.shapes.p);
     free(t.locs);
@@ -1515,7 +1523,7 @@ out:
     free(t.out.p);
     free(t.entry.p);
     free(t.aliases.p);
-    free(t.vals);
+    free(t.values);
     names_free(&t.names);
     return rc;
 }

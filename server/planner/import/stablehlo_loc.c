@@ -22,7 +22,7 @@
  */
 #define SH_LOC_STEPS 256 /* expressions a location's name may take to find */
 
-static size_t skip_blank(const struct tr *t, size_t q)
+static size_t skip_blank(const struct sh_translator *t, size_t q)
 {
     const struct cursor *c = &t->c;
     while (q < c->len && (c->s[q] == ' ' || c->s[q] == '\t'))
@@ -32,13 +32,13 @@ static size_t skip_blank(const struct tr *t, size_t q)
 
 static struct names_key loc_name(const void *ctx, uint32_t k)
 {
-    const struct tr *t = ctx;
+    const struct sh_translator *t = ctx;
 
     return (struct names_key){t->c.s + t->locs[k].name_off, t->locs[k].name_len, 0};
 }
 
 /* The location aliases: every line "#NAME = loc(..)", NAME -> the offset of its "loc(". */
-int sh_loc_table(struct tr *t)
+int sh_loc_table(struct sh_translator *t)
 {
     struct cursor *c = &t->c;
     size_t n = 0;
@@ -64,7 +64,7 @@ int sh_loc_table(struct tr *t)
         v = skip_blank(t, v + 1);
         if (c->len - v < 4 || memcmp(c->s + v, "loc(", 4) != 0)
             continue;
-        t->locs[t->nlocs] = (struct loc_def){(uint32_t)name, (uint32_t)(e - name), (uint32_t)v};
+        t->locs[t->nlocs] = (struct sh_loc_def){(uint32_t)name, (uint32_t)(e - name), (uint32_t)v};
         if ((rc = names_add(&t->loc_names, t->nlocs, &first)) != ERR_OK)
             return err_set(c->e, rc, "", "out of memory translating StableHLO");
         t->nlocs += first == NAMES_NONE; /* a repeated name: the first definition holds */
@@ -73,7 +73,7 @@ int sh_loc_table(struct tr *t)
 }
 
 /* The "loc(" of alias s[off..off+len) (without '#'), or SIZE_MAX. */
-static size_t loc_find(const struct tr *t, size_t off, size_t len)
+static size_t loc_find(const struct sh_translator *t, size_t off, size_t len)
 {
     uint32_t k;
 
@@ -84,7 +84,8 @@ static size_t loc_find(const struct tr *t, size_t off, size_t len)
 }
 
 /* The name of the location expression at q (inside loc(..)): *off, *len (0: none). */
-static void loc_expr(const struct tr *t, size_t q, unsigned *steps, uint32_t *off, uint32_t *len)
+static void loc_expr(const struct sh_translator *t, size_t q, unsigned *steps, uint32_t *off,
+                     uint32_t *len)
 {
     const struct cursor *c = &t->c;
     q = skip_blank(t, q);
@@ -148,7 +149,7 @@ static void loc_expr(const struct tr *t, size_t q, unsigned *steps, uint32_t *of
 }
 
 /* The name of the loc(..) at q ("loc(" there), *len 0 when it has none. */
-void sh_loc_name(const struct tr *t, size_t q, uint32_t *off, uint32_t *len)
+void sh_loc_name(const struct sh_translator *t, size_t q, uint32_t *off, uint32_t *len)
 {
     const struct cursor *c = &t->c;
     unsigned steps = SH_LOC_STEPS;
@@ -158,7 +159,7 @@ void sh_loc_name(const struct tr *t, size_t q, uint32_t *off, uint32_t *len)
 }
 
 /* The name of the first loc(..) in s[from..to) outside strings. */
-void sh_loc_in(const struct tr *t, size_t from, size_t to, uint32_t *off, uint32_t *len)
+void sh_loc_in(const struct sh_translator *t, size_t from, size_t to, uint32_t *off, uint32_t *len)
 {
     const struct cursor *c = &t->c;
     *off = *len = 0;
@@ -176,14 +177,14 @@ void sh_loc_in(const struct tr *t, size_t from, size_t to, uint32_t *off, uint32
 }
 
 /* ", metadata={op_name="NAME"}" for a loc name (nothing for none). */
-int sh_put_op_name(struct tr *t, struct sbuf *b, uint32_t off, uint32_t len)
+int sh_put_op_name(struct sh_translator *t, struct sh_buf *b, uint32_t off, uint32_t len)
 {
     struct cursor *c = &t->c;
     int rc;
     if (len == 0)
         return ERR_OK;
-    if ((rc = sh_sb_add(t, b, ", metadata={op_name=\"", 21)) != ERR_OK ||
-        (rc = sh_sb_add(t, b, c->s + off, len)) != ERR_OK)
+    if ((rc = sh_buf_add(t, b, ", metadata={op_name=\"", 21)) != ERR_OK ||
+        (rc = sh_buf_add(t, b, c->s + off, len)) != ERR_OK)
         return rc;
-    return sh_sb_add(t, b, "\"}", 2);
+    return sh_buf_add(t, b, "\"}", 2);
 }

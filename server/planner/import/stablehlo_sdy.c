@@ -22,7 +22,7 @@
  */
 
 /* A quoted name at the cursor: off and len inside the quotes. */
-static int sdy_name(struct tr *t, uint32_t *off, uint32_t *len)
+static int sdy_name(struct sh_translator *t, uint32_t *off, uint32_t *len)
 {
     struct cursor *c = &t->c;
     cursor_skip_blanks(c);
@@ -38,7 +38,7 @@ static int sdy_name(struct tr *t, uint32_t *off, uint32_t *len)
 }
 
 /* The mesh at the cursor, "<" to its closing ">". */
-static int sdy_mesh_body(struct tr *t, struct sdy_mesh *m)
+static int sdy_mesh_body(struct sh_translator *t, struct sdy_mesh *m)
 {
     struct cursor *c = &t->c;
     bool bracket;
@@ -99,7 +99,7 @@ static int sdy_mesh_body(struct tr *t, struct sdy_mesh *m)
 }
 
 /* sdy.mesh @name = <..> at the cursor (module level). */
-int sh_sdy_mesh_def(struct tr *t)
+int sh_sdy_mesh_def(struct sh_translator *t)
 {
     struct cursor *c = &t->c;
     struct sdy_mesh *m;
@@ -133,7 +133,7 @@ int sh_sdy_mesh_def(struct tr *t)
 
 /* One dim's axes "{"x", "y":(1)2, ?}" (and a priority pN after): *tiles the devices it is
  * split over; used[] marks the mesh's whole axes taken (each at most once). */
-static int sdy_dim(struct tr *t, const struct sdy_mesh *m, bool *used, uint64_t *tiles)
+static int sdy_dim(struct sh_translator *t, const struct sdy_mesh *m, bool *used, uint64_t *tiles)
 {
     struct cursor *c = &t->c;
     int rc;
@@ -207,7 +207,7 @@ static int sdy_dim(struct tr *t, const struct sdy_mesh *m, bool *used, uint64_t 
  * dim is split. Only the tile counts matter here (hlo_model.h: ceil(dim / tiles)), so the
  * device order is iota.
  */
-int sh_sdy_sharding(struct tr *t, uint32_t rank, struct sbuf *out)
+int sh_sdy_sharding(struct sh_translator *t, uint32_t rank, struct sh_buf *out)
 {
     struct cursor *c = &t->c;
     struct sdy_mesh inline_mesh;
@@ -215,7 +215,7 @@ int sh_sdy_sharding(struct tr *t, uint32_t rank, struct sbuf *out)
     bool used[SDY_MAX_AXES] = {false};
     uint64_t all = 1;
     uint32_t ndims = 0;
-    struct sbuf dims = {0};
+    struct sh_buf dims = {0};
     int rc = ERR_OK;
 
     if (cursor_peek(c) != '<') {
@@ -257,8 +257,8 @@ int sh_sdy_sharding(struct tr *t, uint32_t rank, struct sbuf *out)
         if (cursor_peek(c) != '{')
             break;
         if ((rc = sdy_dim(t, m, used, &tiles)) != ERR_OK ||
-            (rc = sh_sb_printf(t, &dims, "%s%llu", ndims > 0 ? "," : "",
-                               (unsigned long long)tiles)) != ERR_OK)
+            (rc = sh_buf_printf(t, &dims, "%s%llu", ndims > 0 ? "," : "",
+                                (unsigned long long)tiles)) != ERR_OK)
             goto out;
         all *= tiles;
         if (all > m->devices) {
@@ -287,14 +287,14 @@ int sh_sdy_sharding(struct tr *t, uint32_t rank, struct sbuf *out)
         goto out;
     }
     if (all == 1)
-        rc = sh_sb_add(t, out, ", sharding={replicated}", 23);
+        rc = sh_buf_add(t, out, ", sharding={replicated}", 23);
     else if (all == m->devices)
-        rc = sh_sb_printf(t, out, ", sharding={devices=[%s]<=[%llu]}", dims.p,
-                          (unsigned long long)m->devices);
+        rc = sh_buf_printf(t, out, ", sharding={devices=[%s]<=[%llu]}", dims.p,
+                           (unsigned long long)m->devices);
     else
-        rc = sh_sb_printf(t, out, ", sharding={devices=[%s,%llu]<=[%llu] last_tile_dim_replicate}",
-                          dims.p, (unsigned long long)(m->devices / all),
-                          (unsigned long long)m->devices);
+        rc = sh_buf_printf(t, out, ", sharding={devices=[%s,%llu]<=[%llu] last_tile_dim_replicate}",
+                           dims.p, (unsigned long long)(m->devices / all),
+                           (unsigned long long)m->devices);
 out:
     free(dims.p);
     return rc;

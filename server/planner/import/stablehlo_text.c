@@ -10,10 +10,10 @@
 
 #include "planner/import/stablehlo_int.h"
 
-int sh_sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n)
+int sh_buf_keep(struct sh_translator *t, struct sh_buf *b, const char *s, size_t n)
 {
     struct cursor *c = &t->c;
-    if (n == 0) /* s may be an empty sbuf's NULL */
+    if (n == 0) /* s may be an empty buffer's NULL */
         return ERR_OK;
     if (b->n + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
@@ -31,7 +31,7 @@ int sh_sb_keep(struct tr *t, struct sbuf *b, const char *s, size_t n)
     return ERR_OK;
 }
 
-int sh_sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
+int sh_buf_add(struct sh_translator *t, struct sh_buf *b, const char *s, size_t n)
 {
     struct cursor *c = &t->c;
     if (t->out.n + t->entry.n + b->n + n > t->max_out)
@@ -39,10 +39,10 @@ int sh_sb_add(struct tr *t, struct sbuf *b, const char *s, size_t n)
                        "the StableHLO module translates to more than %zu "
                        "bytes of HLO",
                        t->max_out);
-    return sh_sb_keep(t, b, s, n);
+    return sh_buf_keep(t, b, s, n);
 }
 
-int sh_sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
+int sh_buf_printf(struct sh_translator *t, struct sh_buf *b, const char *fmt, ...)
 {
     struct cursor *c = &t->c;
     char buf[1024];
@@ -53,10 +53,10 @@ int sh_sb_printf(struct tr *t, struct sbuf *b, const char *fmt, ...)
     va_end(ap);
     if (n < 0 || (size_t)n >= sizeof(buf))
         return err_set(c->e, ERR_LIMIT, "", "line %zu: a name or type is too long", c->line);
-    return sh_sb_add(t, b, buf, (size_t)n);
+    return sh_buf_add(t, b, buf, (size_t)n);
 }
 
-size_t sh_string_end(const struct tr *t, size_t q)
+size_t sh_string_end(const struct sh_translator *t, size_t q)
 {
     const struct cursor *c = &t->c;
     for (q++; q < c->len && c->s[q] != '\n'; q++) {

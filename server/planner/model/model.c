@@ -7,7 +7,6 @@
 #include "planner/model.h"
 
 #include <json-c/json.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>

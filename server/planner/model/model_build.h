@@ -1,7 +1,7 @@
 /*
- * model_build.h - how a model is built: what the importers (import/) and the passes that
- * make a changed model (the what-if) use to fill a struct model. Callers outside the
- * planner only read a finished model (model.h) and never need it.
+ * model_build.h - how a model is built: what the importers (import/ and the loaders the plan
+ * still holds) use to fill a struct model, and the name index over its tensors. Callers
+ * outside the planner only read a finished model (model.h) and never need it.
  */
 #ifndef TPUPLAN_MODEL_BUILD_H
 #define TPUPLAN_MODEL_BUILD_H
