@@ -249,12 +249,10 @@ static void config_usage(void)
         printf("  --%-16s %s\n", opts[i].name, opts[i].help);
 }
 
-int config_parse(struct config *c, int argc, char **argv)
+/* The defaults, before the environment and the flags. */
+static void config_defaults(struct config *c)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t i;
-    int a;
-    bool nets_from_env;
 
     memset(c, 0, sizeof(*c));
     c->listen = "127.0.0.1:8080";
@@ -279,8 +277,12 @@ int config_parse(struct config *c, int argc, char **argv)
     c->max_queue = 10000;
     c->log_format = "text";
     c->database_url = getenv("DATABASE_URL");
+}
 
-    for (i = 0; i < NOPTS; i++) {
+/* Every flag's TPUPLAN_NAME from the environment (--max-body: TPUPLAN_MAX_BODY). */
+static int config_env(struct config *c)
+{
+    for (size_t i = 0; i < NOPTS; i++) {
         char env[64] = "TPUPLAN_";
         size_t k, n = strlen(env);
         for (k = 0; opts[i].name[k] != '\0' && n + 1 < sizeof(env); k++)
@@ -290,9 +292,27 @@ int config_parse(struct config *c, int argc, char **argv)
         if (v != NULL && v[0] != '\0' && opt_set(c, &opts[i], v, env) != 0)
             return -1;
     }
-    nets_from_env = c->trusted_proxies.n > 0;
-    for (a = 1; a < argc; a++) {
+    return 0;
+}
+
+/* The option called arg[0..len), or NULL. */
+static const struct opt *opt_find(const char *arg, size_t len)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (strlen(opts[i].name) == len && strncmp(opts[i].name, arg, len) == 0)
+            return &opts[i];
+    return NULL;
+}
+
+/* The command line after the environment: migrate, key .., --NAME VALUE, --NAME=VALUE. 1
+ * after --help (printed), -1 on an error (logged). */
+static int config_args(struct config *c, int argc, char **argv)
+{
+    bool nets_from_env = c->trusted_proxies.n > 0;
+
+    for (int a = 1; a < argc; a++) {
         const char *arg = argv[a], *val = NULL;
+        const struct opt *o;
         size_t len;
         if (strcmp(arg, "migrate") == 0 && a == 1) {
             c->migrate_only = true;
@@ -314,30 +334,36 @@ int config_parse(struct config *c, int argc, char **argv)
         arg += 2;
         const char *eq = strchr(arg, '=');
         len = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
-        for (i = 0; i < NOPTS; i++)
-            if (strlen(opts[i].name) == len && strncmp(opts[i].name, arg, len) == 0)
-                break;
-        if (i == NOPTS) {
+        if ((o = opt_find(arg, len)) == NULL) {
             log_line(LOG_PROGRAM, "unknown flag --%.*s (try --help)", (int)len, arg);
             return -1;
         }
-        if (opts[i].kind == OPT_NETS && nets_from_env) {
+        if (o->kind == OPT_NETS && nets_from_env) {
             c->trusted_proxies.n = 0; /* flags replace the environment's list */
             nets_from_env = false;
         }
         if (eq != NULL)
             val = eq + 1;
-        else if (opts[i].kind == OPT_FLAG)
+        else if (o->kind == OPT_FLAG)
             val = "1";
         else if (a + 1 < argc)
             val = argv[++a];
         else {
-            log_line(LOG_PROGRAM, "--%s needs a value", opts[i].name);
+            log_line(LOG_PROGRAM, "--%s needs a value", o->name);
             return -1;
         }
-        if (opt_set(c, &opts[i], val, argv[a]) != 0)
+        if (opt_set(c, o, val, argv[a]) != 0)
             return -1;
     }
+    return 0;
+}
+
+/* What the values must be together, once all are read. */
+static int config_check(struct config *c)
+{
+    char host[256];
+    unsigned port;
+
     if (c->database_url == NULL || c->database_url[0] == '\0') {
         log_line(LOG_PROGRAM, "set DATABASE_URL or --database-url");
         return -1;
@@ -356,13 +382,23 @@ int config_parse(struct config *c, int argc, char **argv)
         log_line(LOG_PROGRAM, "--tls-cert and --tls-key go together");
         return -1;
     }
-    char host[256];
-    unsigned port;
     if (config_listen_split(c->listen, host, sizeof(host), &port) != 0) {
         log_line(LOG_PROGRAM, "--listen %s: expected HOST:PORT", c->listen);
         return -1;
     }
     return 0;
+}
+
+int config_parse(struct config *c, int argc, char **argv)
+{
+    int rc;
+
+    config_defaults(c);
+    if (config_env(c) != 0)
+        return -1;
+    if ((rc = config_args(c, argc, argv)) != 0)
+        return rc;
+    return config_check(c);
 }
 
 int config_listen_split(const char *listen, char *host, size_t hostcap, unsigned *port)

@@ -214,50 +214,49 @@ static int perfect_rows(const struct pack_opts *o, uint64_t from, uint64_t to)
     return bad;
 }
 
-int main(int argc, char **argv)
-{
-    const char *dir = getenv("TPUPLAN_MINIMALLOC_DIR");
-    const char *algos = default_algos, *only = NULL;
-    const char *scale_algos = "xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite";
-    struct pack_opts o = {.time_limit_s = 0, .seed = 1, .threads = 0};
-    int noscale = 0, noperfect = 0, bad = 0;
-    unsigned long long sweep_from = 0, sweep_to = 0;
-    size_t scale_n = 1000000;
-    unsigned scale_life = 32;
-    size_t scale_weights = SIZE_MAX; /* SIZE_MAX: n / 20; 0: no row with weights */
-    char names[] = "ABCDEFGHIJK";
+/* The command line. */
+struct bench_args {
+    const char *dir, *algos, *only, *scale_algos;
+    struct pack_opts o;
+    int noscale, noperfect;
+    unsigned long long sweep_from, sweep_to;
+    size_t scale_n;
+    unsigned scale_life;
+    size_t scale_weights; /* SIZE_MAX: n / 20; 0: no row with weights */
+};
 
-    if (dir == NULL)
-        dir = "../shared/data/minimalloc/challenging";
+/* 0, or 2 after the usage line when an argument is not understood. */
+static int parse_args(int argc, char **argv, struct bench_args *a)
+{
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--data") == 0 && i + 1 < argc)
-            dir = argv[++i];
+            a->dir = argv[++i];
         else if (strcmp(argv[i], "--algo") == 0 && i + 1 < argc)
-            algos = argv[++i];
+            a->algos = argv[++i];
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
-            only = argv[++i];
+            a->only = argv[++i];
         else if (strcmp(argv[i], "--time-limit") == 0 && i + 1 < argc)
-            o.time_limit_s = atof(argv[++i]);
+            a->o.time_limit_s = atof(argv[++i]);
         else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
-            o.threads = (unsigned)atoi(argv[++i]);
+            a->o.threads = (unsigned)atoi(argv[++i]);
         else if (strcmp(argv[i], "--scale-n") == 0 && i + 1 < argc)
-            scale_n = (size_t)atol(argv[++i]);
+            a->scale_n = (size_t)atol(argv[++i]);
         else if (strcmp(argv[i], "--scale-life") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0)
-            scale_life = (unsigned)atoi(argv[++i]);
+            a->scale_life = (unsigned)atoi(argv[++i]);
         else if (strcmp(argv[i], "--scale-algo") == 0 && i + 1 < argc)
-            scale_algos = argv[++i];
+            a->scale_algos = argv[++i];
         else if (strcmp(argv[i], "--scale-weights") == 0 && i + 1 < argc)
-            scale_weights = (size_t)atol(argv[++i]);
+            a->scale_weights = (size_t)atol(argv[++i]);
         else if (strcmp(argv[i], "--no-scale") == 0)
-            noscale = 1;
+            a->noscale = 1;
         else if (strcmp(argv[i], "--no-perfect") == 0)
-            noperfect = 1;
+            a->noperfect = 1;
         else if (strcmp(argv[i], "--sweep") == 0 && i + 1 < argc &&
-                 sscanf(argv[i + 1], "%llu-%llu", &sweep_from, &sweep_to) == 2 &&
-                 sweep_from <= sweep_to && sweep_to - sweep_from < 100000)
+                 sscanf(argv[i + 1], "%llu-%llu", &a->sweep_from, &a->sweep_to) == 2 &&
+                 a->sweep_from <= a->sweep_to && a->sweep_to - a->sweep_from < 100000)
             i++;
         else if (strcmp(argv[i], "--goal") == 0 && i + 1 < argc &&
-                 pack_goal_parse(argv[i + 1], &o.goal) == 0)
+                 pack_goal_parse(argv[i + 1], &a->o.goal) == 0)
             i++;
         else {
             fprintf(stderr, "usage: bench_pack [--data DIR] [--algo a,b] [--only A,B] "
@@ -268,11 +267,19 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    printf("MiniMalloc challenging suite, capacity %d, data %s\n", CAPACITY, dir);
-    row_header();
-    int found = 0;
+    return 0;
+}
+
+/* The MiniMalloc challenging suite: every instance found under a->dir, each strategy of
+ * a->algos on it. Nonzero when a row failed. */
+static int suite_rows(const struct bench_args *a)
+{
+    const char names[] = "ABCDEFGHIJK";
+    int found = 0, bad = 0, solved_exact = 0;
     double total_exact = 0, total_solved = 0;
-    int solved_exact = 0;
+
+    printf("MiniMalloc challenging suite, capacity %d, data %s\n", CAPACITY, a->dir);
+    row_header();
     for (const char *c = names; *c; c++) {
         char path[4096], inst[2] = {*c, 0};
         char *text;
@@ -280,9 +287,9 @@ int main(int argc, char **argv)
         struct mmcsv m;
         struct err e;
 
-        if (only != NULL && strchr(only, *c) == NULL)
+        if (a->only != NULL && strchr(a->only, *c) == NULL)
             continue;
-        snprintf(path, sizeof(path), "%s/%c.%d.csv", dir, *c, CAPACITY);
+        snprintf(path, sizeof(path), "%s/%c.%d.csv", a->dir, *c, CAPACITY);
         text = read_all(path, &len);
         if (text == NULL) {
             printf("%-6s skipped: cannot read %s\n", inst, path);
@@ -298,18 +305,18 @@ int main(int argc, char **argv)
         }
         struct pack_problem p = {.n = m.n, .bufs = m.bufs, .capacity = CAPACITY};
         char list[512];
-        snprintf(list, sizeof(list), "%s", algos);
-        for (char *save = NULL, *a = strtok_r(list, ",", &save); a;
-             a = strtok_r(NULL, ",", &save)) {
+        snprintf(list, sizeof(list), "%s", a->algos);
+        for (char *save = NULL, *al = strtok_r(list, ",", &save); al;
+             al = strtok_r(NULL, ",", &save)) {
             int solved = 0;
             double secs = 0, solved_at = 0;
-            struct pack_opts oa = o;
+            struct pack_opts oa = a->o;
             /* Defaults: the heuristic's 1 s budget; exact gets 30 s to minimise and prove. */
             if (oa.time_limit_s == 0)
-                oa.time_limit_s = strcmp(a, "exact") == 0 ? 30 : 1;
-            if (run_row(inst, &p, a, &oa, &solved, &secs, &solved_at) != 0)
+                oa.time_limit_s = strcmp(al, "exact") == 0 ? 30 : 1;
+            if (run_row(inst, &p, al, &oa, &solved, &secs, &solved_at) != 0)
                 bad = 1;
-            if (strcmp(a, "exact") == 0) {
+            if (strcmp(al, "exact") == 0) {
                 total_exact += secs;
                 total_solved += solved ? solved_at : secs;
                 solved_exact += solved;
@@ -319,21 +326,43 @@ int main(int argc, char **argv)
         free(text);
     }
     if (found == 0)
-        printf("no instance found under %s (set TPUPLAN_MINIMALLOC_DIR or --data): skipped\n", dir);
-    else if (strstr(algos, "exact") != NULL)
+        printf("no instance found under %s (set TPUPLAN_MINIMALLOC_DIR or --data): skipped\n",
+               a->dir);
+    else if (strstr(a->algos, "exact") != NULL)
         printf("exact: %d of %d solved within capacity; time to the first packing within capacity "
                "%.2f s in total (unsolved instances count their whole run), %.2f s with "
                "minimisation\n",
                solved_exact, found, total_solved, total_exact);
-    if (!noperfect)
-        bad |= perfect_rows(&o, 0, 0);
-    if (sweep_to > 0)
-        bad |= perfect_rows(&o, sweep_from, sweep_to);
-    if (!noscale)
-        bad |= scale_row(scale_n, scale_life, 0, scale_algos, o.threads);
-    if (scale_weights == SIZE_MAX)
-        scale_weights = scale_n / 20;
-    if (!noscale && scale_weights > 0 && scale_weights <= scale_n)
-        bad |= scale_row(scale_n, scale_life, scale_weights, "xla-default", o.threads);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    struct bench_args a = {
+        .dir = getenv("TPUPLAN_MINIMALLOC_DIR"),
+        .algos = default_algos,
+        .scale_algos = "xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite",
+        .o = {.time_limit_s = 0, .seed = 1, .threads = 0},
+        .scale_n = 1000000,
+        .scale_life = 32,
+        .scale_weights = SIZE_MAX,
+    };
+    int bad;
+
+    if (a.dir == NULL)
+        a.dir = "../shared/data/minimalloc/challenging";
+    if (parse_args(argc, argv, &a) != 0)
+        return 2;
+    bad = suite_rows(&a);
+    if (!a.noperfect)
+        bad |= perfect_rows(&a.o, 0, 0);
+    if (a.sweep_to > 0)
+        bad |= perfect_rows(&a.o, a.sweep_from, a.sweep_to);
+    if (!a.noscale)
+        bad |= scale_row(a.scale_n, a.scale_life, 0, a.scale_algos, a.o.threads);
+    if (a.scale_weights == SIZE_MAX)
+        a.scale_weights = a.scale_n / 20;
+    if (!a.noscale && a.scale_weights > 0 && a.scale_weights <= a.scale_n)
+        bad |= scale_row(a.scale_n, a.scale_life, a.scale_weights, "xla-default", a.o.threads);
     return bad;
 }

@@ -652,6 +652,65 @@ static json_object *parse_doc(const char *text)
     return doc;
 }
 
+/* The layout view's dictionary columns. */
+static const char *const view_dicts[] = {"kind", "shape", "layout_source", "confidence"};
+
+/* Row i of the layout view against tensor t of the result: every column agrees. */
+static void check_layout_row(json_object *lay, json_object *t, size_t i)
+{
+    static const char *const nums[] = {"offset", "padded_bytes", "logical_bytes"};
+    json_object *x, *live, *tags, *ltags, *lt;
+    char key[24];
+
+    assert_true(json_object_object_get_ex(t, "live", &live));
+    assert_true(json_object_object_get_ex(lay, "name", &x));
+    assert_string_equal(json_object_get_string(json_object_array_get_idx(x, i)), jstr(t, "name"));
+    assert_true(json_object_object_get_ex(lay, "start", &x));
+    assert_int_equal(json_object_get_int64(json_object_array_get_idx(x, i)),
+                     json_object_get_int64(json_object_array_get_idx(live, 0)));
+    assert_true(json_object_object_get_ex(lay, "end", &x));
+    assert_int_equal(json_object_get_int64(json_object_array_get_idx(x, i)),
+                     json_object_get_int64(json_object_array_get_idx(live, 1)));
+    for (size_t f = 0; f < 3; f++) {
+        assert_true(json_object_object_get_ex(lay, nums[f], &x));
+        assert_int_equal(json_object_get_int64(json_object_array_get_idx(x, i)), jint(t, nums[f]));
+    }
+    for (size_t c = 0; c < 4; c++) {
+        const char *want =
+            json_object_object_get_ex(t, view_dicts[c], &x) ? json_object_get_string(x) : NULL;
+        const char *got = dict_at(lay, view_dicts[c], i);
+        if (want == NULL)
+            assert_null(got);
+        else
+            assert_string_equal(got, want);
+    }
+    snprintf(key, sizeof(key), "%zu", i);
+    assert_true(json_object_object_get_ex(lay, "tags", &ltags));
+    if (json_object_object_get_ex(t, "tags", &tags)) {
+        assert_true(json_object_object_get_ex(ltags, key, &lt));
+        assert_true(json_object_equal(tags, lt));
+    } else {
+        assert_false(json_object_object_get_ex(ltags, key, &lt));
+    }
+}
+
+/* The layout view's dictionaries: values distinct, sorted, null last. */
+static void check_dictionaries(json_object *lay)
+{
+    for (size_t c = 0; c < 4; c++) {
+        json_object *d, *values;
+        assert_true(json_object_object_get_ex(lay, view_dicts[c], &d));
+        assert_true(json_object_object_get_ex(d, "values", &values));
+        for (size_t i = 1; i < json_object_array_length(values); i++) {
+            json_object *a = json_object_array_get_idx(values, i - 1);
+            json_object *b = json_object_array_get_idx(values, i);
+            assert_non_null(a);
+            if (b != NULL)
+                assert_true(strcmp(json_object_get_string(a), json_object_get_string(b)) < 0);
+        }
+    }
+}
+
 /*
  * The views plan_run writes beside the result: the summary view is the result without its
  * tensors array (equal as JSON, key for key), and every column of the layout view agrees
@@ -670,7 +729,6 @@ static void test_views(void **state)
         "{\"name\":\"z\",\"shape\":[4,128],\"dtype\":\"f32\",\"kind\":\"param\"}]}",
         "id,lower,upper,size\nb0,0,3,4\nb1,3,9,4\nb2,0,9,4\nb3,9,21,4\nb4,0,21,4\n",
     };
-    static const char *const cols[] = {"kind", "shape", "layout_source", "confidence"};
     struct plan_limits l;
 
     (void)state;
@@ -696,57 +754,9 @@ static void test_views(void **state)
         assert_true(json_object_equal(res, sum));
         size_t n = json_object_array_length(tensors);
         assert_int_equal(jint(lay, "tensors"), n);
-        for (size_t i = 0; i < n; i++) {
-            json_object *t = json_object_array_get_idx(tensors, i), *x, *live;
-            assert_true(json_object_object_get_ex(t, "live", &live));
-            assert_true(json_object_object_get_ex(lay, "name", &x));
-            assert_string_equal(json_object_get_string(json_object_array_get_idx(x, i)),
-                                jstr(t, "name"));
-            assert_true(json_object_object_get_ex(lay, "start", &x));
-            assert_int_equal(json_object_get_int64(json_object_array_get_idx(x, i)),
-                             json_object_get_int64(json_object_array_get_idx(live, 0)));
-            assert_true(json_object_object_get_ex(lay, "end", &x));
-            assert_int_equal(json_object_get_int64(json_object_array_get_idx(x, i)),
-                             json_object_get_int64(json_object_array_get_idx(live, 1)));
-            static const char *const nums[] = {"offset", "padded_bytes", "logical_bytes"};
-            for (size_t f = 0; f < 3; f++) {
-                assert_true(json_object_object_get_ex(lay, nums[f], &x));
-                assert_int_equal(json_object_get_int64(json_object_array_get_idx(x, i)),
-                                 jint(t, nums[f]));
-            }
-            for (size_t c = 0; c < 4; c++) {
-                const char *want =
-                    json_object_object_get_ex(t, cols[c], &x) ? json_object_get_string(x) : NULL;
-                const char *got = dict_at(lay, cols[c], i);
-                if (want == NULL)
-                    assert_null(got);
-                else
-                    assert_string_equal(got, want);
-            }
-            char key[24];
-            snprintf(key, sizeof(key), "%zu", i);
-            json_object *tags, *ltags, *lt;
-            assert_true(json_object_object_get_ex(lay, "tags", &ltags));
-            if (json_object_object_get_ex(t, "tags", &tags)) {
-                assert_true(json_object_object_get_ex(ltags, key, &lt));
-                assert_true(json_object_equal(tags, lt));
-            } else {
-                assert_false(json_object_object_get_ex(ltags, key, &lt));
-            }
-        }
-        /* Distinct, sorted, null last. */
-        for (size_t c = 0; c < 4; c++) {
-            json_object *d, *values;
-            assert_true(json_object_object_get_ex(lay, cols[c], &d));
-            assert_true(json_object_object_get_ex(d, "values", &values));
-            for (size_t i = 1; i < json_object_array_length(values); i++) {
-                json_object *a = json_object_array_get_idx(values, i - 1);
-                json_object *b = json_object_array_get_idx(values, i);
-                assert_non_null(a);
-                if (b != NULL)
-                    assert_true(strcmp(json_object_get_string(a), json_object_get_string(b)) < 0);
-            }
-        }
+        for (size_t i = 0; i < n; i++)
+            check_layout_row(lay, json_object_array_get_idx(tensors, i), i);
+        check_dictionaries(lay);
         if (k == 1) /* CSV: no shapes at all */
             assert_string_equal(strstr(v.layout, "\"shape\":"),
                                 "\"shape\":{\"values\":[null],\"index\":[0,0,0,0,0]},"

@@ -997,6 +997,99 @@ out:
     return rc;
 }
 
+/* The operands of a region op, "(%a, %b)" or "%p", as HLO operands in ops; *n of them. */
+static int region_operands(struct sh_translator *t, struct sh_buf *ops, uint32_t *n)
+{
+    struct cursor *c = &t->c;
+    bool paren;
+    int rc;
+
+    cursor_skip_blanks(c);
+    paren = cursor_accept(c, '(');
+    for (*n = 0;;) {
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != '%')
+            break;
+        if (*n == SH_MAX_RESULTS)
+            return cursor_fail(c, "more than %d operands", SH_MAX_RESULTS);
+        if ((rc = use(t, ops)) != ERR_OK)
+            return rc;
+        ++*n;
+        cursor_skip_blanks(c);
+        if (!cursor_accept(c, ','))
+            break;
+    }
+    if (paren && !cursor_accept(c, ')'))
+        return cursor_fail(c, "expected ')' after the operands");
+    cursor_skip_blanks(c);
+    return ERR_OK;
+}
+
+/* What a while's regions share: their block arguments' names (offset, length pairs) and
+ * the loop state's tuple shape, which every region must take alike. */
+struct loop_args {
+    uint32_t *args, nargs;
+    struct sh_buf state;
+};
+
+/* A region's block arguments "^bb0(%x: T, ..):" at the cursor, as the loop state's
+ * parameters: only a while's regions take them. */
+static int region_args(struct sh_translator *t, const struct owner *w, struct loop_args *la)
+{
+    struct cursor *c = &t->c;
+    bool loop = strcmp(w->kind, "while") == 0;
+    struct sh_buf sh = {0};
+    int rc;
+
+    if (loop && cursor_peek(c) != '^')
+        return cursor_fail(c, "expected the while region's arguments ^bb0(%%x: type, ..):");
+    if (cursor_peek(c) != '^')
+        return ERR_OK;
+    if (!loop)
+        return cursor_fail(c, "a %s's branch takes no arguments", w->kind);
+    rc = block_args(t, la->args, &la->nargs, &sh);
+    if (rc == ERR_OK && w->nregions == 0) {
+        la->state = sh;
+        sh = (struct sh_buf){0};
+    } else if (rc == ERR_OK && (la->state.p == NULL || strcmp(sh.p, la->state.p) != 0)) {
+        rc = cursor_fail(c, "the while's regions take different arguments");
+    }
+    free(sh.p);
+    return rc != ERR_OK ? rc : state_params(t, la->state.p, la->args, la->nargs);
+}
+
+/* One region "{ .. }" of a region op, the owner's region number w->nregions: its
+ * computation (cond/body, true/false or branchN) opened, translated and closed. */
+static int one_region(struct sh_translator *t, const struct stmt *st, struct owner *w,
+                      struct loop_args *la)
+{
+    struct cursor *c = &t->c;
+    char name[600], what[32];
+    int rc;
+
+    skip_nl(c);
+    if (!cursor_accept(c, '{'))
+        return cursor_fail(c, "expected '{' to open a region");
+    if (strcmp(w->kind, "while") == 0)
+        snprintf(what, sizeof(what), "%s", w->nregions == 0 ? "cond" : "body");
+    else if (strcmp(w->kind, "if") == 0)
+        snprintf(what, sizeof(what), "%s", w->nregions == 0 ? "true" : "false");
+    else
+        snprintf(what, sizeof(what), "branch%u", w->nregions);
+    region_name(t, st, what, name, sizeof(name));
+    if ((rc = open_region(t, name)) != ERR_OK)
+        return rc;
+    skip_nl(c);
+    if ((rc = region_args(t, w, la)) != ERR_OK || (rc = statements(t)) != ERR_OK)
+        return rc;
+    c->i++; /* '}' */
+    if ((rc = close_region(t, &w->caps, &w->ncaps, &w->capcap)) != ERR_OK ||
+        (rc = sh_buf_printf(t, &w->names, "%s%s", w->nregions == 0 ? "" : ", ", name)) != ERR_OK)
+        return rc;
+    w->nregions++;
+    return ERR_OK;
+}
+
 /*
  * The generic forms
  *   %r:N = "stablehlo.while"(%a, %b) ({ ^bb0(%x: T, %y: T): .. }, { ^bb0(..): .. }) : ..
@@ -1008,104 +1101,35 @@ out:
 static int region_op(struct sh_translator *t, const struct stmt *st, const char *kind)
 {
     struct cursor *c = &t->c;
-    struct sh_buf ops = {0}, state = {0}, res = {0};
+    struct sh_buf ops = {0}, res = {0};
     struct owner w = {.kind = kind};
-    uint32_t *args = malloc(2 * SH_MAX_RESULTS * sizeof(*args)), nargs = 0, nops = 0, ntypes = 0;
-    bool loop = strcmp(kind, "while") == 0, paren;
+    struct loop_args la = {.args = malloc(2 * SH_MAX_RESULTS * sizeof(*la.args))};
+    uint32_t nops = 0, ntypes = 0;
+    bool loop = strcmp(kind, "while") == 0;
     int rc = ERR_OK;
 
-    if (args == NULL)
+    if (la.args == NULL)
         return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-    cursor_skip_blanks(c);
-    paren = cursor_peek(c) == '(';
-    c->i += paren;
-    for (;;) {
-        cursor_skip_blanks(c);
-        if (cursor_peek(c) != '%')
-            break;
-        if (nops == SH_MAX_RESULTS) {
-            rc = cursor_fail(c, "more than %d operands", SH_MAX_RESULTS);
-            goto out;
-        }
-        if ((rc = use(t, &ops)) != ERR_OK)
-            goto out;
-        nops++;
-        cursor_skip_blanks(c);
-        if (cursor_peek(c) != ',')
-            break;
-        c->i++;
-    }
-    if (paren && cursor_peek(c) != ')') {
-        rc = cursor_fail(c, "expected ')' after the operands");
+    if ((rc = region_operands(t, &ops, &nops)) != ERR_OK)
         goto out;
-    }
-    c->i += paren;
-    cursor_skip_blanks(c);
     if (!loop && nops != 1) {
         rc = cursor_fail_at(c->e, st->line, st->col, "a %s takes one operand, not %u", kind, nops);
         goto out;
     }
-    if (cursor_peek(c) != '(') {
+    if (!cursor_accept(c, '(')) {
         rc = cursor_fail(c, "expected '(' before the %s's regions", kind);
         goto out;
     }
-    c->i++;
     for (;;) {
-        char name[600], what[32];
-        struct sh_buf sh = {0};
-        skip_nl(c);
-        if (cursor_peek(c) != '{') {
-            rc = cursor_fail(c, "expected '{' to open a region");
-            goto out;
-        }
-        c->i++;
-        if (loop)
-            snprintf(what, sizeof(what), "%s", w.nregions == 0 ? "cond" : "body");
-        else if (strcmp(kind, "if") == 0)
-            snprintf(what, sizeof(what), "%s", w.nregions == 0 ? "true" : "false");
-        else
-            snprintf(what, sizeof(what), "branch%u", w.nregions);
-        region_name(t, st, what, name, sizeof(name));
-        if ((rc = open_region(t, name)) != ERR_OK)
+        if ((rc = one_region(t, st, &w, &la)) != ERR_OK)
             goto out;
         skip_nl(c);
-        if (loop && cursor_peek(c) != '^') {
-            rc = cursor_fail(c, "expected the while region's arguments ^bb0(%%x: type, ..):");
-            goto out;
-        }
-        if (cursor_peek(c) == '^') {
-            if (!loop) {
-                rc = cursor_fail(c, "a %s's branch takes no arguments", kind);
-                goto out;
-            }
-            rc = block_args(t, args, &nargs, &sh);
-            if (rc == ERR_OK && w.nregions == 0) {
-                state = sh;
-                sh = (struct sh_buf){0};
-            } else if (rc == ERR_OK && strcmp(sh.p, state.p) != 0) {
-                rc = cursor_fail(c, "the while's regions take different arguments");
-            }
-            free(sh.p);
-            if (rc != ERR_OK || (rc = state_params(t, state.p, args, nargs)) != ERR_OK)
-                goto out;
-        }
-        if ((rc = statements(t)) != ERR_OK)
-            goto out;
-        c->i++; /* '}' */
-        if ((rc = close_region(t, &w.caps, &w.ncaps, &w.capcap)) != ERR_OK ||
-            (rc = sh_buf_printf(t, &w.names, "%s%s", w.nregions == 0 ? "" : ", ", name)) != ERR_OK)
-            goto out;
-        w.nregions++;
-        skip_nl(c);
-        if (cursor_peek(c) == ',') {
-            c->i++;
+        if (cursor_accept(c, ','))
             continue;
-        }
-        if (cursor_peek(c) != ')') {
+        if (!cursor_accept(c, ')')) {
             rc = cursor_fail(c, "expected ',' or ')' after a region");
             goto out;
         }
-        c->i++;
         break;
     }
     cursor_skip_blanks(c);
@@ -1119,20 +1143,20 @@ static int region_op(struct sh_translator *t, const struct stmt *st, const char 
             cursor_fail_at(c->e, st->line, st->col, "a %s has 2 regions, not %u", kind, w.nregions);
         goto out;
     }
-    if (ntypes != st->nres || (loop && (nargs != nops || nargs != ntypes))) {
+    if (ntypes != st->nres || (loop && (la.nargs != nops || la.nargs != ntypes))) {
         rc = cursor_fail_at(c->e, st->line, st->col, "the %s has %u results but %u result types%s",
                             kind, st->nres, ntypes,
                             loop ? " (and as many operands and region arguments)" : "");
         goto out;
     }
-    w.shape = loop ? state.p : res.p;
+    w.shape = loop ? la.state.p : res.p;
     w.nres = ntypes;
     w.ops = ops.p != NULL ? ops.p : "";
     rc = emit_owner(t, st, &w);
 out:
-    free(args);
+    free(la.args);
+    free(la.state.p);
     free(ops.p);
-    free(state.p);
     free(res.p);
     free(w.names.p);
     free(w.caps);

@@ -560,6 +560,91 @@ static uint64_t choose_offset(const struct chunk *c, size_t k, uint64_t size, ui
     return best != UINT64_MAX ? best : align_up(cur, align);
 }
 
+/* Whether bi is live over the whole program (see ISET_ALL_MAX). */
+static bool is_global(const struct ptree *t, const struct binfo *bi)
+{
+    return bi->klow == 1 && bi->kup == t->kend;
+}
+
+/* The globals' union, room for every one of them, and every placed chunk's union, room for
+ * ISET_ALL_MAX intervals; neither when there is no global buffer. */
+static int unions_alloc(const struct ptree *t, struct iset *globals, struct iset *all,
+                        struct err *e)
+{
+    size_t nglobal = 0;
+
+    for (size_t b = 0; b < t->n; b++)
+        nglobal += is_global(t, &t->info[b]);
+    if (nglobal == 0)
+        return ERR_OK;
+    globals->cap = nglobal;
+    all->cap = ISET_ALL_MAX;
+    globals->c = malloc(nglobal * sizeof(*globals->c));
+    all->c = malloc(ISET_ALL_MAX * sizeof(*all->c));
+    if (globals->c == NULL || all->c == NULL)
+        return err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", t->n);
+    return ERR_OK;
+}
+
+/* The order jumps around in time: fetch the buffer 16 places ahead, then the heads of the
+ * index blocks the query 8 places ahead will read (its hi's block and the one before). */
+static void prefetch_ahead(const struct ptree *t, const uint32_t *order, size_t i)
+{
+    if (i + 16 < t->n)
+        __builtin_prefetch(&t->info[order[i + 16]]);
+    if (i + 8 < t->n && t->info[order[i + 8]].hi > 0) {
+        size_t b = (t->info[order[i + 8]].hi - 1) / PTREE_BLOCK;
+        for (size_t j = 0; j < 2 && j <= b; j++) {
+            const char *head = (const char *)(t->slots + (b - j) * PTREE_BLOCK);
+            __builtin_prefetch(&t->fill[b - j]);
+            for (size_t l = 0; l < PREFETCH_LINES; l++)
+                __builtin_prefetch(head + 64 * l);
+        }
+    }
+}
+
+/* The placed chunks overlapping bi, sorted by offset, *k of them: for a global the union of
+ * every placed chunk while it is kept, else the index's query with the globals' union as one
+ * more run, merged in chunks[0, 2n). */
+static const struct chunk *overlapping(const struct ptree *t, const struct binfo *bi,
+                                       const struct iset *globals, const struct iset *all,
+                                       struct chunk *chunks, uint32_t *runs, size_t *k)
+{
+    const struct chunk *sorted;
+    size_t nruns;
+
+    if (is_global(t, bi) && all->c != NULL) {
+        *k = all->n;
+        return all->c;
+    }
+    /* The index holds the non-global chunks (<= n - globals.n of them), so the globals' run
+     * fits in chunks[0, n) after them. */
+    nruns = ptree_query(t, bi, chunks, runs);
+    if (globals->n > 0) {
+        memcpy(chunks + runs[nruns], globals->c, globals->n * sizeof(*chunks));
+        runs[nruns + 1] = runs[nruns] + (uint32_t)globals->n;
+        nruns++;
+    }
+    sorted = runs_merge(chunks, chunks + t->n, runs, nruns);
+    *k = runs[nruns];
+    return sorted;
+}
+
+/* Records bi at [off, off + size): in the globals' union or the index, and in the union of
+ * every placed chunk while that stays short. */
+static void place(struct ptree *t, const struct binfo *bi, uint64_t off, struct iset *globals,
+                  struct iset *all)
+{
+    if (is_global(t, bi))
+        (void)iset_add(globals, off, off + bi->size); /* cap: every global */
+    else
+        ptree_insert(t, bi, off, off + bi->size);
+    if (all->c != NULL && !iset_add(all, off, off + bi->size)) {
+        free(all->c); /* too fragmented to be worth keeping: see ISET_ALL_MAX */
+        all->c = NULL;
+    }
+}
+
 int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit fit,
                 const uint32_t *order, uint64_t *offsets, uint64_t *peak, struct err *e)
 {
@@ -567,9 +652,7 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
     struct iset globals = {0}, all = {0};
     uint32_t *own = NULL, *runs = NULL;
     uint64_t *scratch = NULL;
-    struct chunk *chunks;
     uint64_t top = 0, align;
-    size_t nglobal = 0;
     int rc = ERR_OK;
 
     *peak = 0;
@@ -585,73 +668,27 @@ int pack_greedy(const struct pack_problem *p, enum pack_order ord, enum pack_fit
         rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
         goto out;
     }
-    rc = ptree_init(&t, p, scratch, e); /* on failure, t is freed at out */
-    if (rc != ERR_OK)
+    /* on failure, t is freed at out */
+    if ((rc = ptree_init(&t, p, scratch, e)) != ERR_OK ||
+        (rc = unions_alloc(&t, &globals, &all, e)) != ERR_OK)
         goto out;
-    for (size_t b = 0; b < p->n; b++)
-        nglobal += t.info[b].klow == 1 && t.info[b].kup == t.kend;
-    if (nglobal > 0) {
-        globals.cap = nglobal;
-        all.cap = ISET_ALL_MAX;
-        globals.c = malloc(nglobal * sizeof(*globals.c));
-        all.c = malloc(ISET_ALL_MAX * sizeof(*all.c));
-        if (globals.c == NULL || all.c == NULL) {
-            rc = err_set(e, ERR_NOMEM, NULL, "out of memory for %zu buffers", p->n);
-            goto out;
-        }
-    }
     if (order == NULL) {
         sort_order(p, ord, own, scratch);
         order = own;
     }
-    chunks = (struct chunk *)scratch;
     align = p->alignment > 1 ? p->alignment / t.unit : p->alignment;
     for (size_t i = 0; i < p->n; i++) {
         const struct binfo *bi = &t.info[order[i]];
-        bool global = bi->klow == 1 && bi->kup == t.kend;
         const struct chunk *sorted;
         uint64_t off;
-        size_t nruns, k;
+        size_t k;
 
-        /* The order jumps around in time: fetch the buffers ahead, then the heads of the
-         * blocks their queries will read (their hi's and the one before). */
-        if (i + 16 < p->n)
-            __builtin_prefetch(&t.info[order[i + 16]]);
-        if (i + 8 < p->n && t.info[order[i + 8]].hi > 0) {
-            size_t b = (t.info[order[i + 8]].hi - 1) / PTREE_BLOCK;
-            for (size_t j = 0; j < 2 && j <= b; j++) {
-                const char *head = (const char *)(t.slots + (b - j) * PTREE_BLOCK);
-                __builtin_prefetch(&t.fill[b - j]);
-                for (size_t l = 0; l < PREFETCH_LINES; l++)
-                    __builtin_prefetch(head + 64 * l);
-            }
-        }
-        if (global && all.c != NULL) {
-            sorted = all.c;
-            k = all.n;
-        } else {
-            /* The index holds the non-global chunks (<= n - globals.n of them), so the
-             * globals' run fits in chunks[0, n) after them. */
-            nruns = ptree_query(&t, bi, chunks, runs);
-            if (globals.n > 0) {
-                memcpy(chunks + runs[nruns], globals.c, globals.n * sizeof(*chunks));
-                runs[nruns + 1] = runs[nruns] + (uint32_t)globals.n;
-                nruns++;
-            }
-            sorted = runs_merge(chunks, chunks + p->n, runs, nruns);
-            k = runs[nruns];
-        }
+        prefetch_ahead(&t, order, i);
+        sorted = overlapping(&t, bi, &globals, &all, (struct chunk *)scratch, runs, &k);
         off = choose_offset(sorted, k, bi->size, align, fit);
         if (off + bi->size > top)
             top = off + bi->size;
-        if (global)
-            (void)iset_add(&globals, off, off + bi->size); /* cap: every global */
-        else
-            ptree_insert(&t, bi, off, off + bi->size);
-        if (all.c != NULL && !iset_add(&all, off, off + bi->size)) {
-            free(all.c); /* too fragmented to be worth keeping: see ISET_ALL_MAX */
-            all.c = NULL;
-        }
+        place(&t, bi, off, &globals, &all);
         offsets[order[i]] = off * t.unit;
     }
     *peak = top * t.unit;
