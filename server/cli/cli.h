@@ -11,6 +11,9 @@
 #include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "planner/plan.h"
 
 int cli_layout(int argc, char **argv); /* cli_layout.c */
 int cli_chips(int argc, char **argv);  /* cli_chips.c */
@@ -26,10 +29,15 @@ int cli_diff(int argc, char **argv);   /* cli_diff.c */
  */
 int cli_read_file(const char *path, size_t max, char **buf, size_t *len);
 
-/* The value s of option flag (of subcommand cmd) as a byte count above 0 into *out, in the
- * planner's one grammar (planner/bytes.h: "17179869184", "16G", "15.75GiB"). 0, or -1 after
- * printing "tpuplan CMD: FLAG: reason" to stderr. */
-int cli_parse_bytes(const char *cmd, const char *flag, const char *s, uint64_t *out);
+/* Flag `flag` with value val, when it is an option of the plan options' table on surface
+ * (planner/plan_options.h: PLAN_OPT_PLAN, _DIFF, _PACK), into *o; val is borrowed. 0 set, 1
+ * not such an option (the caller's own, or unknown), -1 after printing "tpuplan CMD: why". */
+int cli_plan_opt(const char *cmd, unsigned surface, const char *flag, const char *val,
+                 struct plan_opts *o);
+
+/* The table's options on surface, for a usage text: each flag and value, then what it does,
+ * its range and its default, wrapped. */
+void cli_print_opts(FILE *f, unsigned surface);
 
 /* Reading a result document: o's member key (NULL when o is not an object or lacks it), and
  * its string ("-" when it is missing or not a string). Borrowed from o. */

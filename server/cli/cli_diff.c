@@ -18,18 +18,25 @@
 #include "planner/diff.h"
 #include "planner/layout.h"
 #include "planner/plan.h"
+#include "planner/plan_options.h"
 
 #define DIFF_MAX_FILE ((size_t)1 << 30) /* a stored 1,000,000-tensor result is ~400 MB */
 #define DIFF_TOP      20                /* tensors in the text report */
 
-static const char usage[] =
-    "usage: tpuplan diff A B [--format text|json] [--chip CHIP] [--strategies S]\n"
-    "                        [--capacity BYTES] [--time-limit SECONDS] [--budget B]\n"
+static const char usage_head[] =
+    "usage: tpuplan diff A B [--format text|json] [--OPTION VALUE]...\n"
     "A and B are model inputs (planned with the options given) or stored plan results\n"
     "(`tpuplan plan` output, a downloaded result, GET /api/v1/plans/{id}). Prints what\n"
     "changed from A to B: peak, padded and logical bytes, fragmentation and fit, per kind,\n"
     "and every tensor matched by name whose bytes, layout or kind changed.\n"
-    "exit status: 0 diff written, 2 bad input\n";
+    "options (as `tpuplan plan`'s, applied to both model inputs):\n";
+
+static void print_usage(FILE *f)
+{
+    fputs(usage_head, f);
+    cli_print_opts(f, PLAN_OPT_DIFF);
+    fputs("exit status: 0 diff written, 2 bad input\n", f);
+}
 
 /* One side read and, when it is a model, planned; the texts diff_run reads. */
 struct side {
@@ -197,48 +204,42 @@ static int parse_args(int argc, char **argv, struct plan_opts *o, const char **f
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
+            print_usage(stdout);
             return 0;
         }
         if (a[0] != '-' || a[1] != '-' || strcmp(a, "-") == 0) {
             if (npaths == 2) {
-                fprintf(stderr, "tpuplan diff: more than two inputs\n%s", usage);
+                fprintf(stderr, "tpuplan diff: more than two inputs\n");
+                print_usage(stderr);
                 return 2;
             }
             path[npaths++] = a;
             continue;
         }
         if (val == NULL) {
-            fprintf(stderr, "tpuplan diff: %s needs a value\n%s", a, usage);
+            fprintf(stderr, "tpuplan diff: %s needs a value\n", a);
+            print_usage(stderr);
             return 2;
         }
         i++;
-        if (strcmp(a, "--format") == 0)
+        if (strcmp(a, "--format") == 0) {
             *format = val;
-        else if (strcmp(a, "--chip") == 0)
-            o->chip = val;
-        else if (strcmp(a, "--strategies") == 0)
-            o->strategies = val;
-        else if (strcmp(a, "--budget") == 0)
-            o->budget = val;
-        else if (strcmp(a, "--capacity") == 0) {
-            if (cli_parse_bytes("diff", a, val, &o->capacity) != 0)
-                return 2;
-        } else if (strcmp(a, "--time-limit") == 0) {
-            char *end;
-            o->time_limit_s = strtod(val, &end);
-            if (end == val || *end != '\0' || !(o->time_limit_s > 0)) {
-                fprintf(stderr, "tpuplan diff: --time-limit: bad number of seconds '%s'\n", val);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "tpuplan diff: unknown option %s\n%s", a, usage);
-            return 2;
+            continue;
         }
+        int rc = cli_plan_opt("diff", PLAN_OPT_DIFF, a, val, o); /* plan_options.h */
+        if (rc == 1) {
+            fprintf(stderr, "tpuplan diff: unknown option %s\n", a);
+            print_usage(stderr);
+        }
+        if (rc != 0)
+            return 2;
     }
-    if (npaths != 2 || (strcmp(*format, "json") != 0 && strcmp(*format, "text") != 0)) {
-        fprintf(stderr, "%s",
-                npaths != 2 ? usage : "tpuplan diff: --format must be text or json\n");
+    if (npaths != 2) {
+        print_usage(stderr);
+        return 2;
+    }
+    if (strcmp(*format, "json") != 0 && strcmp(*format, "text") != 0) {
+        fprintf(stderr, "tpuplan diff: --format must be text or json\n");
         return 2;
     }
     return -1;

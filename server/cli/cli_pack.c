@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
@@ -19,20 +18,27 @@
 #include "planner/mmcsv.h"
 #include "planner/pack.h"
 #include "planner/plan.h"
+#include "planner/plan_options.h"
 
-#define PACK_INPUT_MAX   ((size_t)64 << 20) /* bytes of input read */
-#define PACK_THREADS_MAX 64
+#define PACK_INPUT_MAX ((size_t)64 << 20) /* bytes of input read */
 
-static const char usage[] =
-    "usage: tpuplan pack FILE [--capacity N] [--algo NAME|all|exact|best] [--time-limit SECONDS]\n"
-    "                         [--out FILE.csv] [--seed N] [--threads N] [--goal min|fit]\n"
+static const char usage_head[] =
+    "usage: tpuplan pack FILE [--algo NAME|all|exact|best] [--out FILE.csv] [--seed N]\n"
+    "                         [--OPTION VALUE]...\n"
     "FILE is a MiniMalloc CSV (id,lower,upper,size; \"-\" reads stdin) or a model description.\n"
     "--algo: one of %s,\n"
     "        all (every strategy, listed) or best (heuristics, then exact; the default)\n"
     "--out F writes the best packing as CSV with an offset column (\"-\": stdout).\n"
-    "--goal: min (the default) minimises the peak, stopping early only at the lower bound;\n"
-    "        fit stops at the first packing within the capacity (\"does it fit?\").\n"
-    "exit status: 0 packed within the capacity, 1 infeasible or out of time, 2 bad input\n";
+    "--seed N seeds the search strategies (default 1).\n"
+    "options (as `tpuplan plan`'s):\n";
+
+static void print_usage(FILE *f)
+{
+    fprintf(f, usage_head, pack_strategy_names());
+    cli_print_opts(f, PLAN_OPT_PACK);
+    fputs("exit status: 0 packed within the capacity, 1 infeasible or out of time, 2 bad input\n",
+          f);
+}
 
 /* Strict unsigned decimal; 0 on success. */
 static int parse_u64(const char *s, uint64_t *v)
@@ -110,14 +116,28 @@ static int write_out(const char *out, const struct mmcsv *m, const uint64_t *off
     return rc;
 }
 
-/* What the command line asks for. */
+/* What the command line asks for: the table's options in po (plan_options.h). */
 struct pack_args {
     const char *path, *algo, *outpath;
-    uint64_t capacity, seed, threads;
-    double limit;
-    int have_cap;
-    enum pack_goal goal;
+    uint64_t seed;
+    struct plan_opts po;
 };
+
+/* One of pack's own flags with its value into *a; 0, 1 when it is none, 2 after saying why. */
+static int pack_flag(const char *o, const char *v, struct pack_args *a)
+{
+    if (strcmp(o, "--algo") == 0)
+        a->algo = v;
+    else if (strcmp(o, "--out") == 0)
+        a->outpath = v;
+    else if (strcmp(o, "--seed") != 0)
+        return 1;
+    else if (parse_u64(v, &a->seed) != 0) {
+        fprintf(stderr, "tpuplan pack: --seed needs a non-negative integer, got '%s'\n", v);
+        return 2;
+    }
+    return 0;
+}
 
 /* Parses the options; returns -1 to go on, else the exit status (0 after --help, 2 for
  * bad usage, already reported). */
@@ -126,68 +146,35 @@ static int parse_args(int argc, char **argv, struct pack_args *a)
     *a = (struct pack_args){.algo = "best", .seed = 1};
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (o == NULL)
-            break;
+        int rc;
         if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
-            printf(usage, pack_strategy_names());
+            print_usage(stdout);
             return 0;
-        } else if (strcmp(o, "--capacity") == 0) {
-            if (parse_u64(v, &a->capacity) != 0 || a->capacity == 0) {
-                fprintf(stderr, "tpuplan: --capacity needs a positive integer (bytes), got '%s'\n",
-                        v ? v : "");
+        }
+        if (o[0] != '-' || o[1] == '\0') {
+            if (a->path != NULL) {
+                fprintf(stderr, "tpuplan: pack: one FILE only ('%s')\n", o);
                 return 2;
             }
-            a->have_cap = 1;
-            i++;
-        } else if (strcmp(o, "--algo") == 0 && v != NULL) {
-            a->algo = v;
-            i++;
-        } else if (strcmp(o, "--time-limit") == 0) {
-            char *end = NULL;
-            a->limit = v ? strtod(v, &end) : -1;
-            if (v == NULL || end == v || *end != '\0' || !isfinite(a->limit) || a->limit <= 0 ||
-                a->limit > PACK_TIME_LIMIT_MAX) {
-                fprintf(stderr, "tpuplan: --time-limit must be in (0, %d] seconds, got '%s'\n",
-                        PACK_TIME_LIMIT_MAX, v ? v : "");
-                return 2;
-            }
-            i++;
-        } else if (strcmp(o, "--goal") == 0) {
-            if (pack_goal_parse(v, &a->goal) != 0) {
-                fprintf(stderr, "tpuplan: --goal must be min or fit, got '%s'\n", v ? v : "");
-                return 2;
-            }
-            i++;
-        } else if (strcmp(o, "--out") == 0 && v != NULL) {
-            a->outpath = v;
-            i++;
-        } else if (strcmp(o, "--seed") == 0) {
-            if (parse_u64(v, &a->seed) != 0) {
-                fprintf(stderr, "tpuplan: --seed needs a non-negative integer, got '%s'\n",
-                        v ? v : "");
-                return 2;
-            }
-            i++;
-        } else if (strcmp(o, "--threads") == 0) {
-            if (parse_u64(v, &a->threads) != 0 || a->threads < 1 || a->threads > PACK_THREADS_MAX) {
-                fprintf(stderr, "tpuplan: --threads must be in [1, %d], got '%s'\n",
-                        PACK_THREADS_MAX, v ? v : "");
-                return 2;
-            }
-            i++;
-        } else if (o[0] == '-' && o[1] != '\0') {
-            fprintf(stderr, "tpuplan: pack: unknown or incomplete option '%s'\n", o);
-            fprintf(stderr, usage, pack_strategy_names());
-            return 2;
-        } else if (a->path == NULL) {
             a->path = o;
-        } else {
-            fprintf(stderr, "tpuplan: pack: one FILE only ('%s')\n", o);
+            continue;
+        }
+        if (v == NULL) {
+            fprintf(stderr, "tpuplan pack: %s needs a value\n", o);
+            print_usage(stderr);
             return 2;
         }
+        i++;
+        if ((rc = pack_flag(o, v, a)) == 1 &&
+            (rc = cli_plan_opt("pack", PLAN_OPT_PACK, o, v, &a->po)) == 1) {
+            fprintf(stderr, "tpuplan pack: unknown option %s\n", o);
+            print_usage(stderr);
+        }
+        if (rc != 0)
+            return 2;
     }
     if (a->path == NULL) {
-        fprintf(stderr, usage, pack_strategy_names());
+        print_usage(stderr);
         return 2;
     }
     return -1;
@@ -213,7 +200,7 @@ static void input_free(struct pack_input *in)
 /* Reads and validates the problem; 0, or -1 after reporting why not. */
 static int input_load(const struct pack_args *a, struct pack_input *in, struct err *e)
 {
-    uint64_t capacity = a->capacity;
+    uint64_t capacity = a->po.capacity;
 
     if (cli_read_file(a->path, PACK_INPUT_MAX, &in->text, &in->len) != 0)
         return -1;
@@ -243,7 +230,7 @@ static int input_load(const struct pack_args *a, struct pack_input *in, struct e
         in->p.n = in->pb.n;
         in->p.bufs = in->pb.bufs;
         in->p.alignment = in->pb.alignment;
-        if (!a->have_cap)
+        if (capacity == 0)
             capacity = in->pb.capacity;
     }
     in->p.capacity = capacity;
@@ -263,7 +250,7 @@ static int input_load(const struct pack_args *a, struct pack_input *in, struct e
 static int run_all(const struct pack_args *a, const struct pack_problem *p, bool tab,
                    struct pack_result *best, bool *have_best, int *status, struct err *e)
 {
-    struct pack_opts o = {a->limit, a->seed, (unsigned)a->threads, a->goal};
+    struct pack_opts o = {a->po.time_limit_s, a->seed, a->po.threads, a->po.goal};
     const char *names[16];
     size_t nnames = 0;
     char list[256];

@@ -16,31 +16,31 @@
 #include "cli/cli.h"
 #include "planner/layout.h"
 #include "planner/plan.h"
+#include "planner/plan_options.h"
 #include "planner/safetensors.h"
 #include "planner/trace.h"
 
-static const char usage[] =
-    "usage: tpuplan plan FILE [--chip CHIP] [--format json|text|trace] [--strategies S]\n"
-    "                         [--capacity BYTES] [--time-limit SECONDS] [--alignment BYTES]\n"
-    "                         [--input json|safetensors|csv|xla-buffer-assignment|hlo|stablehlo]\n"
-    "                         [--mem-fraction F] [--preallocate true|false]\n"
-    "                         [--budget BYTES|FRACTION]\n"
-    "                         [--xla-assignment FILE] [--xla-report FILE]\n"
+static const char usage_head[] =
+    "usage: tpuplan plan FILE [--format json|text|trace] [--OPTION VALUE]...\n"
     "FILE is a model description (JSON), a safetensors file or header, a MiniMalloc CSV,\n"
     "an XLA buffer assignment (*.buffer-assignment.txt), an XLA HLO module as text (jax\n"
     ".as_text(dialect=\"hlo\"), *.after_optimizations.txt) or StableHLO text (jax\n"
-    ".as_text()); \"-\" reads stdin. BYTES: 17179869184, 16G, 15.75GiB (K, M, G, T: powers\n"
-    "of 1024, optionally followed by i and B; a whole number of bytes).\n"
-    "--xla-assignment adds XLA's own buffer assignment of the same program (from\n"
-    "--xla_dump_to) as the row xla-actual; --xla-report adds its memory-usage report.\n"
-    "--format trace prints the memory timeline as Chrome/Perfetto trace JSON.\n"
-    "--mem-fraction and --preallocate set the simulated GPU-style runtime allocator (BFC):\n"
-    "the share of the capacity it may hold (default 0.75) and whether it reserves it up\n"
-    "front (default true), as JAX's XLA_PYTHON_CLIENT_MEM_FRACTION and _PREALLOCATE do.\n"
-    "--budget gates the plan: bytes (14G, 14GiB: powers of 1024) or a fraction of the\n"
-    "capacity (0.9); a peak above it exits 1.\n"
+    ".as_text()); \"-\" reads stdin. --format: json (the result), text (a report) or trace\n"
+    "(the memory timeline as Chrome/Perfetto trace JSON).\n"
+    "options:\n";
+
+static const char usage_tail[] =
+    "BYTES: 17179869184, 16G, 15.75GiB (K, M, G, T: powers of 1024, optionally followed by i\n"
+    "and B; a whole number of bytes). SECONDS: 2, 2s, 500ms, 1.5m. F: 0.75, .5, 1.\n"
     "exit status: 0 fits (and within the budget), 1 does not fit or is over the budget,\n"
     "2 bad input\n";
+
+static void print_usage(FILE *f)
+{
+    fputs(usage_head, f);
+    cli_print_opts(f, PLAN_OPT_PLAN);
+    fputs(usage_tail, f);
+}
 
 /*
  * Reads the input. A safetensors file is read only up to the end of its header: the
@@ -440,72 +440,19 @@ static int print_trace(const struct plan_views *v, const char *title, struct err
 /* One "--name value" option into *o or *format; 0, or 2 after saying why on stderr. */
 static int parse_opt(const char *a, const char *val, struct plan_opts *o, const char **format)
 {
-    char *end;
+    int rc;
 
-    if (strcmp(a, "--chip") == 0) {
-        o->chip = val;
-    } else if (strcmp(a, "--format") == 0) {
+    if (strcmp(a, "--format") == 0) {
         *format = val;
-    } else if (strcmp(a, "--strategies") == 0) {
-        o->strategies = val;
-    } else if (strcmp(a, "--capacity") == 0 || strcmp(a, "--alignment") == 0) {
-        uint64_t *bytes = strcmp(a, "--capacity") == 0 ? &o->capacity : &o->alignment;
-        if (cli_parse_bytes("plan", a, val, bytes) != 0)
-            return 2;
-    } else if (strcmp(a, "--budget") == 0) {
-        o->budget = val; /* the planner parses it (budget.h) and names it in its error */
-    } else if (strcmp(a, "--time-limit") == 0) {
-        o->time_limit_s = strtod(val, &end);
-        if (end == val || *end != '\0' || !(o->time_limit_s > 0)) {
-            fprintf(stderr, "tpuplan plan: --time-limit: bad number of seconds '%s'\n", val);
-            return 2;
-        }
-    } else if (strcmp(a, "--mem-fraction") == 0) {
-        o->mem_fraction = strtod(val, &end);
-        if (end == val || *end != '\0' || !(o->mem_fraction > 0 && o->mem_fraction <= 1)) {
-            fprintf(stderr,
-                    "tpuplan plan: --mem-fraction: must be above 0 and at most 1, "
-                    "got '%s'\n",
-                    val);
-            return 2;
-        }
-    } else if (strcmp(a, "--preallocate") == 0) {
-        if (strcmp(val, "true") == 0)
-            o->preallocate = PLAN_PREALLOC_ON;
-        else if (strcmp(val, "false") == 0)
-            o->preallocate = PLAN_PREALLOC_OFF;
-        else {
-            fprintf(stderr, "tpuplan plan: --preallocate: must be true or false, got '%s'\n", val);
-            return 2;
-        }
-    } else if (strcmp(a, "--xla-assignment") == 0 || strcmp(a, "--xla-report") == 0) {
-        /* Paths for now (read by cli_plan); the planner takes the bytes. */
-        if (strcmp(a, "--xla-assignment") == 0)
-            o->xla_assignment = val;
-        else
-            o->xla_report = val;
-    } else if (strcmp(a, "--input") == 0) {
-        if (strcmp(val, "json") == 0)
-            o->format = PLAN_FMT_JSON;
-        else if (strcmp(val, "safetensors") == 0)
-            o->format = PLAN_FMT_SAFETENSORS;
-        else if (strcmp(val, "csv") == 0 || strcmp(val, "minimalloc-csv") == 0)
-            o->format = PLAN_FMT_CSV;
-        else if (strcmp(val, "xla-buffer-assignment") == 0)
-            o->format = PLAN_FMT_XLA_ASSIGNMENT;
-        else if (strcmp(val, "hlo") == 0)
-            o->format = PLAN_FMT_HLO;
-        else if (strcmp(val, "stablehlo") == 0 || strcmp(val, "mlir") == 0)
-            o->format = PLAN_FMT_STABLEHLO;
-        else {
-            fprintf(stderr, "tpuplan plan: --input: unknown format '%s'\n", val);
-            return 2;
-        }
-    } else {
-        fprintf(stderr, "tpuplan plan: unknown option %s\n%s", a, usage);
-        return 2;
+        return 0;
     }
-    return 0;
+    /* the table's (planner/plan_options.h); --xla-assignment and --xla-report take paths
+     * here, read by read_attached */
+    if ((rc = cli_plan_opt("plan", PLAN_OPT_PLAN, a, val, o)) == 1) {
+        fprintf(stderr, "tpuplan plan: unknown option %s\n", a);
+        print_usage(stderr);
+    }
+    return rc == 0 ? 0 : 2;
 }
 
 /* Replaces the paths of XLA's dumps in *o (--xla-assignment, --xla-report) with their
@@ -534,12 +481,13 @@ static int parse_args(int argc, char **argv, struct plan_opts *o, const char **f
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
         int rc;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage, stdout);
+            print_usage(stdout);
             return 0;
         }
         if (a[0] == '-' && a[1] == '-') {
             if (val == NULL) {
-                fprintf(stderr, "tpuplan plan: %s needs a value\n%s", a, usage);
+                fprintf(stderr, "tpuplan plan: %s needs a value\n", a);
+                print_usage(stderr);
                 return 2;
             }
             i++;
@@ -548,12 +496,13 @@ static int parse_args(int argc, char **argv, struct plan_opts *o, const char **f
         } else if (*path == NULL) {
             *path = a;
         } else {
-            fprintf(stderr, "tpuplan plan: more than one FILE\n%s", usage);
+            fprintf(stderr, "tpuplan plan: more than one FILE\n");
+            print_usage(stderr);
             return 2;
         }
     }
     if (*path == NULL) {
-        fputs(usage, stderr);
+        print_usage(stderr);
         return 2;
     }
     if (strcmp(*format, "json") != 0 && strcmp(*format, "text") != 0 &&

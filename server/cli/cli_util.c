@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "planner/bytes.h"
+#include "planner/plan_options.h"
 
 int cli_read_file(const char *path, size_t max, char **buf, size_t *len)
 {
@@ -85,20 +85,61 @@ out:
     return rc;
 }
 
-int cli_parse_bytes(const char *cmd, const char *flag, const char *s, uint64_t *out)
+int cli_plan_opt(const char *cmd, unsigned surface, const char *flag, const char *val,
+                 struct plan_opts *o)
 {
+    const struct plan_opt *opt = plan_opt_find(surface, flag);
     struct err e;
 
+    if (opt == NULL)
+        return 1;
     err_clear(&e);
-    if (bytes_parse(flag, s, out, &e) != ERR_OK) {
+    if (plan_opt_set(o, opt, flag, val, &e) != ERR_OK) {
         fprintf(stderr, "tpuplan %s: %s\n", cmd, e.msg);
         return -1;
     }
-    if (*out == 0) {
-        fprintf(stderr, "tpuplan %s: %s: must be above 0 bytes\n", cmd, flag);
-        return -1;
-    }
     return 0;
+}
+
+#define HELP_WIDTH  88 /* columns of a usage text */
+#define HELP_INDENT 27 /* where an option's description starts */
+
+/* text from column `col` on, its words wrapped at HELP_WIDTH under HELP_INDENT. */
+static void print_wrapped(FILE *f, const char *text, int col)
+{
+    for (const char *p = text; *p != '\0';) {
+        int n = (int)strcspn(p, " ");
+        if (col > HELP_INDENT && col + 1 + n > HELP_WIDTH) {
+            fprintf(f, "\n%*s", HELP_INDENT, "");
+            col = HELP_INDENT;
+        } else if (col > HELP_INDENT) {
+            fputc(' ', f);
+            col++;
+        }
+        fprintf(f, "%.*s", n, p);
+        col += n;
+        p += n;
+        p += *p == ' ';
+    }
+    fputc('\n', f);
+}
+
+void cli_print_opts(FILE *f, unsigned surface)
+{
+    for (size_t i = 0; i < plan_opt_count(); i++) {
+        const struct plan_opt *opt = plan_opt_at(i);
+        char text[512];
+        if (!(opt->surfaces & surface))
+            continue;
+        int col = fprintf(f, "  %s %s", opt->flag, opt->metavar);
+        /* the description beside a short flag, under a long one */
+        if (col >= HELP_INDENT - 1)
+            fprintf(f, "\n%*s", HELP_INDENT, "");
+        else
+            fprintf(f, "%*s", HELP_INDENT - col, "");
+        snprintf(text, sizeof(text), "%s: %s (default: %s)", opt->doc, opt->range, opt->dflt);
+        print_wrapped(f, text, HELP_INDENT);
+    }
 }
 
 json_object *cli_json_get(json_object *o, const char *key)

@@ -30,8 +30,8 @@ struct budget {
     uint64_t num, den;
 };
 
-/* Parses s into *b; errors name the field "budget". */
-ERR_MUST_CHECK int budget_parse(const char *s, struct budget *b, struct err *e);
+/* Parses s into *b; errors name `field` ("budget", "--budget", "options.budget"). */
+ERR_MUST_CHECK int budget_parse(const char *field, const char *s, struct budget *b, struct err *e);
 
 /* The budget in bytes against capacity (0 = none: a fraction is then an error). */
 ERR_MUST_CHECK int budget_bytes(const struct budget *b, uint64_t capacity, uint64_t *out,

@@ -1,8 +1,8 @@
 /*
  * bytes.h - the one grammar of a byte count in text, for every place tpuplan takes one
- * (`tpuplan plan --capacity/--alignment`, `tpuplan diff --capacity`, the API's ?capacity= and
- * ?alignment=, the server's `--max-body`, `--cache-bytes` and `--body-min-rate`, and the byte
- * form of a budget, budget.h):
+ * (the plan options' bytes, plan_options.h: `tpuplan plan|diff|pack --capacity`, `--alignment`,
+ * the API's ?capacity= and ?alignment=, a model's options.capacity; the server's `--max-body`,
+ * `--cache-bytes` and `--body-min-rate`; and the byte form of a budget, budget.h):
  *
  *   count  = number [unit]
  *   number = digits | digits "." digits | "." digits      (at most 6 decimals)

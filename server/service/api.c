@@ -620,7 +620,7 @@ static int opts_from_params(struct request *r, struct plan_opts *o)
         (reqparse_seconds(r->param[REQ_PARAM_TIME_LIMIT], &o->time_limit_s) != 0 ||
          o->time_limit_s > 600))
         bad = "time_limit must be a number of seconds from 0 to 600.";
-    if (o->budget != NULL && budget_parse(o->budget, &b, &e) != ERR_OK)
+    if (o->budget != NULL && budget_parse("budget", o->budget, &b, &e) != ERR_OK)
         bad = "budget must be a whole byte count (14000000000, 14G, 14GiB: K/M/G/T are powers "
               "of 1024) or a fraction of the capacity above 0 and at most 1 (0.9).";
     /* XLA's dumps sent beside the model (multipart fields; http.c keeps them in attach) */

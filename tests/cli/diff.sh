@@ -100,9 +100,20 @@ printf '{"schema_version":1,"summary":{"peak_bytes":"x"}}' >"$tmp/badresult.json
 run diff "$tmp/badresult.json" $b
 [ $rc -eq 2 ] && grep -q 'a.summary: peak_bytes' "$tmp/err"
 ok $? "a malformed stored result names the side and field (exit 2)"
+# the plan options' table (planner/plan_options.h): plan's options, grammar and messages
 run diff $a $b --capacity lots
-[ $rc -eq 2 ]
-ok $? "bad --capacity (exit 2)"
+[ $rc -eq 2 ] && grep -qF 'tpuplan diff: --capacity: "lots" is not a byte count' "$tmp/err"
+ok $? "bad --capacity names it (exit 2)"
+run diff $a $b --time-limit 3601
+[ $rc -eq 2 ] && grep -qF 'tpuplan diff: --time-limit: must be above 0 and at most 3600 s, got "3601"' "$tmp/err"
+ok $? "--time-limit above an hour (exit 2)"
+run diff $a $b --name x
+[ $rc -eq 2 ] && grep -qF 'tpuplan diff: unknown option --name' "$tmp/err"
+ok $? "--name is plan's, not diff's (exit 2)"
+run diff $a $b --format json --goal fit --time-limit 250ms --alignment 512 --threads 1
+[ $rc -eq 0 ]
+ok $? "diff takes --goal, a duration, --alignment and --threads (exit 0)"
+check "the same deltas with them" 'd["summary"]["peak_bytes_delta"] == -7168'
 
 echo "1..$n"
 [ "$fails" -eq 0 ]

@@ -75,13 +75,30 @@ bad "lower >= upper" "line 2: lower 3 is not below upper 3" 'id,lower,upper,size
 bad "buffer over capacity" "buffer big alone needs 9 bytes, capacity is 8 (line 3)" \
     'id,lower,upper,size\na,0,1,4\nbig,0,1,9\n' --capacity 8
 bad "unknown column" 'unknown column "colour"' 'id,lower,upper,size,colour\n'
-bad "time limit out of range" "--time-limit must be in (0, 86400]" 'id,lower,upper,size\na,0,1,1\n' \
-    --time-limit 0
-bad "time limit not a number" "--time-limit must be in" 'id,lower,upper,size\na,0,1,1\n' --time-limit abc
-bad "bad capacity" "--capacity needs a positive integer" 'id,lower,upper,size\na,0,1,1\n' --capacity -3
+# the plan options' table (planner/plan_options.h): plan's grammar, ranges and messages
+bad "time limit out of range" 'tpuplan pack: --time-limit: must be above 0 and at most 3600 s, got "0"' \
+    'id,lower,upper,size\na,0,1,1\n' --time-limit 0
+bad "time limit above an hour" 'tpuplan pack: --time-limit: must be above 0 and at most 3600 s, got "2h"' \
+    'id,lower,upper,size\na,0,1,1\n' --time-limit 2h
+bad "time limit not a number" 'tpuplan pack: --time-limit: "abc" is not a duration' \
+    'id,lower,upper,size\na,0,1,1\n' --time-limit abc
+bad "bad capacity" 'tpuplan pack: --capacity: "-3" is not a byte count' 'id,lower,upper,size\na,0,1,1\n' \
+    --capacity -3
+bad "capacity 0" 'tpuplan pack: --capacity: must be above 0 bytes, got "0"' 'id,lower,upper,size\na,0,1,1\n' \
+    --capacity 0
+bad "threads above 64" 'tpuplan pack: --threads: must be a whole number from 1 to 64, got "65"' \
+    'id,lower,upper,size\na,0,1,1\n' --threads 65
+bad "an option of plan only" 'tpuplan pack: unknown option --budget' 'id,lower,upper,size\na,0,1,1\n' \
+    --budget 1G
 bad "unknown algorithm" 'unknown packing strategy "nope"' 'id,lower,upper,size\na,0,1,1\n' --algo nope
 bad "not a csv" "MiniMalloc CSV" 'hello world\n'
-bad "unknown goal" "--goal must be min or fit" 'id,lower,upper,size\na,0,1,1\n' --goal most
+bad "unknown goal" 'tpuplan pack: --goal: must be min or fit, got "most"' 'id,lower,upper,size\na,0,1,1\n' \
+    --goal most
+
+# --capacity in the one byte grammar (planner/bytes.h), as plan's: 1M is 2^20
+run pack "$tmp/ex.csv" --capacity 1M --algo first-fit
+[ $rc -eq 0 ] && grep -Eq '^first-fit +[0-9]+ +[0-9]+ +[0-9.]+ +1048576 ' "$tmp/out"
+ok $? "--capacity 1M is 1048576 bytes"
 
 # --goal fit answers "does it fit?" at the first packing within the capacity: with room to
 # spare (twice the optimum) that is the greedy seeds' packing, 1235968, above the optimum;

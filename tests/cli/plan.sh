@@ -176,6 +176,53 @@ expect_exit "budget fraction without a capacity" 2 $data/minimalloc-small.csv --
 errmsg "budget fraction without a capacity: message" "budget: a fraction needs a capacity"
 expect_exit "budget in bytes on a CSV without a capacity" 1 $data/minimalloc-small.csv --budget 11
 
+# --- the plan options' table (planner/plan_options.h): every option on plan, one grammar,
+# one range and one message. perfect-48.csv (tests/cli/pack.sh): with twice the optimum as
+# capacity, goal fit stops at the greedy seed's 1235968, min goes on to the optimum 1048576.
+p48=$data/perfect-48.csv
+expect_exit "--goal fit" 0 $p48 --capacity 2M --strategies exact --goal fit
+check "--goal fit stops at the first packing within the capacity, unproven" \
+    'r["summary"]["peak_bytes"] == 1235968 and r["packing"]["strategies"][0]["proven_optimal"] is False'
+expect_exit "--goal min" 0 $p48 --capacity 2M --strategies exact --goal min
+check "--goal min minimises to the lower bound and proves it" \
+    'r["summary"]["peak_bytes"] == 1048576 and r["packing"]["strategies"][0]["proven_optimal"] is True'
+expect_exit "--time-limit 500ms --threads 1 --name" 0 $p48 --strategies xla-spatial \
+    --time-limit 500ms --threads 1 --name forty-eight
+check "--name names the plan" 'r["model"]["name"] == "forty-eight"'
+expect_exit "--input mlir: StableHLO's other name" 0 $data/hlo/jax_while_call.mlir --input mlir
+expect_exit "--time-limit 0" 2 $p48 --time-limit 0
+errmsg "--time-limit 0: message" 'tpuplan plan: --time-limit: must be above 0 and at most 3600 s, got "0"'
+expect_exit "--time-limit 2h" 2 $p48 --time-limit 2h
+errmsg "--time-limit 2h: message" 'tpuplan plan: --time-limit: must be above 0 and at most 3600 s, got "2h"'
+expect_exit "--time-limit 2x" 2 $p48 --time-limit 2x
+errmsg "--time-limit 2x: message" 'tpuplan plan: --time-limit: "2x" is not a duration (2, 2s, 500ms, 1.5m'
+expect_exit "--alignment 96" 2 $p48 --alignment 96
+errmsg "--alignment 96: message" 'tpuplan plan: --alignment: must be a power of two from 1 to 1G (2^30) bytes, got "96"'
+expect_exit "--capacity 0" 2 $p48 --capacity 0
+errmsg "--capacity 0: message" 'tpuplan plan: --capacity: must be above 0 bytes, got "0"'
+expect_exit "--input xml" 2 $p48 --input xml
+errmsg "--input xml: message" 'tpuplan plan: --input: must be auto, json, safetensors, minimalloc-csv, csv, xla-buffer-assignment, hlo, stablehlo or mlir, got "xml"'
+expect_exit "--chip v9" 2 $p48 --chip v9
+errmsg "--chip v9: message" 'tpuplan plan: --chip: unknown chip "v9" (known: '
+expect_exit "--goal most" 2 $p48 --goal most
+errmsg "--goal most: message" 'tpuplan plan: --goal: must be min or fit, got "most"'
+expect_exit "--preallocate maybe" 2 $p48 --preallocate maybe
+errmsg "--preallocate maybe: message" 'tpuplan plan: --preallocate: must be true or false, got "maybe"'
+expect_exit "--mem-fraction 5e-1" 2 $p48 --mem-fraction 5e-1
+errmsg "--mem-fraction 5e-1: message" 'tpuplan plan: --mem-fraction: "5e-1" is not a decimal number (0.75, .5, 1: at most 6 decimals)'
+expect_exit "--name empty" 2 $p48 --name ''
+errmsg "--name empty: message" 'tpuplan plan: --name: must be 1 to 127 bytes, got 0'
+expect_exit "--budget lots" 2 $p48 --budget lots
+errmsg "--budget lots: message names the flag" 'tpuplan plan: --budget: "lots" is not a byte count'
+expect_exit "--threads 65" 2 $p48 --threads 65
+errmsg "--threads 65: message" 'tpuplan plan: --threads: must be a whole number from 1 to 64, got "65"'
+"$bin" plan --help >"$tmp/out"
+if grep -q -- '--goal min|fit' "$tmp/out" && grep -q -- '--time-limit SECONDS' "$tmp/out"; then
+    ok "--help lists the table's options"
+else
+    nok "--help lists the table's options" "$(head -c 300 "$tmp/out")"
+fi
+
 # --- bad input: exit 2 and a message naming the tensor and the field
 bad() {
     local name=$1 json=$2 msg=$3

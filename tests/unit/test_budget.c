@@ -21,7 +21,7 @@ static uint64_t resolve(const char *s, uint64_t capacity)
     uint64_t out = 0;
 
     err_clear(&e);
-    assert_int_equal(budget_parse(s, &b, &e), ERR_OK);
+    assert_int_equal(budget_parse("budget", s, &b, &e), ERR_OK);
     assert_int_equal(budget_bytes(&b, capacity, &out, &e), ERR_OK);
     return out;
 }
@@ -72,17 +72,17 @@ static void test_errors(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err_clear(&e);
-        if (budget_parse(bad[i], &b, &e) == ERR_OK)
+        if (budget_parse("budget", bad[i], &b, &e) == ERR_OK)
             fail_msg("accepted \"%s\"", bad[i]);
         assert_string_equal(e.where, "budget");
         assert_non_null(strstr(e.msg, "budget"));
     }
-    assert_int_not_equal(budget_parse(NULL, &b, &e), ERR_OK);
+    assert_int_not_equal(budget_parse("budget", NULL, &b, &e), ERR_OK);
     /* a fraction needs a capacity; bytes do not */
-    assert_int_equal(budget_parse("0.9", &b, &e), ERR_OK);
+    assert_int_equal(budget_parse("budget", "0.9", &b, &e), ERR_OK);
     assert_int_equal(budget_bytes(&b, 0, &out, &e), ERR_INVALID);
     assert_string_equal(e.where, "budget");
-    assert_int_equal(budget_parse("2", &b, &e), ERR_OK);
+    assert_int_equal(budget_parse("budget", "2", &b, &e), ERR_OK);
     assert_int_equal(budget_bytes(&b, 0, &out, &e), ERR_OK);
     assert_true(out == 2);
 }

@@ -471,8 +471,16 @@ static void test_bad_options_are_rejected_naming_the_option(void **state)
          ERR_NOTFOUND,
          "strategies",
          "unknown strategy \"magic\""},
-        {"{\"tensors\":[]}", {.alignment = 3}, ERR_INVALID, "alignment", "not a power of two"},
-        {"{\"tensors\":[]}", {.time_limit_s = -1}, ERR_INVALID, "time_limit", "seconds"},
+        {"{\"tensors\":[]}",
+         {.alignment = 3},
+         ERR_INVALID,
+         "alignment",
+         "alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"3\""},
+        {"{\"tensors\":[]}",
+         {.time_limit_s = -1},
+         ERR_INVALID,
+         "time_limit",
+         "time_limit: must be above 0 and at most 3600 s, got \"-1\""},
     };
     (void)state;
     expect_plan_errors(cases, sizeof(cases) / sizeof(cases[0]));

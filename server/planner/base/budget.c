@@ -12,17 +12,17 @@
 static const char hint[] = "a byte count (14000000000, 14G, 14GiB: K/M/G/T are powers of 1024) "
                            "or a fraction of the capacity in (0, 1] (0.9)";
 
-int budget_parse(const char *s, struct budget *b, struct err *e)
+int budget_parse(const char *field, const char *s, struct budget *b, struct err *e)
 {
     struct bytes_text t;
     int rc;
 
     memset(b, 0, sizeof(*b));
     if (s == NULL || strlen(s) > BUDGET_MAX_TEXT)
-        return err_set(e, ERR_INVALID, "budget", "budget: expected %s", hint);
-    rc = bytes_scan("budget", s, &t, e);
+        return err_set(e, ERR_INVALID, field, "%s: expected %s", field, hint);
+    rc = bytes_scan(field, s, &t, e);
     if (rc == ERR_INVALID)
-        return err_set(e, ERR_INVALID, "budget", "budget: \"%.64s\" is not %s", s, hint);
+        return err_set(e, ERR_INVALID, field, "%s: \"%.64s\" is not %s", field, s, hint);
     if (rc != ERR_OK)
         return rc;
     if (!t.unit && (t.point || t.whole <= 1)) { /* a fraction: 0.9, .5, 1, 1.0 */
@@ -30,17 +30,17 @@ int budget_parse(const char *s, struct budget *b, struct err *e)
         b->den = t.den;
         b->num = t.whole <= 1 ? t.whole * t.den + t.frac : 0; /* 0: refused next */
         if (b->num == 0 || b->num > b->den)
-            return err_set(e, ERR_INVALID, "budget",
-                           "budget: a fraction of the capacity must be above 0 and at most 1, "
+            return err_set(e, ERR_INVALID, field,
+                           "%s: a fraction of the capacity must be above 0 and at most 1, "
                            "got \"%.64s\"",
-                           s);
+                           field, s);
         return ERR_OK;
     }
-    rc = bytes_value("budget", s, &t, &b->bytes, e);
+    rc = bytes_value(field, s, &t, &b->bytes, e);
     if (rc != ERR_OK)
         return rc;
     if (b->bytes == 0)
-        return err_set(e, ERR_INVALID, "budget", "budget: must be above 0 bytes, got \"%.64s\"", s);
+        return err_set(e, ERR_INVALID, field, "%s: must be above 0 bytes, got \"%.64s\"", field, s);
     return ERR_OK;
 }
 

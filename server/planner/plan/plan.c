@@ -12,6 +12,7 @@
  */
 #include "planner/model_json.h"
 #include "planner/plan.h"
+#include "planner/plan_options.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,32 +155,27 @@ out:
     return rc;
 }
 
-/* Expands the requested list ("best", "all" or names) into c->strategies. */
+/* Expands the requested list ("best", "all" or names) into c->strategies; the list is
+ * checked by the options' table first (plan_options.h), so every name in it is known. */
 static int choose_strategies(struct plan_ctx *c, const char *req, struct err *e)
 {
     size_t nknown = pack_strategy_count();
-    const char *p;
+    struct plan_opts checked = {0};
+    int rc;
 
+    if ((rc = plan_opts_set(&checked, "strategies", req, e)) != ERR_OK)
+        return rc;
     c->nstrategies = 0;
-    for (p = req; *p != '\0';) {
+    for (const char *p = req; *p != '\0';) {
         size_t n = strcspn(p, ",");
         char tok[32];
-        bool found = false;
-        if (n == 0 || n >= sizeof(tok))
-            return err_set(e, ERR_INVALID, "strategies",
-                           "strategies: empty or overlong name "
-                           "in \"%.100s\"",
-                           req);
-        memcpy(tok, p, n);
-        tok[n] = '\0';
+        snprintf(tok, sizeof(tok), "%.*s", (int)n, p);
+        bool all = strcmp(tok, "all") == 0, best = strcmp(tok, "best") == 0;
+        c->best_only |= best;
         for (size_t k = 0; k < nknown; k++) {
             const struct pack_strategy *ps = pack_strategy_at(k);
-            bool all = strcmp(tok, "all") == 0;
-            bool best = strcmp(tok, "best") == 0;
-            c->best_only |= best;
             if (!(all || best || strcmp(tok, ps->name) == 0))
                 continue;
-            found = true;
             /* Exhaustive search on thousands of buffers only burns the time limit. */
             if (best && ps->exhaustive && c->nbufs > PLAN_EXACT_MAX_BUFS)
                 continue;
@@ -189,13 +185,6 @@ static int choose_strategies(struct plan_ctx *c, const char *req, struct err *e)
             if (!dup && c->nstrategies < PLAN_MAX_STRATEGIES)
                 snprintf(c->strategies[c->nstrategies++], sizeof(c->strategies[0]), "%s", ps->name);
         }
-        if (!found && (strcmp(tok, "all") == 0 || strcmp(tok, "best") == 0))
-            found = nknown > 0;
-        if (!found)
-            return err_set(e, ERR_NOTFOUND, "strategies",
-                           "strategies: unknown strategy "
-                           "\"%s\" (known: %s, best, all)",
-                           tok, pack_strategy_names());
         p += n;
         p += *p == ',';
     }
@@ -205,7 +194,7 @@ static int choose_strategies(struct plan_ctx *c, const char *req, struct err *e)
     return ERR_OK;
 }
 
-/* The caller's options that the input cannot override. */
+/* The caller's options that the input cannot override: their ranges are the table's. */
 static int check_opts(const char *input, size_t len, const struct plan_opts *o,
                       const struct plan_limits *lim, struct err *e)
 {
@@ -214,17 +203,7 @@ static int check_opts(const char *input, size_t len, const struct plan_opts *o,
     if (len > lim->max_input_bytes)
         return err_set(e, ERR_LIMIT, "", "input is %zu bytes; the limit is %zu", len,
                        lim->max_input_bytes);
-    if (o->time_limit_s < 0 || o->time_limit_s > 3600)
-        return err_set(e, ERR_INVALID, "time_limit",
-                       "time_limit: must be from 0 to 3600 "
-                       "seconds");
-    if (!(o->mem_fraction >= 0 && o->mem_fraction <= 1))
-        return err_set(e, ERR_INVALID, "mem_fraction",
-                       "mem_fraction: must be above 0 and at most 1");
-    if (o->alignment != 0 && (o->alignment & (o->alignment - 1)) != 0)
-        return err_set(e, ERR_INVALID, "alignment", "alignment: %llu is not a power of two",
-                       (unsigned long long)o->alignment);
-    return ERR_OK;
+    return plan_opts_check(o, e);
 }
 
 /* Sizes and lifetimes as given, no dtype: no chip unless asked for, alignment 1. */
@@ -309,7 +288,7 @@ static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_
     if (o->budget != NULL) {
         struct budget b;
         int rc;
-        if ((rc = budget_parse(o->budget, &b, e)) != ERR_OK ||
+        if ((rc = budget_parse("budget", o->budget, &b, e)) != ERR_OK ||
             (rc = budget_bytes(&b, c->capacity, &c->budget_bytes, e)) != ERR_OK)
             return rc;
         c->has_budget = true;

@@ -225,7 +225,7 @@ static int apply_key(const char *text, size_t len, const struct plan_limits *l, 
     if (strcmp(key, "budget") == 0)
         return apply_string(root, v, key, out->budget, sizeof(out->budget), e) != ERR_OK
                    ? ERR_INVALID
-                   : budget_parse(out->budget, &b, e);
+                   : budget_parse("budget", out->budget, &b, e);
     if (strcmp(key, "name") == 0)
         return apply_string(root, v, key, out->name, sizeof(out->name), e);
     if (strcmp(key, "dtype") == 0 || strcmp(key, "sharding") == 0)
