@@ -27,6 +27,7 @@
 #include "service/metrics.h"
 #include "service/plancache.h"
 #include "service/api_diff.h"
+#include "service/api_params.h"
 #include "service/api_whatif.h"
 #include "service/planopts.h"
 #include "service/problem.h"
@@ -535,144 +536,6 @@ static void api_plan_wait_check(struct store *st, struct request *r)
     store_plan_free(&p);
 }
 
-static int parse_format(const char *s, enum plan_format *f)
-{
-    if (strcmp(s, "auto") == 0)
-        *f = PLAN_FMT_AUTO;
-    else if (strcmp(s, "json") == 0)
-        *f = PLAN_FMT_JSON;
-    else if (strcmp(s, "safetensors") == 0)
-        *f = PLAN_FMT_SAFETENSORS;
-    else if (strcmp(s, "minimalloc-csv") == 0 || strcmp(s, "csv") == 0)
-        *f = PLAN_FMT_CSV;
-    else if (strcmp(s, "xla-buffer-assignment") == 0)
-        *f = PLAN_FMT_XLA_ASSIGNMENT;
-    else if (strcmp(s, "hlo") == 0)
-        *f = PLAN_FMT_HLO;
-    else if (strcmp(s, "stablehlo") == 0)
-        *f = PLAN_FMT_STABLEHLO;
-    else
-        return -1;
-    return 0;
-}
-
-/* The runtime allocator simulation's options (plan.h): mem_fraction in (0, 1],
- * preallocate true|false. 0, or -1 when one is malformed. */
-static int runtime_opts(const struct request *r, struct plan_opts *o)
-{
-    const char *f = r->param[REQ_PARAM_MEM_FRACTION], *p = r->param[REQ_PARAM_PREALLOCATE];
-    char *end;
-
-    if (f != NULL) {
-        o->mem_fraction = strtod(f, &end);
-        if (end == f || *end != '\0' || !(o->mem_fraction > 0 && o->mem_fraction <= 1))
-            return -1;
-    }
-    if (p != NULL && strcmp(p, "true") != 0 && strcmp(p, "false") != 0)
-        return -1;
-    if (p != NULL)
-        o->preallocate = strcmp(p, "true") == 0 ? PLAN_PREALLOC_ON : PLAN_PREALLOC_OFF;
-    return 0;
-}
-
-/* Fills *o from the request's parameters; answers 400 and returns -1 when one is bad. */
-static int opts_from_params(struct request *r, struct plan_opts *o)
-{
-    const char *bad = NULL;
-    struct budget b;
-    struct err e;
-
-    memset(o, 0, sizeof(*o));
-    switch (r->kind) {
-    case BODY_JSON:
-        o->format = PLAN_FMT_JSON;
-        break;
-    case BODY_SAFETENSORS:
-        o->format = PLAN_FMT_SAFETENSORS;
-        break;
-    case BODY_CSV:
-        o->format = PLAN_FMT_CSV;
-        break;
-    case BODY_TEXT:
-        o->format = PLAN_FMT_AUTO; /* a text format: detected from content */
-        break;
-    default:
-        o->format = (enum plan_format)r->file_format;
-        break;
-    }
-    if (r->param[REQ_PARAM_FORMAT] != NULL &&
-        parse_format(r->param[REQ_PARAM_FORMAT], &o->format) != 0)
-        bad = "format must be auto, json, safetensors, minimalloc-csv, "
-              "xla-buffer-assignment, hlo or stablehlo.";
-    o->chip = r->param[REQ_PARAM_CHIP];
-    o->strategies = r->param[REQ_PARAM_STRATEGIES];
-    o->name = r->param[REQ_PARAM_NAME];
-    o->budget = r->param[REQ_PARAM_BUDGET];
-    /* The byte grammar of the CLI's --capacity and --alignment (bytes.h): 16G is 16 x 2^30. */
-    if (r->param[REQ_PARAM_CAPACITY] != NULL &&
-        bytes_parse("capacity", r->param[REQ_PARAM_CAPACITY], &o->capacity, &e) != ERR_OK)
-        bad = "capacity must be a byte count (17179869184, 16G, 16GiB: K/M/G/T are powers of "
-              "1024; a decimal such as 1.5G must come to whole bytes).";
-    if (r->param[REQ_PARAM_ALIGNMENT] != NULL &&
-        bytes_parse("alignment", r->param[REQ_PARAM_ALIGNMENT], &o->alignment, &e) != ERR_OK)
-        bad = "alignment must be a byte count (512, 4K: K/M/G/T are powers of 1024).";
-    if (r->param[REQ_PARAM_TIME_LIMIT] != NULL &&
-        (reqparse_seconds(r->param[REQ_PARAM_TIME_LIMIT], &o->time_limit_s) != 0 ||
-         o->time_limit_s > 600))
-        bad = "time_limit must be a number of seconds from 0 to 600.";
-    if (o->budget != NULL && budget_parse("budget", o->budget, &b, &e) != ERR_OK)
-        bad = "budget must be a whole byte count (14000000000, 14G, 14GiB: K/M/G/T are powers "
-              "of 1024) or a fraction of the capacity above 0 and at most 1 (0.9).";
-    /* XLA's dumps sent beside the model (multipart fields; http.c keeps them in attach) */
-    if (r->attach_seen[0]) {
-        o->xla_assignment = r->attach.p != NULL ? r->attach.p + r->attach_at[0] : "";
-        o->xla_assignment_len = r->attach_len[0];
-    }
-    if (r->attach_seen[1]) {
-        o->xla_report = r->attach.p != NULL ? r->attach.p + r->attach_at[1] : "";
-        o->xla_report_len = r->attach_len[1];
-    }
-    if (r->param[REQ_PARAM_GOAL] != NULL &&
-        pack_goal_parse(r->param[REQ_PARAM_GOAL], &o->goal) != 0)
-        bad = "goal must be min or fit.";
-    if (runtime_opts(r, o) != 0)
-        bad = "mem_fraction must be a number above 0 and at most 1, and preallocate true or "
-              "false.";
-    if (bad != NULL) {
-        request_reply_problem(r, PROBLEM_INVALID_PARAMETER, bad);
-        return -1;
-    }
-    return 0;
-}
-
-/* The plan's lifetime into *out: ?retain=DURATION, which may not exceed --retain when that
- * is set; else --retain (0: forever). -1 after answering 400. */
-static int retain_of(struct request *r, uint64_t *out)
-{
-    uint64_t max = r->srv->cfg->retain_s, v = 0;
-    const char *p = r->param[REQ_PARAM_RETAIN];
-    char d[200];
-
-    *out = max;
-    if (p == NULL)
-        return 0;
-    if (config_parse_duration(p, &v) == 0 && (max == 0 || (v > 0 && v <= max))) {
-        *out = v;
-        return 0;
-    }
-    if (max > 0)
-        snprintf(d, sizeof(d),
-                 "retain must be a duration (30d, 12h, 90m, 3600s) from 1 s up to this server's "
-                 "--retain of %llu s.",
-                 (unsigned long long)max);
-    else
-        snprintf(d, sizeof(d),
-                 "retain must be a duration (30d, 12h, 90m, 3600s; 0: forever) "
-                 "of at most 3650d.");
-    request_reply_problem(r, PROBLEM_INVALID_PARAMETER, d);
-    return -1;
-}
-
 /* --max-queue: answers 503 (queue-full) and returns true when that many plans already wait.
  * Checked before validation, so a full queue costs a submission one bounded count. A
  * replayed Idempotency-Key is refused too: its client retries and gets the replay later. */
@@ -708,13 +571,16 @@ struct submitter {
     uint64_t retain_s;
 };
 
-/* The key (under --require-key one is needed) and ?retain=; -1 after answering. */
-static int submitter_of(struct store *st, struct request *r, struct submitter *who)
+/* The key (under --require-key one is needed), then the parameters (api_params.h: the plan
+ * options when `options`, and ?retain=) into *p; -1 after answering. */
+static int submitter_of(struct store *st, struct request *r, bool options, struct submitter *who,
+                        struct api_params *p)
 {
     memset(who, 0, sizeof(*who));
     who->auth = auth_key(st, r, r->srv->cfg->require_key, &who->key);
-    if (who->auth == AUTH_ANSWERED || retain_of(r, &who->retain_s) != 0)
+    if (who->auth == AUTH_ANSWERED || api_params_read(r, options, p) != 0)
         return -1;
+    who->retain_s = p->retain_s;
     return 0;
 }
 
@@ -823,19 +689,20 @@ out:
 void api_plan_create(struct store *st, struct request *r)
 {
     struct submitter who;
-    struct plan_opts o;
+    struct api_params p;
 
     if (r->exec.parked) {
         api_plan_wait_check(st, r);
         return;
     }
-    if (submitter_of(st, r, &who) == 0 && opts_from_params(r, &o) == 0 && !queue_full(st, r))
-        plan_submit(st, r, &who, &o, r->body.p, r->body.len, NULL, "/api/v1/plans");
+    if (submitter_of(st, r, true, &who, &p) == 0 && !queue_full(st, r))
+        plan_submit(st, r, &who, &p.opts, r->body.p, r->body.len, NULL, "/api/v1/plans");
 }
 
 void api_plan_whatif(struct store *st, struct request *r)
 {
     struct submitter who;
+    struct api_params p;
     struct api_whatif w;
     char instance[64];
 
@@ -843,7 +710,7 @@ void api_plan_whatif(struct store *st, struct request *r)
         api_plan_wait_check(st, r);
         return;
     }
-    if (submitter_of(st, r, &who) != 0 || queue_full(st, r))
+    if (submitter_of(st, r, false, &who, &p) != 0 || queue_full(st, r))
         return;
     snprintf(instance, sizeof(instance), "/api/v1/plans/%s/whatif", r->route.plan_id);
     if (api_whatif_prepare(st, r, &w) == 0)

@@ -57,7 +57,7 @@ int api_whatif_prepare(struct store *st, struct request *r, struct api_whatif *w
                 w->src.source_format);
         return reply_err(r, &e);
     }
-    if (planopts_parse(w->src.options_json, &w->opts, w->buf, sizeof(w->buf)) != 0) {
+    if (planopts_parse(w->src.options_json, &w->opts, w->buf, sizeof(w->buf), NULL) != 0) {
         request_reply_problem(r, PROBLEM_INTERNAL, "The parent plan's options are unreadable.");
         return -1;
     }

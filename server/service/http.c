@@ -40,23 +40,9 @@
 
 /* Parameter names as they appear in the query string and form. */
 static const char *const req_param_names[REQ_PARAM_COUNT] = {
-    [REQ_PARAM_LIMIT] = "limit",
-    [REQ_PARAM_CURSOR] = "cursor",
-    [REQ_PARAM_NAME] = "name",
-    [REQ_PARAM_CHIP] = "chip",
-    [REQ_PARAM_STRATEGIES] = "strategies",
-    [REQ_PARAM_CAPACITY] = "capacity",
-    [REQ_PARAM_TIME_LIMIT] = "time_limit",
-    [REQ_PARAM_ALIGNMENT] = "alignment",
-    [REQ_PARAM_FORMAT] = "format",
-    [REQ_PARAM_VIEW] = "view",
-    [REQ_PARAM_MEM_FRACTION] = "mem_fraction",
-    [REQ_PARAM_PREALLOCATE] = "preallocate",
-    [REQ_PARAM_BUDGET] = "budget",
-    [REQ_PARAM_RETAIN] = "retain",
-    [REQ_PARAM_A] = "a",
+    [REQ_PARAM_LIMIT] = "limit",   [REQ_PARAM_CURSOR] = "cursor", [REQ_PARAM_NAME] = "name",
+    [REQ_PARAM_FORMAT] = "format", [REQ_PARAM_VIEW] = "view",     [REQ_PARAM_A] = "a",
     [REQ_PARAM_B] = "b",
-    [REQ_PARAM_GOAL] = "goal",
 };
 
 static bool shutting_down(const struct server *srv)
@@ -110,6 +96,44 @@ static char *dup_header(struct MHD_Connection *conn, enum MHD_ValueKind kind, co
     return strndup(v, REQ_PARAM_MAX);
 }
 
+/* Whether r creates a plan (the route table's body rows: a submission, a what-if): its
+ * handler reads every parameter (request.h args). */
+static bool creates_plan(const struct request *r)
+{
+    return r->route.row != NULL && r->route.row->body;
+}
+
+/* A new entry of r->args (name and value copied, at most REQ_PARAM_MAX bytes each; value may
+ * be NULL); NULL when there are REQ_ARGS_MAX already (args_over) or out of memory. */
+static struct req_arg *arg_add(struct request *r, const char *name, const char *value, bool form)
+{
+    struct req_arg *a;
+
+    if (r->nargs == REQ_ARGS_MAX) {
+        r->args_over = true;
+        return NULL;
+    }
+    a = &r->args[r->nargs];
+    a->name = strndup(name, REQ_PARAM_MAX);
+    a->value = value != NULL ? strndup(value, REQ_PARAM_MAX) : NULL;
+    a->form = form;
+    if (a->name == NULL || (value != NULL && a->value == NULL)) {
+        free(a->name);
+        free(a->value);
+        return NULL;
+    }
+    r->nargs++;
+    return a;
+}
+
+static enum MHD_Result query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
+{
+    (void)kind;
+    (void)arg_add(cls, key, value, false);
+    return MHD_YES;
+}
+
 static char *dup_whole(struct MHD_Connection *conn, const char *key)
 {
     const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, key);
@@ -127,6 +151,8 @@ static void req_capture(struct request *r)
     for (i = 0; i < REQ_PARAM_COUNT; i++)
         if (r->param[i] == NULL)
             r->param[i] = dup_header(r->http.conn, MHD_GET_ARGUMENT_KIND, req_param_names[i]);
+    if (creates_plan(r))
+        MHD_get_connection_values(r->http.conn, MHD_GET_ARGUMENT_KIND, query_arg, r);
     r->authorization = dup_header(r->http.conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     /* Not truncated: an entity tag past the cut would never match, and a key over the
      * store's limit must be refused, not shortened (MHD bounds both: CONN_MEMORY). */
@@ -246,8 +272,44 @@ static enum MHD_Result attach_chunk(struct request *r, int k, const char *data, 
     return MHD_YES;
 }
 
-/* Multipart fields: "file" is the input, xla_assignment and xla_report attachments;
- * known option names become parameters. */
+/* A chunk of a form field's value at offset off into *v (a field sent twice starts again). */
+static enum MHD_Result field_chunk(struct request *r, char **v, const char *data, uint64_t off,
+                                   size_t size)
+{
+    size_t have = off == 0 || *v == NULL ? 0 : strlen(*v);
+
+    if (off != have || have + size > REQ_PARAM_MAX) {
+        early_error(r, PROBLEM_INVALID_PARAMETER, "A form field is too long.");
+        return MHD_NO;
+    }
+    char *p = realloc(*v, have + size + 1);
+    if (p == NULL)
+        return MHD_NO;
+    memcpy(p + have, data, size);
+    p[have + size] = '\0';
+    *v = p;
+    return MHD_YES;
+}
+
+/* A chunk of form field key as one of r->args: a new entry at offset 0 (one sent twice is
+ * two entries, refused by the handler), else the field's latest. */
+static enum MHD_Result form_arg(struct request *r, const char *key, const char *data, uint64_t off,
+                                size_t size)
+{
+    struct req_arg *a = NULL;
+
+    if (off == 0)
+        a = arg_add(r, key, "", true);
+    else if (r->nargs > 0 && r->args[r->nargs - 1].form &&
+             strcmp(r->args[r->nargs - 1].name, key) == 0)
+        a = &r->args[r->nargs - 1];
+    if (a == NULL) /* past REQ_ARGS_MAX (refused by the handler) or out of memory */
+        return r->args_over ? MHD_YES : MHD_NO;
+    return field_chunk(r, &a->value, data, off, size);
+}
+
+/* Multipart fields: "file" is the input, xla_assignment and xla_report attachments; every
+ * other field is a parameter (request.h args), and the known ones also fill param. */
 static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char *key,
                                  const char *filename, const char *content_type,
                                  const char *transfer_encoding, const char *data, uint64_t off,
@@ -288,22 +350,11 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
     for (i = 0; i < 2; i++)
         if (strcmp(key, attach_fields[i]) == 0)
             return attach_chunk(r, (int)i, data, off, size);
-    for (i = 0; i < REQ_PARAM_COUNT; i++) {
-        if (strcmp(key, req_param_names[i]) != 0)
-            continue;
-        size_t have = r->param[i] != NULL ? strlen(r->param[i]) : 0;
-        if (off != have || have + size > REQ_PARAM_MAX) {
-            early_error(r, PROBLEM_INVALID_PARAMETER, "A form field is too long.");
+    for (i = 0; i < REQ_PARAM_COUNT; i++)
+        if (strcmp(key, req_param_names[i]) == 0 &&
+            field_chunk(r, &r->param[i], data, off, size) != MHD_YES)
             return MHD_NO;
-        }
-        char *p = realloc(r->param[i], have + size + 1);
-        if (p == NULL)
-            return MHD_NO;
-        memcpy(p + have, data, size);
-        p[have + size] = '\0';
-        r->param[i] = p;
-    }
-    return MHD_YES;
+    return form_arg(r, key, data, off, size);
 }
 
 /* Takes a submission token for r's client; answers 429 with Retry-After when there is none

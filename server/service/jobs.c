@@ -120,7 +120,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     struct plan_summary sum;
     struct plan_views views = {0};
     struct store_plan done;
-    struct err e;
+    struct err e, why;
     /* The options' strings (XLA's dumps among them) fit in the document's own length. */
     size_t opts_cap =
         strlen(job->options_json) + 1 > OPTS_BUF ? strlen(job->options_json) + 1 : OPTS_BUF;
@@ -138,9 +138,9 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     if (buf == NULL) {
         rc = err_set(&e, ERR_NOMEM, NULL, "out of memory reading the options of plan %s",
                      job->plan_id);
-    } else if (planopts_parse(job->options_json, &opts, buf, opts_cap) < 0) {
-        rc = err_set(&e, ERR_INTERNAL, "options", "the stored options of plan %s are malformed",
-                     job->plan_id);
+    } else if (planopts_parse(job->options_json, &opts, buf, opts_cap, &why) < 0) {
+        rc = err_set(&e, ERR_INTERNAL, "options", "the stored options of plan %s are malformed: %s",
+                     job->plan_id, why.msg);
     } else {
         double t0 = clock_now();
         rc = plan_run(job->input, job->input_len, &opts, &j->limits, &json, &len, &views, &sum, &e);

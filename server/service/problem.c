@@ -76,8 +76,37 @@ static int obj_add_path(struct json_object *o, const char *key, const char *base
     return 0;
 }
 
+/* Adds "errors": [{"name", "detail"}, ...] for n > 0. 0, or -1 out of memory. */
+static int obj_add_errors(struct json_object *o, const struct problem_param *errs, size_t n)
+{
+    struct json_object *a;
+
+    if (n == 0)
+        return 0;
+    if ((a = json_object_new_array()) == NULL)
+        return -1;
+    json_object_object_add(o, "errors", a);
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *e = json_object_new_object();
+        if (e == NULL || json_object_array_add(a, e) != 0) {
+            json_object_put(e);
+            return -1;
+        }
+        json_object_object_add(e, "name", json_object_new_string(errs[i].name));
+        json_object_object_add(e, "detail", json_object_new_string(errs[i].detail));
+    }
+    return 0;
+}
+
 char *problem_json(enum problem_id id, const char *base, const char *detail, const char *where,
                    const char *instance, size_t *len)
+{
+    return problem_json_errors(id, base, detail, where, instance, NULL, 0, len);
+}
+
+char *problem_json_errors(enum problem_id id, const char *base, const char *detail,
+                          const char *where, const char *instance, const struct problem_param *errs,
+                          size_t nerrs, size_t *len)
 {
     const struct problem_type *t = &problem_types[id];
     struct json_object *o = json_object_new_object();
@@ -95,7 +124,7 @@ char *problem_json(enum problem_id id, const char *base, const char *detail, con
     json_object_object_add(o, "status", json_object_new_int(t->status));
     obj_add_str(o, "detail", detail);
     obj_add_str(o, "where", where);
-    if (obj_add_path(o, "instance", base, instance) != 0)
+    if (obj_add_path(o, "instance", base, instance) != 0 || obj_add_errors(o, errs, nerrs) != 0)
         goto out;
     txt = json_object_to_json_string_length(
         o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);

@@ -6,7 +6,8 @@
  * proxy "/tpuplan/problems/invalid-model"; static/openapi.json lists every slug. The
  * `instance` (a path of the API) carries the same prefix. Besides
  * the standard members (type, title, status, detail, instance) a problem may carry `where`:
- * the planner's machine-readable location of the offending field ("tensors[3].shape[1]").
+ * the planner's machine-readable location of the offending field ("tensors[3].shape[1]"),
+ * and `errors`: every bad request parameter, each with its name and detail.
  *
  * The functions here are pure (no I/O, no global state) so the planner workers (jobs.c) can
  * use them to store a failed plan's error, and the unit tests can check them.
@@ -88,6 +89,19 @@ extern const struct problem_type problem_types[PROBLEM_COUNT];
  */
 char *problem_json(enum problem_id id, const char *base, const char *detail, const char *where,
                    const char *instance, size_t *len);
+
+/* One bad request parameter, an element of a problem's "errors" member: its name as sent
+ * and a sentence naming it (the plan options' table's, plan_options.h). Both borrowed. */
+struct problem_param {
+    const char *name;
+    const char *detail;
+};
+
+/* problem_json() with an "errors" member after the others: [{"name", "detail"}, ...], the
+ * nerrs entries of errs in order (none when nerrs is 0: then it is problem_json()). */
+char *problem_json_errors(enum problem_id id, const char *base, const char *detail,
+                          const char *where, const char *instance, const struct problem_param *errs,
+                          size_t nerrs, size_t *len);
 
 /* The entry for a planner error code (enum err_code). Invalid and semantically wrong inputs
  * are 422; resource exhaustion and bugs are 500 or 503. */

@@ -5,7 +5,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -95,21 +94,6 @@ int reqparse_u64(const char *s, uint64_t *out)
     errno = 0;
     v = strtoull(s, &end, 10);
     if (errno != 0 || *end != '\0')
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int reqparse_seconds(const char *s, double *out)
-{
-    char *end;
-    double v;
-
-    if (s == NULL || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
-        return -1;
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno != 0 || *end != '\0' || !isfinite(v) || v < 0)
         return -1;
     *out = v;
     return 0;

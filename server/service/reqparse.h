@@ -33,9 +33,6 @@ int reqparse_prefer_wait(const char *prefer, unsigned max);
 /* Decimal unsigned 64-bit integer, whole string. 0 or -1. */
 ERR_MUST_CHECK int reqparse_u64(const char *s, uint64_t *out);
 
-/* Finite non-negative decimal number, whole string. 0 or -1. */
-ERR_MUST_CHECK int reqparse_seconds(const char *s, double *out);
-
 /* Percent-encodes s for a query parameter value into out (cap bytes incl. NUL). Returns
  * the length, or -1 when it does not fit. */
 ERR_MUST_CHECK long reqparse_urlencode(const char *s, char *out, size_t cap);

@@ -115,6 +115,10 @@ void request_free(struct request *r)
     body_free(&r->attach);
     for (i = 0; i < REQ_PARAM_COUNT; i++)
         free(r->param[i]);
+    for (i = 0; i < r->nargs; i++) {
+        free(r->args[i].name);
+        free(r->args[i].value);
+    }
     free(r->authorization);
     free(r->if_none_match);
     free(r->idempotency_key);

@@ -35,29 +35,29 @@
 struct server;
 struct store_plan;
 
-/* Request parameters, from the query string or (multipart) form fields. */
+/* Request parameters, from the query string or (multipart) form fields. The plan options
+ * (planner/plan_options.h) are not among them: the endpoints that create a plan read every
+ * parameter from args. */
 enum req_param {
     REQ_PARAM_LIMIT,
     REQ_PARAM_CURSOR,
-    REQ_PARAM_NAME,
-    REQ_PARAM_CHIP,
-    REQ_PARAM_STRATEGIES,
-    REQ_PARAM_CAPACITY,
-    REQ_PARAM_TIME_LIMIT,
-    REQ_PARAM_ALIGNMENT,
-    REQ_PARAM_FORMAT,
-    REQ_PARAM_VIEW,         /* GET /api/v1/plans/{id}?view=summary|layout */
-    REQ_PARAM_MEM_FRACTION, /* the runtime allocator simulation (plan.h) */
-    REQ_PARAM_PREALLOCATE,
-    REQ_PARAM_BUDGET, /* the budget gate (planner/budget.h) */
-    REQ_PARAM_RETAIN, /* the plan's lifetime (config_parse_duration), at most --retain */
+    REQ_PARAM_NAME,   /* GET /api/v1/plans?name= (a plan's name when creating: args) */
+    REQ_PARAM_FORMAT, /* GET /api/v1/plans/{id}?format=trace */
+    REQ_PARAM_VIEW,   /* GET /api/v1/plans/{id}?view=summary|layout */
     REQ_PARAM_A,      /* GET /api/v1/diff?a=ID&b=ID */
     REQ_PARAM_B,
-    REQ_PARAM_GOAL, /* min|fit: what the search strategies are asked (pack.h) */
     REQ_PARAM_COUNT
 };
 
 #define REQ_PARAM_MAX 512 /* bytes in one parameter value */
+#define REQ_ARGS_MAX  32  /* parameters kept in args */
+
+/* One parameter as sent: a query parameter, or a form field of a multipart body (form). */
+struct req_arg {
+    char *name;
+    char *value; /* NULL: a query parameter without "=" */
+    bool form;
+};
 
 /* Where the transport is with a request. */
 enum req_phase {
@@ -86,6 +86,11 @@ struct request {
     size_t attach_at[2], attach_len[2];
     bool attach_seen[2];
     char *param[REQ_PARAM_COUNT];
+    /* Creating a plan (POST /api/v1/plans, .../whatif): every parameter as read (a form's
+     * fields, then the query's), up to REQ_ARGS_MAX (args_over: there were more). */
+    struct req_arg args[REQ_ARGS_MAX];
+    size_t nargs;
+    bool args_over;
     /* Headers, or NULL. */
     char *authorization, *if_none_match, *idempotency_key;
     int prefer_wait; /* Prefer: wait=N; -1: none */

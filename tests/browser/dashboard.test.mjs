@@ -150,6 +150,21 @@ test('a model description uploaded through the file picker opens its plan page',
     state.result = r;
 });
 
+test('a time limit out of range is refused next to its field, in the words of tpuplan plan', async () => {
+    const page = await newPage();
+    await page.goto(base + '/');
+    await page.setInputFiles('#file', fixture('model.json'));
+    await page.waitForFunction(() => /model description/.test(document.querySelector('#file-info').textContent));
+    await page.fill('#time_limit', '4000');
+    await page.click('#submit');
+    await page.waitForFunction(() => document.querySelector('#err-time_limit').textContent !== '');
+    const t = await page.textContent('#err-time_limit');
+    assert(t === 'time_limit: must be above 0 and at most 3600 s, got "4000"', 'time limit: ' + t);
+    assert(await page.$eval('#time_limit', (e) => e.classList.contains('invalid')), 'time limit field not marked');
+    assert(/^\/$/.test(new URL(page.url()).pathname), 'left the upload page');
+    await page.context().close();
+});
+
 test('the plan page loads only the summary and layout views, never the whole result', async () => {
     const urls = state.planRequests;
     const views = urls.map((u) => new URL(u).searchParams.get('view')).sort();

@@ -3,8 +3,9 @@
  * values and settings (reqparse.h, config.h) and of a plan's stored options (planopts.h).
  *
  * The input is split at NUL bytes into fields, and each field is given to every parser.
- * Properties: Prefer wait lies in [-1, max]; an accepted u64 is all digits; accepted
- * seconds are finite and >= 0; a percent-encoding holds only unreserved characters and
+ * Properties: Prefer wait lies in [-1, max]; an accepted u64 is all digits; a value every
+ * plan option accepts lies in its range (plan_opts_check) and a refusal says why; a
+ * percent-encoding holds only unreserved characters and
  * %XX and decodes back to the field; an accepted request id is 1 to 64 characters of its
  * alphabet; a bearer token is a non-empty tail of its header;
  * "*" matches every entity tag; listen's host is NUL-terminated within its buffer; and
@@ -12,12 +13,12 @@
  * json . parse).
  */
 #include <ctype.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner/bytes.h"
+#include "planner/plan_options.h"
 #include "service/config.h"
 #include "service/planopts.h"
 #include "service/reqparse.h"
@@ -65,11 +66,11 @@ static void check_planopts(const char *s)
     struct plan_opts a, b;
     char *ja, *jb;
 
-    if (planopts_parse(s, &a, buf1, sizeof(buf1)) != 0)
+    if (planopts_parse(s, &a, buf1, sizeof(buf1), NULL) != 0)
         return;
     if ((ja = planopts_json(&a)) == NULL)
         return;
-    if (planopts_parse(ja, &b, buf2, sizeof(buf2)) != 0)
+    if (planopts_parse(ja, &b, buf2, sizeof(buf2), NULL) != 0)
         abort();
     jb = planopts_json(&b);
     if (jb != NULL && strcmp(ja, jb) != 0)
@@ -78,11 +79,26 @@ static void check_planopts(const char *s)
     free(jb);
 }
 
+/* s as the value of every plan option (planner/plan_options.h), as a parameter would be. */
+static void check_plan_options(const char *s)
+{
+    for (size_t i = 0; i < plan_opt_count(); i++) {
+        struct plan_opts o = {0};
+        struct err e;
+        err_clear(&e);
+        if (plan_opt_set(&o, plan_opt_at(i), plan_opt_at(i)->name, s, &e) != ERR_OK) {
+            if (e.msg[0] == '\0')
+                abort(); /* every refusal says why */
+        } else if (plan_opts_check(&o, &e) != ERR_OK) {
+            abort(); /* accepted, yet out of its own range */
+        }
+    }
+}
+
 static void check_field(const char *s)
 {
     struct err e;
     uint64_t u;
-    double d;
     const char *t;
     char host[64];
     unsigned port;
@@ -95,8 +111,7 @@ static void check_field(const char *s)
         for (const char *p = s; *p != '\0'; p++)
             if (!isdigit((unsigned char)*p))
                 abort();
-    if (reqparse_seconds(s, &d) == 0 && !(d >= 0 && isfinite(d)))
-        abort();
+    check_plan_options(s);
     check_urlencode(s);
     (void)reqparse_etag_match(s, "\"abc\"");
     if (!reqparse_etag_match("*", s))

@@ -21,6 +21,16 @@ check "tpuplan-server migrate applies the migrations and exits 0" \
     eval '[ "$rc" = 0 ] && grep -q "migrations in .* applied" "$tmp/migrate.log"'
 server_start server --max-body 1M --workers 2 --executors 2 --http-threads 2 --cache-ttl 2
 
+# errors_are 'NAME|DETAIL' ...: the problem's errors, exactly and in order.
+errors_are() {
+    python3 - "$tmp/b" "$@" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+got = ["%s|%s" % (e["name"], e["detail"]) for e in p.get("errors", [])]
+assert got == sys.argv[2:], got
+PY
+}
+
 # ---- operational endpoints and security headers ----
 req GET /healthz
 check "GET /healthz is 200" is 200
@@ -163,7 +173,8 @@ req POST "/api/v1/plans?mem_fraction=0.5&preallocate=false" -H 'Content-Type: ap
 check "mem_fraction and preallocate reach the runtime replay" \
     eval 'is 201 && body_has "\"memory_fraction\":0.5" && body_has "\"preallocate\":false" && body_has "\"region_bytes\":\[2097152\]"'
 req POST "/api/v1/plans?mem_fraction=1.5" -H 'Content-Type: application/json' --data "$model"
-check "mem_fraction above 1 is 400" eval 'problem 400 invalid-parameter && body_has "mem_fraction must be"'
+check "mem_fraction above 1 is 400" \
+    eval 'problem 400 invalid-parameter && body_has "mem_fraction: must be above 0 and at most 1, got"'
 req POST "/api/v1/plans?preallocate=yes" -H 'Content-Type: application/json' --data "$model"
 check "preallocate other than true or false is 400" problem 400 invalid-parameter
 # The budget gate: w f32[4,128] and x bf16[8,128] on v5e, 2048 bytes each, both live: peak 4096.
@@ -181,7 +192,7 @@ check "budget=0.9 is 0.9 of v5e's usable HBM, 16911433728 (rounded down)" \
     eval 'is 201 && body_has "\"budget_bytes\":15220290355,\"within_budget\":true"'
 req POST "/api/v1/plans?budget=1.5" -H 'Content-Type: application/json' --data "$model"
 check "budget=1.5 is 400 naming budget" \
-    eval 'problem 400 invalid-parameter && body_has "budget must be"'
+    eval 'problem 400 invalid-parameter && body_has "budget: a fraction of the capacity must be above 0 and at most 1"'
 req POST "/api/v1/plans?budget=0.9" -H 'Content-Type: text/csv' --data-binary $'id,lower,upper,size\n0,0,1,8\n'
 check "a budget fraction of a plan without a capacity is 422 naming budget" \
     eval 'problem 422 invalid-model && body_has "\"where\":\"budget\"" && body_has "a fraction needs a capacity"'
@@ -237,7 +248,7 @@ check "/d/{a}/{b} serves the diff page" eval 'is 200 && hdr Content-Type | grep 
 req GET "/d/$da"
 check "/d/{a} without b is 404" problem 404 not-found
 req POST "/api/v1/plans?goal=most" -H 'Content-Type: application/json' --data "$model"
-check "goal other than min or fit is 400" eval 'problem 400 invalid-parameter && body_has "goal must be min or fit"'
+check "goal other than min or fit is 400" eval 'problem 400 invalid-parameter && body_has "goal: must be min or fit"'
 req POST "/api/v1/plans?goal=fit&strategies=best" -H 'Content-Type: application/json' \
     -H 'Prefer: wait=20' --data "${model/api-test-small/api-test-goal}"
 check "goal=fit plans (201, fits)" eval 'is 201 && body_has "\"fits\":true"'
@@ -265,6 +276,9 @@ check "a bad override is 422 naming it" \
     eval 'problem 422 invalid-model && body_has "\"where\":\"overrides.dtype.x\""'
 req POST "/api/v1/plans/$da/whatif" -H 'Content-Type: application/json' --data '{"colour":"red"}'
 check "an unknown override is 422" eval 'problem 422 invalid-model && body_has "unknown override"'
+req POST "/api/v1/plans/$da/whatif?chip=v4&retain=x" -H 'Content-Type: application/json' --data '{}'
+check "a what-if's query takes retain only: chip is unknown there, and a bad retain is listed too" \
+    eval 'problem 400 invalid-parameter && errors_are "chip|chip: unknown parameter (known: retain); a what-if'"'"'s changes are its body" "retain|retain: must be a duration (30d, 12h, 90m, 3600s; 0: forever) of at most 3650d."'
 req POST "/api/v1/plans/$da/whatif" -H 'Content-Type: text/csv' --data 'a,b'
 check "overrides not in JSON are 415" problem 415 unsupported-media-type
 req POST "/api/v1/plans/AAAAAAAAAAAAAAAAAAAAAA/whatif" -H 'Content-Type: application/json' --data '{}'
@@ -393,14 +407,48 @@ req POST '/api/v1/plans?capacity=lots' -H 'Content-Type: application/json' --dat
 check "a malformed option is 400" problem 400 invalid-parameter
 req POST '/api/v1/plans?capacity=0.3K' -H 'Content-Type: application/json' --data "$model"
 check "a capacity that is not whole bytes (0.3K) is 400, not rounded" \
-    eval 'problem 400 invalid-parameter && body_has "capacity must be a byte count"'
+    eval 'problem 400 invalid-parameter && body_has "is not a whole number of bytes"'
 req POST '/api/v1/plans?capacity=1.5M&alignment=4K&name=bytes-'$$ -H 'Content-Type: application/json' \
     -H 'Prefer: wait=20' --data "$model"
 align=$(sql "SELECT options->>'alignment' FROM plans WHERE name = 'bytes-$$'")
 check "capacity=1.5M and alignment=4K take the CLI's byte grammar (1572864 and 4096 bytes)" \
     eval 'is 201 && body_has "\"capacity_bytes\": *1572864" && [ "$align" = 4096 ]'
 req POST '/api/v1/plans?chip=v99' -H 'Content-Type: application/json' --data "$model"
-check "an unknown chip is 422" eval '[ "$status" = 422 ] && hdr Content-Type | grep -q problem'
+check "an unknown chip parameter is 400 naming chip" \
+    eval 'problem 400 invalid-parameter && body_has "\"where\":\"chip\"" && body_has "chip: unknown chip"'
+
+# The plan options' table (planner/plan_options.h): the CLI's grammar, ranges and messages;
+# every bad, unknown or repeated parameter listed in one 400 (its errors member).
+req POST '/api/v1/plans?capacity=lots&time_limit=0&colour=red&goal=fit&preallocate=maybe' \
+    -H 'Content-Type: application/json' --data "$model"
+check "every bad parameter is listed, each with its name and detail" \
+    eval 'problem 400 invalid-parameter && body_has "\"where\":\"capacity\"" &&
+        body_has "\"detail\":\"4 parameters are invalid: capacity, time_limit, colour, preallocate.\"" &&
+        errors_are "capacity|capacity: \"lots\" is not a byte count (12, 64M, 1.5GiB: K/M/G/T are powers of 1024)" \
+            "time_limit|time_limit: must be above 0 and at most 3600 s, got \"0\"" \
+            "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, mem_fraction, preallocate, goal, retain)" \
+            "preallocate|preallocate: must be true or false, got \"maybe\""'
+req POST '/api/v1/plans?colour=red' -H 'Content-Type: application/json' --data "$model"
+check "an unknown parameter alone is 400 naming it" \
+    eval 'problem 400 invalid-parameter && body_has "\"where\":\"colour\"" && body_has "\"detail\":\"colour: unknown parameter (known: format,"'
+req POST '/api/v1/plans?capacity=1G&capacity=2G' -H 'Content-Type: application/json' --data "$model"
+check "a parameter given twice is 400" eval 'problem 400 invalid-parameter && errors_are "capacity|capacity: given more than once"'
+req POST '/api/v1/plans?capacity' -H 'Content-Type: application/json' --data "$model"
+check "a parameter without a value is 400" eval 'problem 400 invalid-parameter && errors_are "capacity|capacity: needs a value"'
+req POST /api/v1/plans -F "file=@$tmp/model.json" -F colour=red -F time_limit=2h
+check "form fields are parameters too: unknown and out of range, both listed" \
+    eval 'problem 400 invalid-parameter && errors_are "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, mem_fraction, preallocate, goal, retain)" "time_limit|time_limit: must be above 0 and at most 3600 s, got \"2h\""'
+req POST '/api/v1/plans?alignment=96&format=xml&strategies=magic' -H 'Content-Type: application/json' --data "$model"
+check "alignment, format and strategies refused as tpuplan plan refuses them" \
+    eval 'problem 400 invalid-parameter && errors_are "alignment|alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"96\"" "format|format: must be auto, json, safetensors, minimalloc-csv, csv, xla-buffer-assignment, hlo, stablehlo or mlir, got \"xml\"" "strategies|strategies: unknown strategy \"magic\" (known: xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite,tpuplan-search,exact, best, all)"'
+req POST "/api/v1/plans?time_limit=500ms&capacity=1M&name=opts-$$" -H 'Content-Type: application/json' \
+    -H 'Prefer: wait=20' --data "$model"
+stored=$(sql "SELECT options::text FROM plans WHERE name = 'opts-$$'")
+check "time_limit=500ms and capacity=1M are taken, and stored as numbers" \
+    eval 'is 201 && body_has "\"capacity_bytes\": *1048576" && [ "$stored" = "{\"name\": \"opts-$$\", \"format\": \"json\", \"capacity\": 1048576, \"time_limit_s\": 0.5}" ]'
+req POST "/api/v1/plans?capacity=0" -H 'Content-Type: application/json' --data "$model"
+check "capacity=0 is 400 (above 0, as on the command line)" \
+    eval 'problem 400 invalid-parameter && errors_are "capacity|capacity: must be above 0 bytes, got \"0\""'
 
 # ---- listing ----
 for i in 1 2 3; do

@@ -142,12 +142,34 @@ static void test_problem_bytes(void **state)
     MHD_destroy_response(resp);
 }
 
+/* Every bad parameter in "errors", after the standard members, in the order given. */
+static void test_problem_errors(void **state)
+{
+    const struct problem_param errs[] = {
+        {"capacity", "capacity: \"lots\" is not a byte count"},
+        {"colour", "colour: unknown parameter"},
+    };
+    char *p;
+
+    (void)state;
+    p = problem_json_errors(PROBLEM_INVALID_PARAMETER, "", "2 parameters are invalid.", "capacity",
+                            NULL, errs, 2, NULL);
+    assert_string_equal(p, "{\"type\":\"/problems/invalid-parameter\",\"title\":\"A request "
+                           "parameter is invalid\",\"status\":400,\"detail\":\"2 parameters are "
+                           "invalid.\",\"where\":\"capacity\",\"errors\":[{\"name\":\"capacity\","
+                           "\"detail\":\"capacity: \\\"lots\\\" is not a byte count\"},{\"name\":"
+                           "\"colour\",\"detail\":\"colour: unknown parameter\"}]}");
+    free(p);
+    p = problem_json_errors(PROBLEM_INVALID_PARAMETER, "", "d", NULL, NULL, errs, 0, NULL);
+    assert_null(strstr(p, "errors")); /* none: no member */
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_problem),
-        cmocka_unit_test(test_catalogue),
-        cmocka_unit_test(test_catalogue_documented),
+        cmocka_unit_test(test_problem),       cmocka_unit_test(test_problem_errors),
+        cmocka_unit_test(test_catalogue),     cmocka_unit_test(test_catalogue_documented),
         cmocka_unit_test(test_problem_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
