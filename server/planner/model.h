@@ -99,13 +99,6 @@ struct model_op {
     uint32_t ninputs, noutputs;
 };
 
-struct model_options {
-    const char *strategies; /* NULL when not given */
-    uint64_t capacity;      /* 0 when not given */
-    double time_limit_s;    /* 0 when not given */
-    uint64_t alignment;     /* 0 when not given */
-};
-
 struct model_warnings {
     char *lines[MODEL_MAX_WARNINGS]; /* malloc'd */
     size_t n;
@@ -129,12 +122,15 @@ struct model {
     size_t nops;
     struct model_op *ops; /* nops entries, malloc'd */
     int64_t nsteps;       /* program length; filled by lifetime_derive */
-    struct model_options options;
     struct model_warnings warnings;
     struct model_arena *arena;
     /* The "kernels" array as json-c parsed it (a reference, put by model_free), for
      * kernel_set_parse (kernel.h); NULL when the input has none. */
     struct json_object *kernels_json;
+    /* The "options" object as json-c parsed it (a reference, put by model_free), read
+     * through the plan options' table (plan_options.h, plan.c); NULL when the input has
+     * none. */
+    struct json_object *options_json;
 };
 
 struct model_limits {

@@ -108,6 +108,15 @@ ERR_MUST_CHECK int plan_opt_set_json(struct plan_opts *o, const struct plan_opt 
                                      const char *label, const struct json_object *v, char *buf,
                                      size_t cap, size_t *used, struct err *e);
 
+/* Every member of obj (a json-c object of options: a model's "options" on PLAN_OPT_MODEL,
+ * the stored options on PLAN_OPT_STORED) through plan_opt_set_json as the option spelled so
+ * on surface, its errors naming "options.<key>"; a key that is none of them is ERR_INVALID
+ * naming "options" and listing the ones there are. buf, cap and used as plan_opt_set_json's
+ * (buf NULL: strings borrowed from obj). */
+ERR_MUST_CHECK int plan_opts_set_object(struct plan_opts *o, enum plan_opt_surface surface,
+                                        const struct json_object *obj, char *buf, size_t cap,
+                                        size_t *used, struct err *e);
+
 /* An option's value as set in a struct plan_opts, to write it back out. */
 enum plan_opt_kind { PLAN_OPT_V_TEXT, PLAN_OPT_V_UINT, PLAN_OPT_V_REAL, PLAN_OPT_V_BOOL };
 struct plan_opt_value {
@@ -122,6 +131,10 @@ struct plan_opt_value {
 /* Whether opt is set in *o (not its "unset" zero: NULL, 0, PLAN_FMT_AUTO, PLAN_PREALLOC_DEFAULT,
  * PACK_GOAL_MIN), and its value in *v when it is. */
 bool plan_opt_get(const struct plan_opts *o, const struct plan_opt *opt, struct plan_opt_value *v);
+
+/* Every option unset in *o (plan_opt_get) and set in *from, copied from it (strings stay
+ * from's): the caller's options over a model's own. */
+void plan_opts_fill(struct plan_opts *o, const struct plan_opts *from);
 
 /* The numeric fields of *o however they were set (plan_run's callers fill the struct too),
  * against the table's ranges: 0 is "unset" and passes. ERR_INVALID naming the option. */

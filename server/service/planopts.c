@@ -60,24 +60,10 @@ int planopts_parse(const char *json, struct plan_opts *o, char *buf, size_t cap,
     int rc = -1;
 
     memset(o, 0, sizeof *o);
-    if (j == NULL || !json_object_is_type(j, json_type_object)) {
-        err_set(e, ERR_INVALID, "", "the options are not a JSON object");
-        goto out;
-    }
-    for (struct json_object_iterator it = json_object_iter_begin(j), end = json_object_iter_end(j);
-         !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
-        const char *key = json_object_iter_peek_name(&it);
-        const struct plan_opt *opt = plan_opt_find(PLAN_OPT_STORED, key);
-        if (opt == NULL) {
-            err_set(e, ERR_INVALID, key, "%.64s: not a stored option", key);
-            goto out;
-        }
-        if (plan_opt_set_json(o, opt, key, json_object_iter_peek_value(&it), buf, cap, &used, e) !=
-            ERR_OK)
-            goto out;
-    }
-    rc = 0;
-out:
+    if (j == NULL)
+        err_set(e, ERR_INVALID, "options", "options: not JSON");
+    else if (plan_opts_set_object(o, PLAN_OPT_STORED, j, buf, cap, &used, e) == ERR_OK)
+        rc = 0;
     json_object_put(j);
     return rc;
 }

@@ -216,6 +216,17 @@ expect_exit "--budget lots" 2 $p48 --budget lots
 errmsg "--budget lots: message names the flag" 'tpuplan plan: --budget: "lots" is not a byte count'
 expect_exit "--threads 65" 2 $p48 --threads 65
 errmsg "--threads 65: message" 'tpuplan plan: --threads: must be a whole number from 1 to 64, got "65"'
+# a model's own "options" in the flags' grammar; a flag wins over them
+printf '{"chip":"v5e","tensors":[{"name":"w","shape":[4,128],"dtype":"f32"}],"options":{"capacity":"16GiB","time_limit":"500ms","budget":"0.5"}}' >"$tmp/opts.json"
+expect_exit "a model's options: capacity \"16GiB\", time_limit \"500ms\"" 0 "$tmp/opts.json"
+check "options.capacity 16GiB is 17179869184 bytes, the budget half of it" \
+    'r["summary"]["capacity_bytes"] == 17179869184 and r["summary"]["budget_bytes"] == 8589934592'
+expect_exit "--capacity wins over the model's" 0 "$tmp/opts.json" --capacity 1G
+check "--capacity 1G, the model's budget half of it" \
+    'r["summary"]["capacity_bytes"] == 1073741824 and r["summary"]["budget_bytes"] == 536870912'
+printf '{"tensors":[],"options":{"capacity":"lots"}}' >"$tmp/opts-bad.json"
+expect_exit "a bad model option" 2 "$tmp/opts-bad.json"
+errmsg "a bad model option: message" 'options.capacity: "lots" is not a byte count'
 "$bin" plan --help >"$tmp/out"
 if grep -q -- '--goal min|fit' "$tmp/out" && grep -q -- '--time-limit SECONDS' "$tmp/out"; then
     ok "--help lists the table's options"

@@ -446,6 +446,14 @@ req POST "/api/v1/plans?time_limit=500ms&capacity=1M&name=opts-$$" -H 'Content-T
 stored=$(sql "SELECT options::text FROM plans WHERE name = 'opts-$$'")
 check "time_limit=500ms and capacity=1M are taken, and stored as numbers" \
     eval 'is 201 && body_has "\"capacity_bytes\": *1048576" && [ "$stored" = "{\"name\": \"opts-$$\", \"format\": \"json\", \"capacity\": 1048576, \"time_limit_s\": 0.5}" ]'
+req POST "/api/v1/plans?time_limit=1s" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data '{"name":"api-test-model-options","chip":"v5e","tensors":[{"name":"w","shape":[4,128],"dtype":"f32"}],"options":{"capacity":"16GiB","mem_fraction":0.5}}'
+check "a model's options in the parameters' grammar (capacity \"16GiB\"), with a parameter beside them" \
+    eval 'is 201 && body_has "\"capacity_bytes\":17179869184" && body_has "\"memory_fraction\":0.5"'
+req POST /api/v1/plans -H 'Content-Type: application/json' \
+    --data '{"tensors":[],"options":{"capacity":"16GiB","time_limit":4000}}'
+check "a model option out of range is 422 naming options.time_limit" \
+    eval 'problem 422 invalid-model && body_has "\"where\":\"options.time_limit\"" && body_has "options.time_limit: must be above 0 and at most 3600 s"'
 req POST "/api/v1/plans?capacity=0" -H 'Content-Type: application/json' --data "$model"
 check "capacity=0 is 400 (above 0, as on the command line)" \
     eval 'problem 400 invalid-parameter && errors_are "capacity|capacity: must be above 0 bytes, got \"0\""'

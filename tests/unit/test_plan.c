@@ -486,6 +486,106 @@ static void test_bad_options_are_rejected_naming_the_option(void **state)
     expect_plan_errors(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
+/* A model's own "options" go through the plan options' table (plan_options.h): the grammar
+ * of every other surface (a capacity of "16GiB", a time limit of "500ms", mem_fraction a
+ * number, preallocate a boolean), and the caller's options win over them. */
+static void test_model_options(void **state)
+{
+    static const char model[] =
+        "{\"chip\":\"v5e\",\"tensors\":[{\"name\":\"w\",\"shape\":[4,128],\"dtype\":"
+        "\"f32\"}],\"options\":{\"capacity\":\"16GiB\",\"time_limit\":\"500ms\",\"strategies\":"
+        "\"xla-spatial\",\"alignment\":\"1K\",\"budget\":\"0.5\",\"mem_fraction\":0.5,"
+        "\"preallocate\":false}}";
+    struct plan_opts o = {.capacity = 1u << 30, .mem_fraction = 0.25};
+    json_object *r;
+
+    (void)state;
+    r = plan_str(model, NULL);
+    assert_int_equal(jint(r, "summary.capacity_bytes"), 17179869184);
+    assert_int_equal(jint(r, "summary.budget_bytes"), 8589934592); /* 0.5 of 16GiB */
+    assert_int_equal(jint(r, "packing.alignment"), 1024);
+    assert_int_equal(json_object_array_length(jget(r, "packing.strategies")), 1);
+    assert_string_equal(jstr(r, "packing.strategies[0].name"), "xla-spatial");
+    assert_true(json_object_get_double(jget(r, "packing.runtime.memory_fraction")) == 0.5);
+    assert_false(json_object_get_boolean(jget(r, "packing.runtime.preallocate")));
+    assert_false(json_object_get_boolean(jget(r, "packing.runtime.jax_gpu_defaults")));
+    json_object_put(r);
+    r = plan_str(model, &o); /* the caller's capacity and mem_fraction, the model's others */
+    assert_int_equal(jint(r, "summary.capacity_bytes"), 1073741824);
+    assert_int_equal(jint(r, "summary.budget_bytes"), 536870912);
+    assert_true(json_object_get_double(jget(r, "packing.runtime.memory_fraction")) == 0.25);
+    assert_false(json_object_get_boolean(jget(r, "packing.runtime.preallocate")));
+    json_object_put(r);
+}
+
+#define WITH_OPTIONS(opts) "{\"tensors\":[],\"options\":{" opts "}}"
+
+/* Each model option refused with the table's message, naming options.<key>. */
+static void test_bad_model_options(void **state)
+{
+    const struct bad cases[] = {
+        {WITH_OPTIONS("\"alignment\":3"),
+         {0},
+         ERR_INVALID,
+         "options.alignment",
+         "options.alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"3\""},
+        {WITH_OPTIONS("\"capacity\":-1"),
+         {0},
+         ERR_INVALID,
+         "options.capacity",
+         "options.capacity: \"-1\" is not a byte count (12, 64M, 1.5GiB: K/M/G/T are powers of "
+         "1024)"},
+        {WITH_OPTIONS("\"capacity\":1.5e9"),
+         {0},
+         ERR_INVALID,
+         "options.capacity",
+         "options.capacity: must be a whole number or a string, got a non-integer number"},
+        {WITH_OPTIONS("\"capacity\":\"0.3K\""),
+         {0},
+         ERR_INVALID,
+         "options.capacity",
+         "options.capacity: \"0.3K\" is not a whole number of bytes"},
+        {WITH_OPTIONS("\"time_limit\":4000"),
+         {0},
+         ERR_INVALID,
+         "options.time_limit",
+         "options.time_limit: must be above 0 and at most 3600 s, got \"4000\""},
+        {WITH_OPTIONS("\"time_limit\":\"2x\""),
+         {0},
+         ERR_INVALID,
+         "options.time_limit",
+         "options.time_limit: \"2x\" is not a duration"},
+        {WITH_OPTIONS("\"strategy\":\"x\""),
+         {0},
+         ERR_INVALID,
+         "options",
+         "options: unknown field \"strategy\" (known: strategies, capacity, time_limit, "
+         "alignment, budget, mem_fraction, preallocate)"},
+        {WITH_OPTIONS("\"goal\":\"fit\""),
+         {0},
+         ERR_INVALID,
+         "options",
+         "options: unknown field \"goal\""},
+        {WITH_OPTIONS("\"budget\":14000000000"),
+         {0},
+         ERR_INVALID,
+         "options.budget",
+         "options.budget: must be a string, got an integer"},
+        {WITH_OPTIONS("\"preallocate\":\"yes\""),
+         {0},
+         ERR_INVALID,
+         "options.preallocate",
+         "options.preallocate: must be true or false, got \"yes\""},
+        {WITH_OPTIONS("\"strategies\":\"magic\""),
+         {0},
+         ERR_NOTFOUND,
+         "options.strategies",
+         "options.strategies: unknown strategy \"magic\""},
+    };
+    (void)state;
+    expect_plan_errors(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
 /* Input that is no known format, JSON that is not an object, JSON given as CSV and CSV rows
  * with a bad or inverted lifetime are rejected as invalid. */
 static void test_unrecognized_and_malformed_input_is_rejected(void **state)
@@ -1073,6 +1173,8 @@ int main(void)
         cmocka_unit_test(test_validate_and_buffers),
         cmocka_unit_test(test_timeline_downsampled),
         cmocka_unit_test(test_bad_options_are_rejected_naming_the_option),
+        cmocka_unit_test(test_model_options),
+        cmocka_unit_test(test_bad_model_options),
         cmocka_unit_test(test_unrecognized_and_malformed_input_is_rejected),
         cmocka_unit_test(test_total_byte_overflow_names_the_tensor),
         cmocka_unit_test(test_validate_rejects_input_over_the_limit),

@@ -242,6 +242,9 @@ static void test_surfaces(void **state)
     plan_opt_names(PLAN_OPT_API, names, sizeof(names));
     assert_string_equal(names, "format, chip, strategies, capacity, time_limit, alignment, name, "
                                "budget, mem_fraction, preallocate, goal");
+    plan_opt_names(PLAN_OPT_MODEL, names, sizeof(names));
+    assert_string_equal(names, "strategies, capacity, time_limit, alignment, budget, mem_fraction, "
+                               "preallocate");
     plan_opt_names(PLAN_OPT_STORED, names, sizeof(names));
     assert_string_equal(names, "format, chip, strategies, capacity, time_limit_s, alignment, "
                                "name, budget, mem_fraction, xla_assignment, xla_report, "

@@ -176,20 +176,26 @@ static void test_refusals(void **state)
     (void)state;
     err_clear(&e);
     assert_int_equal(planopts_parse("{\"threads\": 4}", &back, buf, sizeof buf, &e), -1);
-    assert_string_equal(e.msg, "threads: not a stored option");
-    assert_int_equal(planopts_parse("{\"time_limit\": 4}", &back, buf, sizeof buf, &e), -1);
-    assert_string_equal(e.msg, "time_limit: not a stored option"); /* stored as time_limit_s */
-    assert_int_equal(planopts_parse("{\"time_limit_s\": 3601}", &back, buf, sizeof buf, &e), -1);
-    assert_string_equal(e.msg, "time_limit_s: must be above 0 and at most 3600 s, got \"3601\"");
-    assert_int_equal(planopts_parse("{\"alignment\": 96}", &back, buf, sizeof buf, &e), -1);
     assert_string_equal(e.msg,
-                        "alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"96\"");
+                        "options: unknown field \"threads\" (known: format, chip, strategies, "
+                        "capacity, time_limit_s, alignment, name, budget, mem_fraction, "
+                        "xla_assignment, xla_report, preallocate, goal)");
+    assert_int_equal(planopts_parse("{\"time_limit\": 4}", &back, buf, sizeof buf, &e), -1);
+    assert_string_equal(e.where, "options"); /* stored as time_limit_s */
+    assert_int_equal(planopts_parse("{\"time_limit_s\": 3601}", &back, buf, sizeof buf, &e), -1);
+    assert_string_equal(e.msg,
+                        "options.time_limit_s: must be above 0 and at most 3600 s, got \"3601\"");
+    assert_int_equal(planopts_parse("{\"alignment\": 96}", &back, buf, sizeof buf, &e), -1);
+    assert_string_equal(
+        e.msg, "options.alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"96\"");
     assert_int_equal(planopts_parse("{\"chip\": \"v9\"}", &back, buf, sizeof buf, &e), -1);
     assert_int_equal(e.code, ERR_NOTFOUND);
     assert_int_equal(planopts_parse("{\"capacity\": \"16GiB\"}", &back, buf, sizeof buf, &e), 0);
     assert_true(back.capacity == 16ull << 30);
     assert_int_equal(planopts_parse("{", &back, buf, sizeof buf, &e), -1);
-    assert_string_equal(e.msg, "the options are not a JSON object");
+    assert_string_equal(e.msg, "options: not JSON");
+    assert_int_equal(planopts_parse("[]", &back, buf, sizeof buf, &e), -1);
+    assert_string_equal(e.msg, "options: must be an object, got an array");
 }
 
 /* static/openapi.json documents exactly the parameters POST /api/v1/plans takes: the

@@ -470,59 +470,14 @@ static int parse_mesh(struct ctx *c, json_object *jm)
     return ERR_OK;
 }
 
+/* The "options" object, kept as it is: plan.c reads it through the plan options' table
+ * (plan_options.h), the one place that knows the options, their grammars and ranges. */
 static int parse_options(struct ctx *c, json_object *jo)
 {
-    static const char *const keys[] = {"strategies", "capacity", "time_limit", "alignment", NULL};
-    struct model_options *o = &c->m->options;
-    json_object *v;
-    const char *s;
-    size_t n;
-    int64_t x;
-
     if (!json_object_is_type(jo, json_type_object))
         return err_set(c->e, ERR_INVALID, "options", "options: must be an object, got %s",
                        jsonr_type_name(jo));
-    JSONR_FOREACH(jo, it_key, end_key)
-    {
-        const char *key = JSONR_KEY(it_key);
-        if (!jsonr_key_allowed(key, keys))
-            return err_set(c->e, ERR_INVALID, "options",
-                           "options: unknown field \"%.100s\" "
-                           "(known: strategies, capacity, time_limit, alignment)",
-                           key);
-    }
-    if (json_object_object_get_ex(jo, "strategies", &v)) {
-        if (jsonr_str(v, 256, &s, &n) != 0)
-            return err_set(c->e, ERR_INVALID, "options.strategies",
-                           "options.strategies: must "
-                           "be a strategy name or a comma-separated list, got %s",
-                           jsonr_type_name(v));
-        if ((o->strategies = model_strdup(c->m, s, n)) == NULL)
-            return err_set(c->e, ERR_NOMEM, "options.strategies", "out of memory");
-    }
-    if (json_object_object_get_ex(jo, "capacity", &v)) {
-        if (jsonr_int(v, &x) != 0 || x <= 0)
-            return err_set(c->e, ERR_INVALID, "options.capacity",
-                           "options.capacity: must be a "
-                           "positive integer number of bytes");
-        o->capacity = (uint64_t)x;
-    }
-    if (json_object_object_get_ex(jo, "alignment", &v)) {
-        if (jsonr_int(v, &x) != 0 || x <= 0 || x > (INT64_C(1) << 30) || (x & (x - 1)) != 0)
-            return err_set(c->e, ERR_INVALID, "options.alignment",
-                           "options.alignment: must be "
-                           "a power of two from 1 to 2^30 bytes");
-        o->alignment = (uint64_t)x;
-    }
-    if (json_object_object_get_ex(jo, "time_limit", &v)) {
-        double d = json_object_get_double(v);
-        if ((!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) ||
-            !(d > 0 && d <= 3600))
-            return err_set(c->e, ERR_INVALID, "options.time_limit",
-                           "options.time_limit: must "
-                           "be a number of seconds above 0 and at most 3600");
-        o->time_limit_s = d;
-    }
+    c->m->options_json = json_object_get(jo);
     return ERR_OK;
 }
 

@@ -179,6 +179,7 @@ void model_free(struct model *m)
     free(m->tensors);
     free(m->ops);
     json_object_put(m->kernels_json);
+    json_object_put(m->options_json);
     memset(m, 0, sizeof(*m));
 }
 

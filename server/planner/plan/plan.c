@@ -252,11 +252,22 @@ static int load(const char *input, size_t len, enum plan_format *fmt, const stru
     }
 }
 
-/* Each setting from the caller, else the model's "options", else the default. */
-static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_format fmt,
-                       struct err *e)
+/* Each setting from the caller, else the model's "options", else the default; the options
+ * so settled in *o. */
+static int settle_opts(struct plan_ctx *c, struct plan_opts *o, enum plan_format fmt, struct err *e)
 {
-    const char *chip_name = o->chip != NULL ? o->chip : c->m.chip;
+    struct plan_opts mo;
+    const char *chip_name;
+    int rc;
+
+    /* the model's own "options", their strings borrowed from the model's JSON */
+    memset(&mo, 0, sizeof(mo));
+    if (c->m.options_json != NULL &&
+        (rc = plan_opts_set_object(&mo, PLAN_OPT_MODEL, c->m.options_json, NULL, 0, NULL, e)) !=
+            ERR_OK)
+        return rc;
+    plan_opts_fill(o, &mo);
+    chip_name = o->chip != NULL ? o->chip : c->m.chip;
 
     if (chip_name != NULL) {
         if ((c->chip = chip_find(chip_name)) == NULL)
@@ -267,10 +278,8 @@ static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_
     }
     snprintf(c->name, sizeof(c->name), "%s",
              o->name != NULL ? o->name : (c->m.name != NULL ? c->m.name : "model"));
-    c->time_limit_s = o->time_limit_s > 0             ? o->time_limit_s
-                      : c->m.options.time_limit_s > 0 ? c->m.options.time_limit_s
-                                                      : PLAN_DEFAULT_TIME_S;
-    c->alignment = o->alignment != 0 ? o->alignment : c->m.options.alignment;
+    c->time_limit_s = o->time_limit_s > 0 ? o->time_limit_s : PLAN_DEFAULT_TIME_S;
+    c->alignment = o->alignment;
     if (c->alignment == 0) {
         c->alignment = raw_format(fmt) ? 1 : PLAN_DEFAULT_ALIGNMENT;
         c->alignment_default = !raw_format(fmt);
@@ -280,14 +289,13 @@ static int settle_opts(struct plan_ctx *c, const struct plan_opts *o, enum plan_
     c->goal = o->goal;
     c->threads = o->threads;
     c->runtime_defaults = o->mem_fraction == 0 && o->preallocate == PLAN_PREALLOC_DEFAULT;
-    c->capacity = o->capacity != 0 ? o->capacity : c->m.options.capacity;
+    c->capacity = o->capacity;
     if (c->capacity == 0 && c->chip != NULL) {
         c->capacity = c->chip->usable_hbm_bytes;
         c->capacity_from_chip = true;
     }
     if (o->budget != NULL) {
         struct budget b;
-        int rc;
         if ((rc = budget_parse("budget", o->budget, &b, e)) != ERR_OK ||
             (rc = budget_bytes(&b, c->capacity, &c->budget_bytes, e)) != ERR_OK)
             return rc;
@@ -341,7 +349,7 @@ static int build_problem(struct plan_ctx *c, struct err *e)
 static int prepare(const char *input, size_t len, const struct plan_opts *opts,
                    const struct plan_limits *lim, struct plan_ctx *c, struct err *e)
 {
-    struct plan_opts none = {0};
+    struct plan_opts none = {0}, settled;
     struct plan_limits defaults;
     const struct plan_opts *o = opts != NULL ? opts : &none;
     enum plan_format fmt = o->format;
@@ -353,20 +361,17 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         plan_limits_default(&defaults);
         lim = &defaults;
     }
+    settled = *o;
     if ((rc = check_opts(input, len, o, lim, e)) != ERR_OK ||
         (rc = load(input, len, &fmt, o, lim, c, e)) != ERR_OK ||
-        (rc = settle_opts(c, o, fmt, e)) != ERR_OK ||
+        (rc = settle_opts(c, &settled, fmt, e)) != ERR_OK ||
         (rc = model_resolve(&c->m, c->chip, o->threads, e)) != ERR_OK ||
         (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||
         (rc = plan_kernels_check(c, e)) != ERR_OK || (rc = lifetime_derive(&c->m, e)) != ERR_OK ||
         (rc = build_problem(c, e)) != ERR_OK ||
         (rc = plan_xla_attach(c, o, lim->max_tensors, e)) != ERR_OK)
         return rc;
-    return choose_strategies(c,
-                             o->strategies != NULL             ? o->strategies
-                             : c->m.options.strategies != NULL ? c->m.options.strategies
-                                                               : "best",
-                             e);
+    return choose_strategies(c, settled.strategies != NULL ? settled.strategies : "best", e);
 }
 
 static void fill_summary(const struct plan_ctx *c, struct plan_summary *s, uint64_t peak,

@@ -117,13 +117,14 @@ static const struct row rows[] = {
      .off = OFF(name),
      .min = 1,
      .max = NAME_MAX_BYTES},
-    {.pub = {"budget", "--budget", "budget", "BYTES|FRACTION", PLAN_OPT_BUDGET, PLANS,
+    {.pub = {"budget", "--budget", "budget", "BYTES|FRACTION", PLAN_OPT_BUDGET,
+             PLANS | PLAN_OPT_MODEL,
              "above 0 bytes, or a fraction of the capacity above 0 and at most 1", "none",
              "the peak the plan is gated on (above it: exit 1, summary.within_budget false)"},
      .field = F_STR,
      .off = OFF(budget)},
-    {.pub = {"mem_fraction", "--mem-fraction", "mem_fraction", "F", PLAN_OPT_FRACTION, PLANS,
-             "above 0 and at most 1", "0.75",
+    {.pub = {"mem_fraction", "--mem-fraction", "mem_fraction", "F", PLAN_OPT_FRACTION,
+             PLANS | PLAN_OPT_MODEL, "above 0 and at most 1", "0.75",
              "the share of the capacity the simulated runtime allocator (BFC) may hold"},
      .field = F_REAL,
      .off = OFF(mem_fraction),
@@ -140,8 +141,8 @@ static const struct row rows[] = {
      .field = F_FILE,
      .off = OFF(xla_report),
      .len_off = OFF(xla_report_len)},
-    {.pub = {"preallocate", "--preallocate", "preallocate", "true|false", PLAN_OPT_BOOL, PLANS,
-             "true or false", "true",
+    {.pub = {"preallocate", "--preallocate", "preallocate", "true|false", PLAN_OPT_BOOL,
+             PLANS | PLAN_OPT_MODEL, "true or false", "true",
              "whether the simulated runtime allocator reserves its share up front"},
      .field = F_PREALLOC,
      .off = OFF(preallocate)},
@@ -496,6 +497,43 @@ bool plan_opt_get(const struct plan_opts *o, const struct plan_opt *opt, struct 
     return false;
 }
 
+/* The bytes of a row's field (and of its length, F_FILE). */
+static size_t field_size(const struct row *r)
+{
+    switch (r->field) {
+    case F_FORMAT:
+        return sizeof(enum plan_format);
+    case F_STR:
+    case F_FILE:
+        return sizeof(const char *);
+    case F_U64:
+        return sizeof(uint64_t);
+    case F_REAL:
+        return sizeof(double);
+    case F_PREALLOC:
+        return sizeof(enum plan_prealloc);
+    case F_GOAL:
+        return sizeof(enum pack_goal);
+    case F_UINT:
+        return sizeof(unsigned);
+    }
+    return 0;
+}
+
+void plan_opts_fill(struct plan_opts *o, const struct plan_opts *from)
+{
+    struct plan_opt_value v;
+
+    for (size_t i = 0; i < NROWS; i++) {
+        const struct row *r = &rows[i];
+        if (plan_opt_get(o, &r->pub, &v) || !plan_opt_get(from, &r->pub, &v))
+            continue;
+        memcpy((char *)o + r->off, (const char *)from + r->off, field_size(r));
+        if (r->field == F_FILE)
+            memcpy((char *)o + r->len_off, (const char *)from + r->len_off, sizeof(size_t));
+    }
+}
+
 /* ---- setting ---- */
 
 int plan_opt_set(struct plan_opts *o, const struct plan_opt *opt, const char *label,
@@ -574,6 +612,32 @@ int plan_opt_set_json(struct plan_opts *o, const struct plan_opt *opt, const cha
     else /* above INT64_MAX: json-c keeps it unsigned */
         snprintf(text, sizeof(text), "%llu", (unsigned long long)json_object_get_uint64(v));
     return plan_opt_set(o, opt, label, s, e);
+}
+
+int plan_opts_set_object(struct plan_opts *o, enum plan_opt_surface surface,
+                         const struct json_object *obj, char *buf, size_t cap, size_t *used,
+                         struct err *e)
+{
+    char known[512], label[128];
+    int rc;
+
+    if (!json_object_is_type(obj, json_type_object))
+        return err_set(e, ERR_INVALID, "options", "options: must be an object, got %s",
+                       jsonr_type_name(obj));
+    JSONR_FOREACH((struct json_object *)obj, it, end)
+    {
+        const char *key = JSONR_KEY(it);
+        const struct plan_opt *opt = plan_opt_find((unsigned)surface, key);
+        if (opt == NULL) {
+            plan_opt_names(surface, known, sizeof(known));
+            return err_set(e, ERR_INVALID, "options",
+                           "options: unknown field \"%.100s\" (known: %s)", key, known);
+        }
+        snprintf(label, sizeof(label), "options.%.100s", key);
+        if ((rc = plan_opt_set_json(o, opt, label, JSONR_VAL(it), buf, cap, used, e)) != ERR_OK)
+            return rc;
+    }
+    return ERR_OK;
 }
 
 int plan_opts_check(const struct plan_opts *o, struct err *e)
