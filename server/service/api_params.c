@@ -155,6 +155,10 @@ int api_params_read(struct request *r, bool options, struct api_params *p)
     memset(p, 0, sizeof(*p));
     f.n = f.more = 0;
     p->retain_s = r->srv->cfg->retain_s;
+    if (r->args_lost) {
+        request_reply_problem(r, PROBLEM_OUT_OF_MEMORY, "Out of memory reading the parameters.");
+        return -1;
+    }
     if (r->args_over) {
         char d[64];
         snprintf(d, sizeof(d), "More than %d parameters.", REQ_ARGS_MAX);

@@ -104,7 +104,8 @@ static bool creates_plan(const struct request *r)
 }
 
 /* A new entry of r->args (name and value copied, at most REQ_PARAM_MAX bytes each; value may
- * be NULL); NULL when there are REQ_ARGS_MAX already (args_over) or out of memory. */
+ * be NULL); NULL when there are REQ_ARGS_MAX already (args_over) or out of memory
+ * (args_lost). */
 static struct req_arg *arg_add(struct request *r, const char *name, const char *value, bool form)
 {
     struct req_arg *a;
@@ -120,6 +121,7 @@ static struct req_arg *arg_add(struct request *r, const char *name, const char *
     if (a->name == NULL || (value != NULL && a->value == NULL)) {
         free(a->name);
         free(a->value);
+        r->args_lost = true; /* never dropped unnoticed */
         return NULL;
     }
     r->nargs++;
@@ -303,8 +305,8 @@ static enum MHD_Result form_arg(struct request *r, const char *key, const char *
     else if (r->nargs > 0 && r->args[r->nargs - 1].form &&
              strcmp(r->args[r->nargs - 1].name, key) == 0)
         a = &r->args[r->nargs - 1];
-    if (a == NULL) /* past REQ_ARGS_MAX (refused by the handler) or out of memory */
-        return r->args_over ? MHD_YES : MHD_NO;
+    if (a == NULL) /* past REQ_ARGS_MAX or out of memory: refused by the handler */
+        return MHD_YES;
     return field_chunk(r, &a->value, data, off, size);
 }
 

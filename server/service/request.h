@@ -87,10 +87,11 @@ struct request {
     bool attach_seen[2];
     char *param[REQ_PARAM_COUNT];
     /* Creating a plan (POST /api/v1/plans, .../whatif): every parameter as read (a form's
-     * fields, then the query's), up to REQ_ARGS_MAX (args_over: there were more). */
+     * fields, then the query's), up to REQ_ARGS_MAX (args_over: there were more;
+     * args_lost: one could not be kept, out of memory). */
     struct req_arg args[REQ_ARGS_MAX];
     size_t nargs;
-    bool args_over;
+    bool args_over, args_lost;
     /* Headers, or NULL. */
     char *authorization, *if_none_match, *idempotency_key;
     int prefer_wait; /* Prefer: wait=N; -1: none */

@@ -454,6 +454,9 @@ req POST /api/v1/plans -H 'Content-Type: application/json' \
     --data '{"tensors":[],"options":{"capacity":"16GiB","time_limit":4000}}'
 check "a model option out of range is 422 naming options.time_limit" \
     eval 'problem 422 invalid-model && body_has "\"where\":\"options.time_limit\"" && body_has "options.time_limit: must be above 0 and at most 3600 s"'
+many=$(for i in $(seq 1 33); do printf 'p%d=1&' "$i"; done)
+req POST "/api/v1/plans?${many%&}" -H 'Content-Type: application/json' --data "$model"
+check "more than 32 parameters is 400" eval 'problem 400 invalid-parameter && body_has "More than 32 parameters."'
 req POST "/api/v1/plans?capacity=0" -H 'Content-Type: application/json' --data "$model"
 check "capacity=0 is 400 (above 0, as on the command line)" \
     eval 'problem 400 invalid-parameter && errors_are "capacity|capacity: must be above 0 bytes, got \"0\""'
