@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "planner/clock.h"
+#include "../unit/rng.h"
 
 /* Wall-clock seconds: the program's one monotonic clock. */
 static inline double bench_wall(void)
@@ -26,15 +27,6 @@ static inline double bench_cpu(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* xorshift64: the deterministic inputs of the benchmarks (*s must not be 0). */
-static inline uint64_t bench_rand(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
 }
 
 /* Peak resident set of the process, KiB. */

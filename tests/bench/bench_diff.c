@@ -35,7 +35,7 @@ static char *model(size_t n, int variant, size_t *len)
     pos += (size_t)snprintf(buf, cap, "{\"name\":\"diff-bench-%d\",\"chip\":\"v5p\",\"tensors\":[",
                             variant);
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = bench_rand(&s);
+        uint64_t r = rng_xorshift64(&s);
         size_t start = i / 4;
         bool f32 = variant == 1 && i % 10 == 3, renamed = variant == 1 && i % 100 == 7;
         pos += (size_t)snprintf(buf + pos, cap - pos,

@@ -44,7 +44,7 @@ static char *generate(long n, size_t *len)
     for (long i = 4; i < n; i++) {
         int s = (int)(i % 4);
         /* operands: the same shape class, one recent and one further back */
-        long a = i - 4, b = i - 4 * (1 + (long)(bench_rand(&rng) % 16));
+        long a = i - 4, b = i - 4 * (1 + (long)(rng_xorshift64(&rng) % 16));
         if (b < s)
             b = s;
         pos += (size_t)snprintf(

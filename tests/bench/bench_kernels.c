@@ -29,10 +29,10 @@ static const char *const dts[] = {"f32", "bf16", "s8", "bf16"};
 static int kernel_json(char *buf, size_t cap, size_t i)
 {
     int64_t t[3], m = 8192;
-    const char *dt = dts[bench_rand(&rng) % 4];
+    const char *dt = dts[rng_xorshift64(&rng) % 4];
 
     for (int a = 0; a < 3; a++)
-        t[a] = (int64_t)128 << (bench_rand(&rng) % 6); /* 128 .. 4096 */
+        t[a] = (int64_t)128 << (rng_xorshift64(&rng) % 6); /* 128 .. 4096 */
     return snprintf(buf, cap,
                     "%s{\"name\":\"mm%zu\",\"grid\":[%lld,%lld,%lld],\"flops\":%lld,"
                     "\"inputs\":[{\"name\":\"x\",\"block\":[%lld,%lld],\"array\":[8192,8192],"

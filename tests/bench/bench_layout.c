@@ -18,14 +18,6 @@
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
 /* Wall and CPU clocks: the machine is shared, so rates are computed on this process's CPU
  * time (best of REPS runs) and the wall time is shown next to it. */
 #define REPS 3
@@ -54,8 +46,8 @@ static const enum dtype types[] = {DT_F32, DT_BF16, DT_S32, DT_U8,  DT_PRED,
 /* A random shape like the ones models have: rank 0-5, dims up to 2^16, no layout. */
 static void random_shape(struct shape *sh)
 {
-    sh->dtype = types[next() % (sizeof(types) / sizeof(types[0]))];
-    sh->rank = (uint8_t)(next() % 6);
+    sh->dtype = types[rng_xorshift64(&rng) % (sizeof(types) / sizeof(types[0]))];
+    sh->rank = (uint8_t)(rng_xorshift64(&rng) % 6);
     sh->has_layout = false;
     sh->ntiles = 0;
     sh->element_size_bits = 0;
@@ -63,7 +55,7 @@ static void random_shape(struct shape *sh)
     sh->memory_space_given = false;
     sh->tail_align = 0;
     for (unsigned i = 0; i < sh->rank; i++)
-        sh->dims[i] = (int64_t)(1 + next() % (i + 1u == sh->rank ? 65536 : 512));
+        sh->dims[i] = (int64_t)(1 + rng_xorshift64(&rng) % (i + 1u == sh->rank ? 65536 : 512));
 }
 
 int main(int argc, char **argv)

@@ -98,14 +98,6 @@ static int run_row(const char *inst, const struct pack_problem *p, const char *a
     return rc;
 }
 
-static uint64_t rng_next(uint64_t *s)
-{
-    uint64_t x = *s += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* A model-like instance: two buffers born per step, lifetimes of 1-maxlife steps (default 32)
  * with one in a thousand living up to 2000 steps (about maxlife buffers live at a time;
  * --scale-life 1000 gives about a thousand), sizes 1 KiB .. 16 MiB log-uniform. With
@@ -124,12 +116,12 @@ static int scale_row(size_t n, unsigned maxlife, size_t weights, const char *alg
         return 1;
     for (size_t i = 0; i < n; i++) {
         int64_t step = (int64_t)(i / 2);
-        uint64_t r = rng_next(&s);
-        int64_t life = (r % 1000) == 0 ? (int64_t)(rng_next(&s) % 2000) + 1
-                                       : (int64_t)(rng_next(&s) % maxlife) + 1;
+        uint64_t r = rng_splitmix64(&s);
+        int64_t life = (r % 1000) == 0 ? (int64_t)(rng_splitmix64(&s) % 2000) + 1
+                                       : (int64_t)(rng_splitmix64(&s) % maxlife) + 1;
         b[i].lower = step;
         b[i].upper = step + life;
-        b[i].size = (uint64_t)1024 << (rng_next(&s) % 15);
+        b[i].size = (uint64_t)1024 << (rng_splitmix64(&s) % 15);
     }
     for (size_t i = 0; every > 0 && i < n; i += every) {
         b[i].lower = 0;

@@ -30,16 +30,16 @@ static char *generate(long n, size_t *len)
         return NULL;
     pos += (size_t)snprintf(buf, cap, "{\"name\":\"synthetic\",\"chip\":\"v5p\",\"tensors\":[");
     for (long i = 0; i < n; i++) {
-        uint64_t r = bench_rand(&rng);
+        uint64_t r = rng_xorshift64(&rng);
         long start = i / 4, dur = 1 + (long)(r % 64);
         int rank = 1 + (int)(r >> 8) % 3;
         pos += (size_t)snprintf(buf + pos, cap - pos,
                                 "%s{\"name\":\"t%ld\",\"dtype\":\"%s\",\"shape\":[", i ? "," : "",
                                 i, dtypes[(r >> 16) % 6]);
         for (int d = 0; d < rank; d++)
-            pos +=
-                (size_t)snprintf(buf + pos, cap - pos, "%s%u", d ? "," : "",
-                                 (unsigned)(1 + (bench_rand(&rng) % (d + 1 == rank ? 4096 : 256))));
+            pos += (size_t)snprintf(
+                buf + pos, cap - pos, "%s%u", d ? "," : "",
+                (unsigned)(1 + (rng_xorshift64(&rng) % (d + 1 == rank ? 4096 : 256))));
         pos += (size_t)snprintf(buf + pos, cap - pos, "],\"kind\":\"%s\",\"live\":[%ld,%ld]}",
                                 kinds[(r >> 24) % 5], start, start + dur);
     }

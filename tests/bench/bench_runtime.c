@@ -33,7 +33,7 @@ static struct pack_buffer *replay_input(size_t n)
     if (b == NULL)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = bench_rand(&rng);
+        uint64_t r = rng_xorshift64(&rng);
         b[i].lower = (int64_t)(i / 4);
         b[i].upper = r % 100 == 0 ? end : b[i].lower + 1 + (int64_t)(r % 64);
         b[i].size = ((uint64_t)1 << (8 + (r >> 8) % 17)) + (r >> 32) % 4093;
@@ -83,7 +83,7 @@ static char *model(size_t n, size_t *len)
         return NULL;
     pos += (size_t)snprintf(buf, cap, "{\"name\":\"trace-bench\",\"chip\":\"v5p\",\"tensors\":[");
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = bench_rand(&rng);
+        uint64_t r = rng_xorshift64(&rng);
         size_t start = i / 4;
         pos += (size_t)snprintf(buf + pos, cap - pos,
                                 "%s{\"name\":\"t%zu\",\"dtype\":\"bf16\",\"shape\":[%u,%u],"

@@ -59,7 +59,7 @@ static char *dump(size_t n, size_t *len)
         size_t first = a * 64, last = first + 64 < n ? first + 64 : n;
         uint64_t asize = 0;
         for (size_t i = first; i < last; i++) {
-            size[i] = (uint64_t)4 << (bench_rand(&rng) % 18);
+            size[i] = (uint64_t)4 << (rng_xorshift64(&rng) % 18);
             asize = size[i] * 8 > asize ? size[i] * 8 : asize;
         }
         total += asize;
@@ -82,7 +82,7 @@ static char *dump(size_t n, size_t *len)
         put(&g, "    %zu:fusion.%zu\n", i, i);
     put(&g, "  BufferLiveRange:\n");
     for (size_t i = 0; i < n; i++)
-        put(&g, "    fusion.%zu{}:%zu-%zu\n", i, i, i + (size_t)(bench_rand(&rng) % 32));
+        put(&g, "    fusion.%zu{}:%zu-%zu\n", i, i, i + (size_t)(rng_xorshift64(&rng) % 32));
     free(size);
     *len = g.len;
     return g.buf;

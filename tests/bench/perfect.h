@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "planner/pack.h"
+#include "../unit/rng.h"
 
 struct perfect_seed {
     uint64_t seed;
@@ -38,14 +39,6 @@ static inline size_t perfect_sweep_n(uint64_t seed)
 }
 #define PERFECT_CAPACITY ((uint64_t)1 << 20) /* as MiniMalloc's challenging suite */
 #define PERFECT_HORIZON  1000
-
-static uint64_t perfect_rand(uint64_t *s)
-{
-    uint64_t x = *s += 0x9e3779b97f4a7c15ull; /* splitmix64 */
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 /*
  * Cuts [0, horizon) x [0, capacity) into n pieces: b[i] gets the piece's lifetime and
@@ -70,9 +63,9 @@ static int perfect_instance(uint64_t seed, size_t n, uint64_t capacity, int64_t 
     b[0] = (struct pack_buffer){0, horizon, capacity};
     y[0] = 0;
     for (unsigned tries = 0; k < n && tries < 1000000; tries++) {
-        size_t i = perfect_rand(&s) % k;
+        size_t i = rng_splitmix64(&s) % k;
         for (int d = 0; d < 2; d++) { /* the largest of three draws */
-            size_t j = perfect_rand(&s) % k;
+            size_t j = rng_splitmix64(&s) % k;
             if ((uint64_t)(b[j].upper - b[j].lower) * b[j].size >
                 (uint64_t)(b[i].upper - b[i].lower) * b[i].size)
                 i = j;
@@ -80,18 +73,18 @@ static int perfect_instance(uint64_t seed, size_t n, uint64_t capacity, int64_t 
         struct pack_buffer *p = &b[i];
         int64_t w = p->upper - p->lower;
         uint64_t hq = p->size / q;
-        bool time_cut = perfect_rand(&s) & 1;
+        bool time_cut = rng_splitmix64(&s) & 1;
         if (time_cut && w < 2)
             time_cut = false;
         if (!time_cut && hq < 2)
             time_cut = w >= 2;
         if (time_cut && w >= 2) {
-            int64_t at = p->lower + 1 + (int64_t)(perfect_rand(&s) % (uint64_t)(w - 1));
+            int64_t at = p->lower + 1 + (int64_t)(rng_splitmix64(&s) % (uint64_t)(w - 1));
             b[k] = (struct pack_buffer){at, p->upper, p->size};
             y[k] = y[i];
             p->upper = at;
         } else if (!time_cut && hq >= 2) {
-            uint64_t at = q * (1 + perfect_rand(&s) % (hq - 1));
+            uint64_t at = q * (1 + rng_splitmix64(&s) % (hq - 1));
             b[k] = (struct pack_buffer){p->lower, p->upper, p->size - at};
             y[k] = y[i] + at;
             p->size = at;

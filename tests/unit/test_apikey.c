@@ -12,7 +12,7 @@
 
 #include "service/apikey.h"
 
-static void test_new_and_parse(void **state)
+static void test_new_key_carries_its_prefix_and_parses_back(void **state)
 {
     char key[APIKEY_LEN + 1], prefix[APIKEY_PREFIX_LEN + 1], got[APIKEY_PREFIX_LEN + 1];
     char key2[APIKEY_LEN + 1], prefix2[APIKEY_PREFIX_LEN + 1];
@@ -47,7 +47,7 @@ static void test_new_and_parse(void **state)
     assert_false(apikey_parse(key2, got));
 }
 
-static void test_hash_equal(void **state)
+static void test_hash_is_sha256_and_equal_compares_every_byte(void **state)
 {
     /* SHA-256 of "abc" (FIPS 180-4, appendix B.1). */
     static const unsigned char abc[APIKEY_HASH_LEN] = {
@@ -71,7 +71,7 @@ static void test_hash_equal(void **state)
     assert_false(apikey_equal(h, g));
 }
 
-static void test_names(void **state)
+static void test_key_names_are_short_safe_words(void **state)
 {
     char long_name[APIKEY_NAME_MAX + 2];
 
@@ -93,9 +93,9 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_new_and_parse),
-        cmocka_unit_test(test_hash_equal),
-        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_new_key_carries_its_prefix_and_parses_back),
+        cmocka_unit_test(test_hash_is_sha256_and_equal_compares_every_byte),
+        cmocka_unit_test(test_key_names_are_short_safe_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "planner/bfc.h"
 #include "planner/otree.h"
 #include "planner/pack.h"
+#include "rng.h"
 
 #define KiB ((uint64_t)1 << 10)
 #define MiB ((uint64_t)1 << 20)
@@ -59,7 +60,7 @@ static const char *layout(const struct bfc *a)
     return buf;
 }
 
-static void test_options(void **state)
+static void test_bad_options_and_requests_are_refused(void **state)
 {
     struct bfc_opts o = {0, false, false, 0};
     struct bfc *a = NULL;
@@ -92,7 +93,7 @@ static void test_options(void **state)
  * log2(1048576 >> 8) = 12. 1000 rounds to 1024; the chunk is >= 2 x 1024, so it splits:
  * A = 0+1024, free 1024+1047552.
  */
-static void test_split_coalesce(void **state)
+static void test_requests_split_chunks_and_frees_coalesce(void **state)
 {
     struct bfc *a = make(MiB, false, false);
     struct bfc_stats s;
@@ -141,7 +142,7 @@ static void test_split_coalesce(void **state)
  *  - 4096 scans from bin 4 (now empty): bin 5's 8192 = 2 x 4096 splits: 4352+4096, and
  *    8448+4096 goes back free.
  */
-static void test_best_fit_split_rule(void **state)
+static void test_best_fit_splits_chunks_of_twice_the_request(void **state)
 {
     struct bfc *a = make(MiB, false, false);
     struct bfc_stats s;
@@ -173,7 +174,7 @@ static void test_best_fit_split_rule(void **state)
  * twice: the whole chunk goes out. With fragmentation_fraction 0.1 the threshold is
  * 0.1 x 2^30 = 107374182 bytes, below 130023424: it splits.
  */
-static void test_max_internal_fragmentation(void **state)
+static void test_chunk_splits_when_its_rest_reaches_128_mib(void **state)
 {
     struct bfc_opts o = {(uint64_t)1 << 30, false, false, 0.1};
     struct bfc *a = make((uint64_t)1 << 30, false, false);
@@ -212,7 +213,7 @@ static void test_max_internal_fragmentation(void **state)
  *  - 1.5 MiB: no chunk fits, Extend has 0 bytes left: out of memory although
  *    limit - in use = 1.5 MiB is free. Fragmentation (1.5 - 1) / 1.5 = 1/3.
  */
-static void test_growth_oom_with_free_memory(void **state)
+static void test_regions_double_until_oom_with_bytes_free(void **state)
 {
     struct bfc *a = make(16 * MiB, true, false);
     struct bfc_stats s;
@@ -251,7 +252,7 @@ static void test_growth_oom_with_free_memory(void **state)
  * 1024): 2048+1024; the last 1024 is taken whole: 3072+1024. Freeing the first and the
  * third leaves 2048 bytes free in two 1024-byte holes: 2048 bytes cannot be allocated.
  */
-static void test_prealloc_oom(void **state)
+static void test_preallocated_region_fails_between_free_holes(void **state)
 {
     struct bfc *a = make(4096, false, false);
     struct bfc_stats s;
@@ -288,7 +289,7 @@ static void test_prealloc_oom(void **state)
  * goes back (reserved 4 MiB, 4 MiB left) and Extend adds min(8, 4) = 4 MiB at 6 MiB (the
  * end of the highest region held), taken whole (4 < 6).
  */
-static void test_garbage_collection(void **state)
+static void test_garbage_collection_frees_regions_for_extend(void **state)
 {
     struct bfc *a;
     struct bfc_stats s;
@@ -351,15 +352,9 @@ static void check_invariants(const struct bfc *a)
     assert_true(s.fragmentation >= 0 && s.fragmentation <= 1);
 }
 
-static uint64_t lcg(uint64_t *x)
-{
-    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
-    return *x >> 33;
-}
-
 /* Random allocations and frees under both region policies: the invariants after every
  * operation, and no two blocks in use overlap. */
-static void test_random_invariants(void **state)
+static void test_random_requests_keep_invariants_and_blocks_apart(void **state)
 {
     (void)state;
     for (int growth = 0; growth < 2; growth++) {
@@ -370,12 +365,12 @@ static void test_random_invariants(void **state)
         struct err e;
 
         for (int op = 0; op < 20000; op++) {
-            if (nlive > 0 && (nlive == 512 || lcg(&x) % 2 == 0)) {
-                size_t k = lcg(&x) % nlive;
+            if (nlive > 0 && (nlive == 512 || rng_lcg64(&x) % 2 == 0)) {
+                size_t k = rng_lcg64(&x) % nlive;
                 bfc_dealloc(a, live[k].handle);
                 live[k] = live[--nlive];
             } else {
-                uint64_t n = 1 + lcg(&x) % (lcg(&x) % 8 == 0 ? 4 * MiB : 64 * KiB);
+                uint64_t n = 1 + rng_lcg64(&x) % (rng_lcg64(&x) % 8 == 0 ? 4 * MiB : 64 * KiB);
                 int rc = bfc_alloc(a, n, &live[nlive], &e);
                 assert_true(rc == ERR_OK || rc == ERR_INFEASIBLE);
                 if (rc == ERR_OK) {
@@ -411,7 +406,7 @@ static void test_random_invariants(void **state)
  *   step 3: z freed, merges the tail      in use 1024, heap 1024
  *   step 4: y freed                       in use 0
  */
-static void test_replay_order(void **state)
+static void test_replay_frees_before_allocating_at_a_step(void **state)
 {
     const struct pack_buffer b[3] = {{0, 2, 1000}, {2, 4, 1000}, {1, 3, 256}};
     const int64_t steps[5] = {0, 1, 2, 3, 4};
@@ -459,7 +454,7 @@ static void test_replay_order(void **state)
  * 2048 free) and a 5000-byte one at step 2 (fails, only 2048 free). The first failure is
  * also the first with free memory; both are counted.
  */
-static void test_replay_failures(void **state)
+static void test_replay_counts_failures_and_those_with_bytes_free(void **state)
 {
     const struct pack_buffer b[6] = {{0, 1, 1024}, {0, 5, 1024}, {0, 1, 1024},
                                      {0, 5, 1024}, {1, 5, 2048}, {2, 5, 5000}};
@@ -511,7 +506,7 @@ static void test_replay_failures(void **state)
 
 /* The ordered set against a sorted array: ceil, floor and max after random inserts and
  * erases. */
-static void test_otree(void **state)
+static void test_otree_agrees_with_a_sorted_array(void **state)
 {
     struct otree_node nd[300];
     bool in[300] = {false};
@@ -520,12 +515,12 @@ static void test_otree(void **state)
 
     (void)state;
     for (uint32_t i = 0; i < 300; i++) {
-        nd[i].k1 = lcg(&x) % 50;
+        nd[i].k1 = rng_lcg64(&x) % 50;
         nd[i].k2 = i;
     }
     for (int op = 0; op < 5000; op++) {
-        uint32_t i = (uint32_t)(lcg(&x) % 300);
-        uint64_t q = lcg(&x) % 52;
+        uint32_t i = (uint32_t)(rng_lcg64(&x) % 300);
+        uint64_t q = rng_lcg64(&x) % 52;
         uint32_t want_ceil = OTREE_NONE, want_floor = OTREE_NONE, want_max = OTREE_NONE;
         if (in[i])
             otree_erase(nd, &root, i);
@@ -553,17 +548,17 @@ static void test_otree(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_options),
-        cmocka_unit_test(test_split_coalesce),
-        cmocka_unit_test(test_best_fit_split_rule),
-        cmocka_unit_test(test_max_internal_fragmentation),
-        cmocka_unit_test(test_growth_oom_with_free_memory),
-        cmocka_unit_test(test_prealloc_oom),
-        cmocka_unit_test(test_garbage_collection),
-        cmocka_unit_test(test_random_invariants),
-        cmocka_unit_test(test_replay_order),
-        cmocka_unit_test(test_replay_failures),
-        cmocka_unit_test(test_otree),
+        cmocka_unit_test(test_bad_options_and_requests_are_refused),
+        cmocka_unit_test(test_requests_split_chunks_and_frees_coalesce),
+        cmocka_unit_test(test_best_fit_splits_chunks_of_twice_the_request),
+        cmocka_unit_test(test_chunk_splits_when_its_rest_reaches_128_mib),
+        cmocka_unit_test(test_regions_double_until_oom_with_bytes_free),
+        cmocka_unit_test(test_preallocated_region_fails_between_free_holes),
+        cmocka_unit_test(test_garbage_collection_frees_regions_for_extend),
+        cmocka_unit_test(test_random_requests_keep_invariants_and_blocks_apart),
+        cmocka_unit_test(test_replay_frees_before_allocating_at_a_step),
+        cmocka_unit_test(test_replay_counts_failures_and_those_with_bytes_free),
+        cmocka_unit_test(test_otree_agrees_with_a_sorted_array),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,7 @@
 
 #include "service/body.h"
 
-static void test_body_plain(void **state)
+static void test_plain_body_refuses_bytes_past_its_limit(void **state)
 {
     struct body b;
 
@@ -27,7 +27,7 @@ static void test_body_plain(void **state)
     body_free(&b);
 }
 
-static void test_body_safetensors(void **state)
+static void test_safetensors_body_keeps_only_its_bounded_header(void **state)
 {
     static const char hdr[7] = {'{', '"', 'a', '"', ':', '1', '}'};
     char data[8 + 7 + 100];
@@ -71,8 +71,8 @@ static void test_body_safetensors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_body_plain),
-        cmocka_unit_test(test_body_safetensors),
+        cmocka_unit_test(test_plain_body_refuses_bytes_past_its_limit),
+        cmocka_unit_test(test_safetensors_body_keeps_only_its_bounded_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,7 +26,7 @@ static uint64_t resolve(const char *s, uint64_t capacity)
     return out;
 }
 
-static void test_bytes(void **state)
+static void test_byte_budgets_read_the_byte_grammar(void **state)
 {
     (void)state;
     assert_true(resolve("14000000000", 0) == 14000000000ull);
@@ -44,7 +44,7 @@ static void test_bytes(void **state)
     assert_true(resolve("0.5K", 0) == 512); /* a suffix makes it bytes */
 }
 
-static void test_fraction(void **state)
+static void test_fraction_budgets_take_a_share_of_capacity(void **state)
 {
     (void)state;
     /* v4 usable HBM 33017561088: 0.9 of it is 29715804979.2 -> 29715804979 */
@@ -59,7 +59,7 @@ static void test_fraction(void **state)
                 UINT64_MAX / 1000000 * 999999 + UINT64_MAX % 1000000 * 999999 / 1000000);
 }
 
-static void test_errors(void **state)
+static void test_malformed_budgets_are_rejected(void **state)
 {
     static const char *bad[] = {
         "",         "G",  "abc",  "0",    "0.0",       "1.5", "2.", "14X",
@@ -90,9 +90,9 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bytes),
-        cmocka_unit_test(test_fraction),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_byte_budgets_read_the_byte_grammar),
+        cmocka_unit_test(test_fraction_budgets_take_a_share_of_capacity),
+        cmocka_unit_test(test_malformed_budgets_are_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

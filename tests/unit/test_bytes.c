@@ -39,7 +39,7 @@ static void refused(const char *s, int code)
     assert_non_null(strstr(e.msg, s));
 }
 
-static void test_units(void **state)
+static void test_units_are_powers_of_1024_however_spelled(void **state)
 {
     (void)state;
     assert_true(value("0") == 0);
@@ -60,7 +60,7 @@ static void test_units(void **state)
     assert_true(value("2tiB") == 2199023255552ull);
 }
 
-static void test_decimals(void **state)
+static void test_decimals_give_whole_bytes_up_to_2_64(void **state)
 {
     (void)state;
     assert_true(value("1.5K") == 1536);
@@ -75,7 +75,7 @@ static void test_decimals(void **state)
     assert_true(value("16777215.5T") == 16777215ull * (1ull << 40) + (1ull << 39));
 }
 
-static void test_errors(void **state)
+static void test_malformed_and_overflowing_counts_are_rejected(void **state)
 {
     static const char *invalid[] = {"",     "K",          "B",        "abc",  "-1",    "+1",
                                     " 1",   "1 ",         "1 K",      "1.",   ".",     "1.5.",
@@ -102,9 +102,9 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_units),
-        cmocka_unit_test(test_decimals),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_units_are_powers_of_1024_however_spelled),
+        cmocka_unit_test(test_decimals_give_whole_bytes_up_to_2_64),
+        cmocka_unit_test(test_malformed_and_overflowing_counts_are_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

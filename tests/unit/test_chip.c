@@ -16,7 +16,7 @@
 #define GIB (1024ull * 1024ull * 1024ull)
 #define MIB (1024ull * 1024ull)
 
-static void test_lookup(void **state)
+static void test_lookup_accepts_aliases_in_any_case(void **state)
 {
     static const char *names[][2] = {
         {"v2", "v2"},         {"v3", "v3"},           {"V4", "v4"},           {"v5e", "v5e"},
@@ -40,7 +40,7 @@ static void test_lookup(void **state)
     assert_null(chip_find("v5lite,"));                    /* nor a prefix of the alias list */
 }
 
-static void test_table(void **state)
+static void test_table_is_ordered_and_self_consistent(void **state)
 {
     static const char *order[] = {"v2", "v3", "v4", "v5e", "v5p", "v6e", "v7"};
 
@@ -69,7 +69,7 @@ static void test_table(void **state)
 
 /* The figures the issue names, from server/planner/SOURCES.md#usable-hbm and the chip
  * entries of server/planner/SOURCES.md#cloud-specs, #tpu_info and #scaling-book there. */
-static void test_figures(void **state)
+static void test_figures_match_their_cited_sources(void **state)
 {
     const struct chip *c;
 
@@ -111,7 +111,7 @@ static void test_figures(void **state)
 }
 
 /* The printed capacities reproduce through XLA's formatter. */
-static void test_printed(void **state)
+static void test_capacities_print_as_xla_formats_them(void **state)
 {
     static const char *want[][2] = {
         {"v2", "7.48G"},   {"v3", "15.48G"},  {"v4", "30.75G"}, {"v5e", "15.75G"},
@@ -129,10 +129,10 @@ static void test_printed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lookup),
-        cmocka_unit_test(test_table),
-        cmocka_unit_test(test_figures),
-        cmocka_unit_test(test_printed),
+        cmocka_unit_test(test_lookup_accepts_aliases_in_any_case),
+        cmocka_unit_test(test_table_is_ordered_and_self_consistent),
+        cmocka_unit_test(test_figures_match_their_cited_sources),
+        cmocka_unit_test(test_capacities_print_as_xla_formats_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,7 @@
 #include "service/config.h"
 #include "service/problem.h"
 
-static void test_config(void **state)
+static void test_listen_address_splits_into_host_and_port(void **state)
 {
     char host[64];
     unsigned port;
@@ -33,7 +33,7 @@ static void test_config(void **state)
 }
 
 /* The abuse limits and the log format: defaults, flags, the environment, a bad value. */
-static void test_limits(void **state)
+static void test_abuse_limits_come_from_defaults_flags_and_env(void **state)
 {
     struct config c;
     char *defaults[] = {"tpuplan-server", "--database-url", "x"};
@@ -72,7 +72,7 @@ static void test_limits(void **state)
 
 /* The per-job cap: a plan runs under max_body and max_tensors, and a model with one tensor
  * more than --max-tensors is refused at submission as a 422 limit-exceeded problem. */
-static void test_per_job_limits(void **state)
+static void test_per_job_limits_refuse_a_model_over_them(void **state)
 {
     char *argv[] = {"tpuplan-server", "--max-tensors",  "2", "--max-body", "1K",
                     "--database-url", "postgresql:///x"};
@@ -103,7 +103,7 @@ static void test_per_job_limits(void **state)
 
 /* --max-body, --cache-bytes and --body-min-rate read the planner's one byte grammar (bytes.h):
  * decimals, T, "iB"; a fraction of a byte or a count past 2^64-1 stops start-up. */
-static void test_byte_flags(void **state)
+static void test_byte_flags_read_the_byte_grammar(void **state)
 {
     char *good[] = {"tpuplan-server",
                     "--database-url",
@@ -127,7 +127,7 @@ static void test_byte_flags(void **state)
 }
 
 /* Counts, durations and ports share one number reader: digits only, bounded, all of it. */
-static void test_numbers(void **state)
+static void test_numbers_are_bounded_digits_only(void **state)
 {
     static const char *bad_counts[] = {
         "+4", " 4", "4 ", "4x", "", "-1", "1000001", "1e3", "99999999999999999999"};
@@ -164,9 +164,11 @@ static void test_numbers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_config),         cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_byte_flags),     cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_per_job_limits),
+        cmocka_unit_test(test_listen_address_splits_into_host_and_port),
+        cmocka_unit_test(test_abuse_limits_come_from_defaults_flags_and_env),
+        cmocka_unit_test(test_byte_flags_read_the_byte_grammar),
+        cmocka_unit_test(test_numbers_are_bounded_digits_only),
+        cmocka_unit_test(test_per_job_limits_refuse_a_model_over_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

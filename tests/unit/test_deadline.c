@@ -52,7 +52,7 @@ static void conns_close(struct deadline *d, struct conns *k)
 
 enum { SLOW, FAST, THIRD };
 
-static void test_deadline(void **state)
+static void test_connections_past_the_header_deadline_are_shut(void **state)
 {
     struct deadline *d = deadline_start(1, 0); /* no body deadline */
     struct conns k;
@@ -76,7 +76,7 @@ static void test_deadline(void **state)
     conns_close(d, &k);
 }
 
-static void test_body_rate(void **state)
+static void test_slow_bodies_are_shut_at_their_byte_rate(void **state)
 {
     struct deadline *d = deadline_start(1, 100); /* 1 s, then 1 s more a 100 bytes */
     struct conns k;
@@ -97,7 +97,7 @@ static void test_body_rate(void **state)
     conns_close(d, &k);
 }
 
-static void test_off(void **state)
+static void test_zero_timeout_turns_deadlines_off(void **state)
 {
     (void)state;
     assert_null(deadline_start(0, 100));
@@ -113,9 +113,9 @@ static void test_off(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deadline),
-        cmocka_unit_test(test_body_rate),
-        cmocka_unit_test(test_off),
+        cmocka_unit_test(test_connections_past_the_header_deadline_are_shut),
+        cmocka_unit_test(test_slow_bodies_are_shut_at_their_byte_rate),
+        cmocka_unit_test(test_zero_timeout_turns_deadlines_off),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -85,7 +85,7 @@ static int64_t num(json_object *o, const char *path)
     return json_object_get_int64(get(o, path));
 }
 
-static void test_hand_pair(void **state)
+static void test_hand_written_pair_gives_the_worked_deltas(void **state)
 {
     struct diff_input a = {result_a, sizeof(result_a) - 1, NULL, 0};
     struct diff_input b = {result_b, sizeof(result_b) - 1, NULL, 0};
@@ -174,7 +174,7 @@ static void plan(const char *m, char **r, size_t *rlen, struct plan_views *v)
  * delta is -4096, and the peak, with the 8192-byte param live beside it (both 512-aligned), goes
  * from 16384 to 12288.
  */
-static void test_planned_pair(void **state)
+static void test_bf16_activation_halves_its_bytes_and_the_peak(void **state)
 {
     static const char ma[] = "{\"tensors\":[{\"name\":\"w\",\"shape\":[16,128],\"dtype\":\"f32\","
                              "\"kind\":\"param\"},{\"name\":\"h\",\"shape\":[16,128],"
@@ -223,7 +223,7 @@ static void test_planned_pair(void **state)
     plan_views_free(&vb);
 }
 
-static void test_errors(void **state)
+static void test_bad_results_are_rejected_naming_the_field(void **state)
 {
     static const char no_summary[] = "{\"schema_version\":1,\"tensors\":[]}";
     static const char bad_layout[] = "{\"tensors\":1,\"name\":[7]}";
@@ -249,9 +249,9 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hand_pair),
-        cmocka_unit_test(test_planned_pair),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_hand_written_pair_gives_the_worked_deltas),
+        cmocka_unit_test(test_bf16_activation_halves_its_bytes_and_the_peak),
+        cmocka_unit_test(test_bad_results_are_rejected_naming_the_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

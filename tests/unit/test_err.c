@@ -11,7 +11,7 @@
 
 #include "planner/err.h"
 
-static void test_set_clear(void **state)
+static void test_set_fills_code_where_and_message(void **state)
 {
     struct err e;
 
@@ -32,7 +32,7 @@ static void test_set_clear(void **state)
     assert_string_equal(e.where, "");
 }
 
-static void test_prefix(void **state)
+static void test_prefix_joins_location_and_message(void **state)
 {
     struct err e;
 
@@ -51,7 +51,7 @@ static void test_prefix(void **state)
     assert_int_equal(err_prefix(NULL, "a", "b"), ERR_INTERNAL);
 }
 
-static void test_truncation(void **state)
+static void test_long_text_is_truncated_to_the_buffers(void **state)
 {
     struct err e;
     char longs[2 * ERR_MSG_MAX];
@@ -68,7 +68,7 @@ static void test_truncation(void **state)
     assert_int_equal(strlen(e.where), ERR_WHERE_MAX - 1);
 }
 
-static void test_names(void **state)
+static void test_code_names_are_stable(void **state)
 {
     (void)state;
     assert_string_equal(err_code_name(ERR_OK), "ok");
@@ -86,10 +86,10 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_set_clear),
-        cmocka_unit_test(test_prefix),
-        cmocka_unit_test(test_truncation),
-        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_set_fills_code_where_and_message),
+        cmocka_unit_test(test_prefix_joins_location_and_message),
+        cmocka_unit_test(test_long_text_is_truncated_to_the_buffers),
+        cmocka_unit_test(test_code_names_are_stable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #include "planner/plan.h"
 
 #include "model_find.h"
+#include "rng.h"
 
 static const struct model_limits limits = {64u << 20, 32, 1000000, 1000000, 0};
 
@@ -570,7 +571,7 @@ static void test_dus_fusions_not_in_place(void **state)
     model_free(&m);
 }
 
-static void test_sharding_and_memory_space(void **state)
+static void test_shardings_divide_dims_and_vmem_is_left_out(void **state)
 {
     static const char unscheduled[] =
         "HloModule m, num_partitions=2\n"
@@ -615,7 +616,7 @@ static void test_scheduled_shapes_are_per_device(void **state)
 
 /* Header attributes, a comment between operands, nested tuples, a long backend_config,
  * trailing stack-frame tables. */
-static void test_printer_forms(void **state)
+static void test_every_printer_form_is_accepted(void **state)
 {
     static const char text[] =
         "HloModule m, entry_computation_layout={()->(s32[], (f32[2], u8[3]))}, "
@@ -681,7 +682,7 @@ static void test_errors_give_line_and_column(void **state)
                  ERR_INVALID, "line 1:35", "input_output_alias names a parameter index");
 }
 
-static void test_limits(void **state)
+static void test_depth_and_instruction_limits_are_errors(void **state)
 {
     char *text = malloc(4096);
     struct hlo_module h;
@@ -709,7 +710,7 @@ static void test_limits(void **state)
 /* Properties over generated modules: every buffer's lifetime starts at its definition and
  * covers its reads (defined before use), and the plan's peak is at least the largest live
  * sum at any step. */
-static void test_properties_generated(void **state)
+static void test_generated_modules_live_from_definition_to_reads(void **state)
 {
     size_t cap = 1 << 16;
     char *text = malloc(cap);
@@ -722,9 +723,9 @@ static void test_properties_generated(void **state)
         at += (size_t)snprintf(text + at, cap - at, "  v0 = f32[%d,128]{1,0} parameter(0)\n",
                                8 * (1 + round % 4));
         for (int k = 1; k < n; k++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            int a = (int)((seed >> 33) % (uint64_t)k), b = (int)((seed >> 40) % (uint64_t)k);
-            const char *op = (seed >> 50) % 3 == 0 ? "add" : "dot";
+            uint64_t r = rng_lcg64(&seed); /* bits 33-63 of the state */
+            int a = (int)(r % (uint64_t)k), b = (int)((r >> 7) % (uint64_t)k);
+            const char *op = (r >> 17) % 3 == 0 ? "add" : "dot";
             at += (size_t)snprintf(text + at, cap - at, "  %sv%d = f32[%d,128]{1,0} %s(v%d, v%d)\n",
                                    k == n - 1 ? "ROOT " : "", k, 8 * (1 + round % 4), op, a, b);
         }
@@ -762,12 +763,12 @@ int main(void)
         cmocka_unit_test(test_dynamic_update_slice_in_place),
         cmocka_unit_test(test_dus_fusions_in_place),
         cmocka_unit_test(test_dus_fusions_not_in_place),
-        cmocka_unit_test(test_sharding_and_memory_space),
+        cmocka_unit_test(test_shardings_divide_dims_and_vmem_is_left_out),
         cmocka_unit_test(test_scheduled_shapes_are_per_device),
-        cmocka_unit_test(test_printer_forms),
+        cmocka_unit_test(test_every_printer_form_is_accepted),
         cmocka_unit_test(test_errors_give_line_and_column),
-        cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_properties_generated),
+        cmocka_unit_test(test_depth_and_instruction_limits_are_errors),
+        cmocka_unit_test(test_generated_modules_live_from_definition_to_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

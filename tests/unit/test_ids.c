@@ -12,7 +12,7 @@
 #include "service/ids.h"
 
 /* RFC 4648 section 10, without padding (base64url only differs in '+' '/'). */
-static void test_rfc4648_vectors(void **state)
+static void test_encoding_matches_the_rfc4648_vectors(void **state)
 {
     static const char *const in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
     static const char *const out[] = {"", "Zg", "Zm8", "Zm9v", "Zm9vYg", "Zm9vYmE", "Zm9vYmFy"};
@@ -30,7 +30,7 @@ static void test_rfc4648_vectors(void **state)
 }
 
 /* 0xfb 0xff is "+/8" in standard base64 and "-_8" in the URL-safe alphabet. */
-static void test_url_safe_alphabet(void **state)
+static void test_encoding_uses_the_url_safe_alphabet(void **state)
 {
     const unsigned char raw[] = {0xfb, 0xff};
     char enc[8];
@@ -53,7 +53,7 @@ static void test_decode_rejects(void **state)
     assert_int_equal(ids_b64url_decode("Zm9vYmFy", 8, dec, 5), -1);        /* buffer too small */
 }
 
-static void test_ids_and_tokens(void **state)
+static void test_ids_and_tokens_are_random_and_validated(void **state)
 {
     char a[IDS_ID_LEN + 1], b[IDS_ID_LEN + 1], t[IDS_TOKEN_LEN + 1];
     unsigned char raw[40];
@@ -73,7 +73,7 @@ static void test_ids_and_tokens(void **state)
     assert_true(ids_valid_id("AAAAAAAAAAAAAAAAAAAAA_"));
 }
 
-static void test_request_ids(void **state)
+static void test_request_ids_are_random_and_url_safe(void **state)
 {
     char a[IDS_REQUEST_LEN + 1], b[IDS_REQUEST_LEN + 1];
 
@@ -89,9 +89,11 @@ static void test_request_ids(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rfc4648_vectors), cmocka_unit_test(test_url_safe_alphabet),
-        cmocka_unit_test(test_decode_rejects),  cmocka_unit_test(test_ids_and_tokens),
-        cmocka_unit_test(test_request_ids),
+        cmocka_unit_test(test_encoding_matches_the_rfc4648_vectors),
+        cmocka_unit_test(test_encoding_uses_the_url_safe_alphabet),
+        cmocka_unit_test(test_decode_rejects),
+        cmocka_unit_test(test_ids_and_tokens_are_random_and_validated),
+        cmocka_unit_test(test_request_ids_are_random_and_url_safe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

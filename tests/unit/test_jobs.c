@@ -156,7 +156,7 @@ static struct jobs *pool(unsigned workers, int poll_ms, const char *name,
     return j;
 }
 
-static void test_each_plan_once(void **state)
+static void test_each_plan_runs_once(void **state)
 {
     struct store *s = *state;
     struct jobs_stats st;
@@ -185,7 +185,7 @@ static void test_each_plan_once(void **state)
 /* A pool serving under --base-path stores a failed plan's problem with the prefix on its
  * type, as every problem the server answers itself carries it
  * (server/service/README.md#behind-a-reverse-proxy). */
-static void test_problem_base_path(void **state)
+static void test_failed_plan_problem_carries_the_base_path(void **state)
 {
     struct store *s = *state;
     char err[256];
@@ -209,7 +209,7 @@ static void test_problem_base_path(void **state)
 }
 
 /* Two pools on one database, as two server instances: 100 plans, each exactly once. */
-static void test_two_pools(void **state)
+static void test_two_pools_run_each_plan_once(void **state)
 {
     struct store *s = *state;
     struct jobs_stats a, b, sum;
@@ -282,7 +282,7 @@ static double notify_latency(struct store *s, struct done_log *d)
     return 1e9;
 }
 
-static void test_notify_wakes_and_restart(void **state)
+static void test_notify_wakes_the_pool_and_it_survives_restart(void **state)
 {
     struct store *s = *state;
     struct done_log d = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -371,7 +371,7 @@ static void wait_busy(struct jobs *j)
 
 /* jobs_stop(0) while a plan runs gives it back to the queue (not a failed attempt, no
  * lease left); jobs_stop with a grace lets the running plan finish and stores it. */
-static void test_graceful_stop(void **state)
+static void test_stop_requeues_or_finishes_the_running_plan(void **state)
 {
     struct store *s = *state;
     struct plan_summary sum = {.tensors = 1};
@@ -404,11 +404,14 @@ static void test_graceful_stop(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_each_plan_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_two_pools, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_problem_base_path, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_graceful_stop, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_notify_wakes_and_restart, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_each_plan_runs_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_pools_run_each_plan_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_plan_problem_carries_the_base_path, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_stop_requeues_or_finishes_the_running_plan, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_notify_wakes_the_pool_and_it_survives_restart, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

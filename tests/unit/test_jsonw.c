@@ -22,16 +22,9 @@
 #include <json-c/json.h>
 
 #include "planner/jsonw.h"
+#include "rng.h"
 
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t rng = 0x2545f4914f6cdd1dull; /* rng_xorshift64's stream */
 
 /* One value written alone (compact): the malloc'd text. */
 static char *one_u64(uint64_t v)
@@ -97,7 +90,7 @@ static void check_double(double v)
 
 /* Integers: the edges, every power of ten and its neighbours, and random values of every
  * width, each as printf prints it. */
-static void test_integers(void **state)
+static void test_integers_print_as_printf(void **state)
 {
     static const uint64_t edges[] = {0,
                                      1,
@@ -128,7 +121,8 @@ static void test_integers(void **state)
         check_i64(-(int64_t)p + 1);
     }
     for (int i = 0; i < 20000; i++) {
-        uint64_t v = next() >> (next() % 64);
+        uint64_t v = rng_xorshift64(&rng);
+        v >>= rng_xorshift64(&rng) % 64; /* every magnitude */
         check_u64(v);
         check_i64((int64_t)v);
         check_i64(-(int64_t)(v >> 1));
@@ -137,7 +131,7 @@ static void test_integers(void **state)
 
 /* Doubles: whole numbers below 10^6 take the digit path, everything else %.6g; both must
  * read as %.6g prints them, at and around the 10^6 edge, signed zero included. */
-static void test_doubles(void **state)
+static void test_doubles_read_as_printf_g6_prints_them(void **state)
 {
     static const double vals[] = {0.0,
                                   -0.0,
@@ -175,10 +169,10 @@ static void test_doubles(void **state)
     assert_string_equal(got = one_double(-INFINITY), "null");
     free(got);
     for (int i = 0; i < 20000; i++) {
-        int64_t whole = (int64_t)(next() % 2200000) - 1100000;
+        int64_t whole = (int64_t)(rng_xorshift64(&rng) % 2200000) - 1100000;
         check_double((double)whole);
         check_double((double)whole / 7.0);
-        check_double((double)(next() >> 11) * 0x1p-20);
+        check_double((double)(rng_xorshift64(&rng) >> 11) * 0x1p-20);
     }
 }
 
@@ -211,7 +205,7 @@ static void write_doc(struct jsonw *w)
     jsonw_obj_end(w);
 }
 
-static void test_keys(void **state)
+static void test_keys_and_strings_are_escaped(void **state)
 {
     struct jsonw w;
     char *out = NULL, k64[65], k65[66], want[512];
@@ -253,7 +247,7 @@ static char *str_doc(const char *s, size_t n)
     return out;
 }
 
-static void test_utf8(void **state)
+static void test_invalid_utf8_becomes_replacement_characters(void **state)
 {
     static const struct {
         const char *in, *val; /* in; the string value written (between the quotes) */
@@ -290,15 +284,16 @@ static void test_utf8(void **state)
         unsigned char buf[64] = {0};
         size_t n = 0;
         bool valid = true;
-        while (n + 4 < sizeof(buf) && next() % 8 != 0) {
+        while (n + 4 < sizeof(buf) && rng_xorshift64(&rng) % 8 != 0) {
             uint32_t cp;
-            if (next() % 5 == 0) {
-                buf[n++] = (unsigned char)(0x80 + next() % 0x80); /* a byte >= 0x80 alone */
+            if (rng_xorshift64(&rng) % 5 == 0) {
+                buf[n++] =
+                    (unsigned char)(0x80 + rng_xorshift64(&rng) % 0x80); /* a byte >= 0x80 alone */
                 valid = false;
                 continue;
             }
             do
-                cp = (uint32_t)(1 + next() % 0x10FFFF);
+                cp = (uint32_t)(1 + rng_xorshift64(&rng) % 0x10FFFF);
             while (cp >= 0xD800 && cp <= 0xDFFF);
             if (cp < 0x80) {
                 buf[n++] = (unsigned char)cp;
@@ -400,7 +395,7 @@ static void write_long(struct jsonw *w, const char *big)
 /* The sink gets pieces of exactly JSONW_SINK_CHUNK bytes, the last one shorter, even where
  * a string is longer than a piece; put together they are the buffered document byte for
  * byte. */
-static void test_sink_pieces(void **state)
+static void test_sink_gets_whole_chunks_making_up_the_document(void **state)
 {
     struct jsonw w;
     struct pieces p = {0};
@@ -493,7 +488,7 @@ static void write_frag_doc(struct jsonw *w, bool fragments, size_t bad)
 /* Fragments spliced in are the document written in one go, byte for byte and piece for
  * piece, compact and pretty, buffered and streamed; an error inside a fragment ends the
  * document as the same error at the same place does (the same pieces before it). */
-static void test_fragments(void **state)
+static void test_fragments_write_the_same_document(void **state)
 {
     (void)state;
     for (int pretty = 0; pretty < 2; pretty++) {
@@ -568,7 +563,7 @@ static void test_long_pretty_is_json_c(void **state)
 
 /* A fragment must end at the depth it began (else ERR_INTERNAL), and its text counts
  * against the document's max_bytes exactly as if written there. */
-static void test_fragment_errors(void **state)
+static void test_fragment_must_close_its_depth_and_counts_to_limit(void **state)
 {
     struct jsonw w, f;
     char *out = NULL, *again = NULL;
@@ -605,7 +600,7 @@ static void test_fragment_errors(void **state)
 
 /* max_bytes is exact: a document of exactly that many bytes is written, one byte less
  * fails with ERR_LIMIT (and frees what was written). */
-static void test_limit_exact(void **state)
+static void test_max_bytes_is_exact(void **state)
 {
     struct jsonw w;
     char *out = NULL, *again = NULL;
@@ -642,15 +637,15 @@ static void test_limit_exact(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_integers),
-        cmocka_unit_test(test_doubles),
-        cmocka_unit_test(test_keys),
+        cmocka_unit_test(test_integers_print_as_printf),
+        cmocka_unit_test(test_doubles_read_as_printf_g6_prints_them),
+        cmocka_unit_test(test_keys_and_strings_are_escaped),
         cmocka_unit_test(test_pretty_is_json_c),
-        cmocka_unit_test(test_sink_pieces),
-        cmocka_unit_test(test_limit_exact),
-        cmocka_unit_test(test_utf8),
-        cmocka_unit_test(test_fragments),
-        cmocka_unit_test(test_fragment_errors),
+        cmocka_unit_test(test_sink_gets_whole_chunks_making_up_the_document),
+        cmocka_unit_test(test_max_bytes_is_exact),
+        cmocka_unit_test(test_invalid_utf8_becomes_replacement_characters),
+        cmocka_unit_test(test_fragments_write_the_same_document),
+        cmocka_unit_test(test_fragment_must_close_its_depth_and_counts_to_limit),
         cmocka_unit_test(test_long_pretty_is_json_c),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -165,7 +165,7 @@ static void assert_same(const struct outcome *a, const struct outcome *b)
 
 /* Every run length around the block size, and long runs: the three ways give the same
  * text, each range is written once, and on long runs the helper wrote some of it. */
-static void test_same_text(void **state)
+static void test_blocks_write_the_same_text_as_one_thread(void **state)
 {
     static const size_t lens[] = {
         0, 1, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK, 2 * BLOCK + 1, 50 * BLOCK + 3, MAX_RUN};
@@ -205,7 +205,7 @@ static void test_same_text(void **state)
 /* An element that nests too deep, in block 0 (the caller's), in block 1 (the helper's while
  * the caller sleeps in block 0) and far on (either's): the document ends with ERR_INTERNAL
  * after the same pieces as on one thread. */
-static void test_error_in_block(void **state)
+static void test_error_in_any_block_ends_as_on_one_thread(void **state)
 {
     static const size_t bads[] = {3, BLOCK + 2, 301 * BLOCK + 1, MAX_RUN - 1};
     struct run r;
@@ -233,7 +233,7 @@ static void test_error_in_block(void **state)
 
 /* A sink failing at its first, second or fifth piece, and the buffered document one byte
  * over its limit: the same code after the same pieces. */
-static void test_failing_writer(void **state)
+static void test_failing_sink_ends_as_on_one_thread(void **state)
 {
     struct run r = run_new(NO_ERROR, false);
     struct outcome whole, o[2];
@@ -260,9 +260,9 @@ static void test_failing_writer(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_same_text),
-        cmocka_unit_test(test_error_in_block),
-        cmocka_unit_test(test_failing_writer),
+        cmocka_unit_test(test_blocks_write_the_same_text_as_one_thread),
+        cmocka_unit_test(test_error_in_any_block_ends_as_on_one_thread),
+        cmocka_unit_test(test_failing_sink_ends_as_on_one_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "planner/layout.h"
+#include "rng.h"
 
 /* Resolves text on chip (NULL = v4 rules) and returns the sizes; fails the test on error. */
 static struct layout_info resolve(const char *text, const char *chip, struct shape *out)
@@ -118,7 +119,7 @@ static const struct report reports[] = {
     {"bf16[32,256]{1,0:T(8,128)(2,1,1,1)}", "16.0K", "16.0K", NULL, "1.0x", 16384},
 };
 
-static void test_reports(void **state)
+static void test_padded_sizes_match_the_real_reports(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
@@ -232,7 +233,7 @@ static const struct want defaults[] = {
     {"token[]", "v5e", "token[]", "token-no-storage", LAYOUT_CONF_CONFIRMED},
 };
 
-static void test_defaults(void **state)
+static void test_default_layouts_per_dtype_and_generation(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
@@ -252,7 +253,7 @@ static void test_defaults(void **state)
     }
 }
 
-static void test_format(void **state)
+static void test_bytes_format_truncates_like_xla(void **state)
 {
     char buf[32];
 
@@ -272,7 +273,7 @@ static void test_format(void **state)
     assert_string_equal(layout_format_bytes(1262254080ull, buf, 3), "1.");
 }
 
-static void test_confidence_names(void **state)
+static void test_confidence_names_are_stable(void **state)
 {
     (void)state;
     assert_string_equal(layout_confidence_name(LAYOUT_CONF_GIVEN), "given");
@@ -280,7 +281,7 @@ static void test_confidence_names(void **state)
     assert_string_equal(layout_confidence_name(LAYOUT_CONF_ASSUMED), "assumed");
 }
 
-static void test_overflow(void **state)
+static void test_sizes_past_2_64_are_overflow_errors(void **state)
 {
     struct shape sh;
     struct layout_info li;
@@ -340,7 +341,7 @@ static void test_size_rejects_invalid(void **state)
     assert_int_equal(layout_default(&sh, NULL, NULL, NULL, &e), ERR_INVALID);
 }
 
-static void test_api_edges(void **state)
+static void test_null_chip_aliases_and_untiled_edges_are_handled(void **state)
 {
     struct shape sh, copy;
     struct layout_info li;
@@ -391,15 +392,8 @@ static void test_api_edges(void **state)
     assert_string_equal(li.rule, "32bit-T(8,128)");
 }
 
-/* Deterministic xorshift so failures reproduce. */
+/* The random shapes' stream (rng.h), reset by random_shape(0) so failures reproduce. */
 static uint64_t rng;
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 enum { RANDOM_SHAPES = 20000 };
 
@@ -412,18 +406,18 @@ static const struct chip *random_shape(int i, struct shape *sh)
                                        DT_S32,  DT_U32, DT_F64, DT_C64, DT_C128, DT_F8E5M2, DT_U2};
     if (i == 0)
         rng = 0x9e3779b97f4a7c15ull;
-    const struct chip *chip = chip_at(next() % chip_count());
+    const struct chip *chip = chip_at(rng_xorshift64(&rng) % chip_count());
     memset(sh, 0, sizeof(*sh));
-    sh->dtype = types[next() % (sizeof(types) / sizeof(types[0]))];
-    sh->rank = (uint8_t)(next() % 6);
+    sh->dtype = types[rng_xorshift64(&rng) % (sizeof(types) / sizeof(types[0]))];
+    sh->rank = (uint8_t)(rng_xorshift64(&rng) % 6);
     for (unsigned d = 0; d < sh->rank; d++)
-        sh->dims[d] = (int64_t)(next() % (d == 0 ? 5000 : 300));
-    if (next() % 2) {
+        sh->dims[d] = (int64_t)(rng_xorshift64(&rng) % (d == 0 ? 5000 : 300));
+    if (rng_xorshift64(&rng) % 2) {
         sh->has_layout = true;
         for (unsigned d = 0; d < sh->rank; d++)
             sh->minor_to_major[d] = (uint8_t)d;
         for (unsigned d = sh->rank; d > 1; d--) {
-            unsigned j = (unsigned)(next() % d);
+            unsigned j = (unsigned)(rng_xorshift64(&rng) % d);
             uint8_t t = sh->minor_to_major[d - 1];
             sh->minor_to_major[d - 1] = sh->minor_to_major[j];
             sh->minor_to_major[j] = t;
@@ -520,14 +514,14 @@ static void test_random_resolved_shapes_print_parse_and_size_back(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reports),
+        cmocka_unit_test(test_padded_sizes_match_the_real_reports),
         cmocka_unit_test(test_default_matches_reports),
-        cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_format),
-        cmocka_unit_test(test_confidence_names),
-        cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_default_layouts_per_dtype_and_generation),
+        cmocka_unit_test(test_bytes_format_truncates_like_xla),
+        cmocka_unit_test(test_confidence_names_are_stable),
+        cmocka_unit_test(test_sizes_past_2_64_are_overflow_errors),
         cmocka_unit_test(test_size_rejects_invalid),
-        cmocka_unit_test(test_api_edges),
+        cmocka_unit_test(test_null_chip_aliases_and_untiled_edges_are_handled),
         cmocka_unit_test(test_random_shapes_pad_up_never_down),
         cmocka_unit_test(test_random_shapes_pad_to_whole_tiles),
         cmocka_unit_test(test_random_resolved_shapes_print_parse_and_size_back),

@@ -13,7 +13,7 @@
 #include "service/metrics.h"
 #include "service/route.h"
 
-static void test_metrics(void **state)
+static void test_metrics_render_counters_and_cumulative_buckets(void **state)
 {
     struct metrics_gauges g;
     struct route_match get, del;
@@ -55,7 +55,7 @@ static void test_metrics(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_metrics_render_counters_and_cumulative_buckets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

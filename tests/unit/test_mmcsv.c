@@ -28,7 +28,7 @@ static int parse(const char *s, struct mmcsv *m, struct err *e)
     return mmcsv_parse(s, strlen(s), 100, m, e);
 }
 
-static void test_example(void **state)
+static void test_example12_parses_to_its_buffers(void **state)
 {
     struct mmcsv m;
     struct err e;
@@ -46,7 +46,7 @@ static void test_example(void **state)
     mmcsv_free(&m);
 }
 
-static void test_aliases(void **state)
+static void test_column_aliases_crlf_and_inclusive_end_are_read(void **state)
 {
     struct mmcsv m;
     struct err e;
@@ -70,7 +70,7 @@ static void test_aliases(void **state)
     mmcsv_free(&m);
 }
 
-static void test_detect(void **state)
+static void test_detect_needs_a_csv_header(void **state)
 {
     (void)state;
     assert_false(mmcsv_detect("{\"tensors\": []}", 15));
@@ -90,7 +90,7 @@ static void expect_error(const char *s, int code, const char *msg)
     assert_null(m.bufs);
 }
 
-static void test_errors(void **state)
+static void test_bad_rows_name_line_and_column(void **state)
 {
     (void)state;
     expect_error("id,lower,upper,size\na,0,1,4\nb,0,x,4\n", ERR_INVALID,
@@ -123,7 +123,7 @@ static void test_errors(void **state)
 
 /* Regression (fuzz_mmcsv): an id holding NUL bytes was cut at the first one, so "\0b3"
  * became the empty id and the written solution no longer parsed. Now it is refused. */
-static void test_nul_in_id(void **state)
+static void test_id_holding_nul_is_refused(void **state)
 {
     static const char text[] = "id,lower,upper,size\nb1,0,3,4\n\0b\0\0C,3,9,4\n";
     struct mmcsv m;
@@ -137,7 +137,7 @@ static void test_nul_in_id(void **state)
     assert_int_equal(m.n, 0);
 }
 
-static void test_limit(void **state)
+static void test_rows_past_max_buffers_are_a_limit_error(void **state)
 {
     struct mmcsv m;
     struct err e;
@@ -150,7 +150,7 @@ static void test_limit(void **state)
     mmcsv_free(&m);
 }
 
-static void test_format(void **state)
+static void test_solution_lists_each_buffer_with_its_offset(void **state)
 {
     struct mmcsv m;
     struct err e;
@@ -174,7 +174,7 @@ static void test_format(void **state)
 
 /* 200 rows: the arrays grow past their first 64 and 128 entries, stopping at max_buffers,
  * and every row keeps its id, line and buffer; optional columns are listed, not read. */
-static void test_growth(void **state)
+static void test_arrays_grow_to_max_buffers_keeping_every_row(void **state)
 {
     static char text[200 * 40 + 64];
     size_t used = 0;
@@ -206,10 +206,14 @@ static void test_growth(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example), cmocka_unit_test(test_aliases),
-        cmocka_unit_test(test_detect),  cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_limit),   cmocka_unit_test(test_format),
-        cmocka_unit_test(test_growth),  cmocka_unit_test(test_nul_in_id),
+        cmocka_unit_test(test_example12_parses_to_its_buffers),
+        cmocka_unit_test(test_column_aliases_crlf_and_inclusive_end_are_read),
+        cmocka_unit_test(test_detect_needs_a_csv_header),
+        cmocka_unit_test(test_bad_rows_name_line_and_column),
+        cmocka_unit_test(test_rows_past_max_buffers_are_a_limit_error),
+        cmocka_unit_test(test_solution_lists_each_buffer_with_its_offset),
+        cmocka_unit_test(test_arrays_grow_to_max_buffers_keeping_every_row),
+        cmocka_unit_test(test_id_holding_nul_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

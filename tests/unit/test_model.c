@@ -24,6 +24,7 @@
 #include "planner/model_json.h"
 
 #include "model_find.h"
+#include "rng.h"
 
 static const struct model_limits limits = {64u << 20, 32, 1000, 1000, 0};
 
@@ -35,7 +36,7 @@ static void parse_ok(const char *json, struct model *m)
         fail_msg("parse: %s (%s)", e.msg, e.where);
 }
 
-static void test_fields(void **state)
+static void test_every_field_is_read(void **state)
 {
     struct model m;
     (void)state;
@@ -77,7 +78,7 @@ static void test_fields(void **state)
 /* Per-device dims are ceil(dim / product of axes), server/planner/SOURCES.md#uneven-sharding:
  * f32[7,2] on a [4,2]
  * mesh is f32[2,1] per device (Reactant.jl PR #822). */
-static void test_sharding(void **state)
+static void test_sharded_dims_are_ceil_per_device(void **state)
 {
     struct model m;
     (void)state;
@@ -110,7 +111,7 @@ static void expect_live(struct model *m, const char *name, int64_t s, int64_t e)
     assert_live(tensor(m, name), s, e);
 }
 
-static void test_lifetimes(void **state)
+static void test_lifetimes_follow_ops_kinds_and_live(void **state)
 {
     struct model m;
     struct err e;
@@ -270,7 +271,7 @@ static void test_invalid_models_are_rejected_naming_the_field(void **state)
     }
 }
 
-static void test_lifetime_errors(void **state)
+static void test_bad_ops_are_rejected_naming_the_op(void **state)
 {
     static const struct bad cases[] = {
         {"{\"tensors\":[{\"name\":\"h\",\"shape\":[1],\"dtype\":\"f32\",\"kind\":\"temp\"}],"
@@ -298,7 +299,7 @@ static void test_lifetime_errors(void **state)
 }
 
 /* Depth, tensor count, op count and input size limits. */
-static void test_limits(void **state)
+static void test_depth_count_and_size_limits_are_errors(void **state)
 {
     struct model_limits l = {64, 4, 2, 1, 0};
     struct model m;
@@ -319,7 +320,7 @@ static void test_limits(void **state)
 }
 
 /* Byte sizes that pass 2^64 are an error naming the tensor, never a wrapped number. */
-static void test_overflow(void **state)
+static void test_byte_overflow_names_the_tensor(void **state)
 {
     struct model m;
     struct err e;
@@ -402,7 +403,7 @@ static void test_streaming_matches_the_whole_document(void **state)
 
 /* Nesting inside one streamed element is limited exactly as inside the whole document:
  * a limit of 6 levels admits {"tensors":[{"tags":[[1]]}]} (5) and not one more. */
-static void test_streaming_depth_limit(void **state)
+static void test_streaming_depth_limit_is_the_documents(void **state)
 {
     struct model_limits l = limits;
     struct model m;
@@ -424,7 +425,7 @@ static void test_streaming_depth_limit(void **state)
 
 /* model_fast_tensor on its own: the fields of a plain element, the position past its
  * comma or bracket, and nothing consumed for what it leaves to json-c. */
-static void test_fast_reader(void **state)
+static void test_fast_reader_reads_plain_elements_only(void **state)
 {
     static const char *const refused[] = {
         "{\"name\":\"a\",\"shape\":[1],\"dtype\":\"f32\",\"tags\":[\"x\"]},",
@@ -489,12 +490,10 @@ static void test_fast_reader(void **state)
 
 static uint64_t fast_rng = 0x9e3779b97f4a7c15ull;
 
+/* One of n choices from the mutated elements' stream (rng_xorshift64). */
 static size_t pick(size_t n)
 {
-    fast_rng ^= fast_rng << 13;
-    fast_rng ^= fast_rng >> 7;
-    fast_rng ^= fast_rng << 17;
-    return (size_t)(fast_rng % n);
+    return (size_t)(rng_xorshift64(&fast_rng) % n);
 }
 
 /* Appends "key": val to an element, with random whitespace around the colon and value. */
@@ -672,7 +671,7 @@ static size_t split_model(char *buf, size_t cap, size_t at, const char *odd, siz
  * unknown field, a syntax error (the whole-document parse reports it) and a trailing comma,
  * each near the start, around the middle where the helper starts, and at the end.
  */
-static void test_split_parse(void **state)
+static void test_split_parse_matches_one_thread(void **state)
 {
     static const char *const odd[] = {
         NULL,
@@ -769,7 +768,7 @@ static void test_split_parse(void **state)
  * scalar, each compared whole with shape_parse's own result. model_resolve stores the
  * resolved layout and keeps the dims' storage; shard masks are per dim.
  */
-static void test_compact_shapes(void **state)
+static void test_compact_shapes_expand_to_the_parsed_shape(void **state)
 {
     static const char *const texts[] = {
         "f32[8,128,3]{2,1,0:T(8,128)(2,1)L(1024)E(32)S(1)}",
@@ -815,19 +814,19 @@ static void test_compact_shapes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fields),
-        cmocka_unit_test(test_sharding),
-        cmocka_unit_test(test_lifetimes),
+        cmocka_unit_test(test_every_field_is_read),
+        cmocka_unit_test(test_sharded_dims_are_ceil_per_device),
+        cmocka_unit_test(test_lifetimes_follow_ops_kinds_and_live),
         cmocka_unit_test(test_invalid_models_are_rejected_naming_the_field),
-        cmocka_unit_test(test_lifetime_errors),
-        cmocka_unit_test(test_limits),
-        cmocka_unit_test(test_overflow),
+        cmocka_unit_test(test_bad_ops_are_rejected_naming_the_op),
+        cmocka_unit_test(test_depth_count_and_size_limits_are_errors),
+        cmocka_unit_test(test_byte_overflow_names_the_tensor),
         cmocka_unit_test(test_streaming_matches_the_whole_document),
-        cmocka_unit_test(test_streaming_depth_limit),
-        cmocka_unit_test(test_fast_reader),
+        cmocka_unit_test(test_streaming_depth_limit_is_the_documents),
+        cmocka_unit_test(test_fast_reader_reads_plain_elements_only),
         cmocka_unit_test(test_fast_reader_matches_json_c),
-        cmocka_unit_test(test_compact_shapes),
-        cmocka_unit_test(test_split_parse),
+        cmocka_unit_test(test_compact_shapes_expand_to_the_parsed_shape),
+        cmocka_unit_test(test_split_parse_matches_one_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

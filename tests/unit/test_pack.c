@@ -17,16 +17,26 @@
 #include "planner/mmcsv.h"
 #include "planner/pack.h"
 #include "planner/pack/pack_int.h"
+#include "rng.h"
 
 /* benchmarks/examples/input.12.csv (google/minimalloc): LB 12, solvable at capacity 12. */
 static const struct pack_buffer ex12[5] = {
     {0, 3, 4}, {3, 9, 4}, {0, 9, 4}, {9, 21, 4}, {0, 21, 4},
 };
 
-static const char *const greedy[] = {"xla-spatial", "xla-temporal", "xla-area",
-                                     "xla-default", "first-fit",    "tflite"};
+/* The one-pass strategies of the production table (greedy ones and xla-default's pick of
+ * two): the i-th of them, NULL past the last. */
+static const char *one_pass_strategy(size_t i)
+{
+    for (size_t k = 0; k < pack_strategy_count(); k++) {
+        const struct pack_strategy *s = pack_strategy_at(k);
+        if (s->cls != PACK_CLASS_SEARCH && i-- == 0)
+            return s->name;
+    }
+    return NULL;
+}
 
-static void test_validate(void **state)
+static void test_validate_rejects_bad_buffers_naming_them(void **state)
 {
     struct pack_buffer b[2] = {{0, 3, 4}, {1, 2, 9}};
     struct pack_problem p = {2, b, 8, 0};
@@ -59,7 +69,7 @@ static void test_validate(void **state)
 
 /* The traits the plan's portfolio reads: every single strategy is listed once, in
  * pack_strategy_names() order, and xla-default's rule keeps the first on a tie. */
-static void test_strategy_traits(void **state)
+static void test_strategy_table_lists_each_once_in_name_order(void **state)
 {
     char names[256] = "";
     const struct pack_strategy *d = pack_strategy_find("xla-default");
@@ -85,7 +95,7 @@ static void test_strategy_traits(void **state)
     assert_int_equal(pack_pick(4, 5), 0);
 }
 
-static void test_run_errors(void **state)
+static void test_run_rejects_unknown_strategy_and_bad_time_limit(void **state)
 {
     struct pack_problem p = {5, ex12, 12, 0};
     struct pack_opts o = {0};
@@ -102,7 +112,7 @@ static void test_run_errors(void **state)
     assert_string_equal(e.where, "time_limit");
 }
 
-static void test_lower_bound(void **state)
+static void test_lower_bound_is_the_max_live_sum_half_open(void **state)
 {
     /* Half-open: [0,2) and [2,4) never coexist, so LB is max(5, 7) = 7, not 12. */
     const struct pack_buffer b[3] = {{0, 2, 5}, {2, 4, 7}, {5, 6, 1}};
@@ -121,7 +131,7 @@ static void test_lower_bound(void **state)
     assert_int_equal(lb, 0);
 }
 
-static void test_checker(void **state)
+static void test_checker_rejects_overlap_misalignment_and_capacity(void **state)
 {
     struct pack_problem p = {5, ex12, 12, 0};
     uint64_t good[5] = {0, 0, 4, 4, 8};
@@ -156,17 +166,18 @@ static void test_checker(void **state)
     assert_int_equal(pack_check(&p, offs, 12, &e), ERR_INVALID);
 }
 
-static void test_greedy_example(void **state)
+static void test_one_pass_strategies_pack_example12(void **state)
 {
     struct pack_problem p = {5, ex12, 0, 0};
     struct pack_opts o = {0};
     struct err e;
 
     (void)state;
-    for (size_t i = 0; i < sizeof(greedy) / sizeof(greedy[0]); i++) {
+    assert_non_null(one_pass_strategy(0));
+    for (size_t i = 0; one_pass_strategy(i) != NULL; i++) {
         struct pack_result r;
-        assert_int_equal(pack_run(&p, greedy[i], &o, &r, &e), ERR_OK);
-        assert_string_equal(r.strategy, greedy[i]);
+        assert_int_equal(pack_run(&p, one_pass_strategy(i), &o, &r, &e), ERR_OK);
+        assert_string_equal(r.strategy, one_pass_strategy(i));
         assert_int_equal(r.lower_bound, 12);
         assert_true(r.peak >= 12);
         assert_true(r.solved);
@@ -177,7 +188,7 @@ static void test_greedy_example(void **state)
 
 /* Best fit versus lowest offset on a hand-made case: a 4-byte buffer between a 6-byte and
  * a 4-byte gap goes into the smaller gap under best fit, the lower one under first fit. */
-static void test_fit_rules(void **state)
+static void test_best_fit_takes_the_smaller_gap_first_fit_the_lower(void **state)
 {
     const struct pack_buffer b[5] = {
         {0, 1, 6}, /* 0: at 0, dies at 1 -> gap [0,6) */
@@ -207,7 +218,7 @@ static void test_fit_rules(void **state)
     }
 }
 
-static void test_metrics(void **state)
+static void test_metrics_of_example12_by_hand(void **state)
 {
     struct pack_problem p = {5, ex12, 0, 0};
     /* b1 and b2 at 0 (they do not coexist), b3 at 4, b4 at 0, b5 at 8. */
@@ -252,37 +263,29 @@ static void test_metrics(void **state)
     }
 }
 
-static uint64_t rng(uint64_t *s)
-{
-    uint64_t x = *s += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* Property: on random instances every greedy answer passes the checker, is >= LB, and the
  * metrics agree with it (max heap_top = peak, max live = LB). */
-static void test_greedy_random(void **state)
+static void test_greedy_answers_pass_the_checker_and_metrics_agree(void **state)
 {
     uint64_t s = 7;
     struct err e;
 
     (void)state;
     for (int it = 0; it < 200; it++) {
-        size_t n = 1 + rng(&s) % 60;
+        size_t n = 1 + rng_splitmix64(&s) % 60;
         struct pack_buffer b[60];
         struct pack_problem p = {n, b, 0, (it % 3 == 0) ? 8 : 0};
         struct pack_opts o = {0};
         for (size_t i = 0; i < n; i++) {
-            b[i].lower = (int64_t)(rng(&s) % 40) - 10;
-            b[i].upper = b[i].lower + 1 + (int64_t)(rng(&s) % 15);
-            b[i].size = 1 + rng(&s) % 100;
+            b[i].lower = (int64_t)(rng_splitmix64(&s) % 40) - 10;
+            b[i].upper = b[i].lower + 1 + (int64_t)(rng_splitmix64(&s) % 15);
+            b[i].size = 1 + rng_splitmix64(&s) % 100;
         }
-        for (size_t k = 0; k < sizeof(greedy) / sizeof(greedy[0]); k++) {
+        for (size_t k = 0; one_pass_strategy(k) != NULL; k++) {
             struct pack_result r;
             struct pack_metrics m;
             uint64_t top = 0, live = 0;
-            assert_int_equal(pack_run(&p, greedy[k], &o, &r, &e), ERR_OK);
+            assert_int_equal(pack_run(&p, one_pass_strategy(k), &o, &r, &e), ERR_OK);
             assert_int_equal(pack_check(&p, r.offsets, r.peak, &e), ERR_OK);
             assert_true(r.peak >= r.lower_bound);
             assert_int_equal(pack_metrics_compute(&p, r.offsets, &m, &e), ERR_OK);
@@ -349,24 +352,24 @@ static int ref_cmp(const void *x, const void *y)
 
 /* Property: every order equals a comparison sort's, on keys narrow and wide (sizes up to
  * 2^55, lifetimes spanning negative and positive steps, areas above 2^64). */
-static void test_sort_orders(void **state)
+static void test_sort_orders_match_a_comparison_sort(void **state)
 {
     uint64_t s = 11;
     struct err e;
 
     (void)state;
     for (int it = 0; it < 60; it++) {
-        size_t n = 1 + rng(&s) % 300;
+        size_t n = 1 + rng_splitmix64(&s) % 300;
         struct pack_buffer b[300];
         uint32_t got[300] = {0}, want[300] = {0};
-        unsigned shift = it % 4 == 0 ? 0 : (unsigned)(rng(&s) % 56);
+        unsigned shift = it % 4 == 0 ? 0 : (unsigned)(rng_splitmix64(&s) % 56);
         for (size_t i = 0; i < n; i++) {
             int64_t span = it % 2 ? ((int64_t)1 << 40) : 20;
-            b[i].lower = (int64_t)(rng(&s) % (uint64_t)span) - span / 2;
-            b[i].upper = b[i].lower + 1 + (int64_t)(rng(&s) % (uint64_t)span);
-            b[i].size = 1 + (rng(&s) % 64 << shift) + rng(&s) % 3;
-            if (rng(&s) % 8 == 0) /* duplicate keys: the index decides */
-                b[i] = b[rng(&s) % (i + 1)];
+            b[i].lower = (int64_t)(rng_splitmix64(&s) % (uint64_t)span) - span / 2;
+            b[i].upper = b[i].lower + 1 + (int64_t)(rng_splitmix64(&s) % (uint64_t)span);
+            b[i].size = 1 + (rng_splitmix64(&s) % 64 << shift) + rng_splitmix64(&s) % 3;
+            if (rng_splitmix64(&s) % 8 == 0) /* duplicate keys: the index decides */
+                b[i] = b[rng_splitmix64(&s) % (i + 1)];
         }
         ref_bufs = b;
         ref_tmin = INT64_MAX;
@@ -402,24 +405,24 @@ static int ref_key_cmp(const void *x, const void *y)
 
 /* Property: pack_sort_keys orders like a comparison sort on (key, index), for keys that
  * differ in a few low bits, in bits above 32 only, across all 64 bits, and not at all. */
-static void test_sort_keys(void **state)
+static void test_sort_keys_match_a_comparison_sort(void **state)
 {
     uint64_t s = 17;
     struct err e;
 
     (void)state;
     for (int it = 0; it < 80; it++) {
-        size_t n = 1 + rng(&s) % 500;
+        size_t n = 1 + rng_splitmix64(&s) % 500;
         uint64_t key[500];
         uint32_t got[500] = {0}, want[500] = {0};
         for (size_t i = 0; i < n; i++) {
-            uint64_t r = rng(&s);
+            uint64_t r = rng_splitmix64(&s);
             key[i] = it % 4 == 0   ? r % 8 << 9
                      : it % 4 == 1 ? (r % 1000) << 40 | 77
                      : it % 4 == 2 ? r
                                    : 12345;
-            if (rng(&s) % 8 == 0) /* duplicate keys: the index decides */
-                key[i] = key[rng(&s) % (i + 1)];
+            if (rng_splitmix64(&s) % 8 == 0) /* duplicate keys: the index decides */
+                key[i] = key[rng_splitmix64(&s) % (i + 1)];
             want[i] = (uint32_t)i;
         }
         ref_keys = key;
@@ -499,21 +502,21 @@ static void assert_greedy_is_reference(const struct pack_problem *p)
 
 /* Property: pack_greedy places exactly like ref_greedy in every order and fit, with few
  * and with hundreds of buffers live at once (the radix sort of the overlapping chunks). */
-static void test_greedy_reference(void **state)
+static void test_greedy_places_like_the_reference(void **state)
 {
     uint64_t s = 5;
 
     (void)state;
     for (int it = 0; it < 12; it++) {
-        size_t n = 50 + rng(&s) % 700;
+        size_t n = 50 + rng_splitmix64(&s) % 700;
         struct pack_buffer *b = calloc(n, sizeof(*b));
         int64_t life = it % 2 ? 400 : 12;
         struct pack_problem p = {n, b, 0, it % 3 == 0 ? 64 : 0};
         assert_non_null(b);
         for (size_t i = 0; i < n; i++) {
             b[i].lower = (int64_t)(i / 2) - 40;
-            b[i].upper = b[i].lower + 1 + (int64_t)(rng(&s) % (uint64_t)life);
-            b[i].size = 1 + rng(&s) % 5000;
+            b[i].upper = b[i].lower + 1 + (int64_t)(rng_splitmix64(&s) % (uint64_t)life);
+            b[i].size = 1 + rng_splitmix64(&s) % 5000;
         }
         assert_greedy_is_reference(&p);
         free(b);
@@ -528,37 +531,37 @@ static void test_greedy_reference(void **state)
  * the tree), alignments above 1 with sizes that are and are not multiples of it, and
  * offsets past 2^31 units (sizes around 2^40 bytes counted in units of 512).
  */
-static void test_greedy_differential(void **state)
+static void test_greedy_places_like_the_reference_on_every_shape(void **state)
 {
     static const uint64_t aligns[] = {0, 1, 8, 64, 512};
     uint64_t s = 2026;
 
     (void)state;
     for (int it = 0; it < 2500; it++) {
-        size_t n = it % 100 == 0 ? 200 + rng(&s) % 500 : 1 + rng(&s) % 90;
+        size_t n = it % 100 == 0 ? 200 + rng_splitmix64(&s) % 500 : 1 + rng_splitmix64(&s) % 90;
         struct pack_buffer *b = calloc(n, sizeof(*b));
-        struct pack_problem p = {n, b, 0, aligns[rng(&s) % 5]};
-        int shape = (int)(rng(&s) % 4), sizes = (int)(rng(&s) % 3);
-        int64_t span = 1 + (int64_t)(rng(&s) % 60);
+        struct pack_problem p = {n, b, 0, aligns[rng_splitmix64(&s) % 5]};
+        int shape = (int)(rng_splitmix64(&s) % 4), sizes = (int)(rng_splitmix64(&s) % 3);
+        int64_t span = 1 + (int64_t)(rng_splitmix64(&s) % 60);
         assert_non_null(b);
         for (size_t i = 0; i < n; i++) {
-            int64_t lo = (int64_t)(rng(&s) % (uint64_t)span), len;
+            int64_t lo = (int64_t)(rng_splitmix64(&s) % (uint64_t)span), len;
             if (shape == 0) { /* every lifetime the same */
                 lo = 3;
                 len = 5;
             } else if (shape == 1) {
-                len = 1 + (int64_t)(rng(&s) % 4);
+                len = 1 + (int64_t)(rng_splitmix64(&s) % 4);
             } else if (shape == 2) {
-                len = 1 + (int64_t)(rng(&s) % (uint64_t)(span + 1));
+                len = 1 + (int64_t)(rng_splitmix64(&s) % (uint64_t)(span + 1));
             } else { /* one in eight lives from the start to past the end */
-                lo = rng(&s) % 8 == 0 ? -1 : lo;
-                len = lo < 0 ? span + 2 : 1 + (int64_t)(rng(&s) % 3);
+                lo = rng_splitmix64(&s) % 8 == 0 ? -1 : lo;
+                len = lo < 0 ? span + 2 : 1 + (int64_t)(rng_splitmix64(&s) % 3);
             }
             b[i].lower = lo;
             b[i].upper = lo + len;
-            b[i].size = sizes == 0   ? 1 + rng(&s) % 100
-                        : sizes == 1 ? 512 * (1 + rng(&s) % 16)
-                                     : ((uint64_t)1 << 40) + 512 * (rng(&s) % 4096);
+            b[i].size = sizes == 0   ? 1 + rng_splitmix64(&s) % 100
+                        : sizes == 1 ? 512 * (1 + rng_splitmix64(&s) % 16)
+                                     : ((uint64_t)1 << 40) + 512 * (rng_splitmix64(&s) % 4096);
         }
         assert_greedy_is_reference(&p);
         free(b);
@@ -573,25 +576,27 @@ static void test_greedy_differential(void **state)
  * keep (size 1 at alignment 2: every chunk stands apart, so past 256 the globals' queries go
  * back to the index).
  */
-static void test_greedy_weights_like_reference(void **state)
+static void test_greedy_places_weights_like_the_reference(void **state)
 {
     uint64_t s = 99;
 
     (void)state;
     for (int it = 0; it < 60; it++) {
-        size_t n = it % 10 == 0 ? 600 + rng(&s) % 300 : 1 + rng(&s) % 200;
+        size_t n = it % 10 == 0 ? 600 + rng_splitmix64(&s) % 300 : 1 + rng_splitmix64(&s) % 200;
         struct pack_buffer *b = calloc(n, sizeof(*b));
         bool sparse = it % 5 == 4;
         struct pack_problem p = {n, b, 0, sparse ? 2 : (it % 3 == 0 ? 64 : 0)};
         unsigned share = 1 + (unsigned)(it % 3); /* one in share is global */
-        int64_t span = 2 + (int64_t)(rng(&s) % 40);
+        int64_t span = 2 + (int64_t)(rng_splitmix64(&s) % 40);
         assert_non_null(b);
         for (size_t i = 0; i < n; i++) {
-            bool global = rng(&s) % share == 0 || it % 7 == 0;
-            int64_t lo = (int64_t)(rng(&s) % (uint64_t)span);
+            bool global = rng_splitmix64(&s) % share == 0 || it % 7 == 0;
+            int64_t lo = (int64_t)(rng_splitmix64(&s) % (uint64_t)span);
             b[i].lower = global ? 0 : lo;
-            b[i].upper = global ? span + 4 : lo + 1 + (int64_t)(rng(&s) % 4);
-            b[i].size = sparse ? 1 : it % 2 ? 1 + rng(&s) % 3000 : 1 + rng(&s) % 7;
+            b[i].upper = global ? span + 4 : lo + 1 + (int64_t)(rng_splitmix64(&s) % 4);
+            b[i].size = sparse   ? 1
+                        : it % 2 ? 1 + rng_splitmix64(&s) % 3000
+                                 : 1 + rng_splitmix64(&s) % 7;
         }
         if (sparse) /* many live at once, so the union of all chunks passes 256 pieces */
             for (size_t i = 0; i < n; i++)
@@ -604,7 +609,7 @@ static void test_greedy_weights_like_reference(void **state)
 /* server/planner/SOURCES.md#greedy-baselines: best-fit peaks of the MiniMalloc challenging
  * instances in
  * the XLA spatial, temporal and area orders and TFLite's order (skipped without data). */
-static void test_documented_greedy(void **state)
+static void test_greedy_peaks_match_the_documented_figures(void **state)
 {
     static const struct {
         char name;
@@ -661,7 +666,7 @@ static void test_documented_greedy(void **state)
 
 /* The reductions: in ex12 only [0,21) overlaps every other buffer ([0,9) misses [9,21));
  * without it, nothing is live across step 9, which splits the rest in two components. */
-static void test_reduce(void **state)
+static void test_reduce_stacks_universal_buffers_and_splits_components(void **state)
 {
     struct pack_problem p = {5, ex12, 0, 0};
     struct pack_reduction r;
@@ -702,7 +707,7 @@ static void test_reduce(void **state)
  * leaves 250 buffers to search: the search reaches the lower bound, proven, and the greedy
  * seeds alone do not.
  */
-static void test_reduce_model(void **state)
+static void test_reduced_training_step_reaches_the_lower_bound(void **state)
 {
     enum { N = 1000 };
     struct pack_buffer *b = calloc(N, sizeof(*b));
@@ -754,7 +759,7 @@ static void test_reduce_model(void **state)
  * equal and touching lifetimes and sizes of every scale, pack_greedy still places like
  * ref_greedy, and the lower bound equals the largest live sum at any buffer's start,
  * counted the obvious way. */
-static void test_greedy_sparse_steps(void **state)
+static void test_greedy_places_sparse_steps_like_the_reference(void **state)
 {
     static const int64_t steps[] = {
         -((int64_t)1 << 62), -1000000007,           -3, 0, 1, 2, 999999937,
@@ -765,19 +770,20 @@ static void test_greedy_sparse_steps(void **state)
 
     (void)state;
     for (int it = 0; it < 8; it++) {
-        size_t n = 20 + rng(&s) % 300;
+        size_t n = 20 + rng_splitmix64(&s) % 300;
         struct pack_buffer *b = calloc(n, sizeof(*b));
         uint64_t lb, want_lb = 0;
         struct pack_problem p = {n, b, 0, it % 2 ? 16 : 0};
         assert_non_null(b);
         for (size_t i = 0; i < n; i++) {
-            size_t lo = rng(&s) % (nsteps - 1);
-            size_t hi = lo + 1 + rng(&s) % (it % 4 < 2 && lo + 2 < nsteps ? 2 : nsteps - 1 - lo);
+            size_t lo = rng_splitmix64(&s) % (nsteps - 1);
+            size_t hi =
+                lo + 1 + rng_splitmix64(&s) % (it % 4 < 2 && lo + 2 < nsteps ? 2 : nsteps - 1 - lo);
             /* Sizes: small (32-bit units), multiples of 256 (the placement counts in larger
              * units), and multiples of 256 above 2^40 (64-bit units of 256 bytes). */
-            uint64_t size = it % 3 == 0   ? 1 + rng(&s) % 300
-                            : it % 3 == 1 ? 256 * (1 + rng(&s) % 40)
-                                          : ((uint64_t)1 << 40) + 256 * (rng(&s) % 1000);
+            uint64_t size = it % 3 == 0   ? 1 + rng_splitmix64(&s) % 300
+                            : it % 3 == 1 ? 256 * (1 + rng_splitmix64(&s) % 40)
+                                          : ((uint64_t)1 << 40) + 256 * (rng_splitmix64(&s) % 1000);
             b[i] = (struct pack_buffer){steps[lo], steps[hi], size};
         }
         for (size_t i = 0; i < n; i++) {
@@ -797,24 +803,24 @@ static void test_greedy_sparse_steps(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_validate),
-        cmocka_unit_test(test_strategy_traits),
-        cmocka_unit_test(test_run_errors),
-        cmocka_unit_test(test_lower_bound),
-        cmocka_unit_test(test_checker),
-        cmocka_unit_test(test_greedy_example),
-        cmocka_unit_test(test_fit_rules),
-        cmocka_unit_test(test_metrics),
-        cmocka_unit_test(test_greedy_random),
-        cmocka_unit_test(test_documented_greedy),
-        cmocka_unit_test(test_sort_orders),
-        cmocka_unit_test(test_sort_keys),
-        cmocka_unit_test(test_greedy_reference),
-        cmocka_unit_test(test_greedy_differential),
-        cmocka_unit_test(test_greedy_weights_like_reference),
-        cmocka_unit_test(test_reduce),
-        cmocka_unit_test(test_reduce_model),
-        cmocka_unit_test(test_greedy_sparse_steps),
+        cmocka_unit_test(test_validate_rejects_bad_buffers_naming_them),
+        cmocka_unit_test(test_strategy_table_lists_each_once_in_name_order),
+        cmocka_unit_test(test_run_rejects_unknown_strategy_and_bad_time_limit),
+        cmocka_unit_test(test_lower_bound_is_the_max_live_sum_half_open),
+        cmocka_unit_test(test_checker_rejects_overlap_misalignment_and_capacity),
+        cmocka_unit_test(test_one_pass_strategies_pack_example12),
+        cmocka_unit_test(test_best_fit_takes_the_smaller_gap_first_fit_the_lower),
+        cmocka_unit_test(test_metrics_of_example12_by_hand),
+        cmocka_unit_test(test_greedy_answers_pass_the_checker_and_metrics_agree),
+        cmocka_unit_test(test_greedy_peaks_match_the_documented_figures),
+        cmocka_unit_test(test_sort_orders_match_a_comparison_sort),
+        cmocka_unit_test(test_sort_keys_match_a_comparison_sort),
+        cmocka_unit_test(test_greedy_places_like_the_reference),
+        cmocka_unit_test(test_greedy_places_like_the_reference_on_every_shape),
+        cmocka_unit_test(test_greedy_places_weights_like_the_reference),
+        cmocka_unit_test(test_reduce_stacks_universal_buffers_and_splits_components),
+        cmocka_unit_test(test_reduced_training_step_reaches_the_lower_bound),
+        cmocka_unit_test(test_greedy_places_sparse_steps_like_the_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

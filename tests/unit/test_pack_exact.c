@@ -16,26 +16,38 @@
 #include "planner/pack/pack_int.h"
 #include "../bench/perfect.h"
 #include "pack_brute.h"
+#include "rng.h"
 
-static const char *const heuristics[] = {"xla-spatial",   "xla-temporal", "xla-area",
-                                         "xla-default",   "first-fit",    "tflite",
-                                         "tpuplan-search"};
-
-static uint64_t rng(uint64_t *s)
+/* The heuristics of the production table (every single strategy that is not exhaustive):
+ * the i-th of them, NULL past the last. */
+static const char *heuristic(size_t i)
 {
-    uint64_t x = *s += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
+    for (size_t k = 0; k < pack_strategy_count(); k++) {
+        const struct pack_strategy *s = pack_strategy_at(k);
+        if (!s->exhaustive && i-- == 0)
+            return s->name;
+    }
+    return NULL;
+}
+
+/* The search strategies of the production table, "best" last: the i-th, NULL past it. */
+static const char *search_strategy(size_t i)
+{
+    for (size_t k = 0; k < pack_strategy_count(); k++) {
+        const struct pack_strategy *s = pack_strategy_at(k);
+        if (s->cls == PACK_CLASS_SEARCH && i-- == 0)
+            return s->name;
+    }
+    return i == 0 ? pack_strategy_find("best")->name : NULL;
 }
 
 static void random_instance(uint64_t *s, struct pack_buffer *b, size_t n, int64_t horizon,
                             int64_t maxlife, uint64_t maxsize)
 {
     for (size_t i = 0; i < n; i++) {
-        b[i].lower = (int64_t)(rng(s) % (uint64_t)horizon);
-        b[i].upper = b[i].lower + 1 + (int64_t)(rng(s) % (uint64_t)maxlife);
-        b[i].size = 1 + rng(s) % maxsize;
+        b[i].lower = (int64_t)(rng_splitmix64(s) % (uint64_t)horizon);
+        b[i].upper = b[i].lower + 1 + (int64_t)(rng_splitmix64(s) % (uint64_t)maxlife);
+        b[i].size = 1 + rng_splitmix64(s) % maxsize;
     }
 }
 
@@ -49,10 +61,15 @@ static void run_checked(const struct pack_problem *p, const char *algo, const st
     q.capacity = r->solved ? p->capacity : 0;
     assert_int_equal(pack_check(&q, r->offsets, r->peak, &e), ERR_OK);
     assert_true(r->peak >= r->lower_bound);
-    assert_true(r->seconds >= 0);
+    assert_string_equal(r->strategy, algo);
+    /* Solved: when, within the strategy's time; not solved: never (-1). */
+    if (r->solved)
+        assert_true(r->solved_seconds >= 0 && r->solved_seconds <= r->seconds);
+    else
+        assert_true(r->solved_seconds == -1);
 }
 
-static void test_example12(void **state)
+static void test_exact_proves_example12_at_its_lower_bound(void **state)
 {
     /* benchmarks/examples/input.12.csv, capacity 12 = LB */
     const struct pack_buffer b[5] = {{0, 3, 4}, {3, 9, 4}, {0, 9, 4}, {9, 21, 4}, {0, 21, 4}};
@@ -71,13 +88,13 @@ static void test_example12(void **state)
 
 /* Property: on 300 tiny instances the exact optimum equals the brute force and is proven,
  * with one and two threads, and a capacity one below it is answered "does not fit". */
-static void test_brute_force(void **state)
+static void test_exact_optimum_equals_the_brute_force(void **state)
 {
     uint64_t s = 11;
 
     (void)state;
     for (int it = 0; it < 300; it++) {
-        size_t n = 1 + rng(&s) % 7;
+        size_t n = 1 + rng_splitmix64(&s) % 7;
         struct pack_buffer b[7];
         struct pack_opts o = {.time_limit_s = 5, .threads = 1 + (unsigned)(it % 2), .seed = 3};
         struct pack_result r;
@@ -115,14 +132,14 @@ static void test_brute_force(void **state)
  * exhausts its tree: a proof, whatever preorder (static or re-ranked per part) and
  * however the timeline decomposes on the way.
  */
-static void test_probe_preorders(void **state)
+static void test_every_preorder_is_sound_and_complete(void **state)
 {
     uint64_t s = 29, off[7];
     struct err e;
 
     (void)state;
     for (int it = 0; it < 150; it++) {
-        size_t n = 1 + rng(&s) % 7;
+        size_t n = 1 + rng_splitmix64(&s) % 7;
         struct pack_buffer b[7];
         struct pack_probe *pr = NULL;
         uint64_t opt, g;
@@ -159,37 +176,38 @@ static void test_probe_preorders(void **state)
  * whatever the clock does; once exact or best prove their peak optimal, it is at most every
  * strategy's. Nothing more can be promised: under a 0.2 s budget on a loaded machine the
  * search's share inside exact may be cut shorter than the search alone gets. */
-static void test_never_worse(void **state)
+static void test_searches_are_never_worse_than_their_seeds(void **state)
 {
     static const char *const seeds[] = {"xla-spatial", "xla-temporal", "xla-default", "tflite"};
     uint64_t s = 5;
 
     (void)state;
+    for (size_t q = 0; q < sizeof(seeds) / sizeof(seeds[0]); q++)
+        assert_false(pack_strategy_find(seeds[q])->exhaustive); /* each one is a heuristic */
     for (int it = 0; it < 12; it++) {
-        size_t n = 10 + rng(&s) % 30;
+        size_t n = 10 + rng_splitmix64(&s) % 30;
         struct pack_buffer b[40];
         struct pack_opts o = {.time_limit_s = 0.2, .threads = 2, .seed = (uint64_t)it};
         struct pack_result r, x;
         uint64_t seeded = UINT64_MAX, any = UINT64_MAX;
-        const char *const searches[] = {"tpuplan-search", "exact", "best"};
 
         random_instance(&s, b, n, 30, 12, 64);
         if (it % 2 == 0)
             for (size_t i = 0; i < n; i++)
                 b[i].size *= 1024;
         struct pack_problem p = {n, b, 0, it % 3 == 0 ? 8 : 0};
-        for (size_t k = 0; k < sizeof(heuristics) / sizeof(heuristics[0]); k++) {
+        for (size_t k = 0; heuristic(k) != NULL; k++) {
             bool seed = false;
             for (size_t q = 0; q < sizeof(seeds) / sizeof(seeds[0]); q++)
-                seed |= strcmp(heuristics[k], seeds[q]) == 0;
-            run_checked(&p, heuristics[k], &o, &r);
+                seed |= strcmp(heuristic(k), seeds[q]) == 0;
+            run_checked(&p, heuristic(k), &o, &r);
             if (seed && r.peak < seeded)
                 seeded = r.peak;
             any = r.peak < any ? r.peak : any;
             pack_result_free(&r);
         }
-        for (size_t k = 0; k < sizeof(searches) / sizeof(searches[0]); k++) {
-            run_checked(&p, searches[k], &o, &x);
+        for (size_t k = 0; search_strategy(k) != NULL; k++) {
+            run_checked(&p, search_strategy(k), &o, &x);
             assert_true(x.peak <= seeded);
             if (x.proven_optimal)
                 assert_true(x.peak <= any);
@@ -199,7 +217,7 @@ static void test_never_worse(void **state)
 }
 
 /* A hard instance with a short time limit returns in time with a valid packing. */
-static void test_deadline(void **state)
+static void test_hard_instance_returns_by_the_deadline(void **state)
 {
     uint64_t s = 99;
     size_t n = 400;
@@ -222,7 +240,7 @@ static void test_deadline(void **state)
 }
 
 /* Same seed and thread count, same answer (node-count driven, not timing driven). */
-static void test_deterministic(void **state)
+static void test_same_seed_and_threads_give_the_same_answer(void **state)
 {
     uint64_t s = 1234;
     struct pack_buffer b[30];
@@ -242,7 +260,7 @@ static void test_deterministic(void **state)
 }
 
 /* Capacity below the lower bound: not solved, quickly, with the incumbent's packing. */
-static void test_infeasible(void **state)
+static void test_capacity_below_lower_bound_is_proven_unsolved(void **state)
 {
     const struct pack_buffer b[3] = {{0, 4, 5}, {1, 3, 5}, {2, 6, 5}};
     struct pack_problem p = {3, b, 12, 0};
@@ -264,7 +282,7 @@ static void test_infeasible(void **state)
 
 /* The generator's promise: the pieces where they were cut are a packing of peak capacity,
  * every step is fully live (LB = capacity), and the same seed gives the same instance. */
-static void test_perfect_instances(void **state)
+static void test_perfect_instances_pack_at_their_capacity(void **state)
 {
     struct pack_buffer b[300], b2[300];
     uint64_t off[300], lb = 0;
@@ -290,7 +308,7 @@ static void test_perfect_instances(void **state)
  * capacity, the greedy seed already fits: fit returns it, searching nothing, while min
  * searches on to the lower bound and proves it, long before its time limit.
  */
-static void test_goal_fit_and_min(void **state)
+static void test_goal_fit_stops_within_capacity_min_at_bound(void **state)
 {
     struct pack_buffer b[48];
     struct err e;
@@ -336,11 +354,15 @@ static void test_goal_fit_and_min(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example12),        cmocka_unit_test(test_brute_force),
-        cmocka_unit_test(test_probe_preorders),  cmocka_unit_test(test_never_worse),
-        cmocka_unit_test(test_deadline),         cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_infeasible),       cmocka_unit_test(test_perfect_instances),
-        cmocka_unit_test(test_goal_fit_and_min),
+        cmocka_unit_test(test_exact_proves_example12_at_its_lower_bound),
+        cmocka_unit_test(test_exact_optimum_equals_the_brute_force),
+        cmocka_unit_test(test_every_preorder_is_sound_and_complete),
+        cmocka_unit_test(test_searches_are_never_worse_than_their_seeds),
+        cmocka_unit_test(test_hard_instance_returns_by_the_deadline),
+        cmocka_unit_test(test_same_seed_and_threads_give_the_same_answer),
+        cmocka_unit_test(test_capacity_below_lower_bound_is_proven_unsolved),
+        cmocka_unit_test(test_perfect_instances_pack_at_their_capacity),
+        cmocka_unit_test(test_goal_fit_stops_within_capacity_min_at_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

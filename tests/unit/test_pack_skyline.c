@@ -20,13 +20,9 @@
 #include "planner/pack/pack_int.h"
 #include "../bench/perfect.h"
 #include "pack_brute.h"
+#include "rng.h"
 
 #define NODES_ALL UINT64_MAX /* no node limit: the search runs to an answer */
-
-static uint64_t rng(uint64_t *s)
-{
-    return perfect_rand(s);
-}
 
 /* pack_skyline's answer at height h, checked: a packing passes pack_check with capacity h. */
 static int sky_at(const struct pack_problem *p, uint64_t h, unsigned variant, uint64_t *nodes)
@@ -56,7 +52,7 @@ static int sky_at(const struct pack_problem *p, uint64_t h, unsigned variant, ui
  * places them with one unit of waste in column 2; at 11 (2 units: under the 3 live) it
  * proves at once that nothing fits, without a node.
  */
-static void test_example12(void **state)
+static void test_skyline_packs_example12_and_refutes_below(void **state)
 {
     const struct pack_buffer b[5] = {{0, 3, 4}, {3, 9, 4}, {0, 9, 4}, {9, 21, 4}, {0, 21, 4}};
     struct pack_problem p = {5, b, 0, 0};
@@ -74,7 +70,7 @@ static void test_example12(void **state)
 }
 
 /* The stage only runs where heights in its unit stay aligned, and within its size limit. */
-static void test_unit(void **state)
+static void test_stage_runs_only_on_aligned_units_within_its_size(void **state)
 {
     const struct pack_buffer b[2] = {{0, 2, 96}, {1, 3, 64}};
     struct pack_problem p = {2, b, 0, 0};
@@ -99,7 +95,7 @@ static void test_unit(void **state)
  * Exact: perfect instances of 20-500 buffers (a 2^20 x 1000 rectangle cut into pieces):
  * the restarts find a packing at the capacity, the lower bound, each well within its 30 s.
  */
-static void test_perfect(void **state)
+static void test_restarts_pack_perfect_instances_at_capacity(void **state)
 {
     static struct pack_buffer b[500];
     static uint64_t off[500];
@@ -128,7 +124,7 @@ static void test_perfect(void **state)
  * the heuristic's order did not solve in 10 s (P6 not in 30 s), are found at the capacity by the
  * dives within their 30 s.
  */
-static void test_tail(void **state)
+static void test_dives_solve_the_heavy_tail_seeds(void **state)
 {
     static const struct perfect_seed tail[] = {{6, 500}, {10, 470}, {12, 484}, {14, 498}};
     static struct pack_buffer b[500];
@@ -157,21 +153,21 @@ static void test_tail(void **state)
  * variant finds a packing at the optimum and proves that none exists one below it; the
  * optimum is the brute force's, and the exact solver proves the same one.
  */
-static void test_agrees(void **state)
+static void test_every_variant_agrees_with_the_brute_force(void **state)
 {
     uint64_t s = 29;
 
     (void)state;
     for (int it = 0; it < 300; it++) {
-        size_t n = 1 + rng(&s) % 6;
+        size_t n = 1 + rng_splitmix64(&s) % 6;
         struct pack_buffer b[6];
         struct pack_opts o = {.time_limit_s = 5, .threads = 1};
         struct pack_result r;
         struct err e;
         for (size_t i = 0; i < n; i++) {
-            b[i].lower = (int64_t)(rng(&s) % 8);
-            b[i].upper = b[i].lower + 1 + (int64_t)(rng(&s) % 5);
-            b[i].size = 1 + rng(&s) % 9;
+            b[i].lower = (int64_t)(rng_splitmix64(&s) % 8);
+            b[i].upper = b[i].lower + 1 + (int64_t)(rng_splitmix64(&s) % 5);
+            b[i].size = 1 + rng_splitmix64(&s) % 9;
         }
         struct pack_problem p = {n, b, 0, 0};
         uint64_t brute_best = pack_brute_force(b, n);
@@ -187,7 +183,7 @@ static void test_agrees(void **state)
 }
 
 /* Same problem, height and limit: the same answer, node count and packing. */
-static void test_deterministic(void **state)
+static void test_same_height_and_limit_give_the_same_answer(void **state)
 {
     static struct pack_buffer b[300];
     static uint64_t off1[300], off2[300];
@@ -220,7 +216,7 @@ static void test_deterministic(void **state)
  * thread's answer and packing; on small random problems with slack, the same answers as
  * the brute force, a packing at its optimum and a proof one below.
  */
-static void test_threads(void **state)
+static void test_any_thread_count_gives_one_threads_answer(void **state)
 {
     static const struct perfect_seed seeds[] = {{10, 470}, {12, 484}, {7, 300}};
     static struct pack_buffer b[500];
@@ -252,13 +248,13 @@ static void test_threads(void **state)
     }
     for (int it = 0; it < 100; it++) {
         struct pack_buffer rb[6];
-        size_t n = 1 + rng(&s) % 6;
+        size_t n = 1 + rng_splitmix64(&s) % 6;
         uint64_t nodes = 0;
         int r = -2;
         for (size_t i = 0; i < n; i++) {
-            rb[i].lower = (int64_t)(rng(&s) % 8);
-            rb[i].upper = rb[i].lower + 1 + (int64_t)(rng(&s) % 5);
-            rb[i].size = 1 + rng(&s) % 9;
+            rb[i].lower = (int64_t)(rng_splitmix64(&s) % 8);
+            rb[i].upper = rb[i].lower + 1 + (int64_t)(rng_splitmix64(&s) % 5);
+            rb[i].size = 1 + rng_splitmix64(&s) % 9;
         }
         struct pack_problem p = {n, rb, 0, 0};
         uint64_t best = pack_brute_force(rb, n);
@@ -278,7 +274,7 @@ static void test_threads(void **state)
  * min) and "tpuplan-search" answer at the lower bound from the skyline stage, proven; goal
  * fit with the capacity at the lower bound too. A problem with slack does not run the stage.
  */
-static void test_stage(void **state)
+static void test_stage_answers_perfect_problems_and_skips_slack(void **state)
 {
     static struct pack_buffer b[400];
     struct pack_problem p = {.n = 400, .bufs = b, .capacity = PERFECT_CAPACITY};
@@ -315,10 +311,14 @@ static void test_stage(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_example12), cmocka_unit_test(test_unit),
-        cmocka_unit_test(test_perfect),   cmocka_unit_test(test_tail),
-        cmocka_unit_test(test_agrees),    cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_threads),   cmocka_unit_test(test_stage),
+        cmocka_unit_test(test_skyline_packs_example12_and_refutes_below),
+        cmocka_unit_test(test_stage_runs_only_on_aligned_units_within_its_size),
+        cmocka_unit_test(test_restarts_pack_perfect_instances_at_capacity),
+        cmocka_unit_test(test_dives_solve_the_heavy_tail_seeds),
+        cmocka_unit_test(test_every_variant_agrees_with_the_brute_force),
+        cmocka_unit_test(test_same_height_and_limit_give_the_same_answer),
+        cmocka_unit_test(test_any_thread_count_gives_one_threads_answer),
+        cmocka_unit_test(test_stage_answers_perfect_problems_and_skips_slack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include "planner/plan.h"
+#include "rng.h"
 
 #define JSONW_CHUNK_HINT (64 << 10) /* jsonw.h JSONW_SINK_CHUNK: the sink's piece size */
 
@@ -55,7 +56,7 @@ static json_object *plan_str(const char *text, const struct plan_opts *o)
 
 /* server/planner/SOURCES.md#real-reports: three real allocations, with the exact sizes the
  * reports print. */
-static void test_real_reports(void **state)
+static void test_real_report_sizes_are_reproduced(void **state)
 {
     const char *text =
         "{\"name\":\"reports\",\"chip\":\"v4\",\"tensors\":["
@@ -107,7 +108,7 @@ static void test_real_reports(void **state)
 
 /* Per-device shapes: a [1024,256] f32 sharded 4 ways on its minor dim is [1024,64] per
  * device, which pads back to 128 lanes (server/planner/SOURCES.md#per-device-layout). */
-static void test_sharded(void **state)
+static void test_sharded_tensor_pads_per_device(void **state)
 {
     const char *text = "{\"chip\":\"v5p\",\"mesh\":{\"data\":4,\"model\":2},\"tensors\":["
                        "{\"name\":\"p\",\"shape\":[1024,256],\"dtype\":\"f32\",\"kind\":\"param\","
@@ -142,7 +143,7 @@ enum { RANDOM_ROUNDS = 8 };
  * RANDOM_SEED): 20 + 10 x round tensors of mixed dtypes, ranks 1-4, dims 1-300, every third a
  * param and the rest activations, lifetimes within steps 0-30; on v5e with "best" in odd
  * rounds, on v4 with "xla-default,first-fit" in even ones. *n gets the tensor count. */
-static json_object *plan_random(int round, unsigned *seed, size_t *n, struct plan_summary *s)
+static json_object *plan_random(int round, uint64_t *seed, size_t *n, struct plan_summary *s)
 {
     static const char *dtypes[] = {"f32", "bf16", "s8", "pred", "s32", "f16", "u8", "s4"};
     char *text = malloc(1 << 20);
@@ -153,15 +154,15 @@ static json_object *plan_random(int round, unsigned *seed, size_t *n, struct pla
     *n = 0;
     len += (size_t)sprintf(text + len, "{\"chip\":\"%s\",\"tensors\":[", round % 2 ? "v5e" : "v4");
     for (int i = 0; i < count; i++) {
-        int rank = 1 + (int)((*seed = *seed * 1103515245 + 12345) >> 16) % 4;
+        uint64_t r = rng_splitmix64(seed);
+        int rank = 1 + (int)(r % 4);
         len += (size_t)sprintf(text + len, "%s{\"name\":\"t%d\",\"dtype\":\"%s\",\"shape\":[",
-                               i ? "," : "", i, dtypes[(*seed >> 8) % 8]);
-        for (int d = 0; d < rank; d++) {
-            *seed = *seed * 1103515245 + 12345;
-            len += (size_t)sprintf(text + len, "%s%u", d ? "," : "", 1 + (*seed >> 16) % 300);
-        }
-        *seed = *seed * 1103515245 + 12345;
-        unsigned a = (*seed >> 16) % 20, b = a + 1 + (*seed >> 8) % 10;
+                               i ? "," : "", i, dtypes[(r >> 8) % 8]);
+        for (int d = 0; d < rank; d++)
+            len += (size_t)sprintf(text + len, "%s%u", d ? "," : "",
+                                   1 + (unsigned)(rng_splitmix64(seed) % 300));
+        r = rng_splitmix64(seed);
+        unsigned a = (unsigned)(r % 20), b = a + 1 + (unsigned)((r >> 8) % 10);
         len += (size_t)sprintf(text + len, "],\"kind\":\"%s\",\"live\":[%u,%u]}",
                                i % 3 ? "activation" : "param", a, b);
         (*n)++;
@@ -178,7 +179,7 @@ static json_object *plan_random(int round, unsigned *seed, size_t *n, struct pla
 static void for_each_random_plan(void (*check)(int round, json_object *r, size_t n,
                                                const struct plan_summary *s))
 {
-    unsigned seed = RANDOM_SEED;
+    uint64_t seed = RANDOM_SEED;
     for (int round = 0; round < RANDOM_ROUNDS; round++) {
         size_t n;
         struct plan_summary s;
@@ -296,7 +297,7 @@ static void test_random_plans_peak_bounds_and_fragmentation(void **state)
     for_each_random_plan(bounds_peak);
 }
 
-static void test_formats(void **state)
+static void test_safetensors_and_csv_inputs_are_detected_and_planned(void **state)
 {
     static const char header[] = "{\"w\":{\"dtype\":\"BF16\",\"shape\":[4,1],"
                                  "\"data_offsets\":[0,8]},\"__metadata__\":{\"format\":\"pt\"}}";
@@ -340,7 +341,7 @@ static void test_formats(void **state)
 }
 
 /* plan_opts override the model's own options; the model's options apply otherwise. */
-static void test_options(void **state)
+static void test_plan_opts_override_the_models_options(void **state)
 {
     const char *text = "{\"chip\":\"v5e\",\"options\":{\"capacity\":1000,\"alignment\":2048,"
                        "\"strategies\":\"first-fit\"},\"tensors\":["
@@ -369,7 +370,7 @@ static void test_options(void **state)
     json_object_put(r);
 }
 
-static void test_validate_and_buffers(void **state)
+static void test_validate_and_buffers_agree_with_the_model(void **state)
 {
     const char *text = "{\"chip\":\"v4\",\"tensors\":["
                        "{\"name\":\"a\",\"shape\":[3,100],\"dtype\":\"f32\",\"live\":[0,2]},"
@@ -399,7 +400,7 @@ static void test_validate_and_buffers(void **state)
 }
 
 /* More segments than the timeline keeps: downsampled by maximum to at most 4096. */
-static void test_timeline_downsampled(void **state)
+static void test_timeline_is_downsampled_by_maximum(void **state)
 {
     size_t cap = 6000 * 90, len = 0;
     char *text = malloc(cap);
@@ -634,7 +635,7 @@ static void test_validate_rejects_input_over_the_limit(void **state)
 }
 
 /* Names with quotes, backslashes and control characters survive the result writer. */
-static void test_escaping(void **state)
+static void test_names_with_escapes_survive_the_writer(void **state)
 {
     const char *text =
         "{\"name\":\"q\\\"m\",\"tensors\":[{\"name\":\"a\\\"b\\\\c\\n\\u0001\\u00e9\","
@@ -730,7 +731,7 @@ static void test_stream_is_json_c_pretty(void **state)
     free(text);
 }
 
-static void test_format_names(void **state)
+static void test_format_names_are_stable(void **state)
 {
     (void)state;
     assert_string_equal(plan_format_name(PLAN_FMT_AUTO), "auto");
@@ -826,7 +827,7 @@ static void check_dictionaries(json_object *lay)
  * shapes: null in the dictionaries, sorted last). Dictionary values are distinct and
  * sorted.
  */
-static void test_views(void **state)
+static void test_views_agree_with_the_result(void **state)
 {
     static const char *const inputs[] = {
         "{\"name\":\"v\",\"chip\":\"v4\",\"tensors\":["
@@ -903,7 +904,7 @@ static int64_t strategy_peak(json_object *doc, const char *name)
 /* Under "all", xla-default is taken from the xla-spatial and xla-temporal runs instead of
  * packed again: the same peak as running it alone, the lower of the two (here temporal is
  * lower, so a wrong pick shows), and their time added. A training-step-like model. */
-static void test_default_from_runs(void **state)
+static void test_default_is_picked_from_the_spatial_temporal_runs(void **state)
 {
     size_t cap = 1 << 20, len = 0;
     char *text = malloc(cap);
@@ -1002,7 +1003,7 @@ static void drop_seconds(char *text)
  * 600 tensors (over the 256 from which a second thread starts), sharded, tagged, with
  * given layouts and padding to suggest fixes for, and a capacity the runtime replay uses.
  */
-static void test_threads_same_result(void **state)
+static void test_two_threads_give_one_threads_result(void **state)
 {
     size_t cap = 1 << 18, len = 0;
     char *text = malloc(cap), *json[2];
@@ -1075,7 +1076,7 @@ static void test_threads_same_result(void **state)
  * reaches 1280 against a static peak of 1256 (1000 + 256 live at steps 1 and 2, the lower
  * bound). Its comparison row is packing.runtime, outside the strategies, never chosen.
  */
-static void test_runtime(void **state)
+static void test_runtime_replay_rounds_and_reuses_like_bfc(void **state)
 {
     const char *csv = "id,lower,upper,size\na,0,2,1000\nb,2,4,1000\nc,1,3,256\n";
     struct plan_opts o = {.capacity = 1048576};
@@ -1150,7 +1151,7 @@ static void test_runtime(void **state)
 }
 
 /* mem_fraction must lie in (0, 1]. */
-static void test_runtime_bad_fraction(void **state)
+static void test_mem_fraction_outside_0_1_is_rejected(void **state)
 {
     const struct bad cases[] = {
         {"{\"tensors\":[]}", {.mem_fraction = 1.5}, ERR_INVALID, "mem_fraction", "at most 1"},
@@ -1163,30 +1164,30 @@ static void test_runtime_bad_fraction(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_real_reports),
-        cmocka_unit_test(test_sharded),
+        cmocka_unit_test(test_real_report_sizes_are_reproduced),
+        cmocka_unit_test(test_sharded_tensor_pads_per_device),
         cmocka_unit_test(test_random_plans_account_every_byte),
         cmocka_unit_test(test_random_plans_place_aligned_disjoint_buffers),
         cmocka_unit_test(test_random_plans_peak_bounds_and_fragmentation),
-        cmocka_unit_test(test_formats),
-        cmocka_unit_test(test_options),
-        cmocka_unit_test(test_validate_and_buffers),
-        cmocka_unit_test(test_timeline_downsampled),
+        cmocka_unit_test(test_safetensors_and_csv_inputs_are_detected_and_planned),
+        cmocka_unit_test(test_plan_opts_override_the_models_options),
+        cmocka_unit_test(test_validate_and_buffers_agree_with_the_model),
+        cmocka_unit_test(test_timeline_is_downsampled_by_maximum),
         cmocka_unit_test(test_bad_options_are_rejected_naming_the_option),
         cmocka_unit_test(test_model_options),
         cmocka_unit_test(test_bad_model_options),
         cmocka_unit_test(test_unrecognized_and_malformed_input_is_rejected),
         cmocka_unit_test(test_total_byte_overflow_names_the_tensor),
         cmocka_unit_test(test_validate_rejects_input_over_the_limit),
-        cmocka_unit_test(test_format_names),
-        cmocka_unit_test(test_escaping),
+        cmocka_unit_test(test_format_names_are_stable),
+        cmocka_unit_test(test_names_with_escapes_survive_the_writer),
         cmocka_unit_test(test_stream_is_json_c_pretty),
-        cmocka_unit_test(test_views),
-        cmocka_unit_test(test_default_from_runs),
+        cmocka_unit_test(test_views_agree_with_the_result),
+        cmocka_unit_test(test_default_is_picked_from_the_spatial_temporal_runs),
         cmocka_unit_test(test_runs_ahead_keep_names),
-        cmocka_unit_test(test_threads_same_result),
-        cmocka_unit_test(test_runtime),
-        cmocka_unit_test(test_runtime_bad_fraction),
+        cmocka_unit_test(test_two_threads_give_one_threads_result),
+        cmocka_unit_test(test_runtime_replay_rounds_and_reuses_like_bfc),
+        cmocka_unit_test(test_mem_fraction_outside_0_1_is_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,7 @@ static char *body_new(size_t n)
     return calloc(1, n > 0 ? n : 1);
 }
 
-static void test_plancache(void **state)
+static void test_cache_evicts_least_recent_within_its_bytes(void **state)
 {
     /* Room for two 1,000-byte bodies (each entry also counts 512 bytes of overhead). */
     struct plancache *c = plancache_new(3100, 60);
@@ -53,7 +53,7 @@ static void test_plancache(void **state)
     plancache_free(c);
 }
 
-static void test_plancache_views(void **state)
+static void test_each_view_is_an_entry_evicted_with_its_plan(void **state)
 {
     struct plancache *c = plancache_new(1 << 20, 60);
     int64_t n, bytes;
@@ -83,7 +83,7 @@ static void test_plancache_views(void **state)
 
 /* A hit is a response of its own over the cached body, with the entry's ETag copied out;
  * a miss, another view, or an entry past its ttl is NULL. */
-static void test_plancache_get(void **state)
+static void test_hit_is_its_own_response_and_a_miss_or_expiry_is_null(void **state)
 {
     struct plancache *c = plancache_new(1 << 20, 60), *stale = plancache_new(1 << 20, 0);
     char etag[PLANCACHE_ETAG_MAX + 1] = "";
@@ -122,9 +122,9 @@ static void test_plancache_get(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plancache),
-        cmocka_unit_test(test_plancache_views),
-        cmocka_unit_test(test_plancache_get),
+        cmocka_unit_test(test_cache_evicts_least_recent_within_its_bytes),
+        cmocka_unit_test(test_each_view_is_an_entry_evicted_with_its_plan),
+        cmocka_unit_test(test_hit_is_its_own_response_and_a_miss_or_expiry_is_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,7 @@
 #include "planner/plan_options.h"
 #include "service/planopts.h"
 
-static void test_opts_roundtrip(void **state)
+static void test_opts_round_trip_through_json(void **state)
 {
     struct plan_opts o = {.chip = "v5e",
                           .strategies = "all",
@@ -46,7 +46,7 @@ static void test_opts_roundtrip(void **state)
 
 /* The runtime allocator options: kept when set, omitted when default, typed on the way
  * back. */
-static void test_runtime_opts(void **state)
+static void test_runtime_opts_are_kept_only_when_set(void **state)
 {
     struct plan_opts o = {.mem_fraction = 0.9, .preallocate = PLAN_PREALLOC_OFF};
     struct plan_opts back;
@@ -79,7 +79,7 @@ static void test_runtime_opts(void **state)
 }
 
 /* XLA's dumps ride in the document as strings; the format names every format (xla too). */
-static void test_xla_attachments(void **state)
+static void test_xla_dumps_ride_as_strings(void **state)
 {
     static const char assign[] = "allocation 0: size 8:\n value: <0 \"p\" @0> (size=8,offset=0)\n";
     struct plan_opts o = {.format = PLAN_FMT_XLA_ASSIGNMENT,
@@ -109,7 +109,7 @@ static void test_xla_attachments(void **state)
 }
 
 /* goal: stored only when it is fit (older rows read back as min), checked on the way back. */
-static void test_goal_opt(void **state)
+static void test_goal_is_stored_only_when_fit(void **state)
 {
     struct plan_opts o = {.goal = PACK_GOAL_FIT}, back;
     char buf[64];
@@ -128,7 +128,7 @@ static void test_goal_opt(void **state)
 
 /* The stored text, byte for byte as it was written before the options' table (an
  * Idempotency-Key replay compares it): every stored option, in this order. */
-static void test_stored_text(void **state)
+static void test_stored_text_is_byte_for_byte_as_before_the_table(void **state)
 {
     struct plan_opts all = {.format = PLAN_FMT_CSV,
                             .chip = "v5e",
@@ -167,7 +167,7 @@ static void test_stored_text(void **state)
 
 /* A document is read through the same table as the API's parameters: an unknown key or a
  * value out of range is refused, and says which. */
-static void test_refusals(void **state)
+static void test_unknown_or_out_of_range_options_are_refused_by_name(void **state)
 {
     struct plan_opts back;
     char buf[64];
@@ -200,7 +200,7 @@ static void test_refusals(void **state)
 
 /* static/openapi.json documents exactly the parameters POST /api/v1/plans takes: the
  * table's API options and retain (run from the root). */
-static void test_openapi_parameters(void **state)
+static void test_openapi_documents_exactly_the_taken_parameters(void **state)
 {
     json_object *doc = json_object_from_file("static/openapi.json"), *v = NULL;
     size_t documented = 0, taken = 0;
@@ -232,10 +232,13 @@ static void test_openapi_parameters(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_opts_roundtrip),     cmocka_unit_test(test_goal_opt),
-        cmocka_unit_test(test_runtime_opts),       cmocka_unit_test(test_xla_attachments),
-        cmocka_unit_test(test_stored_text),        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_openapi_parameters),
+        cmocka_unit_test(test_opts_round_trip_through_json),
+        cmocka_unit_test(test_goal_is_stored_only_when_fit),
+        cmocka_unit_test(test_runtime_opts_are_kept_only_when_set),
+        cmocka_unit_test(test_xla_dumps_ride_as_strings),
+        cmocka_unit_test(test_stored_text_is_byte_for_byte_as_before_the_table),
+        cmocka_unit_test(test_unknown_or_out_of_range_options_are_refused_by_name),
+        cmocka_unit_test(test_openapi_documents_exactly_the_taken_parameters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,7 @@
 #include "service/problem.h"
 #include "service/response.h"
 
-static void test_problem(void **state)
+static void test_planner_errors_map_to_problem_types_and_statuses(void **state)
 {
     struct err e;
     size_t len = 0;
@@ -56,7 +56,7 @@ static void test_problem(void **state)
 
 /* Every entry is complete and unique, and Retry-After only goes with 503 and 429 (RFC 6585:
  * how long a client at its limit should wait). */
-static void test_catalogue(void **state)
+static void test_catalogue_is_complete_unique_and_retry_after_503(void **state)
 {
     size_t i, k;
 
@@ -76,7 +76,7 @@ static void test_catalogue(void **state)
 }
 
 /* static/openapi.json lists every slug the service can answer with (run from the root). */
-static void test_catalogue_documented(void **state)
+static void test_every_problem_slug_is_in_openapi(void **state)
 {
     FILE *f = fopen("static/openapi.json", "rb");
     char *doc = malloc(1 << 20);
@@ -98,7 +98,7 @@ static void test_catalogue_documented(void **state)
 }
 
 /* The bytes of an answer: members in RFC 9457 order, Retry-After from the catalogue. */
-static void test_problem_bytes(void **state)
+static void test_problem_members_are_in_rfc9457_order(void **state)
 {
     static const char want[] =
         "{\"type\":\"/problems/shutting-down\",\"title\":\"The server is shutting down\","
@@ -143,7 +143,7 @@ static void test_problem_bytes(void **state)
 }
 
 /* Every bad parameter in "errors", after the standard members, in the order given. */
-static void test_problem_errors(void **state)
+static void test_every_bad_parameter_is_listed_in_errors_in_order(void **state)
 {
     const struct problem_param errs[] = {
         {"capacity", "capacity: \"lots\" is not a byte count"},
@@ -168,9 +168,11 @@ static void test_problem_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_problem),       cmocka_unit_test(test_problem_errors),
-        cmocka_unit_test(test_catalogue),     cmocka_unit_test(test_catalogue_documented),
-        cmocka_unit_test(test_problem_bytes),
+        cmocka_unit_test(test_planner_errors_map_to_problem_types_and_statuses),
+        cmocka_unit_test(test_every_bad_parameter_is_listed_in_errors_in_order),
+        cmocka_unit_test(test_catalogue_is_complete_unique_and_retry_after_503),
+        cmocka_unit_test(test_every_problem_slug_is_in_openapi),
+        cmocka_unit_test(test_problem_members_are_in_rfc9457_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,7 +18,7 @@
 #include "service/config.h"
 #include "service/proxy.h"
 
-static void test_nets(void **state)
+static void test_trusted_nets_match_v4_v6_and_mapped_addresses(void **state)
 {
     struct proxy_nets p;
 
@@ -51,7 +51,7 @@ static void test_nets(void **state)
     assert_int_equal(proxy_nets_add(&p, "10.0.0.0/x"), -1);
 }
 
-static void test_client_addr(void **state)
+static void test_client_is_the_rightmost_untrusted_hop(void **state)
 {
     struct proxy_nets p;
     char out[PROXY_ADDR_LEN];
@@ -103,7 +103,7 @@ static void test_client_addr(void **state)
     assert_string_equal(out, "127.0.0.2");
 }
 
-static void test_sockaddr_text(void **state)
+static void test_socket_addresses_print_as_text(void **state)
 {
     struct sockaddr_in in;
     struct sockaddr_in6 in6;
@@ -124,7 +124,7 @@ static void test_sockaddr_text(void **state)
     assert_string_equal(out, "");
 }
 
-static void test_climit(void **state)
+static void test_client_limit_caps_requests_in_progress(void **state)
 {
     struct climit *c = climit_new(2);
 
@@ -146,7 +146,7 @@ static void test_climit(void **state)
     climit_free(c);
 }
 
-static void test_config_paths(void **state)
+static void test_base_paths_and_durations_are_checked(void **state)
 {
     char b[CONFIG_BASE_MAX];
     uint64_t d;
@@ -183,9 +183,11 @@ static void test_config_paths(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_nets),          cmocka_unit_test(test_client_addr),
-        cmocka_unit_test(test_sockaddr_text), cmocka_unit_test(test_climit),
-        cmocka_unit_test(test_config_paths),
+        cmocka_unit_test(test_trusted_nets_match_v4_v6_and_mapped_addresses),
+        cmocka_unit_test(test_client_is_the_rightmost_untrusted_hop),
+        cmocka_unit_test(test_socket_addresses_print_as_text),
+        cmocka_unit_test(test_client_limit_caps_requests_in_progress),
+        cmocka_unit_test(test_base_paths_and_durations_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

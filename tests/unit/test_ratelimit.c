@@ -13,7 +13,7 @@
 #include "service/ratelimit.h"
 
 /* 60 a minute = 1 token a second, bursts of 3. */
-static void test_bucket(void **state)
+static void test_bucket_refills_a_token_a_second_bursts_of_3(void **state)
 {
     struct ratelimit *rl = ratelimit_new(60, 3);
 
@@ -42,7 +42,7 @@ static void test_bucket(void **state)
 }
 
 /* 6 a minute = 0.1 token a second, burst 1: Retry-After is the whole seconds to refill. */
-static void test_slow_rate(void **state)
+static void test_slow_rate_retry_after_is_whole_seconds(void **state)
 {
     struct ratelimit *rl = ratelimit_new(6, 1);
 
@@ -55,7 +55,7 @@ static void test_slow_rate(void **state)
     ratelimit_free(rl);
 }
 
-static void test_off(void **state)
+static void test_zero_rate_turns_limiting_off(void **state)
 {
     (void)state;
     assert_null(ratelimit_new(0, 10));
@@ -65,7 +65,7 @@ static void test_off(void **state)
 /* Far more clients than slots: memory stays fixed, every new client starts with a full
  * bucket (nobody is refused for someone else's submissions), and a client that keeps
  * submitting stays limited while the others come and go around it. */
-static void test_many_clients(void **state)
+static void test_many_clients_keep_memory_fixed_and_the_hot_one_limited(void **state)
 {
     struct ratelimit *rl = ratelimit_new(60, 2);
     char addr[32];
@@ -87,10 +87,10 @@ static void test_many_clients(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bucket),
-        cmocka_unit_test(test_slow_rate),
-        cmocka_unit_test(test_off),
-        cmocka_unit_test(test_many_clients),
+        cmocka_unit_test(test_bucket_refills_a_token_a_second_bursts_of_3),
+        cmocka_unit_test(test_slow_rate_retry_after_is_whole_seconds),
+        cmocka_unit_test(test_zero_rate_turns_limiting_off),
+        cmocka_unit_test(test_many_clients_keep_memory_fixed_and_the_hot_one_limited),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

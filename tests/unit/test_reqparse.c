@@ -13,7 +13,7 @@
 
 #include "service/reqparse.h"
 
-static void test_prefer(void **state)
+static void test_prefer_wait_is_read_and_capped(void **state)
 {
     (void)state;
     assert_int_equal(reqparse_prefer_wait("wait=10", 60), 10);
@@ -29,7 +29,7 @@ static void test_prefer(void **state)
     assert_int_equal(reqparse_prefer_wait(NULL, 60), -1);
 }
 
-static void test_media_type(void **state)
+static void test_media_types_select_the_body_kind(void **state)
 {
     (void)state;
     assert_int_equal(reqparse_media_type("application/json"), BODY_JSON);
@@ -46,7 +46,7 @@ static void test_media_type(void **state)
     assert_int_equal(reqparse_media_type(NULL), BODY_NONE);
 }
 
-static void test_headers(void **state)
+static void test_etag_bearer_and_numbers_are_parsed_strictly(void **state)
 {
     char buf[64];
     uint64_t v;
@@ -75,7 +75,7 @@ static void test_headers(void **state)
 }
 
 /* X-Request-Id from a client: kept only when safe in a header, a log line and JSON. */
-static void test_request_id(void **state)
+static void test_client_request_id_is_kept_only_when_safe(void **state)
 {
     char max[66];
 
@@ -99,10 +99,10 @@ static void test_request_id(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_prefer),
-        cmocka_unit_test(test_media_type),
-        cmocka_unit_test(test_headers),
-        cmocka_unit_test(test_request_id),
+        cmocka_unit_test(test_prefer_wait_is_read_and_capped),
+        cmocka_unit_test(test_media_types_select_the_body_kind),
+        cmocka_unit_test(test_etag_bearer_and_numbers_are_parsed_strictly),
+        cmocka_unit_test(test_client_request_id_is_kept_only_when_safe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

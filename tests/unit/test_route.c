@@ -116,7 +116,7 @@ static void check_row_methods(const struct route *row, const char *path, const c
     }
 }
 
-static void test_route_table(void **state)
+static void test_every_row_matches_its_paths_with_405s_and_a_series(void **state)
 {
     char path[256];
     struct route_match m;
@@ -158,7 +158,7 @@ static void test_route_table(void **state)
 /* The cases the table leaves to the matcher: ids of the wrong length or alphabet never
  * reach the database, fenced prefixes, the files of the catch-all, and the Allow texts
  * clients see (the API's documented values, written out). */
-static void test_route_edges(void **state)
+static void test_bad_ids_fences_files_and_allow_texts_match_as_documented(void **state)
 {
     struct route_match m;
 
@@ -237,8 +237,8 @@ static void test_route_edges(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_route_table),
-        cmocka_unit_test(test_route_edges),
+        cmocka_unit_test(test_every_row_matches_its_paths_with_405s_and_a_series),
+        cmocka_unit_test(test_bad_ids_fences_files_and_allow_texts_match_as_documented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,7 +39,7 @@ static const char two[] = "{\"__metadata__\":{\"format\":\"pt\"},"
                           "\"model.norm\":{\"dtype\":\"F32\",\"shape\":[16],"
                           "\"data_offsets\":[1024000,1024064]}}  ";
 
-static void test_header(void **state)
+static void test_header_gives_tensors_in_header_order(void **state)
 {
     struct model m;
     struct err e;
@@ -62,7 +62,7 @@ static void test_header(void **state)
 }
 
 /* The whole file is accepted when its data length matches the header. */
-static void test_whole_file(void **state)
+static void test_whole_file_is_accepted_when_its_length_matches(void **state)
 {
     const char *h = "{\"a\":{\"dtype\":\"U8\",\"shape\":[3],\"data_offsets\":[0,3]},"
                     "\"s\":{\"dtype\":\"I64\",\"shape\":[],\"data_offsets\":[3,11]},"
@@ -295,7 +295,7 @@ static void test_malformed_headers_name_field_and_reason(void **state)
     }
 }
 
-static void test_detect(void **state)
+static void test_detect_needs_a_safetensors_header(void **state)
 {
     size_t len;
     const char *buf = make("{}", 2, 0, &len);
@@ -312,14 +312,14 @@ static void test_detect(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_header),
-        cmocka_unit_test(test_whole_file),
+        cmocka_unit_test(test_header_gives_tensors_in_header_order),
+        cmocka_unit_test(test_whole_file_is_accepted_when_its_length_matches),
         cmocka_unit_test(test_spec_dtypes_import_with_spec_sizes),
         cmocka_unit_test(test_spec_dtypes_without_xla_type_are_rejected_by_name),
         cmocka_unit_test(test_dtype_names_are_case_sensitive),
         cmocka_unit_test(test_sub_byte_tensor_must_fill_whole_bytes),
         cmocka_unit_test(test_malformed_headers_name_field_and_reason),
-        cmocka_unit_test(test_detect),
+        cmocka_unit_test(test_detect_needs_a_safetensors_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,7 @@
 
 #include "service/sha256.h"
 
-static void test_sha256(void **state)
+static void test_digest_matches_the_fips_examples(void **state)
 {
     struct sha256 c;
     char hex[65];
@@ -38,7 +38,7 @@ static void test_sha256(void **state)
     assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
-static void test_equal_ct(void **state)
+static void test_constant_time_equal_compares_n_bytes(void **state)
 {
     (void)state;
     assert_true(sha256_equal_ct("abcdef", "abcdef", 6));
@@ -51,8 +51,8 @@ static void test_equal_ct(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256),
-        cmocka_unit_test(test_equal_ct),
+        cmocka_unit_test(test_digest_matches_the_fips_examples),
+        cmocka_unit_test(test_constant_time_equal_compares_n_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

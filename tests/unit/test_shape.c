@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "planner/shape.h"
+#include "rng.h"
 
 /* Canonical strings: print(parse(s)) must give s back byte for byte. */
 static const char *canonical[] = {
@@ -57,7 +58,7 @@ static const char *canonical[] = {
      "/*index=5*/bf16[8,128]{1,0:T(8,128)(2,1)}, f32[], f32[], f32[], f32[], /*index=10*/u8[1])"),
 };
 
-static void test_roundtrip(void **state)
+static void test_canonical_shapes_print_back_unchanged(void **state)
 {
     char buf[SHAPE_MAX_TEXT * 4];
     struct shape_list l;
@@ -80,7 +81,7 @@ static void test_roundtrip(void **state)
     }
 }
 
-static void test_fields(void **state)
+static void test_parse_fills_every_field(void **state)
 {
     struct shape sh;
     struct err e;
@@ -119,7 +120,7 @@ static void test_fields(void **state)
 }
 
 /* Non-canonical but accepted input, and what it prints as. */
-static void test_normalise(void **state)
+static void test_noncanonical_input_prints_canonical(void **state)
 {
     static const char *pairs[][2] = {
         {"f32[]{}", "f32[]"},                    /* XLA omits "{}" on scalars */
@@ -145,7 +146,7 @@ static void test_normalise(void **state)
     }
 }
 
-static void test_dtypes(void **state)
+static void test_every_dtype_parses_prints_and_sizes(void **state)
 {
     struct err e;
     struct shape sh;
@@ -257,7 +258,7 @@ static void test_malformed_shapes_are_rejected_with_code_and_reason(void **state
     }
 }
 
-static void test_tuple_limits(void **state)
+static void test_tuples_hold_at_most_the_list_limit(void **state)
 {
     static char big[64 * 8 + 8];
     struct shape_list l;
@@ -288,7 +289,7 @@ static void test_tuple_limits(void **state)
     assert_int_equal(sh.dims[0], 2);
 }
 
-static void test_print_bounds(void **state)
+static void test_print_refuses_short_buffers(void **state)
 {
     struct shape sh;
     struct shape_list l;
@@ -333,7 +334,7 @@ static void test_print_bounds(void **state)
     assert_string_equal(big, again);
 }
 
-static void test_validate(void **state)
+static void test_validate_refuses_out_of_range_fields(void **state)
 {
     struct shape sh;
     struct err e;
@@ -360,7 +361,7 @@ static void test_validate(void **state)
 
 /* Mutated canonical strings: the parser either accepts (and then print is a fixed point)
  * or fails with a code and a message; it never reads past len (ASan run checks that). */
-static void test_fuzz(void **state)
+static void test_mutated_shapes_parse_or_fail_cleanly(void **state)
 {
     uint64_t r = 0x853c49e6748fea9bull;
     static const char alphabet[] = "0123456789[](){},:TSELfsbu*/-<?# \x01";
@@ -375,9 +376,7 @@ static void test_fuzz(void **state)
 
         memcpy(buf, base, len + 1); /* canonical strings are far shorter than buf */
         for (int k = 0; k < 3; k++) {
-            r ^= r << 13;
-            r ^= r >> 7;
-            r ^= r << 17;
+            rng_xorshift64(&r);
             size_t pos = (size_t)(r % (len + 1));
             switch ((r >> 20) % 3) {
             case 0: /* overwrite */
@@ -414,15 +413,15 @@ static void test_fuzz(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip),
-        cmocka_unit_test(test_fields),
-        cmocka_unit_test(test_normalise),
-        cmocka_unit_test(test_dtypes),
+        cmocka_unit_test(test_canonical_shapes_print_back_unchanged),
+        cmocka_unit_test(test_parse_fills_every_field),
+        cmocka_unit_test(test_noncanonical_input_prints_canonical),
+        cmocka_unit_test(test_every_dtype_parses_prints_and_sizes),
         cmocka_unit_test(test_malformed_shapes_are_rejected_with_code_and_reason),
-        cmocka_unit_test(test_tuple_limits),
-        cmocka_unit_test(test_print_bounds),
-        cmocka_unit_test(test_validate),
-        cmocka_unit_test(test_fuzz),
+        cmocka_unit_test(test_tuples_hold_at_most_the_list_limit),
+        cmocka_unit_test(test_print_refuses_short_buffers),
+        cmocka_unit_test(test_validate_refuses_out_of_range_fields),
+        cmocka_unit_test(test_mutated_shapes_parse_or_fail_cleanly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -98,7 +98,7 @@ static uint64_t plan_peak(const char *text)
     return s.peak_bytes;
 }
 
-static void test_jax_module(void **state)
+static void test_jax_module_translates_with_donation(void **state)
 {
     struct model m;
     (void)state;
@@ -138,7 +138,7 @@ static void test_jax_module(void **state)
 }
 
 /* Element types as XLA names them. */
-static void test_types(void **state)
+static void test_element_types_are_named_as_xla_names_them(void **state)
 {
     static const char text[] =
         "module @m {\n"
@@ -238,7 +238,7 @@ static void assert_has(const char *hlo, const char *want)
  * + c 512 = 144384 (step 8: 512 + 4096 + 65536 + 1{0} 4096 + c 512 + 2{0} 512 + 2/temps
  * 4608 = 79872).
  */
-static void test_cond_while(void **state)
+static void test_cond_and_while_temps_match_the_hand_count(void **state)
 {
     struct model m;
     (void)state;
@@ -279,7 +279,7 @@ static void test_cond_while(void **state)
 
 /* stablehlo.if (generic and pretty) and the pretty stablehlo.case; a while nested in a branch
  * reads %x of @main through both regions. */
-static void test_if_and_nesting(void **state)
+static void test_if_case_and_nested_while_read_through_regions(void **state)
 {
     static const char text[] =
         "module @m {\n"
@@ -336,7 +336,7 @@ static void test_if_and_nesting(void **state)
 
 /* 300 loop variables and 300 returned values written on one line each: the name table grows
  * and the writer writes lists of any length. */
-static void test_long_lists(void **state)
+static void test_long_lists_grow_the_name_table(void **state)
 {
     enum { N = 300 };
     size_t cap = 128 * N + 1024, n = 0;
@@ -387,7 +387,7 @@ static void test_long_lists(void **state)
  * through the #locN = loc(..) lines after the module, callsite(X at Y) takes X's name,
  * fused[..] its first part's that has one; a file position, loc(unknown), an undefined or a
  * cyclic alias give none. */
-static void test_location_names(void **state)
+static void test_location_names_resolve_to_op_names(void **state)
 {
     static const char text[] =
         "#loc = loc(unknown)\n"
@@ -447,7 +447,7 @@ static void test_location_names(void **state)
 /* Shardy: an argument's sdy.sharding over a module's sdy.mesh (or an inline mesh) becomes
  * the HLO sharding, so it is planned per device as with mhlo.sharding: a dim split over
  * axes x (4) and y (2) spans 8 devices; devices no dim spans are a replicated last tile dim. */
-static void test_shardy_shardings(void **state)
+static void test_shardy_shardings_plan_per_device(void **state)
 {
     static const char text[] =
         "module @jit_f attributes {mhlo.num_partitions = 8 : i32} {\n"
@@ -614,10 +614,14 @@ static void test_errors_give_line_and_column(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jax_module),       cmocka_unit_test(test_types),
-        cmocka_unit_test(test_cond_while),       cmocka_unit_test(test_if_and_nesting),
-        cmocka_unit_test(test_long_lists),       cmocka_unit_test(test_location_names),
-        cmocka_unit_test(test_shardy_shardings), cmocka_unit_test(test_errors_give_line_and_column),
+        cmocka_unit_test(test_jax_module_translates_with_donation),
+        cmocka_unit_test(test_element_types_are_named_as_xla_names_them),
+        cmocka_unit_test(test_cond_and_while_temps_match_the_hand_count),
+        cmocka_unit_test(test_if_case_and_nested_while_read_through_regions),
+        cmocka_unit_test(test_long_lists_grow_the_name_table),
+        cmocka_unit_test(test_location_names_resolve_to_op_names),
+        cmocka_unit_test(test_shardy_shardings_plan_per_device),
+        cmocka_unit_test(test_errors_give_line_and_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,7 +12,7 @@
 
 #include "service/static_files.h"
 
-static void test_static_path(void **state)
+static void test_static_paths_refuse_traversal_and_hidden(void **state)
 {
     static const char *const bad[] = {
         "../etc/passwd", "a/../../b",   "..", "a/..",      "./a",    ".git/config", "a//b",
@@ -38,7 +38,7 @@ static void test_static_path(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_static_path),
+        cmocka_unit_test(test_static_paths_refuse_traversal_and_hidden),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

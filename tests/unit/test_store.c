@@ -118,7 +118,7 @@ static long migration_files(void)
     return n;
 }
 
-static void test_migrate_idempotent(void **state)
+static void test_migrate_is_idempotent(void **state)
 {
     char err[256];
     assert_int_equal(store_migrate(*state, "migrations", err, sizeof err), STORE_OK);
@@ -146,7 +146,7 @@ static void *migrate_thread(void *p)
 
 /* Servers starting together on an empty database: the advisory lock serialises them, so
  * each migration runs once and neither fails on the other's tables. */
-static void test_migrate_concurrent(void **state)
+static void test_concurrent_migrations_run_each_once(void **state)
 {
     struct migrator m[3];
     pthread_t t[3];
@@ -177,7 +177,7 @@ static void test_migrate_concurrent(void **state)
 }
 
 /* Bytes with NULs survive; uint64 summaries above INT64_MAX round-trip exactly. */
-static void test_create_get_roundtrip(void **state)
+static void test_created_plan_reads_back_exactly(void **state)
 {
     struct store *s = *state;
     static const char input[] = {'a', '\0', 'b', '\xff', '\0'};
@@ -218,7 +218,7 @@ static void test_create_get_roundtrip(void **state)
     assert_int_equal(store_plan_get(s, "../etc/passwd", &p), STORE_NOTFOUND);
 }
 
-static void test_idempotency(void **state)
+static void test_idempotency_key_replays_or_conflicts(void **state)
 {
     struct store *s = *state;
     struct store_new_plan np = {.name = "idem",
@@ -255,7 +255,7 @@ static void test_idempotency(void **state)
     assert_false(b.replayed);
 }
 
-static void test_list_pagination(void **state)
+static void test_list_pages_through_every_plan_once(void **state)
 {
     struct store *s = *state;
     struct store_created c[7];
@@ -297,7 +297,7 @@ static void test_list_pagination(void **state)
     assert_int_equal(store_plan_list(s, 0, NULL, NULL, &items, &next), STORE_INVALID);
 }
 
-static void test_delete(void **state)
+static void test_delete_needs_the_manage_token(void **state)
 {
     struct store *s = *state;
     struct store_created c;
@@ -311,7 +311,7 @@ static void test_delete(void **state)
 
 static const char result[] = "{\"peak\": 1}";
 
-static void test_claim_finish_once(void **state)
+static void test_each_job_is_claimed_and_finished_once(void **state)
 {
     struct store *s = *state;
     struct store *s2;
@@ -410,7 +410,7 @@ static void test_claim_finish_once(void **state)
 /* The views are stored as the worker gives them (the planner writes them, plan_views) and
  * read back verbatim; none exist before the result; the full result is kept byte for byte
  * (a json column: no re-serialisation). */
-static void test_result_views(void **state)
+static void test_result_views_read_back_verbatim(void **state)
 {
     static const char res[] = "{\"summary\": {\"tensors\": 1},  \"tensors\": [{\"id\": 0}]}";
     struct plan_views views = {.summary = "{\"summary\":{\"tensors\":1}}",
@@ -441,7 +441,7 @@ static void test_result_views(void **state)
     store_job_free(&j);
 }
 
-static void test_lease_expiry(void **state)
+static void test_expired_lease_requeues_the_job(void **state)
 {
     struct store *s = *state;
     struct store_created a;
@@ -489,7 +489,7 @@ static void test_reap_gives_up(void **state)
     assert_int_equal(sql_long("SELECT completions FROM jobs"), 1);
 }
 
-static void test_release(void **state)
+static void test_released_job_is_claimable_again(void **state)
 {
     struct store *s = *state;
     struct store_created a;
@@ -519,7 +519,7 @@ static void on_notify(const char *channel, const char *payload, void *arg)
         n->done++;
 }
 
-static void test_notify(void **state)
+static void test_listener_hears_new_and_finished_jobs(void **state)
 {
     struct store *s = *state;
     struct store *l;
@@ -546,7 +546,7 @@ static void test_notify(void **state)
 
 /* PostgreSQL stops: calls fail fast with STORE_UNAVAILABLE; it comes back: the same store
  * reconnects by itself, within the backoff ceiling. Runs last: it restarts the cluster. */
-static void test_unavailable_and_back(void **state)
+static void test_store_reconnects_after_postgres_restarts(void **state)
 {
     struct store *s = *state;
     struct store_created c;
@@ -580,19 +580,21 @@ static void test_unavailable_and_back(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_migrate_idempotent, setup, teardown),
-        cmocka_unit_test(test_migrate_concurrent),
-        cmocka_unit_test_setup_teardown(test_create_get_roundtrip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_idempotency, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_list_pagination, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_claim_finish_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_result_views, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_lease_expiry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_migrate_is_idempotent, setup, teardown),
+        cmocka_unit_test(test_concurrent_migrations_run_each_once),
+        cmocka_unit_test_setup_teardown(test_created_plan_reads_back_exactly, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idempotency_key_replays_or_conflicts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_pages_through_every_plan_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_delete_needs_the_manage_token, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_each_job_is_claimed_and_finished_once, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_result_views_read_back_verbatim, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_expired_lease_requeues_the_job, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reap_gives_up, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_release, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_notify, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_unavailable_and_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_released_job_is_claimable_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_listener_hears_new_and_finished_jobs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_store_reconnects_after_postgres_restarts, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -44,7 +44,7 @@ static void load(const char *json, struct model *m)
 
 /* f32[1024,1]: the size-1 minor dim pads to 128 lanes (1024 x 128 x 4 B); folded into
  * [8,128] it does not pad at all (the better of the reshapes: reordering pads 1 to 8). */
-static void test_tensor_fold_minor(void **state)
+static void test_size_1_minor_dim_folds_into_whole_tiles(void **state)
 {
     struct model m;
     struct suggestion s;
@@ -64,7 +64,7 @@ static void test_tensor_fold_minor(void **state)
 }
 
 /* A shape that fills its tiles has nothing to fix. */
-static void test_tensor_no_padding(void **state)
+static void test_tensor_filling_its_tiles_gets_no_fix(void **state)
 {
     struct model m;
     struct suggestion s;
@@ -82,7 +82,7 @@ static void test_tensor_no_padding(void **state)
  * folding the local shape into [512,128], and on a tie the reshard wins (it keeps the
  * program's shapes).
  */
-static void test_model_reshard(void **state)
+static void test_reshard_wins_a_tie_with_a_reshape(void **state)
 {
     struct model m;
     struct suggest_fix fx[SUGGEST_MAX_FIXES];
@@ -111,7 +111,7 @@ static void test_model_reshard(void **state)
 
 /* Most padding first, one fix per shape, counted over every tensor of that shape; tensors
  * that do not pad get none. */
-static void test_model_same_shape(void **state)
+static void test_fixes_one_per_shape_most_padding_first(void **state)
 {
     struct model m;
     struct suggest_fix fx[SUGGEST_MAX_FIXES];
@@ -139,7 +139,7 @@ static void test_model_same_shape(void **state)
 }
 
 /* Twelve distinct padded shapes: only the SUGGEST_MAX_FIXES with the most padding. */
-static void test_model_cap(void **state)
+static void test_only_max_fixes_with_the_most_padding_are_kept(void **state)
 {
     char json[2048];
     size_t used = 0, n = 0;
@@ -165,9 +165,11 @@ static void test_model_cap(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tensor_fold_minor), cmocka_unit_test(test_tensor_no_padding),
-        cmocka_unit_test(test_model_reshard),     cmocka_unit_test(test_model_same_shape),
-        cmocka_unit_test(test_model_cap),
+        cmocka_unit_test(test_size_1_minor_dim_folds_into_whole_tiles),
+        cmocka_unit_test(test_tensor_filling_its_tiles_gets_no_fix),
+        cmocka_unit_test(test_reshard_wins_a_tie_with_a_reshape),
+        cmocka_unit_test(test_fixes_one_per_shape_most_padding_first),
+        cmocka_unit_test(test_only_max_fixes_with_the_most_padding_are_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 
 #include "planner/plan.h"
 #include "planner/trace.h"
+#include "rng.h"
 
 static json_object *get(json_object *o, const char *k)
 {
@@ -85,7 +86,7 @@ static json_object *find(json_object *root, const char *ph, const char *name, in
  *   0: 100 / 50, 150   1: 100 / 60, 210   2: 100 / 70, 210   3: 100 / 60, 160   4: 0 / 0, 0
  * Events: 5 steps x 2 counters + 1 process name + 3 tracks x 2 + 4 slices = 21.
  */
-static void test_hand_trace(void **state)
+static void test_trace_tracks_and_counters_match_the_hand_count(void **state)
 {
     const char *names[5] = {"a", "b", "c", "d", "z"};
     const int64_t start[5] = {0, 0, 2, 1, 0}, end[5] = {4, 2, 4, 3, 1};
@@ -157,15 +158,9 @@ static void test_hand_trace(void **state)
     assert_null(out);
 }
 
-static uint64_t lcg(uint64_t *x)
-{
-    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
-    return *x >> 33;
-}
-
 /* Random plans: no two slices of a track overlap in time, and there are exactly as many
  * tracks as buffers live at once at most. */
-static void test_track_property(void **state)
+static void test_tracks_never_overlap_and_match_max_live(void **state)
 {
     enum { N = 400 };
     static const char *names[N];
@@ -184,10 +179,10 @@ static void test_track_property(void **state)
         char *out;
         for (int i = 0; i < N; i++) {
             names[i] = "buf";
-            start[i] = (int64_t)(lcg(&x) % 100);
-            end[i] = start[i] + 1 + (int64_t)(lcg(&x) % 30);
-            offset[i] = lcg(&x) % 100000;
-            bytes[i] = lcg(&x) % 4 == 0 ? 0 : 1 + lcg(&x) % 1000;
+            start[i] = (int64_t)(rng_lcg64(&x) % 100);
+            end[i] = start[i] + 1 + (int64_t)(rng_lcg64(&x) % 30);
+            offset[i] = rng_lcg64(&x) % 100000;
+            bytes[i] = rng_lcg64(&x) % 4 == 0 ? 0 : 1 + rng_lcg64(&x) % 1000;
             kind[i] = 0;
         }
         for (int64_t t = 0; t < 131; t++) {
@@ -226,7 +221,7 @@ static void test_track_property(void **state)
 }
 
 /* The layout view's errors name the column entry. */
-static void test_layout_errors(void **state)
+static void test_layout_errors_name_the_entry(void **state)
 {
     static const struct {
         const char *doc, *where;
@@ -265,7 +260,7 @@ static void test_layout_errors(void **state)
 }
 
 /* A real plan's layout view: one slice per tensor with bytes, the kinds of the model. */
-static void test_plan_layout(void **state)
+static void test_plan_layout_gives_one_slice_per_tensor(void **state)
 {
     const char *model =
         "{\"name\":\"m\",\"chip\":\"v5e\",\"tensors\":["
@@ -305,10 +300,10 @@ static void test_plan_layout(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hand_trace),
-        cmocka_unit_test(test_track_property),
-        cmocka_unit_test(test_layout_errors),
-        cmocka_unit_test(test_plan_layout),
+        cmocka_unit_test(test_trace_tracks_and_counters_match_the_hand_count),
+        cmocka_unit_test(test_tracks_never_overlap_and_match_max_live),
+        cmocka_unit_test(test_layout_errors_name_the_entry),
+        cmocka_unit_test(test_plan_layout_gives_one_slice_per_tensor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,7 +63,7 @@ static int64_t num(json_object *o, const char *a, const char *b)
     return json_object_get_int64(y);
 }
 
-static void test_none(void **state)
+static void test_no_override_plans_the_model_as_is(void **state)
 {
     struct whatif_result wr;
     json_object *r = whatif_plan("{}", &wr);
@@ -79,7 +79,7 @@ static void test_none(void **state)
 
 /* Activations (h) and the glob "g" to bf16: 2048 bytes each (T(8,128)(2,1)); g's xla_shape
  * keeps its dims and drops its f32 layout. Peak 4096 + 2048 + 4096 + 2048 = 12288. */
-static void test_dtype(void **state)
+static void test_dtype_override_to_bf16_halves_bytes(void **state)
 {
     struct whatif_result wr;
     json_object *r = whatif_plan("{\"dtype\":{\"activation\":\"bf16\",\"g\":\"bf16\"},"
@@ -97,7 +97,7 @@ static void test_dtype(void **state)
 
 /* h rematerialised: live [0, 1) and, as h/remat, [3, 4). Step 2 holds x, y, g (12288);
  * step 3 x, g, h/remat (12288): peak 12288, one tensor more. */
-static void test_remat(void **state)
+static void test_remat_splits_a_lifetime_in_two(void **state)
 {
     struct whatif_result wr;
     json_object *r = whatif_plan("{\"remat\":\"h\"}", &wr);
@@ -119,7 +119,7 @@ static void test_remat(void **state)
 
 /* Mesh data=2 and x sharded on its rows (x is f32[4,128] per device), chip v6e, strategies
  * and a budget: each reaches the plan. */
-static void test_mesh_chip_budget(void **state)
+static void test_mesh_chip_strategies_and_budget_reach_the_plan(void **state)
 {
     struct whatif_result wr;
     json_object *r = whatif_plan("{\"mesh\":{\"data\":2},\"sharding\":{\"x\":[\"data\",null]},"
@@ -140,7 +140,7 @@ static void test_mesh_chip_budget(void **state)
     free(wr.model);
 }
 
-static void test_errors(void **state)
+static void test_bad_overrides_name_the_field(void **state)
 {
     static const struct {
         const char *ov, *where;
@@ -174,9 +174,11 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_none),   cmocka_unit_test(test_dtype),
-        cmocka_unit_test(test_remat),  cmocka_unit_test(test_mesh_chip_budget),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_no_override_plans_the_model_as_is),
+        cmocka_unit_test(test_dtype_override_to_bf16_halves_bytes),
+        cmocka_unit_test(test_remat_splits_a_lifetime_in_two),
+        cmocka_unit_test(test_mesh_chip_strategies_and_budget_reach_the_plan),
+        cmocka_unit_test(test_bad_overrides_name_the_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

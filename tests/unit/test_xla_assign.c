@@ -79,7 +79,7 @@ static int parse(const char *s, size_t max, struct xla_assign *a, struct err *e)
     return xla_assign_parse(s, strlen(s), max, a, e);
 }
 
-static void test_small(void **state)
+static void test_small_dump_parses_every_allocation(void **state)
 {
     struct xla_assign a;
     struct err e;
@@ -170,7 +170,7 @@ static void expect_error(const char *s, size_t max, int code, const char *where,
     assert_null(a.values);
 }
 
-static void test_errors(void **state)
+static void test_errors_give_line_and_column(void **state)
 {
     (void)state;
     expect_error(" value: <0 p0 @0> (size=4,offset=0): f32[]\n", 10, ERR_INVALID, "line 1:1",
@@ -229,7 +229,7 @@ static void test_live_range_of_unallocated_value(void **state)
     xla_assign_free(&a);
 }
 
-static void test_report(void **state)
+static void test_report_totals_are_read_from_text_and_proto(void **state)
 {
     const char *text = "Total bytes used: 4240 (4.14KiB)\n\nAllocations sorted by size:\n\n";
     const char *proto = "memory_space_allocation_entries {\n  total_bytes: 4240\n"
@@ -297,7 +297,7 @@ static int64_t tensor_int(json_object *r, size_t i, const char *key)
 }
 
 /* Alone: one raw tensor per value, XLA's live ranges, and XLA's offsets beside ours. */
-static void test_plan_standalone(void **state)
+static void test_standalone_dump_plans_one_tensor_per_value(void **state)
 {
     struct plan_opts o = {.strategies = "xla-spatial"};
     struct plan_views views;
@@ -343,7 +343,7 @@ static void test_plan_standalone(void **state)
 }
 
 /* Attached to a model: values matched by name, the rest counted; the report's totals. */
-static void test_plan_attached(void **state)
+static void test_attached_dump_matches_values_by_name(void **state)
 {
     static const char model[] =
         "{\"name\": \"small-with-xla\", \"tensors\": ["
@@ -444,7 +444,7 @@ static void expect_plan_error(const char *input, const struct plan_opts *o, cons
         fail_msg("message \"%s\" lacks \"%s\"", e.msg, msg);
 }
 
-static void test_plan_errors(void **state)
+static void test_bad_attachments_are_errors_naming_them(void **state)
 {
     static const char model[] = "{\"tensors\": [{\"name\": \"a\", \"shape\": [4], \"dtype\": "
                                 "\"f32\"}]}";
@@ -465,15 +465,15 @@ static void test_plan_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_small),
+        cmocka_unit_test(test_small_dump_parses_every_allocation),
         cmocka_unit_test(test_tuples_colors_and_no_ranges),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_errors_give_line_and_column),
         cmocka_unit_test(test_live_range_of_unallocated_value),
-        cmocka_unit_test(test_report),
-        cmocka_unit_test(test_plan_standalone),
-        cmocka_unit_test(test_plan_attached),
+        cmocka_unit_test(test_report_totals_are_read_from_text_and_proto),
+        cmocka_unit_test(test_standalone_dump_plans_one_tensor_per_value),
+        cmocka_unit_test(test_attached_dump_matches_values_by_name),
         cmocka_unit_test(test_plan_in_place_values),
-        cmocka_unit_test(test_plan_errors),
+        cmocka_unit_test(test_bad_attachments_are_errors_naming_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
