@@ -100,8 +100,6 @@ struct hlo_module {
     uint32_t nidx;
     struct hlo_alias *aliases;
     uint32_t naliases;
-    /* private growth state */
-    uint32_t cap_comps, cap_instrs, cap_leaves, cap_idx, cap_aliases;
 };
 
 /* True when text (after leading white space and comments) starts with "HloModule ". */

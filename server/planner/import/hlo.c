@@ -1,6 +1,7 @@
 /*
  * hlo.c - the HLO text parser (see hlo.h): one cursor over the text, one function per
- * grammar rule, every array grown by doubling up to bounds the input size implies.
+ * grammar rule, every array a vec (base/vec.h) bounded by what the input size and the
+ * caller's instruction limit imply, handed to the module once the parse succeeds.
  */
 #include "planner/hlo.h"
 
@@ -9,12 +10,13 @@
 #include <string.h>
 
 #include "planner/base/cursor.h"
+#include "planner/base/vec.h"
 #include "planner/base/names.h"
 #include "planner/text.h"
 
 /* A reference to a called computation, resolved once every computation is known. */
 struct pending_call {
-    uint32_t slot; /* position in m->idx */
+    uint32_t slot; /* position in the operand and callee index list (idx) */
     struct hlo_span name;
     uint32_t line, col;
 };
@@ -23,11 +25,23 @@ struct parser {
     struct cursor c; /* over the whole text; its errors into the caller's err */
     struct hlo_module *m;
     size_t max_instrs;
-    struct names instrs; /* (computation, name) -> instruction index */
-    uint32_t comp;       /* the computation being parsed */
-    struct pending_call *calls;
-    uint32_t ncalls, cap_calls;
+    struct names names; /* (computation, name) -> instruction index */
+    uint32_t comp;      /* the computation being parsed */
+    /* The module's arrays while they grow (hlo_parse hands them to it): struct hlo_comp,
+     * struct hlo_instr, struct hlo_leaf, uint32_t operand and callee indices, struct
+     * hlo_alias; and the callee references to resolve, struct pending_call. */
+    struct vec comps, instrs, leaves, idx, aliases, calls;
 };
+
+static struct hlo_comp *comp_at(const struct parser *p, size_t k)
+{
+    return vec_at(&p->comps, k);
+}
+
+static struct hlo_instr *instr_at(const struct parser *p, size_t k)
+{
+    return vec_at(&p->instrs, k);
+}
 
 /* "expected WHAT, found X" at the cursor. */
 static int expected(const struct cursor *c, const char *what)
@@ -114,33 +128,23 @@ static int expect(struct cursor *c, char ch, const char *what)
 
 /* ---- growth ------------------------------------------------------------------------ */
 
-static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem, struct err *e)
+/* A vec_reserve or vec_push failure (rc) of one of the module's arrays as its error. */
+static int grow_err(struct parser *p, int rc)
 {
-    uint32_t ncap;
-    void *p;
+    return err_set(p->c.e, rc, "",
+                   rc == ERR_LIMIT ? "HLO module too large" : "out of memory parsing HLO");
+}
 
-    if (need <= *cap)
-        return ERR_OK;
-    if (need > UINT32_MAX / 2)
-        return err_set(e, ERR_LIMIT, "", "HLO module too large");
-    ncap = *cap ? *cap : 64;
-    while (ncap < need)
-        ncap *= 2;
-    if ((p = realloc(*arr, (size_t)ncap * elem)) == NULL)
-        return err_set(e, ERR_NOMEM, "", "out of memory parsing HLO");
-    *arr = p;
-    *cap = ncap;
-    return ERR_OK;
+/* Appends x to one of the module's arrays. */
+static int push(struct parser *p, struct vec *v, const void *x)
+{
+    int rc = vec_push(v, x);
+    return rc == ERR_OK ? ERR_OK : grow_err(p, rc);
 }
 
 static int push_idx(struct parser *p, uint32_t v)
 {
-    struct cursor *c = &p->c;
-    struct hlo_module *m = p->m;
-    int rc = grow((void **)&m->idx, &m->cap_idx, m->nidx + 1, sizeof(*m->idx), c->e);
-    if (rc == ERR_OK)
-        m->idx[m->nidx++] = v;
-    return rc;
+    return push(p, &p->idx, &v);
 }
 
 /* ---- shapes ------------------------------------------------------------------------ */
@@ -206,18 +210,13 @@ static int scan_balanced(struct cursor *c, bool stop_at_comma)
 
 static int push_leaf(struct parser *p, struct hlo_span sp, const uint32_t *path, unsigned depth)
 {
-    struct cursor *c = &p->c;
-    struct hlo_module *m = p->m;
-    struct hlo_leaf *l;
-    int rc = grow((void **)&m->leaves, &m->cap_leaves, m->nleaves + 1, sizeof(*m->leaves), c->e);
-    if (rc != ERR_OK)
-        return rc;
-    l = &m->leaves[m->nleaves++];
-    l->shape = sp;
-    l->depth = (uint8_t)depth;
-    memset(l->path, 0, sizeof(l->path));
-    memcpy(l->path, path, depth * sizeof(*path));
-    return ERR_OK;
+    struct hlo_leaf l;
+
+    memset(&l, 0, sizeof(l));
+    l.shape = sp;
+    l.depth = (uint8_t)depth;
+    memcpy(l.path, path, depth * sizeof(*path));
+    return push(p, &p->leaves, &l);
 }
 
 /* One array shape: dtype[dims] and a layout {..} written right after the ']'. */
@@ -295,23 +294,24 @@ static int any_shape(struct parser *p, bool collect, uint32_t *path, unsigned de
 /* An instruction's name within its computation (the parser's name table). */
 static struct names_key instr_name(const void *ctx, uint32_t i)
 {
-    const struct hlo_module *m = ctx;
-    const struct hlo_instr *in = &m->instrs[i];
+    const struct parser *p = ctx;
+    const struct hlo_instr *in = instr_at(p, i);
 
-    return (struct names_key){m->text + in->name.off, in->name.len, in->comp};
+    return (struct names_key){p->c.s + in->name.off, in->name.len, in->comp};
 }
 
 static struct names_key comp_name(const void *ctx, uint32_t k)
 {
-    const struct hlo_module *m = ctx;
+    const struct parser *p = ctx;
+    const struct hlo_comp *cp = comp_at(p, k);
 
-    return (struct names_key){m->text + m->comps[k].name.off, m->comps[k].name.len, 0};
+    return (struct names_key){p->c.s + cp->name.off, cp->name.len, 0};
 }
 
 /* The instruction called sp in the computation being parsed, or HLO_NONE. */
 static uint32_t find_instr(const struct parser *p, struct hlo_span sp)
 {
-    return names_find(&p->instrs, (struct names_key){p->c.s + sp.off, sp.len, p->comp});
+    return names_find(&p->names, (struct names_key){p->c.s + sp.off, sp.len, p->comp});
 }
 
 /* ---- instructions ------------------------------------------------------------------ */
@@ -360,7 +360,7 @@ static int operands(struct parser *p, struct hlo_instr *in)
 
     if ((rc = expect(c, '(', "'(' after the opcode")) != ERR_OK)
         return rc;
-    in->opnd0 = p->m->nidx;
+    in->opnd0 = (uint32_t)p->idx.n;
     if (span_eq(c->s, in->opcode, "constant")) {
         c->i--; /* scan the literal from its '(' */
         return scan_balanced(c, false);
@@ -405,13 +405,11 @@ static int callees(struct parser *p, struct hlo_instr *in, size_t end)
         size_t col = cursor_col(c);
         if (name(c, &nm, "a computation name") != ERR_OK)
             return c->e->code;
-        if (grow((void **)&p->calls, &p->cap_calls, p->ncalls + 1, sizeof(*p->calls), c->e) !=
-            ERR_OK)
+        struct pending_call pc = {(uint32_t)p->idx.n, nm, (uint32_t)c->line, (uint32_t)col};
+        if (push(p, &p->calls, &pc) != ERR_OK)
             return c->e->code;
         if (in->ncalls == 0)
-            in->call0 = p->m->nidx; /* a computation's callees are pushed together */
-        p->calls[p->ncalls++] =
-            (struct pending_call){p->m->nidx, nm, (uint32_t)c->line, (uint32_t)col};
+            in->call0 = pc.slot; /* a computation's callees are pushed together */
         if (push_idx(p, HLO_NONE) != ERR_OK)
             return c->e->code;
         in->ncalls++;
@@ -501,19 +499,18 @@ static int attributes(struct parser *p, struct hlo_instr *in)
 static int instruction(struct parser *p)
 {
     struct cursor *c = &p->c;
-    struct hlo_module *m = p->m;
-    struct hlo_comp *cp = &m->comps[p->comp];
+    struct hlo_comp *cp = comp_at(p, p->comp);
     struct hlo_instr *in;
-    uint32_t path[HLO_MAX_TUPLE_DEPTH], first;
+    uint32_t path[HLO_MAX_TUPLE_DEPTH], first, at = (uint32_t)p->instrs.n;
     int rc;
 
-    if (m->ninstrs >= p->max_instrs)
+    if (at >= p->max_instrs)
         return err_set(c->e, ERR_LIMIT, "", "line %zu: more than %zu HLO instructions", c->line,
                        p->max_instrs);
-    if ((rc = grow((void **)&m->instrs, &m->cap_instrs, m->ninstrs + 1, sizeof(*m->instrs),
-                   c->e)) != ERR_OK)
-        return rc;
-    in = &m->instrs[m->ninstrs];
+    if ((rc = vec_reserve(&p->instrs, (size_t)at + 1)) != ERR_OK)
+        return grow_err(p, rc);
+    /* Written in place and counted once whole: nothing else grows instrs meanwhile. */
+    in = instr_at(p, at);
     memset(in, 0, sizeof(*in));
     in->index = -1;
     in->comp = p->comp;
@@ -532,11 +529,11 @@ static int instruction(struct parser *p)
     if ((rc = expect(c, '=', "'=' after the instruction name")) != ERR_OK)
         return rc;
     skip_ws(c);
-    in->leaf0 = m->nleaves;
+    in->leaf0 = (uint32_t)p->leaves.n;
     in->tuple_shaped = cursor_peek(c) == '(';
     if ((rc = any_shape(p, true, path, 0)) != ERR_OK)
         return rc;
-    in->nleaves = m->nleaves - in->leaf0;
+    in->nleaves = (uint32_t)p->leaves.n - in->leaf0;
     skip_ws(c);
     in->opcode = word(c);
     if (in->opcode.len == 0)
@@ -546,12 +543,12 @@ static int instruction(struct parser *p)
     skip_ws(c);
     if (cursor_peek(c) != '\n' && cursor_peek(c) != '\0')
         return expected(c, "',' or the end of the line");
-    if ((rc = names_add(&p->instrs, m->ninstrs, &first)) != ERR_OK)
+    if ((rc = names_add(&p->names, at, &first)) != ERR_OK)
         return err_set(c->e, rc, "", "line %zu: more than %zu HLO instructions", c->line,
-                       p->instrs.max);
-    if (in->root || cp->n == 0 || !m->instrs[cp->root].root)
-        cp->root = m->ninstrs;
-    m->ninstrs++;
+                       p->names.max);
+    if (in->root || cp->n == 0 || !instr_at(p, cp->root)->root)
+        cp->root = at;
+    p->instrs.n++;
     cp->n++;
     return ERR_OK;
 }
@@ -563,20 +560,20 @@ static int computation(struct parser *p)
     struct cursor *c = &p->c;
     struct hlo_module *m = p->m;
     struct hlo_comp *cp;
-    uint32_t path[HLO_MAX_TUPLE_DEPTH];
+    uint32_t path[HLO_MAX_TUPLE_DEPTH], at = (uint32_t)p->comps.n;
     int rc;
 
-    if ((rc = grow((void **)&m->comps, &m->cap_comps, m->ncomps + 1, sizeof(*m->comps), c->e)) !=
-        ERR_OK)
-        return rc;
-    cp = &m->comps[m->ncomps];
+    if ((rc = vec_reserve(&p->comps, (size_t)at + 1)) != ERR_OK)
+        return grow_err(p, rc);
+    /* Written in place, counted once its header is read (see below). */
+    cp = comp_at(p, at);
     memset(cp, 0, sizeof(*cp));
     cp->line = c->line;
     if (c->len - c->i > 6 && memcmp(c->s + c->i, "ENTRY ", 6) == 0) {
         if (m->entry != HLO_NONE)
             return cursor_fail_at(c->e, c->line, cursor_col(c), "a second ENTRY computation");
         cp->entry = true;
-        m->entry = m->ncomps;
+        m->entry = at;
         c->i += 6;
         skip_ws(c);
     }
@@ -595,8 +592,9 @@ static int computation(struct parser *p)
     }
     if ((rc = expect(c, '{', "'{' to open the computation")) != ERR_OK)
         return rc;
-    cp->first = m->ninstrs;
-    p->comp = m->ncomps++;
+    cp->first = (uint32_t)p->instrs.n;
+    p->comp = at;
+    p->comps.n++;
     for (;;) {
         skip_nl(c);
         if (cursor_peek(c) == '}')
@@ -607,9 +605,9 @@ static int computation(struct parser *p)
             return rc;
     }
     c->i++;
-    if (m->comps[p->comp].n == 0)
+    if (cp->n == 0) /* cp is still valid: only other arrays grew since */
         return cursor_fail_at(c->e, c->line, cursor_col(c), "computation %.*s has no instructions",
-                              (int)m->comps[p->comp].name.len, c->s + m->comps[p->comp].name.off);
+                              (int)cp->name.len, c->s + cp->name.off);
     return attributes(p, NULL); /* e.g. execution_thread="..." */
 }
 
@@ -643,7 +641,6 @@ static int alias_path(struct cursor *c, uint32_t *path, uint8_t *depth)
 static int io_alias(struct parser *p)
 {
     struct cursor *c = &p->c;
-    struct hlo_module *m = p->m;
     int rc;
 
     if ((rc = expect(c, '{', "'{' to open input_output_alias")) != ERR_OK)
@@ -655,7 +652,7 @@ static int io_alias(struct parser *p)
             c->i++;
             return ERR_OK;
         }
-        if (m->naliases == HLO_MAX_ALIASES)
+        if (p->aliases.n == HLO_MAX_ALIASES)
             return err_set(c->e, ERR_LIMIT, "", "line %zu: more than %d input_output_alias entries",
                            c->line, HLO_MAX_ALIASES);
         memset(&a, 0, sizeof(a));
@@ -679,10 +676,8 @@ static int io_alias(struct parser *p)
         }
         if ((rc = expect(c, ')', "')' after the parameter index")) != ERR_OK)
             return rc;
-        if ((rc = grow((void **)&m->aliases, &m->cap_aliases, m->naliases + 1, sizeof(*m->aliases),
-                       c->e)) != ERR_OK)
+        if ((rc = push(p, &p->aliases, &a)) != ERR_OK)
             return rc;
-        m->aliases[m->naliases++] = a;
         skip_ws(c);
         (void)cursor_accept(c, ',');
     }
@@ -746,29 +741,30 @@ static bool at_trailer(const struct cursor *c)
 static int resolve_calls(struct parser *p)
 {
     struct cursor *c = &p->c;
-    struct hlo_module *m = p->m;
+    const struct pending_call *calls = p->calls.data;
+    uint32_t *idx = p->idx.data, ncomps = (uint32_t)p->comps.n;
     struct names comps;
     int rc;
 
-    if ((rc = names_init(&comps, m->ncomps, comp_name, m)) != ERR_OK) {
+    if ((rc = names_init(&comps, ncomps, comp_name, p)) != ERR_OK) {
         rc = err_set(c->e, rc, "", "out of memory parsing HLO");
         goto out;
     }
-    for (uint32_t k = 0; k < m->ncomps; k++) {
+    for (uint32_t k = 0; k < ncomps; k++) {
         uint32_t j;
         if ((rc = names_add(&comps, k, &j)) != ERR_OK) {
-            rc = err_set(c->e, rc, "", "more than %u HLO computations", m->ncomps);
+            rc = err_set(c->e, rc, "", "more than %u HLO computations", ncomps);
             goto out;
         }
         if (j != NAMES_NONE) {
-            struct hlo_span o = m->comps[j].name;
-            rc = cursor_fail_at(c->e, m->comps[k].line, 1, "computation %.*s is defined twice",
+            struct hlo_span o = comp_at(p, j)->name;
+            rc = cursor_fail_at(c->e, comp_at(p, k)->line, 1, "computation %.*s is defined twice",
                                 (int)(o.len > 200 ? 200 : o.len), c->s + o.off);
             goto out;
         }
     }
-    for (uint32_t q = 0; q < p->ncalls; q++) {
-        const struct pending_call *pc = &p->calls[q];
+    for (size_t q = 0; q < p->calls.n; q++) {
+        const struct pending_call *pc = &calls[q];
         uint32_t k = names_find(&comps, (struct names_key){c->s + pc->name.off, pc->name.len, 0});
         if (k == NAMES_NONE) {
             rc =
@@ -776,7 +772,7 @@ static int resolve_calls(struct parser *p)
                                (int)(pc->name.len > 200 ? 200 : pc->name.len), c->s + pc->name.off);
             goto out;
         }
-        m->idx[pc->slot] = k;
+        idx[pc->slot] = k;
     }
 out:
     names_free(&comps);
@@ -816,12 +812,22 @@ int hlo_parse(const char *s, size_t len, size_t max_instrs, struct hlo_module *m
     memset(m, 0, sizeof(*m));
     m->text = s;
     m->entry = HLO_NONE;
+    /* The maxima: every computation but the one being read holds an instruction (an empty
+     * one is an error), and every leaf, operand and callee takes bytes of the text (its
+     * shape or name), so len (below 2^31) bounds those and their indices fit 32 bits. */
+    vec_init(&p.comps, sizeof(struct hlo_comp),
+             max_instrs < SIZE_MAX ? max_instrs + 1 : max_instrs);
+    vec_init(&p.instrs, sizeof(struct hlo_instr), max_instrs);
+    vec_init(&p.leaves, sizeof(struct hlo_leaf), len);
+    vec_init(&p.idx, sizeof(uint32_t), len);
+    vec_init(&p.calls, sizeof(struct pending_call), len);
+    vec_init(&p.aliases, sizeof(struct hlo_alias), HLO_MAX_ALIASES);
     if (len > UINT32_MAX / 2)
         return err_set(e, ERR_LIMIT, "", "HLO text of %zu bytes is too large", len);
     if ((rc = scan_lines(s, len, &nlines, e)) != ERR_OK)
         return rc;
     /* an instruction takes a line of its own */
-    if ((rc = names_init(&p.instrs, nlines < max_instrs ? nlines : max_instrs, instr_name, m)) !=
+    if ((rc = names_init(&p.names, nlines < max_instrs ? nlines : max_instrs, instr_name, &p)) !=
         ERR_OK) {
         rc = err_set(e, rc, "", "out of memory parsing HLO");
         goto out;
@@ -841,8 +847,25 @@ int hlo_parse(const char *s, size_t len, size_t max_instrs, struct hlo_module *m
     }
     rc = resolve_calls(&p);
 out:
-    names_free(&p.instrs);
-    free(p.calls);
+    if (rc == ERR_OK) { /* the arrays become the module's */
+        m->ncomps = (uint32_t)p.comps.n;
+        m->comps = vec_take(&p.comps);
+        m->ninstrs = (uint32_t)p.instrs.n;
+        m->instrs = vec_take(&p.instrs);
+        m->nleaves = (uint32_t)p.leaves.n;
+        m->leaves = vec_take(&p.leaves);
+        m->nidx = (uint32_t)p.idx.n;
+        m->idx = vec_take(&p.idx);
+        m->naliases = (uint32_t)p.aliases.n;
+        m->aliases = vec_take(&p.aliases);
+    }
+    names_free(&p.names);
+    vec_free(&p.comps);
+    vec_free(&p.instrs);
+    vec_free(&p.leaves);
+    vec_free(&p.idx);
+    vec_free(&p.aliases);
+    vec_free(&p.calls);
     if (rc != ERR_OK)
         hlo_free(m);
     return rc;

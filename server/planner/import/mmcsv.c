@@ -9,6 +9,7 @@
 
 #include "planner/base/cursor.h"
 #include "planner/base/names.h"
+#include "planner/base/vec.h"
 #include "planner/text.h"
 
 enum col { COL_ID, COL_LOWER, COL_UPPER, COL_END, COL_SIZE, COL_IGNORED, COL_NONE };
@@ -275,37 +276,30 @@ static int parse_row(const struct span *f, const enum col *cols, size_t ncols, s
     return ERR_OK;
 }
 
-/* Appends buffer b (with its id and line) to out, growing the three arrays by doubling up to
- * max_buffers; *cap is their capacity. */
-static int append(struct mmcsv *out, size_t *cap, size_t max_buffers, struct pack_buffer b,
-                  struct span id, size_t lineno, struct err *e)
+/* The rows read so far: three arrays of one length (struct pack_buffer, char * ids, size_t
+ * lines), vecs bounded by the caller's max_buffers, handed to the struct mmcsv at the end. */
+struct rows {
+    struct vec bufs, ids, lines;
+};
+
+/* Appends buffer b with its id (copied) and line: all three arrays or none. */
+static int append(struct rows *r, struct pack_buffer b, struct span id, size_t lineno,
+                  struct err *e)
 {
-    if (out->n == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 64;
-        struct pack_buffer *nb;
-        char **ni;
-        size_t *nl;
-        if (ncap > max_buffers)
-            ncap = max_buffers;
-        nb = realloc(out->bufs, ncap * sizeof(*nb));
-        if (nb != NULL)
-            out->bufs = nb;
-        ni = realloc(out->ids, ncap * sizeof(*ni));
-        if (ni != NULL)
-            out->ids = ni;
-        nl = realloc(out->lines, ncap * sizeof(*nl));
-        if (nl != NULL)
-            out->lines = nl;
-        if (nb == NULL || ni == NULL || nl == NULL)
-            return err_set(e, ERR_NOMEM, NULL, "out of memory at line %zu", lineno);
-        *cap = ncap;
-    }
-    out->ids[out->n] = strndup(id.s, id.len);
-    if (out->ids[out->n] == NULL)
-        return err_set(e, ERR_NOMEM, NULL, "out of memory at line %zu", lineno);
-    out->bufs[out->n] = b;
-    out->lines[out->n] = lineno;
-    out->n++;
+    size_t n = r->bufs.n;
+    char *s = NULL;
+    int rc;
+
+    if ((rc = vec_reserve(&r->bufs, n + 1)) != ERR_OK ||
+        (rc = vec_reserve(&r->ids, n + 1)) != ERR_OK ||
+        (rc = vec_reserve(&r->lines, n + 1)) != ERR_OK || (s = strndup(id.s, id.len)) == NULL)
+        return err_set(e, rc == ERR_LIMIT ? ERR_LIMIT : ERR_NOMEM, NULL,
+                       rc == ERR_LIMIT ? "line %zu: too many buffers" : "out of memory at line %zu",
+                       lineno);
+    *(struct pack_buffer *)vec_at(&r->bufs, n) = b;
+    *(char **)vec_at(&r->ids, n) = s;
+    *(size_t *)vec_at(&r->lines, n) = lineno;
+    r->bufs.n = r->ids.n = r->lines.n = n + 1;
     return ERR_OK;
 }
 
@@ -315,12 +309,16 @@ int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *
     enum col cols[MMCSV_COLS_MAX] = {0};
     struct cursor c = cursor_make(text, len, e), line;
     struct span f[MMCSV_COLS_MAX];
-    size_t ncols, cap = 0;
+    struct rows r;
+    size_t ncols;
     int rc;
 
     if (out == NULL)
         return err_set(e, ERR_INVALID, NULL, "mmcsv_parse: no result given");
     memset(out, 0, sizeof(*out));
+    vec_init(&r.bufs, sizeof(struct pack_buffer), max_buffers);
+    vec_init(&r.ids, sizeof(char *), max_buffers);
+    vec_init(&r.lines, sizeof(size_t), max_buffers);
     if (text == NULL || !cursor_line(&c, &line))
         return err_set(e, ERR_INVALID, "header",
                        "empty input: expected a header id,lower,upper,size");
@@ -336,7 +334,7 @@ int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *
         if (trim(row).len == 0)
             continue;
         nf = split(row, f, MMCSV_COLS_MAX);
-        if (nf != ncols || out->n == max_buffers) {
+        if (nf != ncols || r.bufs.n == max_buffers) {
             char where[32];
             snprintf(where, sizeof(where), "line %zu", lineno);
             rc = nf != ncols
@@ -347,11 +345,17 @@ int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *
             goto out;
         }
         if ((rc = parse_row(f, cols, ncols, lineno, &b, &id, e)) != ERR_OK ||
-            (rc = append(out, &cap, max_buffers, b, id, lineno, e)) != ERR_OK)
+            (rc = append(&r, b, id, lineno, e)) != ERR_OK)
             goto out;
     }
-    rc = check_duplicates(out, e);
 out:
+    /* The rows read become out's, so that one free (mmcsv_free) covers every id. */
+    out->n = r.bufs.n;
+    out->bufs = vec_take(&r.bufs);
+    out->ids = vec_take(&r.ids);
+    out->lines = vec_take(&r.lines);
+    if (rc == ERR_OK)
+        rc = check_duplicates(out, e);
     if (rc != ERR_OK)
         mmcsv_free(out);
     return rc;

@@ -193,10 +193,29 @@ static uint64_t scope_of(uint32_t region, uint32_t elem)
     return (uint64_t)region << 32 | elem;
 }
 
+int sh_grow_err(struct sh_translator *t, int rc)
+{
+    return err_set(t->c.e, rc, "",
+                   rc == ERR_LIMIT ? "StableHLO module too large"
+                                   : "out of memory translating StableHLO");
+}
+
+/* Appends x to one of the translation's vecs. */
+static int push(struct sh_translator *t, struct vec *v, const void *x)
+{
+    int rc = vec_push(v, x);
+    return rc == ERR_OK ? ERR_OK : sh_grow_err(t, rc);
+}
+
+static struct sh_value *value_at(const struct sh_translator *t, uint32_t v)
+{
+    return vec_at(&t->values, v);
+}
+
 static struct names_key value_name(const void *ctx, uint32_t v)
 {
     const struct sh_translator *t = ctx;
-    const struct sh_value *x = &t->values[v];
+    const struct sh_value *x = value_at(t, v);
 
     return (struct names_key){t->c.s + x->off, x->len, scope_of(x->region, x->elem)};
 }
@@ -225,7 +244,7 @@ static int define_one(struct sh_translator *t, uint32_t off, uint32_t len, uint3
 
     /* the table is sized by the values defined, which a few lines can make many of (a
      * while's loop variables, a result group) */
-    if ((rc = names_reserve(&t->names, (size_t)t->nvalues + 1)) != ERR_OK)
+    if ((rc = names_reserve(&t->names, t->values.n + 1)) != ERR_OK)
         return err_set(c->e, rc, "", "out of memory translating StableHLO");
     /* MLIR regions are not isolated from above: a name visible from an enclosing region
      * cannot be defined again inside (and HLO would read two instructions of one name once
@@ -233,24 +252,17 @@ static int define_one(struct sh_translator *t, uint32_t off, uint32_t len, uint3
     for (unsigned d = t->depth; d > 0 && elem == 0; d--)
         if (find_value(t, off, len, t->regions[d - 1].id, 0) != NAMES_NONE)
             return defined_twice(t, off, len);
-    if (t->nvalues == t->cap_values) {
-        uint32_t cap = t->cap_values ? t->cap_values * 2 : 1024;
-        struct sh_value *p = realloc(t->values, cap * sizeof(*p));
-        if (p == NULL)
-            return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-        t->values = p;
-        t->cap_values = cap;
-    }
-    t->values[t->nvalues] = (struct sh_value){.off = off,
-                                              .len = len,
-                                              .region = region,
-                                              .elem = elem,
-                                              .shape_off = (uint32_t)t->shapes.n,
-                                              .shape_len = (uint32_t)shn,
-                                              .tuple = tuple};
-    if ((rc = sh_buf_keep(t, &t->shapes, sh, shn)) != ERR_OK)
+    struct sh_value x = {.off = off,
+                         .len = len,
+                         .region = region,
+                         .elem = elem,
+                         .shape_off = (uint32_t)t->shapes.n,
+                         .shape_len = (uint32_t)shn,
+                         .tuple = tuple};
+    if ((rc = sh_buf_keep(t, &t->shapes, sh, shn)) != ERR_OK ||
+        (rc = push(t, &t->values, &x)) != ERR_OK)
         return rc;
-    if ((rc = names_add(&t->names, t->nvalues++, &first)) != ERR_OK)
+    if ((rc = names_add(&t->names, (uint32_t)(t->values.n - 1), &first)) != ERR_OK)
         return err_set(c->e, rc, "", "out of memory translating StableHLO");
     return first == NAMES_NONE ? ERR_OK : defined_twice(t, off, len);
 }
@@ -301,19 +313,9 @@ static int put_value(struct sh_translator *t, struct sh_buf *b, const struct sh_
     return rc;
 }
 
-static int push_u32(struct sh_translator *t, uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t x)
+static int push_u32(struct sh_translator *t, struct vec *v, uint32_t x)
 {
-    struct cursor *c = &t->c;
-    if (*n == *cap) {
-        uint32_t ncap = *cap ? *cap * 2 : 16;
-        uint32_t *p = realloc(*a, ncap * sizeof(*p));
-        if (p == NULL)
-            return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-        *a = p;
-        *cap = ncap;
-    }
-    (*a)[(*n)++] = x;
-    return ERR_OK;
+    return push(t, v, &x);
 }
 
 /*
@@ -329,12 +331,12 @@ static int capture(struct sh_translator *t, uint32_t v)
     unsigned top = t->depth - 1;
     int rc;
 
-    for (unsigned d = top; t->regions[d].id != t->values[v].region && d > 0; d--) {
+    for (unsigned d = top; t->regions[d].id != value_at(t, v)->region && d > 0; d--) {
         struct sh_region *r = &t->regions[d];
-        const struct sh_value *x = &t->values[v];
+        const struct sh_value *x = value_at(t, v);
         if (x->cap_id != 0 && d <= x->cap_depth && r->id <= x->cap_id)
             break;
-        if ((rc = push_u32(t, &r->caps, &r->ncaps, &r->capcap, v)) != ERR_OK ||
+        if ((rc = push_u32(t, &r->caps, v)) != ERR_OK ||
             (rc = sh_buf_add(t, &r->params, "  ", 2)) != ERR_OK ||
             (rc = put_value(t, &r->params, x)) != ERR_OK ||
             (rc = sh_buf_add(t, &r->params, " = ", 3)) != ERR_OK ||
@@ -342,8 +344,8 @@ static int capture(struct sh_translator *t, uint32_t v)
             (rc = sh_buf_printf(t, &r->params, " parameter(%u)\n", r->nparams++)) != ERR_OK)
             return rc;
     }
-    t->values[v].cap_depth = top;
-    t->values[v].cap_id = t->regions[top].id;
+    value_at(t, v)->cap_depth = top;
+    value_at(t, v)->cap_id = t->regions[top].id;
     return ERR_OK;
 }
 
@@ -370,11 +372,11 @@ static int use(struct sh_translator *t, struct sh_buf *ops)
     if (v == NAMES_NONE)
         return cursor_fail_at(c->e, line, col, "%%%.*s is not defined before its use",
                               (int)(c->i - off > 200 ? 200 : c->i - off), c->s + off);
-    if (t->values[v].region != t->regions[t->depth - 1].id && (rc = capture(t, v)) != ERR_OK)
+    if (value_at(t, v)->region != t->regions[t->depth - 1].id && (rc = capture(t, v)) != ERR_OK)
         return rc;
     if (ops->n > 0 && (rc = sh_buf_add(t, ops, ", ", 2)) != ERR_OK)
         return rc;
-    return put_value(t, ops, &t->values[v]);
+    return put_value(t, ops, value_at(t, v));
 }
 
 /* ---- statements -------------------------------------------------------------------- */
@@ -641,8 +643,9 @@ static int open_region(struct sh_translator *t, const char *name)
     r = &t->regions[t->depth++];
     free(r->text.p);
     free(r->params.p);
-    free(r->caps);
+    vec_free(&r->caps);
     memset(r, 0, sizeof(*r));
+    vec_init(&r->caps, sizeof(uint32_t), t->max_out); /* each writes a parameter line */
     r->id = ++t->next_region;
     snprintf(r->name, sizeof(r->name), "%s", name);
     return ERR_OK;
@@ -683,13 +686,14 @@ static int state_params(struct sh_translator *t, const char *shape, const uint32
 
 /* Closes the current region: its computation (header, captured parameters, body) is
  * appended to the finished ones, and its captures to *caps (the owning op reads them). */
-static int close_region(struct sh_translator *t, uint32_t **caps, uint32_t *ncaps, uint32_t *capcap)
+static int close_region(struct sh_translator *t, struct vec *caps)
 {
     struct sh_region *r = &t->regions[t->depth - 1];
+    const uint32_t *rcaps = r->caps.data;
     int rc = ERR_OK;
 
-    for (uint32_t k = 0; k < r->ncaps && rc == ERR_OK; k++)
-        rc = push_u32(t, caps, ncaps, capcap, r->caps[k]);
+    for (size_t k = 0; k < r->caps.n && rc == ERR_OK; k++)
+        rc = push_u32(t, caps, rcaps[k]);
     if (rc == ERR_OK && (rc = buf_str(t, &t->out, r->name)) == ERR_OK &&
         (rc = sh_buf_add(t, &t->out, " {\n", 3)) == ERR_OK &&
         (rc = sh_buf_add(t, &t->out, r->params.p, r->params.n)) == ERR_OK &&
@@ -697,7 +701,7 @@ static int close_region(struct sh_translator *t, uint32_t **caps, uint32_t *ncap
         rc = sh_buf_add(t, &t->out, "}\n\n", 3);
     free(r->text.p);
     free(r->params.p);
-    free(r->caps);
+    vec_free(&r->caps);
     memset(r, 0, sizeof(*r));
     t->depth--;
     return rc;
@@ -711,16 +715,16 @@ static int cmp_u32(const void *a, const void *b)
 
 /* The captured values an op's regions read, sorted by definition and without repeats,
  * written as its extra operands ", v, w". */
-static int put_caps(struct sh_translator *t, struct sh_buf *b, uint32_t *caps, uint32_t n)
+static int put_caps(struct sh_translator *t, struct sh_buf *b, uint32_t *caps, size_t n)
 {
     if (n > 1)
         qsort(caps, n, sizeof(*caps), cmp_u32);
-    for (uint32_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n; k++) {
         int rc;
         if (k > 0 && caps[k] == caps[k - 1])
             continue;
         if ((rc = sh_buf_add(t, b, ", ", 2)) != ERR_OK ||
-            (rc = put_value(t, b, &t->values[caps[k]])) != ERR_OK)
+            (rc = put_value(t, b, value_at(t, caps[k]))) != ERR_OK)
             return rc;
     }
     return ERR_OK;
@@ -792,7 +796,7 @@ struct owner {
     const char *ops;     /* operands */
     struct sh_buf names; /* the regions' computations, ", " between */
     uint32_t nregions;
-    uint32_t *caps, ncaps, capcap;
+    struct vec caps; /* uint32_t: what the regions capture, repeats included */
     uint32_t loc_off, loc_len;
 };
 
@@ -816,7 +820,7 @@ static int emit_owner(struct sh_translator *t, const struct stmt *st, struct own
         rc = sh_buf_add(t, b, "#init", 5);
     else if (!loop)
         rc = buf_str(t, b, w->ops);
-    if (rc != ERR_OK || (rc = put_caps(t, b, w->caps, w->ncaps)) != ERR_OK ||
+    if (rc != ERR_OK || (rc = put_caps(t, b, w->caps.data, w->caps.n)) != ERR_OK ||
         (rc = sh_buf_add(t, b, ")", 1)) != ERR_OK)
         return rc;
     /* the region names: "A, B" in w->names */
@@ -856,6 +860,7 @@ static int while_op(struct sh_translator *t, const struct stmt *st)
     uint32_t *args = malloc(2 * SH_MAX_RESULTS * sizeof(*args)), nargs = 0;
     int rc;
 
+    vec_init(&w.caps, sizeof(uint32_t), t->max_out);
     if (args == NULL)
         return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
     if ((rc = while_head(t, st, args, &nargs, &init, &shape)) != ERR_OK)
@@ -882,8 +887,7 @@ static int while_op(struct sh_translator *t, const struct stmt *st)
         region_name(t, st, part == 0 ? "cond" : "body", name, sizeof(name));
         if ((rc = open_region(t, name)) != ERR_OK ||
             (rc = state_params(t, shape.p, args, nargs)) != ERR_OK ||
-            (rc = statements(t)) != ERR_OK ||
-            (rc = close_region(t, &w.caps, &w.ncaps, &w.capcap)) != ERR_OK ||
+            (rc = statements(t)) != ERR_OK || (rc = close_region(t, &w.caps)) != ERR_OK ||
             (rc = sh_buf_printf(t, &w.names, "%s%s", part == 0 ? "" : ", ", name)) != ERR_OK)
             goto out;
     }
@@ -901,7 +905,7 @@ out:
     free(init.p);
     free(shape.p);
     free(w.names.p);
-    free(w.caps);
+    vec_free(&w.caps);
     return rc;
 }
 
@@ -1083,7 +1087,7 @@ static int one_region(struct sh_translator *t, const struct stmt *st, struct own
     if ((rc = region_args(t, w, la)) != ERR_OK || (rc = statements(t)) != ERR_OK)
         return rc;
     c->i++; /* '}' */
-    if ((rc = close_region(t, &w->caps, &w->ncaps, &w->capcap)) != ERR_OK ||
+    if ((rc = close_region(t, &w->caps)) != ERR_OK ||
         (rc = sh_buf_printf(t, &w->names, "%s%s", w->nregions == 0 ? "" : ", ", name)) != ERR_OK)
         return rc;
     w->nregions++;
@@ -1108,6 +1112,7 @@ static int region_op(struct sh_translator *t, const struct stmt *st, const char 
     bool loop = strcmp(kind, "while") == 0;
     int rc = ERR_OK;
 
+    vec_init(&w.caps, sizeof(uint32_t), t->max_out);
     if (la.args == NULL)
         return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
     if ((rc = region_operands(t, &ops, &nops)) != ERR_OK)
@@ -1159,7 +1164,7 @@ out:
     free(ops.p);
     free(res.p);
     free(w.names.p);
-    free(w.caps);
+    vec_free(&w.caps);
     return rc;
 }
 
@@ -1518,6 +1523,10 @@ int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, str
     if (len > UINT32_MAX / 16)
         return err_set(e, ERR_LIMIT, "", "StableHLO text of %zu bytes is too large", len);
     t.max_out = 8 * len + 65536;
+    /* Every value defined writes its instruction (at least a line) to the output, and a mesh
+     * definition takes more than ten bytes of the text. */
+    vec_init(&t.values, sizeof(struct sh_value), t.max_out);
+    vec_init(&t.meshes, sizeof(struct sdy_mesh), len);
     if ((rc = names_init(&t.names, 512, value_name, &t)) != ERR_OK)
         return err_set(e, rc, "", "out of memory translating StableHLO");
     if ((rc = sh_loc_table(&t)) != ERR_OK || (rc = module(&t, name, sizeof(name))) != ERR_OK)
@@ -1537,17 +1546,17 @@ out:
     for (unsigned d = 0; d < SH_MAX_REGIONS; d++) {
         free(t.regions[d].text.p);
         free(t.regions[d].params.p);
-        free(t.regions[d].caps);
+        vec_free(&t.regions[d].caps);
     }
     free(t.shapes.p);
     free(t.locs);
     names_free(&t.loc_names);
-    free(t.meshes);
+    vec_free(&t.meshes);
     free(all.p);
     free(t.out.p);
     free(t.entry.p);
     free(t.aliases.p);
-    free(t.values);
+    vec_free(&t.values);
     names_free(&t.names);
     return rc;
 }

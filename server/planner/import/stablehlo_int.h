@@ -17,6 +17,7 @@
 
 #include "planner/base/cursor.h"
 #include "planner/base/names.h"
+#include "planner/base/vec.h"
 #include "planner/err.h"
 
 #define SH_MAX_REGIONS 64 /* nested regions (while, case, if) */
@@ -47,8 +48,7 @@ struct sh_region {
     struct sh_buf text;   /* the body */
     struct sh_buf params; /* the captured values' parameters, written before the body */
     uint32_t nparams;
-    uint32_t *caps; /* values captured from outside (indices in values) */
-    uint32_t ncaps, capcap;
+    struct vec caps; /* uint32_t: values captured from outside (indices in values) */
 };
 
 /* A Shardy mesh (sdy.mesh @name = <["x"=4, "y"=2]>): its axes, major to minor. */
@@ -82,14 +82,12 @@ struct sh_translator {
     struct sh_buf aliases; /* input_output_alias entries */
     size_t max_out;
     struct sh_buf shapes; /* the values' shapes */
-    struct sh_value *values;
-    uint32_t nvalues, cap_values;
-    struct names names; /* the values by name and scope (region, result element) */
+    struct vec values;    /* struct sh_value: every value defined, by index */
+    struct names names;   /* the values by name and scope (region, result element) */
     uint32_t next_region;
     struct sh_region regions[SH_MAX_REGIONS];
     unsigned depth;          /* regions open; regions[depth - 1] is the current one */
-    struct sdy_mesh *meshes; /* the module's sdy.mesh definitions */
-    uint32_t nmeshes, capmeshes;
+    struct vec meshes;       /* struct sdy_mesh: the module's sdy.mesh definitions */
     struct sh_loc_def *locs; /* the location aliases (each name once: the first holds) */
     uint32_t nlocs;
     struct names loc_names; /* locs by name */
@@ -110,6 +108,9 @@ static inline bool ident_ch(char ch)
 
 /* Appends without the output bound: for text that copies what the output holds already. */
 int sh_buf_keep(struct sh_translator *t, struct sh_buf *b, const char *s, size_t n);
+
+/* A vec_reserve or vec_push failure (rc) of one of the translation's arrays as its error. */
+int sh_grow_err(struct sh_translator *t, int rc);
 
 /* Appends n bytes of s to b within the translation's output bound (t->max_out). */
 int sh_buf_add(struct sh_translator *t, struct sh_buf *b, const char *s, size_t n);
@@ -138,7 +139,7 @@ int sh_put_op_name(struct sh_translator *t, struct sh_buf *b, uint32_t off, uint
 
 /* ---- stablehlo_sdy.c ------------------------------------------------------------------ */
 
-/* sdy.mesh @name = <..> at the cursor (module level), added to t->meshes (realloc'd). */
+/* sdy.mesh @name = <..> at the cursor (module level), added to t->meshes. */
 int sh_sdy_mesh_def(struct sh_translator *t);
 
 /* Writes the HLO sharding of the #sdy.sharding<..> at the cursor, for an array of rank

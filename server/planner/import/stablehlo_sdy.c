@@ -109,15 +109,9 @@ int sh_sdy_mesh_def(struct sh_translator *t)
     cursor_skip_blanks(c);
     if (!cursor_accept(c, '@'))
         return cursor_fail(c, "expected @name after sdy.mesh");
-    if (t->nmeshes == t->capmeshes) {
-        uint32_t cap = t->capmeshes ? t->capmeshes * 2 : 4;
-        struct sdy_mesh *p = realloc(t->meshes, cap * sizeof(*p));
-        if (p == NULL)
-            return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-        t->meshes = p;
-        t->capmeshes = cap;
-    }
-    m = &t->meshes[t->nmeshes];
+    if ((rc = vec_reserve(&t->meshes, t->meshes.n + 1)) != ERR_OK)
+        return sh_grow_err(t, rc);
+    m = vec_at(&t->meshes, t->meshes.n); /* counted once whole (below) */
     m->off = (uint32_t)c->i;
     m->len = (uint32_t)cursor_span(c, ident_ch);
     if (m->len == 0)
@@ -127,7 +121,7 @@ int sh_sdy_mesh_def(struct sh_translator *t)
         return cursor_fail(c, "expected '=' after the mesh's name");
     if ((rc = sdy_mesh_body(t, m)) != ERR_OK)
         return rc;
-    t->nmeshes++;
+    t->meshes.n++;
     return ERR_OK;
 }
 
@@ -228,9 +222,11 @@ int sh_sdy_sharding(struct sh_translator *t, uint32_t rank, struct sh_buf *out)
         size_t line = c->line, col = cursor_col(c);
         uint32_t off = (uint32_t)++c->i, len;
         len = (uint32_t)cursor_span(c, ident_ch);
-        for (uint32_t k = 0; k < t->nmeshes && m == NULL; k++)
-            if (t->meshes[k].len == len && memcmp(c->s + t->meshes[k].off, c->s + off, len) == 0)
-                m = &t->meshes[k];
+        for (size_t k = 0; k < t->meshes.n && m == NULL; k++) {
+            const struct sdy_mesh *q = vec_at(&t->meshes, k);
+            if (q->len == len && memcmp(c->s + q->off, c->s + off, len) == 0)
+                m = q;
+        }
         if (m == NULL) {
             rc = cursor_fail_at(c->e, line, col, "no sdy.mesh @%.*s before this sharding",
                                 (int)(len > 200 ? 200 : len), c->s + off);

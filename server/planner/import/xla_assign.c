@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "planner/base/cursor.h"
+#include "planner/base/vec.h"
 #include "planner/base/names.h"
 
 #define XLA_KEY_MAX 768 /* bytes in NAME{INDEX}: a model name (512) and a deep index */
@@ -65,31 +66,22 @@ static bool blank(const struct cursor *s)
     return true;
 }
 
-/* ---- growable arrays, bounded by the caller's limit ------------------------------- */
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    size_t ncap;
-    void *p;
-
-    if (need <= *cap)
-        return 0;
-    ncap = *cap ? *cap * 2 : 64;
-    while (ncap < need)
-        ncap *= 2;
-    if ((p = realloc(*arr, ncap * elem)) == NULL)
-        return -1;
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
-
+/* Pass one grows the allocations, the values and their keys (back to back, each with its
+ * NUL) in vecs, bounded by the caller's max_values (a key is under XLA_KEY_MAX bytes);
+ * xla_assign_parse hands them to the xla_assign before pass two. */
 struct parser {
     struct xla_assign *a;
-    size_t acap, vcap, scap, slen;
+    struct vec allocs;  /* struct xla_alloc */
+    struct vec values;  /* struct xla_value */
+    struct vec strings; /* char */
     size_t max_values;
     struct err *e;
 };
+
+static struct xla_alloc *last_alloc(const struct parser *ps)
+{
+    return vec_at(&ps->allocs, ps->allocs.n - 1);
+}
 
 static void note_ignored(struct xla_assign *a, const char *s, size_t n)
 {
@@ -166,13 +158,13 @@ static int alloc_line(struct parser *ps, struct cursor *s)
     memset(&al, 0, sizeof(al));
     al.parameter = -1;
     al.line = s->line;
-    al.first = a->nvalues;
+    al.first = ps->values.n;
     s->i += strlen("allocation ");
     if (!num(s, false, &al.index))
         return cursor_fail(s, "expected the allocation's index");
-    if (a->nallocs > 0 && al.index <= a->allocs[a->nallocs - 1].index)
+    if (ps->allocs.n > 0 && al.index <= last_alloc(ps)->index)
         return cursor_fail(s, "allocation %lld follows allocation %lld: indices must increase",
-                           (long long)al.index, (long long)a->allocs[a->nallocs - 1].index);
+                           (long long)al.index, (long long)last_alloc(ps)->index);
     if (!cursor_lit(s, ": size "))
         return cursor_fail(s, "expected \": size \" after the allocation index");
     if (!unum(s, &al.size))
@@ -183,16 +175,14 @@ static int alloc_line(struct parser *ps, struct cursor *s)
         if ((rc = alloc_item(ps, s, &al)) != ERR_OK)
             return rc;
     }
-    if (a->nallocs >= ps->max_values) {
+    al.base = a->total_bytes;
+    if ((rc = vec_push(&ps->allocs, &al)) == ERR_LIMIT)
         return err_set(ps->e, ERR_LIMIT, "", "line %zu: more than %zu allocations", s->line,
                        ps->max_values);
-    }
-    if (grow((void **)&a->allocs, &ps->acap, a->nallocs + 1, sizeof(*a->allocs)) != 0)
-        return err_set(ps->e, ERR_NOMEM, "", "out of memory for %zu allocations", a->nallocs + 1);
-    al.base = a->total_bytes;
+    if (rc != ERR_OK)
+        return err_set(ps->e, rc, "", "out of memory for %zu allocations", ps->allocs.n + 1);
     if (__builtin_add_overflow(a->total_bytes, al.size, &a->total_bytes))
         return cursor_fail(s, "the allocations' sizes add up past 2^64-1");
-    a->allocs[a->nallocs++] = al;
     return ERR_OK;
 }
 
@@ -239,19 +229,18 @@ static int value_name(struct cursor *s, char *key, size_t *klen, size_t *name_le
 /*  value: <ID NAME[INDEX][ (phi)][ @COLOR]> (size=S,offset=O): SHAPE */
 static int value_line(struct parser *ps, struct cursor *s)
 {
-    struct xla_assign *a = ps->a;
     struct xla_alloc *al;
     struct xla_value v;
     char key[XLA_KEY_MAX];
     size_t klen = 0, end;
     int rc;
 
-    if (a->nallocs == 0)
+    if (ps->allocs.n == 0)
         return cursor_fail(s, "a value before any allocation line");
-    al = &a->allocs[a->nallocs - 1];
+    al = last_alloc(ps);
     memset(&v, 0, sizeof(v));
     v.line = s->line;
-    v.alloc = a->nallocs - 1;
+    v.alloc = ps->allocs.n - 1;
     s->i += strlen(" value: <");
     if (!num(s, false, &v.id) || !cursor_lit(s, " "))
         return cursor_fail(s, "expected the value's id and a space");
@@ -272,16 +261,16 @@ static int value_line(struct parser *ps, struct cursor *s)
                            "%lld of %llu bytes",
                            (unsigned long long)v.offset, (unsigned long long)v.size,
                            (long long)al->index, (unsigned long long)al->size);
-    if (a->nvalues >= ps->max_values)
+    if (ps->values.n >= ps->max_values)
         return err_set(ps->e, ERR_LIMIT, "", "line %zu: more than %zu values", s->line,
                        ps->max_values);
-    if (grow((void **)&a->values, &ps->vcap, a->nvalues + 1, sizeof(*a->values)) != 0 ||
-        grow((void **)&a->strings, &ps->scap, ps->slen + klen + 1, 1) != 0)
-        return err_set(ps->e, ERR_NOMEM, "", "out of memory for %zu values", a->nvalues + 1);
-    memcpy(a->strings + ps->slen, key, klen + 1);
-    v.key_at = ps->slen;
-    ps->slen += klen + 1;
-    a->values[a->nvalues++] = v;
+    /* The key first: a value is pushed only with its key. */
+    v.key_at = ps->strings.n;
+    if ((rc = vec_reserve(&ps->strings, ps->strings.n + klen + 1)) != ERR_OK ||
+        (rc = vec_push(&ps->values, &v)) != ERR_OK)
+        return err_set(ps->e, rc, "", "out of memory for %zu values", ps->values.n + 1);
+    memcpy(vec_at(&ps->strings, ps->strings.n), key, klen + 1);
+    ps->strings.n += klen + 1;
     al->count++;
     return ERR_OK;
 }
@@ -400,7 +389,7 @@ static int allocs_line(struct parser *ps, struct cursor *s, enum section *sec)
         *sec = SEC_USED;
         return ERR_OK;
     }
-    if (cursor_lit(s, "BufferAssignment:") && cursor_left(s) == 0 && ps->a->nallocs == 0)
+    if (cursor_lit(s, "BufferAssignment:") && cursor_left(s) == 0 && ps->allocs.n == 0)
         return ERR_OK;
     return cursor_fail(s,
                        "expected \"allocation N: size S...:\", \" value: <ID NAME @COLOR> "
@@ -474,8 +463,18 @@ int xla_assign_parse(const char *text, size_t len, size_t max_values, struct xla
     ps.a = out;
     ps.max_values = max_values;
     ps.e = e;
+    vec_init(&ps.allocs, sizeof(struct xla_alloc), max_values);
+    vec_init(&ps.values, sizeof(struct xla_value), max_values);
+    vec_init(&ps.strings, 1,
+             max_values <= SIZE_MAX / XLA_KEY_MAX ? max_values * XLA_KEY_MAX : SIZE_MAX);
     /* Pass one: the allocations and their values, up to "Used values:" (or the end). */
-    if ((rc = parse_lines(&ps, &c, &sec, NULL)) != ERR_OK)
+    rc = parse_lines(&ps, &c, &sec, NULL);
+    out->nallocs = ps.allocs.n;
+    out->allocs = vec_take(&ps.allocs);
+    out->nvalues = ps.values.n;
+    out->values = vec_take(&ps.values);
+    out->strings = vec_take(&ps.strings);
+    if (rc != ERR_OK)
         goto out;
     if (out->nallocs == 0) {
         rc = err_set(e, ERR_INVALID, "line 1:1",
