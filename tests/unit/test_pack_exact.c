@@ -351,6 +351,61 @@ static void test_goal_fit_stops_within_capacity_min_at_bound(void **state)
     assert_int_equal(pack_goal_parse("max", &o.goal), -1);
 }
 
+/*
+ * The search's stacks are bounded (pack_exact.c, Memory). A chain of 1,200 one-unit buffers,
+ * each overlapping the next ([2j, 2j + 3)), does not decompose while a dive places it, so
+ * every open node keeps its candidate list, and the dynamic preorders re-rank the rest of
+ * the chain at each split: both stacks grow with the square of the depth (about n^2 / 4
+ * entries by the bottom), past their bound of 262,144 entries (the floor: 8 per entry of the
+ * static data is less). A probe with a static preorder stops on the candidate stack, one
+ * with a dynamic preorder on the undo trail, each with ERR_LIMIT naming it; the exact solver
+ * stops after its first round, and the search heuristic's probes and exact phase stop, with
+ * the incumbent they were given, unproven, long before their deadline.
+ */
+static void test_chain_outgrows_the_stacks_and_the_search_gives_up(void **state)
+{
+    enum { N = 1200 };
+    struct pack_buffer *b = malloc(N * sizeof(*b));
+    uint64_t *off = malloc(N * sizeof(*off));
+    struct pack_problem p = {N, b, 0, 0};
+    struct pack_opts o = {.threads = 2};
+    struct pack_probe *pr = NULL;
+    struct err e;
+    int res = 2;
+
+    (void)state;
+    assert_non_null(b);
+    assert_non_null(off);
+    for (size_t j = 0; j < N; j++)
+        b[j] = (struct pack_buffer){(int64_t)(2 * j), (int64_t)(2 * j + 3), 1};
+    assert_int_equal(pack_probe_new(&p, &pr, &e), ERR_OK);
+    assert_non_null(pr);
+    for (unsigned h = 0; h < 6; h++) { /* preorders 2, 4 and 5 are static (pack_exact.c) */
+        struct pack_budget bud = {clock_now() + 600, 0};
+        struct pack_incumbent inc = {off, 0, false, -1, 0, NULL};
+        bool dynamic = h != 2 && h != 4 && h != 5;
+        assert_int_equal(pack_probe_run(pr, 2, h, UINT64_MAX, &bud, &inc, &res, &e), ERR_LIMIT);
+        assert_int_equal(res, -1);
+        assert_non_null(strstr(e.msg, dynamic ? "undo trail" : "candidate stack"));
+        assert_non_null(strstr(e.msg, "bound of 262144 entries"));
+    }
+    pack_probe_free(pr);
+    for (size_t j = 0; j < N; j++)
+        off[j] = j; /* stacked: peak N */
+    struct pack_incumbent inc = {off, N, false, -1, 0, NULL};
+    struct pack_budget bud = {clock_now() + 600, 0};
+    double t0 = clock_now();
+    assert_int_equal(pack_exact(&p, &o, &bud, 2, &inc, &e), ERR_OK);
+    assert_false(inc.proven);
+    assert_int_equal(inc.peak, N);
+    assert_int_equal(pack_search(&p, &o, &bud, &inc, &e), ERR_OK);
+    assert_true(clock_now() - t0 < 60);
+    assert_int_equal(inc.peak, N);
+    assert_int_equal(pack_check(&p, off, N, &e), ERR_OK);
+    free(b);
+    free(off);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_capacity_below_lower_bound_is_proven_unsolved),
         cmocka_unit_test(test_perfect_instances_pack_at_their_capacity),
         cmocka_unit_test(test_goal_fit_stops_within_capacity_min_at_bound),
+        cmocka_unit_test(test_chain_outgrows_the_stacks_and_the_search_gives_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,6 +69,29 @@ static void test_skyline_packs_example12_and_refutes_below(void **state)
         assert_int_equal(sky_at(&p, 12, v, NULL), 1);
 }
 
+/*
+ * The search's stacks hold what a path can need (pack_skyline.c, sky_bounds): example 12 at
+ * its lower bound has n = 5 buffers, one unit of waste allowed (column 2: 3 units, 2 live)
+ * and a cover of 8 columns (1 + 1 + 2 + 1 + 3), so at most 5 + 1 = 6 frames and 8 + 1 = 9
+ * tops. Time reversed, the search declares that unit of waste before its last placement: its
+ * path fills both stacks exactly (5 placements and the waste move, no backtracking: 6
+ * nodes). One fewer of either and the run would give up instead (-1).
+ */
+static void test_reversed_path_fills_both_stacks_to_their_maxima(void **state)
+{
+    const struct pack_buffer b[5] = {{0, 3, 4}, {3, 9, 4}, {0, 9, 4}, {9, 21, 4}, {0, 21, 4}};
+    struct pack_problem p = {5, b, 0, 0};
+    uint64_t nodes = 0;
+
+    (void)state;
+    for (unsigned v = 0; v < 8; v++) {
+        nodes = 0;
+        assert_int_equal(sky_at(&p, 12, v, &nodes), 1);
+        assert_int_equal(nodes, v & 2 ? 6 : 5); /* variant bit 2: time reversed; forwards no
+                                                 * waste is declared (5 frames, 8 tops) */
+    }
+}
+
 /* The stage only runs where heights in its unit stay aligned, and within its size limit. */
 static void test_stage_runs_only_on_aligned_units_within_its_size(void **state)
 {
@@ -312,6 +335,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_skyline_packs_example12_and_refutes_below),
+        cmocka_unit_test(test_reversed_path_fills_both_stacks_to_their_maxima),
         cmocka_unit_test(test_stage_runs_only_on_aligned_units_within_its_size),
         cmocka_unit_test(test_restarts_pack_perfect_instances_at_capacity),
         cmocka_unit_test(test_dives_solve_the_heavy_tail_seeds),

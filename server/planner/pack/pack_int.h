@@ -30,11 +30,6 @@ size_t pack_time_points(int64_t *v, size_t n);
 /* The index of the first of the n ascending points in v that is >= x (n when none). */
 size_t pack_time_index(const int64_t *v, size_t n, int64_t x);
 
-/* The solvers' growing stacks: v (of *cap elements of elem bytes) reallocated to twice *cap
- * (1024 when empty), *cap updated. The new array, or NULL (v and *cap untouched) out of
- * memory or past max elements. In pack_problem.c. */
-void *pack_grow(void *v, size_t *cap, size_t elem, size_t max);
-
 /* ---- what the solvers share ---------------------------------------------------------- */
 
 /*
@@ -173,7 +168,9 @@ void pack_reduction_free(struct pack_reduction *r);
  * The exact solver (pack_exact.c). inc holds a packing on entry (the incumbent, from the
  * heuristics) and the best found on return; inc->proven is set when its peak is proven
  * minimal, and inc->solved_at when this search first finds a packing within the capacity.
- * lb is pack_lower_bound's value. A peak at most b->enough stops it, unproven.
+ * lb is pack_lower_bound's value. A peak at most b->enough stops it, unproven; so does a
+ * search whose stacks outgrow their bound, derived from the problem's size (pack_exact.c,
+ * Memory): it returns ERR_OK with the best packing it has.
  */
 ERR_MUST_CHECK int pack_exact(const struct pack_problem *p, const struct pack_opts *o,
                               const struct pack_budget *b, uint64_t lb, struct pack_incumbent *inc,
@@ -184,8 +181,9 @@ ERR_MUST_CHECK int pack_exact(const struct pack_problem *p, const struct pack_op
  * the strip from its lowest cell; complete, so an exhausted search is a proof. variant
  * 0-7 (bits: candidates largest first, time backwards, flush candidates first) only
  * changes the order of the search. *result: 1
- * found (offsets, n entries, written), 0 proven none, -1 node limit, deadline, or the stage
- * does not apply (pack_skyline_unit is 0). Adds its nodes to *nodes. Deterministic for
+ * found (offsets, n entries, written), 0 proven none, -1 node limit, deadline, a path
+ * deeper than its bound (pack_skyline.c, sky_bounds), or the stage does not apply
+ * (pack_skyline_unit is 0). Adds its nodes to *nodes. Deterministic for
  * (p, height, node_limit) unless the deadline cuts it short.
  */
 ERR_MUST_CHECK int pack_skyline(const struct pack_problem *p, uint64_t height, unsigned variant,
@@ -216,6 +214,9 @@ uint64_t pack_skyline_unit(const struct pack_problem *p);
  * ERR_OK) when the problem is too large to probe; the probe borrows p until
  * pack_probe_free. *result: 1 found (inc's offsets and peak replaced by it; proven and
  * solved_at are the caller's to judge), 0 proven infeasible, -1 node limit or deadline.
+ * ERR_LIMIT (*result -1) when the search's stacks outgrow their bound (pack_exact.c,
+ * Memory), naming the stack: deeper probes of the problem would too, so callers stop
+ * probing and keep what they have.
  */
 struct pack_probe;
 ERR_MUST_CHECK int pack_probe_new(const struct pack_problem *p, struct pack_probe **out,

@@ -198,18 +198,6 @@ size_t pack_time_index(const int64_t *v, size_t n, int64_t x)
     return lo;
 }
 
-void *pack_grow(void *v, size_t *cap, size_t elem, size_t max)
-{
-    size_t ncap = *cap ? 2 * *cap : 1024;
-    void *t;
-
-    if (ncap > max || ncap > SIZE_MAX / elem)
-        return NULL;
-    if ((t = realloc(v, ncap * elem)) != NULL)
-        *cap = ncap;
-    return t;
-}
-
 void pack_sweep_free(struct pack_sweep *s)
 {
     free(s->by_lower);

@@ -16,7 +16,9 @@
  * it short).
  *
  * Problems too large to probe get randomised greedy orders instead: the spatial order
- * with sizes perturbed by a seeded factor, best fit, until the deadline.
+ * with sizes perturbed by a seeded factor, best fit, until the deadline. A probe whose
+ * stacks outgrow their bound (pack_exact.c, Memory) ends its thread's probing: any other
+ * probe of the problem would go as deep; the best packing found stands.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -139,6 +141,10 @@ static void prober_run(struct prober *w)
         h = soft == lo && !tried_lo ? lo : soft + (hi - soft) / g / 2 * g;
         tried_lo = true;
         rc = pack_probe_run(pr, h, heur, limit, &w->b, &w->inc, &res, &w->err);
+        if (rc == ERR_LIMIT) { /* the search outgrew its stacks: keep the best, probe no more */
+            rc = ERR_OK;
+            break;
+        }
         if (rc != ERR_OK)
             goto out;
         if (res == 1) {

@@ -65,7 +65,7 @@
  * per run, and a node limit of SKY_DIVE_NODES times the Luby sequence. Variants that
  * differ only in the flush order share a table of refuted states, kept across their runs
  * (the order changes, the classes never). The search is iterative (waste moves can make it
- * deep), bounded in depth and memory, and deterministic: the streams are fixed, so the
+ * deep), bounded in depth and memory (sky_bounds), and deterministic: the streams are fixed, so the
  * same problem, height and limit give the same answer and node count. The runs are spread
  * over up to four threads by table (see struct sky_worker): each run searches as it would
  * on one thread, and the answer is the run of the least index that answers, so threads
@@ -79,10 +79,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "planner/arith.h"
+#include "planner/base/vec.h"
 #include "planner/pack/pack_int.h"
 
 #define SKY_MAX_BUFFERS 200000     /* as the exact solver: beyond, the stage does not run */
-#define SKY_MAX_FRAMES  (1u << 22) /* search depth (placements + waste moves): bounded memory */
+#define SKY_MAX_FRAMES  (1u << 22) /* path depth where slack allows more (sky_bounds) */
 #define SKY_LARGEST     1u         /* variant bit: candidates largest first (else widest) */
 #define SKY_REVERSED    2u         /* variant bit: time runs backwards */
 #define SKY_FLUSH       4u         /* variant bit: flush candidates first (see flush_rank) */
@@ -127,16 +129,14 @@ struct sky {
     uint32_t *top;       /* ncol: class whose top is h(t); SKY_NONE for waste or the floor */
     uint32_t *nstart;    /* ncol: unplaced buffers starting at column t */
     uint8_t *reach;      /* ncol+1: scratch of the tiling check */
-    uint32_t *tops;      /* undo trail of top[] under placements */
-    size_t ntops, tops_cap;
-    uint64_t *off; /* n: offsets in units */
-    struct frame *fr;
-    size_t nfr, fr_cap;
-    uint64_t hz[2];    /* the state's two hashes (see state_hash) */
-    uint64_t *colw[2]; /* ncol+1 each: prefix sums of the columns' height weights */
-    uint64_t *topw[2]; /* ncol each: the columns' top weights */
-    uint64_t *clsw[2]; /* ncls each: the classes' weights */
-    struct sky_tt *tt; /* refuted states, the caller's */
+    struct vec tops;     /* uint32_t: undo trail of top[] under the moves (sky_bounds) */
+    uint64_t *off;       /* n: offsets in units */
+    struct vec fr;       /* struct frame: the path, one frame per move (sky_bounds) */
+    uint64_t hz[2];      /* the state's two hashes (see state_hash) */
+    uint64_t *colw[2];   /* ncol+1 each: prefix sums of the columns' height weights */
+    uint64_t *topw[2];   /* ncol each: the columns' top weights */
+    uint64_t *clsw[2];   /* ncls each: the classes' weights */
+    struct sky_tt *tt;   /* refuted states, the caller's */
     uint64_t nodes, limit;
     uint64_t seed; /* the dive's random stream; 0: the heuristic's order throughout */
     bool flush;    /* the variant's SKY_FLUSH */
@@ -162,9 +162,9 @@ static void sky_free(struct sky *s)
     free(s->top);
     free(s->nstart);
     free(s->reach);
-    free(s->tops);
+    vec_free(&s->tops);
     free(s->off);
-    free(s->fr);
+    vec_free(&s->fr);
 }
 
 /* Buffer keys for the class sort: start asc, then the variant's key desc (the end: widest
@@ -268,6 +268,36 @@ out:
     return rc;
 }
 
+/*
+ * The maxima of the search's two stacks: what one path can need (a path only ever holds
+ * the moves from the root). A move places a buffer (at most n on a path, and the state is
+ * final once all are) or wastes at least one unit of a column's allowance (at most slack,
+ * the sum of sl(t), on a path), and the path holds a frame per move plus the current one:
+ * at most n + slack frames, held to SKY_MAX_FRAMES where slack is large (a run that goes
+ * deeper gives up, as at its node limit). A placement pushes one top per column it covers,
+ * a waste move one: at most cover (the columns every buffer covers, summed) plus the waste
+ * moves. Example 12 at its lower bound fills both exactly (test_pack_skyline).
+ */
+static void sky_bounds(struct sky *s)
+{
+    uint64_t slack = 0, cover = 0, w, frames, tops;
+
+    for (size_t t = 0; t < s->ncol; t++)
+        if (arith_add(slack, s->sl[t], &slack))
+            slack = UINT64_MAX;
+    for (size_t c = 0; c < s->ncls; c++)
+        if (arith_mul(s->cls[c].ce - s->cls[c].cs, s->cls[c].cnt, &w) ||
+            arith_add(cover, w, &cover))
+            cover = UINT64_MAX;
+    if (slack > SKY_MAX_FRAMES)
+        slack = SKY_MAX_FRAMES;
+    frames = s->n + slack < SKY_MAX_FRAMES ? s->n + slack : SKY_MAX_FRAMES;
+    if (arith_add(cover, slack, &tops) || tops > SIZE_MAX)
+        tops = SIZE_MAX;
+    vec_init(&s->fr, sizeof(struct frame), (size_t)frames);
+    vec_init(&s->tops, sizeof(uint32_t), (size_t)tops);
+}
+
 static int sky_init(struct sky *s, const struct pack_problem *p, uint64_t g, uint64_t height,
                     unsigned variant, bool *none)
 {
@@ -290,6 +320,8 @@ static int sky_init(struct sky *s, const struct pack_problem *p, uint64_t g, uin
     for (size_t c = 0; c < s->ncls; c++) {
         s->nstart[s->cls[c].cs] += s->cls[c].cnt;
     }
+    if (!*none) /* else sl[] is not set, and nothing is searched */
+        sky_bounds(s);
     return 0;
 }
 
@@ -393,15 +425,13 @@ static void hash_rise(struct sky *s, uint32_t a, uint32_t b, uint64_t dh, int si
 
 static int tops_push(struct sky *s, uint32_t v)
 {
-    if (s->ntops == s->tops_cap) {
-        uint32_t *t = pack_grow(s->tops, &s->tops_cap, sizeof(*t), SIZE_MAX);
-        if (t == NULL) {
-            s->oom = 1;
-            return -1;
-        }
-        s->tops = t;
+    int rc;
+
+    if (s->tops.n == s->tops.cap && (rc = vec_reserve(&s->tops, s->tops.n + 1)) != ERR_OK) {
+        s->oom = rc == ERR_NOMEM; /* past the bound: cannot happen (sky_bounds); give up */
+        return -1;
     }
-    s->tops[s->ntops++] = v;
+    ((uint32_t *)s->tops.data)[s->tops.n++] = v;
     return 0;
 }
 
@@ -432,7 +462,7 @@ static void unplace(struct sky *s, uint32_t c)
 
     for (uint32_t t = k->ce; t-- > k->cs;) {
         s->h[t] -= k->size;
-        s->top[t] = s->tops[--s->ntops];
+        s->top[t] = ((const uint32_t *)s->tops.data)[--s->tops.n];
         hash_top(s, t, s->top[t], c, -1);
     }
     hash_rise(s, k->cs, k->ce, k->size, -1);
@@ -448,7 +478,7 @@ static void undo(struct sky *s, struct frame *f)
     if (f->move == SKY_WASTE) {
         s->h[f->tl] -= f->w;
         s->sl[f->tl] += f->w;
-        s->top[f->tl] = s->tops[--s->ntops];
+        s->top[f->tl] = ((const uint32_t *)s->tops.data)[--s->tops.n];
         hash_top(s, f->tl, s->top[f->tl], SKY_NONE, -1);
         hash_rise(s, f->tl, f->tl + 1, f->w, -1);
     } else if (f->move != SKY_NONE) {
@@ -623,17 +653,15 @@ static int enter(struct sky *s)
     }
     if (best == SIZE_MAX)
         return 0; /* every column full, buffers left: cannot happen with sl >= 0 */
-    if (s->nfr == s->fr_cap) {
-        struct frame *f = pack_grow(s->fr, &s->fr_cap, sizeof(*f), SKY_MAX_FRAMES);
-        if (f == NULL)
-            return -1;
-        s->fr = f;
-    }
-    s->fr[s->nfr++] =
-        (struct frame){{s->hz[0], s->hz[1]}, best_tl, best_tr, s->h[best_tl], 0, SKY_NONE, 0, 0, 0,
-                       s->flush ? 2 : 0};
+    struct frame f = {{s->hz[0], s->hz[1]}, best_tl, best_tr, s->h[best_tl], 0, SKY_NONE, 0, 0, 0,
+                      s->flush ? 2 : 0};
     if (s->seed != 0)
-        s->fr[s->nfr - 1].rot = deviation(s, best_tl);
+        f.rot = deviation(s, best_tl);
+    int rc = vec_push(&s->fr, &f);
+    if (rc != ERR_OK) {
+        s->oom = rc == ERR_NOMEM; /* past the bound: too deep (sky_bounds) */
+        return -1;
+    }
     return 2;
 }
 
@@ -644,8 +672,8 @@ static int sky_search(struct sky *s)
 
     if (r != 2)
         return r;
-    while (s->nfr > 0) {
-        struct frame *f = &s->fr[s->nfr - 1];
+    while (s->fr.n > 0) {
+        struct frame *f = vec_at(&s->fr, s->fr.n - 1);
         undo(s, f);
         if (s->nodes >= s->limit ||
             ((s->nodes & 1023) == 0 &&
@@ -655,7 +683,7 @@ static int sky_search(struct sky *s)
             if (s->oom)
                 return -1;
             sky_tt_add(s->tt, f->key); /* exhausted: refuted */
-            s->nfr--;
+            s->fr.n--;
             continue;
         }
         s->nodes++;
