@@ -1,10 +1,11 @@
 // diff.js - the diff page (/d/{a}/{b}), shareable like a plan: what changed from plan a
-// (before) to plan b (after). GETs /api/v1/diff?a=&b= (planner/diff.h) and both plans'
-// summary and layout views in parallel, then draws both layouts on one byte scale
+// (before) to plan b (after). Waits for both plans to finish (pollPlan: a what-if opened
+// here at once may still be running), then GETs /api/v1/diff?a=&b= (planner/diff.h) and
+// both plans' layout views in parallel, and draws both layouts on one byte scale
 // (layoutchart.js), the summary deltas as cards, the deltas by kind, and the changed
 // tensors sorted by |padded delta| (the order the API gives).
 
-import { el, $, fmtBytes, fmtInt, fmtPct, apiGet, appUrl, planUrl } from './util.js';
+import { el, $, fmtBytes, fmtInt, fmtPct, apiGet, appUrl, planUrl, pollPlan } from './util.js';
 import { onThemeChange } from './theme.js';
 import { LayoutChart } from './layoutchart.js';
 import { card } from './summary.js';
@@ -30,19 +31,21 @@ async function main() {
     const ids = planIds();
     if (!ids) return showError('This address does not name two plans (/d/{a}/{b}).');
     const [a, b] = ids;
+    const onWait = (status, secs) => ($('#loading-text').textContent = `A plan is ${status}… (${secs} s)`);
     let got;
     try {
-        got = await Promise.all([
-            apiGet(appUrl(`/api/v1/diff?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`)),
-            apiGet(planUrl(a, 'summary')),
-            apiGet(planUrl(b, 'summary')),
-            apiGet(planUrl(a, 'layout')),
-            apiGet(planUrl(b, 'layout')),
-        ]);
+        got = await Promise.all([pollPlan(planUrl(a, 'summary'), { onWait }), pollPlan(planUrl(b, 'summary'), { onWait })]);
+        got = got.concat(
+            await Promise.all([
+                apiGet(appUrl(`/api/v1/diff?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`)),
+                apiGet(planUrl(a, 'layout')),
+                apiGet(planUrl(b, 'layout')),
+            ]),
+        );
     } catch (err) {
         return showError(err.status === 404 ? 'One of the plans does not exist (it may have expired or been deleted).' : err.detail || String(err));
     }
-    const [d, pa, pb, la, lb] = got.map((g) => g.body);
+    const [pa, pb, d, la, lb] = got.map((g) => g.body);
     render(ids, d, pa, pb, la.layout, lb.layout);
 }
 

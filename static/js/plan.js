@@ -8,7 +8,7 @@
 // and padding tables (tables.js), and the buttons (actions.js). The whole result (37 MB for 100,000 tensors) is fetched only for
 // "Download JSON": parsing it as one object per tensor is what used to take seconds.
 
-import { el, $, fmtInt, fmtBytes, apiGet, appUrl, planUrl, retryAfter, sleep, statusBadge } from './util.js';
+import { el, $, fmtInt, fmtBytes, apiGet, appUrl, planUrl, pollPlan, statusBadge } from './util.js';
 import { onThemeChange } from './theme.js';
 import { LayoutChart } from './layoutchart.js';
 import { TimelineChart } from './timeline.js';
@@ -38,24 +38,18 @@ async function main() {
     const id = planId();
     if (!id) return showError('No plan id in this address.');
     let plan;
-    const started = Date.now();
     // Both views at once: a finished plan (the usual case for a shared link) is then drawn
     // after one round trip. A plan still running has no layout yet: asked again when done.
     let layout = apiGet(planUrl(id, 'layout'));
     layout.catch(() => {}); // a failure is handled where it is awaited
-    for (;;) {
-        let got;
-        try {
-            got = await apiGet(planUrl(id, 'summary'));
-        } catch (err) {
-            return showError(err.status === 404 ? 'There is no plan at this address (it may have expired or been deleted).' : err.detail);
-        }
-        plan = got.body;
-        if (plan.status !== 'queued' && plan.status !== 'running') break;
-        const secs = Math.round((Date.now() - started) / 1000);
-        $('#loading-text').textContent = `Plan is ${plan.status}… (${secs} s)`;
-        await sleep(retryAfter(got.res));
-        layout = null;
+    try {
+        const onWait = (status, secs) => {
+            $('#loading-text').textContent = `Plan is ${status}… (${secs} s)`;
+            layout = null;
+        };
+        plan = (await pollPlan(planUrl(id, 'summary'), { onWait })).body;
+    } catch (err) {
+        return showError(err.status === 404 ? 'There is no plan at this address (it may have expired or been deleted).' : err.detail);
     }
     if (plan.status === 'failed' || !plan.result) {
         const e = plan.error || {};

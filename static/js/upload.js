@@ -2,7 +2,7 @@
 // its header is read and sent) or a MiniMalloc CSV, choose chip and strategies, POST it to
 // /api/v1/plans, follow the job until it is done, then open the plan page.
 
-import { el, $, fmtBytes, fmtInt, apiGet, apiPost, apiKey, setApiKey, isKeyProblem, appUrl, planUrl, retryAfter, sleep, statusBadge } from './util.js';
+import { el, $, fmtBytes, fmtInt, apiGet, apiPost, apiKey, setApiKey, isKeyProblem, appUrl, planUrl, pollPlan, statusBadge } from './util.js';
 import { readSafetensorsHeader, detectFormat } from './safetensors.js';
 
 const FIELDS = ['file', 'name', 'chip', 'strategies', 'capacity', 'time_limit', 'xla_assignment', 'xla_report', 'api_key'];
@@ -139,27 +139,22 @@ async function submit(ev) {
     }
 }
 
-// Polls the plan (honouring Retry-After) until done, then opens its page.
+// Polls the plan (pollPlan: Retry-After honoured) until it is done, then opens its page.
 async function follow(created, res, text) {
-    const started = Date.now();
     const self = created.links?.self || planUrl(created.id);
-    let status = created.status || 'queued';
-    let wait = retryAfter(res);
-    while (status !== 'done') {
-        text.textContent = `Plan ${status}… ${Math.round((Date.now() - started) / 1000)} s`;
-        await sleep(wait);
-        // The summary view: a finished plan's status without its (possibly 37 MB) tensors.
-        const got = await apiGet(self + '?view=summary');
-        status = got.body.status;
-        wait = retryAfter(got.res);
-        if (status === 'failed') {
-            const e = got.body.error || {};
-            const err = new Error(e.detail || 'The planner failed.');
-            err.status = e.status || 422;
-            err.detail = err.message;
-            err.where = e.where;
-            throw err;
-        }
+    const first = { body: { ...created, status: created.status || 'queued' }, res };
+    // The summary view: a finished plan's status without its (possibly 37 MB) tensors.
+    const { body } = await pollPlan(self + '?view=summary', {
+        first,
+        onWait: (status, secs) => (text.textContent = `Plan ${status}… ${secs} s`),
+    });
+    if (body.status !== 'done') {
+        const e = body.error || {};
+        const err = new Error(e.detail || 'The planner failed.');
+        err.status = e.status || 422;
+        err.detail = err.message;
+        err.where = e.where;
+        throw err;
     }
     text.textContent = 'Done. Opening the plan…';
     location.assign(appUrl('/p/' + encodeURIComponent(created.id)));

@@ -135,6 +135,23 @@ export function sleep(seconds) {
     return new Promise((r) => setTimeout(r, seconds * 1000));
 }
 
+// The one plan-polling loop of the pages: GETs url (a plan's summary view: its status
+// without the tensors) while the plan is queued or running, waiting Retry-After between
+// asks, and resolves to the last { body, res } (status done or failed). first, when given,
+// is an answer already in hand (the upload's 201 or 202), read before any request.
+// onWait(status, seconds) runs before each wait, seconds since the poll began. A failed
+// request rejects with apiGet's error.
+export async function pollPlan(url, { first, onWait } = {}) {
+    const started = Date.now();
+    let got = first || (await apiGet(url));
+    while (got.body.status === 'queued' || got.body.status === 'running') {
+        if (onWait) onWait(got.body.status, Math.round((Date.now() - started) / 1000));
+        await sleep(retryAfter(got.res));
+        got = await apiGet(url);
+    }
+    return got;
+}
+
 // Offers a Blob as a download without navigating away.
 export function download(filename, blob) {
     const url = URL.createObjectURL(blob);

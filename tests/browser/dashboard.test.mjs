@@ -815,6 +815,33 @@ test('100,000-buffer plan: first paint of the charts', async () => {
     await page.context().close();
 });
 
+test('a plan still running is polled until it is done: the plan page and the diff page wait, then draw it', async () => {
+    // Stored as running (as a worker leaves it while it plans), then finished as the worker
+    // finishes it (the new version changes the ETag the polls revalidate against): both pages
+    // poll its summary view (pollPlan in util.js, Retry-After honoured) and draw the plan once
+    // it is done, without a reload.
+    const r = makeResult(50);
+    const id = 'AAAAAAAAAAAAAAAAAAAAAC';
+    const psql = (cmds, input) => execFileSync('psql', [process.env.DATABASE_URL, '-v', 'ON_ERROR_STOP=1', '-q', ...cmds.flatMap((c) => ['-c', c])], { input, maxBuffer: 1 << 20 });
+    psql([`INSERT INTO plans (id, name, chip, source_format, status, input, manage_token_hash, tensors) VALUES ('${id}', 'polled', 'v5e', 'json', 'running', '\\x00', '\\x${'00'.repeat(32)}', ${r.tensors.length})`]);
+    const page = await newPage();
+    const diff = await newPage();
+    await page.goto(`${base}/p/${id}`);
+    await diff.goto(`${base}/d/${state.diffIds[0]}/${id}`);
+    await page.waitForFunction(() => /^Plan is running… \(\d+ s\)$/.test(document.querySelector('#loading-text').textContent), null, { timeout: 10000 });
+    await diff.waitForFunction(() => /^A plan is running… \(\d+ s\)$/.test(document.querySelector('#loading-text').textContent), null, { timeout: 10000 });
+    const csv = (v) => '"' + String(v).replace(/"/g, '""') + '"';
+    psql(['CREATE TEMP TABLE fin (result json, result_summary json, result_layout json)', 'COPY fin FROM STDIN (FORMAT csv)',
+        `UPDATE plans SET status = 'done', version = version + 1, result = fin.result, result_summary = fin.result_summary, result_layout = fin.result_layout FROM fin WHERE plans.id = '${id}'`],
+    [JSON.stringify(r), JSON.stringify(summaryView(r)), JSON.stringify(layoutView(r))].map(csv).join(',') + '\n');
+    for (const p of [page, diff])
+        await p.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    assert((await page.evaluate(() => window.__tpuplan.cols.name.length)) === r.tensors.length, 'the polled plan page drew another plan');
+    assert((await diff.evaluate(() => window.__tpuplan.diff.summary.tensors_after)) === r.tensors.length, 'the polled diff page compared another plan');
+    await page.context().close();
+    await diff.context().close();
+});
+
 test('under --base-path /tpuplan the dashboard uploads, lists and shows plans with their expiry date, asking for nothing outside it', async () => {
     assert(prefixed && prefixed.endsWith('/tpuplan'), 'run.sh passes no prefixed server: ' + prefixed);
     const page = await newPage();
