@@ -41,7 +41,10 @@ enum plan_prealloc { PLAN_PREALLOC_DEFAULT = 0, PLAN_PREALLOC_ON, PLAN_PREALLOC_
 
 /*
  * Every field overrides the model's own "options" (model.schema.json); 0 / NULL means
- * "use the model's value, else the default". Strings are borrowed for the call only.
+ * "use the model's value, else the default". Strings are borrowed for the call only. The
+ * options' names, grammars and ranges are one table (plan_options.h): the CLI, the API and
+ * the stored options set them through it, and plan_run holds a filled-in struct to the
+ * same ranges (plan_opts_check).
  */
 struct plan_opts {
     enum plan_format format; /* PLAN_FMT_AUTO: detect */
@@ -49,9 +52,9 @@ struct plan_opts {
     const char *strategies;  /* NULL: "best" (every heuristic, plus exact up to 2000
                               * buffers); or "all", or a comma list (pack.h names) */
     uint64_t capacity;       /* 0: the chip's usable HBM (CSV inputs without a chip: none) */
-    double time_limit_s;     /* search budget per strategy, 0..3600; 0: 2 s */
-    uint64_t alignment;      /* offset alignment in bytes, a power of two; 0: 512 for models
-                              * (an assumption, labelled in the result), 1 for CSV */
+    double time_limit_s;     /* search budget per strategy, (0, 3600] s; 0: 2 s */
+    uint64_t alignment;      /* offset alignment in bytes, a power of two up to 2^30; 0: 512
+                              * for models (an assumption, labelled in the result), 1 for CSV */
     const char *name;        /* overrides the model name; NULL: keep */
     /* The runtime allocator simulation (bfc.h; server/planner/RESULT.md#the-runtime-replay): the
      * fraction of the capacity the allocator may hold, in (0, 1], 0: 0.75; and whether it reserves
@@ -72,9 +75,9 @@ struct plan_opts {
     const char *xla_report;
     size_t xla_report_len;
     enum pack_goal goal; /* the search strategies' (pack.h): PACK_GOAL_MIN by default */
-    /* Threads the plan may use: 0, as the machine allows (the greedy passes and the stages
-     * after packing two side by side, the search strategies one per core: pack_opts);
-     * 1, every stage on the caller's thread. The result is the same either way. */
+    /* Threads the plan may use, at most 64: 0, as the machine allows (the greedy passes and
+     * the stages after packing two side by side, the search strategies one per core:
+     * pack_opts); 1, every stage on the caller's thread. The result is the same either way. */
     unsigned threads;
 };
 
