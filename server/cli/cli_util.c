@@ -128,7 +128,7 @@ void cli_print_opts(FILE *f, unsigned surface)
 {
     for (size_t i = 0; i < plan_opt_count(); i++) {
         const struct plan_opt *opt = plan_opt_at(i);
-        char text[512];
+        char text[512], range[256];
         if (!(opt->surfaces & surface))
             continue;
         int col = fprintf(f, "  %s %s", opt->flag, opt->metavar);
@@ -137,7 +137,8 @@ void cli_print_opts(FILE *f, unsigned surface)
             fprintf(f, "\n%*s", HELP_INDENT, "");
         else
             fprintf(f, "%*s", HELP_INDENT - col, "");
-        snprintf(text, sizeof(text), "%s: %s (default: %s)", opt->doc, opt->range, opt->dflt);
+        snprintf(text, sizeof(text), "%s: %s (default: %s)", opt->doc,
+                 plan_opt_range(opt, range, sizeof(range)), opt->dflt);
         print_wrapped(f, text, HELP_INDENT);
     }
 }

@@ -71,7 +71,7 @@
 ERR_MUST_CHECK int hlo_model_build(const struct hlo_module *h, const struct chip *chip,
                                    const struct model_limits *l, struct model *m, struct err *e);
 
-/* hlo_parse + hlo_model_build: the importer plan.c calls. */
+/* hlo_parse + hlo_model_build: the importer the table (import.h) calls. */
 ERR_MUST_CHECK int hlo_import(const char *s, size_t len, const struct chip *chip,
                               const struct model_limits *l, struct model *m, struct err *e);
 

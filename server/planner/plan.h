@@ -3,9 +3,10 @@
  *
  * The CLI (`tpuplan plan`), the service's worker pool and the tests all call these two
  * functions. The input format is detected from content (a JSON model description, a
- * safetensors file or header, a MiniMalloc CSV, HLO or StableHLO text) unless opts->format names
- * one. The result is the JSON document described by static/schema/result.schema.json, which
- * the service stores and the dashboard draws.
+ * safetensors file or header, a MiniMalloc CSV, XLA's buffer assignment, HLO or StableHLO
+ * text: import.h's table) unless opts->format names one. The result is the JSON document
+ * described by static/schema/result.schema.json, which the service stores and the dashboard
+ * draws.
  *
  * Thread-safe: no global state; every allocation is bounded by struct plan_limits. plan_run
  * may start threads of its own (greedy strategies side by side, the search strategies'),
@@ -21,20 +22,6 @@
 #include "planner/err.h"
 #include "planner/pack.h"
 
-enum plan_format {
-    PLAN_FMT_AUTO = 0,
-    PLAN_FMT_JSON,           /* native model description */
-    PLAN_FMT_SAFETENSORS,    /* 8-byte LE length + JSON header (+ ignored tensor data) */
-    PLAN_FMT_CSV,            /* MiniMalloc: id,lower,upper,size */
-    PLAN_FMT_XLA_ASSIGNMENT, /* XLA's *.buffer-assignment.txt dump (xla_assign.h) */
-    PLAN_FMT_HLO,            /* XLA HLO text: "HloModule ..." (hlo_model.h) */
-    PLAN_FMT_STABLEHLO,      /* StableHLO / MHLO text: "module @..." (stablehlo.h) */
-};
-
-/* "json", "safetensors", "minimalloc-csv", "xla-buffer-assignment", "hlo", "stablehlo";
- * "auto" for PLAN_FMT_AUTO. */
-const char *plan_format_name(enum plan_format f);
-
 /* Whether the simulated runtime allocator reserves its memory up front (JAX's GPU
  * preallocation) or grows region by region (XLA_PYTHON_CLIENT_PREALLOCATE=false). */
 enum plan_prealloc { PLAN_PREALLOC_DEFAULT = 0, PLAN_PREALLOC_ON, PLAN_PREALLOC_OFF };
@@ -47,15 +34,16 @@ enum plan_prealloc { PLAN_PREALLOC_DEFAULT = 0, PLAN_PREALLOC_ON, PLAN_PREALLOC_
  * same ranges (plan_opts_check).
  */
 struct plan_opts {
-    enum plan_format format; /* PLAN_FMT_AUTO: detect */
-    const char *chip;        /* NULL: the model's own chip, else chip_default() (CSV: none) */
-    const char *strategies;  /* NULL: "best" (every heuristic, plus exact up to 2000
-                              * buffers); or "all", or a comma list (pack.h names) */
-    uint64_t capacity;       /* 0: the chip's usable HBM (CSV inputs without a chip: none) */
-    double time_limit_s;     /* search budget per strategy, (0, 3600] s; 0: 2 s */
-    uint64_t alignment;      /* offset alignment in bytes, a power of two up to 2^30; 0: 512
-                              * for models (an assumption, labelled in the result), 1 for CSV */
-    const char *name;        /* overrides the model name; NULL: keep */
+    const char *format;     /* the input format, a name or alias import_find (import.h) knows:
+                             * "json", "csv", "mlir", ...; NULL or "auto": detected */
+    const char *chip;       /* NULL: the model's own chip, else chip_default() (CSV: none) */
+    const char *strategies; /* NULL: "best" (every heuristic, plus exact up to 2000
+                             * buffers); or "all", or a comma list (pack.h names) */
+    uint64_t capacity;      /* 0: the chip's usable HBM (CSV inputs without a chip: none) */
+    double time_limit_s;    /* search budget per strategy, (0, 3600] s; 0: 2 s */
+    uint64_t alignment;     /* offset alignment in bytes, a power of two up to 2^30; 0: 512
+                             * for models (an assumption, labelled in the result), 1 for CSV */
+    const char *name;       /* overrides the model name; NULL: keep */
     /* The runtime allocator simulation (bfc.h; server/planner/RESULT.md#the-runtime-replay): the
      * fraction of the capacity the allocator may hold, in (0, 1], 0: 0.75; and whether it reserves
      * it all up front. Both default to JAX's GPU defaults (XLA_PYTHON_CLIENT_MEM_FRACTION,

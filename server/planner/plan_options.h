@@ -52,6 +52,7 @@ enum plan_opt_type {
     PLAN_OPT_COUNT,
     PLAN_OPT_BOOL,
     PLAN_OPT_ENUM,
+    PLAN_OPT_FORMAT,     /* auto, or an input format's name or alias (import.h) */
     PLAN_OPT_CHIP,       /* a chip's name or alias (chip.h, `tpuplan chips`) */
     PLAN_OPT_STRATEGIES, /* best, all, or a comma-separated list of pack.h's strategies */
     PLAN_OPT_BUDGET,     /* budget.h: bytes or a fraction of the capacity */
@@ -67,7 +68,8 @@ struct plan_opt {
     const char *metavar; /* the value in help text: "SECONDS", "true|false" */
     enum plan_opt_type type;
     unsigned surfaces; /* enum plan_opt_surface bits */
-    const char *range; /* the values accepted, in words: "above 0 and at most 3600 s" */
+    const char *range; /* the values accepted, in words: "above 0 and at most 3600 s"; NULL
+                        * when plan_opt_range lists them from another table (the formats) */
     const char *dflt;  /* the default, in words: "2 s" */
     const char *doc;   /* one line */
 };
@@ -79,6 +81,10 @@ const struct plan_opt *plan_opt_at(size_t i);
 /* The option spelled `name` on one of the surfaces: its flag on the CLI's, its key on
  * PLAN_OPT_STORED, its name on the API's and the model's. NULL when none is. */
 const struct plan_opt *plan_opt_find(unsigned surfaces, const char *name);
+
+/* opt's range in words into buf (cap bytes, always NUL-terminated): its range, or the
+ * names of the table it takes them from (import_names for the input format). Returns buf. */
+const char *plan_opt_range(const struct plan_opt *opt, char *buf, size_t cap);
 
 /* The options of one surface as spelled there, comma-separated ("--input, --chip, ...") into
  * buf (cap bytes, always NUL-terminated; cut short when it does not fit), for errors. */
@@ -128,7 +134,7 @@ struct plan_opt_value {
     bool b;     /* V_BOOL */
 };
 
-/* Whether opt is set in *o (not its "unset" zero: NULL, 0, PLAN_FMT_AUTO, PLAN_PREALLOC_DEFAULT,
+/* Whether opt is set in *o (not its "unset" zero: NULL, 0, PLAN_PREALLOC_DEFAULT,
  * PACK_GOAL_MIN), and its value in *v when it is. */
 bool plan_opt_get(const struct plan_opts *o, const struct plan_opt *opt, struct plan_opt_value *v);
 

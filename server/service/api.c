@@ -629,7 +629,7 @@ static void plan_submit(struct store *st, struct request *r, const struct submit
     np.name = o->name != NULL ? o->name : sum.name;
     np.chip = sum.chip;
     np.source_format =
-        sum.source_format[0] != '\0' ? sum.source_format : plan_format_name(o->format);
+        sum.source_format[0] != '\0' ? sum.source_format : (o->format != NULL ? o->format : "auto");
     np.options_json = opts_json;
     np.input = input;
     np.input_len = input_len;

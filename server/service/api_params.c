@@ -63,26 +63,26 @@ static void read_retain(const struct request *r, const char *v, struct api_param
                "retain: must be a duration (30d, 12h, 90m, 3600s; 0: forever) of at most 3650d.");
 }
 
+/* The input format a body's media type names (import.h); NULL for text/plain, whose
+ * formats are told apart by content. */
+static const char *format_of(enum body_kind k)
+{
+    switch (k) {
+    case BODY_JSON:
+        return "json";
+    case BODY_SAFETENSORS:
+        return "safetensors";
+    case BODY_CSV:
+        return "minimalloc-csv";
+    default:
+        return NULL;
+    }
+}
+
 /* The format the body says (multipart: its file part) and XLA's dumps of the form. */
 static void from_body(const struct request *r, struct plan_opts *o)
 {
-    switch (r->kind) {
-    case BODY_JSON:
-        o->format = PLAN_FMT_JSON;
-        break;
-    case BODY_SAFETENSORS:
-        o->format = PLAN_FMT_SAFETENSORS;
-        break;
-    case BODY_CSV:
-        o->format = PLAN_FMT_CSV;
-        break;
-    case BODY_TEXT:
-        o->format = PLAN_FMT_AUTO; /* a text format: detected from content */
-        break;
-    default:
-        o->format = (enum plan_format)r->file_format;
-        break;
-    }
+    o->format = format_of(r->kind == BODY_MULTIPART ? r->file_kind : r->kind);
     if (r->attach_seen[0]) {
         o->xla_assignment = r->attach.p != NULL ? r->attach.p + r->attach_at[0] : "";
         o->xla_assignment_len = r->attach_len[0];

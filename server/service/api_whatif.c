@@ -74,6 +74,6 @@ int api_whatif_prepare(struct store *st, struct request *r, struct api_whatif *w
     if (w->wr.budget[0] != '\0')
         w->opts.budget = w->wr.budget;
     w->opts.name = NULL; /* the model's name is the what-if's */
-    w->opts.format = PLAN_FMT_JSON;
+    w->opts.format = "json";
     return 0;
 }

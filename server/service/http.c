@@ -333,14 +333,14 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
             bool st_bytes =
                 size >= 9 && data[8] == '{' && data[5] == 0 && data[6] == 0 && data[7] == 0;
             if (ends_with(fn, ".safetensors") || (k == BODY_SAFETENSORS && st_bytes)) {
-                r->file_format = PLAN_FMT_SAFETENSORS;
+                r->file_kind = BODY_SAFETENSORS;
                 r->body.safetensors = true;
             } else if (ends_with(fn, ".csv") || k == BODY_CSV) {
-                r->file_format = PLAN_FMT_CSV;
+                r->file_kind = BODY_CSV;
             } else if (ends_with(fn, ".json") || k == BODY_JSON) {
-                r->file_format = PLAN_FMT_JSON;
+                r->file_kind = BODY_JSON;
             } else {
-                r->file_format = PLAN_FMT_AUTO;
+                r->file_kind = BODY_TEXT;
             }
         }
         if (size > 0 && body_append(&r->body, data, size) != 0) {
@@ -472,7 +472,7 @@ static void post_chunk(struct request *r, const char *data, size_t n)
 static enum MHD_Result post_end(struct request *r)
 {
     bool st_mode = r->kind == BODY_SAFETENSORS ||
-                   (r->kind == BODY_MULTIPART && r->file_format == PLAN_FMT_SAFETENSORS);
+                   (r->kind == BODY_MULTIPART && r->file_kind == BODY_SAFETENSORS);
 
     if (r->http.pp != NULL) {
         if (MHD_destroy_post_processor(r->http.pp) != MHD_YES && !r->http.early)

@@ -4,12 +4,13 @@
  * planner worker that runs it and by a what-if of it, so both sides agree on one form.
  *
  * The document is an object with a key per stored option of the planner's table
- * (planner/plan_options.h, PLAN_OPT_STORED): format (a plan_format_name), chip, strategies,
- * capacity (an integer), time_limit_s (a number of seconds), alignment, name, budget (its
- * text), mem_fraction, xla_assignment and xla_report (the text of XLA's dumps sent with the
- * model), preallocate (a boolean) and goal, in that order; unset options are left out. Read
- * back, each value goes through the same table as the API's parameters, so a document
- * holds nothing a parameter could not: an unknown key or a value out of range is refused.
+ * (planner/plan_options.h, PLAN_OPT_STORED): format (an input format's name, import.h),
+ * chip, strategies, capacity (an integer), time_limit_s (a number of seconds), alignment,
+ * name, budget (its text), mem_fraction, xla_assignment and xla_report (the text of XLA's
+ * dumps sent with the model), preallocate (a boolean) and goal, in that order; unset options
+ * are left out. Read back, each value goes through the same table as the API's parameters,
+ * so a document holds nothing a parameter could not: an unknown key or a value out of range
+ * is refused.
  * Pure: no I/O, no state. A document holds its strings once: a buffer of strlen(json) + 1
  * bytes always fits them.
  */

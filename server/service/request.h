@@ -78,7 +78,8 @@ struct request {
     char *url;                        /* for the access log (at most 256 bytes), or NULL */
     double t_start;                   /* clock_now() at the first call */
     enum body_kind kind;              /* a body row (route.h): the body's Content-Type */
-    int file_format;                  /* multipart: enum plan_format guessed from the "file" part */
+    enum body_kind file_kind;         /* multipart: the "file" part's, from its name, type and
+                                       * first bytes (BODY_TEXT: a format told by content) */
     struct body body;
     /* multipart: XLA's dumps sent beside the model (fields xla_assignment, xla_report),
      * one after the other in attach; attach_at/attach_len[k] is field k (len 0: none). */

@@ -88,7 +88,7 @@ ERR_MUST_CHECK int store_ready(struct store *s, const char *dir);
 struct store_new_plan {
     const char *name;
     const char *chip;
-    const char *source_format; /* plan_format_name() */
+    const char *source_format; /* an input format's name (import.h) */
     const char *options_json;  /* planopts_json(); NULL means {} */
     const char *input;         /* raw input bytes (may contain NULs: stored as bytea) */
     size_t input_len;

@@ -59,6 +59,14 @@ ok $rc "stdin with --input hlo"
 grep -q '^model      jit_loop (hlo, 5 tensors' "$tmp/out"
 ok $? "text report names the hlo source"
 
+# --- --input takes every name and alias of the planner's input table (import.h)
+run plan - --input mlir --strategies xla-default <$data/jax_while_call.mlir
+ok $rc "stdin with --input mlir (StableHLO's alias)"
+run plan $data/while.hlo --input auto --format text
+ok $rc "--input auto detects from content"
+run plan $data/while.hlo --input mlir
+ok $((rc != 2)) "--input mlir on HLO text reads it as StableHLO (exit 2)"
+
 # --- errors name line:column
 printf 'HloModule m\nENTRY e {\n  ROOT a = f32[2]{0} add(b, b)\n}\n' >"$tmp/bad.hlo"
 run plan "$tmp/bad.hlo"

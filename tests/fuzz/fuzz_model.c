@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     lim.max_input_bytes = 1u << 16;
     lim.max_tensors = 200;
     lim.max_ops = 200;
-    opts.format = PLAN_FMT_JSON;
+    opts.format = "json";
     opts.strategies = "xla-default"; /* greedy: microseconds, so the fuzzer keeps its pace */
     if (plan_run((const char *)data, size, &opts, &lim, &json, &json_len, &views, &s, &e) == 0) {
         must_be_json(json, json_len);

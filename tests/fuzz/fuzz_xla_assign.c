@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct xla_assign a;
     struct xla_report r;
     struct plan_limits lim;
-    struct plan_opts opts = {.format = PLAN_FMT_XLA_ASSIGNMENT};
+    struct plan_opts opts = {.format = "xla-buffer-assignment"};
     struct plan_summary s;
     struct err e;
 

@@ -316,6 +316,19 @@ req POST /api/v1/plans -H 'Content-Type: text/plain' -H 'Prefer: wait=20' \
     --data-binary @tests/data/hlo/while.hlo
 check "POST HLO text (text/plain) is planned: source hlo, buffer w/temps" \
     eval 'is 201 && body_has "\"source_format\":\"hlo\"" && body_has "\"w/temps\""'
+# ?format= takes every name and alias of the planner's input table (import.h), as the CLI's
+# --input does: mlir is StableHLO's alias. Forced on HLO text it is applied, not ignored.
+req POST "/api/v1/plans?format=mlir" -H 'Content-Type: text/plain' -H 'Prefer: wait=20' \
+    --data-binary @tests/data/hlo/jax_while_call.mlir
+check "?format=mlir plans StableHLO text (201, source stablehlo)" \
+    eval 'is 201 && [ "$(jstr source_format)" = stablehlo ]'
+req POST "/api/v1/plans?format=mlir" -H 'Content-Type: text/plain' \
+    --data-binary @tests/data/hlo/while.hlo
+check "?format=mlir on HLO text reads it as StableHLO (422)" is 422
+req POST "/api/v1/plans?format=csv" -H 'Content-Type: text/plain' -H 'Prefer: wait=20' \
+    --data-binary @tests/data/minimalloc-small.csv
+check "?format=csv plans a MiniMalloc CSV sent as text/plain (201)" \
+    eval 'is 201 && [ "$(jstr source_format)" = minimalloc-csv ]'
 printf 'HloModule m\nENTRY e {\n  ROOT a = f32[2]{0} add(b, b)\n}\n' >"$tmp/bad.hlo"
 req POST /api/v1/plans -H 'Content-Type: text/plain' --data-binary @"$tmp/bad.hlo"
 check "bad HLO text is 422 naming line 3:26" \
@@ -440,7 +453,7 @@ check "form fields are parameters too: unknown and out of range, both listed" \
     eval 'problem 400 invalid-parameter && errors_are "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, mem_fraction, preallocate, goal, retain)" "time_limit|time_limit: must be above 0 and at most 3600 s, got \"2h\""'
 req POST '/api/v1/plans?alignment=96&format=xml&strategies=magic' -H 'Content-Type: application/json' --data "$model"
 check "alignment, format and strategies refused as tpuplan plan refuses them" \
-    eval 'problem 400 invalid-parameter && errors_are "alignment|alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"96\"" "format|format: must be auto, json, safetensors, minimalloc-csv, csv, xla-buffer-assignment, hlo, stablehlo or mlir, got \"xml\"" "strategies|strategies: unknown strategy \"magic\" (known: xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite,tpuplan-search,exact, best, all)"'
+    eval 'problem 400 invalid-parameter && errors_are "alignment|alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"96\"" "format|format: unknown input format \"xml\" (known: auto, safetensors, json, minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir))" "strategies|strategies: unknown strategy \"magic\" (known: xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite,tpuplan-search,exact, best, all)"'
 req POST "/api/v1/plans?time_limit=500ms&capacity=1M&name=opts-$$" -H 'Content-Type: application/json' \
     -H 'Prefer: wait=20' --data "$model"
 stored=$(sql "SELECT options::text FROM plans WHERE name = 'opts-$$'")

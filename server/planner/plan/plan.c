@@ -1,10 +1,10 @@
 /*
- * plan.c - the planner's front door (see plan.h): detect the input format, build the
- * model, resolve layouts and lifetimes, settle the options and the packing problem; then
- * plan_run packs (plan_portfolio.c), checks and measures the packing, replays it through the
- * runtime allocator (plan_runtime.c), suggests (suggest_model) and writes the result
- * (plan_result.c, plan_views.c), the stages after packing on two threads (finish below).
- * plan_int.h is what these modules share.
+ * plan.c - the planner's front door (see plan.h): build the model with the input format's
+ * importer (import.h), resolve layouts and lifetimes, settle the options and the packing
+ * problem; then plan_run packs (plan_portfolio.c), checks and measures the packing, replays
+ * it through the runtime allocator (plan_runtime.c), suggests (suggest_model) and writes the
+ * result (plan_result.c, plan_views.c), the stages after packing on two threads (finish
+ * below). plan_int.h is what these modules share.
  *
  * Everything is per device: a sharded model's tensors are planned at their local shapes.
  * All sizes are checked 64-bit sums (ERR_OVERFLOW); all memory is bounded by the input
@@ -22,20 +22,14 @@
 #include "planner/budget.h"
 #include "planner/bfc.h"
 #include "planner/chip.h"
-#include "planner/hlo_model.h"
+#include "planner/import.h"
 #include "planner/jsonw.h"
 #include "planner/kernel.h"
 #include "planner/layout.h"
 #include "planner/lifetime.h"
-#include "planner/mmcsv.h"
 #include "planner/model.h"
-#include "planner/model/model_build.h"
 #include "planner/plan/plan_int.h"
-#include "planner/safetensors.h"
-#include "planner/stablehlo.h"
 #include "planner/suggest.h"
-#include "planner/text.h"
-#include "planner/xla_assign.h"
 
 /* Offset alignment default. An assumption: no public source gives XLA:TPU's HBM buffer
  * alignment. The BFC allocator aligns to 256 B (server/planner/SOURCES.md#bfc) and every
@@ -46,27 +40,6 @@
 #define PLAN_DEFAULT_TIME_S    2.0
 #define PLAN_EXACT_MAX_BUFS    2000 /* "best" runs the exact solver only below this */
 #define PLAN_MAX_KERNELS       100000
-
-const char *plan_format_name(enum plan_format f)
-{
-    switch (f) {
-    case PLAN_FMT_AUTO:
-        return "auto";
-    case PLAN_FMT_JSON:
-        return "json";
-    case PLAN_FMT_SAFETENSORS:
-        return "safetensors";
-    case PLAN_FMT_CSV:
-        return "minimalloc-csv";
-    case PLAN_FMT_XLA_ASSIGNMENT:
-        return "xla-buffer-assignment";
-    case PLAN_FMT_HLO:
-        return "hlo";
-    case PLAN_FMT_STABLEHLO:
-        return "stablehlo";
-    }
-    return "auto";
-}
 
 void plan_limits_default(struct plan_limits *l)
 {
@@ -86,73 +59,6 @@ static void ctx_free(struct plan_ctx *c)
     free(c->bufs);
     free(c->buf_tensor);
     memset(c, 0, sizeof(*c));
-}
-
-static bool skip_space(const char *s, size_t len, size_t *i)
-{
-    while (*i < len && (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\r' || s[*i] == '\n'))
-        (*i)++;
-    return *i < len;
-}
-
-static enum plan_format detect(const char *s, size_t len)
-{
-    size_t i = 0;
-
-    /* Safetensors first: its length prefix has zero high bytes, which JSON and CSV text
-     * never have, so the two tests cannot both match. */
-    if (safetensors_detect(s, len))
-        return PLAN_FMT_SAFETENSORS;
-    if (!skip_space(s, len, &i))
-        return PLAN_FMT_AUTO;
-    if (s[i] == '{' || s[i] == '[')
-        return PLAN_FMT_JSON; /* an array gets the model parser's "must be an object" */
-    if (mmcsv_detect(s + i, len - i))
-        return PLAN_FMT_CSV;
-    if (xla_assign_detect(s + i, len - i))
-        return PLAN_FMT_XLA_ASSIGNMENT;
-    if (hlo_detect(s + i, len - i))
-        return PLAN_FMT_HLO;
-    if (stablehlo_detect(s + i, len - i))
-        return PLAN_FMT_STABLEHLO;
-    return PLAN_FMT_AUTO;
-}
-
-/* MiniMalloc CSV: one raw buffer per row, sizes and lifetimes as given (mmcsv.h parses). */
-static int load_csv(const char *input, size_t len, const struct model_limits *ml, struct model *m,
-                    struct err *e)
-{
-    struct mmcsv mm;
-    int rc;
-
-    memset(m, 0, sizeof(*m));
-    if ((rc = mmcsv_parse(input, len, ml->max_tensors, &mm, e)) != ERR_OK)
-        return rc;
-    if ((rc = model_init(m, "minimalloc-csv", mm.n)) != ERR_OK) {
-        rc = err_set(e, ERR_NOMEM, "", "out of memory for %zu buffers", mm.n);
-        goto out;
-    }
-    m->name = "minimalloc";
-    for (size_t i = 0; i < mm.n; i++) {
-        struct model_tensor *t = &m->tensors[i];
-        if ((t->name = model_strdup(m, mm.ids[i], strlen(mm.ids[i]))) == NULL) {
-            rc = err_set(e, ERR_NOMEM, "", "out of memory");
-            goto out;
-        }
-        t->raw = true;
-        t->kind = TENSOR_TEMP;
-        t->live_given = true;
-        t->live_start = mm.bufs[i].lower;
-        t->live_end = mm.bufs[i].upper;
-        t->logical_bytes = t->padded_bytes = mm.bufs[i].size;
-    }
-    if (mm.ignored[0] != '\0')
-        model_warn(m, "MiniMalloc columns read past and not used: %s", mm.ignored);
-out:
-    mmcsv_free(&mm);
-    if (rc != ERR_OK)
-        model_free(m);
-    return rc;
 }
 
 /* Expands the requested list ("best", "all" or names) into c->strategies; the list is
@@ -206,55 +112,29 @@ static int check_opts(const char *input, size_t len, const struct plan_opts *o,
     return plan_opts_check(o, e);
 }
 
-/* Sizes and lifetimes as given, no dtype: no chip unless asked for, alignment 1. */
-static bool raw_format(enum plan_format f)
+/* Builds c->m with the importer of the input's format (o->format, or detected: *imp says
+ * which). An XLA buffer assignment is kept as well, as the plan's own "xla-actual" row. */
+static int load(const char *input, size_t len, const struct plan_opts *o,
+                const struct plan_limits *lim, struct plan_ctx *c, const struct importer **imp,
+                struct err *e)
 {
-    return f == PLAN_FMT_CSV || f == PLAN_FMT_XLA_ASSIGNMENT;
-}
-
-/* Builds c->m with the importer of the input's format (fmt, or detected: *fmt says which). */
-static int load(const char *input, size_t len, enum plan_format *fmt, const struct plan_opts *o,
-                const struct plan_limits *lim, struct plan_ctx *c, struct err *e)
-{
-    struct model *m = &c->m;
     struct model_limits ml = {lim->max_input_bytes, lim->max_json_depth, lim->max_tensors,
                               lim->max_ops, o->threads};
-    const struct chip *chip = o->chip != NULL ? chip_find(o->chip) : chip_default();
+    struct import_ctx ic = {&ml, o->chip != NULL ? chip_find(o->chip) : chip_default(), &c->xla.a,
+                            false};
+    int rc;
 
-    if (!safetensors_detect(input, len))
-        text_skip_bom(&input, &len);
-    if (*fmt == PLAN_FMT_AUTO)
-        *fmt = detect(input, len);
-    switch (*fmt) {
-    case PLAN_FMT_JSON:
-        return model_parse_json(input, len, &ml, m, e);
-    case PLAN_FMT_SAFETENSORS:
-        return safetensors_parse(input, len, &ml, m, e);
-    case PLAN_FMT_CSV:
-        return load_csv(input, len, &ml, m, e);
-    case PLAN_FMT_XLA_ASSIGNMENT:
-        return plan_xla_load(c, input, len, ml.max_tensors, e);
-    case PLAN_FMT_HLO:
-        return hlo_import(input, len, chip, &ml, m, e);
-    case PLAN_FMT_STABLEHLO:
-        return stablehlo_import(input, len, chip, &ml, m, e);
-    default:
-        if (xla_report_detect(input, len))
-            return err_set(e, ERR_INVALID, "",
-                           "a memory-usage report holds XLA's totals only: send it with its "
-                           "buffer assignment (*.buffer-assignment.txt) or its HLO module");
-        return err_set(e, ERR_INVALID, "",
-                       "unrecognized input: expected a JSON model "
-                       "description (an object), a safetensors file or header (8-byte length "
-                       "then '{'), a MiniMalloc CSV (header id,lower,upper,size), an XLA "
-                       "buffer assignment (BufferAssignment:), XLA HLO text (HloModule ...) or "
-                       "StableHLO text (module @... { func.func ...)");
-    }
+    if ((rc = import_lookup("format", o->format, imp, e)) != ERR_OK)
+        return rc;
+    rc = import_run(*imp, input, len, &ic, &c->m, imp, e);
+    c->xla.have = c->xla.standalone = ic.xla_kept;
+    return rc;
 }
 
 /* Each setting from the caller, else the model's "options", else the default; the options
  * so settled in *o. */
-static int settle_opts(struct plan_ctx *c, struct plan_opts *o, enum plan_format fmt, struct err *e)
+static int settle_opts(struct plan_ctx *c, struct plan_opts *o, const struct importer *imp,
+                       struct err *e)
 {
     struct plan_opts mo;
     const char *chip_name;
@@ -273,7 +153,7 @@ static int settle_opts(struct plan_ctx *c, struct plan_opts *o, enum plan_format
         if ((c->chip = chip_find(chip_name)) == NULL)
             return err_set(e, ERR_NOTFOUND, "chip", "chip: unknown chip \"%.40s\" (known: %s)",
                            chip_name, chip_names());
-    } else if (!raw_format(fmt)) {
+    } else if (!imp->raw_sizes) {
         c->chip = chip_default();
     }
     snprintf(c->name, sizeof(c->name), "%s",
@@ -281,8 +161,8 @@ static int settle_opts(struct plan_ctx *c, struct plan_opts *o, enum plan_format
     c->time_limit_s = o->time_limit_s > 0 ? o->time_limit_s : PLAN_DEFAULT_TIME_S;
     c->alignment = o->alignment;
     if (c->alignment == 0) {
-        c->alignment = raw_format(fmt) ? 1 : PLAN_DEFAULT_ALIGNMENT;
-        c->alignment_default = !raw_format(fmt);
+        c->alignment = imp->raw_sizes ? 1 : PLAN_DEFAULT_ALIGNMENT;
+        c->alignment_default = !imp->raw_sizes;
     }
     c->mem_fraction = o->mem_fraction > 0 ? o->mem_fraction : BFC_DEFAULT_FRACTION;
     c->preallocate = o->preallocate != PLAN_PREALLOC_OFF;
@@ -352,7 +232,7 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
     struct plan_opts none = {0}, settled;
     struct plan_limits defaults;
     const struct plan_opts *o = opts != NULL ? opts : &none;
-    enum plan_format fmt = o->format;
+    const struct importer *imp = NULL;
     int rc;
 
     memset(c, 0, sizeof(*c));
@@ -363,8 +243,8 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
     }
     settled = *o;
     if ((rc = check_opts(input, len, o, lim, e)) != ERR_OK ||
-        (rc = load(input, len, &fmt, o, lim, c, e)) != ERR_OK ||
-        (rc = settle_opts(c, &settled, fmt, e)) != ERR_OK ||
+        (rc = load(input, len, o, lim, c, &imp, e)) != ERR_OK ||
+        (rc = settle_opts(c, &settled, imp, e)) != ERR_OK ||
         (rc = model_resolve(&c->m, c->chip, o->threads, e)) != ERR_OK ||
         (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||
         (rc = plan_kernels_check(c, e)) != ERR_OK || (rc = lifetime_derive(&c->m, e)) != ERR_OK ||

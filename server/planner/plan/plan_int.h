@@ -2,8 +2,9 @@
  * plan_int.h - what the planner's front door shares between its modules, private to
  * server/planner (plan.h is the public contract):
  *
- *   plan.c            preparation (input detection, loading, options, the packing
- *                     problem, the strategy list) and plan_run, which calls the others
+ *   plan.c            preparation (the input imported through import.h, options, the
+ *                     packing problem, the strategy list) and plan_run, which calls the
+ *                     others
  *   plan_portfolio.c  runs the chosen strategies and keeps the best packing
  *   plan_result.c     the result document (server/planner/RESULT.md), section by section
  *   plan_views.c      the summary and layout views (server/planner/RESULT.md#views)
@@ -240,13 +241,11 @@ size_t plan_kernels_oom(const struct kernel_spec *k, const struct kernel_plan *p
                         size_t cap);
 
 /*
- * plan_xla.c: plan_xla_load parses the input as a buffer assignment into c->xla and builds
- * c->m from it (one raw tensor per value); plan_xla_attach parses opts' attached assignment
- * and report (errors name "xla_assignment" / "xla_report") and matches values to c->m's
- * tensors. Both bounded by max_values. plan_xla_free releases c->xla whatever they return.
+ * plan_xla.c: plan_xla_attach parses opts' attached assignment and report (errors name
+ * "xla_assignment" / "xla_report"), bounded by max_values, and matches the assignment's
+ * values to c->m's tensors: the attached one, or the input's own (standalone: plan.c's
+ * import left it in c->xla.a). plan_xla_free releases c->xla whatever it returns.
  */
-ERR_MUST_CHECK int plan_xla_load(struct plan_ctx *c, const char *input, size_t len,
-                                 size_t max_values, struct err *e);
 ERR_MUST_CHECK int plan_xla_attach(struct plan_ctx *c, const struct plan_opts *o, size_t max_values,
                                    struct err *e);
 void plan_xla_free(struct plan_xla *x);

@@ -15,6 +15,7 @@
 #include "planner/bytes.h"
 #include "planner/chip.h"
 #include "planner/duration.h"
+#include "planner/import.h"
 #include "planner/pack.h"
 
 #define NAME_MAX_BYTES 127 /* a plan's name: the result's summary keeps 127 bytes */
@@ -23,7 +24,6 @@
 
 /* How a row's value sits in struct plan_opts. */
 enum field {
-    F_FORMAT,   /* enum plan_format; unset: PLAN_FMT_AUTO */
     F_STR,      /* const char *; unset: NULL */
     F_FILE,     /* const char * and its size_t length at len_off */
     F_U64,      /* uint64_t; unset: 0 */
@@ -38,18 +38,6 @@ struct name_value {
     int value;
 };
 
-static const struct name_value formats[] = {
-    {"auto", PLAN_FMT_AUTO},
-    {"json", PLAN_FMT_JSON},
-    {"safetensors", PLAN_FMT_SAFETENSORS},
-    {"minimalloc-csv", PLAN_FMT_CSV},
-    {"csv", PLAN_FMT_CSV},
-    {"xla-buffer-assignment", PLAN_FMT_XLA_ASSIGNMENT},
-    {"hlo", PLAN_FMT_HLO},
-    {"stablehlo", PLAN_FMT_STABLEHLO},
-    {"mlir", PLAN_FMT_STABLEHLO},
-    {NULL, 0},
-};
 static const struct name_value goals[] = {
     {"min", PACK_GOAL_MIN}, {"fit", PACK_GOAL_FIT}, {NULL, 0}};
 
@@ -72,13 +60,10 @@ struct row {
 /* The table. Its order is the stored document's (service/planopts.c writes the rows in
  * order, and a plan's Idempotency-Key compares that text) and the help text's. */
 static const struct row rows[] = {
-    {.pub = {"format", "--input", "format", "FORMAT", PLAN_OPT_ENUM, PLANS,
-             "auto, json, safetensors, minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo "
-             "(mlir)",
+    {.pub = {"format", "--input", "format", "FORMAT", PLAN_OPT_FORMAT, PLANS, NULL,
              "auto, detected from the content", "the input's format"},
-     .field = F_FORMAT,
-     .off = OFF(format),
-     .names = formats},
+     .field = F_STR,
+     .off = OFF(format)},
     {.pub = {"chip", "--chip", "chip", "CHIP", PLAN_OPT_CHIP, PLANS, "a name of `tpuplan chips`",
              "the model's chip, else the default chip", "the TPU generation the layouts are for"},
      .field = F_STR,
@@ -205,6 +190,17 @@ const struct plan_opt *plan_opt_find(unsigned surfaces, const char *name)
                 return &rows[i].pub;
         }
     return NULL;
+}
+
+const char *plan_opt_range(const struct plan_opt *opt, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return buf;
+    if (opt->type == PLAN_OPT_FORMAT)
+        import_names(buf, cap);
+    else
+        snprintf(buf, cap, "%s", opt->range);
+    return buf;
 }
 
 void plan_opt_names(enum plan_opt_surface surface, char *buf, size_t cap)
@@ -339,6 +335,19 @@ static int parse_count(const struct row *r, const char *label, const char *s, un
     return ERR_OK;
 }
 
+/* auto (stored as NULL, unset) or a format's name or alias, stored as the format's own name
+ * (static): what the plan reports and the service stores. */
+static int parse_format(const struct row *r, const char *label, const char *s, union val *v,
+                        struct err *e)
+{
+    const struct importer *imp = NULL;
+    int rc = import_lookup(label, s, &imp, e);
+
+    (void)r;
+    v->s = imp != NULL ? imp->name : NULL;
+    return rc;
+}
+
 static int parse_chip(const struct row *r, const char *label, const char *s, union val *v,
                       struct err *e)
 {
@@ -411,11 +420,17 @@ typedef int (*parse_fn)(const struct row *, const char *, const char *, union va
 
 /* Indexed by enum plan_opt_type. */
 static const parse_fn parsers[] = {
-    [PLAN_OPT_BYTES] = parse_bytes,       [PLAN_OPT_DURATION] = parse_duration,
-    [PLAN_OPT_FRACTION] = parse_fraction, [PLAN_OPT_COUNT] = parse_count,
-    [PLAN_OPT_BOOL] = parse_bool,         [PLAN_OPT_ENUM] = parse_enum,
-    [PLAN_OPT_CHIP] = parse_chip,         [PLAN_OPT_STRATEGIES] = parse_strategies,
-    [PLAN_OPT_BUDGET] = parse_budget,     [PLAN_OPT_TEXT] = parse_text,
+    [PLAN_OPT_BYTES] = parse_bytes,
+    [PLAN_OPT_DURATION] = parse_duration,
+    [PLAN_OPT_FRACTION] = parse_fraction,
+    [PLAN_OPT_COUNT] = parse_count,
+    [PLAN_OPT_BOOL] = parse_bool,
+    [PLAN_OPT_ENUM] = parse_enum,
+    [PLAN_OPT_FORMAT] = parse_format,
+    [PLAN_OPT_CHIP] = parse_chip,
+    [PLAN_OPT_STRATEGIES] = parse_strategies,
+    [PLAN_OPT_BUDGET] = parse_budget,
+    [PLAN_OPT_TEXT] = parse_text,
     [PLAN_OPT_FILE] = parse_file,
 };
 
@@ -426,9 +441,6 @@ static void store(struct plan_opts *o, const struct row *r, const union val *v)
     char *p = (char *)o + r->off;
 
     switch (r->field) {
-    case F_FORMAT:
-        *(enum plan_format *)(void *)p = (enum plan_format)v->i;
-        break;
     case F_STR:
         *(const char **)(void *)p = v->s;
         break;
@@ -461,10 +473,6 @@ bool plan_opt_get(const struct plan_opts *o, const struct plan_opt *opt, struct 
 
     memset(v, 0, sizeof(*v));
     switch (r->field) {
-    case F_FORMAT:
-        v->text = plan_format_name(*(const enum plan_format *)(const void *)p);
-        v->len = strlen(v->text);
-        return *(const enum plan_format *)(const void *)p != PLAN_FMT_AUTO;
     case F_STR:
         v->text = *(const char *const *)(const void *)p;
         v->len = v->text != NULL ? strlen(v->text) : 0;
@@ -501,8 +509,6 @@ bool plan_opt_get(const struct plan_opts *o, const struct plan_opt *opt, struct 
 static size_t field_size(const struct row *r)
 {
     switch (r->field) {
-    case F_FORMAT:
-        return sizeof(enum plan_format);
     case F_STR:
     case F_FILE:
         return sizeof(const char *);

@@ -1,7 +1,8 @@
 /*
  * plan_xla.c - XLA's own buffer assignment beside the plan (plan_int.h; packing.xla in
  * server/planner/RESULT.md#fields): a `*.buffer-assignment.txt` dump (xla_assign.h) planned on its
- * own, or matched by name against the plan's model, and its `*.memory-usage-report.txt` totals.
+ * own (the importer, import/xla_assign_model.c, hands it over with the model it made of it), or
+ * matched by name against the plan's model, and its `*.memory-usage-report.txt` totals.
  *
  * XLA's offsets make the comparison row "xla-actual" next to the strategies: like the
  * runtime allocator's row (plan_runtime.c) it lives outside packing.strategies, because it
@@ -35,61 +36,6 @@ void plan_xla_free(struct plan_xla *x)
     free(x->tensor_value);
     free(x->in_place);
     memset(x, 0, sizeof(*x));
-}
-
-/* What the allocation's flags make of its values: parameters in, outputs out, the rest
- * temporaries (XLA's constants are temporaries to us: they hold memory the same way). */
-static enum tensor_kind kind_of(unsigned flags)
-{
-    if (flags & XLA_ALLOC_PARAMETER)
-        return TENSOR_INPUT;
-    if (flags & (XLA_ALLOC_OUTPUT | XLA_ALLOC_LIVE_OUT))
-        return TENSOR_OUTPUT;
-    return TENSOR_TEMP;
-}
-
-int plan_xla_load(struct plan_ctx *c, const char *input, size_t len, size_t max_values,
-                  struct err *e)
-{
-    struct xla_assign *a = &c->xla.a;
-    struct model *m = &c->m;
-    size_t unranged = 0;
-    int64_t whole;
-    int rc;
-
-    memset(m, 0, sizeof(*m));
-    if ((rc = xla_assign_parse(input, len, max_values, a, e)) != ERR_OK)
-        return rc;
-    c->xla.have = c->xla.standalone = true;
-    if (model_init(m, "xla-buffer-assignment", a->nvalues) != ERR_OK)
-        return err_set(e, ERR_NOMEM, "", "out of memory for %zu values", a->nvalues);
-    m->name = "xla-buffer-assignment";
-    /* Values with no live range are live for the whole program, labelled (below). */
-    whole = a->have_live_ranges ? a->schedule_end + 1 : 1;
-    for (size_t i = 0; i < a->nvalues; i++) {
-        const struct xla_value *v = &a->values[i];
-        struct model_tensor *t = &m->tensors[i];
-        if ((t->name = model_strdup(m, v->key, v->name_len)) == NULL)
-            return err_set(e, ERR_NOMEM, "", "out of memory");
-        t->raw = true;
-        t->kind = kind_of(a->allocs[v->alloc].flags);
-        t->live_given = true;
-        t->live_start = v->live_given ? v->live_start : 0;
-        t->live_end = v->live_given ? v->live_end : whole;
-        if (t->live_end > MODEL_MAX_STEP)
-            return err_set(e, ERR_LIMIT, "", "line %zu: a live range past step 2^53", v->line);
-        unranged += !v->live_given;
-        t->logical_bytes = t->padded_bytes = v->size;
-    }
-    if (!a->have_live_ranges)
-        model_warn(m, "the buffer assignment has no HloLiveRange section: every value is taken "
-                      "as live for the whole program");
-    else if (unranged > 0)
-        model_warn(m,
-                   "%zu values have no live range in the HloLiveRange section: taken as "
-                   "live for the whole program",
-                   unranged);
-    return ERR_OK;
 }
 
 /* Parses the attached assignment (when the input is not one) and the report. */
