@@ -5,6 +5,7 @@
 #                           (libpq key=value: "host=/tmp/tpuplan-pg.XXXX dbname=postgres
 #                           user=tpuplan") on stdout, e.g. DATABASE_URL=$(tests/pg.sh start d)
 #   tests/pg.sh url DIR     print the conninfo again
+#   tests/pg.sh log DIR     print the path of the server's log
 #   tests/pg.sh pause DIR   stop the server but keep the data (fault tests), `start` resumes it
 #   tests/pg.sh stop DIR    stop the server and delete everything (idempotent)
 #
@@ -14,10 +15,12 @@
 # (a checkout under /root is mode 700). initdb refuses to run as root, so as root every
 # server binary runs through `runuser -u postgres --`. Durability is off (fsync, WAL
 # flush): the data is disposable and the cluster is ready in about a second.
+# TPUPLAN_PG_OPTIONS adds server settings at start, e.g. "-c log_statement=all" for a test
+# that reads what reached the database's log.
 set -euo pipefail
 
 usage() {
-    echo "usage: tests/pg.sh start|url|pause|stop DIR" >&2
+    echo "usage: tests/pg.sh start|url|log|pause|stop DIR" >&2
     exit 2
 }
 [ $# -eq 2 ] || usage
@@ -60,7 +63,7 @@ start)
         # -k: socket next to the data; listen_addresses='': no TCP at all.
         "${as_pg[@]}" "$bindir/pg_ctl" -D "$base/data" -l "$base/log" -w -t 30 \
             -o "-k $base -c listen_addresses='' -c fsync=off -c synchronous_commit=off \
--c full_page_writes=off -c max_connections=200" start >/dev/null || {
+-c full_page_writes=off -c max_connections=200 ${TPUPLAN_PG_OPTIONS:-}" start >/dev/null || {
             tail -n 20 "$base/log" >&2
             exit 1
         }
@@ -73,6 +76,13 @@ url)
         exit 1
     }
     conninfo
+    ;;
+log)
+    [ -n "$base" ] || {
+        echo "pg.sh: no cluster in $dir" >&2
+        exit 1
+    }
+    echo "$base/log"
     ;;
 pause)
     if server_up; then

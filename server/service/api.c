@@ -378,56 +378,77 @@ out:
 
 /* ---- DELETE /api/v1/plans/{id} ---- */
 
-/* DELETE with an API key: only the key that created the plan (or any key, for a plan
- * created without one). */
-static void plan_delete_by_key(struct store *st, struct request *r)
+/* 401 asking for the manage token returned at creation. */
+static void reply_token_required(struct request *r)
 {
-    struct store_apikey key;
-    int rc;
+    struct MHD_Response *resp = response_problem(PROBLEM_UNAUTHORIZED, r->srv->cfg->base_path,
+                                                 "Send the manage token returned at creation as "
+                                                 "Authorization: Bearer TOKEN.",
+                                                 NULL, NULL);
 
-    if (auth_key(st, r, true, &key) == AUTH_ANSWERED)
-        return;
-    rc = store_plan_delete_by_key(st, r->route.plan_id, key.id);
-    if (rc == STORE_OK) {
-        plancache_evict(r->srv->cache, r->route.plan_id);
-        request_reply(r, 204, response_copy("", 0, NULL));
-    } else if (rc == STORE_FORBIDDEN) {
+    if (resp != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+    request_reply(r, problem_types[PROBLEM_UNAUTHORIZED].status, resp);
+}
+
+/* Whether r may delete the plan own describes; answers r (401, 403, 503) when not. A plan
+ * created with an API key is deleted with that key (another key: 403), and without
+ * --require-key also with its manage token; a plan created without a key only with its
+ * manage token (any key: 403), whatever the server requires. */
+static bool may_delete(struct store *st, struct request *r, const struct store_plan_owner *own)
+{
+    const char *bearer = reqparse_bearer(r->authorization);
+    char prefix[APIKEY_PREFIX_LEN + 1];
+    unsigned char given[SHA256_LEN];
+    struct store_apikey key;
+
+    if (apikey_parse(bearer, prefix)) {
+        if (auth_key(st, r, true, &key) == AUTH_ANSWERED)
+            return false;
+        if (own->api_key_id == key.id)
+            return true;
         request_reply_problem(r, PROBLEM_FORBIDDEN,
-                              "Another API key created this plan; only that key can delete it.");
-    } else {
-        reply_store_error(r, rc);
+                              own->api_key_id == 0
+                                  ? "This plan was created without an API key; only its manage "
+                                    "token can delete it."
+                                  : "Another API key created this plan; only that key can "
+                                    "delete it.");
+        return false;
     }
+    if (own->api_key_id != 0 && r->srv->cfg->require_key) {
+        auth_reply_key_required(r, "An API key created this plan; only that key can delete it "
+                                   "(send Authorization: Bearer tpk_...).");
+        return false;
+    }
+    if (bearer == NULL) {
+        reply_token_required(r);
+        return false;
+    }
+    /* Compared here, in constant time, rather than by the database's bytea equality,
+     * which stops at the first differing byte; and only the digests reach SQL. */
+    sha256_of(bearer, strlen(bearer), given);
+    if (sha256_equal_ct(given, own->token_hash, SHA256_LEN))
+        return true;
+    request_reply_problem(r, PROBLEM_FORBIDDEN,
+                          "This token does not manage this plan; share links are read-only.");
+    return false;
 }
 
 void api_plan_delete(struct store *st, struct request *r)
 {
-    const char *token = reqparse_bearer(r->authorization);
-    char prefix[APIKEY_PREFIX_LEN + 1];
-    struct MHD_Response *resp;
-    int rc;
+    struct store_plan_owner own;
+    int rc = store_plan_owner(st, r->route.plan_id, &own);
 
-    /* With --require-key only API keys delete; without, a key or the manage token. */
-    if (r->srv->cfg->require_key || apikey_parse(token, prefix)) {
-        plan_delete_by_key(st, r);
+    if (rc != STORE_OK) {
+        reply_store_error(r, rc);
         return;
     }
-    if (token == NULL) {
-        resp = response_problem(PROBLEM_UNAUTHORIZED, r->srv->cfg->base_path,
-                                "Send the manage token returned at creation as "
-                                "Authorization: Bearer TOKEN.",
-                                NULL, NULL);
-        if (resp != NULL)
-            MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
-        request_reply(r, problem_types[PROBLEM_UNAUTHORIZED].status, resp);
+    if (!may_delete(st, r, &own))
         return;
-    }
-    rc = store_plan_delete(st, r->route.plan_id, token);
+    rc = store_plan_delete(st, r->route.plan_id, own.token_hash);
     if (rc == STORE_OK) {
         plancache_evict(r->srv->cache, r->route.plan_id);
         request_reply(r, 204, response_copy("", 0, NULL));
-    } else if (rc == STORE_FORBIDDEN) {
-        request_reply_problem(r, PROBLEM_FORBIDDEN,
-                              "This token does not manage this plan; share links are read-only.");
     } else {
         reply_store_error(r, rc);
     }

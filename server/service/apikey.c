@@ -47,11 +47,7 @@ bool apikey_parse(const char *s, char *prefix)
 
 void apikey_hash(const char *key, unsigned char out[APIKEY_HASH_LEN])
 {
-    struct sha256 h;
-
-    sha256_init(&h);
-    sha256_update(&h, key, strlen(key));
-    sha256_final(&h, out);
+    sha256_of(key, strlen(key), out);
 }
 
 bool apikey_equal(const unsigned char *a, const unsigned char *b)

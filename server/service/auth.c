@@ -18,6 +18,12 @@ static void reply_401(struct request *r, const char *detail)
     request_reply(r, problem_types[PROBLEM_KEY_REQUIRED].status, resp);
 }
 
+void auth_reply_key_required(struct request *r, const char *detail)
+{
+    metrics_auth_failure(METRICS_AUTH_MISSING);
+    reply_401(r, detail);
+}
+
 enum auth_result auth_key(struct store *st, struct request *r, bool required,
                           struct store_apikey *key)
 {
@@ -29,9 +35,9 @@ enum auth_result auth_key(struct store *st, struct request *r, bool required,
     if (!apikey_parse(bearer, prefix)) {
         if (!required)
             return AUTH_NONE;
-        metrics_auth_failure(METRICS_AUTH_MISSING);
-        reply_401(r, "This server needs an API key: send Authorization: Bearer tpk_... "
-                     "(keys come from `tpuplan-server key create NAME`).");
+        auth_reply_key_required(r,
+                                "This server needs an API key: send Authorization: Bearer tpk_... "
+                                "(keys come from `tpuplan-server key create NAME`).");
         return AUTH_ANSWERED;
     }
     rc = store_apikey_find(st, prefix, key);

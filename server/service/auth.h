@@ -25,4 +25,8 @@ enum auth_result {
 ERR_MUST_CHECK enum auth_result auth_key(struct store *st, struct request *r, bool required,
                                          struct store_apikey *key);
 
+/* Answers r 401 key-required (WWW-Authenticate: Bearer) with detail, counted as a missing
+ * key; r must not be touched again. */
+void auth_reply_key_required(struct request *r, const char *detail);
+
 #endif

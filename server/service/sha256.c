@@ -91,7 +91,7 @@ void sha256_update(struct sha256 *c, const void *data, size_t n)
     }
 }
 
-void sha256_final(struct sha256 *c, unsigned char out[32])
+void sha256_final(struct sha256 *c, unsigned char out[SHA256_LEN])
 {
     uint64_t bits = c->len * 8;
     int i;
@@ -117,15 +117,24 @@ void sha256_final(struct sha256 *c, unsigned char out[32])
 void sha256_hex(struct sha256 *c, char out[65])
 {
     static const char hex[] = "0123456789abcdef";
-    unsigned char d[32];
+    unsigned char d[SHA256_LEN];
     int i;
 
     sha256_final(c, d);
-    for (i = 0; i < 32; i++) {
+    for (i = 0; i < SHA256_LEN; i++) {
         out[2 * i] = hex[d[i] >> 4];
         out[2 * i + 1] = hex[d[i] & 15];
     }
     out[64] = '\0';
+}
+
+void sha256_of(const void *data, size_t n, unsigned char out[SHA256_LEN])
+{
+    struct sha256 c;
+
+    sha256_init(&c);
+    sha256_update(&c, data, n);
+    sha256_final(&c, out);
 }
 
 bool sha256_equal_ct(const void *a, const void *b, size_t n)

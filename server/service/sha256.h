@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define SHA256_LEN 32 /* bytes of a digest */
+
 struct sha256 {
     uint32_t h[8];
     uint64_t len; /* bytes hashed so far */
@@ -21,9 +23,12 @@ struct sha256 {
 void sha256_init(struct sha256 *c);
 void sha256_update(struct sha256 *c, const void *data, size_t n);
 /* Writes the 32-byte digest. */
-void sha256_final(struct sha256 *c, unsigned char out[32]);
+void sha256_final(struct sha256 *c, unsigned char out[SHA256_LEN]);
 /* Writes the digest as 64 lower-case hex characters plus a NUL. */
 void sha256_hex(struct sha256 *c, char out[65]);
+
+/* The digest of the n bytes at data, in one call. */
+void sha256_of(const void *data, size_t n, unsigned char out[SHA256_LEN]);
 
 /* True when the n bytes at a and b are equal. Takes the same time whatever they hold and
  * wherever they differ, so comparing a secret's digest leaks nothing through timing. */

@@ -52,9 +52,6 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
     [STORE_STMT_APIKEY_REVOKE] = {"apikey_revoke",
                                   "UPDATE api_keys SET revoked_at = now() WHERE name = $1"
                                   " AND revoked_at IS NULL RETURNING 1"},
-    [STORE_STMT_PLAN_DELETE_BY_KEY] = {"plan_delete_by_key",
-                                       "DELETE FROM plans WHERE id = $1 AND (api_key_id IS NULL"
-                                       " OR api_key_id = $2::bigint) RETURNING 1"},
     [STORE_STMT_PLAN_GONE] = {"plan_gone", "SELECT 1 FROM expired_plans WHERE id = $1"},
     [STORE_STMT_PLAN_EXPIRE] =
         {"plan_expire",
@@ -79,7 +76,7 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
          " logical_bytes, padded_bytes, peak_bytes, lower_bound_bytes, capacity_bytes, fits,"
          " manage_token_hash, api_key_id, expires_at, parent_id) VALUES ($1, $2, $3, $4, $5, "
          "$6::jsonb,"
-         " $7, $8, $9, $10, $11, $12, $13, sha256(convert_to($14, 'UTF8')), nullif($15::bigint, 0),"
+         " $7, $8, $9, $10, $11, $12, $13, $14::bytea, nullif($15::bigint, 0),"
          " CASE WHEN $16::bigint > 0 THEN now() + $16::bigint * interval '1 second' END,"
          " nullif($17, '')) RETURNING id),"
          " j AS (INSERT INTO jobs (plan_id) SELECT id FROM p RETURNING plan_id)"
@@ -117,15 +114,14 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
                       " (SELECT (extract(epoch FROM created_at) * 1000000)::bigint || '.' || id"
                       " FROM page WHERE rn = $1::int AND EXISTS (SELECT 1 FROM page"
                       " WHERE rn > $1::int)) FROM page"},
-    /* $2 is the digest plan_token_hash returned, once store_plan_delete has compared it in
-     * constant time with the presented token's; the DELETE still names it, so a plan
-     * deleted and recreated meanwhile (ids are random: never) could not be hit. */
-    [STORE_STMT_PLAN_DELETE] = {"plan_delete",
-                                "DELETE FROM plans WHERE id = $1 AND"
-                                " manage_token_hash = decode($2, 'hex') RETURNING 1"},
-    [STORE_STMT_PLAN_EXISTS] = {"plan_exists", "SELECT 1 FROM plans WHERE id = $1"},
-    [STORE_STMT_PLAN_TOKEN_HASH] = {"plan_token_hash", "SELECT encode(manage_token_hash, 'hex')"
-                                                       " FROM plans WHERE id = $1"},
+    /* $2 is the digest plan_owner read, once the API (api.c) has compared it in constant
+     * time with the presented token's; the DELETE still names it, so a plan deleted and
+     * recreated meanwhile (ids are random: never) could not be hit. Digests only: the token
+     * itself never reaches SQL (or a statement log). */
+    [STORE_STMT_PLAN_DELETE] = {"plan_delete", "DELETE FROM plans WHERE id = $1 AND"
+                                               " manage_token_hash = $2::bytea RETURNING 1"},
+    [STORE_STMT_PLAN_OWNER] = {"plan_owner", "SELECT encode(manage_token_hash, 'hex'),"
+                                             " coalesce(api_key_id, 0) FROM plans WHERE id = $1"},
     [STORE_STMT_JOB_COUNTS] = {"job_counts", "SELECT count(*) FILTER (WHERE state = 'queued'),"
                                              " count(*) FILTER (WHERE state = 'running'),"
                                              " count(*) FILTER (WHERE state = 'done'),"
@@ -203,8 +199,6 @@ const char *store_rc_name(int rc)
         return "notfound";
     case STORE_CONFLICT:
         return "conflict";
-    case STORE_FORBIDDEN:
-        return "forbidden";
     case STORE_UNAVAILABLE:
         return "unavailable";
     case STORE_INVALID:
@@ -382,6 +376,30 @@ char *store_col_str(const PGresult *r, int row, int col)
 uint64_t store_col_u64(const PGresult *r, int row, int col)
 {
     return PQgetisnull(r, row, col) ? 0 : strtoull(PQgetvalue(r, row, col), NULL, 10);
+}
+
+static int hex_nibble(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+int store_col_hex(const PGresult *r, int row, int col, unsigned char *out, size_t n)
+{
+    const char *hex = PQgetvalue(r, row, col);
+
+    if (PQgetisnull(r, row, col) || (size_t)PQgetlength(r, row, col) != 2 * n)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        int hi = hex_nibble(hex[2 * i]), lo = hex_nibble(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        out[i] = (unsigned char)(hi << 4 | lo);
+    }
+    return 0;
 }
 
 int store_input_from_row(const PGresult *r, char **input, size_t *input_len, char **options_json)

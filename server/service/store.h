@@ -34,13 +34,13 @@
 #include "planner/plan.h"
 #include "service/apikey.h"
 #include "service/ids.h"
+#include "service/sha256.h"
 
 enum store_rc {
     STORE_OK = 0,
     STORE_NOTFOUND = -1,
     STORE_CONFLICT = -2,    /* idempotency key reused with another body (HTTP 422); an API
                                key name already in use */
-    STORE_FORBIDDEN = -3,   /* wrong manage token, or another API key's plan (HTTP 403) */
     STORE_UNAVAILABLE = -4, /* database down or unreachable (HTTP 503) */
     STORE_ERROR = -5,       /* anything else (HTTP 500); message logged */
     STORE_INVALID = -6,     /* malformed argument: cursor, limit, id (HTTP 400) */
@@ -101,7 +101,7 @@ struct store_new_plan {
 };
 
 /* Ids and manage tokens come from ids.h (IDS_ID_LEN, IDS_TOKEN_LEN); tokens are stored
- * only as a SHA-256 hash (computed in SQL). */
+ * only as their SHA-256, computed here: the token itself is never sent to the database. */
 #define STORE_KEY_MAX 255 /* Idempotency-Key length limit (STORE_INVALID above) */
 
 struct store_created {
@@ -179,10 +179,20 @@ ERR_MUST_CHECK int store_plan_get_view(struct store *s, const char *id, enum sto
 ERR_MUST_CHECK int store_plan_list(struct store *s, int limit, const char *cursor,
                                    const char *name_filter, char **items_json, char **next_cursor);
 
-/* Deletes when token matches the stored hash (compared in constant time): STORE_OK,
- * STORE_NOTFOUND, STORE_FORBIDDEN.
- * The plan's job goes with it; a worker still planning it discards its result. */
-ERR_MUST_CHECK int store_plan_delete(struct store *s, const char *id, const char *manage_token);
+/* Who may delete plan id: the API key that created it (0: none) and its manage token's
+ * SHA-256 (the API compares a presented token's digest with it in constant time).
+ * STORE_OK, or STORE_NOTFOUND (also for ids that cannot exist). */
+struct store_plan_owner {
+    int64_t api_key_id;
+    unsigned char token_hash[SHA256_LEN];
+};
+ERR_MUST_CHECK int store_plan_owner(struct store *s, const char *id, struct store_plan_owner *out);
+
+/* Deletes plan id when its manage-token digest is still token_hash (32 bytes, as
+ * store_plan_owner read it): STORE_OK or STORE_NOTFOUND. The plan's job goes with it; a
+ * worker still planning it discards its result. */
+ERR_MUST_CHECK int store_plan_delete(struct store *s, const char *id,
+                                     const unsigned char *token_hash);
 
 /* ---- API keys and retention (store_keys.c) ---- */
 
@@ -211,10 +221,6 @@ ERR_MUST_CHECK int store_apikey_list(struct store *s, struct store_apikey **out,
 
 /* Revokes the key not yet revoked that has this name: STORE_OK or STORE_NOTFOUND. */
 ERR_MUST_CHECK int store_apikey_revoke(struct store *s, const char *name);
-
-/* Deletes plan id for key key_id: STORE_OK when the key created it (or no key did),
- * STORE_FORBIDDEN when another key did, STORE_NOTFOUND. */
-ERR_MUST_CHECK int store_plan_delete_by_key(struct store *s, const char *id, int64_t key_id);
 
 /* The expiry sweep: deletes plans whose expires_at passed, batch rows per statement (each
  * its own short transaction, rows locked with SKIP LOCKED so concurrent sweeps by several

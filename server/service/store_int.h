@@ -26,8 +26,7 @@ enum store_stmt {
     STORE_STMT_PLAN_GET,
     STORE_STMT_PLAN_LIST,
     STORE_STMT_PLAN_DELETE,
-    STORE_STMT_PLAN_EXISTS,
-    STORE_STMT_PLAN_TOKEN_HASH,
+    STORE_STMT_PLAN_OWNER,
     STORE_STMT_JOB_COUNTS,
     STORE_STMT_JOBS_QUEUED,
     STORE_STMT_JOB_CLAIM,
@@ -41,7 +40,6 @@ enum store_stmt {
     STORE_STMT_APIKEY_FIND,
     STORE_STMT_APIKEY_LIST,
     STORE_STMT_APIKEY_REVOKE,
-    STORE_STMT_PLAN_DELETE_BY_KEY,
     STORE_STMT_PLAN_GONE,
     STORE_STMT_PLAN_EXPIRE,
     STORE_STMT_TOMBSTONE_PURGE,
@@ -91,6 +89,9 @@ void store_rollback(struct store *s);
  * unsigned integer (0 for NULL). */
 char *store_col_str(const PGresult *r, int row, int col);
 uint64_t store_col_u64(const PGresult *r, int row, int col);
+/* Column col of row, lower-case hex text of n bytes (encode(..., 'hex')), into out: 0, or -1
+ * when it is NULL or not that. */
+ERR_MUST_CHECK int store_col_hex(const PGresult *r, int row, int col, unsigned char *out, size_t n);
 /* Row 0's columns 0 and 1, read in binary: the plan's input (raw bytes, NUL added) and its
  * options JSON, as malloc'd copies into *input and *options_json, which the caller frees
  * also on failure (-1: out of memory). */

@@ -1,6 +1,6 @@
 /*
  * store_keys.c - API keys and retention in PostgreSQL: create, find by prefix, list, revoke
- * keys; delete a plan by its key; the expiry sweep (store.h).
+ * keys; the expiry sweep (store.h).
  */
 #include "service/store.h"
 
@@ -30,19 +30,9 @@ int store_apikey_create(struct store *s, const char *name, const char *prefix,
     return rc;
 }
 
-static int hex_nibble(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
 int store_apikey_find(struct store *s, const char *prefix, struct store_apikey *out)
 {
     const char *vals[1] = {prefix};
-    const char *hex;
     PGresult *r;
     int rc;
 
@@ -53,16 +43,9 @@ int store_apikey_find(struct store *s, const char *prefix, struct store_apikey *
     rc = STORE_NOTFOUND;
     if (PQntuples(r) != 1)
         goto out;
-    hex = PQgetvalue(r, 0, 2);
     rc = STORE_ERROR;
-    if (strlen(hex) != 2 * APIKEY_HASH_LEN)
+    if (store_col_hex(r, 0, 2, out->hash, APIKEY_HASH_LEN) != 0)
         goto out;
-    for (size_t i = 0; i < APIKEY_HASH_LEN; i++) {
-        int hi = hex_nibble(hex[2 * i]), lo = hex_nibble(hex[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            goto out;
-        out->hash[i] = (unsigned char)(hi << 4 | lo);
-    }
     out->id = (int64_t)store_col_u64(r, 0, 0);
     snprintf(out->name, sizeof(out->name), "%s", PQgetvalue(r, 0, 1));
     snprintf(out->prefix, sizeof(out->prefix), "%s", prefix);
@@ -113,31 +96,6 @@ int store_apikey_revoke(struct store *s, const char *name)
     if (r == NULL)
         return rc;
     rc = PQntuples(r) == 1 ? STORE_OK : STORE_NOTFOUND;
-    PQclear(r);
-    return rc;
-}
-
-int store_plan_delete_by_key(struct store *s, const char *id, int64_t key_id)
-{
-    char kid[24];
-    const char *vals[2] = {id, kid};
-    PGresult *r;
-    int rc;
-
-    if (id == NULL || !ids_valid_id(id))
-        return STORE_NOTFOUND;
-    snprintf(kid, sizeof(kid), "%lld", (long long)key_id);
-    r = store_run(s, STORE_STMT_PLAN_DELETE_BY_KEY, 2, vals, NULL, NULL, 0, true, &rc);
-    if (r == NULL)
-        return rc;
-    bool deleted = PQntuples(r) == 1;
-    PQclear(r);
-    if (deleted)
-        return STORE_OK;
-    r = store_run(s, STORE_STMT_PLAN_EXISTS, 1, vals, NULL, NULL, 0, true, &rc);
-    if (r == NULL)
-        return rc;
-    rc = PQntuples(r) == 1 ? STORE_FORBIDDEN : STORE_NOTFOUND;
     PQclear(r);
     return rc;
 }

@@ -15,15 +15,57 @@
 #include "service/sha256.h"
 #include "service/store_int.h"
 
+/* In a new transaction, claims np's idempotency key for plan id: STORE_OK with the
+ * transaction left open when the key is new (the plan is to be inserted); otherwise the
+ * transaction is rolled back and *done set: STORE_OK with out->replayed (the key's plan),
+ * STORE_CONFLICT (another body), or a failure. */
+static int key_claim(struct store *s, const struct store_new_plan *np, const char *id,
+                     struct store_created *out, bool *done)
+{
+    const char *kv[3] = {np->idempotency_key, np->body_sha256_hex, id};
+    PGresult *r;
+    int rc = store_run_plain(s, "BEGIN", true);
+
+    *done = true;
+    if (rc != STORE_OK)
+        return rc;
+    /* A concurrent insert of the same key makes this wait for that transaction, then
+     * see its row: exactly one of two racing requests creates the plan. */
+    r = store_run(s, STORE_STMT_KEY_INSERT, 3, kv, NULL, NULL, 0, false, &rc);
+    if (r == NULL)
+        goto out;
+    *done = PQntuples(r) != 1;
+    PQclear(r);
+    if (!*done)
+        return STORE_OK;
+    r = store_run(s, STORE_STMT_KEY_LOOKUP, 2, kv, NULL, NULL, 0, false, &rc);
+    if (r == NULL)
+        goto out;
+    if (PQntuples(r) != 1) {
+        rc = STORE_ERROR;
+    } else if (strcmp(PQgetvalue(r, 0, 1), "t") != 0) {
+        rc = STORE_CONFLICT;
+    } else {
+        snprintf(out->id, sizeof out->id, "%s", PQgetvalue(r, 0, 0));
+        out->replayed = true;
+        rc = STORE_OK;
+    }
+    PQclear(r);
+out:
+    store_rollback(s);
+    return rc;
+}
+
 int store_plan_create(struct store *s, const struct store_new_plan *np, struct store_created *out)
 {
     char id[IDS_ID_LEN + 1];
     char token[IDS_TOKEN_LEN + 1];
+    unsigned char token_hash[SHA256_LEN];
     char num[9][24];
     const struct plan_summary *sm = np->summary;
     PGresult *r = NULL;
     int rc;
-    bool tx = np->idempotency_key != NULL;
+    bool tx = np->idempotency_key != NULL, done = false;
     memset(out, 0, sizeof *out);
     /* The schema's CHECK, answered as a client error rather than a failed INSERT. */
     if (tx && (np->body_sha256_hex == NULL || np->idempotency_key[0] == '\0' ||
@@ -35,36 +77,10 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
         log_line("store", "getrandom failed: %s", strerror(errno));
         return STORE_ERROR;
     }
-    if (tx) {
-        const char *kv[3] = {np->idempotency_key, np->body_sha256_hex, id};
-        rc = store_run_plain(s, "BEGIN", true);
-        if (rc != STORE_OK)
-            return rc;
-        /* A concurrent insert of the same key makes this wait for that transaction, then
-         * see its row: exactly one of two racing requests creates the plan. */
-        r = store_run(s, STORE_STMT_KEY_INSERT, 3, kv, NULL, NULL, 0, false, &rc);
-        if (r == NULL)
-            goto fail;
-        bool inserted = PQntuples(r) == 1;
-        PQclear(r);
-        if (!inserted) {
-            r = store_run(s, STORE_STMT_KEY_LOOKUP, 2, kv, NULL, NULL, 0, false, &rc);
-            if (r == NULL)
-                goto fail;
-            if (PQntuples(r) != 1) {
-                rc = STORE_ERROR;
-            } else if (strcmp(PQgetvalue(r, 0, 1), "t") != 0) {
-                rc = STORE_CONFLICT;
-            } else {
-                snprintf(out->id, sizeof out->id, "%s", PQgetvalue(r, 0, 0));
-                out->replayed = true;
-                rc = STORE_OK;
-            }
-            PQclear(r);
-            store_rollback(s);
-            return rc;
-        }
-    }
+    /* Only the digest is sent: the token never reaches SQL, so no statement log holds it. */
+    sha256_of(token, strlen(token), token_hash);
+    if (tx && ((rc = key_claim(s, np, id, out, &done)) != STORE_OK || done))
+        return rc;
     store_fmt_u64(num[0], sizeof num[0], sm ? sm->tensors : 0);
     store_fmt_u64(num[1], sizeof num[1], sm ? sm->logical_bytes : 0);
     store_fmt_u64(num[2], sizeof num[2], sm ? sm->padded_bytes : 0);
@@ -88,7 +104,7 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
                                 num[4],
                                 num[5],
                                 num[6],
-                                token,
+                                (const char *)token_hash,
                                 num[7],
                                 num[8],
                                 np->parent_id ? np->parent_id : ""};
@@ -100,6 +116,8 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
         }
         lens[4] = (int)np->input_len;
         fmts[4] = 1; /* bytea, binary: NULs and all */
+        lens[13] = SHA256_LEN;
+        fmts[13] = 1;
         r = store_run(s, STORE_STMT_PLAN_INSERT, 17, vals, lens, fmts, 0, !tx, &rc);
         if (r == NULL)
             goto fail;
@@ -328,35 +346,39 @@ out:
     return rc;
 }
 
-int store_plan_delete(struct store *s, const char *id, const char *manage_token)
+int store_plan_owner(struct store *s, const char *id, struct store_plan_owner *out)
 {
-    char stored[65], given[65];
-    const char *vals[2] = {id, stored};
-    struct sha256 h;
-    int rc;
+    const char *vals[1] = {id};
     PGresult *r;
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (id == NULL || !ids_valid_id(id))
+        return STORE_NOTFOUND;
+    r = store_run(s, STORE_STMT_PLAN_OWNER, 1, vals, NULL, NULL, 0, true, &rc);
+    if (r == NULL)
+        return rc;
+    if (PQntuples(r) != 1)
+        rc = STORE_NOTFOUND;
+    else if (store_col_hex(r, 0, 0, out->token_hash, SHA256_LEN) != 0)
+        rc = STORE_ERROR;
+    else
+        out->api_key_id = (int64_t)store_col_u64(r, 0, 1);
+    PQclear(r);
+    return rc;
+}
+
+int store_plan_delete(struct store *s, const char *id, const unsigned char *token_hash)
+{
+    const char *vals[2] = {id, (const char *)token_hash};
+    const int lens[2] = {0, SHA256_LEN};
+    const int fmts[2] = {0, 1};
+    PGresult *r;
+    int rc;
 
     if (id == NULL || !ids_valid_id(id))
         return STORE_NOTFOUND;
-    r = store_run(s, STORE_STMT_PLAN_TOKEN_HASH, 1, vals, NULL, NULL, 0, true, &rc);
-    if (r == NULL)
-        return rc;
-    if (PQntuples(r) != 1 || PQgetlength(r, 0, 0) != 64) {
-        PQclear(r);
-        return STORE_NOTFOUND;
-    }
-    memcpy(stored, PQgetvalue(r, 0, 0), sizeof(stored) - 1);
-    stored[64] = '\0';
-    PQclear(r);
-    /* The token is checked here, in constant time, rather than by the database's bytea
-     * equality, which stops at the first differing byte. */
-    sha256_init(&h);
-    sha256_update(&h, manage_token != NULL ? manage_token : "",
-                  manage_token != NULL ? strlen(manage_token) : 0);
-    sha256_hex(&h, given);
-    if (!sha256_equal_ct(stored, given, 64))
-        return STORE_FORBIDDEN;
-    r = store_run(s, STORE_STMT_PLAN_DELETE, 2, vals, NULL, NULL, 0, true, &rc);
+    r = store_run(s, STORE_STMT_PLAN_DELETE, 2, vals, lens, fmts, 0, true, &rc);
     if (r == NULL)
         return rc;
     rc = PQntuples(r) == 1 ? STORE_OK : STORE_NOTFOUND;

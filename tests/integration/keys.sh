@@ -3,9 +3,11 @@
 # `tpuplan-server key create|list|revoke`, keys stored only as hashes, --require-key on
 # POST and DELETE (401 key-required without or with an unknown key, 403 key-revoked, 403
 # for another key's plan), share links readable without a key, the plan recording its key,
-# plans counted by key name in /metrics; --retain and ?retain= setting expires_at, 410
-# expired before and after the expiry sweep deleted the plan, and the sweep itself.
-# Prints TAP.
+# plans counted by key name in /metrics; who deletes what (a plan made without a key only
+# with its manage token, whatever the server requires), the manage token never reaching
+# PostgreSQL (its statement log, log_statement=all, is read); --retain and ?retain= setting
+# expires_at, 410 expired before and after the expiry sweep deleted the plan, and the sweep
+# itself. Prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/server.sh
@@ -23,7 +25,8 @@ post() { # post KEY [curl args...]: submit the model with API key KEY ("" for no
     fi
 }
 
-server_db
+# Every statement and its parameters in the cluster's log: nothing secret may reach it.
+TPUPLAN_PG_OPTIONS="-c log_statement=all" server_db
 
 # ---- the admin command ----
 "$SERVER" key list >"$tmp/list0" 2>"$tmp/err"
@@ -34,7 +37,7 @@ ci=$("$SERVER" key create ci 2>"$tmp/err")
 check "key create prints the key once, on stdout alone" \
     eval '[[ "$ci" =~ ^tpk_[A-Za-z0-9_-]{8}_[A-Za-z0-9_-]{43}$ ]] && grep -q "shown only this once" "$tmp/err"'
 check "only the key's SHA-256 is stored, never the key or its secret" \
-    eval '[ "$(sql "SELECT count(*) FROM api_keys WHERE key_hash = sha256(convert_to('"'"'$ci'"'"', '"'"'UTF8'"'"'))")" = 1 ] && [ "$(sql "SELECT count(*) FROM api_keys WHERE strpos(name || prefix || encode(key_hash, '"'"'escape'"'"'), '"'"'${ci: -20}'"'"') > 0")" = 0 ]'
+    eval '[ "$(sql "SELECT count(*) FROM api_keys WHERE encode(key_hash, '"'"'hex'"'"') = '"'"'$(printf %s "$ci" | sha256sum | cut -c1-64)'"'"'")" = 1 ] && [ "$(sql "SELECT count(*) FROM api_keys WHERE strpos(name || prefix || encode(key_hash, '"'"'escape'"'"'), '"'"'${ci: -20}'"'"') > 0")" = 0 ]'
 "$SERVER" key create ci >/dev/null 2>"$tmp/err"
 rc=$?
 check "a second active key of the same name is refused (exit $rc)" \
@@ -47,8 +50,13 @@ other=$("$SERVER" key create other 2>/dev/null)
 rc=$?
 check "revoking a key that does not exist fails" eval '[ "$rc" = 1 ] && grep -q "no active key" "$tmp/err"'
 
+# A server without --require-key on the same database, for plans made without a key.
+server_start open --workers 1 --executors 2 --http-threads 2
+open_base=$base
+open_pid=$pid
 server_start server --workers 1 --executors 2 --http-threads 2 --require-key --retain 1h \
     --cache-ttl 1
+keyed_base=$base
 
 # ---- --require-key ----
 post ""
@@ -92,6 +100,47 @@ check "DELETE with the key that created the plan is 204" is 204
 "$SERVER" key create other >/dev/null 2>&1
 rc=$?
 check "a revoked key's name can be given to a new key" [ "$rc" = 0 ]
+
+# ---- who deletes a plan ----
+# on_open CMD...: runs CMD against the server without --require-key.
+on_open() {
+    base=$open_base
+    "$@"
+    base=$keyed_base
+}
+on_open post ""
+anon=$(jstr id)
+anon_token=$(jstr manage_token)
+check "without --require-key a plan is created without a key" \
+    eval 'is 202 && [ "$(sql "SELECT api_key_id IS NULL FROM plans WHERE id = '"'"'$anon'"'"'")" = t ]'
+on_open req DELETE "/api/v1/plans/$anon" -H "Authorization: Bearer $ci"
+check "a key cannot delete a plan made without one (403), even where keys are optional" \
+    eval 'problem 403 forbidden && body_has "manage token"'
+req DELETE "/api/v1/plans/$anon" -H "Authorization: Bearer $ci"
+check "under --require-key no key deletes a plan made without one (403)" \
+    eval 'problem 403 forbidden && [ "$(sql "SELECT count(*) FROM plans WHERE id = '"'"'$anon'"'"'")" = 1 ]'
+req DELETE "/api/v1/plans/$anon"
+check "under --require-key, DELETE of such a plan with nothing asks for its manage token (401)" \
+    eval 'problem 401 unauthorized && hdr WWW-Authenticate | grep -q "^Bearer"'
+req DELETE "/api/v1/plans/$anon" -H "Authorization: Bearer ${anon_token%?}A"
+check "a wrong manage token is 403" problem 403 forbidden
+req DELETE "/api/v1/plans/$anon" -H "Authorization: Bearer $anon_token"
+check "under --require-key its manage token deletes a plan made without a key (204)" \
+    eval 'is 204 && [ "$(sql "SELECT count(*) FROM plans WHERE id = '"'"'$anon'"'"'")" = 0 ]'
+on_open post "$ci"
+kid=$(jstr id)
+ktoken=$(jstr manage_token)
+req DELETE "/api/v1/plans/$kid" -H "Authorization: Bearer $ktoken"
+check "under --require-key the manage token of a plan made with a key is 401 key-required" \
+    problem 401 key-required
+on_open req DELETE "/api/v1/plans/$kid" -H "Authorization: Bearer $ktoken"
+check "without --require-key the manage token deletes a plan made with a key (204)" is 204
+pglog=$(tests/pg.sh log "$tmp/pg")
+check "PostgreSQL's statement log holds the plans' inserts and ids, never a manage token" \
+    eval 'grep -q "execute plan_insert" "$pglog" && grep -q "$anon" "$pglog" && grep -q "$kid" "$pglog" && ! grep -q -e "$token" -e "$anon_token" -e "$ktoken" "$pglog"'
+check "nor an API key's secret" eval '! grep -q -e "${ci:13}" -e "${other:13}" "$pglog"'
+# Its expiry sweep would race the one below, whose count /metrics shows.
+server_stop_check open "$open_pid"
 
 # ---- retention ----
 post "$ci" -H 'Prefer: wait=10'

@@ -38,6 +38,20 @@ static void test_digest_matches_the_fips_examples(void **state)
     assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
+/* The one-call digest: the same bytes as the FIPS "abc" example. */
+static void test_one_call_digest_is_the_same(void **state)
+{
+    static const unsigned char abc[SHA256_LEN] = {0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea,
+                                                  0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+                                                  0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
+                                                  0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad};
+    unsigned char d[SHA256_LEN];
+
+    (void)state;
+    sha256_of("abc", 3, d);
+    assert_memory_equal(d, abc, SHA256_LEN);
+}
+
 static void test_constant_time_equal_compares_n_bytes(void **state)
 {
     (void)state;
@@ -52,6 +66,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_digest_matches_the_fips_examples),
+        cmocka_unit_test(test_one_call_digest_is_the_same),
         cmocka_unit_test(test_constant_time_equal_compares_n_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

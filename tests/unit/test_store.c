@@ -21,6 +21,7 @@
 #include <pthread.h>
 
 #include "service/ids.h"
+#include "service/sha256.h"
 #include "service/store.h"
 
 #include "pgtest.h"
@@ -297,15 +298,31 @@ static void test_list_pages_through_every_plan_once(void **state)
     assert_int_equal(store_plan_list(s, 0, NULL, NULL, &items, &next), STORE_INVALID);
 }
 
-static void test_delete_needs_the_manage_token(void **state)
+/* The token's digest is computed in C (only it reaches SQL) and is the same SHA-256 that
+ * PostgreSQL computes; deleting names the digest. */
+static void test_delete_needs_the_token_digest(void **state)
 {
     struct store *s = *state;
     struct store_created c;
+    struct store_plan_owner own;
+    unsigned char want[SHA256_LEN], other[SHA256_LEN] = {0};
+    char q[256];
+
     create(s, "del", &c);
-    assert_int_equal(store_plan_delete(s, c.id, "wrong"), STORE_FORBIDDEN);
-    assert_int_equal(store_plan_delete(s, c.id, NULL), STORE_FORBIDDEN);
-    assert_int_equal(store_plan_delete(s, c.id, c.manage_token), STORE_OK);
-    assert_int_equal(store_plan_delete(s, c.id, c.manage_token), STORE_NOTFOUND);
+    assert_int_equal(store_plan_owner(s, c.id, &own), STORE_OK);
+    sha256_of(c.manage_token, strlen(c.manage_token), want);
+    assert_memory_equal(own.token_hash, want, SHA256_LEN);
+    assert_int_equal(own.api_key_id, 0);
+    snprintf(q, sizeof q,
+             "SELECT count(*) FROM plans WHERE manage_token_hash = sha256(convert_to('%s', "
+             "'UTF8'))",
+             c.manage_token);
+    assert_int_equal(sql_long(q), 1);
+    assert_int_equal(store_plan_delete(s, c.id, other), STORE_NOTFOUND);
+    assert_int_equal(store_plan_delete(s, c.id, own.token_hash), STORE_OK);
+    assert_int_equal(store_plan_delete(s, c.id, own.token_hash), STORE_NOTFOUND);
+    assert_int_equal(store_plan_owner(s, c.id, &own), STORE_NOTFOUND);
+    assert_int_equal(store_plan_owner(s, "../etc/passwd", &own), STORE_NOTFOUND);
     assert_int_equal(sql_long("SELECT count(*) FROM jobs"), 0);
 }
 
@@ -585,7 +602,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_created_plan_reads_back_exactly, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idempotency_key_replays_or_conflicts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_pages_through_every_plan_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_delete_needs_the_manage_token, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_delete_needs_the_token_digest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_each_job_is_claimed_and_finished_once, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_result_views_read_back_verbatim, setup, teardown),
