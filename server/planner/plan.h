@@ -74,10 +74,16 @@ struct plan_limits {
     unsigned max_json_depth;
     size_t max_tensors;
     size_t max_ops;
+    double max_time_limit_s; /* the search strategies' time limit, however it is set (the
+                              * caller's options or the model's): ERR_LIMIT above; 0: the
+                              * options table's range alone (plan_options.h) */
+    size_t max_patterns;     /* a what-if's override patterns, in all (whatif.h) */
 };
 
 /* Defaults: 256 MiB input (a 1,000,000-tensor model is about 90 MB), depth 32, 1,000,000
- * tensors, 1,000,000 ops. The service caps the input at its --max-body. */
+ * tensors, 1,000,000 ops, the time limit as the options table allows, 256 what-if
+ * patterns. The service caps the input at its --max-body, the tensors at its --max-tensors,
+ * the time limit at its --max-time-limit and the patterns at its --max-patterns. */
 void plan_limits_default(struct plan_limits *l);
 
 /* Summary columns the service stores for listing plans. */

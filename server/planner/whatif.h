@@ -20,7 +20,17 @@
  * rematerialised activation live over [s, e) with e - s > 2 is modelled as live over
  * [s, s + 1) (its producing step) and, as a second tensor "<name>/remat", over [e - 1, e)
  * (recomputed for its last use): an assumption the plan states in its warnings; the
- * recompute's own temporaries are not modelled.
+ * recompute's own temporaries are not modelled. An activation is split once, however many
+ * remat patterns select it.
+ *
+ * Bounds, so that no what-if makes the planner allocate without a bound:
+ *   - the overrides: 64 KiB of JSON, depth 8, at most limits->max_patterns patterns in all
+ *     (dtype, sharding and remat together; ERR_LIMIT naming "overrides");
+ *   - every pattern selects something: a dtype or sharding pattern a tensor, a remat pattern
+ *     an activation (ERR_INVALID naming it: overrides.remat[3], overrides.dtype.<pattern>);
+ *   - the new model is held to the limits a submission is: the tensors remat adds are counted
+ *     before any is made (ERR_LIMIT naming "overrides.remat" past limits->max_tensors), and
+ *     its text to limits->max_input_bytes (ERR_LIMIT).
  *
  * Pure: no I/O, no global state. The new model is then planned and checked as any input.
  */
@@ -43,6 +53,13 @@ struct whatif_result {
     char name[128];                   /* the new plan's name */
     size_t matched;                   /* tensors an override changed */
 };
+
+/* Checks overrides (olen bytes) without a model: the JSON, each key and value, the patterns
+ * counted against l->max_patterns (l NULL: plan_limits_default). What whatif_apply checks
+ * first; cheap (linear in olen), so a service can refuse bad overrides before it queues them.
+ * Errors name "overrides.<key>". */
+ERR_MUST_CHECK int whatif_check(const char *overrides, size_t olen, const struct plan_limits *l,
+                                struct err *e);
 
 /* Applies overrides (olen bytes) to the native JSON model (len bytes) within limits l
  * (NULL: plan_limits_default). Errors name "overrides.<key>" or the model's field. */

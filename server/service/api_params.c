@@ -93,6 +93,15 @@ static void from_body(const struct request *r, struct plan_opts *o)
     }
 }
 
+/* Whether opt, just set in *o, is the time limit above this server's --max-time-limit. */
+static bool above_max_time(const struct request *r, const struct plan_opt *opt,
+                           const struct plan_opts *o)
+{
+    uint64_t max = r->srv->cfg->max_time_limit_s;
+
+    return strcmp(opt->name, "time_limit") == 0 && max > 0 && o->time_limit_s > (double)max;
+}
+
 /* The parameters an endpoint knows, for an unknown one's refusal. */
 static void known_params(bool options, char *buf, size_t cap)
 {
@@ -117,6 +126,9 @@ static void read_one(const struct request *r, const struct req_arg *a, bool opti
         err_clear(&e);
         if (plan_opt_set(&p->opts, opt, a->name, a->value, &e) != ERR_OK)
             refuse(f, a->name, "%s", e.msg);
+        else if (above_max_time(r, opt, &p->opts))
+            refuse(f, a->name, "%s: must be at most %llu s on this server (--max-time-limit)",
+                   a->name, (unsigned long long)r->srv->cfg->max_time_limit_s);
     } else if (strcmp(a->name, "retain") == 0) {
         read_retain(r, a->value, p, f);
     } else {

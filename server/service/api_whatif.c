@@ -47,6 +47,11 @@ int api_whatif_prepare(struct store *st, struct request *r, struct api_whatif *w
                               "Send the overrides as application/json.");
         return -1;
     }
+    config_plan_limits(r->srv->cfg, &lim);
+    err_clear(&e);
+    /* the overrides alone first: bad or too many patterns cost no read of the parent */
+    if (whatif_check(r->body.p, r->body.len, &lim, &e) != ERR_OK)
+        return reply_err(r, &e);
     if ((rc = store_plan_source(st, r->route.plan_id, &w->src)) != STORE_OK) {
         storeerr_reply(r, rc);
         return -1;
@@ -61,8 +66,6 @@ int api_whatif_prepare(struct store *st, struct request *r, struct api_whatif *w
         request_reply_problem(r, PROBLEM_INTERNAL, "The parent plan's options are unreadable.");
         return -1;
     }
-    config_plan_limits(r->srv->cfg, &lim);
-    err_clear(&e);
     if (whatif_apply(w->src.input, w->src.input_len, r->body.p, r->body.len, &lim, &w->wr, &e) !=
         ERR_OK)
         return reply_err(r, &e);

@@ -60,6 +60,10 @@ static const struct opt opts[] = {
     {"rate-limit", OPT_UINT, OFF(rate_limit), "plan submissions a minute per client (0: none)"},
     {"rate-burst", OPT_UINT, OFF(rate_burst), "submissions a client may send at once"},
     {"max-queue", OPT_UINT, OFF(max_queue), "queued plans at most, then 503 (0: none)"},
+    {"max-patterns", OPT_UINT, OFF(max_patterns),
+     "a what-if's override patterns, in all (dtype, sharding, remat)"},
+    {"max-time-limit", OPT_DURATION, OFF(max_time_limit_s),
+     "a plan's time_limit at most (600s, 10m; 0: the planner's 3600 s)"},
     {"log-format", OPT_STR, OFF(log_format), "text or json (one object a line)"},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
@@ -71,6 +75,8 @@ void config_plan_limits(const struct config *c, struct plan_limits *l)
         l->max_input_bytes = (size_t)c->max_body;
     if (l->max_tensors > c->max_tensors)
         l->max_tensors = c->max_tensors;
+    l->max_patterns = c->max_patterns;
+    l->max_time_limit_s = (double)c->max_time_limit_s;
 }
 
 /* The decimal number at the start of s (digits only: no sign, no blanks) into *v, at most max;
@@ -275,6 +281,8 @@ static void config_defaults(struct config *c)
     c->rate_limit = 120;
     c->rate_burst = 30;
     c->max_queue = 10000;
+    c->max_patterns = 256;
+    c->max_time_limit_s = 600;
     c->log_format = "text";
     c->database_url = getenv("DATABASE_URL");
 }
@@ -477,6 +485,8 @@ void config_print(const struct config *c, FILE *f)
     fprintf(f, "  rate-limit      %u a minute per client, bursts of %u\n", c->rate_limit,
             c->rate_burst);
     fprintf(f, "  max-queue       %u\n", c->max_queue);
+    fprintf(f, "  max-patterns    %u\n", c->max_patterns);
+    fprintf(f, "  max-time-limit  %llu s\n", (unsigned long long)c->max_time_limit_s);
     fprintf(f, "  log-format      %s\n", c->log_format);
     fflush(f);
 }

@@ -42,6 +42,9 @@ struct config {
     unsigned rate_limit;       /* plan submissions a minute per client (429 beyond); 0: no limit */
     unsigned rate_burst;       /* submissions a client may make at once before the rate applies */
     unsigned max_queue;        /* queued jobs at most (503 beyond); 0: no limit */
+    unsigned max_patterns;     /* a what-if's override patterns, in all (422 beyond) */
+    uint64_t max_time_limit_s; /* a plan's time_limit at most (400/422 beyond); 0: the
+                                * options table's 3600 s */
     const char *log_format;    /* "text" or "json" (log.h) */
     bool migrate_only;         /* `tpuplan-server migrate` */
     /* Running for a team (server/service/README.md#running-it-for-a-team). */
@@ -75,8 +78,8 @@ ERR_MUST_CHECK int config_parse_duration(const char *s, uint64_t *out);
 ERR_MUST_CHECK int config_base_path(const char *s, char *out, size_t cap);
 
 /* The planner's limits a plan runs under here: the planner's defaults, the input capped at
- * max_body and the tensors at max_tensors. The request validation and the worker pool use
- * the same. */
+ * max_body, the tensors at max_tensors, the time limit at max_time_limit_s and a what-if's
+ * patterns at max_patterns. The request validation and the worker pool use the same. */
 struct plan_limits;
 void config_plan_limits(const struct config *c, struct plan_limits *l);
 

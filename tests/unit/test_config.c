@@ -101,6 +101,36 @@ static void test_per_job_limits_refuse_a_model_over_them(void **state)
     free(pj);
 }
 
+/* --max-time-limit and --max-patterns: 600 s and 256 by default; the time limit holds however
+ * it is set (the caller's option, named time_limit, or the model's, options.time_limit). */
+static void test_time_limit_and_patterns_are_capped(void **state)
+{
+    char *dflt[] = {"tpuplan-server", "--database-url", "x"};
+    char *argv[] = {
+        "tpuplan-server", "--database-url", "x", "--max-time-limit", "1m", "--max-patterns", "8"};
+    const char *model = "{\"tensors\":[{\"name\":\"a\",\"shape\":[1],\"dtype\":\"s8\"}],"
+                        "\"options\":{\"time_limit\":\"61s\"}}";
+    struct plan_opts o = {.time_limit_s = 60.5};
+    struct config c;
+    struct plan_limits l;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(config_parse(&c, 3, dflt), 0);
+    config_plan_limits(&c, &l);
+    assert_true(l.max_time_limit_s == 600 && l.max_patterns == 256);
+    assert_int_equal(config_parse(&c, 7, argv), 0);
+    config_plan_limits(&c, &l);
+    assert_true(l.max_time_limit_s == 60 && l.max_patterns == 8);
+    assert_int_equal(plan_validate(model, strlen(model), NULL, &l, NULL, &e), ERR_LIMIT);
+    assert_string_equal(e.where, "options.time_limit");
+    assert_string_equal(e.msg, "options.time_limit: 61 s is above this server's limit of 60 s");
+    assert_int_equal(plan_validate(model, strlen(model), &o, &l, NULL, &e), ERR_LIMIT);
+    assert_string_equal(e.msg, "time_limit: 60.5 s is above this server's limit of 60 s");
+    o.time_limit_s = 60;
+    assert_int_equal(plan_validate(model, strlen(model), &o, &l, NULL, &e), ERR_OK);
+}
+
 /* --max-body, --cache-bytes and --body-min-rate read the planner's one byte grammar (bytes.h):
  * decimals, T, "iB"; a fraction of a byte or a count past 2^64-1 stops start-up. */
 static void test_byte_flags_read_the_byte_grammar(void **state)
@@ -169,6 +199,7 @@ int main(void)
         cmocka_unit_test(test_byte_flags_read_the_byte_grammar),
         cmocka_unit_test(test_numbers_are_bounded_digits_only),
         cmocka_unit_test(test_per_job_limits_refuse_a_model_over_them),
+        cmocka_unit_test(test_time_limit_and_patterns_are_capped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

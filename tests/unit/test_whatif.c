@@ -109,10 +109,13 @@ static void test_remat_splits_a_lifetime_in_two(void **state)
     assert_non_null(strstr(wr.model, "\"name\":\"h/remat\""));
     json_object_put(r);
     free(wr.model);
-    /* a pattern that selects no activation changes nothing */
-    r = whatif_plan("{\"remat\":[\"x\",\"nothing*\"]}", &wr);
-    assert_int_equal(num(r, "summary", "peak_bytes"), 16384);
-    assert_int_equal(wr.matched, 0);
+    /* h selected three times (by name, by kind, by glob) is still split once */
+    r = whatif_plan("{\"remat\":[\"h\",\"activation\",\"*\"]}", &wr);
+    assert_int_equal(num(r, "summary", "peak_bytes"), 12288);
+    assert_int_equal(num(r, "summary", "tensors"), 5);
+    assert_int_equal(wr.matched, 1);
+    assert_non_null(strstr(wr.model, "\"name\":\"h/remat\""));
+    assert_null(strstr(strstr(wr.model, "\"name\":\"h/remat\"") + 1, "\"name\":\"h/remat\""));
     json_object_put(r);
     free(wr.model);
 }
@@ -153,7 +156,16 @@ static void test_bad_overrides_name_the_field(void **state)
         {"{\"sharding\":{\"x\":\"data\"}}", "overrides.sharding.x"},
         {"{\"remat\":7}", "overrides.remat"},
         {"{\"chip\":\"\"}", "overrides.chip"},
-        {"{\"budget\":\"lots\"}", "budget"},
+        {"{\"budget\":\"lots\"}", "overrides.budget"},
+        {"{\"chip\":\"v99\"}", "overrides.chip"},
+        {"{\"strategies\":\"fastest\"}", "overrides.strategies"},
+        {"{\"dtype\":{\"h\":\"f33\"}}", "overrides.dtype.h"},
+        {"{\"remat\":[\"h\",3]}", "overrides.remat[1]"},
+        /* every pattern must select something: a remat pattern an activation */
+        {"{\"dtype\":{\"h\":\"bf16\",\"nothing*\":\"bf16\"}}", "overrides.dtype.nothing*"},
+        {"{\"sharding\":{\"q?\":[null,null]}}", "overrides.sharding.q?"},
+        {"{\"remat\":[\"h\",\"x\"]}", "overrides.remat[1]"},
+        {"{\"remat\":\"param\"}", "overrides.remat"},
         {"{\"dtype\":", ""}, /* a syntax error: located by line:column in the message */
     };
     struct whatif_result wr;
@@ -171,6 +183,88 @@ static void test_bad_overrides_name_the_field(void **state)
     assert_string_equal(e.where, "tensors");
 }
 
+/* The message of a pattern that selects nothing quotes it. */
+static void test_a_pattern_matching_nothing_is_named(void **state)
+{
+    static const char ov[] = "{\"remat\":[\"h\",\"h\",\"h\",\"layers.*.x\"]}";
+    struct whatif_result wr;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(whatif_apply(model, sizeof(model) - 1, ov, sizeof(ov) - 1, NULL, &wr, &e),
+                     ERR_INVALID);
+    assert_string_equal(e.msg, "overrides.remat[3]: \"layers.*.x\" matches no activation");
+    assert_int_equal(
+        whatif_apply(model, sizeof(model) - 1, "{\"dtype\":{\"w*\":\"f32\"}}", 22, NULL, &wr, &e),
+        ERR_INVALID);
+    assert_string_equal(e.msg, "overrides.dtype.w*: \"w*\" matches no tensor");
+}
+
+/* {"remat": ["*", "*", ...]}: 16,000 patterns in 64 KB, the request that once split every
+ * activation 16,000 times. Refused before the model is read, by whatif_check too. */
+static void test_too_many_patterns_are_refused_first(void **state)
+{
+    size_t cap = 64 * 1024, n = 0;
+    char *ov = malloc(cap);
+    struct plan_limits lim;
+    struct whatif_result wr;
+    struct err e;
+
+    (void)state;
+    assert_non_null(ov);
+    n += (size_t)snprintf(ov, cap, "{\"remat\":[");
+    for (int i = 0; i < 16000; i++)
+        n += (size_t)snprintf(ov + n, cap - n, "%s\"*\"", i > 0 ? "," : "");
+    n += (size_t)snprintf(ov + n, cap - n, "]}");
+    assert_true(n < cap);
+    assert_int_equal(whatif_check(ov, n, NULL, &e), ERR_LIMIT);
+    assert_string_equal(e.where, "overrides");
+    assert_string_equal(e.msg, "overrides: 16000 patterns; the limit is 256 in all (dtype, "
+                               "sharding and remat together)");
+    assert_int_equal(whatif_apply(model, sizeof(model) - 1, ov, n, NULL, &wr, &e), ERR_LIMIT);
+    assert_null(wr.model);
+    free(ov);
+    /* the limit counts dtype, sharding and remat together: 2 + 1 + 1 = 4 > 3 */
+    plan_limits_default(&lim);
+    lim.max_patterns = 3;
+    static const char four[] = "{\"dtype\":{\"h\":\"bf16\",\"x\":\"bf16\"},"
+                               "\"sharding\":{\"x\":[null,null]},\"remat\":\"h\"}";
+    assert_int_equal(whatif_check(four, sizeof(four) - 1, &lim, &e), ERR_LIMIT);
+    assert_string_equal(e.msg, "overrides: 4 patterns; the limit is 3 in all (dtype, sharding and "
+                               "remat together)");
+    lim.max_patterns = 4;
+    assert_int_equal(whatif_check(four, sizeof(four) - 1, &lim, &e), ERR_OK);
+}
+
+/* The new model is held to a submission's limits: remat of h makes 5 tensors (limit 4), or
+ * a longer text than the input limit; named as the remat override's doing. */
+static void test_the_new_model_is_held_to_the_limits(void **state)
+{
+    struct plan_limits lim;
+    struct whatif_result wr;
+    struct err e;
+
+    (void)state;
+    plan_limits_default(&lim);
+    lim.max_tensors = 4;
+    assert_int_equal(whatif_apply(model, sizeof(model) - 1, "{\"remat\":\"h\"}", 13, &lim, &wr, &e),
+                     ERR_LIMIT);
+    assert_string_equal(e.where, "overrides.remat");
+    assert_string_equal(e.msg, "overrides.remat: rematerialising 1 activations makes 5 tensors; "
+                               "the limit is 4");
+    assert_null(wr.model);
+    plan_limits_default(&lim);
+    lim.max_input_bytes = sizeof(model) + 16; /* the copy of h is longer than 16 bytes */
+    assert_int_equal(whatif_apply(model, sizeof(model) - 1, "{\"remat\":\"h\"}", 13, &lim, &wr, &e),
+                     ERR_LIMIT);
+    assert_string_equal(e.where, "overrides.remat");
+    assert_null(wr.model);
+    /* without remat the same limit passes: the model is as long as it was, less the spaces */
+    assert_int_equal(whatif_apply(model, sizeof(model) - 1, "{\"name\":\"n\"}", 12, &lim, &wr, &e),
+                     ERR_OK);
+    free(wr.model);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +273,9 @@ int main(void)
         cmocka_unit_test(test_remat_splits_a_lifetime_in_two),
         cmocka_unit_test(test_mesh_chip_strategies_and_budget_reach_the_plan),
         cmocka_unit_test(test_bad_overrides_name_the_field),
+        cmocka_unit_test(test_a_pattern_matching_nothing_is_named),
+        cmocka_unit_test(test_too_many_patterns_are_refused_first),
+        cmocka_unit_test(test_the_new_model_is_held_to_the_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,6 +47,8 @@ void plan_limits_default(struct plan_limits *l)
     l->max_json_depth = 32;
     l->max_tensors = 1000000;
     l->max_ops = 1000000;
+    l->max_time_limit_s = 0;
+    l->max_patterns = 256;
 }
 
 /* ---- preparation: everything up to (not including) packing ----------------------- */
@@ -131,13 +133,26 @@ static int load(const char *input, size_t len, const struct plan_opts *o,
     return rc;
 }
 
+/* The time limit settled in o against lim's ceiling, named as its setter spelled it. */
+static int check_time_limit(const struct plan_opts *o, bool from_caller,
+                            const struct plan_limits *lim, struct err *e)
+{
+    const char *where = from_caller ? "time_limit" : "options.time_limit";
+
+    if (lim->max_time_limit_s > 0 && o->time_limit_s > lim->max_time_limit_s)
+        return err_set(e, ERR_LIMIT, where, "%s: %g s is above this server's limit of %g s", where,
+                       o->time_limit_s, lim->max_time_limit_s);
+    return ERR_OK;
+}
+
 /* Each setting from the caller, else the model's "options", else the default; the options
  * so settled in *o. */
 static int settle_opts(struct plan_ctx *c, struct plan_opts *o, const struct importer *imp,
-                       struct err *e)
+                       const struct plan_limits *lim, struct err *e)
 {
     struct plan_opts mo;
     const char *chip_name;
+    bool caller_time = o->time_limit_s > 0;
     int rc;
 
     /* the model's own "options", their strings borrowed from the model's JSON */
@@ -147,6 +162,8 @@ static int settle_opts(struct plan_ctx *c, struct plan_opts *o, const struct imp
             ERR_OK)
         return rc;
     plan_opts_fill(o, &mo);
+    if ((rc = check_time_limit(o, caller_time, lim, e)) != ERR_OK)
+        return rc;
     chip_name = o->chip != NULL ? o->chip : c->m.chip;
 
     if (chip_name != NULL) {
@@ -244,7 +261,7 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
     settled = *o;
     if ((rc = check_opts(input, len, o, lim, e)) != ERR_OK ||
         (rc = load(input, len, o, lim, c, &imp, e)) != ERR_OK ||
-        (rc = settle_opts(c, &settled, imp, e)) != ERR_OK ||
+        (rc = settle_opts(c, &settled, imp, lim, e)) != ERR_OK ||
         (rc = model_resolve(&c->m, c->chip, o->threads, e)) != ERR_OK ||
         (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||
         (rc = plan_kernels_check(c, e)) != ERR_OK || (rc = lifetime_derive(&c->m, e)) != ERR_OK ||

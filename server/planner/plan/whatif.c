@@ -2,22 +2,40 @@
  * whatif.c - overrides applied to a model description's JSON (whatif.h): the document is
  * parsed with json-c, edited in place and printed again, so every field the overrides do
  * not touch reaches the new plan exactly as written.
+ *
+ * Each override key is a row of one table: how its value is checked without the model
+ * (whatif_check: types, grammars, patterns counted) and how it is applied to the model.
+ * whatif_apply checks everything first, so the application never meets a malformed value
+ * and no pattern list longer than the limit is ever walked.
  */
 #include "planner/model_json.h"
 #include "planner/whatif.h"
 
 #include <fnmatch.h>
+#include <stdint.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/dtype.h"
 #include "planner/lifetime.h"
 #include "planner/model.h"
+#include "planner/plan_options.h"
 #include "planner/base/jsonr.h"
 
 #define WHATIF_MAX_OVERRIDES (64 * 1024) /* bytes of overrides */
 #define WHATIF_MAX_DEPTH     8
+
+/* One what-if being applied. */
+struct edit {
+    const char *text; /* the model's text (remat reads its lifetimes from it) */
+    size_t len;
+    const struct plan_limits *lim;
+    json_object *root, *tensors;
+    struct whatif_result *out;
+    bool remat_grew; /* remat added tensors: a model too long is its doing */
+};
 
 static int bad(struct err *e, const char *key, const char *sub, const char *what)
 {
@@ -28,6 +46,12 @@ static int bad(struct err *e, const char *key, const char *sub, const char *what
     else
         snprintf(where, sizeof(where), "overrides.%s", key);
     return err_set(e, ERR_INVALID, where, "%s: %s", where, what);
+}
+
+/* A pattern that selects nothing (where: "overrides.remat[3]", "overrides.dtype.<p>"). */
+static int no_match(struct err *e, const char *where, const char *pattern, const char *what)
+{
+    return err_set(e, ERR_INVALID, where, "%s: \"%.100s\" matches no %s", where, pattern, what);
 }
 
 static json_object *member(json_object *o, const char *key)
@@ -51,6 +75,101 @@ static bool selects(json_object *t, const char *pattern)
            fnmatch(pattern, json_object_get_string(name), 0) == 0;
 }
 
+/* ---- checks: the overrides alone ---- */
+
+/* chip, strategies, budget, name: a plan option's value (plan_options.h), its grammar and
+ * range the table's; budget and name also fit whatif_result's fields. */
+static int check_option(json_object *v, const char *key, size_t *patterns, struct err *e)
+{
+    char label[32];
+    struct plan_opts o;
+    size_t cap = strcmp(key, "budget") == 0 ? BUDGET_MAX_TEXT + 1
+                 : strcmp(key, "name") == 0 ? sizeof(((struct whatif_result *)NULL)->name)
+                                            : SIZE_MAX;
+
+    (void)patterns;
+    memset(&o, 0, sizeof(o));
+    snprintf(label, sizeof(label), "overrides.%s", key);
+    if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0 ||
+        (size_t)json_object_get_string_len(v) >= cap)
+        return bad(e, key, NULL, "must be a non-empty string (and not too long)");
+    return plan_opt_set_json(&o, plan_opt_find(PLAN_OPT_API, key), label, v, NULL, 0, NULL, e);
+}
+
+/* dtype and sharding: {pattern: value}, a dtype's name or an array. */
+static int check_map(json_object *v, const char *key, size_t *patterns, struct err *e)
+{
+    bool is_dtype = strcmp(key, "dtype") == 0;
+
+    if (!json_object_is_type(v, json_type_object))
+        return bad(e, key, NULL, "must be an object of pattern: value");
+    JSONR_FOREACH(v, it, end)
+    {
+        json_object *val = JSONR_VAL(it);
+        if (is_dtype && (!json_object_is_type(val, json_type_string) ||
+                         dtype_parse(json_object_get_string(val),
+                                     (size_t)json_object_get_string_len(val)) == DT_INVALID))
+            return bad(e, key, JSONR_KEY(it), "must be a dtype name (f32, bf16, s8, ...)");
+        if (!is_dtype && !json_object_is_type(val, json_type_array))
+            return bad(e, key, JSONR_KEY(it), "must be an array");
+    }
+    *patterns += (size_t)json_object_object_length(v);
+    return ERR_OK;
+}
+
+static int check_mesh(json_object *v, const char *key, size_t *patterns, struct err *e)
+{
+    int64_t size;
+
+    (void)patterns;
+    if (!json_object_is_type(v, json_type_object))
+        return bad(e, key, NULL, "must be an object of axis: size");
+    JSONR_FOREACH(v, it, end)
+    {
+        if (jsonr_int(JSONR_VAL(it), &size) != 0 || size < 1)
+            return bad(e, key, JSONR_KEY(it), "must be a whole number of devices >= 1");
+    }
+    return ERR_OK;
+}
+
+/* The k-th remat pattern of v (a string, or an array of them). */
+static json_object *remat_at(json_object *v, size_t k)
+{
+    return json_object_is_type(v, json_type_array) ? json_object_array_get_idx(v, k) : v;
+}
+
+static size_t remat_count(json_object *v)
+{
+    return json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;
+}
+
+/* Where the k-th remat pattern is: "overrides.remat" for a lone one, else indexed. */
+static void remat_where(json_object *v, size_t k, char *where, size_t cap)
+{
+    if (json_object_is_type(v, json_type_array))
+        snprintf(where, cap, "overrides.remat[%zu]", k);
+    else
+        snprintf(where, cap, "overrides.remat");
+}
+
+static int check_remat(json_object *v, const char *key, size_t *patterns, struct err *e)
+{
+    char where[ERR_WHERE_MAX];
+
+    if (!json_object_is_type(v, json_type_string) && !json_object_is_type(v, json_type_array))
+        return bad(e, key, NULL, "must be a pattern or a list of patterns");
+    for (size_t k = 0; k < remat_count(v); k++) {
+        if (!json_object_is_type(remat_at(v, k), json_type_string)) {
+            remat_where(v, k, where, sizeof(where));
+            return err_set(e, ERR_INVALID, where, "%s: must be a pattern (a string)", where);
+        }
+    }
+    *patterns += remat_count(v);
+    return ERR_OK;
+}
+
+/* ---- applications: the model edited ---- */
+
 /* A new dtype for tensor t: "dtype" replaced and a given "layout" dropped, or an
  * "xla_shape" rewritten as dtype + its dims. */
 static int set_dtype(json_object *t, const char *dtype, struct err *e)
@@ -73,53 +192,77 @@ static int set_dtype(json_object *t, const char *dtype, struct err *e)
     return ERR_OK;
 }
 
-/* "dtype" and "sharding": {pattern: value} applied to every tensor selected, in order. */
-static int apply_map(json_object *tensors, json_object *map, const char *key,
-                     struct whatif_result *out, struct err *e)
+static int apply_option(struct edit *ed, const char *key, json_object *v, struct err *e)
 {
-    size_t n = json_object_array_length(tensors);
+    json_object *opts;
+    struct whatif_result *out = ed->out;
+
+    (void)e;
+    if (strcmp(key, "chip") == 0) {
+        out->chip_set = true;
+        json_object_object_add(ed->root, key, json_object_get(v));
+    } else if (strcmp(key, "strategies") == 0) {
+        out->strategies_set = true;
+        if (!json_object_is_type(opts = member(ed->root, "options"), json_type_object)) {
+            opts = json_object_new_object();
+            json_object_object_add(ed->root, "options", opts);
+        }
+        json_object_object_add(opts, key, json_object_get(v));
+    } else if (strcmp(key, "budget") == 0) {
+        snprintf(out->budget, sizeof(out->budget), "%s", json_object_get_string(v));
+    } else {
+        snprintf(out->name, sizeof(out->name), "%s", json_object_get_string(v));
+    }
+    return ERR_OK;
+}
+
+/* "dtype" and "sharding": {pattern: value} applied to every tensor selected, in order; a
+ * pattern that selects none is refused. */
+static int apply_map(struct edit *ed, const char *key, json_object *map, struct err *e)
+{
+    size_t n = json_object_array_length(ed->tensors);
+    bool is_dtype = strcmp(key, "dtype") == 0;
     int rc;
 
-    if (!json_object_is_type(map, json_type_object))
-        return bad(e, key, NULL, "must be an object of pattern: value");
     JSONR_FOREACH(map, it, end)
     {
         const char *pattern = JSONR_KEY(it);
         json_object *v = JSONR_VAL(it);
-        bool is_dtype = strcmp(key, "dtype") == 0;
-        if (is_dtype ? !json_object_is_type(v, json_type_string)
-                     : !json_object_is_type(v, json_type_array))
-            return bad(e, key, pattern, is_dtype ? "must be a dtype name" : "must be an array");
+        size_t hits = 0;
         for (size_t i = 0; i < n; i++) {
-            json_object *t = json_object_array_get_idx(tensors, i);
+            json_object *t = json_object_array_get_idx(ed->tensors, i);
             if (!selects(t, pattern))
                 continue;
-            out->matched++;
+            hits++;
             if (is_dtype && (rc = set_dtype(t, json_object_get_string(v), e)) != ERR_OK)
                 return rc;
             if (!is_dtype)
                 json_object_object_add(t, "sharding", json_object_get(v));
         }
+        if (hits == 0) {
+            char where[ERR_WHERE_MAX];
+            snprintf(where, sizeof(where), "overrides.%s.%.100s", key, pattern);
+            return no_match(e, where, pattern, "tensor");
+        }
+        ed->out->matched += hits;
     }
     return ERR_OK;
 }
 
-static int apply_mesh(json_object *root, json_object *map, struct err *e)
+static int apply_mesh(struct edit *ed, const char *key, json_object *map, struct err *e)
 {
-    json_object *mesh = member(root, "mesh");
+    json_object *mesh = member(ed->root, "mesh");
     int64_t size;
 
-    if (!json_object_is_type(map, json_type_object))
-        return bad(e, "mesh", NULL, "must be an object of axis: size");
+    (void)e;
     if (!json_object_is_type(mesh, json_type_object)) {
         mesh = json_object_new_object();
-        json_object_object_add(root, "mesh", mesh);
+        json_object_object_add(ed->root, key, mesh);
     }
     JSONR_FOREACH(map, it, end)
     {
-        if (jsonr_int(JSONR_VAL(it), &size) != 0 || size < 1)
-            return bad(e, "mesh", JSONR_KEY(it), "must be a whole number of devices >= 1");
-        json_object_object_add(mesh, JSONR_KEY(it), json_object_new_int64(size));
+        if (jsonr_int(JSONR_VAL(it), &size) == 0) /* checked: always */
+            json_object_object_add(mesh, JSONR_KEY(it), json_object_new_int64(size));
     }
     return ERR_OK;
 }
@@ -127,172 +270,244 @@ static int apply_mesh(json_object *root, json_object *map, struct err *e)
 /* A live pair [a, b) as a JSON array. */
 static json_object *live_new(int64_t a, int64_t b)
 {
-    json_object *l = json_object_new_array();
+    json_object *l = json_object_new_array_ext(2);
 
-    json_object_array_add(l, json_object_new_int64(a));
-    json_object_array_add(l, json_object_new_int64(b));
+    if (l != NULL && (json_object_array_add(l, json_object_new_int64(a)) != 0 ||
+                      json_object_array_add(l, json_object_new_int64(b)) != 0)) {
+        json_object_put(l);
+        return NULL;
+    }
     return l;
 }
 
-/* Splits each selected activation (see whatif.h); m holds the lifetimes of the original. */
-static int remat_one(json_object *tensors, const struct model *m, const char *pattern,
-                     struct whatif_result *out, struct err *e)
+/* Marks in split[] the activations of m the remat patterns v select and that are long
+ * enough to split (each at most once), counting them in *nsplit; a pattern that selects no
+ * activation is refused. */
+static int remat_select(struct edit *ed, const struct model *m, json_object *v, bool *split,
+                        size_t *nsplit, struct err *e)
 {
-    size_t n = m->n; /* only the original tensors: the copies are not split again */
-    char name[MODEL_MAX_NAME + 16];
+    char where[ERR_WHERE_MAX];
 
-    for (size_t i = 0; i < n; i++) {
-        json_object *t = json_object_array_get_idx(tensors, i), *copy = NULL;
-        const struct model_tensor *mt = &m->tensors[i];
-        if (mt->kind != TENSOR_ACTIVATION || !selects(t, pattern) ||
-            mt->live_end - mt->live_start <= 2)
-            continue;
-        if (json_object_deep_copy(t, &copy, NULL) != 0)
-            return err_set(e, ERR_NOMEM, "", "out of memory");
-        snprintf(name, sizeof(name), "%s/remat", mt->name);
-        json_object_object_add(copy, "name", json_object_new_string(name));
-        json_object_object_add(copy, "live", live_new(mt->live_end - 1, mt->live_end));
-        json_object_object_add(t, "live", live_new(mt->live_start, mt->live_start + 1));
-        json_object_array_add(tensors, copy);
-        out->matched++;
+    for (size_t k = 0; k < remat_count(v); k++) {
+        const char *pattern = json_object_get_string(remat_at(v, k));
+        size_t hits = 0;
+        for (size_t i = 0; i < m->n; i++) {
+            const struct model_tensor *mt = &m->tensors[i];
+            if (mt->kind != TENSOR_ACTIVATION ||
+                !selects(json_object_array_get_idx(ed->tensors, i), pattern))
+                continue;
+            hits++;
+            if (!split[i] && mt->live_end - mt->live_start > 2) {
+                split[i] = true;
+                (*nsplit)++;
+            }
+        }
+        if (hits == 0) {
+            remat_where(v, k, where, sizeof(where));
+            return no_match(e, where, pattern, "activation");
+        }
     }
     return ERR_OK;
 }
 
-static int apply_remat(const char *text, size_t len, const struct plan_limits *l,
-                       json_object *tensors, json_object *v, struct whatif_result *out,
-                       struct err *e)
+/* Tensor i of m split in two (whatif.h): the original keeps its producing step, a copy
+ * "<name>/remat" its last use. */
+static int remat_split(struct edit *ed, const struct model *m, size_t i, struct err *e)
 {
+    const struct model_tensor *mt = &m->tensors[i];
+    json_object *t = json_object_array_get_idx(ed->tensors, i), *copy = NULL, *a, *b;
+    char name[MODEL_MAX_NAME + 16];
+
+    snprintf(name, sizeof(name), "%s/remat", mt->name);
+    a = live_new(mt->live_end - 1, mt->live_end);
+    b = live_new(mt->live_start, mt->live_start + 1);
+    if (a == NULL || b == NULL || json_object_deep_copy(t, &copy, NULL) != 0 ||
+        json_object_array_add(ed->tensors, copy) != 0) {
+        json_object_put(a);
+        json_object_put(b);
+        json_object_put(copy);
+        return err_set(e, ERR_NOMEM, "", "out of memory");
+    }
+    json_object_object_add(copy, "name", json_object_new_string(name));
+    json_object_object_add(copy, "live", a);
+    json_object_object_add(t, "live", b);
+    return ERR_OK;
+}
+
+/* Splits each activation the patterns select (whatif.h), once, after counting the tensors
+ * it adds against the limit; m holds the lifetimes of the original. */
+static int apply_remat(struct edit *ed, const char *key, json_object *v, struct err *e)
+{
+    const struct plan_limits *l = ed->lim;
     struct model_limits ml = {l->max_input_bytes, l->max_json_depth, l->max_tensors, l->max_ops, 0};
     struct model m;
-    size_t np;
+    bool *split = NULL;
+    size_t nsplit = 0, n;
     int rc;
 
-    if (!json_object_is_type(v, json_type_string) && !json_object_is_type(v, json_type_array))
-        return bad(e, "remat", NULL, "must be a pattern or a list of patterns");
-    np = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 1;
-    if ((rc = model_parse_json(text, len, &ml, &m, e)) != ERR_OK)
+    if ((rc = model_parse_json(ed->text, ed->len, &ml, &m, e)) != ERR_OK)
         return rc;
     if ((rc = lifetime_derive(&m, e)) != ERR_OK)
         goto out;
-    for (size_t k = 0; k < np && rc == ERR_OK; k++) {
-        json_object *p =
-            json_object_is_type(v, json_type_array) ? json_object_array_get_idx(v, k) : v;
-        if (!json_object_is_type(p, json_type_string)) {
-            rc = bad(e, "remat", NULL, "patterns must be strings");
-            break;
-        }
-        rc = remat_one(tensors, &m, json_object_get_string(p), out, e);
+    n = m.n;
+    if (json_object_array_length(ed->tensors) != n) {
+        rc = err_set(e, ERR_INTERNAL, "tensors", "the model's tensors read twice differ");
+        goto out;
     }
+    if ((split = calloc(n > 0 ? n : 1, sizeof(*split))) == NULL) {
+        rc = err_set(e, ERR_NOMEM, "", "out of memory");
+        goto out;
+    }
+    if ((rc = remat_select(ed, &m, v, split, &nsplit, e)) != ERR_OK)
+        goto out;
+    if (nsplit > l->max_tensors - n) { /* n <= max_tensors: the parse held it there */
+        rc = err_set(e, ERR_LIMIT, "overrides.remat",
+                     "overrides.%s: rematerialising %zu activations makes %zu tensors; the "
+                     "limit is %zu",
+                     key, nsplit, n + nsplit, l->max_tensors);
+        goto out;
+    }
+    for (size_t i = 0; i < n && rc == ERR_OK; i++)
+        if (split[i])
+            rc = remat_split(ed, &m, i, e);
+    ed->out->matched += nsplit;
+    ed->remat_grew = nsplit > 0;
 out:
+    free(split);
     model_free(&m);
     return rc;
 }
 
-/* A string override into *dst (cap bytes) or, when dst is NULL, into the model at key. */
-static int apply_string(json_object *root, json_object *v, const char *key, char *dst, size_t cap,
-                        struct err *e)
+/* ---- the table ---- */
+
+static const struct rule {
+    const char *key;
+    int (*check)(json_object *v, const char *key, size_t *patterns, struct err *e);
+    int (*apply)(struct edit *ed, const char *key, json_object *v, struct err *e);
+} rules[] = {
+    {"chip", check_option, apply_option},   {"strategies", check_option, apply_option},
+    {"budget", check_option, apply_option}, {"name", check_option, apply_option},
+    {"dtype", check_map, apply_map},        {"mesh", check_mesh, apply_mesh},
+    {"sharding", check_map, apply_map},     {"remat", check_remat, apply_remat},
+};
+
+static const struct rule *rule_find(const char *key)
 {
-    if (!json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0 ||
-        (dst != NULL && (size_t)json_object_get_string_len(v) >= cap))
-        return bad(e, key, NULL, "must be a non-empty string (and not too long)");
-    if (dst != NULL)
-        snprintf(dst, cap, "%s", json_object_get_string(v));
-    else
-        json_object_object_add(root, key, json_object_get(v));
+    for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+        if (strcmp(rules[i].key, key) == 0)
+            return &rules[i];
+    return NULL;
+}
+
+/* Parses and checks the overrides into *ov (the caller puts it, whatever this returns). */
+static int load_overrides(const char *overrides, size_t olen, const struct plan_limits *lim,
+                          json_object **ov, struct err *e)
+{
+    size_t patterns = 0;
+    int rc;
+
+    *ov = NULL;
+    if (olen > WHATIF_MAX_OVERRIDES)
+        return err_set(e, ERR_LIMIT, "overrides", "overrides: more than %d bytes",
+                       WHATIF_MAX_OVERRIDES);
+    if ((rc = jsonr_load(overrides, olen, WHATIF_MAX_DEPTH, "overrides", ov, e)) != ERR_OK)
+        return rc;
+    if (!json_object_is_type(*ov, json_type_object))
+        return err_set(e, ERR_INVALID, "overrides", "overrides: must be a JSON object");
+    JSONR_FOREACH(*ov, it, end)
+    {
+        const struct rule *r = rule_find(JSONR_KEY(it));
+        if (r == NULL)
+            return bad(e, JSONR_KEY(it), NULL,
+                       "unknown override (known: chip, strategies, budget, name, dtype, mesh, "
+                       "sharding, remat)");
+        if ((rc = r->check(JSONR_VAL(it), r->key, &patterns, e)) != ERR_OK)
+            return rc;
+    }
+    if (patterns > lim->max_patterns)
+        return err_set(e, ERR_LIMIT, "overrides",
+                       "overrides: %zu patterns; the limit is %zu in all (dtype, sharding and "
+                       "remat together)",
+                       patterns, lim->max_patterns);
     return ERR_OK;
 }
 
-/* One override key. */
-static int apply_key(const char *text, size_t len, const struct plan_limits *l, json_object *root,
-                     const char *key, json_object *v, struct whatif_result *out, struct err *e)
+static const struct plan_limits *limits_or_default(const struct plan_limits *lim,
+                                                   struct plan_limits *defaults)
 {
-    json_object *tensors = member(root, "tensors"), *opts;
-    struct budget b;
+    if (lim != NULL)
+        return lim;
+    plan_limits_default(defaults);
+    return defaults;
+}
 
-    if (strcmp(key, "chip") == 0) {
-        out->chip_set = true;
-        return apply_string(root, v, key, NULL, 0, e);
+int whatif_check(const char *overrides, size_t olen, const struct plan_limits *lim, struct err *e)
+{
+    struct plan_limits defaults;
+    json_object *ov = NULL;
+    int rc = load_overrides(overrides, olen, limits_or_default(lim, &defaults), &ov, e);
+
+    json_object_put(ov);
+    return rc;
+}
+
+/* The edited model printed into out->model, held to the input limit. */
+static int print_model(struct edit *ed, struct err *e)
+{
+    struct whatif_result *out = ed->out;
+    size_t n = 0;
+    const char *text;
+
+    json_object_object_add(ed->root, "name", json_object_new_string(out->name));
+    text = json_object_to_json_string_length(
+        ed->root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+    if (text == NULL)
+        return err_set(e, ERR_NOMEM, "", "out of memory writing the model");
+    if (n > ed->lim->max_input_bytes) {
+        const char *where = ed->remat_grew ? "overrides.remat" : "overrides";
+        return err_set(e, ERR_LIMIT, where, "%s: the new model is %zu bytes; the limit is %zu",
+                       where, n, ed->lim->max_input_bytes);
     }
-    if (strcmp(key, "strategies") == 0) {
-        out->strategies_set = true;
-        if (!json_object_is_type(opts = member(root, "options"), json_type_object)) {
-            opts = json_object_new_object();
-            json_object_object_add(root, "options", opts);
-        }
-        return apply_string(opts, v, key, NULL, 0, e);
-    }
-    if (strcmp(key, "budget") == 0)
-        return apply_string(root, v, key, out->budget, sizeof(out->budget), e) != ERR_OK
-                   ? ERR_INVALID
-                   : budget_parse("budget", out->budget, &b, e);
-    if (strcmp(key, "name") == 0)
-        return apply_string(root, v, key, out->name, sizeof(out->name), e);
-    if (strcmp(key, "dtype") == 0 || strcmp(key, "sharding") == 0)
-        return apply_map(tensors, v, key, out, e);
-    if (strcmp(key, "mesh") == 0)
-        return apply_mesh(root, v, e);
-    if (strcmp(key, "remat") == 0)
-        return apply_remat(text, len, l, tensors, v, out, e);
-    return bad(e, key, NULL,
-               "unknown override (known: chip, strategies, budget, name, dtype, mesh, sharding, "
-               "remat)");
+    if ((out->model = malloc(n + 1)) == NULL)
+        return err_set(e, ERR_NOMEM, "", "out of memory writing the model");
+    memcpy(out->model, text, n + 1);
+    out->model_len = n;
+    return ERR_OK;
 }
 
 int whatif_apply(const char *model, size_t len, const char *overrides, size_t olen,
                  const struct plan_limits *lim, struct whatif_result *out, struct err *e)
 {
     struct plan_limits defaults;
-    json_object *root = NULL, *ov = NULL, *name;
-    const char *text;
+    struct edit ed;
+    json_object *ov = NULL, *name;
     int rc;
 
     memset(out, 0, sizeof(*out));
-    if (lim == NULL) {
-        plan_limits_default(&defaults);
-        lim = &defaults;
-    }
-    if (olen > WHATIF_MAX_OVERRIDES)
-        return err_set(e, ERR_LIMIT, "overrides", "overrides: more than %d bytes",
-                       WHATIF_MAX_OVERRIDES);
-    if ((rc = jsonr_load(overrides, olen, WHATIF_MAX_DEPTH, "overrides", &ov, e)) != ERR_OK)
+    ed = (struct edit){model, len, limits_or_default(lim, &defaults), NULL, NULL, out, false};
+    if ((rc = load_overrides(overrides, olen, ed.lim, &ov, e)) != ERR_OK)
         goto out;
-    if (!json_object_is_type(ov, json_type_object)) {
-        rc = err_set(e, ERR_INVALID, "overrides", "overrides: must be a JSON object");
+    if ((rc = jsonr_load(model, len, ed.lim->max_json_depth, "model", &ed.root, e)) != ERR_OK)
         goto out;
-    }
-    if ((rc = jsonr_load(model, len, lim->max_json_depth, "model", &root, e)) != ERR_OK)
-        goto out;
-    if (!json_object_is_type(root, json_type_object) ||
-        !json_object_is_type(member(root, "tensors"), json_type_array)) {
+    ed.tensors = member(ed.root, "tensors");
+    if (!json_object_is_type(ed.root, json_type_object) ||
+        !json_object_is_type(ed.tensors, json_type_array)) {
         rc = err_set(e, ERR_INVALID, "tensors",
                      "a what-if needs a native JSON model description with a tensors array");
         goto out;
     }
-    name = member(root, "name");
+    name = member(ed.root, "name");
     snprintf(out->name, sizeof(out->name), "%.100s (what-if)",
              json_object_is_type(name, json_type_string) ? json_object_get_string(name) : "model");
     JSONR_FOREACH(ov, it, end)
     {
-        if ((rc = apply_key(model, len, lim, root, JSONR_KEY(it), JSONR_VAL(it), out, e)) != ERR_OK)
+        const struct rule *r = rule_find(JSONR_KEY(it));
+        if ((rc = r->apply(&ed, r->key, JSONR_VAL(it), e)) != ERR_OK)
             goto out;
     }
-    json_object_object_add(root, "name", json_object_new_string(out->name));
-    text = json_object_to_json_string_ext(root,
-                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-    out->model_len = text != NULL ? strlen(text) : 0;
-    if (text == NULL || (out->model = strdup(text)) == NULL) {
-        rc = err_set(e, ERR_NOMEM, "", "out of memory writing the model");
-        goto out;
-    }
-    if (out->model_len > lim->max_input_bytes) {
-        free(out->model);
-        out->model = NULL;
-        rc = err_set(e, ERR_LIMIT, "", "the new model is %zu bytes; the limit is %zu",
-                     out->model_len, lim->max_input_bytes);
-    }
+    rc = print_model(&ed, e);
 out:
-    json_object_put(root);
+    json_object_put(ed.root);
     json_object_put(ov);
     return rc;
 }
