@@ -126,6 +126,36 @@ static int expect(struct cursor *c, char ch, const char *what)
     return cursor_accept(c, ch) ? ERR_OK : expected(c, what);
 }
 
+/* After an item of a "(a, b, ...)" list: a ')' ends the list (*end true), a ',' leads to the
+ * next item, anything else is expected(what). */
+static int list_next(struct cursor *c, bool *end, const char *what)
+{
+    skip_ws(c);
+    *end = cursor_accept(c, ')');
+    return *end || cursor_accept(c, ',') ? ERR_OK : expected(c, what);
+}
+
+/* The next ", key = value" of an attribute list: its key in *key, the cursor at the value;
+ * key->len 0 when no ',' follows (the list's end). */
+static int attr_key(struct cursor *c, struct hlo_span *key)
+{
+    int rc;
+
+    skip_ws(c);
+    if (!cursor_accept(c, ',')) {
+        key->len = 0;
+        return ERR_OK;
+    }
+    skip_ws(c);
+    *key = word(c);
+    if (key->len == 0)
+        return expected(c, "an attribute name");
+    if ((rc = expect(c, '=', "'=' after the attribute name")) != ERR_OK)
+        return rc;
+    skip_ws(c);
+    return ERR_OK;
+}
+
 /* ---- growth ------------------------------------------------------------------------ */
 
 /* A vec_reserve or vec_push failure (rc) of one of the module's arrays as its error. */
@@ -208,6 +238,18 @@ static int scan_balanced(struct cursor *c, bool stop_at_comma)
     return ERR_OK;
 }
 
+/* An attribute's value at the cursor, brackets and strings balanced, into *val. */
+static int attr_value(struct cursor *c, struct hlo_span *val)
+{
+    int rc;
+
+    val->off = (uint32_t)c->i;
+    if ((rc = scan_balanced(c, true)) != ERR_OK)
+        return rc;
+    val->len = (uint32_t)(c->i - val->off);
+    return ERR_OK;
+}
+
 static int push_leaf(struct parser *p, struct hlo_span sp, const uint32_t *path, unsigned depth)
 {
     struct hlo_leaf l;
@@ -269,24 +311,14 @@ static int any_shape(struct parser *p, bool collect, uint32_t *path, unsigned de
                        c->line, cursor_col(c), HLO_MAX_TUPLE_DEPTH);
     c->i++;
     skip_ws(c);
-    if (cursor_peek(c) == ')') {
-        c->i++;
-        return ERR_OK;
-    }
-    for (;; k++) {
+    for (bool end = cursor_accept(c, ')'); !end; k++) {
         skip_ws(c);
         path[depth] = k;
-        if ((rc = any_shape(p, collect, path, depth + 1)) != ERR_OK)
+        if ((rc = any_shape(p, collect, path, depth + 1)) != ERR_OK ||
+            (rc = list_next(c, &end, "',' or ')' in a tuple shape")) != ERR_OK)
             return rc;
-        skip_ws(c);
-        if (cursor_peek(c) == ')') {
-            c->i++;
-            return ERR_OK;
-        }
-        if (cursor_peek(c) != ',')
-            return expected(c, "',' or ')' in a tuple shape");
-        c->i++;
     }
+    return ERR_OK;
 }
 
 /* ---- names ------------------------------------------------------------------------- */
@@ -371,24 +403,13 @@ static int operands(struct parser *p, struct hlo_instr *in)
             return expected(c, "a parameter number");
         return expect(c, ')', "')'");
     }
-    if (cursor_peek(c) == ')') {
-        c->i++;
-        return ERR_OK;
-    }
-    for (;;) {
+    for (bool end = cursor_accept(c, ')'); !end; in->nopnds++) {
         skip_ws(c);
-        if ((rc = operand(p)) != ERR_OK)
+        if ((rc = operand(p)) != ERR_OK ||
+            (rc = list_next(c, &end, "',' or ')' after an operand")) != ERR_OK)
             return rc;
-        in->nopnds++;
-        skip_ws(c);
-        if (cursor_peek(c) == ')') {
-            c->i++;
-            return ERR_OK;
-        }
-        if (cursor_peek(c) != ',')
-            return expected(c, "',' or ')' after an operand");
-        c->i++;
     }
+    return ERR_OK;
 }
 
 /* Computation names in an attribute value: %a or {%a, %b}. */
@@ -458,21 +479,10 @@ static int attributes(struct parser *p, struct hlo_instr *in)
 
     for (;;) {
         struct hlo_span key, val;
-        skip_ws(c);
-        if (cursor_peek(c) != ',')
-            return ERR_OK;
-        c->i++;
-        skip_ws(c);
-        key = word(c);
-        if (key.len == 0)
-            return expected(c, "an attribute name");
-        if ((rc = expect(c, '=', "'=' after the attribute name")) != ERR_OK)
+        if ((rc = attr_key(c, &key)) != ERR_OK || key.len == 0)
             return rc;
-        skip_ws(c);
-        val.off = (uint32_t)c->i;
-        if ((rc = scan_balanced(c, true)) != ERR_OK)
+        if ((rc = attr_value(c, &val)) != ERR_OK)
             return rc;
-        val.len = (uint32_t)(c->i - val.off);
         if (in == NULL)
             continue;
         if (span_eq(c->s, key, "index")) {
@@ -697,26 +707,17 @@ static int header(struct parser *p)
         return rc;
     for (;;) {
         struct hlo_span key, val;
-        skip_ws(c);
-        if (cursor_peek(c) != ',')
-            break;
-        c->i++;
-        skip_ws(c);
-        key = word(c);
-        if (key.len == 0)
-            return expected(c, "an attribute name");
-        if ((rc = expect(c, '=', "'=' after the attribute name")) != ERR_OK)
+        if ((rc = attr_key(c, &key)) != ERR_OK)
             return rc;
-        skip_ws(c);
+        if (key.len == 0)
+            break;
         if (span_eq(c->s, key, "input_output_alias")) {
             if ((rc = io_alias(p)) != ERR_OK)
                 return rc;
             continue;
         }
-        val.off = (uint32_t)c->i;
-        if ((rc = scan_balanced(c, true)) != ERR_OK)
+        if ((rc = attr_value(c, &val)) != ERR_OK)
             return rc;
-        val.len = (uint32_t)(c->i - val.off);
         if (span_eq(c->s, key, "is_scheduled"))
             m->scheduled = span_eq(c->s, val, "true");
     }

@@ -64,21 +64,31 @@ static const char *const tensor_keys[] = {
     "live", "sharding", "tags",  "donated", "description", NULL,
 };
 
+/* Field of tensor i as a JSON array (of what: "dims"), its length in *n. */
+static int tensor_array(struct ctx *c, size_t i, json_object *js, const char *field,
+                        const char *what, size_t *n)
+{
+    if (!json_object_is_type(js, json_type_array))
+        return terr(c, ERR_INVALID, i, field, "must be an array of %s, got %s", what,
+                    jsonr_type_name(js));
+    *n = json_object_array_length(js);
+    return ERR_OK;
+}
+
 static int parse_dims(struct ctx *c, size_t i, json_object *js, struct shape *sh)
 {
-    size_t rank;
+    size_t rank = 0;
+    int rc;
 
-    if (!json_object_is_type(js, json_type_array))
-        return terr(c, ERR_INVALID, i, "shape", "must be an array of dims, got %s",
-                    jsonr_type_name(js));
-    rank = json_object_array_length(js);
+    if ((rc = tensor_array(c, i, js, "shape", "dims", &rank)) != ERR_OK)
+        return rc;
     if (rank > SHAPE_MAX_RANK)
         return terr(c, ERR_LIMIT, i, "shape", "rank %zu is above the limit of %d", rank,
                     SHAPE_MAX_RANK);
     sh->rank = (uint8_t)rank;
     for (size_t d = 0; d < rank; d++) {
         json_object *v = json_object_array_get_idx(js, d);
-        char field[24];
+        char field[32];
         int64_t x;
         int r = jsonr_int(v, &x);
         if (r == 0 && x >= 0) { /* the usual case: no field name to format */
@@ -317,12 +327,11 @@ static int parse_live(struct ctx *c, size_t i, json_object *jl, struct model_ten
 
 static int parse_tags(struct ctx *c, size_t i, json_object *jt, struct model_tensor *t)
 {
-    size_t k;
+    size_t k = 0;
+    int rc;
 
-    if (!json_object_is_type(jt, json_type_array))
-        return terr(c, ERR_INVALID, i, "tags", "must be an array of strings, got %s",
-                    jsonr_type_name(jt));
-    k = json_object_array_length(jt);
+    if ((rc = tensor_array(c, i, jt, "tags", "strings", &k)) != ERR_OK)
+        return rc;
     if (k > MODEL_MAX_TAGS)
         return terr(c, ERR_LIMIT, i, "tags", "%zu tags; the limit is %d", k, MODEL_MAX_TAGS);
     if (k == 0)
@@ -334,7 +343,7 @@ static int parse_tags(struct ctx *c, size_t i, json_object *jt, struct model_ten
         json_object *v = json_object_array_get_idx(jt, j);
         const char *s;
         size_t n;
-        char field[24];
+        char field[32];
         snprintf(field, sizeof(field), "tags[%zu]", j);
         if (jsonr_str(v, MODEL_MAX_NAME, &s, &n) != 0)
             return terr(c, ERR_INVALID, i, field,

@@ -193,13 +193,6 @@ static uint64_t scope_of(uint32_t region, uint32_t elem)
     return (uint64_t)region << 32 | elem;
 }
 
-int sh_grow_err(struct sh_translator *t, int rc)
-{
-    return err_set(t->c.e, rc, "",
-                   rc == ERR_LIMIT ? "StableHLO module too large"
-                                   : "out of memory translating StableHLO");
-}
-
 /* Appends x to one of the translation's vecs. */
 static int push(struct sh_translator *t, struct vec *v, const void *x)
 {
@@ -744,6 +737,18 @@ static void region_name(const struct sh_translator *t, const struct stmt *st, co
         snprintf(out, cap, "%s.%.*s.%s", t->fname, (int)st->res_len, c->s + st->res_off, kind);
 }
 
+/* A "%name" at the cursor, stepped past, as args' pair k (offset, length); what the error
+ * says was expected when there is none or no room for it (k is SH_MAX_RESULTS). */
+static int arg_name(struct cursor *c, uint32_t *args, uint32_t k, const char *what)
+{
+    if (cursor_peek(c) != '%' || k == SH_MAX_RESULTS)
+        return cursor_fail(c, "expected %s", what);
+    c->i++;
+    args[2 * k] = (uint32_t)c->i;
+    args[2 * k + 1] = (uint32_t)cursor_span(c, ident_ch);
+    return ERR_OK;
+}
+
 /* The while's header "(%a = %x, ...) : T, ...": the loop variables' names (offset, length
  * pairs in args), their initial values (HLO operands in init) and the state's tuple shape. */
 static int while_head(struct sh_translator *t, const struct stmt *st, uint32_t *args,
@@ -758,15 +763,11 @@ static int while_head(struct sh_translator *t, const struct stmt *st, uint32_t *
         cursor_skip_blanks(c);
         if (cursor_peek(c) == ')')
             break;
-        if (cursor_peek(c) != '%' || *nargs == SH_MAX_RESULTS)
-            return cursor_fail(c, "expected %%name = %%value in the while's operands");
-        c->i++;
-        args[2 * *nargs] = (uint32_t)c->i;
-        args[2 * *nargs + 1] = (uint32_t)cursor_span(c, ident_ch);
+        if ((rc = arg_name(c, args, *nargs, "%name = %value in the while's operands")) != ERR_OK)
+            return rc;
         ++*nargs;
-        cursor_skip_blanks(c);
-        if (!cursor_accept(c, '='))
-            return cursor_fail(c, "expected '=' in the while's operands");
+        if ((rc = sh_expect(c, '=', "'=' in the while's operands")) != ERR_OK)
+            return rc;
         cursor_skip_blanks(c);
         if (cursor_peek(c) != '%')
             return cursor_fail(c, "expected the loop variable's initial value");
@@ -776,9 +777,8 @@ static int while_head(struct sh_translator *t, const struct stmt *st, uint32_t *
         (void)cursor_accept(c, ',');
     }
     c->i++;
-    cursor_skip_blanks(c);
-    if (!cursor_accept(c, ':'))
-        return cursor_fail(c, "expected ': types' after the while's operands");
+    if ((rc = sh_expect(c, ':', "': types' after the while's operands")) != ERR_OK)
+        return rc;
     if ((rc = type_list(t, shape, true, &ntypes)) != ERR_OK)
         return rc;
     if (ntypes != *nargs || (st->nres > 1 ? st->nres : 1) != *nargs)
@@ -950,14 +950,10 @@ static int block_args(struct sh_translator *t, uint32_t *args, uint32_t *nargs,
             skip_nl(c);
             if (cursor_peek(c) == ')')
                 break;
-            if (cursor_peek(c) != '%' || *nargs == SH_MAX_RESULTS)
-                return cursor_fail(c, "expected a block argument %%name: type");
-            c->i++;
-            args[2 * *nargs] = (uint32_t)c->i;
-            args[2 * *nargs + 1] = (uint32_t)cursor_span(c, ident_ch);
-            cursor_skip_blanks(c);
-            if (!cursor_accept(c, ':'))
-                return cursor_fail(c, "expected ':' after the block argument");
+            if ((rc = arg_name(c, args, *nargs, "a block argument %name: type")) != ERR_OK)
+                return rc;
+            if ((rc = sh_expect(c, ':', "':' after the block argument")) != ERR_OK)
+                return rc;
             if ((*nargs > 0 && (rc = sh_buf_add(t, shape, ", ", 2)) != ERR_OK) ||
                 (rc = type_at(t, shape)) != ERR_OK)
                 return rc;
@@ -970,9 +966,8 @@ static int block_args(struct sh_translator *t, uint32_t *args, uint32_t *nargs,
         }
         c->i++;
     }
-    cursor_skip_blanks(c);
-    if (!cursor_accept(c, ':'))
-        return cursor_fail(c, "expected ':' after the block's arguments");
+    if ((rc = sh_expect(c, ':', "':' after the block's arguments")) != ERR_OK)
+        return rc;
     return sh_buf_add(t, shape, ")", 1);
 }
 
@@ -984,9 +979,8 @@ static int result_types(struct sh_translator *t, struct sh_buf *shape, uint32_t 
     struct sh_buf first = {0};
     int rc;
 
-    cursor_skip_blanks(c);
-    if (!cursor_accept(c, ':'))
-        return cursor_fail(c, "expected ': types' after the regions");
+    if ((rc = sh_expect(c, ':', "': types' after the regions")) != ERR_OK)
+        return rc;
     if ((rc = type_list(t, &first, true, n)) != ERR_OK)
         goto out;
     cursor_skip_blanks(c);
@@ -1183,6 +1177,7 @@ static int statement(struct sh_translator *t)
     struct cursor *c = &t->c;
     struct stmt st = {0};
     bool quoted = false;
+    int rc;
 
     st.line = t->at_line = c->line;
     st.col = t->at_col = cursor_col(c);
@@ -1198,9 +1193,8 @@ static int statement(struct sh_translator *t)
                 return cursor_fail(c, "expected a result count after ':'");
             st.nres = (uint32_t)n;
         }
-        cursor_skip_blanks(c);
-        if (!cursor_accept(c, '='))
-            return cursor_fail(c, "expected '=' after the results (one %%name or %%name:N)");
+        if ((rc = sh_expect(c, '=', "'=' after the results (one %name or %name:N)")) != ERR_OK)
+            return rc;
         cursor_skip_blanks(c);
     }
     if (cursor_peek(c) == '"') {

@@ -106,6 +106,13 @@ static inline bool ident_ch(char ch)
            ch == '_' || ch == '.' || ch == '$' || ch == '-';
 }
 
+/* Steps past blanks, then past ch; "expected WHAT" at the cursor when ch is not there. */
+static inline int sh_expect(struct cursor *c, char ch, const char *what)
+{
+    cursor_skip_blanks(c);
+    return cursor_accept(c, ch) ? ERR_OK : cursor_fail(c, "expected %s", what);
+}
+
 /* Appends without the output bound: for text that copies what the output holds already. */
 int sh_buf_keep(struct sh_translator *t, struct sh_buf *b, const char *s, size_t n);
 

@@ -46,9 +46,8 @@ static int sdy_mesh_body(struct sh_translator *t, struct sdy_mesh *m)
 
     m->naxes = 0;
     m->devices = 1;
-    cursor_skip_blanks(c);
-    if (!cursor_accept(c, '<'))
-        return cursor_fail(c, "expected '<' to open the mesh");
+    if ((rc = sh_expect(c, '<', "'<' to open the mesh")) != ERR_OK)
+        return rc;
     cursor_skip_blanks(c);
     bracket = cursor_peek(c) == '[';
     c->i += bracket;
@@ -65,9 +64,8 @@ static int sdy_mesh_body(struct sh_translator *t, struct sdy_mesh *m)
             if (m->axes[k].len == a.len && memcmp(c->s + m->axes[k].off, c->s + a.off, a.len) == 0)
                 return cursor_fail_at(c->e, line, col, "the mesh names axis \"%.*s\" twice",
                                       (int)(a.len > 200 ? 200 : a.len), c->s + a.off);
-        cursor_skip_blanks(c);
-        if (!cursor_accept(c, '='))
-            return cursor_fail(c, "expected '=' and the axis size");
+        if ((rc = sh_expect(c, '=', "'=' and the axis size")) != ERR_OK)
+            return rc;
         cursor_skip_blanks(c);
         if (!cursor_uint(c, &size) || size < 1)
             return cursor_fail(c, "expected the axis size (a number of devices, at least 1)");
@@ -106,9 +104,8 @@ int sh_sdy_mesh_def(struct sh_translator *t)
     int rc;
 
     c->i += 8; /* sdy.mesh */
-    cursor_skip_blanks(c);
-    if (!cursor_accept(c, '@'))
-        return cursor_fail(c, "expected @name after sdy.mesh");
+    if ((rc = sh_expect(c, '@', "@name after sdy.mesh")) != ERR_OK)
+        return rc;
     if ((rc = vec_reserve(&t->meshes, t->meshes.n + 1)) != ERR_OK)
         return sh_grow_err(t, rc);
     m = vec_at(&t->meshes, t->meshes.n); /* counted once whole (below) */
@@ -116,9 +113,8 @@ int sh_sdy_mesh_def(struct sh_translator *t)
     m->len = (uint32_t)cursor_span(c, ident_ch);
     if (m->len == 0)
         return cursor_fail(c, "expected @name after sdy.mesh");
-    cursor_skip_blanks(c);
-    if (!cursor_accept(c, '='))
-        return cursor_fail(c, "expected '=' after the mesh's name");
+    if ((rc = sh_expect(c, '=', "'=' after the mesh's name")) != ERR_OK)
+        return rc;
     if ((rc = sdy_mesh_body(t, m)) != ERR_OK)
         return rc;
     t->meshes.n++;

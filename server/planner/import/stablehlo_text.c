@@ -1,6 +1,7 @@
 /*
  * stablehlo_text.c - what every part of the StableHLO translator writes and reads with
- * (stablehlo_int.h): the bounded output buffers, the end of a string.
+ * (stablehlo_int.h): the bounded output buffers, the growth errors of its arrays, the end of a
+ * string.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -9,6 +10,13 @@
 #include <string.h>
 
 #include "planner/import/stablehlo_int.h"
+
+int sh_grow_err(struct sh_translator *t, int rc)
+{
+    return err_set(t->c.e, rc, "",
+                   rc == ERR_LIMIT ? "StableHLO module too large"
+                                   : "out of memory translating StableHLO");
+}
 
 int sh_buf_keep(struct sh_translator *t, struct sh_buf *b, const char *s, size_t n)
 {

@@ -74,19 +74,26 @@ const char *model_strdup(struct model *m, const char *s, size_t n)
 
 /* ---- compact shapes (model.h struct model_shape) ---------------------------------- */
 
+/* The fields a compact shape holds as struct shape does (all but its arrays), copied from
+ * src to dst, each an lvalue of either kind: one list for both ways. */
+#define SHAPE_COPY_SCALARS(dst, src)                                                               \
+    do {                                                                                           \
+        (dst)->dtype = (src)->dtype;                                                               \
+        (dst)->rank = (src)->rank;                                                                 \
+        (dst)->has_layout = (src)->has_layout;                                                     \
+        (dst)->ntiles = (src)->ntiles;                                                             \
+        (dst)->element_size_bits = (src)->element_size_bits;                                       \
+        (dst)->memory_space = (src)->memory_space;                                                 \
+        (dst)->memory_space_given = (src)->memory_space_given;                                     \
+        (dst)->tail_align = (src)->tail_align;                                                     \
+    } while (0)
+
 void model_tensor_shape(const struct model_tensor *t, struct shape *out)
 {
     const struct model_shape *ms = &t->shape;
 
     memset(out, 0, sizeof(*out));
-    out->dtype = ms->dtype;
-    out->rank = ms->rank;
-    out->has_layout = ms->has_layout;
-    out->ntiles = ms->ntiles;
-    out->element_size_bits = ms->element_size_bits;
-    out->memory_space = ms->memory_space;
-    out->memory_space_given = ms->memory_space_given;
-    out->tail_align = ms->tail_align;
+    SHAPE_COPY_SCALARS(out, ms);
     if (ms->rank > 0) {
         memcpy(out->dims, ms->dims, ms->rank * sizeof(*ms->dims));
         memcpy(out->minor_to_major, ms->minor_to_major, ms->rank);
@@ -131,14 +138,7 @@ int model_tensor_set_shape(struct model *m, struct model_tensor *t, const struct
     ms->dims = dims;
     ms->minor_to_major = m2m;
     ms->tiles = tiles;
-    ms->tail_align = s->tail_align;
-    ms->dtype = s->dtype;
-    ms->rank = s->rank;
-    ms->ntiles = s->ntiles;
-    ms->element_size_bits = s->element_size_bits;
-    ms->memory_space = s->memory_space;
-    ms->has_layout = s->has_layout;
-    ms->memory_space_given = s->memory_space_given;
+    SHAPE_COPY_SCALARS(ms, s);
     return ERR_OK;
 }
 

@@ -152,16 +152,6 @@ struct xsearch {
     const char *full; /* the stack that outgrew stack_max in this search (NULL: none) */
 };
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-    while (b != 0) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static void xprob_free(struct xprob *xp)
 {
     free(xp->size);
@@ -898,9 +888,9 @@ static uint64_t exact_unit(const struct pack_problem *p)
     uint64_t g = 0;
 
     for (size_t i = 0; i < p->n; i++)
-        g = gcd64(g, p->bufs[i].size);
+        g = arith_gcd(g, p->bufs[i].size);
     if (p->alignment > 1)
-        g = gcd64(g, p->alignment);
+        g = arith_gcd(g, p->alignment);
     return g == 0 ? 1 : g;
 }
 

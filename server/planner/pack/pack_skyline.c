@@ -694,22 +694,12 @@ static int sky_search(struct sky *s)
     return 0;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-    while (b != 0) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 uint64_t pack_skyline_unit(const struct pack_problem *p)
 {
     uint64_t g = 0;
 
     for (size_t i = 0; i < p->n; i++)
-        g = gcd64(g, p->bufs[i].size);
+        g = arith_gcd(g, p->bufs[i].size);
     if (g == 0 || p->n > SKY_MAX_BUFFERS || (p->alignment > 1 && g % p->alignment != 0))
         return 0;
     return g;

@@ -10,6 +10,7 @@
  */
 #include "planner/plan/plan_int.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,26 @@ static int print_shapes(const struct plan_ctx *c, char **shapes, size_t *shape_a
     return ERR_OK;
 }
 
+/* The column of one 64-bit number field of every tensor: off is the field's offsetof in struct
+ * model_tensor, an int64_t when sign, a uint64_t otherwise. */
+static void field_column(struct jsonw *w, const char *key, const struct model *m, size_t off,
+                         bool sign)
+{
+    jsonw_arr_begin(w, key);
+    for (size_t i = 0; i < m->n; i++) {
+        const char *f = (const char *)&m->tensors[i] + off;
+        uint64_t v;
+        memcpy(&v, f, sizeof(v));
+        if (sign)
+            jsonw_i64(w, NULL, (int64_t)v);
+        else
+            jsonw_u64(w, NULL, v);
+    }
+    jsonw_arr_end(w);
+}
+
+#define TENSOR_FIELD(f) offsetof(struct model_tensor, f)
+
 /* The columns of plain numbers and names, one value per tensor. */
 static void write_columns(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk)
 {
@@ -141,14 +162,8 @@ static void write_columns(struct jsonw *w, const struct plan_ctx *c, const struc
     for (size_t i = 0; i < n; i++)
         jsonw_str(w, NULL, c->m.tensors[i].name);
     jsonw_arr_end(w);
-    jsonw_arr_begin(w, "start");
-    for (size_t i = 0; i < n; i++)
-        jsonw_i64(w, NULL, c->m.tensors[i].live_start);
-    jsonw_arr_end(w);
-    jsonw_arr_begin(w, "end");
-    for (size_t i = 0; i < n; i++)
-        jsonw_i64(w, NULL, c->m.tensors[i].live_end);
-    jsonw_arr_end(w);
+    field_column(w, "start", &c->m, TENSOR_FIELD(live_start), true);
+    field_column(w, "end", &c->m, TENSOR_FIELD(live_end), true);
     jsonw_arr_begin(w, "offset");
     for (size_t i = 0, b = 0; i < n; i++)
         jsonw_u64(w, NULL, plan_tensor_offset(c, offsets, i, &b));
@@ -164,14 +179,8 @@ static void write_columns(struct jsonw *w, const struct plan_ctx *c, const struc
         }
         jsonw_arr_end(w);
     }
-    jsonw_arr_begin(w, "padded_bytes");
-    for (size_t i = 0; i < n; i++)
-        jsonw_u64(w, NULL, c->m.tensors[i].padded_bytes);
-    jsonw_arr_end(w);
-    jsonw_arr_begin(w, "logical_bytes");
-    for (size_t i = 0; i < n; i++)
-        jsonw_u64(w, NULL, c->m.tensors[i].logical_bytes);
-    jsonw_arr_end(w);
+    field_column(w, "padded_bytes", &c->m, TENSOR_FIELD(padded_bytes), false);
+    field_column(w, "logical_bytes", &c->m, TENSOR_FIELD(logical_bytes), false);
 }
 
 /* Few tensors have tags: only theirs, keyed by tensor id. */

@@ -10,25 +10,26 @@ int trace_from_layout(const char *layout, size_t len, const char *title, char **
                       size_t *out_len, struct trace_counts *counts, struct err *e)
 {
     struct layout_view v;
-    struct trace_cols c = {0};
+    struct trace_cols c;
     int rc;
 
     *out = NULL;
     *out_len = 0;
     if ((rc = layout_view_read(layout, len, &v, e)) != ERR_OK)
         goto out;
-    c.n = v.n;
-    c.name = v.name;
-    c.start = v.start;
-    c.end = v.end;
-    c.offset = v.offset;
-    c.bytes = v.padded;
-    c.kind = v.kind;
-    c.kinds = v.kinds;
-    c.nkinds = v.nkinds;
-    c.shape = v.shape;
-    c.shapes = v.shapes;
-    c.nshapes = v.nshapes;
+    /* the view's columns as the trace reads them; a tensor's bytes are its padded size */
+    c = (struct trace_cols){.n = v.n,
+                            .name = v.name,
+                            .start = v.start,
+                            .end = v.end,
+                            .offset = v.offset,
+                            .bytes = v.padded,
+                            .kind = v.kind,
+                            .kinds = v.kinds,
+                            .nkinds = v.nkinds,
+                            .shape = v.shape,
+                            .shapes = v.shapes,
+                            .nshapes = v.nshapes};
     rc = trace_write(&c, title, ((size_t)1 << 20) + 16 * len + 1024 * v.n, out, out_len, counts, e);
 out:
     layout_view_free(&v);

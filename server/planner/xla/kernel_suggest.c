@@ -36,16 +36,6 @@ struct axes {
     unsigned ncand[KERNEL_MAX_GRID];
 };
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b != 0) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* The VMEM tile along dim d of an operand's block. */
 static int64_t dim_align(const struct kernel_operand *o, unsigned d)
 {
@@ -77,7 +67,9 @@ static void find_axes(const struct kernel_spec *k, struct axes *x)
             if (x->tile[a] != 0 && x->tile[a] != o->block[d])
                 bad[a] = true;
             x->tile[a] = o->block[d];
-            g = x->align[a] == 0 ? al : x->align[a] / gcd64(x->align[a], al) * al;
+            g = x->align[a] == 0
+                    ? al
+                    : x->align[a] / (int64_t)arith_gcd((uint64_t)x->align[a], (uint64_t)al) * al;
             x->align[a] = g > (INT64_C(1) << 40) ? x->align[a] : g;
             if (o->has_array && o->array[d] > x->extent[a])
                 x->extent[a] = o->array[d];
