@@ -56,19 +56,18 @@
  * limit, or the proven lower bound itself (often the optimum). An exhausted search raises
  * the proven bound; the peak is proven optimal when the bound meets it.
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "planner/arith.h"
 #include "planner/base/vec.h"
 #include "planner/pack/pack_int.h"
 
-#define EXACT_MAX_BUFFERS  200000 /* beyond this the exact solver keeps the incumbent */
-#define EXACT_MAX_THREADS  16
+#define EXACT_MAX_BUFFERS 200000 /* beyond this the exact solver keeps the incumbent */
+#define EXACT_MAX_THREADS 16
+_Static_assert(EXACT_MAX_THREADS <= PACK_MAX_THREADS, "every worker gets a thread of its own");
 #define EXACT_BASE_NODES   4096       /* node limit of the first round; doubles per round */
 #define EXACT_STACK_FACTOR 8          /* stack entries per entry of the static data (see Memory) */
 #define EXACT_STACK_MIN    (1u << 18) /* ... and at least this many: small problems never stop */
@@ -710,8 +709,6 @@ static int dfs(struct xsearch *s, uint32_t slo, uint32_t shi, uint64_t cur, uint
 /* One thread of the portfolio: its search state, and its jobs of the current round. */
 struct worker {
     struct xsearch s;
-    pthread_t tid;
-    int started;
     unsigned heur; /* preorder in use */
     size_t ntargets;
     uint64_t target[EXACT_MAX_TARGETS];
@@ -853,17 +850,7 @@ static int run_round(struct worker *w, unsigned nthreads, const uint64_t *target
         w[t].s.deadline = deadline;
         w[t].s.found_by = &found_by;
     }
-    /* Thread 0 runs on the caller's thread; the others on their own (or here, when no
-     * thread can be started). */
-    for (unsigned t = 1; t < nthreads; t++)
-        w[t].started = pthread_create(&w[t].tid, NULL, worker_main, &w[t]) == 0;
-    worker_main(&w[0]);
-    for (unsigned t = 1; t < nthreads; t++) {
-        if (w[t].started)
-            pthread_join(w[t].tid, NULL);
-        else
-            worker_main(&w[t]);
-    }
+    pack_fan_out(worker_main, w, sizeof(*w), nthreads);
     for (unsigned t = 0; t < nthreads; t++)
         oom |= w[t].s.oom;
     *found = atomic_load(&found_by);
@@ -935,13 +922,7 @@ static int exact_init(struct exact *x, const struct pack_problem *p, const struc
     memset(x, 0, sizeof(*x));
     x->p = p;
     x->g = exact_unit(p);
-    x->nthreads = o->threads;
-    if (x->nthreads == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        x->nthreads = c > 0 ? (unsigned)c : 1;
-    }
-    if (x->nthreads > EXACT_MAX_THREADS)
-        x->nthreads = EXACT_MAX_THREADS;
+    x->nthreads = pack_threads(o->threads, EXACT_MAX_THREADS);
     if ((rc = xprob_init(&x->xp, p, x->g, e)) != ERR_OK)
         return rc;
     x->w = calloc(x->nthreads, sizeof(*x->w));

@@ -65,6 +65,21 @@ struct pack_budget {
  * capacity (p has one). In pack_problem.c. */
 void pack_note_fit(const struct pack_problem *p, uint64_t peak, struct pack_incumbent *inc);
 
+/* ---- threads (pack_threads.c) ------------------------------------------------------- */
+
+#define PACK_MAX_THREADS 16 /* threads one solver runs at once, at most (pack_fan_out) */
+
+/* The threads pack_opts.threads asks for (0: one per online CPU), at most max. */
+unsigned pack_threads(unsigned threads, unsigned max);
+
+/*
+ * Runs fn on each of n records of size bytes from base, and returns when all are done: the
+ * first on the caller's thread, the others on threads of their own, or on the caller's after
+ * the first where no thread can be started (or past PACK_MAX_THREADS). The solvers that run
+ * threads give the same answer on any number of them, so the fallback changes only the time.
+ */
+void pack_fan_out(void *(*fn)(void *), void *base, size_t size, unsigned n);
+
 /* ---- the solvers ---------------------------------------------------------------------- */
 
 /* Greedy sort orders (pack_heur.c). */

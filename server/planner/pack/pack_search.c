@@ -20,12 +20,10 @@
  * stacks outgrow their bound (pack_exact.c, Memory) ends its thread's probing: any other
  * probe of the problem would go as deep; the best packing found stands.
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "planner/pack/pack_int.h"
 
@@ -105,8 +103,6 @@ struct prober {
     struct pack_incumbent inc; /* this thread's best; offsets: the caller's (thread 0) or its own */
     struct err err;
     int rc;
-    pthread_t tid;
-    bool started;
 };
 
 static void prober_run(struct prober *w)
@@ -176,16 +172,10 @@ static int search_probes(const struct pack_problem *p, const struct pack_opts *o
                          struct err *e)
 {
     struct prober w[SEARCH_MAX_THREADS];
-    unsigned nthreads = o->threads;
+    unsigned nthreads = pack_threads(o->threads, SEARCH_MAX_THREADS);
     atomic_bool done = false;
     int rc = ERR_OK;
 
-    if (nthreads == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        nthreads = c > 0 ? (unsigned)c : 1;
-    }
-    if (nthreads > SEARCH_MAX_THREADS)
-        nthreads = SEARCH_MAX_THREADS;
     memset(w, 0, sizeof(w));
     for (unsigned t = 0; t < nthreads; t++) {
         w[t] = (struct prober){.p = p,
@@ -207,15 +197,7 @@ static int search_probes(const struct pack_problem *p, const struct pack_opts *o
      * node counts only and the best peak wins (ties: the lowest thread), so the answer is
      * deterministic, except that the deadline cuts it short and, when both reach the
      * lower bound, which one got there first. */
-    for (unsigned t = 1; t < nthreads; t++)
-        w[t].started = pthread_create(&w[t].tid, NULL, prober_main, &w[t]) == 0;
-    prober_run(&w[0]);
-    for (unsigned t = 1; t < nthreads; t++) {
-        if (w[t].started)
-            pthread_join(w[t].tid, NULL);
-        else /* no thread to be had: run its share here, after the first */
-            prober_run(&w[t]);
-    }
+    pack_fan_out(prober_main, w, sizeof(*w), nthreads);
     for (unsigned t = 0; t < nthreads; t++)
         if (w[t].rc != ERR_OK) {
             rc = w[t].rc;

@@ -72,12 +72,10 @@
  * only shorten the wall time (the sweep seed S56 on one and two threads:
  * tests/bench/RESULTS.md#the-skyline-stage-on-one-and-two-threads).
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "planner/arith.h"
 #include "planner/base/vec.h"
@@ -810,11 +808,9 @@ struct sky_worker {
     uint64_t *off;       /* n: this thread's packing when it found one */
     uint64_t index;      /* the run that answered (UINT64_MAX: none) */
     uint64_t nodes;      /* spent by this thread's runs */
-    pthread_t tid;
     unsigned id, nthreads;
     int result; /* its answer: 1 found, 0 proven none */
     int rc;
-    int started;
     struct err e;
 };
 
@@ -852,15 +848,6 @@ static void *sky_worker_main(void *arg)
 }
 
 /* The thread count of the stage: threads, or the online CPUs for 0, at most one per table. */
-static unsigned sky_threads(unsigned threads)
-{
-    if (threads == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = c > 0 ? (unsigned)c : 1;
-    }
-    return threads < SKY_TABLES ? threads : SKY_TABLES;
-}
-
 int pack_skyline_solve(const struct pack_problem *p, uint64_t height, unsigned threads,
                        double deadline, uint64_t *offsets, int *result, uint64_t *nodes,
                        struct err *e)
@@ -868,7 +855,7 @@ int pack_skyline_solve(const struct pack_problem *p, uint64_t height, unsigned t
     uint64_t g = pack_skyline_unit(p);
     struct sky_tt tt[SKY_TABLES] = {{NULL, 0}};
     struct sky_worker w[SKY_TABLES];
-    unsigned nt = sky_threads(threads);
+    unsigned nt = pack_threads(threads, SKY_TABLES);
     atomic_ullong stop;
     int rc = ERR_OK;
 
@@ -896,17 +883,7 @@ int pack_skyline_solve(const struct pack_problem *p, uint64_t height, unsigned t
             goto nomem;
     }
     w[0].off = offsets;
-    /* Thread 0 runs on the caller's thread; the others on their own (or here, after it,
-     * when no thread can be started: the answer is the same). */
-    for (unsigned t = 1; t < nt; t++)
-        w[t].started = pthread_create(&w[t].tid, NULL, sky_worker_main, &w[t]) == 0;
-    sky_worker_main(&w[0]);
-    for (unsigned t = 1; t < nt; t++) {
-        if (w[t].started)
-            pthread_join(w[t].tid, NULL);
-        else
-            sky_worker_main(&w[t]);
-    }
+    pack_fan_out(sky_worker_main, w, sizeof(*w), nt);
     for (unsigned t = 0; t < nt; t++) {
         *nodes += w[t].nodes;
         if (w[t].rc != ERR_OK && rc == ERR_OK) {
