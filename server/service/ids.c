@@ -93,22 +93,24 @@ long ids_b64url_decode(const char *in, size_t len, unsigned char *out, size_t ca
     return (long)o;
 }
 
+/* bits random bits (a multiple of 8, at most IDS_TOKEN_BITS) in base64url into out. */
+static int new_random(char *out, size_t bits)
+{
+    unsigned char raw[IDS_TOKEN_BITS / 8];
+    if (random_fill(raw, bits / 8) < 0)
+        return -1;
+    ids_b64url_encode(raw, bits / 8, out);
+    return 0;
+}
+
 int ids_new_id(char *out)
 {
-    unsigned char raw[IDS_ID_BITS / 8];
-    if (random_fill(raw, sizeof raw) < 0)
-        return -1;
-    ids_b64url_encode(raw, sizeof raw, out);
-    return 0;
+    return new_random(out, IDS_ID_BITS);
 }
 
 int ids_new_token(char *out)
 {
-    unsigned char raw[IDS_TOKEN_BITS / 8];
-    if (random_fill(raw, sizeof raw) < 0)
-        return -1;
-    ids_b64url_encode(raw, sizeof raw, out);
-    return 0;
+    return new_random(out, IDS_TOKEN_BITS);
 }
 
 bool ids_valid_id(const char *s)
