@@ -17,12 +17,14 @@
 
 #include <cmocka.h>
 
-#include "jpath.h"
 #include <json-c/json.h>
 
 #include "planner/chip.h"
 #include "planner/kernel.h"
 #include "planner/plan.h"
+
+#include "jpath.h"
+#include "plan_doc.h"
 #include "rng.h"
 
 #define MIB (1024ull * 1024ull)
@@ -30,19 +32,9 @@
 /* Plans a model text; fails the test on error. *fits gets the summary's fit. */
 static json_object *plan(const char *text, bool *fits)
 {
-    struct plan_limits l;
     struct plan_summary s;
-    struct err e;
-    char *out = NULL;
-    size_t out_len = 0;
-    json_object *doc;
+    json_object *doc = plan_doc(text, strlen(text), NULL, &s);
 
-    plan_limits_default(&l);
-    if (plan_run(text, strlen(text), NULL, &l, &out, &out_len, NULL, &s, &e) != ERR_OK)
-        fail_msg("plan_run: %s (%s)", e.msg, e.where);
-    doc = json_tokener_parse(out);
-    free(out);
-    assert_non_null(doc);
     if (fits != NULL)
         *fits = s.fits;
     return doc;

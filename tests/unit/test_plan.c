@@ -16,42 +16,19 @@
 
 #include <cmocka.h>
 
-#include "jpath.h"
 #include <json-c/json.h>
 
 #include "planner/plan.h"
+
+#include "jpath.h"
+#include "plan_doc.h"
 #include "rng.h"
 
 #define JSONW_CHUNK_HINT (64 << 10) /* jsonw.h JSONW_SINK_CHUNK: the sink's piece size */
 
-/* Plans text; fails the test on error. Caller frees with json_object_put. */
-static json_object *plan(const char *text, size_t len, const struct plan_opts *o,
-                         struct plan_summary *s)
-{
-    struct plan_limits l;
-    struct err e;
-    char *out = NULL;
-    size_t out_len = 0;
-    json_object *doc;
-
-    plan_limits_default(&l);
-    err_clear(&e);
-    if (plan_run(text, len, o, &l, &out, &out_len, NULL, s, &e) != ERR_OK)
-        fail_msg("plan_run: %s (%s)", e.msg, e.where);
-    assert_int_equal(strlen(out), out_len);
-    struct json_tokener *tok = json_tokener_new_ex(64);
-    doc = json_tokener_parse_ex(tok, out, (int)out_len);
-    assert_int_equal(json_tokener_get_error(tok), json_tokener_success);
-    json_tokener_free(tok);
-    free(out);
-    assert_non_null(doc);
-    assert_int_equal(jint(doc, "schema_version"), 1);
-    return doc;
-}
-
 static json_object *plan_str(const char *text, const struct plan_opts *o)
 {
-    return plan(text, strlen(text), o, NULL);
+    return plan_doc(text, strlen(text), o, NULL);
 }
 
 /* server/planner/SOURCES.md#real-reports: three real allocations, with the exact sizes the
@@ -169,7 +146,7 @@ static json_object *plan_random(int round, uint64_t *seed, size_t *n, struct pla
     }
     len += (size_t)sprintf(text + len, "]}");
     struct plan_opts o = {.strategies = round % 2 ? "best" : "xla-default,first-fit"};
-    json_object *r = plan(text, len, &o, s);
+    json_object *r = plan_doc(text, len, &o, s);
     free(text);
     return r;
 }
@@ -308,7 +285,7 @@ static void test_safetensors_and_csv_inputs_are_detected_and_planned(void **stat
     (void)state;
 
     memcpy(st + 8, header, sizeof(header) - 1);
-    r = plan(st, sizeof(st) - 1, NULL, NULL);
+    r = plan_doc(st, sizeof(st) - 1, NULL, NULL);
     assert_string_equal(jstr(r, "model.source_format"), "safetensors");
     assert_string_equal(jstr(r, "tensors[0].kind"), "param");
     assert_string_equal(jstr(r, "tensors[0].dtype"), "bf16");
@@ -334,7 +311,7 @@ static void test_safetensors_and_csv_inputs_are_detected_and_planned(void **stat
 
     o.capacity = 7;
     struct plan_summary s;
-    r = plan(csv, strlen(csv), &o, &s);
+    r = plan_doc(csv, strlen(csv), &o, &s);
     assert_false(s.fits);
     assert_int_equal(jint(r, "summary.overflow_bytes"), 1);
     json_object_put(r);
@@ -349,7 +326,7 @@ static void test_plan_opts_override_the_models_options(void **state)
                        "{\"name\":\"b\",\"shape\":[8,128],\"dtype\":\"f32\"}]}";
     struct plan_opts o = {0};
     struct plan_summary s;
-    json_object *r = plan(text, strlen(text), NULL, &s);
+    json_object *r = plan_doc(text, strlen(text), NULL, &s);
     (void)state;
     assert_false(s.fits);
     assert_int_equal(s.capacity_bytes, 1000);
@@ -362,7 +339,7 @@ static void test_plan_opts_override_the_models_options(void **state)
     o.alignment = 512;
     o.strategies = "xla-spatial,xla-temporal";
     o.name = "renamed";
-    r = plan(text, strlen(text), &o, &s);
+    r = plan_doc(text, strlen(text), &o, &s);
     assert_true(s.fits);
     assert_string_equal(s.name, "renamed");
     assert_int_equal(jint(r, "summary.headroom_bytes"), (1 << 20) - 8192);
@@ -413,7 +390,7 @@ static void test_timeline_is_downsampled_by_maximum(void **state)
                                "\"f32\",\"live\":[%d,%d]}",
                                i ? "," : "", i, i == 4321 ? 1280 : 128, i, i + 1);
     len += (size_t)sprintf(text + len, "]}");
-    json_object *r = plan(text, len, &o, NULL);
+    json_object *r = plan_doc(text, len, &o, NULL);
     json_object *tl = jget(r, "packing.timeline");
     size_t k = json_object_array_length(jget(tl, "step"));
     assert_true(k <= 4096 && k >= 2048);
@@ -926,7 +903,7 @@ static void test_default_is_picked_from_the_spatial_temporal_runs(void **state)
         len += (size_t)snprintf(text + len, cap - len, "}");
     }
     len += (size_t)snprintf(text + len, cap - len, "]}");
-    json_object *a = plan(text, len, &all, NULL), *b = plan(text, len, &one, NULL);
+    json_object *a = plan_doc(text, len, &all, NULL), *b = plan_doc(text, len, &one, NULL);
     int64_t sp = strategy_peak(a, "xla-spatial"), tm = strategy_peak(a, "xla-temporal");
     assert_true(tm < sp);
     assert_int_equal(strategy_peak(a, "xla-default"), tm);
@@ -958,13 +935,13 @@ static void test_runs_ahead_keep_names(void **state)
                                 "\"live\":[%d,%d]}",
                                 i ? "," : "", i, 128 * (1 + i % 7), i, i + 2);
     len += (size_t)snprintf(text + len, cap - len, "]}");
-    json_object *a = plan(text, len, &mixed, NULL);
+    json_object *a = plan_doc(text, len, &mixed, NULL);
     assert_int_equal(strategy_peak(a, "xla-spatial"), jint(a, "summary.lower_bound_bytes"));
     assert_null(jget(a, "packing.strategies[6]")); /* tpuplan-search and exact dropped */
     assert_string_equal(jstr(a, "packing.strategies[1].name"), "xla-temporal");
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
         struct plan_opts one = {.strategies = names[k]};
-        json_object *b = plan(text, len, &one, NULL);
+        json_object *b = plan_doc(text, len, &one, NULL);
         assert_int_equal(strategy_peak(a, names[k]), strategy_peak(b, names[k]));
         json_object_put(b);
     }

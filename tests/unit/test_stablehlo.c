@@ -83,23 +83,27 @@ static void import(const char *text, struct model *m)
 /* Entry steps: 0 arg0, 1 arg1, 2 %0, 3 %1, 4 %2, 5 %c, 6 the while's init tuple, 7 the while,
  * 8-9 its elements, 10 the call, 11 its element, 12 %5, 13 the return: 14 steps. */
 
-/* The peak of text planned end to end (plan_run, xla-default), detected as StableHLO. */
-static uint64_t plan_peak(const char *text)
-{
-    struct plan_summary s;
-    struct plan_opts o = {.strategies = "xla-default"};
-    struct err e;
-    char *json;
-    size_t len;
-    if (plan_run(text, strlen(text), &o, NULL, &json, &len, NULL, &s, &e) != ERR_OK)
-        fail_msg("%s", e.msg);
-    free(json);
-    assert_string_equal(s.source_format, "stablehlo");
-    return s.peak_bytes;
-}
-
 static void test_jax_module_translates_with_donation(void **state)
 {
+    static const struct want_tensor want[] = {
+        /* donated through tf.aliasing_output = 0: the call's result is written into arg0 */
+        {.name = "arg0", .donated = true, .in_place = "4{0}", .start = 0, .end = 14},
+        /* bf16[128,256] sharded {devices=[1,2]}: 128 x 128 per device */
+        {.name = "arg1", .dim1 = 128},
+        {.name = "0", .start = 2, .end = 4},
+        {.name = "1", .start = 3, .end = 8}, /* read inside the while body: by the while (step 7) */
+        /* %2 dies at the while (read last by its init tuple): the loop state 3{1} stays in it
+         * (hlo_model.h, loop state), live to the call that reads 3{1} (step 10) */
+        {.name = "2", .op_name = "jit(f)/dot_general", .in_place = "3{1}", .start = 4, .end = 11},
+        {.name = "c", .kind = "constant"},
+        {.name = "3{0}", .kind = "output"},
+        /* body: constant 512 B for the whole body + %6 (4096 B); cond: 512 B */
+        {.name = "3/temps", .padded = 4608},
+        /* helper: %0 (4096 B) is live while %1 is made; %2 is written into %1 (the result) */
+        {.name = "4/temps", .padded = 4096},
+        {.name = "5", .start = 12, .end = 13},
+        {0},
+    };
     struct model m;
     (void)state;
     assert_true(stablehlo_detect(JAX, strlen(JAX)));
@@ -107,34 +111,12 @@ static void test_jax_module_translates_with_donation(void **state)
     assert_string_equal(m.source_format, "stablehlo");
     assert_string_equal(m.name, "jit_f");
     assert_int_equal(m.n, 10); /* the while's state 3{1} is written into %2 */
-    /* donated through tf.aliasing_output = 0: the call's result is written into arg0 */
-    const struct model_tensor *a0 = tensor(&m, "arg0");
-    assert_true(a0->donated);
-    assert_string_equal(a0->in_place, "4{0}");
-    assert_live(a0, 0, 14);
-    /* bf16[128,256] sharded {devices=[1,2]}: 128 x 128 per device */
-    const struct model_tensor *a1 = tensor(&m, "arg1");
-    assert_int_equal(a1->shape.dtype, DT_BF16);
-    assert_int_equal(a1->shape.dims[1], 128);
-    assert_live(tensor(&m, "0"), 2, 4);
-    assert_live(tensor(&m, "1"), 3, 8); /* read inside the while body: by the while (step 7) */
-    const struct model_tensor *t2 = tensor(&m, "2");
-    assert_string_equal(t2->op_name, "jit(f)/dot_general");
-    /* %2 dies at the while (read last by its init tuple): the loop state 3{1} stays in it
-     * (hlo_model.h, loop state), live to the call that reads 3{1} (step 10) */
-    assert_string_equal(t2->in_place, "3{1}");
-    assert_live(t2, 4, 11);
-    assert_int_equal(tensor(&m, "c")->kind, TENSOR_CONSTANT);
-    assert_int_equal(tensor(&m, "3{0}")->kind, TENSOR_OUTPUT);
-    /* body: constant 512 B for the whole body + %6 (4096 B); cond: 512 B */
-    assert_int_equal(tensor(&m, "3/temps")->padded_bytes, 4608);
-    /* helper: %0 (4096 B) is live while %1 is made; %2 is written into %1 (the result) */
-    assert_int_equal(tensor(&m, "4/temps")->padded_bytes, 4096);
-    assert_live(tensor(&m, "5"), 12, 13);
+    assert_tensors("jax", &m, want);
+    assert_int_equal(tensor(&m, "arg1")->shape.dtype, DT_BF16);
     model_free(&m);
 
     /* Peak at step 3: arg0 4096 + arg1 32768 + %0 131072 + %1 65536 + c 512 = 233984. */
-    assert_int_equal(plan_peak(JAX), 233984);
+    assert_int_equal(plan_peak(JAX, "stablehlo"), 233984);
 }
 
 /* Element types as XLA names them. */
@@ -240,6 +222,19 @@ static void assert_has(const char *hlo, const char *want)
  */
 static void test_cond_and_while_temps_match_the_hand_count(void **state)
 {
+    static const struct want_tensor want[] = {
+        {.name = "1/temps", .padded = 65536, .start = 4, .end = 5},
+        {.name = "1{0}",
+         .op_name = "jit(g)/cond",
+         .in_place = "2{1}",
+         .kind = "output",
+         .start = 4,
+         .end = 12},
+        {.name = "0", .start = 3, .end = 5},
+        {.name = "2/temps", .padded = 4608},
+        {.name = "2{0}", .start = 8, .end = 12},
+        {0},
+    };
     struct model m;
     (void)state;
     char *hlo = translate(COND_WHILE);
@@ -262,19 +257,10 @@ static void test_cond_and_while_temps_match_the_hand_count(void **state)
     free(hlo);
 
     import(COND_WHILE, &m);
-    assert_int_equal(tensor(&m, "1/temps")->padded_bytes, 65536);
-    assert_live(tensor(&m, "1/temps"), 4, 5);
-    assert_string_equal(tensor(&m, "1{0}")->op_name, "jit(g)/cond");
-    assert_live(tensor(&m, "0"), 3, 5);
-    const struct model_tensor *c1 = tensor(&m, "1{0}");
-    assert_string_equal(c1->in_place, "2{1}");
-    assert_int_equal(c1->kind, TENSOR_OUTPUT);
-    assert_live(c1, 4, 12);
-    assert_int_equal(tensor(&m, "2/temps")->padded_bytes, 4608);
-    assert_live(tensor(&m, "2{0}"), 8, 12);
+    assert_tensors("cond_while", &m, want);
     model_free(&m);
 
-    assert_int_equal(plan_peak(COND_WHILE), 144384);
+    assert_int_equal(plan_peak(COND_WHILE, "stablehlo"), 144384);
 }
 
 /* stablehlo.if (generic and pretty) and the pretty stablehlo.case; a while nested in a branch
