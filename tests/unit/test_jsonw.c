@@ -22,70 +22,62 @@
 #include <json-c/json.h>
 
 #include "planner/jsonw.h"
+
+#include "jsonw_pieces.h"
 #include "rng.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull; /* rng_xorshift64's stream */
 
-/* One value written alone (compact): the malloc'd text. */
-static char *one_u64(uint64_t v)
+/* A number to write alone: its writer's type, and its value in that field. */
+struct num {
+    enum { NUM_U64, NUM_I64, NUM_DOUBLE } type;
+    uint64_t u;
+    int64_t i;
+    double d;
+};
+
+#define U64(v)    ((struct num){.type = NUM_U64, .u = (v)})
+#define I64(v)    ((struct num){.type = NUM_I64, .i = (v)})
+#define DOUBLE(v) ((struct num){.type = NUM_DOUBLE, .d = (v)})
+
+/* v written alone (compact) is want; without want, v as printf prints it (%llu, %lld,
+ * %.6g). */
+static void check_num(struct num v, const char *want)
 {
     struct jsonw w;
-    char *out = NULL;
+    char printed[32], *out = NULL;
     size_t len = 0;
 
     jsonw_init(&w, 1 << 20);
-    jsonw_u64(&w, NULL, v);
+    if (v.type == NUM_U64) {
+        jsonw_u64(&w, NULL, v.u);
+        snprintf(printed, sizeof(printed), "%" PRIu64, v.u);
+    } else if (v.type == NUM_I64) {
+        jsonw_i64(&w, NULL, v.i);
+        snprintf(printed, sizeof(printed), "%" PRId64, v.i);
+    } else {
+        jsonw_double(&w, NULL, v.d);
+        snprintf(printed, sizeof(printed), "%.6g", v.d);
+    }
     assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
     assert_int_equal(strlen(out), len);
-    return out;
-}
-
-static char *one_i64(int64_t v)
-{
-    struct jsonw w;
-    char *out = NULL;
-    size_t len = 0;
-
-    jsonw_init(&w, 1 << 20);
-    jsonw_i64(&w, NULL, v);
-    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
-    return out;
-}
-
-static char *one_double(double v)
-{
-    struct jsonw w;
-    char *out = NULL;
-    size_t len = 0;
-
-    jsonw_init(&w, 1 << 20);
-    jsonw_double(&w, NULL, v);
-    assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
-    return out;
+    assert_string_equal(out, want != NULL ? want : printed);
+    free(out);
 }
 
 static void check_u64(uint64_t v)
 {
-    char want[32], *got = one_u64(v);
-    snprintf(want, sizeof(want), "%" PRIu64, v);
-    assert_string_equal(got, want);
-    free(got);
+    check_num(U64(v), NULL);
 }
 
 static void check_i64(int64_t v)
 {
-    char want[32], *got = one_i64(v);
-    snprintf(want, sizeof(want), "%" PRId64, v);
-    assert_string_equal(got, want);
-    free(got);
+    check_num(I64(v), NULL);
 }
 
 static void check_double(double v)
 {
-    char want[32], *got = one_double(v);
-    snprintf(want, sizeof(want), "%.6g", v);
-    assert_string_equal(got, want);
-    free(got);
+    check_num(DOUBLE(v), NULL);
 }
 
 /* Integers: the edges, every power of ten and its neighbours, and random values of every
@@ -153,21 +145,15 @@ static void test_doubles_read_as_printf_g6_prints_them(void **state)
                                   1e300,
                                   65536.0,
                                   2.5e-5};
-    char *got;
     (void)state;
 
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
         check_double(vals[i]);
-    assert_string_equal(got = one_double(-0.0), "-0");
-    free(got);
-    assert_string_equal(got = one_double(512.0), "512");
-    free(got);
-    assert_string_equal(got = one_double(1e6), "1e+06");
-    free(got);
-    assert_string_equal(got = one_double(NAN), "null");
-    free(got);
-    assert_string_equal(got = one_double(-INFINITY), "null");
-    free(got);
+    check_num(DOUBLE(-0.0), "-0");
+    check_num(DOUBLE(512.0), "512");
+    check_num(DOUBLE(1e6), "1e+06");
+    check_num(DOUBLE(NAN), "null");
+    check_num(DOUBLE(-INFINITY), "null");
     for (int i = 0; i < 20000; i++) {
         int64_t whole = (int64_t)(rng_xorshift64(&rng) % 2200000) - 1100000;
         check_double((double)whole);
@@ -328,31 +314,16 @@ static void test_invalid_utf8_becomes_replacement_characters(void **state)
     }
 }
 
-struct pieces {
-    char *buf;
-    size_t len, n, max_piece, fail_at; /* fail_at: the call that fails (0: none) */
-    size_t last_piece, uneven;         /* uneven: pieces shorter than a chunk, not last */
-};
-
-static int collect(void *ctx, const char *buf, size_t n)
+/* text is json-c's pretty print of itself (json-c's own document spacing). */
+static void assert_json_c_pretty(const char *text)
 {
-    struct pieces *p = ctx;
-
-    if (p->n > 0 && p->last_piece != JSONW_SINK_CHUNK)
-        p->uneven++;
-    p->last_piece = n;
-    if (p->fail_at != 0 && ++p->n >= p->fail_at)
-        return ERR_LIMIT;
-    if (p->fail_at == 0)
-        p->n++;
-    p->buf = realloc(p->buf, p->len + n + 1);
-    assert_non_null(p->buf);
-    memcpy(p->buf + p->len, buf, n);
-    p->len += n;
-    p->buf[p->len] = '\0';
-    if (n > p->max_piece)
-        p->max_piece = n;
-    return ERR_OK;
+    json_object *doc = json_tokener_parse(text);
+    assert_non_null(doc);
+    assert_string_equal(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+                                                                JSON_C_TO_STRING_SPACED |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE),
+                        text);
+    json_object_put(doc);
 }
 
 /* Pretty: exactly json-c's pretty printer on the same document. */
@@ -369,13 +340,7 @@ static void test_pretty_is_json_c(void **state)
     assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
     assert_null(out);
     assert_int_equal(len, p.len);
-    json_object *doc = json_tokener_parse(p.buf);
-    assert_non_null(doc);
-    assert_string_equal(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-                                                                JSON_C_TO_STRING_SPACED |
-                                                                JSON_C_TO_STRING_NOSLASHESCAPE),
-                        p.buf);
-    json_object_put(doc);
+    assert_json_c_pretty(p.buf);
     free(p.buf);
 }
 
@@ -550,15 +515,42 @@ static void test_long_pretty_is_json_c(void **state)
         write_frag_doc(&w, fragments, SIZE_MAX);
         assert_int_equal(jsonw_finish(&w, &none, &len), ERR_OK);
         assert_true(p.n >= 5);
-        json_object *doc = json_tokener_parse(p.buf);
-        assert_non_null(doc);
-        assert_string_equal(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-                                                                    JSON_C_TO_STRING_SPACED |
-                                                                    JSON_C_TO_STRING_NOSLASHESCAPE),
-                            p.buf);
-        json_object_put(doc);
+        assert_json_c_pretty(p.buf);
         free(p.buf);
     }
+}
+
+/* write (a document out, len bytes, written another way or the same) under max_bytes len is out
+ * byte for byte; under len - 1 it is ERR_LIMIT, and nothing is kept. */
+static void assert_limit_exact(const char *out, size_t len, void (*write)(struct jsonw *w))
+{
+    struct jsonw w;
+    char *again = NULL;
+    size_t len2 = 0;
+
+    jsonw_init(&w, len);
+    write(&w);
+    assert_int_equal(jsonw_finish(&w, &again, &len2), ERR_OK);
+    assert_int_equal(len2, len);
+    assert_string_equal(again, out);
+    free(again);
+    again = NULL;
+    jsonw_init(&w, len - 1);
+    write(&w);
+    assert_int_equal(jsonw_finish(&w, &again, &len2), ERR_LIMIT);
+    assert_null(again);
+}
+
+/* The fragment test's document, written with fragments. */
+static void write_fragmented(struct jsonw *w)
+{
+    write_frag_doc(w, true, SIZE_MAX);
+}
+
+/* write_long with a short string for the long one. */
+static void write_long_plain(struct jsonw *w)
+{
+    write_long(w, "big");
 }
 
 /* A fragment must end at the depth it began (else ERR_INTERNAL), and its text counts
@@ -566,8 +558,8 @@ static void test_long_pretty_is_json_c(void **state)
 static void test_fragment_must_close_its_depth_and_counts_to_limit(void **state)
 {
     struct jsonw w, f;
-    char *out = NULL, *again = NULL;
-    size_t len = 0, len2 = 0;
+    char *out = NULL;
+    size_t len = 0;
     (void)state;
 
     jsonw_init(&w, 1024);
@@ -584,17 +576,7 @@ static void test_fragment_must_close_its_depth_and_counts_to_limit(void **state)
     jsonw_init(&w, SIZE_MAX);
     write_frag_doc(&w, false, SIZE_MAX);
     assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
-    jsonw_init(&w, len);
-    write_frag_doc(&w, true, SIZE_MAX);
-    assert_int_equal(jsonw_finish(&w, &again, &len2), ERR_OK);
-    assert_int_equal(len2, len);
-    assert_string_equal(again, out);
-    free(again);
-    again = NULL;
-    jsonw_init(&w, len - 1);
-    write_frag_doc(&w, true, SIZE_MAX);
-    assert_int_equal(jsonw_finish(&w, &again, &len2), ERR_LIMIT);
-    assert_null(again);
+    assert_limit_exact(out, len, write_fragmented);
     free(out);
 }
 
@@ -603,24 +585,14 @@ static void test_fragment_must_close_its_depth_and_counts_to_limit(void **state)
 static void test_max_bytes_is_exact(void **state)
 {
     struct jsonw w;
-    char *out = NULL, *again = NULL;
-    size_t len = 0, len2 = 0;
+    char *out = NULL;
+    size_t len = 0;
     (void)state;
 
     jsonw_init(&w, SIZE_MAX);
     write_long(&w, "big");
     assert_int_equal(jsonw_finish(&w, &out, &len), ERR_OK);
-    jsonw_init(&w, len);
-    write_long(&w, "big");
-    assert_int_equal(jsonw_finish(&w, &again, &len2), ERR_OK);
-    assert_int_equal(len2, len);
-    assert_string_equal(again, out);
-    free(again);
-    again = NULL;
-    jsonw_init(&w, len - 1);
-    write_long(&w, "big");
-    assert_int_equal(jsonw_finish(&w, &again, &len2), ERR_LIMIT);
-    assert_null(again);
+    assert_limit_exact(out, len, write_long_plain);
     free(out);
 
     /* An empty writer finishes as an empty document; an unbalanced one is an error. */

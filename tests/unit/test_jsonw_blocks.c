@@ -20,6 +20,8 @@
 #include "planner/jsonw.h"
 #include "planner/jsonw_blocks.h"
 
+#include "jsonw_pieces.h"
+
 #define BLOCK    7
 #define MAX_RUN  4000
 #define NO_ERROR SIZE_MAX
@@ -73,26 +75,6 @@ static void block_fn(struct jsonw *w, const void *ctx, size_t lo, size_t hi)
         r->by_helper[i] = helper;
         elem(w, i, r->bad);
     }
-}
-
-struct pieces {
-    char *buf;
-    size_t len, n, fail_at; /* fail_at: the call that fails (0: none) */
-};
-
-static int collect(void *ctx, const char *buf, size_t n)
-{
-    struct pieces *p = ctx;
-
-    if (p->fail_at != 0 && ++p->n >= p->fail_at)
-        return ERR_LIMIT;
-    if (p->fail_at == 0)
-        p->n++;
-    p->buf = realloc(p->buf, p->len + n + 1);
-    assert_non_null(p->buf);
-    memcpy(p->buf + p->len, buf, n);
-    p->len += n;
-    return ERR_OK;
 }
 
 /* {"head": 1, "run": [n elements], "tail": "end"}: one element at a time on this thread
