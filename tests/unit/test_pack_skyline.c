@@ -114,6 +114,24 @@ static void test_stage_runs_only_on_aligned_units_within_its_size(void **state)
     assert_int_equal(pack_skyline_unit(&p), 0);
 }
 
+/* The perfect instance (seed, n) in b, as *p, solved at its capacity on threads threads: the
+ * packing in off, checked, at the capacity; the search's nodes in *nodes. */
+static void solve_perfect(struct pack_problem *p, uint64_t seed, size_t n, struct pack_buffer *b,
+                          unsigned threads, uint64_t *off, uint64_t *nodes)
+{
+    struct err e;
+    int res = -2;
+
+    *p = (struct pack_problem){.n = n, .bufs = b, .capacity = PERFECT_CAPACITY};
+    assert_int_equal(perfect_instance(seed, n, PERFECT_CAPACITY, PERFECT_HORIZON, b, NULL), 0);
+    assert_int_equal(
+        pack_skyline_solve(p, PERFECT_CAPACITY, threads, clock_now() + 30, off, &res, nodes, &e),
+        ERR_OK);
+    assert_int_equal(res, 1);
+    assert_int_equal(pack_check(p, off, pack_peak(p, off), &e), ERR_OK);
+    assert_int_equal(pack_peak(p, off), PERFECT_CAPACITY);
+}
+
 /*
  * Exact: perfect instances of 20-500 buffers (a 2^20 x 1000 rectangle cut into pieces):
  * the restarts find a packing at the capacity, the lower bound, each well within its 30 s.
@@ -122,22 +140,14 @@ static void test_restarts_pack_perfect_instances_at_capacity(void **state)
 {
     static struct pack_buffer b[500];
     static uint64_t off[500];
-    struct err e;
 
     (void)state;
     for (uint64_t seed = 100; seed <= 140; seed++) {
         size_t n = 20 + (size_t)(seed - 100) * 12;
-        struct pack_problem p = {.n = n, .bufs = b, .capacity = PERFECT_CAPACITY};
+        struct pack_problem p;
         uint64_t nodes = 0;
-        int res = -2;
-        assert_int_equal(perfect_instance(seed, n, PERFECT_CAPACITY, PERFECT_HORIZON, b, NULL), 0);
-        assert_int_equal(
-            pack_skyline_solve(&p, PERFECT_CAPACITY, 1, clock_now() + 30, off, &res, &nodes, &e),
-            ERR_OK);
-        assert_int_equal(res, 1);
+        solve_perfect(&p, seed, n, b, 1, off, &nodes);
         assert_true(nodes >= n);
-        assert_int_equal(pack_check(&p, off, pack_peak(&p, off), &e), ERR_OK);
-        assert_int_equal(pack_peak(&p, off), PERFECT_CAPACITY);
     }
 }
 
@@ -152,22 +162,12 @@ static void test_dives_solve_the_heavy_tail_seeds(void **state)
     static const struct perfect_seed tail[] = {{6, 500}, {10, 470}, {12, 484}, {14, 498}};
     static struct pack_buffer b[500];
     static uint64_t off[500];
-    struct err e;
 
     (void)state;
     for (size_t k = 0; k < sizeof(tail) / sizeof(tail[0]); k++) {
-        struct pack_problem p = {.n = tail[k].n, .bufs = b, .capacity = PERFECT_CAPACITY};
+        struct pack_problem p;
         uint64_t nodes = 0;
-        int res = -2;
-        assert_int_equal(
-            perfect_instance(tail[k].seed, tail[k].n, PERFECT_CAPACITY, PERFECT_HORIZON, b, NULL),
-            0);
-        assert_int_equal(
-            pack_skyline_solve(&p, PERFECT_CAPACITY, 1, clock_now() + 30, off, &res, &nodes, &e),
-            ERR_OK);
-        assert_int_equal(res, 1);
-        assert_int_equal(pack_check(&p, off, pack_peak(&p, off), &e), ERR_OK);
-        assert_int_equal(pack_peak(&p, off), PERFECT_CAPACITY);
+        solve_perfect(&p, tail[k].seed, tail[k].n, b, 1, off, &nodes);
     }
 }
 
@@ -249,16 +249,10 @@ static void test_any_thread_count_gives_one_threads_answer(void **state)
 
     (void)state;
     for (size_t k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
-        struct pack_problem p = {.n = seeds[k].n, .bufs = b, .capacity = PERFECT_CAPACITY};
+        struct pack_problem p;
         uint64_t n1 = 0, n = 0;
-        int r1 = -2, r = -2;
-        assert_int_equal(
-            perfect_instance(seeds[k].seed, seeds[k].n, PERFECT_CAPACITY, PERFECT_HORIZON, b, NULL),
-            0);
-        assert_int_equal(
-            pack_skyline_solve(&p, PERFECT_CAPACITY, 1, clock_now() + 30, off1, &r1, &n1, &e),
-            ERR_OK);
-        assert_int_equal(r1, 1);
+        int r = -2;
+        solve_perfect(&p, seeds[k].seed, seeds[k].n, b, 1, off1, &n1);
         for (unsigned t = 2; t <= 4; t++) {
             memset(off, 0, sizeof(off));
             assert_int_equal(

@@ -29,6 +29,24 @@ static void good(struct plan_opts *o, const char *name, const char *value)
         fail_msg("%s=%s refused: %s", name, value, e.msg);
 }
 
+/* name=value accepted, and the field it sets (*field, in *o) is then want. */
+static void good_u64(struct plan_opts *o, const char *name, const char *value,
+                     const uint64_t *field, uint64_t want)
+{
+    good(o, name, value);
+    if (*field != want)
+        fail_msg("%s=%s: %llu, wanted %llu", name, value, (unsigned long long)*field,
+                 (unsigned long long)want);
+}
+
+static void good_real(struct plan_opts *o, const char *name, const char *value, const double *field,
+                      double want)
+{
+    good(o, name, value);
+    if (*field != want)
+        fail_msg("%s=%s: %g, wanted %g", name, value, *field, want);
+}
+
 /* name=value refused with code and exactly msg, naming the option. */
 static void bad(const char *name, const char *value, int code, const char *msg)
 {
@@ -43,6 +61,78 @@ static void bad(const char *name, const char *value, int code, const char *msg)
     assert_string_equal(e.where, name);
     assert_memory_equal(&o, &zero, sizeof(o)); /* nothing set */
 }
+
+/* What a duration that does not parse is told. */
+#define NOT_DURATION                                                                               \
+    "is not a duration (2, 2s, 500ms, 1.5m: seconds unless ms, s, m or h follows; at most 6 "      \
+    "decimals)"
+
+/* name=value refused: code and the exact message, naming the option as it was given. */
+static const struct refusal {
+    const char *name, *value;
+    int code;
+    const char *msg;
+} refusals[] = {
+    /* format */
+    {"format", "xml", ERR_NOTFOUND,
+     "format: unknown input format \"xml\" (known: auto, safetensors, json, minimalloc-csv "
+     "(csv), xla-buffer-assignment, hlo, stablehlo (mlir))"},
+    {"format", "JSON", ERR_NOTFOUND,
+     "format: unknown input format \"JSON\" (known: auto, safetensors, json, minimalloc-csv "
+     "(csv), xla-buffer-assignment, hlo, stablehlo (mlir))"},
+    /* chip and strategies */
+    {"strategies", "first-fit,,exact", ERR_INVALID,
+     "strategies: empty or overlong name in \"first-fit,,exact\""},
+    {"strategies", "", ERR_INVALID, "strategies: empty or overlong name in \"\""},
+    /* byte counts */
+    {"capacity", "lots", ERR_INVALID,
+     "capacity: \"lots\" is not a byte count (12, 64M, 1.5GiB: K/M/G/T are powers of 1024)"},
+    {"capacity", "0", ERR_INVALID, "capacity: must be above 0 bytes, got \"0\""},
+    {"capacity", "16777216T", ERR_OVERFLOW, "capacity: \"16777216T\" passes 2^64-1 bytes"},
+    {"alignment", "3", ERR_INVALID,
+     "alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"3\""},
+    {"alignment", "2G", ERR_INVALID,
+     "alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"2G\""},
+    {"alignment", "0", ERR_INVALID,
+     "alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"0\""},
+    {"alignment", "4k2", ERR_INVALID,
+     "alignment: \"4k2\" is not a byte count (12, 64M, 1.5GiB: K/M/G/T are powers of 1024)"},
+    /* time limit */
+    {"time_limit", "2 s", ERR_INVALID, "time_limit: \"2 s\" " NOT_DURATION},
+    {"time_limit", "1e3", ERR_INVALID, "time_limit: \"1e3\" " NOT_DURATION},
+    {"time_limit", "-1", ERR_INVALID, "time_limit: \"-1\" " NOT_DURATION},
+    {"time_limit", "3601", ERR_INVALID,
+     "time_limit: must be above 0 and at most 3600 s, got \"3601\""},
+    {"time_limit", "61m", ERR_INVALID,
+     "time_limit: must be above 0 and at most 3600 s, got \"61m\""},
+    {"time_limit", "0ms", ERR_INVALID,
+     "time_limit: must be above 0 and at most 3600 s, got \"0ms\""},
+    /* name and budget */
+    {"name", "", ERR_INVALID, "name: must be 1 to 127 bytes, got 0"},
+    {"budget", "lots", ERR_INVALID,
+     "budget: \"lots\" is not a byte count (14000000000, 14G, 14GiB: K/M/G/T are powers of "
+     "1024) or a fraction of the capacity in (0, 1] (0.9)"},
+    {"budget", "1.5", ERR_INVALID,
+     "budget: a fraction of the capacity must be above 0 and at most 1, got \"1.5\""},
+    /* the runtime, the goal, the threads, unknown options */
+    {"mem_fraction", "half", ERR_INVALID,
+     "mem_fraction: \"half\" is not a decimal number (0.75, .5, 1: at most 6 decimals)"},
+    {"mem_fraction", "5e-1", ERR_INVALID,
+     "mem_fraction: \"5e-1\" is not a decimal number (0.75, .5, 1: at most 6 decimals)"},
+    {"mem_fraction", "1.5", ERR_INVALID,
+     "mem_fraction: must be above 0 and at most 1, got \"1.5\""},
+    {"mem_fraction", "0", ERR_INVALID, "mem_fraction: must be above 0 and at most 1, got \"0\""},
+    {"preallocate", "yes", ERR_INVALID, "preallocate: must be true or false, got \"yes\""},
+    {"preallocate", "TRUE", ERR_INVALID, "preallocate: must be true or false, got \"TRUE\""},
+    {"goal", "most", ERR_INVALID, "goal: must be min or fit, got \"most\""},
+    {"threads", "four", ERR_INVALID, "threads: must be a whole number from 1 to 64, got \"four\""},
+    {"threads", "0", ERR_INVALID, "threads: must be a whole number from 1 to 64, got \"0\""},
+    {"threads", "65", ERR_INVALID, "threads: must be a whole number from 1 to 64, got \"65\""},
+    {"threads", "99999999999999999999999", ERR_INVALID,
+     "threads: must be a whole number from 1 to 64, got \"99999999999999999999999\""},
+    {"colour", "red", ERR_NOTFOUND, "colour: unknown option"},
+    {"time-limit", "2", ERR_NOTFOUND, "time-limit: unknown option"}, /* the flag's spelling */
+};
 
 /* The format is resolved by the input formats' table (import.h): an alias is stored as its
  * format's name, auto as unset, and the refusal lists the table's names. */
@@ -60,12 +150,6 @@ static void test_format(void **state)
     assert_string_equal(o.format, "xla-buffer-assignment");
     good(&o, "format", "auto");
     assert_null(o.format);
-    bad("format", "xml", ERR_NOTFOUND,
-        "format: unknown input format \"xml\" (known: auto, safetensors, json, minimalloc-csv "
-        "(csv), xla-buffer-assignment, hlo, stablehlo (mlir))");
-    bad("format", "JSON", ERR_NOTFOUND,
-        "format: unknown input format \"JSON\" (known: auto, safetensors, json, minimalloc-csv "
-        "(csv), xla-buffer-assignment, hlo, stablehlo (mlir))");
 }
 
 static void test_chip_and_strategies(void **state)
@@ -86,69 +170,28 @@ static void test_chip_and_strategies(void **state)
     snprintf(want, sizeof(want), "strategies: unknown strategy \"magic\" (known: %s, best, all)",
              pack_strategy_names());
     bad("strategies", "first-fit,magic", ERR_NOTFOUND, want);
-    bad("strategies", "first-fit,,exact", ERR_INVALID,
-        "strategies: empty or overlong name in \"first-fit,,exact\"");
-    bad("strategies", "", ERR_INVALID, "strategies: empty or overlong name in \"\"");
 }
 
 static void test_bytes(void **state)
 {
     struct plan_opts o = {0};
     (void)state;
-    good(&o, "capacity", "1.5GiB");
-    assert_true(o.capacity == 1610612736ull);
-    good(&o, "capacity", "17179869184");
-    assert_true(o.capacity == 17179869184ull);
-    bad("capacity", "lots", ERR_INVALID,
-        "capacity: \"lots\" is not a byte count (12, 64M, 1.5GiB: K/M/G/T are powers of 1024)");
-    bad("capacity", "0", ERR_INVALID, "capacity: must be above 0 bytes, got \"0\"");
-    bad("capacity", "16777216T", ERR_OVERFLOW, "capacity: \"16777216T\" passes 2^64-1 bytes");
-    good(&o, "alignment", "4K");
-    assert_true(o.alignment == 4096);
-    good(&o, "alignment", "1");
-    assert_true(o.alignment == 1);
-    good(&o, "alignment", "1G");
-    assert_true(o.alignment == 1073741824ull);
-    bad("alignment", "3", ERR_INVALID,
-        "alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"3\"");
-    bad("alignment", "2G", ERR_INVALID,
-        "alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"2G\"");
-    bad("alignment", "0", ERR_INVALID,
-        "alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"0\"");
-    bad("alignment", "4k2", ERR_INVALID,
-        "alignment: \"4k2\" is not a byte count (12, 64M, 1.5GiB: K/M/G/T are powers of 1024)");
+    good_u64(&o, "capacity", "1.5GiB", &o.capacity, 1610612736ull);
+    good_u64(&o, "capacity", "17179869184", &o.capacity, 17179869184ull);
+    good_u64(&o, "alignment", "4K", &o.alignment, 4096);
+    good_u64(&o, "alignment", "1", &o.alignment, 1);
+    good_u64(&o, "alignment", "1G", &o.alignment, 1073741824ull);
 }
 
 static void test_time_limit(void **state)
 {
     struct plan_opts o = {0};
-    static const char not_duration[] =
-        "is not a duration (2, 2s, 500ms, 1.5m: seconds unless ms, s, m or h follows; at most "
-        "6 decimals)";
-    char want[ERR_MSG_MAX];
     (void)state;
-    good(&o, "time_limit", "2");
-    assert_true(o.time_limit_s == 2);
-    good(&o, "time_limit", "500ms");
-    assert_true(o.time_limit_s == 0.5);
-    good(&o, "time_limit", "1.5m");
-    assert_true(o.time_limit_s == 90);
-    good(&o, "time_limit", "1h");
-    assert_true(o.time_limit_s == 3600);
-    good(&o, "time_limit", ".25s");
-    assert_true(o.time_limit_s == 0.25);
-    snprintf(want, sizeof(want), "time_limit: \"2 s\" %s", not_duration);
-    bad("time_limit", "2 s", ERR_INVALID, want);
-    snprintf(want, sizeof(want), "time_limit: \"1e3\" %s", not_duration);
-    bad("time_limit", "1e3", ERR_INVALID, want);
-    snprintf(want, sizeof(want), "time_limit: \"-1\" %s", not_duration);
-    bad("time_limit", "-1", ERR_INVALID, want);
-    bad("time_limit", "3601", ERR_INVALID,
-        "time_limit: must be above 0 and at most 3600 s, got \"3601\"");
-    bad("time_limit", "61m", ERR_INVALID,
-        "time_limit: must be above 0 and at most 3600 s, got \"61m\"");
-    bad("time_limit", "0ms", ERR_INVALID,
-        "time_limit: must be above 0 and at most 3600 s, got \"0ms\"");
+    good_real(&o, "time_limit", "2", &o.time_limit_s, 2);
+    good_real(&o, "time_limit", "500ms", &o.time_limit_s, 0.5);
+    good_real(&o, "time_limit", "1.5m", &o.time_limit_s, 90);
+    good_real(&o, "time_limit", "1h", &o.time_limit_s, 3600);
+    good_real(&o, "time_limit", ".25s", &o.time_limit_s, 0.25);
 }
 
 static void test_name_and_budget(void **state)
@@ -162,61 +205,41 @@ static void test_name_and_budget(void **state)
     over[128] = '\0';
     good(&o, "name", longest);
     assert_ptr_equal(o.name, longest); /* borrowed */
-    bad("name", "", ERR_INVALID, "name: must be 1 to 127 bytes, got 0");
     bad("name", over, ERR_INVALID, "name: must be 1 to 127 bytes, got 128");
     good(&o, "budget", "0.9");
     assert_string_equal(o.budget, "0.9");
     good(&o, "budget", "14GiB");
-    bad("budget", "lots", ERR_INVALID,
-        "budget: \"lots\" is not a byte count (14000000000, 14G, 14GiB: K/M/G/T are powers of "
-        "1024) or a fraction of the capacity in (0, 1] (0.9)");
-    bad("budget", "1.5", ERR_INVALID,
-        "budget: a fraction of the capacity must be above 0 and at most 1, got \"1.5\"");
 }
 
 static void test_runtime_goal_threads(void **state)
 {
     struct plan_opts o = {0};
     (void)state;
-    good(&o, "mem_fraction", "0.5");
-    assert_true(o.mem_fraction == 0.5);
-    good(&o, "mem_fraction", ".25");
-    assert_true(o.mem_fraction == 0.25);
-    good(&o, "mem_fraction", "1");
-    assert_true(o.mem_fraction == 1);
-    bad("mem_fraction", "half", ERR_INVALID,
-        "mem_fraction: \"half\" is not a decimal number (0.75, .5, 1: at most 6 decimals)");
-    bad("mem_fraction", "5e-1", ERR_INVALID,
-        "mem_fraction: \"5e-1\" is not a decimal number (0.75, .5, 1: at most 6 decimals)");
-    bad("mem_fraction", "1.5", ERR_INVALID,
-        "mem_fraction: must be above 0 and at most 1, got \"1.5\"");
-    bad("mem_fraction", "0", ERR_INVALID, "mem_fraction: must be above 0 and at most 1, got \"0\"");
+    good_real(&o, "mem_fraction", "0.5", &o.mem_fraction, 0.5);
+    good_real(&o, "mem_fraction", ".25", &o.mem_fraction, 0.25);
+    good_real(&o, "mem_fraction", "1", &o.mem_fraction, 1);
     good(&o, "preallocate", "false");
     assert_int_equal(o.preallocate, PLAN_PREALLOC_OFF);
     good(&o, "preallocate", "true");
     assert_int_equal(o.preallocate, PLAN_PREALLOC_ON);
-    bad("preallocate", "yes", ERR_INVALID, "preallocate: must be true or false, got \"yes\"");
-    bad("preallocate", "TRUE", ERR_INVALID, "preallocate: must be true or false, got \"TRUE\"");
     good(&o, "goal", "fit");
     assert_int_equal(o.goal, PACK_GOAL_FIT);
     good(&o, "goal", "min");
     assert_int_equal(o.goal, PACK_GOAL_MIN);
-    bad("goal", "most", ERR_INVALID, "goal: must be min or fit, got \"most\"");
     good(&o, "threads", "4");
     assert_int_equal(o.threads, 4);
     good(&o, "threads", "64");
-    bad("threads", "four", ERR_INVALID,
-        "threads: must be a whole number from 1 to 64, got \"four\"");
-    bad("threads", "0", ERR_INVALID, "threads: must be a whole number from 1 to 64, got \"0\"");
-    bad("threads", "65", ERR_INVALID, "threads: must be a whole number from 1 to 64, got \"65\"");
-    bad("threads", "99999999999999999999999", ERR_INVALID,
-        "threads: must be a whole number from 1 to 64, got \"99999999999999999999999\"");
     good(&o, "xla_assignment", "BufferAssignment:\n");
     assert_true(o.xla_assignment_len == 18);
     good(&o, "xla_report", "");
     assert_true(o.xla_report != NULL && o.xla_report_len == 0);
-    bad("colour", "red", ERR_NOTFOUND, "colour: unknown option");
-    bad("time-limit", "2", ERR_NOTFOUND, "time-limit: unknown option"); /* the flag's spelling */
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
+        bad(refusals[i].name, refusals[i].value, refusals[i].code, refusals[i].msg);
 }
 
 /* Each surface's spelling, and the surfaces an option is not on. */
@@ -451,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_time_limit),
         cmocka_unit_test(test_name_and_budget),
         cmocka_unit_test(test_runtime_goal_threads),
+        cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_surfaces),
         cmocka_unit_test(test_label),
         cmocka_unit_test(test_json),

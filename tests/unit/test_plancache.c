@@ -19,44 +19,45 @@ static char *body_new(size_t n)
     return calloc(1, n > 0 ? n : 1);
 }
 
+/* The cache holds n entries of bytes in all (-1: not asked). */
+static void assert_holds(struct plancache *c, int64_t n, int64_t bytes)
+{
+    int64_t got_n, got_bytes;
+
+    plancache_stats(c, &got_n, &got_bytes);
+    assert_int_equal(got_n, n);
+    if (bytes >= 0)
+        assert_int_equal(got_bytes, bytes);
+}
+
 static void test_cache_evicts_least_recent_within_its_bytes(void **state)
 {
     /* Room for two 1,000-byte bodies (each entry also counts 512 bytes of overhead). */
     struct plancache *c = plancache_new(3100, 60);
-    int64_t n, bytes;
 
     (void)state;
     assert_non_null(c);
     plancache_put(c, "a", NULL, "\"a-1\"", body_new(1000), 1000);
     plancache_put(c, "b", NULL, "\"b-1\"", body_new(1000), 1000);
-    plancache_stats(c, &n, &bytes);
-    assert_int_equal(n, 2);
-    assert_int_equal(bytes, 3024);
+    assert_holds(c, 2, 3024);
     /* A third entry evicts the least recently used one. */
     plancache_put(c, "c", NULL, "\"c-1\"", body_new(1000), 1000);
-    plancache_stats(c, &n, &bytes);
-    assert_int_equal(n, 2);
+    assert_holds(c, 2, -1);
     /* Replacing an id keeps one entry for it ("" and NULL are the same view). */
     plancache_put(c, "c", "", "\"c-2\"", body_new(10), 10);
-    plancache_stats(c, &n, &bytes);
-    assert_int_equal(n, 2);
-    assert_int_equal(bytes, 1512 + 522);
+    assert_holds(c, 2, 1512 + 522);
     plancache_evict(c, "c");
     plancache_evict(c, "nope");
-    plancache_stats(c, &n, &bytes);
-    assert_int_equal(n, 1);
-    assert_int_equal(bytes, 1512);
+    assert_holds(c, 1, 1512);
     /* Larger than the whole cache: not stored (and the body is freed, for ASan). */
     plancache_put(c, "d", NULL, "\"d-1\"", body_new(5000), 5000);
-    plancache_stats(c, &n, &bytes);
-    assert_int_equal(n, 1);
+    assert_holds(c, 1, -1);
     plancache_free(c);
 }
 
 static void test_each_view_is_an_entry_evicted_with_its_plan(void **state)
 {
     struct plancache *c = plancache_new(1 << 20, 60);
-    int64_t n, bytes;
 
     (void)state;
     assert_non_null(c);
@@ -66,18 +67,13 @@ static void test_each_view_is_an_entry_evicted_with_its_plan(void **state)
     plancache_put(c, "a", "layout", "\"a-1-layout\"", body_new(50), 50);
     plancache_put(c, "b", "layout", "\"b-1-layout\"", body_new(50), 50);
     plancache_put(c, "a", "summary", "\"a-2-summary\"", body_new(20), 20);
-    plancache_stats(c, &n, &bytes);
-    assert_int_equal(n, 4);
-    assert_int_equal(bytes, 4 * 512 + 100 + 20 + 50 + 50);
+    assert_holds(c, 4, 4 * 512 + 100 + 20 + 50 + 50);
     /* ...a view name too long to be one is never stored... */
     plancache_put(c, "a", "a-view-name-over-15", "\"x\"", body_new(10), 10);
-    plancache_stats(c, &n, &bytes);
-    assert_int_equal(n, 4);
+    assert_holds(c, 4, -1);
     /* ...and evicting a plan drops all of its views, and only its. */
     plancache_evict(c, "a");
-    plancache_stats(c, &n, &bytes);
-    assert_int_equal(n, 1);
-    assert_int_equal(bytes, 512 + 50);
+    assert_holds(c, 1, 512 + 50);
     plancache_free(c);
 }
 
@@ -88,7 +84,6 @@ static void test_hit_is_its_own_response_and_a_miss_or_expiry_is_null(void **sta
     struct plancache *c = plancache_new(1 << 20, 60), *stale = plancache_new(1 << 20, 0);
     char etag[PLANCACHE_ETAG_MAX + 1] = "";
     struct MHD_Response *resp;
-    int64_t n, bytes;
     char *body = body_new(13);
 
     (void)state;
@@ -113,8 +108,7 @@ static void test_hit_is_its_own_response_and_a_miss_or_expiry_is_null(void **sta
     /* a ttl of 0 s: expired when read, and dropped */
     plancache_put(stale, "a", NULL, "\"a-1\"", body_new(10), 10);
     assert_null(plancache_get(stale, "a", NULL, etag));
-    plancache_stats(stale, &n, &bytes);
-    assert_int_equal(n, 0);
+    assert_holds(stale, 0, -1);
     plancache_free(c);
     plancache_free(stale);
 }

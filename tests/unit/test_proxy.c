@@ -53,50 +53,47 @@ static void test_trusted_nets_match_v4_v6_and_mapped_addresses(void **state)
 
 static void test_client_is_the_rightmost_untrusted_hop(void **state)
 {
+    static const struct {
+        const char *peer, *xff, *fwd; /* X-Forwarded-For and Forwarded, NULL: absent */
+        const char *client;
+    } cases[] = {
+        /* An untrusted peer: its headers are ignored, whatever they say. */
+        {"127.0.0.3", "6.6.6.6", "for=7.7.7.7", "127.0.0.3"},
+        /* A trusted peer without headers is the client. */
+        {"127.0.0.2", NULL, NULL, "127.0.0.2"},
+        /* The right-most untrusted hop: the left ones could be spoofed by the client. */
+        {"127.0.0.2", "6.6.6.6, 203.0.113.9", NULL, "203.0.113.9"},
+        {"127.0.0.2", "6.6.6.6, 203.0.113.9, 10.1.1.1", NULL, "203.0.113.9"},
+        /* All trusted: the left-most. */
+        {"127.0.0.2", "10.2.2.2,10.1.1.1", NULL, "10.2.2.2"},
+        /* Garbage stops the walk at the last trusted hop. */
+        {"127.0.0.2", "203.0.113.9, junk, 10.1.1.1", NULL, "10.1.1.1"},
+        {"127.0.0.2", "203.0.113.9, ", NULL, "127.0.0.2"},
+        /* Ports and IPv6 are normalised. */
+        {"127.0.0.2", "203.0.113.9:4711", NULL, "203.0.113.9"},
+        {"127.0.0.2", "2001:DB8:0:0::1", NULL, "2001:db8::1"},
+        {"127.0.0.2", "[2001:db8::1]:443", NULL, "2001:db8::1"},
+        /* Forwarded (RFC 7239) when there is no X-Forwarded-For. */
+        {"127.0.0.2", NULL, "for=6.6.6.6, for=\"[2001:db8::7]:80\";proto=https, by=x;For=10.1.1.1",
+         "2001:db8::7"},
+        {"127.0.0.2", NULL, "for=unknown", "127.0.0.2"},
+        {"127.0.0.2", "  ", "for=203.0.113.5", "203.0.113.5"},
+        /* X-Forwarded-For wins over Forwarded. */
+        {"127.0.0.2", "203.0.113.1", "for=203.0.113.5", "203.0.113.1"},
+    };
     struct proxy_nets p;
     char out[PROXY_ADDR_LEN];
 
     (void)state;
     memset(&p, 0, sizeof(p));
     assert_int_equal(proxy_nets_add(&p, "127.0.0.2,10.0.0.0/8"), 0);
-    /* An untrusted peer: its headers are ignored, whatever they say. */
-    proxy_client_addr(&p, "127.0.0.3", "6.6.6.6", "for=7.7.7.7", out, sizeof(out));
-    assert_string_equal(out, "127.0.0.3");
-    /* A trusted peer without headers is the client. */
-    proxy_client_addr(&p, "127.0.0.2", NULL, NULL, out, sizeof(out));
-    assert_string_equal(out, "127.0.0.2");
-    /* The right-most untrusted hop: the left ones could be spoofed by the client. */
-    proxy_client_addr(&p, "127.0.0.2", "6.6.6.6, 203.0.113.9", NULL, out, sizeof(out));
-    assert_string_equal(out, "203.0.113.9");
-    proxy_client_addr(&p, "127.0.0.2", "6.6.6.6, 203.0.113.9, 10.1.1.1", NULL, out, sizeof(out));
-    assert_string_equal(out, "203.0.113.9");
-    /* All trusted: the left-most. */
-    proxy_client_addr(&p, "127.0.0.2", "10.2.2.2,10.1.1.1", NULL, out, sizeof(out));
-    assert_string_equal(out, "10.2.2.2");
-    /* Garbage stops the walk at the last trusted hop. */
-    proxy_client_addr(&p, "127.0.0.2", "203.0.113.9, junk, 10.1.1.1", NULL, out, sizeof(out));
-    assert_string_equal(out, "10.1.1.1");
-    proxy_client_addr(&p, "127.0.0.2", "203.0.113.9, ", NULL, out, sizeof(out));
-    assert_string_equal(out, "127.0.0.2");
-    /* Ports and IPv6 are normalised. */
-    proxy_client_addr(&p, "127.0.0.2", "203.0.113.9:4711", NULL, out, sizeof(out));
-    assert_string_equal(out, "203.0.113.9");
-    proxy_client_addr(&p, "127.0.0.2", "2001:DB8:0:0::1", NULL, out, sizeof(out));
-    assert_string_equal(out, "2001:db8::1");
-    proxy_client_addr(&p, "127.0.0.2", "[2001:db8::1]:443", NULL, out, sizeof(out));
-    assert_string_equal(out, "2001:db8::1");
-    /* Forwarded (RFC 7239) when there is no X-Forwarded-For. */
-    proxy_client_addr(&p, "127.0.0.2", NULL,
-                      "for=6.6.6.6, for=\"[2001:db8::7]:80\";proto=https, by=x;For=10.1.1.1", out,
-                      sizeof(out));
-    assert_string_equal(out, "2001:db8::7");
-    proxy_client_addr(&p, "127.0.0.2", NULL, "for=unknown", out, sizeof(out));
-    assert_string_equal(out, "127.0.0.2");
-    proxy_client_addr(&p, "127.0.0.2", "  ", "for=203.0.113.5", out, sizeof(out));
-    assert_string_equal(out, "203.0.113.5");
-    /* X-Forwarded-For wins over Forwarded. */
-    proxy_client_addr(&p, "127.0.0.2", "203.0.113.1", "for=203.0.113.5", out, sizeof(out));
-    assert_string_equal(out, "203.0.113.1");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        proxy_client_addr(&p, cases[i].peer, cases[i].xff, cases[i].fwd, out, sizeof(out));
+        if (strcmp(out, cases[i].client) != 0)
+            fail_msg("case %zu (%s, %s, %s): %s, wanted %s", i, cases[i].peer,
+                     cases[i].xff != NULL ? cases[i].xff : "-",
+                     cases[i].fwd != NULL ? cases[i].fwd : "-", out, cases[i].client);
+    }
     /* No trusted nets at all: always the peer. */
     memset(&p, 0, sizeof(p));
     proxy_client_addr(&p, "127.0.0.2", "203.0.113.1", NULL, out, sizeof(out));

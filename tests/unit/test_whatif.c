@@ -63,61 +63,49 @@ static int64_t num(json_object *o, const char *a, const char *b)
     return json_object_get_int64(y);
 }
 
-static void test_no_override_plans_the_model_as_is(void **state)
+/* Overrides without a chip, planned: the peak, and what whatif_apply reports. */
+static void test_overrides_replan_the_model(void **state)
 {
-    struct whatif_result wr;
-    json_object *r = whatif_plan("{}", &wr);
+    static const struct {
+        const char *overrides;
+        int64_t peak;
+        int64_t tensors;       /* summary.tensors; 0: not asked */
+        size_t matched;        /* tensors the overrides matched */
+        const char *name;      /* the what-if's name; NULL: not asked */
+        const char *model_has; /* text the overridden model holds once; NULL: nothing asked */
+    } cases[] = {
+        /* none: the model as is, named as a what-if of it */
+        {"{}", 16384, 0, 0, "remat (what-if)", NULL},
+        /* Activations (h) and the glob "g" to bf16: 2048 bytes each (T(8,128)(2,1)); g's
+         * xla_shape keeps its dims and drops its f32 layout. Peak 4096 + 2048 + 4096 + 2048 =
+         * 12288. */
+        {"{\"dtype\":{\"activation\":\"bf16\",\"g\":\"bf16\"},\"name\":\"half\"}", 12288, 0, 2,
+         "half", "\"xla_shape\":\"bf16[8,128]\""},
+        /* h rematerialised: live [0, 1) and, as h/remat, [3, 4). Step 2 holds x, y, g (12288);
+         * step 3 x, g, h/remat (12288): peak 12288, one tensor more. */
+        {"{\"remat\":\"h\"}", 12288, 5, 1, NULL, "\"name\":\"h/remat\""},
+        /* h selected three times (by name, by kind, by glob) is still split once */
+        {"{\"remat\":[\"h\",\"activation\",\"*\"]}", 12288, 5, 1, NULL, "\"name\":\"h/remat\""},
+    };
 
     (void)state;
-    assert_int_equal(num(r, "summary", "peak_bytes"), 16384);
-    assert_string_equal(wr.name, "remat (what-if)");
-    assert_false(wr.chip_set);
-    assert_int_equal(wr.matched, 0);
-    json_object_put(r);
-    free(wr.model);
-}
-
-/* Activations (h) and the glob "g" to bf16: 2048 bytes each (T(8,128)(2,1)); g's xla_shape
- * keeps its dims and drops its f32 layout. Peak 4096 + 2048 + 4096 + 2048 = 12288. */
-static void test_dtype_override_to_bf16_halves_bytes(void **state)
-{
-    struct whatif_result wr;
-    json_object *r = whatif_plan("{\"dtype\":{\"activation\":\"bf16\",\"g\":\"bf16\"},"
-                                 "\"name\":\"half\"}",
-                                 &wr);
-
-    (void)state;
-    assert_int_equal(num(r, "summary", "peak_bytes"), 12288);
-    assert_int_equal(wr.matched, 2);
-    assert_string_equal(wr.name, "half");
-    assert_non_null(strstr(wr.model, "\"xla_shape\":\"bf16[8,128]\""));
-    json_object_put(r);
-    free(wr.model);
-}
-
-/* h rematerialised: live [0, 1) and, as h/remat, [3, 4). Step 2 holds x, y, g (12288);
- * step 3 x, g, h/remat (12288): peak 12288, one tensor more. */
-static void test_remat_splits_a_lifetime_in_two(void **state)
-{
-    struct whatif_result wr;
-    json_object *r = whatif_plan("{\"remat\":\"h\"}", &wr);
-
-    (void)state;
-    assert_int_equal(num(r, "summary", "peak_bytes"), 12288);
-    assert_int_equal(num(r, "summary", "tensors"), 5);
-    assert_int_equal(wr.matched, 1);
-    assert_non_null(strstr(wr.model, "\"name\":\"h/remat\""));
-    json_object_put(r);
-    free(wr.model);
-    /* h selected three times (by name, by kind, by glob) is still split once */
-    r = whatif_plan("{\"remat\":[\"h\",\"activation\",\"*\"]}", &wr);
-    assert_int_equal(num(r, "summary", "peak_bytes"), 12288);
-    assert_int_equal(num(r, "summary", "tensors"), 5);
-    assert_int_equal(wr.matched, 1);
-    assert_non_null(strstr(wr.model, "\"name\":\"h/remat\""));
-    assert_null(strstr(strstr(wr.model, "\"name\":\"h/remat\"") + 1, "\"name\":\"h/remat\""));
-    json_object_put(r);
-    free(wr.model);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct whatif_result wr;
+        json_object *r = whatif_plan(cases[i].overrides, &wr);
+        const char *has = cases[i].model_has;
+        assert_int_equal(num(r, "summary", "peak_bytes"), cases[i].peak);
+        if (cases[i].tensors != 0)
+            assert_int_equal(num(r, "summary", "tensors"), cases[i].tensors);
+        assert_int_equal(wr.matched, cases[i].matched);
+        assert_false(wr.chip_set);
+        if (cases[i].name != NULL)
+            assert_string_equal(wr.name, cases[i].name);
+        if (has != NULL &&
+            (strstr(wr.model, has) == NULL || strstr(strstr(wr.model, has) + 1, has)))
+            fail_msg("%s: the model holds %s not once", cases[i].overrides, has);
+        json_object_put(r);
+        free(wr.model);
+    }
 }
 
 /* Mesh data=2 and x sharded on its rows (x is f32[4,128] per device), chip v6e, strategies
@@ -268,9 +256,7 @@ static void test_the_new_model_is_held_to_the_limits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_no_override_plans_the_model_as_is),
-        cmocka_unit_test(test_dtype_override_to_bf16_halves_bytes),
-        cmocka_unit_test(test_remat_splits_a_lifetime_in_two),
+        cmocka_unit_test(test_overrides_replan_the_model),
         cmocka_unit_test(test_mesh_chip_strategies_and_budget_reach_the_plan),
         cmocka_unit_test(test_bad_overrides_name_the_field),
         cmocka_unit_test(test_a_pattern_matching_nothing_is_named),
