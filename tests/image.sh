@@ -78,6 +78,19 @@ run_args=(--name "$name" --network host -v "$sock:/pgsock"
     -e "DATABASE_URL=host=/pgsock dbname=postgres user=tpuplan"
     -e "TPUPLAN_LISTEN=127.0.0.1:$port" -e TPUPLAN_WORKERS=1 -e TPUPLAN_RETAIN=30d)
 
+# wait_ready URL [CURL-OPTION...] : polls URL for up to 30 s until it answers 200; the last
+# status in $status, the body in $tmp/b
+wait_ready() {
+    local url=$1
+    shift
+    status=000
+    for _ in $(seq 150); do
+        status=$(curl -s "$@" -o "$tmp/b" -w '%{http_code}' "$url")
+        [ "$status" = 200 ] && break
+        sleep 0.2
+    done
+}
+
 # A sandbox without cgroup delegation: crun through a wrapper that drops what it cannot set.
 sandbox_runtime() {
     mkdir -p "$tmp/rt"
@@ -130,12 +143,7 @@ if ! podman run -d "${run_args[@]}" "$IMAGE" >"$tmp/run.log" 2>&1; then
 fi
 echo "# podman run: $how"
 base="http://127.0.0.1:$port"
-status=000
-for _ in $(seq 150); do
-    status=$(curl -s -o "$tmp/b" -w '%{http_code}' "$base/readyz")
-    [ "$status" = 200 ] && break
-    sleep 0.2
-done
+wait_ready "$base/readyz"
 check "the container migrates the database and answers /readyz 200" [ "$status" = 200 ]
 [ "$status" = 200 ] || podman logs "$name" 2>&1 | tail -5 | sed 's/^/#   /'
 model='{"name":"image-test","chip":"v5e","tensors":[{"name":"w","shape":[4,128],"dtype":"f32","kind":"param"}]}'
@@ -166,12 +174,7 @@ port2=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); 
     -e "TPUPLAN_LISTEN=127.0.0.1:$port2" -e TPUPLAN_WORKERS=1 -e TPUPLAN_TLS_CERT=/tls/cert.pem \
     -e TPUPLAN_TLS_KEY=/tls/key.pem -e TPUPLAN_BASE_PATH=/tpuplan "$IMAGE" >"$tmp/run-tls.log" 2>&1 ||
     bail "podman run (https) failed: $(tail -3 "$tmp/run-tls.log")"
-status=000
-for _ in $(seq 150); do
-    status=$(curl -sk -o "$tmp/b" -w '%{http_code}' "https://127.0.0.1:$port2/tpuplan/readyz")
-    [ "$status" = 200 ] && break
-    sleep 0.2
-done
+wait_ready "https://127.0.0.1:$port2/tpuplan/readyz" -k
 check "a container with TPUPLAN_TLS_CERT and TPUPLAN_BASE_PATH answers https under /tpuplan" \
     [ "$status" = 200 ]
 [ "$status" = 200 ] || podman logs "$name-tls" 2>&1 | tail -5 | sed 's/^/#   /'

@@ -64,6 +64,21 @@ async function waitPlanPage(page) {
     await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
 }
 
+// Puts path in the upload form's file picker and waits until the form says what it read
+// (kind, a RegExp over #file-info).
+async function pickFile(page, path, kind) {
+    await page.setInputFiles('#file', path);
+    await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('#file-info').textContent), kind.source);
+}
+
+// From the upload page: path picked (kind as pickFile), submitted, its plan page shown.
+async function uploadPlan(page, path, kind) {
+    await page.goto(base + '/');
+    await pickFile(page, path, kind);
+    await page.click('#submit');
+    await waitPlanPage(page);
+}
+
 // The page draws from two small views and never downloads the whole result; the tests
 // compare what it shows against the whole result, fetched here (as "Download JSON" does).
 async function fullResult(page) {
@@ -133,8 +148,7 @@ test('a model description uploaded through the file picker opens its plan page',
     const page = await newPage();
     state.page = page;
     await page.goto(base + '/');
-    await page.setInputFiles('#file', fixture('model.json'));
-    await page.waitForFunction(() => /model description/.test(document.querySelector('#file-info').textContent));
+    await pickFile(page, fixture('model.json'), /model description/);
     await page.selectOption('#strategies', 'all');
     await page.click('#submit');
     await waitPlanPage(page);
@@ -153,8 +167,7 @@ test('a model description uploaded through the file picker opens its plan page',
 test('a time limit out of range is refused next to its field, in the words of tpuplan plan', async () => {
     const page = await newPage();
     await page.goto(base + '/');
-    await page.setInputFiles('#file', fixture('model.json'));
-    await page.waitForFunction(() => /model description/.test(document.querySelector('#file-info').textContent));
+    await pickFile(page, fixture('model.json'), /model description/);
     await page.fill('#time_limit', '4000');
     await page.click('#submit');
     await page.waitForFunction(() => document.querySelector('#err-time_limit').textContent !== '');
@@ -572,8 +585,7 @@ test('a safetensors upload sends only the header bytes, not the weights', async 
         if (req.method() === 'POST' && req.url().endsWith('/api/v1/plans')) posts.push(req.allHeaders().then((h) => Number(h['content-length'])));
     });
     await page.goto(base + '/');
-    await page.setInputFiles('#file', path);
-    await page.waitForFunction(() => /safetensors/.test(document.querySelector('#file-info').textContent));
+    await pickFile(page, path, /safetensors/);
     await page.fill('#name', 'safetensors-upload');
     await page.click('#submit');
     await waitPlanPage(page);
@@ -589,11 +601,7 @@ test('only the creating browser can delete a plan; the link then stops working',
     const path = join(tmp, 'doomed.csv');
     writeFileSync(path, 'id,lower,upper,size\n0,0,2,1024\n1,1,3,512\n');
     const page = await newPage();
-    await page.goto(base + '/');
-    await page.setInputFiles('#file', path);
-    await page.waitForFunction(() => /MiniMalloc CSV/.test(document.querySelector('#file-info').textContent));
-    await page.click('#submit');
-    await waitPlanPage(page);
+    await uploadPlan(page, path, /MiniMalloc CSV/);
     const url = page.url();
     const other = await newPage();
     await other.goto(url);
@@ -612,11 +620,7 @@ test('a MiniMalloc CSV uploads and plans without a chip', async () => {
     const path = join(tmp, 'tiny.csv');
     writeFileSync(path, 'id,lower,upper,size\n0,0,10,4096\n1,0,4,8192\n2,4,10,8192\n3,2,6,2048\n4,6,9,1024\n');
     const page = await newPage();
-    await page.goto(base + '/');
-    await page.setInputFiles('#file', path);
-    await page.waitForFunction(() => /MiniMalloc CSV/.test(document.querySelector('#file-info').textContent));
-    await page.click('#submit');
-    await waitPlanPage(page);
+    await uploadPlan(page, path, /MiniMalloc CSV/);
     const r = await page.evaluate(() => ({ ...window.__tpuplan.result, tensors: window.__tpuplan.cols.name }));
     assert(r.tensors.length === 5 && r.model.source_format === 'minimalloc-csv', 'CSV plan: ' + r.model.source_format);
     assert(r.summary.lower_bound_bytes === 4096 + 8192 + 2048, 'lower bound ' + r.summary.lower_bound_bytes);
@@ -630,11 +634,7 @@ const xlaDump = (name) => join(here, '../data/xla', name);
 
 test("an XLA buffer assignment (.txt) uploads and plans as it stands, with XLA's own row and layout", async () => {
     const page = await newPage();
-    await page.goto(base + '/');
-    await page.setInputFiles('#file', xlaDump('small.buffer-assignment.txt'));
-    await page.waitForFunction(() => /XLA buffer assignment/.test(document.querySelector('#file-info').textContent));
-    await page.click('#submit');
-    await waitPlanPage(page);
+    await uploadPlan(page, xlaDump('small.buffer-assignment.txt'), /XLA buffer assignment/);
     const r = await page.evaluate(() => window.__tpuplan.result);
     assert(r.model.source_format === 'xla-buffer-assignment', 'format ' + r.model.source_format);
     assert(r.packing.xla && r.packing.xla.peak_bytes === 4240 && r.packing.xla.lower_bound_bytes === 3200, 'xla ' + JSON.stringify(r.packing.xla && r.packing.xla.peak_bytes));
@@ -701,8 +701,7 @@ test('an HLO module with its XLA buffer assignment: values written in place coun
 test('a model error from the API is shown next to the file field', async () => {
     const page = await newPage();
     await page.goto(base + '/');
-    await page.setInputFiles('#file', fixture('bad-model.json'));
-    await page.waitForFunction(() => /model description/.test(document.querySelector('#file-info').textContent));
+    await pickFile(page, fixture('bad-model.json'), /model description/);
     await page.click('#submit');
     await page.waitForFunction(() => document.querySelector('#err-file').textContent !== '' || document.querySelector('#err-general').textContent !== '', null, { timeout: 15000 });
     const err = await page.textContent('#err-file');
@@ -715,11 +714,7 @@ test('a model error from the API is shown next to the file field', async () => {
 
 test('an XLA HLO upload plans; the tooltip shows op_name and a scope highlights its buffers', async () => {
     const page = await newPage();
-    await page.goto(base + '/');
-    await page.setInputFiles('#file', join(here, '../data/hlo/donate_scheduled.hlo'));
-    await page.waitForFunction(() => /XLA program/.test(document.querySelector('#file-info').textContent));
-    await page.click('#submit');
-    await waitPlanPage(page);
+    await uploadPlan(page, join(here, '../data/hlo/donate_scheduled.hlo'), /XLA program/);
     const r = await page.evaluate(() => ({ ...window.__tpuplan.result, names: window.__tpuplan.cols.name }));
     assert(r.model.source_format === 'hlo' && r.names.includes('fusion.4'), 'HLO plan: ' + r.model.source_format + ' ' + r.names);
     // jit(f)/mul and jit(f)/add share the scope jit(f); "x" is its own
@@ -857,8 +852,7 @@ test('under --base-path /tpuplan the dashboard uploads, lists and shows plans wi
     await page.waitForFunction(() => document.querySelector('#recent a[href]'));
     const recent = await page.$$eval('#recent a[href]', (as) => as.map((a) => a.getAttribute('href')));
     assert(recent.length > 0 && recent.every((h) => h.startsWith('/tpuplan/p/')), 'recent links: ' + recent.slice(0, 3));
-    await page.setInputFiles('#file', fixture('model.json'));
-    await page.waitForFunction(() => /model description/.test(document.querySelector('#file-info').textContent));
+    await pickFile(page, fixture('model.json'), /model description/);
     await page.click('#submit');
     await waitPlanPage(page);
     assert(new URL(page.url()).pathname.startsWith('/tpuplan/p/'), 'plan page at ' + page.url());
@@ -965,8 +959,7 @@ test('under --require-key the upload form asks for the API key on the 401, sends
     const isPost = (r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/v1/plans';
     await page.goto(keyed + '/');
     assert(await page.isHidden('#api_key-field'), 'the API key field is shown before the server asked for a key');
-    await page.setInputFiles('#file', fixture('model.json'));
-    await page.waitForFunction(() => /model description/.test(document.querySelector('#file-info').textContent));
+    await pickFile(page, fixture('model.json'), /model description/);
     let answered = page.waitForResponse(isPost);
     await page.click('#submit');
     let res = await answered;

@@ -69,47 +69,26 @@ check "a plan against itself: no tensor listed, every delta 0" \
 run diff $a $b --chip v6e --format json
 check "plan options apply to both model files" 'd["a"]["chip"] == "v6e" and d["b"]["chip"] == "v6e"'
 
-if python3 -c 'import jsonschema' 2>/dev/null; then
-    python3 - "$tmp/from-models.json" <<'PY' 2>"$tmp/pyerr"
-import json, sys, jsonschema
-jsonschema.Draft202012Validator(json.load(open("static/schema/diff.schema.json"))).validate(json.load(open(sys.argv[1])))
-PY
+if have_jsonschema; then
+    valid diff.schema.json "$tmp/from-models.json"
     ok $? "the diff validates against static/schema/diff.schema.json"
 else
     ok 0 "schema # SKIP python3 jsonschema is not installed"
 fi
 
 # --- usage and bad input: exit 2 with a message
-run diff $a
-[ $rc -eq 2 ] && grep -q '^usage: tpuplan diff' "$tmp/err"
-ok $? "one input: usage (exit 2)"
-run diff $a $b $a
-[ $rc -eq 2 ] && grep -q 'more than two inputs' "$tmp/err"
-ok $? "three inputs (exit 2)"
-run diff $a $b --format svg
-[ $rc -eq 2 ] && grep -q 'format must be text or json' "$tmp/err"
-ok $? "unknown format (exit 2)"
-run diff $a "$tmp/nope.json"
-[ $rc -eq 2 ] && grep -q 'nope.json' "$tmp/err"
-ok $? "missing file (exit 2)"
+refused "one input: usage (exit 2)" '^usage: tpuplan diff' diff $a
+refused "three inputs (exit 2)" 'more than two inputs' diff $a $b $a
+refused "unknown format (exit 2)" 'format must be text or json' diff $a $b --format svg
+refused "missing file (exit 2)" 'nope.json' diff $a "$tmp/nope.json"
 printf '{"tensors":[{"name":"w","shape":[8],"dtype":"f33"}]}' >"$tmp/bad.json"
-run diff $a "$tmp/bad.json"
-[ $rc -eq 2 ] && grep -q 'bad.json: tensors\[0\] "w": dtype: unknown dtype "f33"' "$tmp/err"
-ok $? "a bad model names the file, the tensor and the field (exit 2)"
+refused "a bad model names the file, the tensor and the field (exit 2)" 'bad.json: tensors\[0\] "w": dtype: unknown dtype "f33"' diff $a "$tmp/bad.json"
 printf '{"schema_version":1,"summary":{"peak_bytes":"x"}}' >"$tmp/badresult.json"
-run diff "$tmp/badresult.json" $b
-[ $rc -eq 2 ] && grep -q 'a.summary: peak_bytes' "$tmp/err"
-ok $? "a malformed stored result names the side and field (exit 2)"
+refused "a malformed stored result names the side and field (exit 2)" 'a.summary: peak_bytes' diff "$tmp/badresult.json" $b
 # the plan options' table (planner/plan_options.h): plan's options, grammar and messages
-run diff $a $b --capacity lots
-[ $rc -eq 2 ] && grep -qF 'tpuplan diff: --capacity: "lots" is not a byte count' "$tmp/err"
-ok $? "bad --capacity names it (exit 2)"
-run diff $a $b --time-limit 3601
-[ $rc -eq 2 ] && grep -qF 'tpuplan diff: --time-limit: must be above 0 and at most 3600 s, got "3601"' "$tmp/err"
-ok $? "--time-limit above an hour (exit 2)"
-run diff $a $b --name x
-[ $rc -eq 2 ] && grep -qF 'tpuplan diff: unknown option --name' "$tmp/err"
-ok $? "--name is plan's, not diff's (exit 2)"
+refused "bad --capacity names it (exit 2)" 'tpuplan diff: --capacity: "lots" is not a byte count' diff $a $b --capacity lots
+refused "--time-limit above an hour (exit 2)" 'tpuplan diff: --time-limit: must be above 0 and at most 3600 s, got "3601"' diff $a $b --time-limit 3601
+refused "--name is plan's, not diff's (exit 2)" 'tpuplan diff: unknown option --name' diff $a $b --name x
 run diff $a $b --format json --goal fit --time-limit 250ms --alignment 512 --threads 1
 [ $rc -eq 0 ]
 ok $? "diff takes --goal, a duration, --alignment and --threads (exit 0)"

@@ -79,13 +79,10 @@ grep -q "line 4:1: expected '}' to close the computation, found the end of the i
 ok $? "truncated module: line 4:1, what was expected"
 
 # --- the result validates against the published schema
-if python3 -c 'import jsonschema' 2>/dev/null; then
+if have_jsonschema; then
     for f in $data/*.hlo $data/*.mlir; do
         "$bin" plan "$f" >"$tmp/out" 2>/dev/null
-        python3 - "$tmp/out" <<'PY' 2>"$tmp/pyerr"
-import json, sys, jsonschema
-jsonschema.Draft202012Validator(json.load(open("static/schema/result.schema.json"))).validate(json.load(open(sys.argv[1])))
-PY
+        valid result.schema.json "$tmp/out"
         ok $? "schema: $f"
     done
 else

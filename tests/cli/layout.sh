@@ -93,28 +93,16 @@ ok $? "\"-\" reads stdin"
 run layout 'f32[2,3]' 'f32[2,-3]'
 [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] && grep -q 'shape 2 of 2: negative dimension at offset 6' "$tmp/err"
 ok $? "negative dim: exit 2, nothing on stdout, names shape 2 and offset 6"
-run layout 'f33[2]'
-[ $rc -eq 2 ] && grep -q "shape 1 of 1: unknown element type 'f33' at offset 0" "$tmp/err"
-ok $? "unknown dtype: exit 2"
-run layout 'f32[2,3]{1,1}'
-[ $rc -eq 2 ] && grep -q 'permutation' "$tmp/err"
-ok $? "layout not a permutation: exit 2"
-run layout 'f32[99999999999999999999]'
-[ $rc -eq 2 ] && grep -q 'larger than 2^63-1' "$tmp/err"
-ok $? "huge dim: exit 2"
-run layout 'f32[4294967296,4294967296]'
-[ $rc -eq 2 ] && grep -q 'overflows 64 bits' "$tmp/err"
-ok $? "byte size overflow: exit 2"
-run layout 'f32[2' --text
-[ $rc -eq 2 ] && grep -q 'offset 5' "$tmp/err"
-ok $? "truncated: exit 2 with offset"
+refused "unknown dtype: exit 2" "shape 1 of 1: unknown element type 'f33' at offset 0" layout 'f33[2]'
+refused "layout not a permutation: exit 2" 'permutation' layout 'f32[2,3]{1,1}'
+refused "huge dim: exit 2" 'larger than 2^63-1' layout 'f32[99999999999999999999]'
+refused "byte size overflow: exit 2" 'overflows 64 bits' layout 'f32[4294967296,4294967296]'
+refused "truncated: exit 2 with offset" 'offset 5' layout 'f32[2' --text
 printf 'f32[1]\nbf16[2,\n' | "$bin" layout >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ $rc -eq 2 ] && grep -q 'shape 2 of 2 (stdin line 2)' "$tmp/err"
 ok $? "stdin error names the line"
-run layout 'f32[1]' --chip v9
-[ $rc -eq 2 ] && grep -q "unknown chip 'v9'" "$tmp/err"
-ok $? "unknown chip: exit 2"
+refused "unknown chip: exit 2" "unknown chip 'v9'" layout 'f32[1]' --chip v9
 run layout --bogus 'f32[1]'
 [ $rc -eq 2 ]
 ok $? "unknown option: exit 2"

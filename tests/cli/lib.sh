@@ -22,3 +22,26 @@ run() {
     "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
     rc=$?
 }
+
+# have_jsonschema : whether python3 has jsonschema (the schema checks are skipped without it)
+have_jsonschema() {
+    python3 -c 'import jsonschema' 2>/dev/null
+}
+
+# valid SCHEMA FILE : FILE validates against static/schema/SCHEMA (Draft 2020-12); the
+# validator's complaint goes to $tmp/pyerr
+valid() {
+    python3 - "$1" "$2" <<'PY' 2>"$tmp/pyerr"
+import json, sys, jsonschema
+jsonschema.Draft202012Validator(json.load(open("static/schema/" + sys.argv[1]))).validate(json.load(open(sys.argv[2])))
+PY
+}
+
+# refused NAME PATTERN ARGS... : tpuplan ARGS exits 2 with PATTERN (grep's) on stderr
+refused() {
+    local name=$1 pattern=$2
+    shift 2
+    run "$@"
+    [ "$rc" -eq 2 ] && grep -q -- "$pattern" "$tmp/err"
+    ok $? "$name"
+}

@@ -200,19 +200,21 @@ check "a budget fraction of a plan without a capacity is 422 naming budget" \
 # within budget, 1 over, and the share link first.
 awk '/^TPUPLAN=http/ {on = 1} on {print} on && /^PY$/ {exit}' README.md >"$tmp/gate.sh"
 printf '%s' "${model/api-test-small/api-test-gate}" >"$tmp/model.json"
-(cd "$tmp" && sed "s|^TPUPLAN=.*|TPUPLAN=$base|; s|budget=0.9|budget=4096|" gate.sh | bash >gate.out 2>&1)
-grc=$?
+# gate BUDGET : the step against this server with its budget BUDGET; its exit status in $grc,
+# its output in $tmp/gate.out
+gate() {
+    (cd "$tmp" && sed "s|^TPUPLAN=.*|TPUPLAN=$base|; s|budget=0.9|budget=$1|" gate.sh | bash >gate.out 2>&1)
+    grc=$?
+}
+gate 4096
 check "README gate step: within budget exits 0 and prints the share link" \
     eval '[ $grc = 0 ] && grep -q "^$base/p/[A-Za-z0-9_-]\{22\}  peak 4096 B, budget 4096 B$" "$tmp/gate.out"'
-(cd "$tmp" && sed "s|^TPUPLAN=.*|TPUPLAN=$base|; s|budget=0.9|budget=4K|" gate.sh | bash >gate.out 2>&1)
-grc=$?
+gate 4K
 check "README gate step: budget=4K (4096) passes too" eval '[ $grc = 0 ]'
-(cd "$tmp" && sed "s|^TPUPLAN=.*|TPUPLAN=$base|; s|budget=0.9|budget=4000|" gate.sh | bash >gate.out 2>&1)
-grc=$?
+gate 4000
 check "README gate step: over budget exits 1" \
     eval '[ $grc = 1 ] && grep -q "peak 4096 B, budget 4000 B$" "$tmp/gate.out"'
-(cd "$tmp" && sed "s|^TPUPLAN=.*|TPUPLAN=$base|; s|budget=0.9|budget=lots|" gate.sh | bash >gate.out 2>&1)
-grc=$?
+gate lots
 check "README gate step: a malformed budget fails the step (curl -f)" eval '[ $grc != 0 ] && ! grep -q "/p/" "$tmp/gate.out"'
 # The diff of two stored plans: x bf16[8,128] (2048 B) becomes f32[8,128] (4096 B under
 # T(8,128)): +2048 B for x and for the peak (w 2048 B and x live together).
