@@ -520,7 +520,7 @@ static void test_errors_give_line_and_column(void **state)
     expect_error("module @m {\n  func.func @main(%a: tensor<?xf32>) -> tensor<4xf32> {\n",
                  "line 2:30", "dynamic dimensions");
     expect_error("module @m {\n  func.func @main(%a: memref<4xf32>) -> tensor<4xf32> {\n",
-                 "line 2:23", "expected a tensor<...> type");
+                 "line 2:23", "expected a tensor<..>, tuple<..> or token type");
     expect_error("module @m {\n  func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
                  "    %0 = stablehlo.negate %a\n",
                  "line 3:5", "expected ': type'");

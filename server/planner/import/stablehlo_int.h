@@ -30,14 +30,26 @@ struct sh_buf {
     size_t n, cap;
 };
 
-/* An SSA value defined so far: its name in the text, where it is defined, its shape. */
+/* An SSA value defined so far: its name in the text, where it is defined, its shape, its
+ * HLO name. Names are scoped by region (sibling regions, a while's cond and do, reuse them);
+ * element k of a result group %r:N is its own value (r, k), a plain value element 0. */
 struct sh_value {
     uint32_t off, len;             /* the SSA name without '%' */
     uint32_t region;               /* the id of the region that defines it */
     uint32_t elem;                 /* its number in a result group %r:N (0: a plain value) */
     uint32_t shape_off, shape_len; /* its XLA shape, in the translator's shapes */
-    uint32_t cap_depth, cap_id;    /* the capture mark (see capture); cap_id 0: none */
-    bool tuple; /* an element of a tuple-shaped instruction r: its HLO name is r#elem */
+    uint32_t cap_depth, cap_id;    /* the capture mark (see sh_use); cap_id 0: none */
+    uint32_t hoff, hlen, hidx;     /* when tuple: its HLO name is hoff..#hidx */
+    bool tuple; /* an element of a tuple-shaped instruction: named r#k (r the first result) */
+};
+
+/* A statement's results and op: %r = op, %r:N = op (a group) or %a, %b = op (named
+ * results: the first names the group); where it begins, for errors. */
+struct sh_stmt {
+    uint32_t res_off, res_len, nres; /* the (first) result's name; nres 0: no results */
+    uint32_t *names;                 /* named results: nres (offset, length) pairs; else NULL */
+    uint32_t op_off, op_len;         /* the op's name, its dialect included */
+    size_t line, col;
 };
 
 /* An open region: the HLO computation being written for a function body or an op's region
@@ -128,6 +140,124 @@ int sh_buf_printf(struct sh_translator *t, struct sh_buf *b, const char *fmt, ..
 
 /* The end of the string whose opening quote is at q (just past its closing quote), or 0. */
 size_t sh_string_end(const struct sh_translator *t, size_t q);
+
+/* Frees b's text and empties it. */
+void sh_buf_free(struct sh_buf *b);
+
+/* Skips a balanced (..), [..], <..> or {..} group at the cursor (strings inside, across
+ * lines). */
+int sh_skip_group(struct cursor *c);
+
+/* Skips blanks, line ends and // comments. */
+void sh_skip_nl(struct cursor *c);
+
+/* Appends a NUL-terminated string (NULL: nothing). */
+int sh_buf_str(struct sh_translator *t, struct sh_buf *b, const char *s);
+
+/* The text of the computation being written (the innermost open region). */
+struct sh_buf *sh_text(struct sh_translator *t);
+
+/* ---- stablehlo_value.c ---------------------------------------------------------------- */
+
+/* Appends x to one of the translation's vecs (its error as sh_grow_err's). */
+int sh_push(struct sh_translator *t, struct vec *v, const void *x);
+int sh_push_u32(struct sh_translator *t, struct vec *v, uint32_t x);
+
+struct sh_value *sh_value_at(const struct sh_translator *t, uint32_t v);
+
+/* The name table's key of value v (ctx the translator): its name, region and element. */
+struct names_key sh_value_name(const void *ctx, uint32_t v);
+
+/* Defines the plain value %name (s[off, off + len)) of shape sh[0..shn) in the current
+ * region: an argument, a block argument. */
+int sh_define_value(struct sh_translator *t, uint32_t off, uint32_t len, const char *sh,
+                    size_t shn);
+
+/* Defines a statement's results: when tuple, the n elements of the tuple-shaped instruction
+ * of shape "(S, ...)" (%r:N's (r, k), or the named results), else one value of shape. */
+int sh_define(struct sh_translator *t, const struct sh_stmt *st, bool tuple, const char *shape,
+              uint32_t n);
+
+/* Writes value v's HLO name: r, or r#k for element k of a tuple-shaped instruction r. */
+int sh_put_value(struct sh_translator *t, struct sh_buf *b, const struct sh_value *v);
+
+/* A use %name or %name#k at the cursor, appended to *ops as an HLO operand (", " between);
+ * a value from an enclosing region is captured (a parameter of this one). */
+int sh_use(struct sh_translator *t, struct sh_buf *ops);
+
+/* Writes "  R" (the statement's first result name) and then the given string. */
+int sh_put_res(struct sh_translator *t, struct sh_buf *b, const struct sh_stmt *st,
+               const char *then);
+
+/* Emits the element reads R#k of a tuple-shaped instruction R of shape "(S, ...)". */
+int sh_elements(struct sh_translator *t, const struct sh_stmt *st, const char *shapes, uint32_t n);
+
+/* ---- stablehlo.c: statements ---------------------------------------------------------- */
+
+/* Statements up to the region's closing '}' (left at the cursor). */
+int sh_statements(struct sh_translator *t);
+
+/* The op name's last part: stablehlo.while -> while. */
+bool sh_op_is(const struct sh_translator *t, const struct sh_stmt *st, const char *name);
+
+/* ---- stablehlo_op.c ------------------------------------------------------------------- */
+
+/* An op without regions of its own (but perhaps with regions it does not plan: reduce
+ * bodies, sort comparators), as one HLO instruction of its op's opcode (sh_op_find). */
+int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st);
+
+/* return / func.return / stablehlo.return / sdy.return, pretty or generic: the region's
+ * ROOT, a tuple of the values returned. */
+int sh_terminator(struct sh_translator *t, const struct sh_stmt *st);
+
+/* ---- stablehlo_region.c --------------------------------------------------------------- */
+
+/* %r:N = stablehlo.while(%a = %x, ...) : T, ... cond { .. } do { .. } */
+int sh_while_op(struct sh_translator *t, const struct sh_stmt *st);
+
+/* The generic region ops: while, case, if (kind), see stablehlo.h. */
+int sh_region_op(struct sh_translator *t, const struct sh_stmt *st, const char *kind);
+
+/* ---- stablehlo_type.c ----------------------------------------------------------------- */
+
+/* One MLIR type at the cursor (tensor<..>, tuple<..>, !stablehlo.token) written as an XLA
+ * shape ("f32[2,3]", "(s32[], f32[4])", "token[]"); a dynamic or unranked dim, or an
+ * element type XLA has no name for, is an error at its column. */
+int sh_type(struct sh_translator *t, struct sh_buf *b);
+
+/* A type list "T" or "T, T" or "(T, T)" at the cursor into *b as "S" or "S, S" ("(S, S)"
+ * when as_tuple); *n gets the count. Result attributes {..} after a type are skipped. Stops
+ * at the end of the list. */
+int sh_type_list(struct sh_translator *t, struct sh_buf *b, bool as_tuple, uint32_t *n);
+
+/* The next element of a tuple shape text "(S, S, ...)": *p at the element, which is returned
+ * (*len its length, nested tuples whole); *p moves past it and its ", ". */
+const char *sh_next_elem(const char **p, size_t *len);
+
+/* ---- stablehlo_ops.c ------------------------------------------------------------------ */
+
+/* What an op needs beyond "R = SHAPE opcode(operands)". */
+enum sh_op_kind {
+    SH_OP_PLAIN,             /* nothing */
+    SH_OP_SELECT,            /* its pretty types are the predicate's, then the result's */
+    SH_OP_CONSTANT,          /* constant(0): the value is not planned */
+    SH_OP_CALL,              /* a call of @callee, to_apply= */
+    SH_OP_COMPOSITE,         /* a call of its decomposition = @f */
+    SH_OP_CUSTOM_CALL,       /* custom_call_target= the @target */
+    SH_OP_GET_TUPLE_ELEMENT, /* index= the [N] or index = N */
+    SH_OP_SHARDING,          /* a custom-call "Sharding" with the <@mesh, [..]> sharding */
+    SH_OP_FOREIGN,           /* no HLO opcode: a custom-call whose target is the op's name */
+};
+
+struct sh_op {
+    const char *mlir; /* the name after the dialect (stablehlo, mhlo), else the whole name */
+    const char *hlo;  /* the HLO opcode */
+    enum sh_op_kind kind;
+};
+
+/* The op named name[0..len) (with its dialect: "stablehlo.add", "func.call"); never NULL:
+ * what the table does not name is SH_OP_FOREIGN. */
+const struct sh_op *sh_op_find(const char *name, size_t len);
 
 /* ---- stablehlo_loc.c ------------------------------------------------------------------ */
 

@@ -1,7 +1,6 @@
 /*
  * stablehlo_text.c - what every part of the StableHLO translator writes and reads with
- * (stablehlo_int.h): the bounded output buffers, the growth errors of its arrays, the end of a
- * string.
+ * (stablehlo_int.h): the bounded output buffers, the end of a string.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -10,13 +9,6 @@
 #include <string.h>
 
 #include "planner/import/stablehlo_int.h"
-
-int sh_grow_err(struct sh_translator *t, int rc)
-{
-    return err_set(t->c.e, rc, "",
-                   rc == ERR_LIMIT ? "StableHLO module too large"
-                                   : "out of memory translating StableHLO");
-}
 
 int sh_buf_keep(struct sh_translator *t, struct sh_buf *b, const char *s, size_t n)
 {
@@ -74,4 +66,55 @@ size_t sh_string_end(const struct sh_translator *t, size_t q)
             return q + 1;
     }
     return 0;
+}
+
+void sh_buf_free(struct sh_buf *b)
+{
+    free(b->p);
+    *b = (struct sh_buf){0};
+}
+
+int sh_skip_group(struct cursor *c)
+{
+    unsigned depth = 0;
+    while (c->i < c->len) {
+        char ch = c->s[c->i];
+        if (ch == '"') {
+            for (c->i++; c->i < c->len && c->s[c->i] != '"' && c->s[c->i] != '\n'; c->i++)
+                c->i += c->s[c->i] == '\\';
+            if (c->i >= c->len)
+                break;
+        } else if (ch == '(' || ch == '[' || ch == '<' || ch == '{') {
+            depth++;
+        } else if ((ch == ')' || ch == ']' || ch == '>' || ch == '}') && --depth == 0) {
+            c->i++;
+            return ERR_OK;
+        }
+        cursor_next(c);
+    }
+    return cursor_fail(c, "expected the end of a bracketed group");
+}
+
+void sh_skip_nl(struct cursor *c)
+{
+    for (;;) {
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) == '\n') {
+            cursor_next(c);
+        } else if (cursor_starts(c, "//")) {
+            cursor_to_eol(c);
+        } else {
+            return;
+        }
+    }
+}
+
+int sh_buf_str(struct sh_translator *t, struct sh_buf *b, const char *s)
+{
+    return s != NULL ? sh_buf_add(t, b, s, strlen(s)) : ERR_OK;
+}
+
+struct sh_buf *sh_text(struct sh_translator *t)
+{
+    return &t->regions[t->depth - 1].text;
 }
