@@ -23,13 +23,21 @@
  *   axis, an axis used twice, a dim count other than the rank and a mesh of more than 2^20
  *   devices are errors naming line:column.
  * - Order is SSA order. `%r = dialect.op operands ... : types` becomes one instruction named
- *   r (the SSA name without '%') whose opcode is op with '_' written '-' (stablehlo.add ->
- *   add, dynamic_update_slice -> dynamic-update-slice); its operands are the %values used
- *   before the type (outside attribute dictionaries and regions). A result group %r:N is a
- *   tuple-shaped instruction r (buffers r{i}); %r#i reads its element i.
- * - Types: tensor<AxBxT> -> T[A,B] with XLA's element type names (i1 -> pred, i8 -> s8,
- *   ui8 -> u8, f8E4M3FN -> f8e4m3fn, complex<f32> -> c64), !stablehlo.token -> token[].
- *   No layouts: the chip's defaults apply. Dynamic dims (?) are rejected.
+ *   r (the SSA name without '%') whose opcode is the op's in XLA's own translation (the table
+ *   in import/stablehlo_ops.c: stablehlo.add -> add, broadcast_in_dim -> broadcast,
+ *   dot_general -> dot, custom_call @t -> custom-call with custom_call_target="t",
+ *   get_tuple_element %t[1] -> get-tuple-element with index=1); an op with no HLO opcode
+ *   (einsum, chlo.acosh, another dialect's) is a custom-call whose target is its name. Its
+ *   operands are the %values used before the type (outside attribute dictionaries and
+ *   regions). A result group %r:N is a tuple-shaped instruction r (buffers r{i}); %r#i
+ *   reads its element i.
+ * - Types: the results' follow the last "->" of the type, else they are the types written
+ *   (select's pretty form writes the predicate's type first: `: tensor<2x3xi1>,
+ *   tensor<2x3xf32>`). tensor<AxBxT> -> T[A,B] with XLA's element type names (i1 -> pred,
+ *   i8 -> s8, ui8 -> u8, f8E4M3FN -> f8e4m3fn, complex<f32> -> c64), tuple<T, ..> -> (S, ..)
+ *   (nested up to 8 deep), !stablehlo.token -> token[]. No layouts: the chip's defaults
+ *   apply. Dynamic dims (?), unranked tensors and element types XLA has no name for are
+ *   rejected.
  * - func.call / call is an HLO call (its temporaries planned recursively).
  * - A while, pretty (`stablehlo.while(%a = %x, ..) : T, .. cond { .. } do { .. }`) or generic
  *   (`"stablehlo.while"(%x, ..) ({ ^bb0(%a: T, ..): .. }, { ^bb0(..): .. }) : (..) -> (..)`),

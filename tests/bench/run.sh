@@ -12,6 +12,7 @@ layout)
         [ -x "$b" ] && "$b"
     done
     tests/bench/bench_million.sh
+    tests/bench/bench_corpus.sh
     ;;
 pack) build/release/bench/bench_pack "${@:2}" ;;
 server) tests/bench/bench_server.sh ;;

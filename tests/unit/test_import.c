@@ -20,6 +20,8 @@
 #include "planner/import.h"
 #include "planner/model.h"
 
+#include "slurp.h"
+
 /* One sample per row, in the table's order: its file, the model's name and tensor count. */
 static const struct {
     const char *format;
@@ -39,34 +41,6 @@ static const struct {
 };
 
 #define NSAMPLES (sizeof(samples) / sizeof(samples[0]))
-
-/* The whole file, malloc'd (caller frees); fails the test when it cannot be read. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long n = -1;
-
-    *len = 0;
-    if (f == NULL) {
-        fail_msg("%s: cannot open (run from the repository root)", path);
-        return NULL;
-    }
-    if (fseek(f, 0, SEEK_END) == 0)
-        n = ftell(f);
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0)
-        buf = malloc((size_t)n + 1);
-    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(buf);
-        fail_msg("%s: cannot read", path);
-        return NULL;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = (size_t)n;
-    return buf;
-}
 
 static void limits(struct model_limits *ml)
 {

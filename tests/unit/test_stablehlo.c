@@ -244,14 +244,14 @@ static void test_cond_and_while_temps_match_the_hand_count(void **state)
                     "main.1.branch0, main.1.branch1, main.1.branch2}");
     assert_has(hlo, "main.1.branch1 {\n  arg2 = f32[128,128] parameter(0)\n"
                     "  0 = f32[8,128] parameter(1)\n");
-    assert_has(hlo, "  6 = f32[8,128] dot-general(0, 5)\n  ROOT #ret = (f32[8,128]) tuple(6)\n");
+    assert_has(hlo, "  6 = f32[8,128] dot(0, 5)\n  ROOT #ret = (f32[8,128]) tuple(6)\n");
     assert_has(hlo, "main.1.branch2 {\n  0 = f32[8,128] parameter(0)\n"
                     "  ROOT #ret = (f32[8,128]) tuple(0)\n");
     /* the block arguments are the loop state's elements; %arg2 is the body's parameter 1 */
     assert_has(hlo, "main.2.body {\n  arg2 = f32[128,128] parameter(1)\n"
                     "  #param = (s32[], f32[8,128]) parameter(0)\n"
                     "  a = s32[] get-tuple-element(#param), index=0\n");
-    assert_has(hlo, "  9 = f32[8,128] dot-general(8, arg2)\n");
+    assert_has(hlo, "  9 = f32[8,128] dot(8, arg2)\n");
     assert_has(hlo, "  2 = (s32[], f32[8,128]) while(2#init, arg2), condition=main.2.cond, "
                     "body=main.2.body\n");
     free(hlo);
@@ -588,7 +588,7 @@ static void test_errors_give_line_and_column(void **state)
     expect_error_after(mesh,
                        "  func.func @main(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
                        "[{\"x\"}]>}) -> tensor<8xf32> {\n",
-                       "line 3:83", "the sharding has 1 dims but the argument 2");
+                       "line 3:83", "the sharding has 1 dims but the array 2");
     expect_error_after(mesh,
                        "  func.func @main(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
                        "[{\"x\":(2)4}]>}) -> tensor<8xf32> {\n",

@@ -120,7 +120,9 @@ static int arg_attrs(struct sh_translator *t, uint32_t arg, uint32_t rank, struc
         } else if (end - q > sizeof(sdy) && memcmp(c->s + q, sdy, sizeof(sdy) - 1) == 0) {
             size_t at = c->i;
             c->i = q + sizeof(sdy) - 1; /* on this line: errors name its column */
-            int rc = sh_sdy_sharding(t, rank, sharding);
+            int rc = sh_buf_add(t, sharding, ", sharding=", 11);
+            if (rc == ERR_OK)
+                rc = sh_sdy_sharding(t, rank, sharding);
             q = c->i - 1;
             c->i = at;
             if (rc != ERR_OK)
@@ -138,18 +140,6 @@ static int arg_attrs(struct sh_translator *t, uint32_t arg, uint32_t rank, struc
     }
     c->i = end + (end < c->len);
     return ERR_OK;
-}
-
-/* The rank of an array shape "T[a,b]" (0 for "T[]"). */
-static uint32_t rank_of(const char *shape)
-{
-    const char *p = shape != NULL ? strchr(shape, '[') : NULL;
-    uint32_t n = 0;
-    if (p == NULL || p[1] == ']')
-        return 0;
-    for (n = 1; *p != '\0'; p++)
-        n += *p == ',';
-    return n;
 }
 
 /* "  NAME = SHAPE parameter(N)[, sharding=..][, metadata={op_name=..}]" for an argument. */
@@ -223,7 +213,7 @@ static int function_def(struct sh_translator *t)
         c->i++;
         cursor_skip_blanks(c);
         if ((rc = sh_type(t, &shape)) == ERR_OK && (cursor_skip_blanks(c), cursor_peek(c) == '{'))
-            rc = arg_attrs(t, narg, rank_of(shape.p), &sharding);
+            rc = arg_attrs(t, narg, sh_rank_of(shape.p), &sharding);
         if (rc == ERR_OK &&
             (cursor_skip_blanks(c), cursor_starts(c, "loc("))) { /* its name: the op_name */
             sh_loc_name(t, c->i, &loc_off, &loc_len);

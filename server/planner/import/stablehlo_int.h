@@ -79,6 +79,12 @@ struct sdy_mesh {
     struct sdy_axis axes[SDY_MAX_AXES];
 };
 
+/* Axis names (a manual_computation's manual_axes={"x", "y"}): each inside its quotes. */
+struct sdy_names {
+    uint32_t n;
+    uint32_t off[SDY_MAX_AXES], len[SDY_MAX_AXES];
+};
+
 /* A location alias "#NAME = loc(..)" of the file. */
 struct sh_loc_def {
     uint32_t name_off, name_len; /* the alias without '#' */
@@ -157,6 +163,24 @@ int sh_buf_str(struct sh_translator *t, struct sh_buf *b, const char *s);
 /* The text of the computation being written (the innermost open region). */
 struct sh_buf *sh_text(struct sh_translator *t);
 
+/* A symbol reference @name or @"quoted": its bytes (inside the quotes), and whether they
+ * are not an MLIR bare-id (@"foo" is @foo; @"<lambda>" is quoted). */
+struct sh_sym {
+    uint32_t off, len;
+    bool quoted;
+};
+
+/* The symbol at the cursor ('@' there): @bare-id or @"string" (LangRef: symbol-ref-id ::=
+ * '@' (suffix-id | string-literal)). */
+int sh_symbol(struct sh_translator *t, struct sh_sym *s);
+
+/* The symbol's HLO name into out (NUL-terminated): its bytes when they are a bare-id, else
+ * "_q" and its bytes with every one that is not a letter, digit, '_' or '.' (nor a digit
+ * or '.' first) written "-XX" (hex): @"<lambda>" is _q-3clambda-3e. Such a name has a '-',
+ * which bare-ids do not, so no two symbols share a name. False when it does not fit in cap
+ * bytes. */
+bool sh_sym_name(const struct sh_translator *t, const struct sh_sym *s, char *out, size_t cap);
+
 /* ---- stablehlo_value.c ---------------------------------------------------------------- */
 
 /* Appends x to one of the translation's vecs (its error as sh_grow_err's). */
@@ -230,6 +254,9 @@ int sh_type(struct sh_translator *t, struct sh_buf *b);
  * at the end of the list. */
 int sh_type_list(struct sh_translator *t, struct sh_buf *b, bool as_tuple, uint32_t *n);
 
+/* The rank of an array shape "T[a,b]" (0 for "T[]" and NULL). */
+uint32_t sh_rank_of(const char *shape);
+
 /* The next element of a tuple shape text "(S, S, ...)": *p at the element, which is returned
  * (*len its length, nested tuples whole); *p moves past it and its ", ". */
 const char *sh_next_elem(const char **p, size_t *len);
@@ -279,8 +306,14 @@ int sh_put_op_name(struct sh_translator *t, struct sh_buf *b, uint32_t off, uint
 /* sdy.mesh @name = <..> at the cursor (module level), added to t->meshes. */
 int sh_sdy_mesh_def(struct sh_translator *t);
 
-/* Writes the HLO sharding of the #sdy.sharding<..> at the cursor, for an array of rank
- * dims, into out. */
+/* Writes the HLO sharding "{devices=[..]..}" of the <@mesh, [..]> at the cursor (a
+ * #sdy.sharding's, just past its name), for an array of rank dims, into out. */
 int sh_sdy_sharding(struct sh_translator *t, uint32_t rank, struct sh_buf *out);
+
+/* A list of shardings "[<@mesh, [..]>, ..]" at the cursor (sharding_per_value's, a
+ * manual_computation's in_shardings or out_shardings), one per value of shape (n values:
+ * "(S, ..)" when tuple, else "S"), as the HLO sharding "{..}", or "{{..}, {..}}" when tuple. */
+int sh_sdy_list(struct sh_translator *t, const char *shape, bool tuple, uint32_t n,
+                struct sh_buf *out);
 
 #endif

@@ -10,33 +10,141 @@
 
 #include "planner/import/stablehlo_int.h"
 
-/* The HLO opcode of an MLIR op name: after the dialect prefix, '_' written '-'. */
-static int opcode(struct sh_translator *t, const struct sh_stmt *st, struct sh_buf *b)
+/* A place in the text to read again once the op's types are known. */
+struct mark {
+    size_t at, line, bol; /* at 0: none */
+};
+
+static struct mark mark_here(const struct cursor *c, size_t at)
+{
+    return (struct mark){at, c->line, c->bol};
+}
+
+/* Moves the cursor to m (its line and column kept for errors). */
+static void go_to(struct cursor *c, struct mark m)
+{
+    c->i = m.at;
+    c->line = m.line;
+    c->bol = m.bol;
+}
+
+/* What an op's text holds up to its end (a line end outside brackets and regions): the
+ * operands read (appended to ops), where the types begin, and what the op's kind reads. */
+struct op_text {
+    struct mark types;    /* just past the type separator " :" */
+    struct sh_sym callee; /* @f of call and custom_call, decomposition = @f of composite */
+    uint32_t loc_off, loc_len, nops;
+    int64_t index;        /* get_tuple_element's [N] or index = N; -1: none */
+    struct mark angle;    /* the first <..> after the operands: sdy.sharding_constraint's */
+    struct mark mhlo_sh;  /* mhlo.sharding = "..": at the string */
+    struct mark sdy_sh;   /* sdy.sharding = #sdy.sharding_per_value<..>: at its '<' */
+    struct mark aliases;  /* output_operand_aliases = [..]: at the '[' */
+    struct mark frontend; /* mhlo.frontend_attributes = {..}: at the '{' */
+};
+
+/* The attributes an op's kind reads, found in its attribute dictionary: the key, and where
+ * in struct op_text the place after it goes (the index and the callee are read at once). */
+enum attr_to { TO_CALLEE, TO_INDEX, TO_MHLO_SH, TO_SDY_SH, TO_ALIASES, TO_FRONTEND };
+static const struct {
+    const char *key;
+    enum attr_to to;
+} ATTRS[] = {
+    {"decomposition = ", TO_CALLEE},
+    {"index = ", TO_INDEX},
+    {"mhlo.sharding = ", TO_MHLO_SH},
+    {"sdy.sharding = #sdy.sharding_per_value", TO_SDY_SH},
+    {"output_operand_aliases = ", TO_ALIASES},
+    {"mhlo.frontend_attributes = ", TO_FRONTEND},
+};
+
+/* An attribute of ATTRS at the cursor (inside an attribute dictionary, where a key begins):
+ * noted in o, the cursor past its key; false when none is. */
+static int attr_at(struct sh_translator *t, struct op_text *o, bool *found)
 {
     struct cursor *c = &t->c;
-    const char *p = c->s + st->op_off, *dot = NULL;
-    for (uint32_t k = 0; k < st->op_len; k++)
-        if (p[k] == '.')
-            dot = p + k;
-    const char *name = dot != NULL ? dot + 1 : p;
-    size_t n = st->op_len - (size_t)(name - p);
-    if (n == 20 && memcmp(name, "optimization_barrier", 20) == 0)
-        return sh_buf_add(t, b, "tuple", 5); /* aliases its operands */
-    for (size_t k = 0; k < n; k++) {
-        int rc = sh_buf_add(t, b, name[k] == '_' ? "-" : name + k, 1);
-        if (rc != ERR_OK)
-            return rc;
+    char before = c->i > 0 ? c->s[c->i - 1] : ' ';
+
+    *found = false;
+    if (before != ' ' && before != '{' && before != ',')
+        return ERR_OK;
+    for (size_t k = 0; k < sizeof(ATTRS) / sizeof(ATTRS[0]); k++) {
+        if (!cursor_lit(c, ATTRS[k].key))
+            continue;
+        *found = true;
+        switch (ATTRS[k].to) {
+        case TO_CALLEE:
+            return cursor_peek(c) == '@' && o->callee.len == 0 ? sh_symbol(t, &o->callee) : ERR_OK;
+        case TO_INDEX:
+            if (!cursor_uint(c, &o->index))
+                return cursor_fail(c, "expected a tuple index after index =");
+            return ERR_OK;
+        case TO_MHLO_SH:
+            o->mhlo_sh = mark_here(c, c->i);
+            return ERR_OK;
+        case TO_SDY_SH:
+            o->sdy_sh = mark_here(c, c->i);
+            return ERR_OK;
+        case TO_ALIASES:
+            o->aliases = mark_here(c, c->i);
+            return ERR_OK;
+        case TO_FRONTEND:
+            o->frontend = mark_here(c, c->i);
+            return ERR_OK;
+        }
     }
     return ERR_OK;
 }
 
-/* What a generic op's text holds up to its end (a line end outside brackets and regions):
- * the operands read (appended to ops), the type part, the callee and the loc name. */
-struct op_text {
-    size_t types_at;              /* just past the type separator " :", 0 when none */
-    size_t types_line, types_bol; /* its line, and where that begins */
-    uint32_t callee_off, callee_len, loc_off, loc_len;
-};
+/* Skips the string at the cursor. */
+static int skip_string(struct sh_translator *t)
+{
+    struct cursor *c = &t->c;
+    size_t e = sh_string_end(t, c->i);
+    if (e == 0)
+        return cursor_fail(c, "unterminated string");
+    c->i = e;
+    return ERR_OK;
+}
+
+/* One byte of the op's text at depth and brace (of brackets and braces): what it is noted in
+ * o (operands used into ops); the cursor moves past what was read, else *step is set. */
+static int scan_at(struct sh_translator *t, const struct sh_stmt *st, struct sh_buf *ops,
+                   struct op_text *o, int depth, int brace, bool *step)
+{
+    struct cursor *c = &t->c;
+    char ch = c->s[c->i];
+    bool top = depth == 0 && brace == 0, found = false;
+    int rc;
+
+    *step = false;
+    if (ch == '"')
+        return skip_string(t);
+    if (ch == '-' && c->i + 1 < c->len && c->s[c->i + 1] == '>') {
+        c->i += 2;
+        return ERR_OK;
+    }
+    if (top && o->types.at == 0 && ch == ':' && c->i > 0 && c->s[c->i - 1] == ' ') {
+        o->types = mark_here(c, c->i + 1);
+    } else if (ch == '%' && brace == 0 && o->types.at == 0 && st->nres > 0) {
+        o->nops++;
+        return sh_use(t, ops);
+    } else if (ch == '@' && o->callee.len == 0 && brace == 0) {
+        return sh_symbol(t, &o->callee);
+    } else if (top && o->types.at == 0 && ch == '[' && o->nops > 0 && o->index < 0 &&
+               c->i + 1 < c->len && c->s[c->i + 1] >= '0' && c->s[c->i + 1] <= '9') {
+        size_t at = c->i + 1; /* get_tuple_element %t[N] */
+        if (!text_uint(c->s, c->len, &at, &o->index))
+            return cursor_fail(c, "expected a tuple index");
+    } else if (top && o->types.at == 0 && ch == '<' && o->angle.at == 0) {
+        o->angle = mark_here(c, c->i);
+    } else if (top && cursor_starts(c, "loc(") && o->loc_len == 0) {
+        sh_loc_name(t, c->i, &o->loc_off, &o->loc_len);
+    } else if ((brace > 0 || depth > 0) && (rc = attr_at(t, o, &found)) != ERR_OK) {
+        return rc;
+    }
+    *step = !found;
+    return ERR_OK;
+}
 
 static int scan_op(struct sh_translator *t, const struct sh_stmt *st, struct sh_buf *ops,
                    struct op_text *o)
@@ -45,40 +153,16 @@ static int scan_op(struct sh_translator *t, const struct sh_stmt *st, struct sh_
     int depth = 0, brace = 0, rc;
 
     memset(o, 0, sizeof(*o));
+    o->index = -1;
     while (c->i < c->len) { /* operands up to the type separator */
         char ch = c->s[c->i];
+        bool step;
         if (ch == '\n' && depth == 0 && brace == 0)
             break;
-        if (ch == '"') {
-            for (c->i++; c->i < c->len && c->s[c->i] != '"' && c->s[c->i] != '\n'; c->i++)
-                c->i += c->s[c->i] == '\\';
-            if (cursor_peek(c) != '"') {
-                return cursor_fail(c, "unterminated string");
-            }
-            c->i++;
+        if ((rc = scan_at(t, st, ops, o, depth, brace, &step)) != ERR_OK)
+            return rc;
+        if (!step)
             continue;
-        }
-        if (ch == '-' && c->i + 1 < c->len && c->s[c->i + 1] == '>') {
-            c->i += 2;
-            continue;
-        }
-        if (o->types_at == 0 && depth == 0 && brace == 0 && ch == ':' && c->i > 0 &&
-            c->s[c->i - 1] == ' ') {
-            o->types_at = c->i + 1;
-            o->types_line = c->line;
-            o->types_bol = c->bol;
-        } else if (ch == '%' && brace == 0 && o->types_at == 0 && st->nres > 0) {
-            if ((rc = sh_use(t, ops)) != ERR_OK)
-                return rc;
-            continue;
-        } else if (ch == '@' && o->callee_len == 0 && brace == 0) {
-            c->i++;
-            o->callee_off = (uint32_t)c->i;
-            o->callee_len = (uint32_t)cursor_span(c, ident_ch);
-            continue;
-        } else if (depth == 0 && brace == 0 && cursor_starts(c, "loc(") && o->loc_len == 0) {
-            sh_loc_name(t, c->i, &o->loc_off, &o->loc_len);
-        }
         depth += ch == '(' || ch == '[' || ch == '<';
         depth -= (ch == ')' || ch == ']' || ch == '>') && depth > 0;
         brace += ch == '{';
@@ -88,10 +172,178 @@ static int scan_op(struct sh_translator *t, const struct sh_stmt *st, struct sh_
     return ERR_OK;
 }
 
+/* The types after the separator: the results follow the last "->" of the type part; in
+ * select's pretty form (no "->"), the predicate's type comes first. *shape is "S", or
+ * "(S, ..)" when as_tuple. */
+static int result_types(struct sh_translator *t, const struct op_text *o, const struct sh_op *op,
+                        bool as_tuple, struct sh_buf *shape, uint32_t *n)
+{
+    struct cursor *c = &t->c, end = *c; /* read from the separator, then back here */
+    bool arrow = false;
+    int rc = ERR_OK;
+
+    go_to(c, o->types);
+    for (size_t q = o->types.at; q < end.i && c->s[q] != '\n'; q++)
+        if (c->s[q] == '-' && q + 1 < c->len && c->s[q + 1] == '>') {
+            c->i = q + 2;
+            arrow = true;
+        }
+    if (!arrow && op->kind == SH_OP_SELECT) { /* pred_type, result_type */
+        struct sh_buf pred = {0};
+        rc = sh_type(t, &pred);
+        sh_buf_free(&pred);
+        cursor_skip_blanks(c);
+        if (rc == ERR_OK && !cursor_accept(c, ','))
+            rc = cursor_fail(c, "expected ', ' and the result type after the predicate's");
+    }
+    if (rc == ERR_OK)
+        rc = sh_type_list(t, shape, as_tuple, n);
+    *c = end;
+    return rc;
+}
+
+static bool hex(char ch)
+{
+    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+}
+
+/* A string attribute's text at m ('"' there) copied into b, its MLIR escapes (\", \\, \n,
+ * \t, \XX) undone, '"' and '\' written as XLA's parser reads them inside a string. */
+static int put_string_at(struct sh_translator *t, struct sh_buf *b, struct mark m)
+{
+    struct cursor *c = &t->c;
+    size_t e = sh_string_end(t, m.at);
+    int rc = ERR_OK;
+
+    if (m.at >= c->len || c->s[m.at] != '"' || e == 0) {
+        go_to(c, m);
+        return cursor_fail(c, "expected a string");
+    }
+    for (size_t q = m.at + 1; q + 1 < e && rc == ERR_OK; q++) {
+        char ch = c->s[q];
+        if (ch != '\\') {
+            rc = sh_buf_add(t, b, &ch, 1);
+        } else if (c->s[q + 1] == '"' || c->s[q + 1] == '\\') {
+            rc = sh_buf_add(t, b, c->s + q, 2);
+            q++;
+        } else { /* \n, \t, \XX: a byte XLA's names and shardings do not hold */
+            q += hex(c->s[q + 1]) && q + 2 < e && hex(c->s[q + 2]) ? 2 : 1;
+            rc = sh_buf_add(t, b, "_", 1);
+        }
+    }
+    return rc;
+}
+/* ", custom_call_target=\"T\"": the @target of a custom_call, the op's name for one HLO has
+ * no opcode for, Sharding for Shardy's constraint. */
+static int put_target(struct sh_translator *t, const struct sh_stmt *st, const struct sh_op *op,
+                      const struct op_text *o, struct sh_buf *b)
+{
+    const struct cursor *c = &t->c;
+    int rc = sh_buf_add(t, b, ", custom_call_target=\"", 22);
+
+    if (rc != ERR_OK)
+        return rc;
+    if (op->kind == SH_OP_SHARDING)
+        rc = sh_buf_add(t, b, "Sharding", 8);
+    else if (op->kind == SH_OP_FOREIGN)
+        rc = sh_buf_add(t, b, c->s + st->op_off, st->op_len);
+    else if (o->callee.len == 0)
+        return cursor_fail_at(c->e, st->line, st->col, "expected the custom call's @target");
+    else if (!o->callee.quoted)
+        rc = sh_buf_add(t, b, c->s + o->callee.off, o->callee.len);
+    else
+        rc = put_string_at(t, b, mark_here(c, o->callee.off - 1));
+    return rc == ERR_OK ? sh_buf_add(t, b, "\"", 1) : rc;
+}
+
+/* What the op's kind adds after "R = S opcode(ops)": the callee, the index, the target. */
+static int put_kind(struct sh_translator *t, const struct sh_stmt *st, const struct sh_op *op,
+                    const struct op_text *o, const char *shape, struct sh_buf *b)
+{
+    struct cursor *c = &t->c;
+    char name[256];
+    int rc;
+
+    switch (op->kind) {
+    case SH_OP_CALL:
+    case SH_OP_COMPOSITE:
+        if (o->callee.len == 0 || !sh_sym_name(t, &o->callee, name, sizeof(name)))
+            return cursor_fail_at(c->e, st->line, st->col, "expected the %s @function",
+                                  op->kind == SH_OP_CALL ? "called" : "composite's decomposition");
+        return sh_buf_printf(t, b, ", to_apply=%s", name);
+    case SH_OP_GET_TUPLE_ELEMENT:
+        if (o->index < 0 || o->index >= SH_MAX_RESULTS)
+            return cursor_fail_at(c->e, st->line, st->col, "expected the tuple index [N]");
+        return sh_buf_printf(t, b, ", index=%lld", (long long)o->index);
+    case SH_OP_SHARDING: {
+        struct cursor end = *c;
+        if (o->angle.at == 0)
+            return cursor_fail_at(c->e, st->line, st->col, "expected the sharding <@mesh, [..]>");
+        go_to(c, o->angle);
+        if ((rc = put_target(t, st, op, o, b)) == ERR_OK &&
+            (rc = sh_buf_add(t, b, ", sharding=", 11)) == ERR_OK)
+            rc = sh_sdy_sharding(t, sh_rank_of(shape), b);
+        *c = end;
+        return rc;
+    }
+    case SH_OP_CUSTOM_CALL:
+    case SH_OP_FOREIGN:
+        return put_target(t, st, op, o, b);
+    default:
+        return ERR_OK;
+    }
+}
+
+/* ", sharding=.." of the op's own results: mhlo.sharding = "{..}" (HLO's text) or
+ * sdy.sharding = #sdy.sharding_per_value<[<@mesh, [..]>, ..]>. */
+static int put_sharding(struct sh_translator *t, const struct op_text *o, const char *shape,
+                        bool tuple, uint32_t n, struct sh_buf *b)
+{
+    struct cursor *c = &t->c, end = *c;
+    int rc = ERR_OK;
+
+    if (o->mhlo_sh.at == 0 && o->sdy_sh.at == 0)
+        return ERR_OK;
+    if ((rc = sh_buf_add(t, b, ", sharding=", 11)) != ERR_OK)
+        return rc;
+    if (o->mhlo_sh.at != 0)
+        return put_string_at(t, b, o->mhlo_sh);
+    go_to(c, o->sdy_sh);
+    if (!cursor_accept(c, '<'))
+        rc = cursor_fail(c, "expected '<' after #sdy.sharding_per_value");
+    if (rc == ERR_OK && (rc = sh_sdy_list(t, shape, tuple, n, b)) == ERR_OK &&
+        !cursor_accept(c, '>'))
+        rc = cursor_fail(c, "expected '>' to close the sharding_per_value");
+    *c = end;
+    return rc;
+}
+
+/* R = SHAPE opcode(ops), the kind's attributes, the sharding, the op_name; then, for a
+ * tuple-shaped instruction, its elements' reads. */
+static int put_op(struct sh_translator *t, const struct sh_stmt *st, const struct sh_op *op,
+                  const struct op_text *o, const char *ops, const char *shape, bool tuple,
+                  uint32_t n)
+{
+    struct sh_buf *b = sh_text(t);
+    int rc;
+
+    if ((rc = sh_put_res(t, b, st, " = ")) != ERR_OK || (rc = sh_buf_str(t, b, shape)) != ERR_OK ||
+        (rc = sh_buf_printf(t, b, " %s(", op->hlo)) != ERR_OK ||
+        (rc = sh_buf_str(t, b, op->kind == SH_OP_CONSTANT ? "0" : ops)) != ERR_OK ||
+        (rc = sh_buf_add(t, b, ")", 1)) != ERR_OK ||
+        (rc = put_kind(t, st, op, o, shape, b)) != ERR_OK ||
+        (rc = put_sharding(t, o, shape, tuple, n, b)) != ERR_OK ||
+        (rc = sh_put_op_name(t, b, o->loc_off, o->loc_len)) != ERR_OK ||
+        (rc = sh_buf_add(t, b, "\n", 1)) != ERR_OK)
+        return rc;
+    return tuple ? sh_elements(t, st, shape, n) : ERR_OK;
+}
+
 int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st)
 {
     struct cursor *c = &t->c;
-    struct sh_buf ops = {0}, shape = {0}, code = {0};
+    const struct sh_op *op = sh_op_find(c->s + st->op_off, st->op_len);
+    struct sh_buf ops = {0}, shape = {0};
     uint32_t ntypes = 0;
     struct op_text o;
     int rc;
@@ -100,62 +352,24 @@ int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st)
         goto out;
     if (st->nres == 0)
         goto out; /* no value defined: nothing to plan */
-    if (o.types_at == 0) {
+    if (o.types.at == 0) {
         rc = cursor_fail_at(c->e, st->line, st->col, "expected ': type' after the operation");
         goto out;
     }
-    bool call = o.callee_len > 0 && (st->op_len == 4 || st->op_len == 9) &&
-                memcmp(c->s + st->op_off + st->op_len - 4, "call", 4) == 0;
-    {
-        struct cursor end = *c; /* re-read the types from the separator, then back here */
-        c->i = o.types_at;
-        c->line = o.types_line;
-        c->bol = o.types_bol;
-        /* the result types follow the last "->" before the end of the type part */
-        for (size_t q = o.types_at; q < end.i && c->s[q] != '\n'; q++)
-            if (c->s[q] == '-' && q + 1 < c->len && c->s[q + 1] == '>')
-                c->i = q + 2;
-        rc = sh_type_list(t, &shape, st->nres > 1 || call, &ntypes);
-        *c = end;
-        if (rc != ERR_OK)
-            goto out;
-    }
+    /* a call's result is its callee's ROOT tuple */
+    bool tuple = st->nres > 1 || op->kind == SH_OP_CALL || op->kind == SH_OP_COMPOSITE;
+    if ((rc = result_types(t, &o, op, tuple, &shape, &ntypes)) != ERR_OK)
+        goto out;
     if (ntypes != (st->nres > 1 ? st->nres : 1)) {
         rc = cursor_fail_at(c->e, st->line, st->col, "%u results but %u result types", st->nres,
                             ntypes);
         goto out;
     }
-    if (call) {
-        rc = sh_buf_add(t, &code, "call", 4);
-    } else if (st->op_len >= 8 && memcmp(c->s + st->op_off + st->op_len - 8, "constant", 8) == 0) {
-        rc = sh_buf_add(t, &code, "constant", 8);
-        ops.n = 0;
-        if (rc == ERR_OK)
-            rc = sh_buf_add(t, &ops, "0", 1);
-    } else {
-        rc = opcode(t, st, &code);
-    }
-    if (rc != ERR_OK)
-        goto out;
-    struct sh_buf *b = sh_text(t);
-    if ((rc = sh_put_res(t, b, st, " = ")) != ERR_OK ||
-        (rc = sh_buf_str(t, b, shape.p)) != ERR_OK || (rc = sh_buf_add(t, b, " ", 1)) != ERR_OK ||
-        (rc = sh_buf_str(t, b, code.p)) != ERR_OK || (rc = sh_buf_add(t, b, "(", 1)) != ERR_OK ||
-        (rc = sh_buf_str(t, b, ops.p)) != ERR_OK || (rc = sh_buf_add(t, b, ")", 1)) != ERR_OK)
-        goto out;
-    if (call && ((rc = sh_buf_add(t, b, ", to_apply=", 11)) != ERR_OK ||
-                 (rc = sh_buf_add(t, b, c->s + o.callee_off, o.callee_len)) != ERR_OK))
-        goto out;
-    if ((rc = sh_put_op_name(t, b, o.loc_off, o.loc_len)) != ERR_OK ||
-        (rc = sh_buf_add(t, b, "\n", 1)) != ERR_OK)
-        goto out;
-    if ((st->nres > 1 || call) && (rc = sh_elements(t, st, shape.p, ntypes)) != ERR_OK)
-        goto out;
-    rc = sh_define(t, st, st->nres > 1 || call, shape.p, ntypes);
+    if ((rc = put_op(t, st, op, &o, ops.p, shape.p, tuple, ntypes)) == ERR_OK)
+        rc = sh_define(t, st, tuple, shape.p, ntypes);
 out:
-    free(ops.p);
-    free(shape.p);
-    free(code.p);
+    sh_buf_free(&ops);
+    sh_buf_free(&shape);
     return rc;
 }
 

@@ -4,10 +4,12 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner/import/stablehlo_int.h"
+#include "planner/shape.h"
 
 /* ---- Shardy shardings -------------------------------------------------------------- */
 
@@ -121,14 +123,77 @@ int sh_sdy_mesh_def(struct sh_translator *t)
     return ERR_OK;
 }
 
+/* A sharding read: its mesh, and per dim the devices the dim is split over (tiles) and how
+ * many of them are the manual axes' (manual: a manual_computation's). */
+struct sdy_split {
+    const struct sdy_mesh *m; /* the module's, or inline_mesh */
+    struct sdy_mesh inline_mesh;
+    uint32_t ndims;
+    uint64_t all; /* the product of the tiles */
+    uint64_t tiles[SHAPE_MAX_RANK], manual[SHAPE_MAX_RANK];
+};
+
+/* Whether the mesh's axis k is one of the manual axes (none when manual is NULL). */
+static bool is_manual(const struct sh_translator *t, const struct sdy_mesh *m, uint32_t k,
+                      const struct sdy_names *manual)
+{
+    const struct sdy_axis *a = &m->axes[k];
+    for (uint32_t q = 0; manual != NULL && q < manual->n; q++)
+        if (manual->len[q] == a->len &&
+            memcmp(t->c.s + manual->off[q], t->c.s + a->off, a->len) == 0)
+            return true;
+    return false;
+}
+
+/* One axis of a dim, "x" or the sub-axis "x":(pre)size, at the cursor: *size the devices it
+ * spans, *k its axis in the mesh; used[] marks the mesh's whole axes taken. */
+static int sdy_axis_ref(struct sh_translator *t, const struct sdy_mesh *m, bool *used,
+                        uint64_t *size, uint32_t *k)
+{
+    struct cursor *c = &t->c;
+    size_t line = c->line, col = cursor_col(c);
+    uint32_t off = 0, len = 0;
+    int rc;
+
+    if ((rc = sdy_name(t, &off, &len)) != ERR_OK)
+        return rc;
+    for (*k = 0; *k < m->naxes; ++*k)
+        if (m->axes[*k].len == len && memcmp(c->s + m->axes[*k].off, c->s + off, len) == 0)
+            break;
+    if (*k == m->naxes)
+        return cursor_fail_at(c->e, line, col, "the mesh has no axis \"%.*s\"",
+                              (int)(len > 200 ? 200 : len), c->s + off);
+    *size = m->axes[*k].size;
+    if (cursor_peek(c) == ':') { /* "x":(pre)size, a sub-axis */
+        int64_t pre = 0, sub = 0;
+        c->i++;
+        if (cursor_peek(c) != '(' || (c->i++, !cursor_uint(c, &pre)) || cursor_peek(c) != ')' ||
+            (c->i++, !cursor_uint(c, &sub)) || pre < 1 || sub < 1 ||
+            (uint64_t)pre * (uint64_t)sub > *size || *size % ((uint64_t)pre * (uint64_t)sub) != 0)
+            return cursor_fail_at(c->e, line, col,
+                                  "expected a sub-axis \"%.*s\":(pre)size that divides its "
+                                  "axis of %llu",
+                                  (int)(len > 200 ? 200 : len), c->s + off,
+                                  (unsigned long long)*size);
+        *size = (uint64_t)sub;
+    } else if (used[*k]) {
+        return cursor_fail_at(c->e, line, col, "axis \"%.*s\" is used twice",
+                              (int)(len > 200 ? 200 : len), c->s + off);
+    } else {
+        used[*k] = true;
+    }
+    return ERR_OK;
+}
+
 /* One dim's axes "{"x", "y":(1)2, ?}" (and a priority pN after): *tiles the devices it is
- * split over; used[] marks the mesh's whole axes taken (each at most once). */
-static int sdy_dim(struct sh_translator *t, const struct sdy_mesh *m, bool *used, uint64_t *tiles)
+ * split over, *mtiles those of them the manual axes span. */
+static int sdy_dim(struct sh_translator *t, const struct sdy_mesh *m, bool *used,
+                   const struct sdy_names *manual, uint64_t *tiles, uint64_t *mtiles)
 {
     struct cursor *c = &t->c;
     int rc;
 
-    *tiles = 1;
+    *tiles = *mtiles = 1;
     c->i++; /* '{' */
     for (;;) {
         cursor_skip_blanks(c);
@@ -138,40 +203,15 @@ static int sdy_dim(struct sh_translator *t, const struct sdy_mesh *m, bool *used
             c->i++;
         } else {
             size_t line = c->line, col = cursor_col(c);
-            uint32_t off = 0, len = 0, k;
-            if ((rc = sdy_name(t, &off, &len)) != ERR_OK)
+            uint64_t size = 1;
+            uint32_t k = 0;
+            if ((rc = sdy_axis_ref(t, m, used, &size, &k)) != ERR_OK)
                 return rc;
-            for (k = 0; k < m->naxes; k++)
-                if (m->axes[k].len == len && memcmp(c->s + m->axes[k].off, c->s + off, len) == 0)
-                    break;
-            if (k == m->naxes)
-                return cursor_fail_at(c->e, line, col, "the mesh has no axis \"%.*s\"",
-                                      (int)(len > 200 ? 200 : len), c->s + off);
-            uint64_t size = m->axes[k].size;
-            if (cursor_peek(c) == ':') { /* "x":(pre)size, a sub-axis */
-                int64_t pre = 0, sub = 0;
-                c->i++;
-                if (cursor_peek(c) != '(' || (c->i++, !cursor_uint(c, &pre)) ||
-                    cursor_peek(c) != ')' || (c->i++, !cursor_uint(c, &sub)) || pre < 1 ||
-                    sub < 1 || (uint64_t)pre * (uint64_t)sub > size ||
-                    size % ((uint64_t)pre * (uint64_t)sub) != 0)
-                    return cursor_fail_at(c->e, line, col,
-                                          "expected a sub-axis \"%.*s\":(pre)size that divides its "
-                                          "axis of %llu",
-                                          (int)(len > 200 ? 200 : len), c->s + off,
-                                          (unsigned long long)size);
-                size = (uint64_t)sub;
-            } else if (used[k]) {
-                return cursor_fail_at(c->e, line, col, "axis \"%.*s\" is used twice",
-                                      (int)(len > 200 ? 200 : len), c->s + off);
-            } else {
-                used[k] = true;
-            }
             *tiles *= size; /* at most the mesh's devices: sub-axes divide their axis */
+            *mtiles *= is_manual(t, m, k, manual) ? size : 1;
             if (*tiles > m->devices)
                 return cursor_fail_at(c->e, line, col,
-                                      "the dim is split over more devices than "
-                                      "the mesh has");
+                                      "the dim is split over more devices than the mesh has");
         }
         cursor_skip_blanks(c);
         if (cursor_peek(c) != ',')
@@ -189,105 +229,174 @@ static int sdy_dim(struct sh_translator *t, const struct sdy_mesh *m, bool *used
     return ERR_OK;
 }
 
-/*
- * #sdy.sharding<..> at the cursor (just past "#sdy.sharding") for an argument of rank dims,
- * as the HLO sharding ", sharding={devices=[a,b,..]<=[N]}" (N the mesh's devices), with a
- * last replicated tile dim when the dims span fewer devices than the mesh has
- * (last_tile_dim_replicate: xla/hlo/ir/hlo_sharding.h, PartialTile), {replicated} when no
- * dim is split. Only the tile counts matter here (hlo_model.h: ceil(dim / tiles)), so the
- * device order is iota.
- */
-int sh_sdy_sharding(struct sh_translator *t, uint32_t rank, struct sh_buf *out)
+/* The sharding's mesh at the cursor: @name (a sdy.mesh of the module) or mesh<..>. */
+static int sdy_mesh_ref(struct sh_translator *t, struct sdy_split *sp)
 {
     struct cursor *c = &t->c;
-    struct sdy_mesh inline_mesh;
-    const struct sdy_mesh *m = NULL;
-    bool used[SDY_MAX_AXES] = {false};
-    uint64_t all = 1;
-    uint32_t ndims = 0;
-    struct sh_buf dims = {0};
-    int rc = ERR_OK;
 
-    if (cursor_peek(c) != '<') {
-        rc = cursor_fail(c, "expected '<' after #sdy.sharding");
-        goto out;
-    }
-    c->i++;
-    cursor_skip_blanks(c);
+    sp->m = NULL;
     if (cursor_peek(c) == '@') {
         size_t line = c->line, col = cursor_col(c);
         uint32_t off = (uint32_t)++c->i, len;
         len = (uint32_t)cursor_span(c, ident_ch);
-        for (size_t k = 0; k < t->meshes.n && m == NULL; k++) {
+        for (size_t k = 0; k < t->meshes.n && sp->m == NULL; k++) {
             const struct sdy_mesh *q = vec_at(&t->meshes, k);
             if (q->len == len && memcmp(c->s + q->off, c->s + off, len) == 0)
-                m = q;
+                sp->m = q;
         }
-        if (m == NULL) {
-            rc = cursor_fail_at(c->e, line, col, "no sdy.mesh @%.*s before this sharding",
-                                (int)(len > 200 ? 200 : len), c->s + off);
-            goto out;
-        }
-    } else if (cursor_starts(c, "mesh<")) {
+        if (sp->m == NULL)
+            return cursor_fail_at(c->e, line, col, "no sdy.mesh @%.*s before this sharding",
+                                  (int)(len > 200 ? 200 : len), c->s + off);
+        return ERR_OK;
+    }
+    if (cursor_starts(c, "mesh<")) {
+        int rc;
         c->i += 4;
-        if ((rc = sdy_mesh_body(t, &inline_mesh)) != ERR_OK)
-            goto out;
-        m = &inline_mesh;
-    } else {
-        rc = cursor_fail(c, "expected @mesh or mesh<..> in the sharding");
-        goto out;
+        if ((rc = sdy_mesh_body(t, &sp->inline_mesh)) != ERR_OK)
+            return rc;
+        sp->m = &sp->inline_mesh;
+        return ERR_OK;
     }
-    cursor_skip_blanks(c);
-    if (cursor_peek(c) != ',' || (c->i++, cursor_skip_blanks(c), cursor_peek(c) != '[')) {
-        rc = cursor_fail(c, "expected ', [' and the dims' axes");
-        goto out;
-    }
-    c->i++;
-    for (;;) {
-        uint64_t tiles;
+    return cursor_fail(c, "expected @mesh or mesh<..> in the sharding");
+}
+
+/* The dims' axes "[{..}, {..}]" at the cursor (just past '['), for an array of rank dims. */
+static int sdy_dims(struct sh_translator *t, uint32_t rank, const struct sdy_names *manual,
+                    struct sdy_split *sp)
+{
+    struct cursor *c = &t->c;
+    bool used[SDY_MAX_AXES] = {false};
+    int rc;
+
+    sp->all = 1;
+    for (sp->ndims = 0;; sp->ndims++) {
         cursor_skip_blanks(c);
         if (cursor_peek(c) != '{')
             break;
-        if ((rc = sdy_dim(t, m, used, &tiles)) != ERR_OK ||
-            (rc = sh_buf_printf(t, &dims, "%s%llu", ndims > 0 ? "," : "",
-                                (unsigned long long)tiles)) != ERR_OK)
-            goto out;
-        all *= tiles;
-        if (all > m->devices) {
-            rc = cursor_fail(c, "the dims are split over more devices than the mesh has");
-            goto out;
-        }
-        ndims++;
+        if (sp->ndims == SHAPE_MAX_RANK)
+            return cursor_fail(c, "a sharding of more than %d dims", SHAPE_MAX_RANK);
+        if ((rc = sdy_dim(t, sp->m, used, manual, &sp->tiles[sp->ndims], &sp->manual[sp->ndims])) !=
+            ERR_OK)
+            return rc;
+        sp->all *= sp->tiles[sp->ndims];
+        if (sp->all > sp->m->devices)
+            return cursor_fail(c, "the dims are split over more devices than the mesh has");
         cursor_skip_blanks(c);
-        if (cursor_peek(c) != ',')
+        if (cursor_peek(c) != ',') {
+            sp->ndims++;
             break;
+        }
         c->i++;
     }
-    if (cursor_peek(c) != ']') {
-        rc = cursor_fail(c, "expected ']' to close the dims' axes");
-        goto out;
-    }
+    if (!cursor_accept(c, ']'))
+        return cursor_fail(c, "expected ']' to close the dims' axes");
+    if (sp->ndims != rank)
+        return cursor_fail(c, "the sharding has %u dims but the array %u", sp->ndims, rank);
+    if (sp->m->devices % sp->all != 0) /* sub-axes of one axis overlapping */
+        return cursor_fail(
+            c, "the dims span %llu of the mesh's %llu devices, which does not divide it",
+            (unsigned long long)sp->all, (unsigned long long)sp->m->devices);
+    return ERR_OK;
+}
+
+/* The sharding <@mesh, [..], replicated={..}> at the cursor for an array of rank dims. */
+static int sdy_split_read(struct sh_translator *t, uint32_t rank, const struct sdy_names *manual,
+                          struct sdy_split *sp)
+{
+    struct cursor *c = &t->c;
+    int rc;
+
+    memset(sp, 0, sizeof(*sp));
+    if (!cursor_accept(c, '<'))
+        return cursor_fail(c, "expected '<' to open the sharding");
+    cursor_skip_blanks(c);
+    if ((rc = sdy_mesh_ref(t, sp)) != ERR_OK || sp->m == NULL)
+        return rc != ERR_OK ? rc : ERR_INTERNAL;
+    cursor_skip_blanks(c);
+    if (cursor_peek(c) != ',' || (c->i++, cursor_skip_blanks(c), cursor_peek(c) != '['))
+        return cursor_fail(c, "expected ', [' and the dims' axes");
     c->i++;
-    if (ndims != rank) {
-        rc = cursor_fail(c, "the sharding has %u dims but the argument %u", ndims, rank);
-        goto out;
+    if ((rc = sdy_dims(t, rank, manual, sp)) != ERR_OK)
+        return rc;
+    while (cursor_skip_blanks(c), cursor_accept(c, ',')) { /* replicated={..}, unreduced={..} */
+        cursor_skip_blanks(c);
+        (void)cursor_span(c, ident_ch);
+        cursor_skip_blanks(c);
+        if (!cursor_accept(c, '=') || (cursor_skip_blanks(c), cursor_peek(c) != '{') ||
+            sh_skip_group(c) != ERR_OK)
+            return cursor_fail(c, "expected replicated={..} or unreduced={..} in the sharding");
     }
-    if (m->devices % all != 0) { /* sub-axes of one axis overlapping */
-        rc = cursor_fail(c,
-                         "the dims span %llu of the mesh's %llu devices, which does not divide it",
-                         (unsigned long long)all, (unsigned long long)m->devices);
-        goto out;
+    if (!cursor_accept(c, '>'))
+        return cursor_fail(c, "expected '>' to close the sharding");
+    return ERR_OK;
+}
+
+/*
+ * The HLO sharding of sp: "{devices=[a,b,..]<=[N]}" (N the mesh's devices), with a last
+ * replicated tile dim when the dims span fewer devices than the mesh has
+ * (last_tile_dim_replicate: xla/hlo/ir/hlo_sharding.h, PartialTile), {replicated} when no
+ * dim is split. Only the tile counts matter here (hlo_model.h: ceil(dim / tiles)), so the
+ * device order is iota.
+ */
+static int sdy_split_put(struct sh_translator *t, const struct sdy_split *sp, struct sh_buf *out)
+{
+    unsigned long long n = sp->m->devices;
+    int rc;
+
+    if (sp->all <= 1) /* sdy_dims made it at least 1 */
+        return sh_buf_add(t, out, "{replicated}", 12);
+    if ((rc = sh_buf_add(t, out, "{devices=[", 10)) != ERR_OK)
+        return rc;
+    for (uint32_t d = 0; d < sp->ndims; d++)
+        if ((rc = sh_buf_printf(t, out, "%s%llu", d > 0 ? "," : "",
+                                (unsigned long long)sp->tiles[d])) != ERR_OK)
+            return rc;
+    if (sp->all == n)
+        return sh_buf_printf(t, out, "]<=[%llu]}", n);
+    return sh_buf_printf(t, out, ",%llu]<=[%llu] last_tile_dim_replicate}",
+                         n / (unsigned long long)sp->all, n);
+}
+
+int sh_sdy_sharding(struct sh_translator *t, uint32_t rank, struct sh_buf *out)
+{
+    struct sdy_split sp;
+    int rc = sdy_split_read(t, rank, NULL, &sp);
+    if (rc != ERR_OK)
+        return rc;
+    return sp.m != NULL ? sdy_split_put(t, &sp, out) : ERR_INTERNAL;
+}
+
+int sh_sdy_list(struct sh_translator *t, const char *shape, bool tuple, uint32_t n,
+                struct sh_buf *out)
+{
+    struct cursor *c = &t->c;
+    const char *p = tuple && shape != NULL ? shape + 1 : shape;
+    uint32_t k = 0;
+    int rc;
+
+    cursor_skip_blanks(c);
+    if (!cursor_accept(c, '['))
+        return cursor_fail(c, "expected '[' and a sharding per value");
+    if (tuple && (rc = sh_buf_add(t, out, "{", 1)) != ERR_OK)
+        return rc;
+    for (cursor_skip_blanks(c); cursor_peek(c) == '<'; k++) {
+        size_t len = 0;
+        const char *e = p != NULL ? sh_next_elem(&p, &len) : "";
+        char sh[256];
+        if (k == n)
+            return cursor_fail(c, "more shardings than the %u values", n);
+        snprintf(sh, sizeof(sh), "%.*s", (int)(len < sizeof(sh) ? len : sizeof(sh) - 1), e);
+        if ((k > 0 && (rc = sh_buf_add(t, out, ", ", 2)) != ERR_OK) ||
+            (rc = sh_sdy_sharding(t, sh_rank_of(sh), out)) != ERR_OK)
+            return rc;
+        cursor_skip_blanks(c);
+        if (!cursor_accept(c, ','))
+            break;
+        cursor_skip_blanks(c);
     }
-    if (all == 1)
-        rc = sh_buf_add(t, out, ", sharding={replicated}", 23);
-    else if (all == m->devices)
-        rc = sh_buf_printf(t, out, ", sharding={devices=[%s]<=[%llu]}", dims.p,
-                           (unsigned long long)m->devices);
-    else
-        rc = sh_buf_printf(t, out, ", sharding={devices=[%s,%llu]<=[%llu] last_tile_dim_replicate}",
-                           dims.p, (unsigned long long)(m->devices / all),
-                           (unsigned long long)m->devices);
-out:
-    free(dims.p);
-    return rc;
+    if (!cursor_accept(c, ']'))
+        return cursor_fail(c, "expected ']' to close the shardings");
+    if (k != n)
+        return cursor_fail(c, "%u shardings for %u values", k, n);
+    return tuple ? sh_buf_add(t, out, "}", 1) : ERR_OK;
 }

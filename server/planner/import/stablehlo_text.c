@@ -118,3 +118,73 @@ struct sh_buf *sh_text(struct sh_translator *t)
 {
     return &t->regions[t->depth - 1].text;
 }
+
+/* ---- symbols ------------------------------------------------------------------------- */
+
+/* An MLIR bare-id: (letter | '_') (letter | digit | '_' | '$' | '.')* (LangRef). */
+static bool bare_id(const char *p, size_t n)
+{
+    if (n == 0 || !((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z') || p[0] == '_'))
+        return false;
+    for (size_t k = 1; k < n; k++)
+        if (!ident_ch(p[k]) || p[k] == '-')
+            return false;
+    return true;
+}
+
+int sh_symbol(struct sh_translator *t, struct sh_sym *s)
+{
+    struct cursor *c = &t->c;
+
+    *s = (struct sh_sym){0, 0, false};
+    if (!cursor_accept(c, '@'))
+        return cursor_fail(c, "expected a symbol @name");
+    if (cursor_peek(c) == '"') {
+        size_t e = sh_string_end(t, c->i);
+        if (e == 0)
+            return cursor_fail(c, "unterminated string");
+        s->off = (uint32_t)c->i + 1;
+        s->len = (uint32_t)(e - c->i - 2);
+        s->quoted = !bare_id(c->s + s->off, s->len);
+        c->i = e;
+    } else {
+        s->off = (uint32_t)c->i;
+        s->len = (uint32_t)cursor_span(c, ident_ch);
+    }
+    return s->len > 0 ? ERR_OK : cursor_fail(c, "expected a symbol name after '@'");
+}
+
+bool sh_sym_name(const struct sh_translator *t, const struct sh_sym *s, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    const char *p = t->c.s + s->off;
+    size_t k = 0;
+
+    if (!s->quoted) {
+        if (s->len >= cap)
+            return false;
+        memcpy(out, p, s->len);
+        out[s->len] = '\0';
+        return true;
+    }
+    if (cap < 3)
+        return false;
+    out[k++] = '_';
+    out[k++] = 'q';
+    for (size_t q = 0; q < s->len; q++) {
+        char ch = p[q];
+        if (k + 4 > cap)
+            return false;
+        bool keep = q == 0 ? (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'
+                           : ident_ch(ch) && ch != '-' && ch != '$';
+        if (keep) { /* a quoted name has one byte at least that is not kept: a '-' */
+            out[k++] = ch;
+        } else {
+            out[k++] = '-';
+            out[k++] = hex[(unsigned char)ch >> 4];
+            out[k++] = hex[(unsigned char)ch & 15];
+        }
+    }
+    out[k] = '\0';
+    return true;
+}

@@ -271,3 +271,14 @@ const char *sh_next_elem(const char **p, size_t *len)
     *p = *q == ',' ? q + 1 + (q[1] == ' ') : q;
     return at;
 }
+
+uint32_t sh_rank_of(const char *shape)
+{
+    const char *p = shape != NULL ? strchr(shape, '[') : NULL;
+    uint32_t n = 0;
+    if (p == NULL || p[1] == ']')
+        return 0;
+    for (n = 1; *p != '\0' && *p != ']'; p++)
+        n += *p == ',';
+    return n;
+}

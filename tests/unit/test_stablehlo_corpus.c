@@ -1,0 +1,180 @@
+/*
+ * test_stablehlo_corpus.c - real modules JAX printed (tests/data/stablehlo, sources in its
+ * SOURCE.md), translated and planned: every buffer's size, lifetime and in-place reuse and
+ * the peak worked out by hand from the module's text and the chip's default layouts.
+ * Run from the repository root (as tests/run.sh does).
+ *
+ * The default chip's layouts (layout.h) give the sizes below: an f32 array of 4 rows or
+ * fewer is tiled T(4,128) (f32[4,4]: 4 x 128 x 4 = 2048 B), an f32 vector T(256) (f32[4]:
+ * 1024 B), a 32-bit scalar T(128) (512 B), an 8-bit scalar T(512) (512 B), a pred array
+ * T(8,128)(4,1) (one 8 x 128 tile of bytes: 1024 B).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "planner/chip.h"
+#include "planner/plan.h"
+#include "planner/stablehlo.h"
+
+#include "model_find.h"
+#include "slurp.h"
+
+#define DATA "tests/data/stablehlo/"
+
+static const struct model_limits limits = {64u << 20, 32, 1000000, 1000000, 0};
+
+/* The sample translated to HLO (caller frees). */
+static char *translate(const char *path)
+{
+    size_t len, n;
+    char *text = slurp(path, &len), *hlo = NULL;
+    struct err e;
+    if (stablehlo_to_hlo(text, len, &hlo, &n, &e) != ERR_OK)
+        fail_msg("%s: %s", path, e.msg);
+    free(text);
+    return hlo;
+}
+
+/* The sample imported and its layouts resolved on the default chip (plan_run's, so sizes
+ * agree with the peak). */
+static void import(const char *path, struct model *m)
+{
+    size_t len;
+    char *text = slurp(path, &len);
+    struct err e;
+    if (stablehlo_import(text, len, chip_default(), &limits, m, &e) != ERR_OK ||
+        model_resolve(m, chip_default(), 1, &e) != ERR_OK)
+        fail_msg("%s: %s", path, e.msg);
+    free(text);
+}
+
+/* The sample's peak, planned end to end with XLA's default heuristic. */
+static uint64_t plan_peak(const char *path)
+{
+    struct plan_summary s;
+    struct plan_opts o = {.strategies = "xla-default"};
+    struct err e;
+    size_t len;
+    char *text = slurp(path, &len), *json;
+    if (plan_run(text, len, &o, NULL, &json, &len, NULL, &s, &e) != ERR_OK)
+        fail_msg("%s: %s", path, e.msg);
+    free(json);
+    free(text);
+    return s.peak_bytes;
+}
+
+static void assert_has(const char *hlo, const char *want)
+{
+    if (strstr(hlo, want) == NULL) {
+        fprintf(stderr, "%s", hlo);
+        fail_msg("\"%s\" not in the HLO above", want);
+    }
+}
+
+static void assert_tensor(const struct model *m, const char *name, uint64_t bytes, int64_t s,
+                          int64_t e)
+{
+    const struct model_tensor *t = tensor(m, name);
+    if (t->padded_bytes != bytes)
+        fail_msg("%s: %llu bytes, wanted %llu", name, (unsigned long long)t->padded_bytes,
+                 (unsigned long long)bytes);
+    assert_live(t, s, e);
+}
+
+/*
+ * select_n_bool_2_3_bool_2_3_bool_2_3.mlir: `%2 = stablehlo.select %0#0, %0#2, %0#1 :
+ * tensor<2x3xi1>, tensor<2x3xi1>`, the pretty select (the predicate's type, then the
+ * result's) after a call of three results. Entry steps: 0 the call of @inputs, 1-3 its
+ * elements, 4 the call of @expected, 5 its element, 6 the select, 7 the return (the
+ * check.expect_eq custom call defines nothing). Four pred[2,3] buffers of 1024 B: the select
+ * writes into 0{0} (its predicate, of its shape, dies there: XLA's in-place rule), which is
+ * then the output; the peak is all four at step 4 or 5: 4096 B.
+ */
+static void test_pretty_select_plans_by_hand(void **state)
+{
+    static const char path[] = DATA "select_n_bool_2_3_bool_2_3_bool_2_3.mlir";
+    struct model m;
+    (void)state;
+    char *hlo = translate(path);
+    assert_has(hlo, "  2 = pred[2,3] select(0#0, 0#2, 0#1)\n");
+    free(hlo);
+    import(path, &m);
+    assert_int_equal(m.n, 4);
+    assert_tensor(&m, "0{0}", 1024, 0, 8);
+    assert_string_equal(tensor(&m, "0{0}")->in_place, "2");
+    assert_int_equal(tensor(&m, "0{0}")->kind, TENSOR_OUTPUT);
+    assert_tensor(&m, "0{1}", 1024, 0, 7);
+    assert_tensor(&m, "0{2}", 1024, 0, 7);
+    assert_tensor(&m, "1{0}", 1024, 4, 5);
+    model_free(&m);
+    assert_int_equal(plan_peak(path), 4096);
+}
+
+/*
+ * cpu_schur_lapack_gees__data_2024_11_29_f32.mlir: jnp.linalg.schur on CPU; a custom call of
+ * six results (its typed-FFI mhlo.backend_config dictionary, output_operand_aliases), then
+ * broadcast_in_dim, compare and two pretty selects. Entry steps: 0 arg0, 1 cst, 2 c, 3 the
+ * custom call, 4-9 its elements, 10 %1, 11 %2, 12 %3, 13 %4, 14 %5, 15 %6, 16 %7, 17 %8,
+ * 18 %9, 19 %10, 20 the return.
+ *   arg0 f32[4,4] 2048, cst and c 512 each: the whole program.
+ *   0{0} and 0{1} f32[4,4] 2048 from step 3: %6 = select(%5, %0#0, %4) writes into 0{0} and
+ *   %10 into 0{1} (each dies there; %5 is pred), so both are outputs to the end.
+ *   0{2}, 0{3} f32[4] 1024 and 0{4} s32[] 512 only at step 3: nothing reads them (their
+ *   get-tuple-elements alias them and read nothing); 0{5} 512 to the compare at 11.
+ *   %1 s32[] 512 [10, 12); %2 pred[] 512 [11, 17); %3 pred[1,1] 1024 [12, 15); %4 f32[4,4]
+ *   2048 [13, 16); %5 pred[4,4] 1024 [14, 16); %7 1024 [16, 19); %8 2048 [17, 20); %9 1024
+ *   [18, 20).
+ * Always live from step 3: 2048 + 512 + 512 + 2048 + 2048 = 7168. Step 14 adds %2, %3, %4,
+ * %5 = 4608: the peak, 11776 (step 3: 3072 more; step 18: 4096 more).
+ */
+static void test_jax_export_custom_call_and_selects_plan_by_hand(void **state)
+{
+    static const char path[] = DATA "cpu_schur_lapack_gees__data_2024_11_29_f32.mlir";
+    struct model m;
+    (void)state;
+    char *hlo = translate(path);
+    assert_has(hlo, "  0 = (f32[4,4], f32[4,4], f32[4], f32[4], s32[], s32[]) custom-call(arg0), "
+                    "custom_call_target=\"lapack_sgees_ffi\"");
+    assert_has(hlo, "  1 = s32[] broadcast(c), metadata=");
+    assert_has(hlo, "  6 = f32[4,4] select(5, 0#0, 4), metadata=");
+    free(hlo);
+    import(path, &m);
+    assert_int_equal(m.n, 17);
+    assert_tensor(&m, "arg0", 2048, 0, 21);
+    assert_tensor(&m, "cst", 512, 0, 21);
+    assert_tensor(&m, "0{0}", 2048, 3, 21);
+    assert_string_equal(tensor(&m, "0{0}")->in_place, "6");
+    assert_tensor(&m, "0{1}", 2048, 3, 21);
+    assert_string_equal(tensor(&m, "0{1}")->in_place, "10");
+    assert_tensor(&m, "0{2}", 1024, 3, 4);
+    assert_tensor(&m, "0{3}", 1024, 3, 4);
+    assert_tensor(&m, "0{4}", 512, 3, 4);
+    assert_tensor(&m, "0{5}", 512, 3, 12);
+    assert_tensor(&m, "1", 512, 10, 12);
+    assert_tensor(&m, "2", 512, 11, 17);
+    assert_tensor(&m, "3", 1024, 12, 15);
+    assert_tensor(&m, "4", 2048, 13, 16);
+    assert_tensor(&m, "5", 1024, 14, 16);
+    assert_tensor(&m, "7", 1024, 16, 19);
+    assert_tensor(&m, "8", 2048, 17, 20);
+    assert_tensor(&m, "9", 1024, 18, 20);
+    assert_string_equal(tensor(&m, "0{0}")->op_name, "jit(func)/jit(main)/schur");
+    model_free(&m);
+    assert_int_equal(plan_peak(path), 11776);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pretty_select_plans_by_hand),
+        cmocka_unit_test(test_jax_export_custom_call_and_selects_plan_by_hand),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
