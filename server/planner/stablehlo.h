@@ -30,12 +30,16 @@
  *   (einsum, chlo.acosh, another dialect's) is a custom-call whose target is its name. Its
  *   operands are the %values used before the type (outside attribute dictionaries and
  *   regions). A result group %r:N is a tuple-shaped instruction r (buffers r{i}); %r#i
- *   reads its element i.
+ *   reads its element i. Named results %a, %b = op are one too, named after the first
+ *   (a{0}, a{1}). A symbol @"quoted" is the HLO name of its text when that is a bare
+ *   identifier, else "_q" and the text with each other byte written "-XX" (hex):
+ *   @"<lambda>" -> _q-3clambda-3e.
  * - Types: the results' follow the last "->" of the type, else they are the types written
  *   (select's pretty form writes the predicate's type first: `: tensor<2x3xi1>,
  *   tensor<2x3xf32>`). tensor<AxBxT> -> T[A,B] with XLA's element type names (i1 -> pred,
  *   i8 -> s8, ui8 -> u8, f8E4M3FN -> f8e4m3fn, complex<f32> -> c64), tuple<T, ..> -> (S, ..)
- *   (nested up to 8 deep), !stablehlo.token -> token[]. No layouts: the chip's defaults
+ *   (nested up to 8 deep), !stablehlo.token -> token[], tensor<4x!quant.uniform<i8:f32, ..>>
+ *   -> s8[4] (quantized types take their storage type). No layouts: the chip's defaults
  *   apply. Dynamic dims (?), unranked tensors and element types XLA has no name for are
  *   rejected.
  * - func.call / call is an HLO call (its temporaries planned recursively).

@@ -510,6 +510,108 @@ static void expect_error_after(const char *head, const char *body, const char *w
     expect_error(text, where, what);
 }
 
+/* Tuples as the StableHLO printer writes them (stablehlo/tests/print_stablehlo.mlir 236-245 at
+ * 3c9301c1): tuple's type is only the result's, get_tuple_element reads [N] (or the generic
+ * index = N); tuple types nest. Tuples and their elements define no memory (hlo_model.h):
+ * the one buffer is arg0, s32[] of 512 B, live for the whole program. */
+static void test_tuples_nest_and_alias(void **state)
+{
+    static const char text[] =
+        "module @m {\n"
+        "  func.func @main(%arg0: tensor<i32>) -> tuple<tensor<i32>, tuple<tensor<i32>>> {\n"
+        "    %0 = stablehlo.tuple %arg0, %arg0 : tuple<tensor<i32>, tensor<i32>>\n"
+        "    %1 = stablehlo.tuple %arg0 : tuple<tensor<i32>>\n"
+        "    %2 = stablehlo.tuple : tuple<>\n"
+        "    %3 = stablehlo.get_tuple_element %1[0] : (tuple<tensor<i32>>) -> tensor<i32>\n"
+        "    %4 = \"stablehlo.get_tuple_element\"(%0) <{index = 1 : i32}> : "
+        "(tuple<tensor<i32>, tensor<i32>>) -> tensor<i32>\n"
+        "    %5 = stablehlo.tuple %4, %1 : tuple<tensor<i32>, tuple<tensor<i32>>>\n"
+        "    return %5 : tuple<tensor<i32>, tuple<tensor<i32>>>\n"
+        "  }\n"
+        "}\n";
+    struct model m;
+    (void)state;
+    char *hlo = translate(text);
+    assert_has(hlo, "  0 = (s32[], s32[]) tuple(arg0, arg0)\n");
+    assert_has(hlo, "  2 = () tuple()\n");
+    assert_has(hlo, "  3 = s32[] get-tuple-element(1), index=0\n");
+    assert_has(hlo, "  4 = s32[] get-tuple-element(0), index=1\n");
+    assert_has(hlo, "  5 = (s32[], (s32[])) tuple(4, 1)\n");
+    assert_has(hlo, "  ROOT #ret = ((s32[], (s32[]))) tuple(5)\n");
+    free(hlo);
+    import(text, &m);
+    assert_int_equal(m.n, 1);
+    assert_live(tensor(&m, "arg0"), 0, 8);
+    model_free(&m);
+    assert_int_equal(plan_peak(text), 512);
+}
+
+/* Quoted symbols (LangRef: symbol-ref-id ::= '@' (suffix-id | string-literal)), as JAX names a
+ * lambda: @"<lambda>" is a computation of its own name, @"helper" is @helper, a quoted
+ * custom call target is the target's text; named results %a, %b. */
+static void test_quoted_symbols_and_named_results(void **state)
+{
+    static const char text[] =
+        "module @m {\n"
+        "  func.func public @main(%arg0: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {\n"
+        "    %0 = call @\"<lambda>\"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "    %1 = func.call @\"helper\"(%0) : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "    %a, %b = stablehlo.custom_call @\"my-target\"(%1) : (tensor<4xf32>) -> "
+        "(tensor<4xf32>, tensor<4xf32>)\n"
+        "    %2 = stablehlo.add %b, %a : tensor<4xf32>\n"
+        "    return %2, %b : tensor<4xf32>, tensor<4xf32>\n"
+        "  }\n"
+        "  func.func private @\"<lambda>\"(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "    %0 = stablehlo.negate %arg0 : tensor<4xf32>\n"
+        "    return %0 : tensor<4xf32>\n"
+        "  }\n"
+        "  func.func private @helper(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "    return %x : tensor<4xf32>\n"
+        "  }\n"
+        "}\n";
+    (void)state;
+    char *hlo = translate(text);
+    assert_has(hlo, "\n_q-3clambda-3e {\n  arg0 = f32[4] parameter(0)\n");
+    assert_has(hlo, "  0 = (f32[4]) call(arg0), to_apply=_q-3clambda-3e\n");
+    assert_has(hlo, "  1 = (f32[4]) call(0#0), to_apply=helper\n");
+    assert_has(hlo, "  a = (f32[4], f32[4]) custom-call(1#0), custom_call_target=\"my-target\"\n"
+                    "  a#0 = f32[4] get-tuple-element(a), index=0\n"
+                    "  a#1 = f32[4] get-tuple-element(a), index=1\n");
+    assert_has(hlo, "  2 = f32[4] add(a#1, a#0)\n  ROOT #ret = (f32[4], f32[4]) tuple(2, a#1)\n");
+    free(hlo);
+}
+
+/* Quantized element types are planned at their storage type (the quant dialect's
+ * UniformQuantizedType; the StableHLO spec's QuantizedTensorElementType): per tensor
+ * (stablehlo/testdata/quantized/abs_shape_float32_20_20_qi8.mlir), per axis with a storage
+ * range, unsigned and 4-bit storage. uniform_dequantize has no HLO opcode (XLA lowers it
+ * before HLO): a custom call of its name. */
+static void test_quantized_types_take_their_storage_type(void **state)
+{
+    static const char text[] =
+        "module @m {\n"
+        "  func.func @main(%arg0: tensor<20x20x!quant.uniform<i8:f32, "
+        "0.0039215482917486456:-128>>, %arg1: tensor<2x!quant.uniform<i8<-127:127>:f32:0, "
+        "{0.072314441204071045,0.050758145749568939}>>, %arg2: tensor<3x!quant.uniform<u8:f32, "
+        "5.000000e-01:3>>, %arg3: tensor<8x!quant.uniform<i4:f32, 1.000000e+00>>) -> "
+        "tensor<20x20xf32> {\n"
+        "    %0 = stablehlo.abs %arg0 : tensor<20x20x!quant.uniform<i8:f32, "
+        "0.0039215482917486456:-128>>\n"
+        "    %1 = stablehlo.uniform_dequantize %0 : (tensor<20x20x!quant.uniform<i8:f32, "
+        "0.0039215482917486456:-128>>) -> tensor<20x20xf32>\n"
+        "    return %1 : tensor<20x20xf32>\n"
+        "  }\n"
+        "}\n";
+    (void)state;
+    char *hlo = translate(text);
+    assert_has(hlo, "  arg0 = s8[20,20] parameter(0)\n  arg1 = s8[2] parameter(1)\n"
+                    "  arg2 = u8[3] parameter(2)\n  arg3 = s4[8] parameter(3)\n");
+    assert_has(hlo, "  0 = s8[20,20] abs(arg0)\n");
+    assert_has(hlo, "  1 = f32[20,20] custom-call(0), "
+                    "custom_call_target=\"stablehlo.uniform_dequantize\"\n");
+    free(hlo);
+}
+
 static void test_errors_give_line_and_column(void **state)
 {
     (void)state;
@@ -525,6 +627,29 @@ static void test_errors_give_line_and_column(void **state)
                  "    %0 = stablehlo.negate %a\n",
                  "line 3:5", "expected ': type'");
     expect_error("module @m {\n}\n", "line 2:1", "expected a func.func");
+    /* types */
+    expect_error("module @m {\n  func.func @main(%a: tensor<4xindex>) -> tensor<4xf32> {\n",
+                 "line 2:32", "the element type 'index' has no XLA equivalent");
+    expect_error("module @m {\n  func.func @main(%a: tensor<4x!quant.uniform<f32:f32, 1.0>>) -> "
+                 "tensor<4xf32> {\n",
+                 "line 2:32", "expected the integer storage type of a !quant.uniform type");
+    expect_error("module @m {\n  func.func @main(%a: tuple<tuple<tuple<tuple<tuple<tuple<tuple<"
+                 "tuple<tuple<tensor<f32>>>>>>>>>>) -> tensor<4xf32> {\n",
+                 "line 2:71", "tuple types nested more than 8 deep");
+    /* named results, get_tuple_element */
+    static const char fn[] =
+        "module @m {\n  func.func @main(%x: tensor<4xf32>, %t: tuple<tensor<i32>>) -> "
+        "tensor<4xf32> {\n";
+    expect_error_after(fn, "    %a, %b = stablehlo.negate %x : tensor<4xf32>\n", "line 3:5",
+                       "2 results but 1 result types");
+    expect_error_after(fn, "    %a, = stablehlo.negate %x : tensor<4xf32>\n", "line 3:9",
+                       "expected %name in the results");
+    expect_error_after(fn,
+                       "    %0 = stablehlo.get_tuple_element %t : (tuple<tensor<i32>>) -> "
+                       "tensor<i32>\n",
+                       "line 3:5", "expected the tuple index [N]");
+    expect_error_after(fn, "    %0 = call @\"f(%x) : (tensor<4xf32>) -> tensor<4xf32>\n",
+                       "line 3:16", "unterminated string");
     /* a return's values and types */
     expect_error("module @m {\n  func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
                  "    return %a, %a : tensor<4xf32>\n  }\n}\n",
@@ -607,6 +732,9 @@ int main(void)
         cmocka_unit_test(test_long_lists_grow_the_name_table),
         cmocka_unit_test(test_location_names_resolve_to_op_names),
         cmocka_unit_test(test_shardy_shardings_plan_per_device),
+        cmocka_unit_test(test_tuples_nest_and_alias),
+        cmocka_unit_test(test_quoted_symbols_and_named_results),
+        cmocka_unit_test(test_quantized_types_take_their_storage_type),
         cmocka_unit_test(test_errors_give_line_and_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

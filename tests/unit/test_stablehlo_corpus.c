@@ -170,11 +170,47 @@ static void test_jax_export_custom_call_and_selects_plan_by_hand(void **state)
     assert_int_equal(plan_peak(path), 11776);
 }
 
+/*
+ * top_k_float32_5_chlo.mlir: `%values, %indices = chlo.top_k(%0, k = 5) : tensor<5xf32> ->
+ * (tensor<5xf32>, tensor<5xi32>)`, named results of an op HLO has no opcode for (a custom
+ * call of the chlo op's name, one instruction "values" of two elements). Entry steps: 0 the
+ * call of @inputs, 1 its element, 2 the call of @expected, 3-4 its elements, 5 top_k, 6-7
+ * its elements, 8 the return. Every array is 5 elements of 4 bytes, a vector of one T(256)
+ * tile: 1024 B. 0{0} [0, 6) (top_k reads it at 5); @expected's 1{0}, 1{1} only at step 2
+ * (the check custom calls that read them define nothing, so are not kept); values{0},
+ * values{1} from 5, outputs. Peak 3072 at step 2 (0{0}, 1{0}, 1{1}) and at 5 (0{0} and
+ * top_k's two).
+ */
+static void test_named_results_of_a_chlo_op_plan_by_hand(void **state)
+{
+    static const char path[] = DATA "top_k_float32_5_chlo.mlir";
+    struct model m;
+    (void)state;
+    char *hlo = translate(path);
+    assert_has(hlo,
+               "  values = (f32[5], s32[5]) custom-call(0#0), custom_call_target=\"chlo.top_k\"\n"
+               "  values#0 = f32[5] get-tuple-element(values), index=0\n"
+               "  values#1 = s32[5] get-tuple-element(values), index=1\n");
+    assert_has(hlo, "  ROOT #ret = (f32[5], s32[5]) tuple(values#0, values#1)\n");
+    free(hlo);
+    import(path, &m);
+    assert_int_equal(m.n, 5);
+    assert_tensor(&m, "0{0}", 1024, 0, 6);
+    assert_tensor(&m, "1{0}", 1024, 2, 3);
+    assert_tensor(&m, "1{1}", 1024, 2, 3);
+    assert_tensor(&m, "values{0}", 1024, 5, 9);
+    assert_tensor(&m, "values{1}", 1024, 5, 9);
+    assert_int_equal(tensor(&m, "values{1}")->kind, TENSOR_OUTPUT);
+    model_free(&m);
+    assert_int_equal(plan_peak(path), 3072);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pretty_select_plans_by_hand),
         cmocka_unit_test(test_jax_export_custom_call_and_selects_plan_by_hand),
+        cmocka_unit_test(test_named_results_of_a_chlo_op_plan_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

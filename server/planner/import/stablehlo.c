@@ -24,55 +24,111 @@ bool sh_op_is(const struct sh_translator *t, const struct sh_stmt *st, const cha
            (st->op_len == n || c->s[st->op_off + st->op_len - n - 1] == '.');
 }
 
+/* The rest of a named result list "%a, %b, .. =" after its first name (the cursor at the
+ * ','): the names into st->names (malloc'd; the statement frees them). */
+static int named_results(struct sh_translator *t, struct sh_stmt *st)
+{
+    struct cursor *c = &t->c;
+    uint32_t cap = 8;
+
+    if ((st->names = malloc(2 * cap * sizeof(*st->names))) == NULL)
+        return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+    st->names[0] = st->res_off;
+    st->names[1] = st->res_len;
+    while (cursor_accept(c, ',')) {
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) != '%' || st->nres == SH_MAX_RESULTS)
+            return cursor_fail(c, "expected %%name in the results (at most %d)", SH_MAX_RESULTS);
+        if (st->nres == cap) {
+            uint32_t *p = realloc(st->names, 4 * cap * sizeof(*p));
+            if (p == NULL)
+                return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
+            st->names = p;
+            cap *= 2;
+        }
+        c->i++;
+        st->names[2 * st->nres] = (uint32_t)c->i;
+        st->names[2 * st->nres + 1] = (uint32_t)cursor_span(c, ident_ch);
+        if (st->names[2 * st->nres + 1] == 0)
+            return cursor_fail(c, "expected a result name after '%%'");
+        st->nres++;
+        cursor_skip_blanks(c);
+    }
+    return ERR_OK;
+}
+
+/* A statement's results: %r, %r:N, or %a, %b, .. (named); then '='. */
+static int results(struct sh_translator *t, struct sh_stmt *st)
+{
+    struct cursor *c = &t->c;
+    int rc;
+
+    c->i++;
+    st->res_off = (uint32_t)c->i;
+    st->res_len = (uint32_t)cursor_span(c, ident_ch);
+    st->nres = 1;
+    if (cursor_peek(c) == ':') {
+        int64_t n;
+        c->i++;
+        if (!cursor_uint(c, &n) || n < 1 || n > SH_MAX_RESULTS)
+            return cursor_fail(c, "expected a result count after ':'");
+        st->nres = (uint32_t)n;
+    }
+    cursor_skip_blanks(c);
+    if (st->nres == 1 && cursor_peek(c) == ',' && (rc = named_results(t, st)) != ERR_OK)
+        return rc;
+    if (!cursor_accept(c, '='))
+        return cursor_fail(c, "expected '=' after the results (%%name, %%name:N or %%a, %%b)");
+    cursor_skip_blanks(c);
+    return ERR_OK;
+}
+
+/* The statement's op (after its results) to its end. */
+static int operation(struct sh_translator *t, struct sh_stmt *st)
+{
+    struct cursor *c = &t->c;
+    bool quoted = false;
+
+    if (cursor_peek(c) == '"') {
+        c->i++;
+        st->op_off = (uint32_t)c->i;
+        st->op_len = (uint32_t)cursor_span(c, ident_ch);
+        if (!cursor_accept(c, '"'))
+            return cursor_fail(c, "expected '\"' after the operation name");
+        quoted = true;
+    } else {
+        st->op_off = (uint32_t)c->i;
+        st->op_len = (uint32_t)cursor_span(c, ident_ch);
+    }
+    if (st->op_len == 0)
+        return cursor_fail(c, "expected an operation");
+    if (sh_op_is(t, st, "return") && st->nres == 0)
+        return sh_terminator(t, st);
+    cursor_skip_blanks(c);
+    if (st->nres > 0 && sh_op_is(t, st, "while") && cursor_peek(c) == '(')
+        return quoted ? sh_region_op(t, st, "while") : sh_while_op(t, st);
+    if (st->nres > 0 && sh_op_is(t, st, "case"))
+        return sh_region_op(t, st, "case");
+    if (st->nres > 0 && sh_op_is(t, st, "if"))
+        return sh_region_op(t, st, "if");
+    return sh_generic_op(t, st);
+}
+
 /* One statement of a region. */
 static int statement(struct sh_translator *t)
 {
     struct cursor *c = &t->c;
     struct sh_stmt st = {0};
-    bool quoted = false;
+    int rc = ERR_OK;
 
     st.line = t->at_line = c->line;
     st.col = t->at_col = cursor_col(c);
-    if (cursor_peek(c) == '%') {
-        c->i++;
-        st.res_off = (uint32_t)c->i;
-        st.res_len = (uint32_t)cursor_span(c, ident_ch);
-        st.nres = 1;
-        if (cursor_peek(c) == ':') {
-            int64_t n;
-            c->i++;
-            if (!cursor_uint(c, &n) || n < 1 || n > SH_MAX_RESULTS)
-                return cursor_fail(c, "expected a result count after ':'");
-            st.nres = (uint32_t)n;
-        }
-        cursor_skip_blanks(c);
-        if (!cursor_accept(c, '='))
-            return cursor_fail(c, "expected '=' after the results (one %%name or %%name:N)");
-        cursor_skip_blanks(c);
-    }
-    if (cursor_peek(c) == '"') {
-        c->i++;
-        st.op_off = (uint32_t)c->i;
-        st.op_len = (uint32_t)cursor_span(c, ident_ch);
-        if (!cursor_accept(c, '"'))
-            return cursor_fail(c, "expected '\"' after the operation name");
-        quoted = true;
-    } else {
-        st.op_off = (uint32_t)c->i;
-        st.op_len = (uint32_t)cursor_span(c, ident_ch);
-    }
-    if (st.op_len == 0)
-        return cursor_fail(c, "expected an operation");
-    if (sh_op_is(t, &st, "return") && st.nres == 0)
-        return sh_terminator(t, &st);
-    cursor_skip_blanks(c);
-    if (st.nres > 0 && sh_op_is(t, &st, "while") && cursor_peek(c) == '(')
-        return quoted ? sh_region_op(t, &st, "while") : sh_while_op(t, &st);
-    if (st.nres > 0 && sh_op_is(t, &st, "case"))
-        return sh_region_op(t, &st, "case");
-    if (st.nres > 0 && sh_op_is(t, &st, "if"))
-        return sh_region_op(t, &st, "if");
-    return sh_generic_op(t, &st);
+    if (cursor_peek(c) == '%')
+        rc = results(t, &st);
+    if (rc == ERR_OK)
+        rc = operation(t, &st);
+    free(st.names);
+    return rc;
 }
 
 int sh_statements(struct sh_translator *t)
@@ -166,7 +222,7 @@ static int function_def(struct sh_translator *t)
 {
     struct cursor *c = &t->c;
     uint32_t narg = 0;
-    size_t name_off, name_len;
+    struct sh_sym name;
     int rc = ERR_OK;
 
     c->i += 9; /* func.func */
@@ -175,13 +231,12 @@ static int function_def(struct sh_translator *t)
         (void)cursor_span(c, ident_ch);
         cursor_skip_blanks(c);
     }
-    if (!cursor_accept(c, '@'))
+    if (cursor_peek(c) != '@')
         return cursor_fail(c, "expected @name after func.func");
-    name_off = c->i;
-    name_len = cursor_span(c, ident_ch);
-    if (name_len == 0 || name_len >= sizeof(t->fname))
-        return cursor_fail(c, "expected a function name");
-    snprintf(t->fname, sizeof(t->fname), "%.*s", (int)name_len, c->s + name_off);
+    if ((rc = sh_symbol(t, &name)) != ERR_OK)
+        return rc;
+    if (!sh_sym_name(t, &name, t->fname, sizeof(t->fname)))
+        return cursor_fail(c, "a function name of more than %zu bytes", sizeof(t->fname) - 8);
     t->depth = 0;
     struct sh_region *r = &t->regions[t->depth++];
     memset(r, 0, sizeof(*r));
@@ -281,33 +336,34 @@ bool stablehlo_detect(const char *s, size_t len)
 /* The entry function: @main, else the first public one, else the first. */
 static void pick_entry(struct sh_translator *t)
 {
-    struct cursor *c = &t->c;
+    struct cursor *c = &t->c, at = *c;
     static const char key[] = "func.func ";
     bool pub_found = false;
 
     t->entry_name[0] = '\0';
-    for (size_t q = 0; q + sizeof(key) < c->len; q++) {
-        if (memcmp(c->s + q, key, sizeof(key) - 1) != 0 ||
-            (q > 0 && c->s[q - 1] != ' ' && c->s[q - 1] != '\n'))
+    c->e = NULL; /* a symbol that does not read is the definition's error, not this one's */
+    for (size_t q = 0; q + sizeof(key) < at.len; q++) {
+        struct sh_sym sym;
+        char name[sizeof(t->entry_name)];
+        if (memcmp(at.s + q, key, sizeof(key) - 1) != 0 ||
+            (q > 0 && at.s[q - 1] != ' ' && at.s[q - 1] != '\n'))
             continue;
-        size_t p = q + sizeof(key) - 1, n = 0;
-        bool pub = c->len - p > 7 && memcmp(c->s + p, "public ", 7) == 0;
-        while (p < c->len && c->s[p] != '@' && c->s[p] != '\n')
+        size_t p = q + sizeof(key) - 1;
+        bool pub = at.len - p > 7 && memcmp(at.s + p, "public ", 7) == 0;
+        while (p < at.len && at.s[p] != '@' && at.s[p] != '\n')
             p++;
-        if (p >= c->len || c->s[p] != '@')
+        c->i = p; /* the definition reads it again, errors and all */
+        if (p >= at.len || at.s[p] != '@' || sh_symbol(t, &sym) != ERR_OK ||
+            !sh_sym_name(t, &sym, name, sizeof(name)))
             continue;
-        while (p + 1 + n < c->len && ident_ch(c->s[p + 1 + n]))
-            n++;
-        if (n == 0 || n >= sizeof(t->entry_name))
-            continue;
-        if ((n == 4 && memcmp(c->s + p + 1, "main", 4) == 0) || t->entry_name[0] == '\0' ||
-            (pub && !pub_found)) {
-            snprintf(t->entry_name, sizeof(t->entry_name), "%.*s", (int)n, c->s + p + 1);
+        if (strcmp(name, "main") == 0 || t->entry_name[0] == '\0' || (pub && !pub_found)) {
+            snprintf(t->entry_name, sizeof(t->entry_name), "%s", name);
             pub_found |= pub;
             if (strcmp(t->entry_name, "main") == 0)
-                return;
+                break;
         }
     }
+    *c = at;
 }
 
 static int module(struct sh_translator *t, char *name, size_t cap)

@@ -185,8 +185,6 @@ static int tuple_type(struct sh_translator *t, struct sh_buf *b, unsigned depth)
     struct cursor *c = &t->c;
     int rc;
 
-    if (depth >= SH_MAX_TUPLE_DEPTH)
-        return cursor_fail(c, "tuple types nested more than %d deep", SH_MAX_TUPLE_DEPTH);
     if ((rc = sh_buf_add(t, b, "(", 1)) != ERR_OK)
         return rc;
     cursor_skip_blanks(c);
@@ -215,6 +213,8 @@ static int type_nested(struct sh_translator *t, struct sh_buf *b, unsigned depth
         return sh_buf_add(t, b, "token[]", 7);
     if (cursor_lit(c, "tensor<"))
         return tensor_type(t, b);
+    if (cursor_starts(c, "tuple<") && depth >= SH_MAX_TUPLE_DEPTH)
+        return cursor_fail(c, "tuple types nested more than %d deep", SH_MAX_TUPLE_DEPTH);
     if (cursor_lit(c, "tuple<"))
         return tuple_type(t, b, depth);
     return cursor_fail(c, "expected a tensor<..>, tuple<..> or token type");
