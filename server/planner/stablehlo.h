@@ -42,6 +42,15 @@
  *   -> s8[4] (quantized types take their storage type). No layouts: the chip's defaults
  *   apply. Dynamic dims (?), unranked tensors and element types XLA has no name for are
  *   rejected.
+ * - Shardings: an op's own mhlo.sharding = "{..}" or sdy.sharding =
+ *   #sdy.sharding_per_value<[<@m, [..]>, ..]> is its sharding=; sdy.sharding_constraint
+ *   %x <@m, [..]> a custom-call "Sharding" with it; the function's results' shardings are
+ *   the ROOT tuple's ({replicated} for one without).
+ * - sdy.manual_computation (shard_map; import/stablehlo_manual.c): each operand through a
+ *   custom-call SPMDFullToShardShape to its shape on one device, the body a computation
+ *   FUNC.R.manual called on them, each result through a custom-call SPMDShardToFullShape
+ *   with its out_sharding: the HLO XLA's GSPMD partitioner reads for a shard_map. The body's
+ *   argument types must be the operands' divided by the manual axes of in_shardings.
  * - func.call / call is an HLO call (its temporaries planned recursively).
  * - A while, pretty (`stablehlo.while(%a = %x, ..) : T, .. cond { .. } do { .. }`) or generic
  *   (`"stablehlo.while"(%x, ..) ({ ^bb0(%a: T, ..): .. }, { ^bb0(..): .. }) : (..) -> (..)`),

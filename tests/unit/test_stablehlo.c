@@ -612,6 +612,80 @@ static void test_quantized_types_take_their_storage_type(void **state)
     free(hlo);
 }
 
+/* tests/fuzz/corpus/fuzz_stablehlo/seed12: a manual computation of two results over mesh
+ * a=2, b=2, manual in "a" only: its body's ops carry their own shardings (sharding_per_value,
+ * mhlo.sharding), the function's results theirs. */
+static const char MANUAL[] =
+    "module @m {\n"
+    "  sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+    "  func.func public @main(%arg0: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+    "[{\"a\", \"b\"}, {}]>}) -> (tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+    "[{\"a\"}, {\"b\"}]>}, tensor<8x4xf32>) {\n"
+    "    %0:2 = sdy.manual_computation(%arg0, %arg0) in_shardings=[<@mesh, [{\"a\", \"b\"}, "
+    "{}]>, <@mesh, [{\"a\"}, {?}]>] out_shardings=[<@mesh, [{\"a\"}, {\"b\"}]>, <@mesh, [{}, "
+    "{}], replicated={\"a\"}>] manual_axes={\"a\"} (%x: tensor<4x4xf32>, %y: "
+    "tensor<4x4xf32>) {\n"
+    "      %1 = stablehlo.add %x, %y {sdy.sharding = #sdy.sharding_per_value<[<@mesh, "
+    "[{\"b\"}, {}]>]>} : tensor<4x4xf32>\n"
+    "      %2 = stablehlo.multiply %1, %1 {mhlo.sharding = \"{replicated}\"} : "
+    "tensor<4x4xf32>\n"
+    "      %3 = \"stablehlo.all_gather\"(%2) <{all_gather_dim = 0 : i64, replica_groups = "
+    "dense<[[0, 1]]> : tensor<1x2xi64>}> : (tensor<4x4xf32>) -> tensor<8x4xf32>\n"
+    "      sdy.return %1, %3 : tensor<4x4xf32>, tensor<8x4xf32>\n"
+    "    } : (tensor<8x4xf32>, tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>)\n"
+    "    return %0#0, %0#1 : tensor<8x4xf32>, tensor<8x4xf32>\n"
+    "  }\n"
+    "}\n";
+
+/*
+ * The body takes each operand divided by its manual axes only ("a": 8 / 2 rows; "b" is free)
+ * and is a computation called on SPMDFullToShardShape custom calls; each result goes back
+ * through SPMDShardToFullShape with its out_sharding (every axis). Entry steps: 0 arg0,
+ * 1-2 the two 0#in.k, 3 the call, 4 0#body.0, 5 0#0, 6 0#body.1, 7 0#1, 8 the return.
+ *   arg0 f32[8,4] split 4 ways (a, b) on dim 0: f32[2,4] per device, T(2,128): 1024 [0, 9).
+ *   0#in.0, 0#in.1 f32[4,4], T(4,128): 2048 each, [1, 4) and [2, 4).
+ *   0#body{0} f32[4,4] 2048 [3, 6); 0#body{1} f32[8,4], T(8,128): 4096 [3, 8).
+ *   0#body/temps: the body's own buffer %2 (f32[4,4], replicated): 2048 at step 3 (%1 and %3
+ *   are its results, the call's buffers).
+ *   0#0 f32[8,4] {devices=[2,2]}: f32[4,2] per device, 2048 [5, 9); 0#1 replicated 4096 [7, 9).
+ * Peak at step 3: 1024 + 2048 + 2048 + 2048 + 4096 + 2048 = 13312.
+ */
+static void test_manual_computation_is_planned_per_device(void **state)
+{
+    struct model m;
+    (void)state;
+    char *hlo = translate(MANUAL);
+    assert_has(hlo, "main.0.manual {\n  x = f32[4,4] parameter(0)\n  y = f32[4,4] parameter(1)\n"
+                    "  1 = f32[4,4] add(x, y), sharding={devices=[2,1,2]<=[4] "
+                    "last_tile_dim_replicate}\n  2 = f32[4,4] multiply(1, 1), "
+                    "sharding={replicated}\n");
+    assert_has(hlo, "  arg0 = f32[8,4] parameter(0), sharding={devices=[4,1]<=[4]}\n"
+                    "  0#in.0 = f32[4,4] custom-call(arg0), "
+                    "custom_call_target=\"SPMDFullToShardShape\", sharding={manual}\n"
+                    "  0#in.1 = f32[4,4] custom-call(arg0), "
+                    "custom_call_target=\"SPMDFullToShardShape\", sharding={manual}\n"
+                    "  0#body = (f32[4,4], f32[8,4]) call(0#in.0, 0#in.1), "
+                    "to_apply=main.0.manual\n");
+    assert_has(hlo, "  0#0 = f32[8,4] custom-call(0#body.0), "
+                    "custom_call_target=\"SPMDShardToFullShape\", sharding={devices=[2,2]<=[4]}\n");
+    assert_has(hlo, "  0#1 = f32[8,4] custom-call(0#body.1), "
+                    "custom_call_target=\"SPMDShardToFullShape\", sharding={replicated}\n");
+    assert_has(hlo, "  ROOT #ret = (f32[8,4], f32[8,4]) tuple(0#0, 0#1), "
+                    "sharding={{devices=[2,2]<=[4]}, {replicated}}\n");
+    free(hlo);
+    import(MANUAL, &m);
+    assert_int_equal(m.n, 8);
+    assert_int_equal(tensor(&m, "0#body/temps")->padded_bytes, 2048);
+    assert_live(tensor(&m, "0#body/temps"), 3, 4);
+    assert_live(tensor(&m, "0#body{1}"), 3, 8);
+    const struct model_tensor *r = tensor(&m, "0#0");
+    assert_int_equal(r->shape.dims[0], 4);
+    assert_int_equal(r->shape.dims[1], 2);
+    assert_live(r, 5, 9);
+    model_free(&m);
+    assert_int_equal(plan_peak(MANUAL), 13312);
+}
+
 static void test_errors_give_line_and_column(void **state)
 {
     (void)state;
@@ -718,6 +792,29 @@ static void test_errors_give_line_and_column(void **state)
                        "  func.func @main(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
                        "[{\"x\":(2)4}]>}) -> tensor<8xf32> {\n",
                        "line 3:76", "expected a sub-axis \"x\":(pre)size that divides its axis");
+    /* manual computations */
+    static const char mc[] = "module @m {\n  sdy.mesh @mesh = <[\"a\"=2]>\n"
+                             "  func.func @main(%x: tensor<8x4xf32>, %y: tensor<7x4xf32>) -> "
+                             "tensor<8x4xf32> {\n";
+    expect_error_after(mc,
+                       "    %0 = sdy.manual_computation(%x) in_shardings=[<@mesh, [{\"a\"}, {}]>] "
+                       "out_shardings=[<@mesh, [{\"a\"}, {}]>] manual_axes={\"a\"} (%z: "
+                       "tensor<8x4xf32>) {\n      sdy.return %z : tensor<8x4xf32>\n    } : "
+                       "(tensor<8x4xf32>) -> tensor<8x4xf32>\n",
+                       "line 4:50",
+                       "the operands (f32[8,4]) are (f32[4,4]) on one device (manual axes), but "
+                       "the body takes (f32[8,4])");
+    expect_error_after(
+        mc,
+        "    %0 = sdy.manual_computation(%y) in_shardings=[<@mesh, [{\"a\"}, {}]>] "
+        "out_shardings=[<@mesh, [{\"a\"}, {}]>] manual_axes={\"a\"} (%z: "
+        "tensor<4x4xf32>) {\n      sdy.return %z : tensor<4x4xf32>\n    } : "
+        "(tensor<7x4xf32>) -> tensor<8x4xf32>\n",
+        "line 4:51", "dim 0 of value 0 (7) is not a multiple of the 2 devices of its manual axes");
+    expect_error_after(mc,
+                       "    %0 = sdy.manual_computation(%x, %x) in_shardings=[] out_shardings=[] "
+                       "manual_axes={} (%z: tensor<8x4xf32>) {\n",
+                       "line 4:110", "the body takes 1 arguments for 2 operands");
     expect_error("module @m {\n  sdy.mesh @big = <[\"x\"=1024, \"y\"=1024, \"z\"=2]>\n",
                  "line 2:41", "the mesh has more than 1048576 devices");
 }
@@ -735,6 +832,7 @@ int main(void)
         cmocka_unit_test(test_tuples_nest_and_alias),
         cmocka_unit_test(test_quoted_symbols_and_named_results),
         cmocka_unit_test(test_quantized_types_take_their_storage_type),
+        cmocka_unit_test(test_manual_computation_is_planned_per_device),
         cmocka_unit_test(test_errors_give_line_and_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

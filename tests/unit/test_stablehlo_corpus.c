@@ -205,12 +205,58 @@ static void test_named_results_of_a_chlo_op_plan_by_hand(void **state)
     assert_int_equal(plan_peak(path), 3072);
 }
 
+/*
+ * shardy_sharding_ops_with_different_meshes__data_2025_06_30.mlir: a shard_map, lowered to
+ * sdy.manual_computation over mesh "a"=2, manual in "a", of a tensor<2x4xf32> whose body
+ * takes tensor<1x4xf32> (2 / |a| rows). It becomes GSPMD's form: SPMDFullToShardShape
+ * (1#in.0), a call of the body (1#body), SPMDShardToFullShape (1) carrying the out_sharding
+ * {devices=[2,1]<=[2]}, so planned per device. Entry steps: 0 arg0, 1 the sharding
+ * constraint %0 (a Sharding custom call, per device f32[1,4]), 2 1#in.0, 3 the call, 4 its
+ * element, 5 %1, 6 the return. Every array has at most 2 rows of 4 f32: one T(2,128) tile,
+ * 1024 B. arg0 [0, 7); %0 [1, 3); 1#in.0 [2, 4); 1#body{0} [3, 6) (the body's
+ * collective_permute is its ROOT's element: the call's buffer); %1 [5, 7), the output. The
+ * body holds nothing else (no temps). Peak: three buffers at steps 2 to 5, 3072 B.
+ */
+static void test_shard_map_manual_computation_plans_by_hand(void **state)
+{
+    static const char path[] =
+        DATA "shardy_sharding_ops_with_different_meshes__data_2025_06_30.mlir";
+    struct model m;
+    (void)state;
+    char *hlo = translate(path);
+    assert_has(hlo, "main.1.manual {\n  arg1 = f32[1,4] parameter(0)\n"
+                    "  2 = f32[1,4] collective-permute(arg1)");
+    assert_has(hlo, "  0 = f32[2,4] custom-call(arg0), custom_call_target=\"Sharding\", "
+                    "sharding={devices=[2,1]<=[2]}");
+    assert_has(hlo,
+               "  1#in.0 = f32[1,4] custom-call(0), custom_call_target=\"SPMDFullToShardShape\", "
+               "sharding={manual}\n"
+               "  1#body = (f32[1,4]) call(1#in.0), to_apply=main.1.manual\n"
+               "  1#body.0 = f32[1,4] get-tuple-element(1#body), index=0\n"
+               "  1 = f32[2,4] custom-call(1#body.0), custom_call_target=\"SPMDShardToFullShape\", "
+               "sharding={devices=[2,1]<=[2]}, metadata={op_name=\"shard_map:\"}\n");
+    free(hlo);
+    import(path, &m);
+    assert_int_equal(m.n, 5);
+    assert_tensor(&m, "arg0", 1024, 0, 7);
+    assert_tensor(&m, "0", 1024, 1, 3);
+    assert_int_equal(tensor(&m, "0")->shape.dims[0], 1); /* per device */
+    assert_tensor(&m, "1#in.0", 1024, 2, 4);
+    assert_tensor(&m, "1#body{0}", 1024, 3, 6);
+    assert_tensor(&m, "1", 1024, 5, 7);
+    assert_int_equal(tensor(&m, "1")->shape.dims[0], 1);
+    assert_int_equal(tensor(&m, "1")->kind, TENSOR_OUTPUT);
+    model_free(&m);
+    assert_int_equal(plan_peak(path), 3072);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pretty_select_plans_by_hand),
         cmocka_unit_test(test_jax_export_custom_call_and_selects_plan_by_hand),
         cmocka_unit_test(test_named_results_of_a_chlo_op_plan_by_hand),
+        cmocka_unit_test(test_shard_map_manual_computation_plans_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

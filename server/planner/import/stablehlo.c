@@ -111,6 +111,8 @@ static int operation(struct sh_translator *t, struct sh_stmt *st)
         return sh_region_op(t, st, "case");
     if (st->nres > 0 && sh_op_is(t, st, "if"))
         return sh_region_op(t, st, "if");
+    if (st->nres > 0 && sh_op_is(t, st, "manual_computation"))
+        return sh_manual_op(t, st);
     return sh_generic_op(t, st);
 }
 
@@ -188,6 +190,8 @@ static int arg_attrs(struct sh_translator *t, uint32_t arg, uint32_t rank, struc
             int64_t o = 0;
             if (!text_uint(c->s, end, &at, &o))
                 return cursor_fail(c, "expected an output number after tf.aliasing_output");
+            if (arg == UINT32_MAX)
+                continue; /* a result's */
             int rc = sh_buf_printf(t, &t->aliases, "%s{%lld}: (%u, {}, may-alias)",
                                    t->aliases.n > 0 ? ", " : "", (long long)o, arg);
             if (rc != ERR_OK)
@@ -196,6 +200,48 @@ static int arg_attrs(struct sh_translator *t, uint32_t arg, uint32_t rank, struc
     }
     c->i = end + (end < c->len);
     return ERR_OK;
+}
+
+/* The results "T" or "(T {attrs}, ..)" after "->": their shardings (mhlo.sharding or
+ * sdy.sharding) as the ROOT's tuple sharding in t->ret_sharding, "{replicated}" for a result
+ * without one; none when no result has one. */
+static int func_results(struct sh_translator *t)
+{
+    struct cursor *c = &t->c;
+    struct sh_buf list = {0};
+    bool any = false, paren;
+    int rc = ERR_OK;
+
+    sh_buf_free(&t->ret_sharding);
+    cursor_skip_blanks(c);
+    paren = cursor_accept(c, '(');
+    for (uint32_t k = 0; rc == ERR_OK && !(paren && cursor_peek(c) == ')'); k++) {
+        struct sh_buf shape = {0}, sharding = {0};
+        if (k == SH_MAX_RESULTS) {
+            rc = cursor_fail(c, "more than %d results", SH_MAX_RESULTS);
+            break;
+        }
+        rc = sh_type(t, &shape);
+        /* attributes only inside the parentheses: after a lone type '{' opens the body */
+        if (rc == ERR_OK && paren && (cursor_skip_blanks(c), cursor_peek(c) == '{'))
+            rc = arg_attrs(t, UINT32_MAX, sh_rank_of(shape.p), &sharding);
+        any |= sharding.n > 0;
+        if (rc == ERR_OK)
+            rc = sh_buf_printf(t, &list, "%s%s", k > 0 ? ", " : "",
+                               sharding.n > 11 ? sharding.p + 11 : "{replicated}");
+        sh_buf_free(&shape);
+        sh_buf_free(&sharding);
+        cursor_skip_blanks(c);
+        if (!paren || !cursor_accept(c, ','))
+            break;
+        cursor_skip_blanks(c);
+    }
+    if (rc == ERR_OK && paren && !cursor_accept(c, ')'))
+        rc = cursor_fail(c, "expected ')' to close the results");
+    if (rc == ERR_OK && any && list.p != NULL)
+        rc = sh_buf_printf(t, &t->ret_sharding, ", sharding={%s}", list.p);
+    sh_buf_free(&list);
+    return rc;
 }
 
 /* "  NAME = SHAPE parameter(N)[, sharding=..][, metadata={op_name=..}]" for an argument. */
@@ -226,6 +272,7 @@ static int function_def(struct sh_translator *t)
     int rc = ERR_OK;
 
     c->i += 9; /* func.func */
+    sh_buf_free(&t->ret_sharding);
     cursor_skip_blanks(c);
     if (cursor_starts(c, "public") || cursor_starts(c, "private") || cursor_starts(c, "nested")) {
         (void)cursor_span(c, ident_ch);
@@ -287,7 +334,11 @@ static int function_def(struct sh_translator *t)
         cursor_skip_blanks(c);
         (void)cursor_accept(c, ',');
     }
-    /* "-> results attributes {...} {": the body opens with the last '{' of the line */
+    c->i++; /* ')' */
+    cursor_skip_blanks(c);
+    if (cursor_lit(c, "->") && (rc = func_results(t)) != ERR_OK)
+        goto out;
+    /* "attributes {...} {": the body opens with the last '{' of the line */
     size_t open = 0;
     for (; c->i < c->len && c->s[c->i] != '\n'; c->i++)
         if (c->s[c->i] == '{')
@@ -448,6 +499,7 @@ out:
     free(t.out.p);
     free(t.entry.p);
     free(t.aliases.p);
+    free(t.ret_sharding.p);
     vec_free(&t.values);
     names_free(&t.names);
     return rc;

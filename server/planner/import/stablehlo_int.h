@@ -61,6 +61,7 @@ struct sh_region {
     struct sh_buf params; /* the captured values' parameters, written before the body */
     uint32_t nparams;
     struct vec caps; /* uint32_t: values captured from outside (indices in values) */
+    bool isolated;   /* IsolatedFromAbove (sdy.manual_computation's body): sees no outer value */
 };
 
 /* A Shardy mesh (sdy.mesh @name = <["x"=4, "y"=2]>): its axes, major to minor. */
@@ -94,10 +95,11 @@ struct sh_loc_def {
 /* The translation of one module: the cursor over the MLIR text and everything written so
  * far; it owns every buffer and table it points to (stablehlo_to_hlo frees them). */
 struct sh_translator {
-    struct cursor c;       /* over the MLIR text; its errors into the caller's err */
-    struct sh_buf out;     /* finished computations */
-    struct sh_buf entry;   /* the entry computation, written last */
-    struct sh_buf aliases; /* input_output_alias entries */
+    struct cursor c;            /* over the MLIR text; its errors into the caller's err */
+    struct sh_buf out;          /* finished computations */
+    struct sh_buf entry;        /* the entry computation, written last */
+    struct sh_buf aliases;      /* input_output_alias entries */
+    struct sh_buf ret_sharding; /* ", sharding={..}" of the function's results, or empty */
     size_t max_out;
     struct sh_buf shapes; /* the values' shapes */
     struct vec values;    /* struct sh_value: every value defined, by index */
@@ -242,6 +244,35 @@ int sh_while_op(struct sh_translator *t, const struct sh_stmt *st);
 /* The generic region ops: while, case, if (kind), see stablehlo.h. */
 int sh_region_op(struct sh_translator *t, const struct sh_stmt *st, const char *kind);
 
+/* Opens a region writing computation name (its parameters come as it captures values). */
+int sh_open_region(struct sh_translator *t, const char *name);
+
+/* Closes the current region: its computation (header, captured parameters, body) is
+ * appended to the finished ones, and its captures to *caps (the owning op reads them). */
+int sh_close_region(struct sh_translator *t, struct vec *caps);
+
+/* The computation name of an op's region of this kind ("body", "cond", ..) into out. */
+void sh_region_name(const struct sh_translator *t, const struct sh_stmt *st, const char *kind,
+                    char *out, size_t cap);
+
+/* The operands of a region op, "(%a, %b)" or "%p", as HLO operands in ops; *n of them. */
+int sh_region_operands(struct sh_translator *t, struct sh_buf *ops, uint32_t *n);
+
+/* "(%x: T loc(..), %y: T)" at the cursor ('(' there): the names into args (offset, length
+ * pairs, at most SH_MAX_RESULTS; *nargs of them), the types into shape as "(S, S)". */
+int sh_arg_list(struct sh_translator *t, uint32_t *args, uint32_t *nargs, struct sh_buf *shape);
+
+/* The type signature after the regions: ": (T) -> (T, T)", ": (T) -> T" or ": T, T"; the
+ * results as a tuple shape of *n, the inputs' ("(T) ->") into *inputs when not NULL. */
+int sh_region_types(struct sh_translator *t, struct sh_buf *shape, uint32_t *n,
+                    struct sh_buf *inputs);
+
+/* ---- stablehlo_manual.c --------------------------------------------------------------- */
+
+/* %r = sdy.manual_computation(..) .. (%x: T, ..) { .. sdy.return .. } : (..) -> (..), see
+ * stablehlo.h. */
+int sh_manual_op(struct sh_translator *t, const struct sh_stmt *st);
+
 /* ---- stablehlo_type.c ----------------------------------------------------------------- */
 
 /* One MLIR type at the cursor (tensor<..>, tuple<..>, !stablehlo.token) written as an XLA
@@ -310,10 +341,21 @@ int sh_sdy_mesh_def(struct sh_translator *t);
  * #sdy.sharding's, just past its name), for an array of rank dims, into out. */
 int sh_sdy_sharding(struct sh_translator *t, uint32_t rank, struct sh_buf *out);
 
-/* A list of shardings "[<@mesh, [..]>, ..]" at the cursor (sharding_per_value's, a
- * manual_computation's in_shardings or out_shardings), one per value of shape (n values:
- * "(S, ..)" when tuple, else "S"), as the HLO sharding "{..}", or "{{..}, {..}}" when tuple. */
+/* A list of shardings "[<@mesh, [..]>, ..]" at the cursor (sharding_per_value's), one per
+ * value of shape (n values: "(S, ..)" when tuple, else "S"), as the HLO sharding "{..}", or
+ * "{{..}, {..}}" when tuple. */
 int sh_sdy_list(struct sh_translator *t, const char *shape, bool tuple, uint32_t n,
                 struct sh_buf *out);
+
+/* Axis names {"x", "y"} at the cursor (a manual_computation's manual_axes). */
+int sh_sdy_axes(struct sh_translator *t, struct sdy_names *out);
+
+/* The shardings "[<@mesh, [..]>, ..]" at the cursor, one per value of shapes ("(S, ..)", n
+ * values), over a manual computation's manual axes: each value's shape on one device (each
+ * dim divided by the manual axes that split it, which must divide it) into locals as
+ * "(L, ..)", and when shardings is not NULL each value's HLO sharding "{..}" (every axis)
+ * into it, one a line. */
+int sh_sdy_manual(struct sh_translator *t, const char *shapes, uint32_t n,
+                  const struct sdy_names *manual, struct sh_buf *locals, struct sh_buf *shardings);
 
 #endif

@@ -428,7 +428,12 @@ int sh_terminator(struct sh_translator *t, const struct sh_stmt *st)
         (rc = sh_buf_str(t, b, shape.p)) != ERR_OK ||
         (rc = sh_buf_add(t, b, " tuple(", 7)) != ERR_OK || (rc = sh_buf_str(t, b, ops.p)) != ERR_OK)
         goto out;
-    rc = sh_buf_add(t, b, ")\n", 2);
+    if ((rc = sh_buf_add(t, b, ")", 1)) != ERR_OK)
+        goto out;
+    if (t->depth == 1 && t->ret_sharding.n > 0 && /* the function's results */
+        (rc = sh_buf_add(t, b, t->ret_sharding.p, t->ret_sharding.n)) != ERR_OK)
+        goto out;
+    rc = sh_buf_add(t, b, "\n", 1);
 out:
     free(ops.p);
     free(shape.p);

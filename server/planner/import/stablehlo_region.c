@@ -11,8 +11,7 @@
 
 #include "planner/import/stablehlo_int.h"
 
-/* Opens a region writing computation name (its parameters come as it captures values). */
-static int open_region(struct sh_translator *t, const char *name)
+int sh_open_region(struct sh_translator *t, const char *name)
 {
     struct cursor *c = &t->c;
     struct sh_region *r;
@@ -65,7 +64,7 @@ static int state_params(struct sh_translator *t, const char *shape, const uint32
 
 /* Closes the current region: its computation (header, captured parameters, body) is
  * appended to the finished ones, and its captures to *caps (the owning op reads them). */
-static int close_region(struct sh_translator *t, struct vec *caps)
+int sh_close_region(struct sh_translator *t, struct vec *caps)
 {
     struct sh_region *r = &t->regions[t->depth - 1];
     const uint32_t *rcaps = r->caps.data;
@@ -112,8 +111,8 @@ static int put_caps(struct sh_translator *t, struct sh_buf *b, uint32_t *caps, s
 /* The computation name of an op's region: FUNC.R.KIND for an op of the function body;
  * FUNC.R.KIND.ID (the region's unique number) inside a region or for a long R, where
  * names of sibling regions repeat. */
-static void region_name(const struct sh_translator *t, const struct sh_stmt *st, const char *kind,
-                        char *out, size_t cap)
+void sh_region_name(const struct sh_translator *t, const struct sh_stmt *st, const char *kind,
+                    char *out, size_t cap)
 {
     const struct cursor *c = &t->c;
     if (t->depth > 1 || st->res_len > 200)
@@ -121,6 +120,20 @@ static void region_name(const struct sh_translator *t, const struct sh_stmt *st,
                  c->s + st->res_off, kind, t->next_region + 1);
     else
         snprintf(out, cap, "%s.%.*s.%s", t->fname, (int)st->res_len, c->s + st->res_off, kind);
+}
+
+/* A %name at the cursor appended to args (offset, length pairs; *n of them, at most
+ * SH_MAX_RESULTS); what names what was expected instead. */
+static int arg_name(struct sh_translator *t, uint32_t *args, uint32_t *n, const char *what)
+{
+    struct cursor *c = &t->c;
+    if (cursor_peek(c) != '%' || *n == SH_MAX_RESULTS)
+        return cursor_fail(c, "expected %s", what);
+    c->i++;
+    args[2 * *n] = (uint32_t)c->i;
+    args[2 * *n + 1] = (uint32_t)cursor_span(c, ident_ch);
+    ++*n;
+    return ERR_OK;
 }
 
 /* The while's header "(%a = %x, ...) : T, ...": the loop variables' names (offset, length
@@ -137,12 +150,8 @@ static int while_head(struct sh_translator *t, const struct sh_stmt *st, uint32_
         cursor_skip_blanks(c);
         if (cursor_peek(c) == ')')
             break;
-        if (cursor_peek(c) != '%' || *nargs == SH_MAX_RESULTS)
-            return cursor_fail(c, "expected %%name = %%value in the while's operands");
-        c->i++;
-        args[2 * *nargs] = (uint32_t)c->i;
-        args[2 * *nargs + 1] = (uint32_t)cursor_span(c, ident_ch);
-        ++*nargs;
+        if ((rc = arg_name(t, args, nargs, "%name = %value in the while's operands")) != ERR_OK)
+            return rc;
         cursor_skip_blanks(c);
         if (!cursor_accept(c, '='))
             return cursor_fail(c, "expected '=' in the while's operands");
@@ -264,10 +273,10 @@ int sh_while_op(struct sh_translator *t, const struct sh_stmt *st)
             goto out;
         }
         c->i++;
-        region_name(t, st, part == 0 ? "cond" : "body", name, sizeof(name));
-        if ((rc = open_region(t, name)) != ERR_OK ||
+        sh_region_name(t, st, part == 0 ? "cond" : "body", name, sizeof(name));
+        if ((rc = sh_open_region(t, name)) != ERR_OK ||
             (rc = state_params(t, shape.p, args, nargs)) != ERR_OK ||
-            (rc = sh_statements(t)) != ERR_OK || (rc = close_region(t, &w.caps)) != ERR_OK ||
+            (rc = sh_statements(t)) != ERR_OK || (rc = sh_close_region(t, &w.caps)) != ERR_OK ||
             (rc = sh_buf_printf(t, &w.names, "%s%s", part == 0 ? "" : ", ", name)) != ERR_OK)
             goto out;
     }
@@ -289,6 +298,37 @@ out:
     return rc;
 }
 
+int sh_arg_list(struct sh_translator *t, uint32_t *args, uint32_t *nargs, struct sh_buf *shape)
+{
+    struct cursor *c = &t->c;
+    int rc;
+
+    *nargs = 0;
+    if ((rc = sh_buf_add(t, shape, "(", 1)) != ERR_OK)
+        return rc;
+    c->i++; /* '(' */
+    for (;;) {
+        sh_skip_nl(c);
+        if (cursor_peek(c) == ')')
+            break;
+        if ((rc = arg_name(t, args, nargs, "an argument %name: type")) != ERR_OK)
+            return rc;
+        cursor_skip_blanks(c);
+        if (!cursor_accept(c, ':'))
+            return cursor_fail(c, "expected ':' after the argument");
+        if ((*nargs > 1 && (rc = sh_buf_add(t, shape, ", ", 2)) != ERR_OK) ||
+            (rc = sh_type(t, shape)) != ERR_OK)
+            return rc;
+        cursor_skip_blanks(c);
+        if (cursor_starts(c, "loc(") && (c->i += 3, rc = sh_skip_group(c)) != ERR_OK)
+            return rc;
+        cursor_skip_blanks(c);
+        (void)cursor_accept(c, ',');
+    }
+    c->i++;
+    return sh_buf_add(t, shape, ")", 1);
+}
+
 /* A block's arguments "^bb0(%x: T, %y: T):" at the cursor: their names (offset, length
  * pairs in args) and their tuple shape "(S, S)". */
 static int block_args(struct sh_translator *t, uint32_t *args, uint32_t *nargs,
@@ -300,43 +340,20 @@ static int block_args(struct sh_translator *t, uint32_t *args, uint32_t *nargs,
     c->i++; /* '^' */
     (void)cursor_span(c, ident_ch);
     *nargs = 0;
-    if ((rc = sh_buf_add(t, shape, "(", 1)) != ERR_OK)
+    if (cursor_peek(c) == '(')
+        rc = sh_arg_list(t, args, nargs, shape);
+    else
+        rc = sh_buf_add(t, shape, "()", 2);
+    if (rc != ERR_OK)
         return rc;
-    if (cursor_peek(c) == '(') {
-        c->i++;
-        for (;;) {
-            sh_skip_nl(c);
-            if (cursor_peek(c) == ')')
-                break;
-            if (cursor_peek(c) != '%' || *nargs == SH_MAX_RESULTS)
-                return cursor_fail(c, "expected a block argument %%name: type");
-            c->i++;
-            args[2 * *nargs] = (uint32_t)c->i;
-            args[2 * *nargs + 1] = (uint32_t)cursor_span(c, ident_ch);
-            cursor_skip_blanks(c);
-            if (!cursor_accept(c, ':'))
-                return cursor_fail(c, "expected ':' after the block argument");
-            if ((*nargs > 0 && (rc = sh_buf_add(t, shape, ", ", 2)) != ERR_OK) ||
-                (rc = sh_type(t, shape)) != ERR_OK)
-                return rc;
-            ++*nargs;
-            cursor_skip_blanks(c);
-            if (cursor_starts(c, "loc(") && (c->i += 3, rc = sh_skip_group(c)) != ERR_OK)
-                return rc;
-            cursor_skip_blanks(c);
-            (void)cursor_accept(c, ',');
-        }
-        c->i++;
-    }
     cursor_skip_blanks(c);
     if (!cursor_accept(c, ':'))
         return cursor_fail(c, "expected ':' after the block's arguments");
-    return sh_buf_add(t, shape, ")", 1);
+    return ERR_OK;
 }
 
-/* The type signature after the regions: ": (T) -> (T, T)", ": (T) -> T" or ": T, T"; the
- * results as a tuple shape. */
-static int result_types(struct sh_translator *t, struct sh_buf *shape, uint32_t *n)
+int sh_region_types(struct sh_translator *t, struct sh_buf *shape, uint32_t *n,
+                    struct sh_buf *inputs)
 {
     struct cursor *c = &t->c;
     struct sh_buf first = {0};
@@ -354,13 +371,16 @@ static int result_types(struct sh_translator *t, struct sh_buf *shape, uint32_t 
     } else {
         rc = sh_buf_add(t, shape, first.p, first.n);
     }
+    if (rc == ERR_OK && inputs != NULL) {
+        *inputs = first;
+        first = (struct sh_buf){0};
+    }
 out:
     free(first.p);
     return rc;
 }
 
-/* The operands of a region op, "(%a, %b)" or "%p", as HLO operands in ops; *n of them. */
-static int region_operands(struct sh_translator *t, struct sh_buf *ops, uint32_t *n)
+int sh_region_operands(struct sh_translator *t, struct sh_buf *ops, uint32_t *n)
 {
     struct cursor *c = &t->c;
     bool paren;
@@ -438,14 +458,14 @@ static int one_region(struct sh_translator *t, const struct sh_stmt *st, struct 
         snprintf(what, sizeof(what), "%s", w->nregions == 0 ? "true" : "false");
     else
         snprintf(what, sizeof(what), "branch%u", w->nregions);
-    region_name(t, st, what, name, sizeof(name));
-    if ((rc = open_region(t, name)) != ERR_OK)
+    sh_region_name(t, st, what, name, sizeof(name));
+    if ((rc = sh_open_region(t, name)) != ERR_OK)
         return rc;
     sh_skip_nl(c);
     if ((rc = region_args(t, w, la)) != ERR_OK || (rc = sh_statements(t)) != ERR_OK)
         return rc;
     c->i++; /* '}' */
-    if ((rc = close_region(t, &w->caps)) != ERR_OK ||
+    if ((rc = sh_close_region(t, &w->caps)) != ERR_OK ||
         (rc = sh_buf_printf(t, &w->names, "%s%s", w->nregions == 0 ? "" : ", ", name)) != ERR_OK)
         return rc;
     w->nregions++;
@@ -473,7 +493,7 @@ int sh_region_op(struct sh_translator *t, const struct sh_stmt *st, const char *
     vec_init(&w.caps, sizeof(uint32_t), t->max_out);
     if (la.args == NULL)
         return err_set(c->e, ERR_NOMEM, "", "out of memory translating StableHLO");
-    if ((rc = region_operands(t, &ops, &nops)) != ERR_OK)
+    if ((rc = sh_region_operands(t, &ops, &nops)) != ERR_OK)
         goto out;
     if (!loop && nops != 1) {
         rc = cursor_fail_at(c->e, st->line, st->col, "a %s takes one operand, not %u", kind, nops);
@@ -498,7 +518,7 @@ int sh_region_op(struct sh_translator *t, const struct sh_stmt *st, const char *
     cursor_skip_blanks(c);
     if (cursor_peek(c) == '{' && (rc = sh_skip_group(c)) != ERR_OK) /* attributes */
         goto out;
-    if ((rc = result_types(t, &res, &ntypes)) != ERR_OK)
+    if ((rc = sh_region_types(t, &res, &ntypes, NULL)) != ERR_OK)
         goto out;
     owner_loc(t, &w);
     if ((loop || strcmp(kind, "if") == 0) && w.nregions != 2) {

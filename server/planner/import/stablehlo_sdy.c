@@ -379,7 +379,7 @@ int sh_sdy_list(struct sh_translator *t, const char *shape, bool tuple, uint32_t
         return cursor_fail(c, "expected '[' and a sharding per value");
     if (tuple && (rc = sh_buf_add(t, out, "{", 1)) != ERR_OK)
         return rc;
-    for (cursor_skip_blanks(c); cursor_peek(c) == '<'; k++) {
+    for (cursor_skip_blanks(c); cursor_peek(c) == '<';) {
         size_t len = 0;
         const char *e = p != NULL ? sh_next_elem(&p, &len) : "";
         char sh[256];
@@ -389,6 +389,7 @@ int sh_sdy_list(struct sh_translator *t, const char *shape, bool tuple, uint32_t
         if ((k > 0 && (rc = sh_buf_add(t, out, ", ", 2)) != ERR_OK) ||
             (rc = sh_sdy_sharding(t, sh_rank_of(sh), out)) != ERR_OK)
             return rc;
+        k++;
         cursor_skip_blanks(c);
         if (!cursor_accept(c, ','))
             break;
@@ -399,4 +400,105 @@ int sh_sdy_list(struct sh_translator *t, const char *shape, bool tuple, uint32_t
     if (k != n)
         return cursor_fail(c, "%u shardings for %u values", k, n);
     return tuple ? sh_buf_add(t, out, "}", 1) : ERR_OK;
+}
+
+int sh_sdy_axes(struct sh_translator *t, struct sdy_names *out)
+{
+    struct cursor *c = &t->c;
+    int rc;
+
+    out->n = 0;
+    cursor_skip_blanks(c);
+    if (!cursor_accept(c, '{'))
+        return cursor_fail(c, "expected '{' and the manual axes");
+    for (cursor_skip_blanks(c); cursor_peek(c) == '"';) {
+        if (out->n == SDY_MAX_AXES)
+            return cursor_fail(c, "more than %d manual axes", SDY_MAX_AXES);
+        if ((rc = sdy_name(t, &out->off[out->n], &out->len[out->n])) != ERR_OK)
+            return rc;
+        out->n++;
+        cursor_skip_blanks(c);
+        if (!cursor_accept(c, ','))
+            break;
+        cursor_skip_blanks(c);
+    }
+    if (!cursor_accept(c, '}'))
+        return cursor_fail(c, "expected '}' to close the manual axes");
+    return ERR_OK;
+}
+
+/* Writes the array shape sh ("T[a,b]") into out with each dim divided by the manual axes'
+ * devices that split it (sp->manual), which must divide it: the shape on one device. Errors
+ * name c's place (the value's sharding). */
+static int local_shape(struct sh_translator *t, const char *sh, size_t len,
+                       const struct sdy_split *sp, uint32_t value, struct sh_buf *out,
+                       const struct cursor *c)
+{
+    const char *open = memchr(sh, '[', len);
+    size_t at = open != NULL ? (size_t)(open - sh) + 1 : len;
+    int rc;
+
+    if (open == NULL || sh[0] == '(')
+        return cursor_fail(c, "value %u of the manual computation is not an array", value);
+    if ((rc = sh_buf_add(t, out, sh, at)) != ERR_OK)
+        return rc;
+    for (uint32_t d = 0; d < sp->ndims; d++) {
+        int64_t dim = 0;
+        if (!text_uint(sh, len, &at, &dim))
+            return cursor_fail(c, "value %u of the manual computation has no dim %u", value, d);
+        if ((uint64_t)dim % sp->manual[d] != 0)
+            return cursor_fail(c,
+                               "dim %u of value %u (%lld) is not a multiple of the %llu devices "
+                               "of its manual axes",
+                               d, value, (long long)dim, (unsigned long long)sp->manual[d]);
+        if ((rc = sh_buf_printf(t, out, "%s%llu", d > 0 ? "," : "",
+                                (unsigned long long)((uint64_t)dim / sp->manual[d]))) != ERR_OK)
+            return rc;
+        at += at < len && sh[at] == ',';
+    }
+    return sh_buf_add(t, out, "]", 1);
+}
+
+int sh_sdy_manual(struct sh_translator *t, const char *shapes, uint32_t n,
+                  const struct sdy_names *manual, struct sh_buf *locals, struct sh_buf *shardings)
+{
+    struct cursor *c = &t->c;
+    const char *p = shapes != NULL ? shapes + 1 : "";
+    uint32_t k = 0;
+    int rc;
+
+    cursor_skip_blanks(c);
+    if (!cursor_accept(c, '['))
+        return cursor_fail(c, "expected '[' and a sharding per value");
+    if ((rc = sh_buf_add(t, locals, "(", 1)) != ERR_OK)
+        return rc;
+    for (cursor_skip_blanks(c); cursor_peek(c) == '<';) {
+        struct sdy_split sp;
+        size_t len = 0;
+        const char *e = sh_next_elem(&p, &len);
+        char sh[SHAPE_MAX_TEXT];
+        struct cursor at = *c;
+        if (k == n)
+            return cursor_fail(c, "more shardings than the %u values", n);
+        snprintf(sh, sizeof(sh), "%.*s", (int)(len < sizeof(sh) ? len : sizeof(sh) - 1), e);
+        if ((rc = sdy_split_read(t, sh_rank_of(sh), manual, &sp)) != ERR_OK)
+            return rc;
+        if (sp.m == NULL)
+            return ERR_INTERNAL;
+        if ((k > 0 && (rc = sh_buf_add(t, locals, ", ", 2)) != ERR_OK) ||
+            (rc = local_shape(t, sh, strlen(sh), &sp, k, locals, &at)) != ERR_OK ||
+            (shardings != NULL && ((rc = sdy_split_put(t, &sp, shardings)) != ERR_OK ||
+                                   (rc = sh_buf_add(t, shardings, "\n", 1)) != ERR_OK)))
+            return rc;
+        k++;
+        cursor_skip_blanks(c);
+        if (!cursor_accept(c, ','))
+            break;
+        cursor_skip_blanks(c);
+    }
+    if (!cursor_accept(c, ']'))
+        return cursor_fail(c, "expected ']' to close the shardings");
+    if (k != n)
+        return cursor_fail(c, "%u shardings for %u values", k, n);
+    return sh_buf_add(t, locals, ")", 1);
 }

@@ -75,9 +75,12 @@ static int define_one(struct sh_translator *t, struct sh_value x, const char *sh
     /* MLIR regions are not isolated from above: a name visible from an enclosing region
      * cannot be defined again inside (and HLO would read two instructions of one name once
      * the outer one is a parameter of the region) */
-    for (unsigned d = t->depth; d > 0 && x.elem == 0; d--)
+    for (unsigned d = t->depth; d > 0 && x.elem == 0; d--) {
         if (find_value(t, x.off, x.len, t->regions[d - 1].id, 0) != NAMES_NONE)
             return defined_twice(t, x.off, x.len);
+        if (t->regions[d - 1].isolated)
+            break;
+    }
     if ((rc = sh_buf_keep(t, &t->shapes, sh, shn)) != ERR_OK ||
         (rc = sh_push(t, &t->values, &x)) != ERR_OK)
         return rc;
@@ -180,8 +183,11 @@ int sh_use(struct sh_translator *t, struct sh_buf *ops)
             return cursor_fail_at(c->e, line, col, "expected a result number after '#'");
         elem = (uint32_t)k;
     }
-    for (unsigned d = t->depth; d > 0 && len > 0 && v == NAMES_NONE; d--) /* innermost first */
+    for (unsigned d = t->depth; d > 0 && len > 0 && v == NAMES_NONE; d--) { /* innermost first */
         v = find_value(t, off, len, t->regions[d - 1].id, elem);
+        if (t->regions[d - 1].isolated)
+            break;
+    }
     if (v == NAMES_NONE)
         return cursor_fail_at(c->e, line, col, "%%%.*s is not defined before its use",
                               (int)(c->i - off > 200 ? 200 : c->i - off), c->s + off);
