@@ -36,9 +36,14 @@
 #define SHAPE_MAX_TILE_RANK 4
 #define SHAPE_MAX_TEXT      2048 /* longest printed array shape, NUL included */
 
+/* A tile dimension written '*' (xla/layout.h Tile::kCombineDimension): the shape's
+ * dimension is combined with the next minor one before tiling. */
+#define SHAPE_TILE_COMBINE (-1)
+
 struct tile {
     uint8_t rank;
-    int64_t dims[SHAPE_MAX_TILE_RANK]; /* elements per tile dim, major to minor */
+    int64_t dims[SHAPE_MAX_TILE_RANK]; /* elements per tile dim, major to minor, or
+                                        * SHAPE_TILE_COMBINE */
 };
 
 struct shape {
@@ -64,8 +69,10 @@ struct shape {
  *
  * Accepted layout attributes, in XLA's print order (xla/layout.cc Layout::Print):
  * T(..)(..) tiles, L(n) tail padding alignment, E(n) element size in bits, S(n) memory
- * space. Sparse and exotic attributes (D, #, *, SC, P, M), combined tile dims ("*") and
- * dynamic dims ("<=8", "?") are rejected with a message that names them.
+ * space; a tile dim may be '*' (combined with the next minor dim before tiling). White
+ * space may stand between tokens after the element type, as XLA's lexer allows. Sparse and
+ * exotic attributes (D, #, *, SC, P, M) and dynamic dims ("<=8", "?") are rejected with a
+ * message that names them.
  */
 ERR_MUST_CHECK int shape_parse(const char *s, size_t len, struct shape *out, struct err *e);
 

@@ -318,6 +318,32 @@ static void test_sizes_past_2_64_are_overflow_errors(void **state)
     assert_non_null(strstr(e.msg, "2^63-1"));
 }
 
+/* A tile dim '*' folds its dim into the next minor one before tiling (xla/layout.h
+ * Tile::kCombineDimension): f32[123,456,789]{2,1,0:T(2,*,128)} is tiled as [123, 456 x 789]
+ * by (2,128): 456 x 789 = 359784 rounds up to 359808 (2811 x 128), 123 to 124, so
+ * 124 x 359808 x 4 = 178464768 bytes against 123 x 456 x 789 x 4 = 177013728 logical. The
+ * minor dim's padded extent is its share, ceil(359808 / 456) = 790. */
+static void test_combined_tile_dims_fold_before_tiling(void **state)
+{
+    static const char s[] = "f32[123,456,789]{2,1,0:T(2,*,128)}";
+    struct shape sh;
+    struct layout_info li;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(shape_parse(s, strlen(s), &sh, &e), 0);
+    assert_int_equal(layout_size(&sh, &li, &e), 0);
+    assert_int_equal(li.logical_bytes, 177013728);
+    assert_int_equal(li.padded_bytes, 178464768);
+    assert_int_equal(li.padded_dims[0], 124);
+    assert_int_equal(li.padded_dims[1], 456);
+    assert_int_equal(li.padded_dims[2], 790);
+    /* a '*' in the minor-most place has nothing to fold into: it tiles by 1 */
+    assert_int_equal(shape_parse("f32[3,5]{1,0:T(8,*)}", 20, &sh, &e), 0);
+    assert_int_equal(layout_size(&sh, &li, &e), 0);
+    assert_int_equal(li.padded_bytes, 8 * 5 * 4);
+}
+
 static void test_size_rejects_invalid(void **state)
 {
     struct shape sh;
@@ -522,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_sizes_past_2_64_are_overflow_errors),
         cmocka_unit_test(test_size_rejects_invalid),
         cmocka_unit_test(test_null_chip_aliases_and_untiled_edges_are_handled),
+        cmocka_unit_test(test_combined_tile_dims_fold_before_tiling),
         cmocka_unit_test(test_random_shapes_pad_up_never_down),
         cmocka_unit_test(test_random_shapes_pad_to_whole_tiles),
         cmocka_unit_test(test_random_resolved_shapes_print_parse_and_size_back),

@@ -46,7 +46,10 @@ char *suggest_tiles_text(const struct shape *sh, char *buf, size_t cap)
         for (unsigned d = 0; d < sh->tiles[k].rank && d < SHAPE_MAX_TILE_RANK; d++) {
             if (d > 0)
                 *p++ = ',';
-            p = put_dec(p, sh->tiles[k].dims[d]);
+            if (sh->tiles[k].dims[d] == SHAPE_TILE_COMBINE)
+                *p++ = '*';
+            else
+                p = put_dec(p, sh->tiles[k].dims[d]);
         }
         *p++ = ')';
     }

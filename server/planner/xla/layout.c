@@ -457,6 +457,12 @@ static int overflow(struct err *e, const char *what)
                    what);
 }
 
+/* The logical dim at physical position k, counted from the minor-most. */
+static unsigned dim_at(const struct shape *sh, unsigned k)
+{
+    return sh->has_layout ? sh->minor_to_major[k] : sh->rank - 1 - k;
+}
+
 /* layout_size on a shape already validated. */
 static int size_of(const struct shape *sh, struct layout_info *out, struct err *e)
 {
@@ -477,19 +483,34 @@ static int size_of(const struct shape *sh, struct layout_info *out, struct err *
         tr = t0->rank;
     }
     span = tr > sh->rank ? tr : sh->rank;
+    /* k counts physical dims from the minor-most; missing ones count as 1. */
+    uint64_t ext[SHAPE_MAX_RANK], folded[SHAPE_MAX_RANK];
     for (unsigned k = 0; k < span; k++) {
-        /* k counts physical dims from the minor-most; missing ones count as 1. */
-        unsigned d = 0;
-        uint64_t ext = 1;
-        if (k < sh->rank) {
-            d = sh->has_layout ? sh->minor_to_major[k] : sh->rank - 1 - k;
-            ext = (uint64_t)sh->dims[d];
-        }
-        if (k < tr && arith_round_up(ext, (uint64_t)t0->dims[tr - 1 - k], &ext))
+        ext[k] = k < sh->rank ? (uint64_t)sh->dims[dim_at(sh, k)] : 1;
+        folded[k] = 1;
+    }
+    /* A tile dim '*' folds its dim (and what was folded into it) into the next minor one
+     * before tiling (xla/layout.h Tile::kCombineDimension); the minor-most has none. */
+    for (unsigned k = tr > 0 ? tr - 1 : 0; k > 0; k--) {
+        if (t0->dims[tr - 1 - k] != SHAPE_TILE_COMBINE)
+            continue;
+        if (__builtin_mul_overflow(ext[k - 1], ext[k], &ext[k - 1]) ||
+            __builtin_mul_overflow(folded[k - 1], ext[k], &folded[k - 1]))
+            return overflow(e, "combined extent");
+        ext[k] = 1;
+    }
+    for (unsigned k = 0; k < span; k++) {
+        bool combined = k < tr && t0->dims[tr - 1 - k] == SHAPE_TILE_COMBINE;
+        if (k < tr && !combined && arith_round_up(ext[k], (uint64_t)t0->dims[tr - 1 - k], &ext[k]))
             return overflow(e, "padded extent");
-        if (k < sh->rank)
-            out->padded_dims[d] = (int64_t)(ext > INT64_MAX ? INT64_MAX : ext);
-        if (__builtin_mul_overflow(count, ext, &count))
+        if (k < sh->rank) {
+            /* a dim folded into a minor one keeps its extent; the one holding others its
+             * share of the padded product, rounded up */
+            uint64_t p = combined ? (uint64_t)sh->dims[dim_at(sh, k)]
+                                  : (folded[k] > 0 ? (ext[k] + folded[k] - 1) / folded[k] : ext[k]);
+            out->padded_dims[dim_at(sh, k)] = (int64_t)(p > INT64_MAX ? INT64_MAX : p);
+        }
+        if (__builtin_mul_overflow(count, ext[k], &count))
             return overflow(e, "padded element count");
     }
     if (sh->has_layout && sh->tail_align > 1 &&

@@ -8,8 +8,11 @@
  *   shape  := dtype '[' [dim {',' dim}] ']' [layout]
  *   layout := '{' [m2m {',' m2m}] [':' attr...] '}'
  *   attr   := 'T' tile {tile} | 'L(' n ')' | 'E(' n ')' | 'S(' n ')'
- *   tile   := '(' n {',' n} ')'
+ *   tile   := '(' tdim {',' tdim} ')'        tdim: n, or '*' (Tile::kCombineDimension)
  *   tuple  := '(' [shape {',' ' '? [comment] shape}] ')'    comment: XLA's index mark
+ *
+ * As in XLA's lexer (xla/hlo/parser/hlo_lexer.cc), white space may stand between the tokens
+ * after the element type: "f32[1000, 1000]", "{0, 1:T(2, * , 128)}" (hlo_parser_test.cc).
  *
  * Layout::Print writes the attributes in the order T, L, #, *, E, S, SC, P, M and omits
  * each one at its default (no tiles, L(1), E(0), S(0)); we print in that order too, so a
@@ -55,9 +58,30 @@ static int expected(const struct cursor *c, const char *what, struct err *e)
                    found(c, f, sizeof(f)));
 }
 
+/* Skips white space between two tokens (line ends too: an HLO shape may span lines). */
+static void ws(struct cursor *c)
+{
+    cursor_skip_space(c);
+}
+
+/* Steps past ch and the white space after it. */
 static int expect(struct cursor *c, char ch, const char *what, struct err *e)
 {
-    return cursor_accept(c, ch) ? 0 : expected(c, what, e);
+    ws(c);
+    if (!cursor_accept(c, ch))
+        return expected(c, what, e);
+    ws(c);
+    return 0;
+}
+
+/* cursor_accept and the white space after ch. */
+static bool accept(struct cursor *c, char ch)
+{
+    ws(c);
+    if (!cursor_accept(c, ch))
+        return false;
+    ws(c);
+    return true;
 }
 
 /* A decimal number without sign, 0..INT64_MAX. `what` names it in messages ("dimension"). */
@@ -118,17 +142,18 @@ static int parse_dims(struct cursor *c, struct shape *out, struct err *e)
 {
     int rc;
 
-    if ((rc = expect(c, '[', "'['", e)) != 0)
-        return rc;
+    if (!cursor_accept(c, '['))
+        return expected(c, "'['", e);
+    ws(c);
     out->rank = 0;
     if (cursor_accept(c, ']'))
         return 0;
     for (;;) {
         if (peek(c) == '<' || peek(c) == '?')
             return err_set(e, ERR_INVALID, "shape",
-                           "dynamic dimension at offset %zu is not supported: give the "
-                           "bound as a plain number",
-                           c->i);
+                           "dimension %u at offset %zu is dynamic ('%s'): tpuplan plans static "
+                           "shapes, write its bound as a plain number",
+                           out->rank, c->i, peek(c) == '?' ? "?" : "<=");
         if (out->rank == SHAPE_MAX_RANK)
             return err_set(e, ERR_LIMIT, "shape",
                            "rank above the limit of %d at offset %zu (XLA sets no limit; "
@@ -137,7 +162,7 @@ static int parse_dims(struct cursor *c, struct shape *out, struct err *e)
         if ((rc = parse_num(c, "dimension", &out->dims[out->rank], e)) != 0)
             return rc;
         out->rank++;
-        if (cursor_accept(c, ']'))
+        if (accept(c, ']'))
             return 0;
         if ((rc = expect(c, ',', "',' or ']' after a dimension", e)) != 0)
             return rc;
@@ -152,17 +177,18 @@ static int parse_tile(struct cursor *c, struct tile *t, struct err *e)
     if ((rc = expect(c, '(', "'(' to start a tile", e)) != 0)
         return rc;
     for (;;) {
-        if (peek(c) == '*')
-            return err_set(e, ERR_INVALID, "shape",
-                           "combined tile dimension '*' at offset %zu is not supported", c->i);
         if (t->rank == SHAPE_MAX_TILE_RANK)
             return err_set(e, ERR_LIMIT, "shape", "tile at offset %zu has more than %d dimensions",
                            c->i, SHAPE_MAX_TILE_RANK);
-        /* Tiles are small: 2^31 elements per tile dim is far past any real TPU tile. */
-        if ((rc = parse_small(c, "tile dimension", 1, INT32_MAX, &t->dims[t->rank], e)) != 0)
+        /* '*': the dimension is combined with the next minor one before tiling (xla/layout.h
+         * Tile::kCombineDimension). Tiles are small: 2^31 elements per tile dim is far past
+         * any real TPU tile. */
+        if (cursor_accept(c, '*'))
+            t->dims[t->rank] = SHAPE_TILE_COMBINE;
+        else if ((rc = parse_small(c, "tile dimension", 1, INT32_MAX, &t->dims[t->rank], e)) != 0)
             return rc;
         t->rank++;
-        if (cursor_accept(c, ')'))
+        if (accept(c, ')'))
             return 0;
         if ((rc = expect(c, ',', "',' or ')' in a tile", e)) != 0)
             return rc;
@@ -220,6 +246,7 @@ static int parse_attr(struct cursor *c, struct shape *out, unsigned *seen, struc
             if ((rc = parse_tile(c, &out->tiles[out->ntiles], e)) != 0)
                 return rc;
             out->ntiles++;
+            ws(c);
         } while (peek(c) == '(');
         return 0;
     }
@@ -240,7 +267,9 @@ static int parse_attr(struct cursor *c, struct shape *out, unsigned *seen, struc
         out->memory_space = (int8_t)v;
         out->memory_space_given = true;
     }
-    return expect(c, ')', "')'", e);
+    if ((rc = expect(c, ')', "')'", e)) != 0)
+        return rc;
+    return 0;
 }
 
 static int parse_layout(struct cursor *c, struct shape *out, struct err *e)
@@ -253,6 +282,7 @@ static int parse_layout(struct cursor *c, struct shape *out, struct err *e)
     int rc;
 
     c->i++; /* '{' */
+    ws(c);
     out->has_layout = true;
     if (peek(c) != ':' && peek(c) != '}') {
         for (;;) {
@@ -275,9 +305,8 @@ static int parse_layout(struct cursor *c, struct shape *out, struct err *e)
                                (long long)v, at);
             used |= 1u << v;
             out->minor_to_major[n++] = (uint8_t)v;
-            if (peek(c) != ',')
+            if (!accept(c, ','))
                 break;
-            c->i++;
         }
     }
     if (n != out->rank)
@@ -285,12 +314,14 @@ static int parse_layout(struct cursor *c, struct shape *out, struct err *e)
                        "layout at offset %zu lists %u dimensions but the rank is %u: it must "
                        "be a permutation of the dimensions",
                        start, n, out->rank);
-    if (cursor_accept(c, ':')) {
+    if (accept(c, ':')) {
         if (peek(c) == '}')
             return expected(c, "a layout attribute after ':'", e);
-        while (peek(c) != '}' && peek(c) >= 0)
+        while (peek(c) != '}' && peek(c) >= 0) {
             if ((rc = parse_attr(c, out, &seen, e)) != 0)
                 return rc;
+            ws(c);
+        }
     }
     if ((rc = expect(c, '}', "'}' to close the layout", e)) != 0)
         return rc;
@@ -312,6 +343,7 @@ static int parse_array(struct cursor *c, struct shape *out, struct err *e)
         return rc;
     if ((rc = parse_dims(c, out, e)) != 0)
         return rc;
+    ws(c);
     if (peek(c) == '{')
         return parse_layout(c, out, e);
     return 0;
@@ -472,7 +504,10 @@ static void print_array(struct out *o, const struct shape *sh)
             for (unsigned k = 0; k < sh->tiles[t].rank; k++) {
                 if (k > 0)
                     putc_(o, ',');
-                putnum(o, sh->tiles[t].dims[k]);
+                if (sh->tiles[t].dims[k] == SHAPE_TILE_COMBINE)
+                    putc_(o, '*');
+                else
+                    putnum(o, sh->tiles[t].dims[k]);
             }
             putc_(o, ')');
         }
@@ -578,7 +613,7 @@ int shape_validate(const struct shape *sh, struct err *e)
                            "(at most max(rank, 2) = %u)",
                            t, tl->rank, sh->rank, wmax);
         for (unsigned k = 0; k < tl->rank; k++)
-            if (tl->dims[k] < 1 || tl->dims[k] > INT32_MAX)
+            if ((tl->dims[k] < 1 && tl->dims[k] != SHAPE_TILE_COMBINE) || tl->dims[k] > INT32_MAX)
                 return err_set(e, ERR_INVALID, "shape", "tile %u dimension %u is %lld", t, k,
                                (long long)tl->dims[k]);
     }
