@@ -47,6 +47,8 @@
  *   server/planner/SOURCES.md#heap-simulator, may_reuse_operand_buffers). The buffer keeps its
  * first name; the values written into it are listed in its "in_place".
  * - Kinds: parameters input, ROOT values output, constants constant, the rest temp.
+ * - Sources: a tensor's op_name is its instruction's metadata op_name, its source
+ *   "file:line" its metadata source (hlo_source), both unescaped.
  * - Layouts as written; a leaf in a memory space other than 0 (S(1) is VMEM, S(5) host:
  *   server/planner/SOURCES.md#tiled-notation) is not HBM and is left out, with a warning.
  * - Sharding: a scheduled module is already partitioned (XLA schedules after SPMD

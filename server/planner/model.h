@@ -82,6 +82,8 @@ struct model_tensor {
     uint8_t ntags;
     bool raw; /* MiniMalloc CSV buffer or HLO call temp: no dtype or layout, size given */
     const char *op_name;  /* HLO metadata op_name (arena); NULL when none */
+    const char *source;   /* HLO metadata source "file:line" (arena; its source_file and
+                           * source_line, or its stack frame's); NULL when none */
     const char *in_place; /* HLO: the values written into this buffer in place (in-place
                            * reuse, donation), comma-separated names (arena); NULL: none */
     /* Filled by model_resolve (or set from the CSV size for raw buffers): */

@@ -407,7 +407,7 @@ static void test_location_names_resolve_to_op_names(void **state)
         "#loc9 = loc(#loc8)\n";
     static const char *const want[][2] = {
         {"arg0", "x"},
-        {"arg1", "params[\\\"w\\\"]"},
+        {"arg1", "params[\"w\"]"}, /* the string's value: its escapes undone */
         {"arg2", ""},
         {"0", "jit(f)/add"},
         {"1", "jit(f)/mul"},

@@ -1,7 +1,8 @@
 /*
- * hlo.c - the HLO text parser (see hlo.h): one cursor over the text, one function per
- * grammar rule, every array a vec (base/vec.h) bounded by what the input size and the
- * caller's instruction limit imply, handed to the module once the parse succeeds.
+ * hlo.c - the HLO text parser (see hlo.h): XLA's lexer over one cursor, one function per
+ * grammar rule of computations and instructions, every array a vec (base/vec.h) bounded by
+ * what the input size and the caller's instruction limit imply, handed to the module once the
+ * parse succeeds. The module header's and metadata's values are hlo_attrs.c's.
  */
 #include "planner/hlo.h"
 
@@ -9,82 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/base/cursor.h"
-#include "planner/base/vec.h"
-#include "planner/base/names.h"
+#include "planner/import/hlo_int.h"
 #include "planner/text.h"
 
 /* A reference to a called computation, resolved once every computation is known. */
-struct pending_call {
+struct hlo_pending_call {
     uint32_t slot; /* position in the operand and callee index list (idx) */
     struct hlo_span name;
     uint32_t line, col;
 };
 
-struct parser {
-    struct cursor c; /* over the whole text; its errors into the caller's err */
-    struct hlo_module *m;
-    size_t max_instrs;
-    struct names names; /* (computation, name) -> instruction index */
-    uint32_t comp;      /* the computation being parsed */
-    /* The module's arrays while they grow (hlo_parse hands them to it): struct hlo_comp,
-     * struct hlo_instr, struct hlo_leaf, uint32_t operand and callee indices, struct
-     * hlo_alias; and the callee references to resolve, struct pending_call. */
-    struct vec comps, instrs, leaves, idx, aliases, calls;
-};
-
-static struct hlo_comp *comp_at(const struct parser *p, size_t k)
+static struct hlo_comp *comp_at(const struct hlo_parser *p, size_t k)
 {
     return vec_at(&p->comps, k);
 }
 
-static struct hlo_instr *instr_at(const struct parser *p, size_t k)
+static struct hlo_instr *instr_at(const struct hlo_parser *p, size_t k)
 {
     return vec_at(&p->instrs, k);
 }
 
-/* "expected WHAT, found X" at the cursor. */
-static int expected(const struct cursor *c, const char *what)
-{
-    char got[24];
-    if (c->i >= c->len)
-        snprintf(got, sizeof(got), "the end of the input");
-    else if (c->s[c->i] == '\n')
-        snprintf(got, sizeof(got), "the end of the line");
-    else
-        snprintf(got, sizeof(got), "'%c'", c->s[c->i] >= 32 && c->s[c->i] < 127 ? c->s[c->i] : '?');
-    return cursor_fail(c, "expected %s, found %s", what, got);
-}
-
-/* Skips blanks and C comments on the current line (comments may not span lines). */
-static void skip_ws(struct cursor *c)
-{
-    for (;;) {
-        cursor_skip_blanks(c);
-        if (!cursor_starts(c, "/*"))
-            return;
-        const char *end = NULL;
-        for (size_t k = c->i + 2; k + 1 < c->len && c->s[k] != '\n'; k++)
-            if (c->s[k] == '*' && c->s[k + 1] == '/') {
-                end = c->s + k + 2;
-                break;
-            }
-        if (end == NULL)
-            return; /* left for the caller's "expected" */
-        c->i = (size_t)(end - c->s);
-    }
-}
-
-/* Skips blanks, comments and line ends. */
-static void skip_nl(struct cursor *c)
-{
-    for (;;) {
-        skip_ws(c);
-        if (cursor_peek(c) != '\n')
-            return;
-        cursor_next(c);
-    }
-}
+/* ---- the lexer (hlo_lexer.cc) ------------------------------------------------------- */
 
 static bool is_name_ch(char ch)
 {
@@ -93,15 +39,74 @@ static bool is_name_ch(char ch)
            ch == '_' || ch == '.' || ch == '-' || ch == '#' || ch == '$';
 }
 
-/* A bare word at the cursor (no '%'), possibly empty. */
-static struct hlo_span word(struct cursor *c)
+static bool is_space(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
+/* The end of the block comment opening at s[at], or 0 when it is not closed. */
+static size_t comment_end(const struct cursor *c, size_t at)
+{
+    for (size_t k = at + 2; k + 1 < c->len; k++)
+        if (c->s[k] == '*' && c->s[k + 1] == '/')
+            return k + 2;
+    return 0;
+}
+
+void hlo_skip(struct cursor *c)
+{
+    for (;;) {
+        if (c->i < c->len && is_space(c->s[c->i])) {
+            cursor_next(c);
+        } else if (cursor_starts(c, "//")) {
+            cursor_to_eol(c);
+        } else if (cursor_starts(c, "/*")) {
+            size_t end = comment_end(c, c->i);
+            if (end == 0)
+                return; /* the caller's "expected" names it */
+            while (c->i < end)
+                cursor_next(c);
+        } else {
+            return;
+        }
+    }
+}
+
+int hlo_expected(const struct cursor *c, const char *what)
+{
+    char got[24];
+
+    if (cursor_starts(c, "/*"))
+        return cursor_fail(c, "a comment opens here and is never closed");
+    if (c->i >= c->len)
+        snprintf(got, sizeof(got), "the end of the input");
+    else if (c->s[c->i] == '\n' || c->s[c->i] == '\r')
+        snprintf(got, sizeof(got), "the end of the line");
+    else
+        snprintf(got, sizeof(got), "'%c'", c->s[c->i] >= 32 && c->s[c->i] < 127 ? c->s[c->i] : '?');
+    return cursor_fail(c, "expected %s, found %s", what, got);
+}
+
+int hlo_expect(struct cursor *c, char ch, const char *what)
+{
+    hlo_skip(c);
+    return cursor_accept(c, ch) ? ERR_OK : hlo_expected(c, what);
+}
+
+struct hlo_span hlo_word(struct cursor *c)
 {
     struct hlo_span sp = {(uint32_t)c->i, 0};
     sp.len = (uint32_t)cursor_span(c, is_name_ch);
     return sp;
 }
 
-static bool span_eq(const char *s, struct hlo_span sp, const char *w)
+bool hlo_at_keyword(const struct cursor *c, const char *w)
+{
+    size_t n = strlen(w);
+    return cursor_starts(c, w) && (c->i + n >= c->len || !is_name_ch(c->s[c->i + n]));
+}
+
+bool hlo_span_eq(const char *s, struct hlo_span sp, const char *w)
 {
     size_t n = strlen(w);
     return sp.len == n && memcmp(s + sp.off, w, n) == 0;
@@ -109,99 +114,61 @@ static bool span_eq(const char *s, struct hlo_span sp, const char *w)
 
 bool hlo_span_is(const struct hlo_module *m, struct hlo_span sp, const char *w)
 {
-    return span_eq(m->text, sp, w);
+    return hlo_span_eq(m->text, sp, w);
 }
 
-/* [%]name */
-static int name(struct cursor *c, struct hlo_span *out, const char *what)
+int hlo_string(struct cursor *c, struct hlo_span *out)
 {
-    cursor_accept(c, '%');
-    *out = word(c);
-    return out->len > 0 ? ERR_OK : expected(c, what);
-}
+    size_t l = c->line, col = cursor_col(c);
 
-static int expect(struct cursor *c, char ch, const char *what)
-{
-    skip_ws(c);
-    return cursor_accept(c, ch) ? ERR_OK : expected(c, what);
-}
-
-/* After an item of a "(a, b, ...)" list: a ')' ends the list (*end true), a ',' leads to the
- * next item, anything else is expected(what). */
-static int list_next(struct cursor *c, bool *end, const char *what)
-{
-    skip_ws(c);
-    *end = cursor_accept(c, ')');
-    return *end || cursor_accept(c, ',') ? ERR_OK : expected(c, what);
-}
-
-/* The next ", key = value" of an attribute list: its key in *key, the cursor at the value;
- * key->len 0 when no ',' follows (the list's end). */
-static int attr_key(struct cursor *c, struct hlo_span *key)
-{
-    int rc;
-
-    skip_ws(c);
-    if (!cursor_accept(c, ',')) {
-        key->len = 0;
-        return ERR_OK;
+    if (!cursor_accept(c, '"'))
+        return hlo_expected(c, "a quoted string");
+    out->off = (uint32_t)c->i;
+    for (; c->i < c->len && c->s[c->i] != '"'; c->i++) {
+        if (c->s[c->i] == '\n')
+            return cursor_fail_at(c->e, l, col, "unterminated string");
+        if (c->s[c->i] == '\\' && c->i + 1 < c->len && c->s[c->i + 1] != '\n')
+            c->i++;
     }
-    skip_ws(c);
-    *key = word(c);
-    if (key->len == 0)
-        return expected(c, "an attribute name");
-    if ((rc = expect(c, '=', "'=' after the attribute name")) != ERR_OK)
-        return rc;
-    skip_ws(c);
+    if (c->i >= c->len)
+        return cursor_fail_at(c->e, l, col, "unterminated string");
+    out->len = (uint32_t)(c->i - out->off);
+    c->i++;
     return ERR_OK;
 }
 
-/* ---- growth ------------------------------------------------------------------------ */
-
-/* A vec_reserve or vec_push failure (rc) of one of the module's arrays as its error. */
-static int grow_err(struct parser *p, int rc)
+/* "'X'" for a closing bracket, in an "expected" message. */
+static int expected_closer(const struct cursor *c, char closer)
 {
-    return err_set(p->c.e, rc, "",
-                   rc == ERR_LIMIT ? "HLO module too large" : "out of memory parsing HLO");
+    char what[8];
+    snprintf(what, sizeof(what), "'%c'", closer);
+    return hlo_expected(c, what);
 }
 
-/* Appends x to one of the module's arrays. */
-static int push(struct parser *p, struct vec *v, const void *x)
-{
-    int rc = vec_push(v, x);
-    return rc == ERR_OK ? ERR_OK : grow_err(p, rc);
-}
-
-static int push_idx(struct parser *p, uint32_t v)
-{
-    return push(p, &p->idx, &v);
-}
-
-/* ---- shapes ------------------------------------------------------------------------ */
-
-/* Scans a bracketed run opening at the cursor up to its matching closer, with quoted
- * strings, to at most HLO_MAX_DEPTH levels. stop_at_comma: at depth 0 also stop (without
- * consuming) at ',' or a line end; the cursor need not be at an opener then. */
-static int scan_balanced(struct cursor *c, bool stop_at_comma)
+int hlo_scan_balanced(struct cursor *c, bool value)
 {
     char closers[HLO_MAX_DEPTH];
     unsigned depth = 0;
+    struct hlo_span str;
+    int rc;
 
+    if (!value && cursor_peek(c) != '(' && cursor_peek(c) != '{' && cursor_peek(c) != '[')
+        return hlo_expected(c, "an opening bracket");
     while (c->i < c->len) {
         char ch = c->s[c->i];
-        if (depth == 0 && stop_at_comma && (ch == ',' || ch == '\n'))
+        bool comment = cursor_starts(c, "//") || cursor_starts(c, "/*");
+        if (depth == 0 && value && (ch == ',' || is_space(ch) || comment))
             return ERR_OK;
         if (ch == '"') {
-            size_t l = c->line, col = cursor_col(c);
-            for (c->i++; c->i < c->len && c->s[c->i] != '"'; c->i++) {
-                if (c->s[c->i] == '\n')
-                    return cursor_fail_at(c->e, l, col, "unterminated string");
-                if (c->s[c->i] == '\\')
-                    c->i++;
-            }
-            if (c->i >= c->len)
-                return cursor_fail_at(c->e, l, col, "unterminated string");
-            c->i++;
+            if ((rc = hlo_string(c, &str)) != ERR_OK)
+                return rc;
+            continue;
+        }
+        if (comment || ch == '\n') {
+            size_t at = c->i;
+            hlo_skip(c);
+            if (c->i == at) /* an unclosed comment */
+                return hlo_expected(c, "a closing bracket");
             continue;
         }
         if (ch == '(' || ch == '{' || ch == '[') {
@@ -210,115 +177,140 @@ static int scan_balanced(struct cursor *c, bool stop_at_comma)
                                c->line, cursor_col(c), HLO_MAX_DEPTH);
             closers[depth++] = ch == '(' ? ')' : ch == '{' ? '}' : ']';
         } else if (ch == ')' || ch == '}' || ch == ']') {
-            if (depth == 0) {
-                if (stop_at_comma)
-                    return ERR_OK;
-                return expected(c, "an opening bracket");
-            }
-            if (ch != closers[depth - 1]) {
-                char what[24];
-                snprintf(what, sizeof(what), "'%c'", closers[depth - 1]);
-                return expected(c, what);
-            }
-            if (--depth == 0 && !stop_at_comma) {
+            if (depth == 0) /* value: the end of an enclosing list */
+                return ERR_OK;
+            if (ch != closers[depth - 1])
+                return expected_closer(c, closers[depth - 1]);
+            if (--depth == 0 && !value) {
                 c->i++;
                 return ERR_OK;
             }
-        } else if (ch == '\n') {
-            cursor_next(c);
-            continue;
         }
         c->i++;
     }
-    if (depth > 0 || !stop_at_comma) {
-        char what[24];
-        snprintf(what, sizeof(what), "'%c'", depth > 0 ? closers[depth - 1] : ')');
-        return expected(c, what);
-    }
+    if (depth > 0)
+        return expected_closer(c, closers[depth - 1]);
     return ERR_OK;
 }
 
-/* An attribute's value at the cursor, brackets and strings balanced, into *val. */
-static int attr_value(struct cursor *c, struct hlo_span *val)
+/* ---- growth ------------------------------------------------------------------------ */
+
+/* A vec_reserve or vec_push failure (rc) of one of the module's arrays as its error. */
+static int grow_err(struct hlo_parser *p, int rc)
 {
-    int rc;
-
-    val->off = (uint32_t)c->i;
-    if ((rc = scan_balanced(c, true)) != ERR_OK)
-        return rc;
-    val->len = (uint32_t)(c->i - val->off);
-    return ERR_OK;
+    return err_set(p->c.e, rc, "",
+                   rc == ERR_LIMIT ? "HLO module too large" : "out of memory parsing HLO");
 }
 
-static int push_leaf(struct parser *p, struct hlo_span sp, const uint32_t *path, unsigned depth)
+int hlo_push(struct hlo_parser *p, struct vec *v, const void *x)
+{
+    int rc = vec_push(v, x);
+    return rc == ERR_OK ? ERR_OK : grow_err(p, rc);
+}
+
+static int push_idx(struct hlo_parser *p, uint32_t v)
+{
+    return hlo_push(p, &p->idx, &v);
+}
+
+/* ---- shapes ------------------------------------------------------------------------ */
+
+static int push_leaf(struct hlo_parser *p, const struct hlo_leaf *src, const uint32_t *path,
+                     unsigned depth)
 {
     struct hlo_leaf l;
 
+    if (depth > HLO_MAX_TUPLE_DEPTH)
+        return err_set(p->c.e, ERR_LIMIT, "", "line %zu: tuples nested more than %d deep",
+                       p->c.line, HLO_MAX_TUPLE_DEPTH);
     memset(&l, 0, sizeof(l));
-    l.shape = sp;
+    l.shape = src->shape;
+    l.memory_space = src->memory_space;
     l.depth = (uint8_t)depth;
     memcpy(l.path, path, depth * sizeof(*path));
-    return push(p, &p->leaves, &l);
+    return hlo_push(p, &p->leaves, &l);
 }
 
-/* One array shape: dtype[dims] and a layout {..} written right after the ']'. */
-static int array_shape(struct cursor *c, struct hlo_span *sp)
+/* Whether a '{' after an array shape opens its layout: the next token is a number, ':' or
+ * '}' (hlo_parser.cc ParseShape; a computation's "-> f32[2] {" opens its body). */
+static bool layout_follows(const struct cursor *c)
 {
-    size_t col = cursor_col(c);
+    struct cursor k = *c;
+
+    hlo_skip(&k);
+    if (!cursor_accept(&k, '{'))
+        return false;
+    hlo_skip(&k);
+    return (cursor_peek(&k) >= '0' && cursor_peek(&k) <= '9') || cursor_peek(&k) == ':' ||
+           cursor_peek(&k) == '}';
+}
+
+/* One array shape, dtype[dims] and its layout {..}, into *l (its span and memory space). */
+static int array_shape(struct cursor *c, struct hlo_leaf *l)
+{
+    size_t line = c->line, col = cursor_col(c);
     struct shape sh;
     struct err se;
+    struct hlo_span *sp = &l->shape;
+    int rc;
 
     sp->off = (uint32_t)c->i;
     while (c->i < c->len &&
            ((c->s[c->i] >= 'a' && c->s[c->i] <= 'z') || (c->s[c->i] >= '0' && c->s[c->i] <= '9')))
         c->i++;
     if (c->i == sp->off)
-        return expected(c, "a shape");
+        return hlo_expected(c, "a shape");
     if (cursor_peek(c) != '[')
-        return expected(c, "'[' after the element type");
-    while (c->i < c->len && c->s[c->i] != ']' && c->s[c->i] != '\n')
-        c->i++;
-    if (cursor_peek(c) != ']')
-        return expected(c, "']'");
-    c->i++;
-    if (cursor_peek(c) == '{' && scan_balanced(c, false) != ERR_OK)
-        return c->e->code;
+        return hlo_expected(c, "'[' after the element type");
+    if ((rc = hlo_scan_balanced(c, false)) != ERR_OK)
+        return rc;
+    if (layout_follows(c)) {
+        hlo_skip(c);
+        if ((rc = hlo_scan_balanced(c, false)) != ERR_OK)
+            return rc;
+    }
     sp->len = (uint32_t)(c->i - sp->off);
     if (shape_parse(c->s + sp->off, sp->len, &sh, &se) != ERR_OK) {
         char where[32];
-        snprintf(where, sizeof(where), "line %zu:%zu", c->line, col);
+        snprintf(where, sizeof(where), "line %zu:%zu", line, col);
         return err_set(c->e, se.code, where, "%s: shape \"%.*s\": %s", where,
                        (int)(sp->len > 200 ? 200 : sp->len), c->s + sp->off, se.msg);
     }
+    l->memory_space = sh.memory_space;
     return ERR_OK;
 }
 
-/* A shape, array or tuple; with collect, its leaves are appended to the module. */
-static int any_shape(struct parser *p, bool collect, uint32_t *path, unsigned depth)
+int hlo_any_shape(struct hlo_parser *p, bool collect, uint32_t *path, unsigned depth)
 {
     struct cursor *c = &p->c;
-    struct hlo_span sp;
+    struct hlo_leaf l;
     uint32_t k = 0;
     int rc;
 
+    memset(&l, 0, sizeof(l));
     if (cursor_peek(c) != '(') {
-        if ((rc = array_shape(c, &sp)) != ERR_OK)
+        if ((rc = array_shape(c, &l)) != ERR_OK)
             return rc;
-        return collect ? push_leaf(p, sp, path, depth) : ERR_OK;
+        return collect ? push_leaf(p, &l, path, depth) : ERR_OK;
     }
     if (depth == HLO_MAX_TUPLE_DEPTH)
         return err_set(c->e, ERR_LIMIT, "", "line %zu:%zu: tuples nested more than %d deep",
                        c->line, cursor_col(c), HLO_MAX_TUPLE_DEPTH);
     c->i++;
-    skip_ws(c);
-    for (bool end = cursor_accept(c, ')'); !end; k++) {
-        skip_ws(c);
+    hlo_skip(c);
+    if (cursor_accept(c, ')'))
+        return ERR_OK;
+    for (;; k++) {
+        hlo_skip(c);
         path[depth] = k;
-        if ((rc = any_shape(p, collect, path, depth + 1)) != ERR_OK ||
-            (rc = list_next(c, &end, "',' or ')' in a tuple shape")) != ERR_OK)
+        if ((rc = hlo_any_shape(p, collect, path, depth + 1)) != ERR_OK)
             return rc;
+        hlo_skip(c);
+        if (cursor_accept(c, ')'))
+            return ERR_OK;
+        if (!cursor_accept(c, ','))
+            return hlo_expected(c, "',' or ')' in a tuple shape");
     }
-    return ERR_OK;
 }
 
 /* ---- names ------------------------------------------------------------------------- */
@@ -326,7 +318,7 @@ static int any_shape(struct parser *p, bool collect, uint32_t *path, unsigned de
 /* An instruction's name within its computation (the parser's name table). */
 static struct names_key instr_name(const void *ctx, uint32_t i)
 {
-    const struct parser *p = ctx;
+    const struct hlo_parser *p = ctx;
     const struct hlo_instr *in = instr_at(p, i);
 
     return (struct names_key){p->c.s + in->name.off, in->name.len, in->comp};
@@ -334,21 +326,30 @@ static struct names_key instr_name(const void *ctx, uint32_t i)
 
 static struct names_key comp_name(const void *ctx, uint32_t k)
 {
-    const struct parser *p = ctx;
+    const struct hlo_parser *p = ctx;
     const struct hlo_comp *cp = comp_at(p, k);
 
     return (struct names_key){p->c.s + cp->name.off, cp->name.len, 0};
 }
 
 /* The instruction called sp in the computation being parsed, or HLO_NONE. */
-static uint32_t find_instr(const struct parser *p, struct hlo_span sp)
+static uint32_t find_instr(const struct hlo_parser *p, struct hlo_span sp)
 {
     return names_find(&p->names, (struct names_key){p->c.s + sp.off, sp.len, p->comp});
 }
 
+/* [%]name */
+static int name(struct cursor *c, struct hlo_span *out, const char *what)
+{
+    cursor_accept(c, '%');
+    *out = hlo_word(c);
+    return out->len > 0 ? ERR_OK : hlo_expected(c, what);
+}
+
 /* ---- instructions ------------------------------------------------------------------ */
 
-static int operand(struct parser *p)
+/* [shape] [%]name: an operand, its shape (if written) read past. */
+static int operand(struct hlo_parser *p)
 {
     struct cursor *c = &p->c;
     struct hlo_span nm;
@@ -357,26 +358,31 @@ static int operand(struct parser *p)
     uint32_t v;
     int rc;
 
-    if (cursor_peek(c) == '(') {
-        if ((rc = any_shape(p, false, path, 0)) != ERR_OK)
-            return rc;
-        skip_ws(c);
-    } else if (cursor_peek(c) != '%') {
+    if (cursor_peek(c) != '%') {
         size_t at = c->i;
-        (void)word(c);
-        if (cursor_peek(c) == '[') {
-            c->i = at;
-            if ((rc = any_shape(p, false, path, 0)) != ERR_OK)
+        (void)hlo_word(c);
+        bool shaped = cursor_peek(c) == '[' || (c->i == at && cursor_peek(c) == '(');
+        c->i = at;
+        if (shaped) {
+            if ((rc = hlo_any_shape(p, false, path, 0)) != ERR_OK)
                 return rc;
-            skip_ws(c);
-        } else {
-            c->i = at;
+            hlo_skip(c);
         }
     }
     line = c->line;
     col = cursor_col(c);
     if ((rc = name(c, &nm, "an operand name")) != ERR_OK)
         return rc;
+    if (hlo_span_eq(c->s, nm, "..."))
+        return cursor_fail_at(c->e, line, col,
+                              "the operand list is cut short (\"...\"): XLA printed it "
+                              "truncated; dump the module with its operands in full");
+    hlo_skip(c);
+    if (cursor_peek(c) == '(')
+        return cursor_fail_at(c->e, line, col,
+                              "a nested instruction %.*s(...) as an operand is not supported: "
+                              "write it as an instruction of its own",
+                              (int)(nm.len > 200 ? 200 : nm.len), c->s + nm.off);
     if ((v = find_instr(p, nm)) == HLO_NONE)
         return cursor_fail_at(c->e, line, col,
                               "operand %%%.*s is not defined before its use (the written order "
@@ -385,75 +391,66 @@ static int operand(struct parser *p)
     return push_idx(p, v);
 }
 
-static int operands(struct parser *p, struct hlo_instr *in)
+static int operands(struct hlo_parser *p, struct hlo_instr *in)
 {
     struct cursor *c = &p->c;
     int rc;
 
-    if ((rc = expect(c, '(', "'(' after the opcode")) != ERR_OK)
-        return rc;
+    hlo_skip(c);
+    if (cursor_peek(c) != '(')
+        return hlo_expected(c, "'(' after the opcode");
     in->opnd0 = (uint32_t)p->idx.n;
-    if (span_eq(c->s, in->opcode, "constant")) {
-        c->i--; /* scan the literal from its '(' */
-        return scan_balanced(c, false);
-    }
-    skip_ws(c);
-    if (span_eq(c->s, in->opcode, "parameter")) {
+    if (hlo_span_eq(c->s, in->opcode, "constant"))
+        return hlo_scan_balanced(c, false); /* the literal, from its '(' */
+    c->i++;
+    hlo_skip(c);
+    if (hlo_span_eq(c->s, in->opcode, "parameter")) {
         if (!cursor_uint(c, &in->index))
-            return expected(c, "a parameter number");
-        return expect(c, ')', "')'");
+            return hlo_expected(c, "a parameter number");
+        return hlo_expect(c, ')', "')'");
     }
-    for (bool end = cursor_accept(c, ')'); !end; in->nopnds++) {
-        skip_ws(c);
-        if ((rc = operand(p)) != ERR_OK ||
-            (rc = list_next(c, &end, "',' or ')' after an operand")) != ERR_OK)
+    if (cursor_accept(c, ')'))
+        return ERR_OK;
+    for (;;) {
+        hlo_skip(c);
+        if ((rc = operand(p)) != ERR_OK)
             return rc;
+        in->nopnds++;
+        hlo_skip(c);
+        if (cursor_accept(c, ')'))
+            return ERR_OK;
+        if (!cursor_accept(c, ','))
+            return hlo_expected(c, "',' or ')' after an operand");
     }
-    return ERR_OK;
 }
 
-/* Computation names in an attribute value: %a or {%a, %b}. */
-static int callees(struct parser *p, struct hlo_instr *in, size_t end)
+/* Computation names in an attribute value that starts at *at and ends at end: %a or
+ * {%a, %b}. */
+static int callees(struct hlo_parser *p, struct hlo_instr *in, const struct cursor *at, size_t end)
 {
-    struct cursor *c = &p->c;
-    while (c->i < end) {
+    struct cursor k = *at;
+    int rc;
+
+    k.len = end;
+    for (;;) {
         struct hlo_span nm;
-        char ch = c->s[c->i];
-        if (ch == '{' || ch == '}' || ch == ',' || ch == ' ') {
-            c->i++;
+        hlo_skip(&k);
+        if (k.i >= end)
+            return ERR_OK;
+        if (cursor_accept(&k, '{') || cursor_accept(&k, '}') || cursor_accept(&k, ','))
             continue;
-        }
-        size_t col = cursor_col(c);
-        if (name(c, &nm, "a computation name") != ERR_OK)
-            return c->e->code;
-        struct pending_call pc = {(uint32_t)p->idx.n, nm, (uint32_t)c->line, (uint32_t)col};
-        if (push(p, &p->calls, &pc) != ERR_OK)
-            return c->e->code;
+        size_t col = cursor_col(&k);
+        if ((rc = name(&k, &nm, "a computation name")) != ERR_OK)
+            return rc;
+        struct hlo_pending_call pc = {(uint32_t)p->idx.n, nm, (uint32_t)k.line, (uint32_t)col};
+        if ((rc = hlo_push(p, &p->calls, &pc)) != ERR_OK)
+            return rc;
         if (in->ncalls == 0)
-            in->call0 = pc.slot; /* a computation's callees are pushed together */
-        if (push_idx(p, HLO_NONE) != ERR_OK)
-            return c->e->code;
+            in->call0 = pc.slot; /* an instruction's callees are pushed together */
+        if ((rc = push_idx(p, HLO_NONE)) != ERR_OK)
+            return rc;
         in->ncalls++;
     }
-    return ERR_OK;
-}
-
-/* metadata={op_name="..." ...}: the op_name string as written (escapes kept). */
-static struct hlo_span op_name_of(const char *s, struct hlo_span v)
-{
-    static const char key[] = "op_name=\"";
-    struct hlo_span out = {0, 0};
-    for (uint32_t k = 0; k + sizeof(key) - 1 <= v.len; k++) {
-        if (memcmp(s + v.off + k, key, sizeof(key) - 1) != 0)
-            continue;
-        out.off = v.off + k + (uint32_t)sizeof(key) - 1;
-        while (out.off + out.len < v.off + v.len && s[out.off + out.len] != '"')
-            out.len += s[out.off + out.len] == '\\' ? 2 : 1;
-        if (out.off + out.len > v.off + v.len)
-            out.len = v.off + v.len - out.off;
-        return out;
-    }
-    return out;
 }
 
 static bool is_callee_key(const char *s, struct hlo_span k)
@@ -467,51 +464,331 @@ static bool is_callee_key(const char *s, struct hlo_span k)
                                        "branch_computations",
                                        "called_computations"};
     for (size_t q = 0; q < sizeof(keys) / sizeof(keys[0]); q++)
-        if (span_eq(s, k, keys[q]))
+        if (hlo_span_eq(s, k, keys[q]))
             return true;
     return false;
 }
 
-static int attributes(struct parser *p, struct hlo_instr *in)
+int hlo_attr_key(struct cursor *c, struct hlo_span *key)
 {
-    struct cursor *c = &p->c;
     int rc;
 
-    for (;;) {
-        struct hlo_span key, val;
-        if ((rc = attr_key(c, &key)) != ERR_OK || key.len == 0)
-            return rc;
-        if ((rc = attr_value(c, &val)) != ERR_OK)
-            return rc;
-        if (in == NULL)
-            continue;
-        if (span_eq(c->s, key, "index")) {
-            size_t at = val.off;
-            if (!text_uint(c->s, (size_t)val.off + val.len, &at, &in->index))
-                return cursor_fail_at(c->e, c->line, (size_t)val.off - c->bol + 1,
-                                      "expected a tuple index");
-        } else if (span_eq(c->s, key, "kind")) {
-            in->kind = val;
-        } else if (span_eq(c->s, key, "sharding")) {
-            in->sharding = val;
-        } else if (span_eq(c->s, key, "metadata")) {
-            in->op_name = op_name_of(c->s, val);
-        } else if (is_callee_key(c->s, key)) {
-            size_t end = c->i;
-            c->i = val.off;
-            if ((rc = callees(p, in, end)) != ERR_OK)
-                return rc;
-            c->i = end;
-        }
-    }
+    *key = hlo_word(c);
+    if (key->len == 0)
+        return hlo_expected(c, "an attribute name");
+    if ((rc = hlo_expect(c, '=', "'=' after the attribute name")) != ERR_OK)
+        return rc;
+    hlo_skip(c);
+    return ERR_OK;
 }
 
-static int instruction(struct parser *p)
+int hlo_attr_next(struct cursor *c, struct hlo_span *key, bool *more)
+{
+    hlo_skip(c);
+    *more = cursor_accept(c, ',');
+    if (!*more)
+        return ERR_OK;
+    hlo_skip(c);
+    return hlo_attr_key(c, key);
+}
+
+int hlo_attr_value(struct cursor *c, struct cursor *at, struct hlo_span *val)
+{
+    int rc;
+
+    *at = *c;
+    val->off = (uint32_t)c->i;
+    if ((rc = hlo_scan_balanced(c, true)) != ERR_OK)
+        return rc;
+    val->len = (uint32_t)(c->i - val->off);
+    return val->len > 0 ? ERR_OK : hlo_expected(c, "an attribute value");
+}
+
+bool hlo_put_span(const char *s, struct hlo_span key, const struct hlo_span_attr *table, size_t n,
+                  void *obj, struct hlo_span val)
+{
+    for (size_t q = 0; q < n; q++)
+        if (hlo_span_eq(s, key, table[q].key)) {
+            memcpy((char *)obj + table[q].off, &val, sizeof(val));
+            return true;
+        }
+    return false;
+}
+
+/* The instruction attributes kept as their values' text. */
+static const struct hlo_span_attr SPAN_ATTRS[] = {
+    {"kind", offsetof(struct hlo_instr, kind)},
+    {"sharding", offsetof(struct hlo_instr, sharding)},
+    {"frontend_attributes", offsetof(struct hlo_instr, frontend_attributes)},
+    {"backend_config", offsetof(struct hlo_instr, backend_config)},
+};
+
+/* One attribute of in (key=value, the value at *at spanning val) into its fact. */
+static int attribute(struct hlo_parser *p, struct hlo_instr *in, struct hlo_span key,
+                     const struct cursor *at, struct hlo_span val)
+{
+    const char *s = p->c.s;
+
+    if (hlo_put_span(s, key, SPAN_ATTRS, sizeof(SPAN_ATTRS) / sizeof(SPAN_ATTRS[0]), in, val))
+        return ERR_OK;
+    if (hlo_span_eq(s, key, "index")) {
+        size_t i = val.off;
+        if (!text_uint(s, (size_t)val.off + val.len, &i, &in->index) || i != val.off + val.len)
+            return cursor_fail(at, "expected a tuple index");
+    } else if (hlo_span_eq(s, key, "metadata")) {
+        return hlo_metadata(at, val, &in->meta);
+    } else if (hlo_span_eq(s, key, "custom_call_target")) {
+        struct cursor k = *at;
+        return hlo_string(&k, &in->custom_call_target);
+    } else if (is_callee_key(s, key)) {
+        return callees(p, in, at, (size_t)val.off + val.len);
+    }
+    return ERR_OK;
+}
+
+/* (',' key '=' value)*: an instruction's (in) or a computation's (in NULL: read past). */
+static int attributes(struct hlo_parser *p, struct hlo_instr *in)
+{
+    struct cursor *c = &p->c;
+    struct hlo_span key, val;
+    struct cursor at;
+    bool more = true;
+    int rc;
+
+    while ((rc = hlo_attr_next(c, &key, &more)) == ERR_OK && more)
+        if ((rc = hlo_attr_value(c, &at, &val)) != ERR_OK ||
+            (in != NULL && (rc = attribute(p, in, key, &at, val)) != ERR_OK))
+            return rc;
+    return rc;
+}
+
+/* ---- result shapes XLA infers -------------------------------------------------------- */
+
+enum infer_rule {
+    INFER_OPERAND0, /* the first operand's shape */
+    INFER_OPERAND1, /* the second's (select, clamp) */
+    INFER_TUPLE,    /* a tuple of the operands' shapes */
+    INFER_ELEMENT,  /* element `index` of the first operand's tuple */
+    INFER_SORT,     /* the operand's shape, a tuple of them for several */
+};
+
+/* Opcodes whose result shape hlo_parser.cc infers (CanInferShape) and which is an operand's
+ * shape or built from them; the others of that list (compare, broadcast, dot, reduce, ...)
+ * change the element type or the dims, and are refused without a shape. */
+static const struct {
+    const char *opcode;
+    enum infer_rule rule;
+} INFER[] = {
+    {"abs", INFER_OPERAND0},
+    {"acos", INFER_OPERAND0},
+    {"acosh", INFER_OPERAND0},
+    {"add", INFER_OPERAND0},
+    {"add-dependency", INFER_OPERAND0},
+    {"and", INFER_OPERAND0},
+    {"asin", INFER_OPERAND0},
+    {"asinh", INFER_OPERAND0},
+    {"atan2", INFER_OPERAND0},
+    {"atanh", INFER_OPERAND0},
+    {"cbrt", INFER_OPERAND0},
+    {"ceil", INFER_OPERAND0},
+    {"clamp", INFER_OPERAND1},
+    {"count-leading-zeros", INFER_OPERAND0},
+    {"copy", INFER_OPERAND0},
+    {"cosh", INFER_OPERAND0},
+    {"cosine", INFER_OPERAND0},
+    {"divide", INFER_OPERAND0},
+    {"domain", INFER_OPERAND0},
+    {"erf", INFER_OPERAND0},
+    {"exponential", INFER_OPERAND0},
+    {"exponential-minus-one", INFER_OPERAND0},
+    {"floor", INFER_OPERAND0},
+    {"get-tuple-element", INFER_ELEMENT},
+    {"log", INFER_OPERAND0},
+    {"log-plus-one", INFER_OPERAND0},
+    {"logistic", INFER_OPERAND0},
+    {"maximum", INFER_OPERAND0},
+    {"minimum", INFER_OPERAND0},
+    {"multiply", INFER_OPERAND0},
+    {"mulhi", INFER_OPERAND0},
+    {"negate", INFER_OPERAND0},
+    {"not", INFER_OPERAND0},
+    {"opt-barrier", INFER_OPERAND0},
+    {"or", INFER_OPERAND0},
+    {"popcnt", INFER_OPERAND0},
+    {"power", INFER_OPERAND0},
+    {"remainder", INFER_OPERAND0},
+    {"reverse", INFER_OPERAND0},
+    {"round-nearest-afz", INFER_OPERAND0},
+    {"round-nearest-even", INFER_OPERAND0},
+    {"rsqrt", INFER_OPERAND0},
+    {"select", INFER_OPERAND1},
+    {"shift-left", INFER_OPERAND0},
+    {"shift-right-arithmetic", INFER_OPERAND0},
+    {"shift-right-logical", INFER_OPERAND0},
+    {"sign", INFER_OPERAND0},
+    {"sine", INFER_OPERAND0},
+    {"sinh", INFER_OPERAND0},
+    {"sort", INFER_SORT},
+    {"sqrt", INFER_OPERAND0},
+    {"subtract", INFER_OPERAND0},
+    {"tan", INFER_OPERAND0},
+    {"tanh", INFER_OPERAND0},
+    {"tuple", INFER_TUPLE},
+    {"while", INFER_OPERAND0},
+    {"xor", INFER_OPERAND0},
+};
+
+/* Appends the leaves of operand q of in, each under tuple index prefix (HLO_NONE: none),
+ * keeping those whose path starts with keep (element keep; HLO_NONE: all, the path whole). */
+static int copy_leaves(struct hlo_parser *p, const struct hlo_instr *in, uint32_t q,
+                       uint32_t prefix, uint32_t keep, uint32_t *got)
+{
+    const struct hlo_instr *o = instr_at(p, ((const uint32_t *)p->idx.data)[in->opnd0 + q]);
+    int rc;
+
+    for (uint32_t k = 0; k < o->nleaves; k++) {
+        const struct hlo_leaf *l = vec_at(&p->leaves, o->leaf0 + k);
+        struct hlo_leaf copy = *l; /* leaves may move as they grow */
+        uint32_t path[HLO_MAX_TUPLE_DEPTH + 1];
+        unsigned skip = keep == HLO_NONE ? 0 : 1, np = prefix == HLO_NONE ? 0 : 1;
+        if (keep != HLO_NONE && (copy.depth == 0 || copy.path[0] != keep))
+            continue;
+        path[0] = prefix;
+        memcpy(path + np, copy.path + skip, (copy.depth - skip) * sizeof(*path));
+        if ((rc = push_leaf(p, &copy, path, np + copy.depth - skip)) != ERR_OK)
+            return rc;
+        (*got)++;
+    }
+    return ERR_OK;
+}
+
+/* The result shape of in, written without one, from its operands (INFER). */
+static int infer_shape(struct hlo_parser *p, struct hlo_instr *in)
+{
+    const uint32_t *idx = p->idx.data;
+    enum infer_rule rule = INFER_TUPLE;
+    size_t q = 0, n = sizeof(INFER) / sizeof(INFER[0]);
+    uint32_t got = 0;
+    int rc = ERR_OK;
+
+    while (q < n && !hlo_span_eq(p->c.s, in->opcode, INFER[q].opcode))
+        q++;
+    if (q == n)
+        return cursor_fail_at(p->c.e, in->line, in->col,
+                              "%.*s has no result shape, and tpuplan infers only an operand's, "
+                              "a tuple's or a tuple element's: write the shape before the opcode",
+                              (int)(in->opcode.len > 60 ? 60 : in->opcode.len),
+                              p->c.s + in->opcode.off);
+    rule = INFER[q].rule;
+    if (rule == INFER_SORT)
+        rule = in->nopnds == 1 ? INFER_OPERAND0 : INFER_TUPLE;
+    if (in->nopnds < (rule == INFER_OPERAND1 ? 2u : rule == INFER_TUPLE ? 0u : 1u))
+        return cursor_fail_at(p->c.e, in->line, in->col,
+                              "%.*s has too few operands to infer its result shape",
+                              (int)in->opcode.len, p->c.s + in->opcode.off);
+    in->shape_inferred = true;
+    in->leaf0 = (uint32_t)p->leaves.n;
+    if (rule == INFER_TUPLE) {
+        in->tuple_shaped = true;
+        for (uint32_t k = 0; k < in->nopnds && rc == ERR_OK; k++)
+            rc = copy_leaves(p, in, k, k, HLO_NONE, &got);
+    } else if (rule == INFER_ELEMENT) {
+        const struct hlo_instr *o = instr_at(p, idx[in->opnd0]);
+        if (!o->tuple_shaped || in->index < 0 || in->index > (int64_t)UINT32_MAX)
+            return cursor_fail_at(p->c.e, in->line, in->col,
+                                  "get-tuple-element of %.*s, which is not a tuple",
+                                  (int)o->name.len, p->c.s + o->name.off);
+        rc = copy_leaves(p, in, 0, HLO_NONE, (uint32_t)in->index, &got);
+        if (rc == ERR_OK && got == 0)
+            return cursor_fail_at(p->c.e, in->line, in->col, "%.*s has no tuple element %lld",
+                                  (int)o->name.len, p->c.s + o->name.off, (long long)in->index);
+        for (uint32_t k = 0; k < got; k++)
+            in->tuple_shaped |=
+                ((const struct hlo_leaf *)vec_at(&p->leaves, in->leaf0 + k))->depth > 0;
+    } else {
+        const struct hlo_instr *o = instr_at(p, idx[in->opnd0 + (rule == INFER_OPERAND1)]);
+        in->tuple_shaped = o->tuple_shaped;
+        rc = copy_leaves(p, in, rule == INFER_OPERAND1, HLO_NONE, HLO_NONE, &got);
+    }
+    in->nleaves = got;
+    return rc;
+}
+
+/* Whether opcode sp ends with the suffix w. */
+static bool ends_with(const char *s, struct hlo_span sp, const char *w)
+{
+    size_t n = strlen(w);
+    return sp.len > n && memcmp(s + sp.off + sp.len - n, w, n) == 0;
+}
+
+/* The asynchronous op an opcode is (enum hlo_async). */
+static uint8_t async_kind(const char *s, struct hlo_span op)
+{
+    static const char *const own[] = {"all-gather-start",
+                                      "all-gather-done",
+                                      "all-reduce-start",
+                                      "all-reduce-done",
+                                      "collective-permute-start",
+                                      "collective-permute-done",
+                                      "copy-start",
+                                      "copy-done",
+                                      "send-done",
+                                      "recv-done"};
+    for (size_t q = 0; q < sizeof(own) / sizeof(own[0]); q++)
+        if (hlo_span_eq(s, op, own[q]))
+            return HLO_ASYNC_NONE;
+    if (ends_with(s, op, "-start"))
+        return HLO_ASYNC_START;
+    if (ends_with(s, op, "-update"))
+        return HLO_ASYNC_UPDATE;
+    return ends_with(s, op, "-done") ? HLO_ASYNC_DONE : HLO_ASYNC_NONE;
+}
+
+/* Adds instruction at to the name table, growing it up to the instruction limit. */
+static int name_add(struct hlo_parser *p, uint32_t at)
+{
+    uint32_t first;
+    int rc = names_add(&p->names, at, &first);
+
+    if (rc == ERR_LIMIT && p->names.max < p->max_instrs) {
+        size_t more = p->names.max * 2 < p->max_instrs ? p->names.max * 2 : p->max_instrs;
+        if ((rc = names_reserve(&p->names, more)) == ERR_OK)
+            rc = names_add(&p->names, at, &first);
+    }
+    if (rc != ERR_OK)
+        return err_set(p->c.e, rc, "", "line %zu: more than %zu HLO instructions", p->c.line,
+                       p->names.max);
+    return ERR_OK;
+}
+
+/* The result shape, or none (then *omitted): a tuple "(", or a word followed by '['. */
+static int result_shape(struct hlo_parser *p, struct hlo_instr *in, bool *omitted)
+{
+    struct cursor *c = &p->c;
+    uint32_t path[HLO_MAX_TUPLE_DEPTH];
+    size_t at = c->i;
+    int rc;
+
+    in->leaf0 = (uint32_t)p->leaves.n;
+    (void)hlo_word(c);
+    *omitted = cursor_peek(c) != '[' && !(c->i == at && cursor_peek(c) == '(');
+    c->i = at;
+    if (*omitted)
+        return ERR_OK;
+    in->tuple_shaped = cursor_peek(c) == '(';
+    if ((rc = hlo_any_shape(p, true, path, 0)) != ERR_OK)
+        return rc;
+    in->nleaves = (uint32_t)p->leaves.n - in->leaf0;
+    return ERR_OK;
+}
+
+static int instruction(struct hlo_parser *p)
 {
     struct cursor *c = &p->c;
     struct hlo_comp *cp = comp_at(p, p->comp);
     struct hlo_instr *in;
-    uint32_t path[HLO_MAX_TUPLE_DEPTH], first, at = (uint32_t)p->instrs.n;
+    uint32_t at = (uint32_t)p->instrs.n;
+    bool omitted = false;
     int rc;
 
     if (at >= p->max_instrs)
@@ -524,38 +801,34 @@ static int instruction(struct parser *p)
     memset(in, 0, sizeof(*in));
     in->index = -1;
     in->comp = p->comp;
-    if (c->s[c->i] == 'R' && c->len - c->i > 5 && memcmp(c->s + c->i, "ROOT ", 5) == 0) {
+    if (hlo_at_keyword(c, "ROOT")) {
+        if (cp->n > 0 && instr_at(p, cp->root)->root)
+            return cursor_fail(c, "a second ROOT in computation %.*s", (int)cp->name.len,
+                               c->s + cp->name.off);
         in->root = true;
-        c->i += 5;
-        skip_ws(c);
+        c->i += 4;
+        hlo_skip(c);
     }
-    in->line = c->line;
-    in->col = cursor_col(c);
+    in->line = (uint32_t)c->line;
+    in->col = (uint32_t)cursor_col(c);
     if ((rc = name(c, &in->name, "an instruction name")) != ERR_OK)
         return rc;
     if (find_instr(p, in->name) != HLO_NONE)
         return cursor_fail_at(c->e, in->line, in->col, "%.*s is defined twice",
                               (int)(in->name.len > 200 ? 200 : in->name.len), c->s + in->name.off);
-    if ((rc = expect(c, '=', "'=' after the instruction name")) != ERR_OK)
+    if ((rc = hlo_expect(c, '=', "'=' after the instruction name")) != ERR_OK)
         return rc;
-    skip_ws(c);
-    in->leaf0 = (uint32_t)p->leaves.n;
-    in->tuple_shaped = cursor_peek(c) == '(';
-    if ((rc = any_shape(p, true, path, 0)) != ERR_OK)
+    hlo_skip(c);
+    if ((rc = result_shape(p, in, &omitted)) != ERR_OK)
         return rc;
-    in->nleaves = (uint32_t)p->leaves.n - in->leaf0;
-    skip_ws(c);
-    in->opcode = word(c);
+    hlo_skip(c);
+    in->opcode = hlo_word(c);
     if (in->opcode.len == 0)
-        return expected(c, "an opcode");
-    if ((rc = operands(p, in)) != ERR_OK || (rc = attributes(p, in)) != ERR_OK)
+        return hlo_expected(c, "an opcode");
+    in->async = async_kind(c->s, in->opcode);
+    if ((rc = operands(p, in)) != ERR_OK || (rc = attributes(p, in)) != ERR_OK ||
+        (omitted && (rc = infer_shape(p, in)) != ERR_OK) || (rc = name_add(p, at)) != ERR_OK)
         return rc;
-    skip_ws(c);
-    if (cursor_peek(c) != '\n' && cursor_peek(c) != '\0')
-        return expected(c, "',' or the end of the line");
-    if ((rc = names_add(&p->names, at, &first)) != ERR_OK)
-        return err_set(c->e, rc, "", "line %zu: more than %zu HLO instructions", c->line,
-                       p->names.max);
     if (in->root || cp->n == 0 || !instr_at(p, cp->root)->root)
         cp->root = at;
     p->instrs.n++;
@@ -565,7 +838,7 @@ static int instruction(struct parser *p)
 
 /* ---- computations and the module --------------------------------------------------- */
 
-static int computation(struct parser *p)
+static int computation(struct hlo_parser *p)
 {
     struct cursor *c = &p->c;
     struct hlo_module *m = p->m;
@@ -578,171 +851,53 @@ static int computation(struct parser *p)
     /* Written in place, counted once its header is read (see below). */
     cp = comp_at(p, at);
     memset(cp, 0, sizeof(*cp));
-    cp->line = c->line;
-    if (c->len - c->i > 6 && memcmp(c->s + c->i, "ENTRY ", 6) == 0) {
+    cp->line = (uint32_t)c->line;
+    if (hlo_at_keyword(c, "ENTRY")) {
         if (m->entry != HLO_NONE)
-            return cursor_fail_at(c->e, c->line, cursor_col(c), "a second ENTRY computation");
+            return cursor_fail(c, "a second ENTRY computation");
         cp->entry = true;
         m->entry = at;
-        c->i += 6;
-        skip_ws(c);
+        c->i += 5;
+        hlo_skip(c);
     }
     if ((rc = name(c, &cp->name, "a computation name or ENTRY")) != ERR_OK)
         return rc;
-    skip_ws(c);
+    hlo_skip(c);
     if (cursor_peek(c) == '(') {
-        if ((rc = scan_balanced(c, false)) != ERR_OK)
+        if ((rc = hlo_scan_balanced(c, false)) != ERR_OK)
             return rc;
-        skip_ws(c);
+        hlo_skip(c);
         if (!cursor_lit(c, "->"))
-            return expected(c, "'->' after the computation's parameters");
-        skip_ws(c);
-        if ((rc = any_shape(p, false, path, 0)) != ERR_OK)
+            return hlo_expected(c, "'->' after the computation's parameters");
+        hlo_skip(c);
+        if ((rc = hlo_any_shape(p, false, path, 0)) != ERR_OK)
             return rc;
     }
-    if ((rc = expect(c, '{', "'{' to open the computation")) != ERR_OK)
+    if ((rc = hlo_expect(c, '{', "'{' to open the computation")) != ERR_OK)
         return rc;
     cp->first = (uint32_t)p->instrs.n;
     p->comp = at;
     p->comps.n++;
     for (;;) {
-        skip_nl(c);
-        if (cursor_peek(c) == '}')
+        hlo_skip(c);
+        if (cursor_peek(c) == '}' || c->i >= c->len)
             break;
-        if (cursor_peek(c) == '\0')
-            return expected(c, "'}' to close the computation");
         if ((rc = instruction(p)) != ERR_OK)
             return rc;
     }
-    c->i++;
-    if (cp->n == 0) /* cp is still valid: only other arrays grew since */
+    if (!cursor_accept(c, '}'))
+        return hlo_expected(c, "'}' to close the computation");
+    if (cp->n == 0)
         return cursor_fail_at(c->e, c->line, cursor_col(c), "computation %.*s has no instructions",
                               (int)cp->name.len, c->s + cp->name.off);
     return attributes(p, NULL); /* e.g. execution_thread="..." */
 }
 
-static int alias_path(struct cursor *c, uint32_t *path, uint8_t *depth)
-{
-    int rc;
-
-    *depth = 0;
-    if ((rc = expect(c, '{', "'{' to open a shape index")) != ERR_OK)
-        return rc;
-    for (;;) {
-        int64_t v;
-        skip_ws(c);
-        if (cursor_peek(c) == '}') {
-            c->i++;
-            return ERR_OK;
-        }
-        if (cursor_peek(c) == ',') {
-            c->i++;
-            continue;
-        }
-        if (!cursor_uint(c, &v) || v > INT32_MAX)
-            return expected(c, "a shape index");
-        if (*depth == HLO_MAX_TUPLE_DEPTH)
-            return expected(c, "'}' (shape index too deep)");
-        path[(*depth)++] = (uint32_t)v;
-    }
-}
-
-/* input_output_alias={ {0}: (1, {}, may-alias), ... } */
-static int io_alias(struct parser *p)
-{
-    struct cursor *c = &p->c;
-    int rc;
-
-    if ((rc = expect(c, '{', "'{' to open input_output_alias")) != ERR_OK)
-        return rc;
-    for (;;) {
-        struct hlo_alias a;
-        skip_ws(c);
-        if (cursor_peek(c) == '}') {
-            c->i++;
-            return ERR_OK;
-        }
-        if (p->aliases.n == HLO_MAX_ALIASES)
-            return err_set(c->e, ERR_LIMIT, "", "line %zu: more than %d input_output_alias entries",
-                           c->line, HLO_MAX_ALIASES);
-        memset(&a, 0, sizeof(a));
-        a.line = c->line;
-        a.col = cursor_col(c);
-        if ((rc = alias_path(c, a.out_path, &a.out_depth)) != ERR_OK ||
-            (rc = expect(c, ':', "':' after the output index")) != ERR_OK ||
-            (rc = expect(c, '(', "'(' before the parameter number")) != ERR_OK)
-            return rc;
-        skip_ws(c);
-        if (!cursor_uint(c, &a.param))
-            return expected(c, "a parameter number");
-        if ((rc = expect(c, ',', "',' after the parameter number")) != ERR_OK ||
-            (rc = alias_path(c, a.param_path, &a.param_depth)) != ERR_OK)
-            return rc;
-        skip_ws(c);
-        if (cursor_peek(c) == ',') { /* may-alias / must-alias */
-            c->i++;
-            skip_ws(c);
-            (void)word(c);
-        }
-        if ((rc = expect(c, ')', "')' after the parameter index")) != ERR_OK)
-            return rc;
-        if ((rc = push(p, &p->aliases, &a)) != ERR_OK)
-            return rc;
-        skip_ws(c);
-        (void)cursor_accept(c, ',');
-    }
-}
-
-static int header(struct parser *p)
-{
-    struct cursor *c = &p->c;
-    struct hlo_module *m = p->m;
-    int rc;
-
-    skip_nl(c);
-    if (!cursor_lit(c, "HloModule "))
-        return expected(c, "\"HloModule\"");
-    skip_ws(c);
-    if ((rc = name(c, &m->name, "the module name")) != ERR_OK)
-        return rc;
-    for (;;) {
-        struct hlo_span key, val;
-        if ((rc = attr_key(c, &key)) != ERR_OK)
-            return rc;
-        if (key.len == 0)
-            break;
-        if (span_eq(c->s, key, "input_output_alias")) {
-            if ((rc = io_alias(p)) != ERR_OK)
-                return rc;
-            continue;
-        }
-        if ((rc = attr_value(c, &val)) != ERR_OK)
-            return rc;
-        if (span_eq(c->s, key, "is_scheduled"))
-            m->scheduled = span_eq(c->s, val, "true");
-    }
-    skip_ws(c);
-    return cursor_peek(c) == '\n' || cursor_peek(c) == '\0'
-               ? ERR_OK
-               : expected(c, "',' or the end of the line");
-}
-
-/* Newer XLA prints stack-frame tables after the last computation. */
-static bool at_trailer(const struct cursor *c)
-{
-    static const char *const words[] = {"FileNames", "FunctionNames", "FileLocations",
-                                        "StackFrames"};
-    for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
-        if (cursor_starts(c, words[k]))
-            return true;
-    return false;
-}
-
 /* Binds every pending computation reference to its computation. */
-static int resolve_calls(struct parser *p)
+static int resolve_calls(struct hlo_parser *p)
 {
     struct cursor *c = &p->c;
-    const struct pending_call *calls = p->calls.data;
+    const struct hlo_pending_call *calls = p->calls.data;
     uint32_t *idx = p->idx.data, ncomps = (uint32_t)p->comps.n;
     struct names comps;
     int rc;
@@ -765,7 +920,7 @@ static int resolve_calls(struct parser *p)
         }
     }
     for (size_t q = 0; q < p->calls.n; q++) {
-        const struct pending_call *pc = &calls[q];
+        const struct hlo_pending_call *pc = &calls[q];
         uint32_t k = names_find(&comps, (struct names_key){c->s + pc->name.off, pc->name.len, 0});
         if (k == NAMES_NONE) {
             rc =
@@ -780,7 +935,7 @@ out:
     return rc;
 }
 
-/* Counts lines (bounds the name table) and checks every line's length. */
+/* Counts lines (sizes the name table) and checks every line's length. */
 static int scan_lines(const char *s, size_t len, size_t *nlines, struct err *e)
 {
     size_t at = 0, n = 1;
@@ -796,77 +951,143 @@ static int scan_lines(const char *s, size_t len, size_t *nlines, struct err *e)
     return ERR_OK;
 }
 
+/* Whether the cursor is at a computation without a module header: ENTRY, or "[%]name {"
+ * (hlo_parser.cc Run: the second token is '{'), but not MLIR's "module {"; also, where XLA
+ * would read one instruction, "[%]name (params) -> shape": a dump's computations pasted
+ * without their HloModule line. */
+static bool at_headerless(const struct cursor *c)
+{
+    struct cursor k = *c;
+    struct hlo_span w;
+
+    if (hlo_at_keyword(c, "ENTRY"))
+        return true;
+    k.e = NULL;
+    cursor_accept(&k, '%');
+    w = hlo_word(&k);
+    if (w.len == 0 || hlo_span_eq(k.s, w, "module"))
+        return false;
+    hlo_skip(&k);
+    if (cursor_peek(&k) == '(' && hlo_scan_balanced(&k, false) == ERR_OK) {
+        hlo_skip(&k);
+        return cursor_starts(&k, "->");
+    }
+    return cursor_peek(&k) == '{';
+}
+
 bool hlo_detect(const char *s, size_t len)
 {
-    size_t i = 0;
-    while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
-        i++;
-    return len - i >= 10 && memcmp(s + i, "HloModule ", 10) == 0;
+    struct cursor c = cursor_make(s, len, NULL);
+
+    hlo_skip(&c);
+    return hlo_at_keyword(&c, "HloModule") || at_headerless(&c);
+}
+
+/* The module: [header] [stack-frame index] computation+ (ParseHloModule), the stack-frame
+ * index also taken between or after the computations. */
+static int module(struct hlo_parser *p)
+{
+    struct cursor *c = &p->c;
+    struct hlo_module *m = p->m;
+    int rc;
+
+    hlo_skip(c);
+    if (hlo_at_keyword(c, "HloModule")) {
+        c->i += strlen("HloModule");
+        if ((rc = hlo_header(p)) != ERR_OK)
+            return rc;
+    } else if (!at_headerless(c)) {
+        return hlo_expected(c, "\"HloModule\", ENTRY or a computation");
+    }
+    for (;;) {
+        hlo_skip(c);
+        if (c->i >= c->len)
+            break;
+        rc = hlo_at_keyword(c, "FileNames") ? hlo_stack_frames(p) : computation(p);
+        if (rc != ERR_OK)
+            return rc;
+    }
+    if (p->comps.n == 0)
+        return hlo_expected(c, "a computation");
+    if (m->entry == HLO_NONE) { /* the last computation (ParseComputations) */
+        m->entry = (uint32_t)p->comps.n - 1;
+        comp_at(p, m->entry)->entry = true;
+    }
+    if ((rc = resolve_calls(p)) != ERR_OK)
+        return rc;
+    return hlo_check_frames(p);
+}
+
+/* The arrays become the module's. */
+static void hand_over(struct hlo_parser *p, struct hlo_module *m)
+{
+    m->ncomps = (uint32_t)p->comps.n;
+    m->comps = vec_take(&p->comps);
+    m->ninstrs = (uint32_t)p->instrs.n;
+    m->instrs = vec_take(&p->instrs);
+    m->nleaves = (uint32_t)p->leaves.n;
+    m->leaves = vec_take(&p->leaves);
+    m->nidx = (uint32_t)p->idx.n;
+    m->idx = vec_take(&p->idx);
+    m->naliases = (uint32_t)p->aliases.n;
+    m->aliases = vec_take(&p->aliases);
+    m->ndonors = (uint32_t)p->donors.n;
+    m->donors = vec_take(&p->donors);
+    m->nfiles = (uint32_t)p->files.n;
+    m->files = vec_take(&p->files);
+    m->nfunctions = (uint32_t)p->functions.n;
+    m->functions = vec_take(&p->functions);
+    m->nlocations = (uint32_t)p->locations.n;
+    m->locations = vec_take(&p->locations);
+    m->nframes = (uint32_t)p->frames.n;
+    m->frames = vec_take(&p->frames);
 }
 
 int hlo_parse(const char *s, size_t len, size_t max_instrs, struct hlo_module *m, struct err *e)
 {
-    struct parser p = {.c = cursor_make(s, len, e), .m = m, .max_instrs = max_instrs};
+    struct hlo_parser p = {.c = cursor_make(s, len, e), .m = m, .max_instrs = max_instrs};
+    struct vec *all[] = {&p.comps, &p.instrs, &p.leaves,    &p.idx,       &p.aliases, &p.donors,
+                         &p.calls, &p.files,  &p.functions, &p.locations, &p.frames};
     size_t nlines = 1;
     int rc;
 
     memset(m, 0, sizeof(*m));
     m->text = s;
     m->entry = HLO_NONE;
+    m->replica_count = m->num_partitions = 1;
     /* The maxima: every computation but the one being read holds an instruction (an empty
-     * one is an error), and every leaf, operand and callee takes bytes of the text (its
-     * shape or name), so len (below 2^31) bounds those and their indices fit 32 bits. */
+     * one is an error), and every leaf, operand, callee, donor and stack-frame entry takes
+     * bytes of the text (its shape, name or number; an inferred leaf copies an operand's,
+     * whose name it takes), so len (below 2^31) bounds those and their indices fit 32 bits. */
     vec_init(&p.comps, sizeof(struct hlo_comp),
              max_instrs < SIZE_MAX ? max_instrs + 1 : max_instrs);
     vec_init(&p.instrs, sizeof(struct hlo_instr), max_instrs);
     vec_init(&p.leaves, sizeof(struct hlo_leaf), len);
     vec_init(&p.idx, sizeof(uint32_t), len);
-    vec_init(&p.calls, sizeof(struct pending_call), len);
+    vec_init(&p.calls, sizeof(struct hlo_pending_call), len);
     vec_init(&p.aliases, sizeof(struct hlo_alias), HLO_MAX_ALIASES);
+    vec_init(&p.donors, sizeof(struct hlo_donor), HLO_MAX_ALIASES);
+    vec_init(&p.files, sizeof(struct hlo_span), len);
+    vec_init(&p.functions, sizeof(struct hlo_span), len);
+    vec_init(&p.locations, sizeof(struct hlo_location), len);
+    vec_init(&p.frames, sizeof(struct hlo_frame), len);
     if (len > UINT32_MAX / 2)
         return err_set(e, ERR_LIMIT, "", "HLO text of %zu bytes is too large", len);
     if ((rc = scan_lines(s, len, &nlines, e)) != ERR_OK)
         return rc;
-    /* an instruction takes a line of its own */
+    /* Most modules write an instruction a line; name_add grows the table past that. */
     if ((rc = names_init(&p.names, nlines < max_instrs ? nlines : max_instrs, instr_name, &p)) !=
         ERR_OK) {
         rc = err_set(e, rc, "", "out of memory parsing HLO");
         goto out;
     }
-    if ((rc = header(&p)) != ERR_OK)
-        goto out;
-    for (;;) {
-        skip_nl(&p.c);
-        if (p.c.i >= len || at_trailer(&p.c))
-            break;
-        if ((rc = computation(&p)) != ERR_OK)
-            goto out;
-    }
-    if (m->entry == HLO_NONE) {
-        rc = cursor_fail(&p.c, "expected an ENTRY computation");
-        goto out;
-    }
-    rc = resolve_calls(&p);
+    rc = module(&p);
 out:
-    if (rc == ERR_OK) { /* the arrays become the module's */
-        m->ncomps = (uint32_t)p.comps.n;
-        m->comps = vec_take(&p.comps);
-        m->ninstrs = (uint32_t)p.instrs.n;
-        m->instrs = vec_take(&p.instrs);
-        m->nleaves = (uint32_t)p.leaves.n;
-        m->leaves = vec_take(&p.leaves);
-        m->nidx = (uint32_t)p.idx.n;
-        m->idx = vec_take(&p.idx);
-        m->naliases = (uint32_t)p.aliases.n;
-        m->aliases = vec_take(&p.aliases);
-    }
+    if (rc == ERR_OK)
+        hand_over(&p, m);
     names_free(&p.names);
-    vec_free(&p.comps);
-    vec_free(&p.instrs);
-    vec_free(&p.leaves);
-    vec_free(&p.idx);
-    vec_free(&p.aliases);
-    vec_free(&p.calls);
+    for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++)
+        vec_free(all[k]);
     if (rc != ERR_OK)
         hlo_free(m);
     return rc;
@@ -879,5 +1100,85 @@ void hlo_free(struct hlo_module *m)
     free(m->leaves);
     free(m->idx);
     free(m->aliases);
+    free(m->donors);
+    free(m->files);
+    free(m->functions);
+    free(m->locations);
+    free(m->frames);
     memset(m, 0, sizeof(*m));
+}
+
+/* ---- reading the facts back ---------------------------------------------------------- */
+
+bool hlo_source(const struct hlo_module *m, const struct hlo_instr *in, struct hlo_span *file,
+                int64_t *line)
+{
+    const struct hlo_metadata *md = &in->meta;
+
+    *file = (struct hlo_span){0, 0};
+    *line = 0;
+    if (md->source_file.len > 0) {
+        *file = md->source_file;
+        *line = md->source_line;
+        return true;
+    }
+    if (md->stack_frame == 0 || md->stack_frame > m->nframes)
+        return false;
+    /* hlo_parse checked every index below */
+    const struct hlo_location *loc = &m->locations[m->frames[md->stack_frame - 1].location - 1];
+    *file = m->files[loc->file - 1];
+    *line = loc->line;
+    return true;
+}
+
+/* The value of hex digit ch, or -1. */
+static int hex_digit(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* The escape at s[*k] (just past the backslash, *k < end) as one byte; *k moves past it. */
+static char unescape_one(const char *s, size_t end, size_t *k)
+{
+    static const char from[] = "ntr\"'\\", to[] = "\n\t\r\"'\\";
+    const char *hit = memchr(from, s[*k], sizeof(from) - 1);
+    unsigned v = 0, n = 0;
+
+    if (hit != NULL) {
+        (*k)++;
+        return to[hit - from];
+    }
+    if (s[*k] == 'x') { /* \xNN */
+        for ((*k)++; *k < end && n < 2 && hex_digit(s[*k]) >= 0; (*k)++, n++)
+            v = v * 16 + (unsigned)hex_digit(s[*k]);
+        return (char)v;
+    }
+    for (; *k < end && n < 3 && s[*k] >= '0' && s[*k] <= '7'; (*k)++, n++) /* \NNN */
+        v = v * 8 + (unsigned)(s[*k] - '0');
+    if (n == 0) /* an escape absl does not write: the character itself */
+        return s[(*k)++];
+    return (char)v;
+}
+
+size_t hlo_unescape(const struct hlo_module *m, struct hlo_span sp, char *out, size_t cap)
+{
+    const char *s = m->text;
+    size_t end = (size_t)sp.off + sp.len, k = sp.off, n = 0;
+
+    if (cap == 0)
+        return 0;
+    while (k < end && n + 1 < cap) {
+        char ch = s[k++];
+        if (ch == '\\' && k < end)
+            ch = unescape_one(s, end, &k);
+        out[n++] = ch;
+    }
+    out[n] = '\0';
+    return n;
 }

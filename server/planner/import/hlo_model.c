@@ -139,16 +139,9 @@ static int new_buf(struct ctx *c, struct walk *w, uint32_t instr, uint32_t leaf,
     b->rep = w->n;
     b->def = b->last = step;
     b->kind = kind;
-    if (leaf != HLO_NONE) {
-        struct shape sh;
-        struct err ignore;
-        const struct hlo_leaf *l = &c->h->leaves[leaf];
-        /* hlo_parse checked every shape */
-        if (shape_parse(c->h->text + l->shape.off, l->shape.len, &sh, &ignore) == ERR_OK &&
-            sh.memory_space != 0) {
-            b->excluded = true;
-            w->excluded++;
-        }
+    if (leaf != HLO_NONE && c->h->leaves[leaf].memory_space != 0) {
+        b->excluded = true;
+        w->excluded++;
     }
     *id = w->n++;
     return ERR_OK;
@@ -258,7 +251,7 @@ static uint32_t operand_leaf(const struct ctx *c, const struct hlo_instr *in, ui
 }
 
 static const char *const DONE_OF_ELEMENT_1[] = {"copy-done", "all-gather-done",
-                                                "collective-permute-done", "async-done", NULL};
+                                                "collective-permute-done", NULL};
 
 /* Asynchronous pairs: the leaf of an operand that result leaf k of in forwards (the same
  * value, no buffer of its own), or HLO_NONE when in defines it. From openxla/xla
@@ -271,7 +264,8 @@ static const char *const DONE_OF_ELEMENT_1[] = {"copy-done", "all-gather-done",
  *   UpdateCollectivePermuteStartValueSet; a 4-operand in-place collective-permute-start
  *   forwards operand 0 and writes {1} into operand 1, see in_place_operand);
  * - async-start is ({operands}, {results}, contexts): {0,i,..} is operand i
- *   (UpdateAsyncStartValueSet); async-update forwards its operand whole;
+ *   (UpdateAsyncStartValueSet); async-update forwards its operand whole (async-start,
+ *   -update and -done also under XLA's sugar, call-start, fusion-done, ...: hlo.h);
  * - all-gather-done, collective-permute-done and async-done are their operand's {1}
  *   (UpdateAllGatherDoneValueSet, UpdateCollectivePermuteDoneValueSet, UpdateAsyncDoneValueSet);
  *   all-reduce-done is its operand (UpdateAllReduceDoneValueSet).
@@ -285,16 +279,17 @@ static uint32_t forwarded(const struct ctx *c, const struct hlo_instr *in, uint3
 
     if (op_is(c, in, "copy-start"))
         return d == 1 && l->path[0] == 1 ? operand_leaf(c, in, 0, path, 0) : HLO_NONE;
-    if (op_is(c, in, "all-reduce-done") || op_is(c, in, "async-update"))
+    if (op_is(c, in, "all-reduce-done") || in->async == HLO_ASYNC_UPDATE)
         return operand_leaf(c, in, 0, l->path, d);
-    if (op_in(c, in, DONE_OF_ELEMENT_1) && d < HLO_MAX_TUPLE_DEPTH) {
+    if ((op_in(c, in, DONE_OF_ELEMENT_1) || in->async == HLO_ASYNC_DONE) &&
+        d < HLO_MAX_TUPLE_DEPTH) {
         path[0] = op_is(c, in, "copy-done") ? 0 : 1;
         memcpy(path + 1, l->path, d * sizeof(*path));
         return operand_leaf(c, in, 0, path, d + 1);
     }
     if (d == 0 || l->path[0] != 0)
         return HLO_NONE;
-    if (op_is(c, in, "async-start"))
+    if (in->async == HLO_ASYNC_START)
         return d >= 2 ? operand_leaf(c, in, l->path[1], l->path + 2, d - 2) : HLO_NONE;
     if (op_is(c, in, "all-gather-start") || op_is(c, in, "collective-permute-start")) {
         if (in->nopnds == 1 || (op_is(c, in, "collective-permute-start") && in->nopnds == 4))
@@ -774,6 +769,40 @@ static const char *merged_names(struct model *m, const struct hlo_module *h, con
     return out;
 }
 
+/* The C-escaped text sp unescaped into the model's arena (NULL when out of memory). */
+static const char *arena_text(struct model *m, const struct hlo_module *h, struct hlo_span sp,
+                              size_t *n)
+{
+    char *out = model_alloc(m, (size_t)sp.len + 1); /* unescaping never lengthens */
+
+    if (out != NULL)
+        *n = hlo_unescape(h, sp, out, (size_t)sp.len + 1);
+    return out;
+}
+
+/* The tensor's op_name and source ("file:line") from its instruction's metadata. */
+static int put_source(struct ctx *c, struct model *m, const struct hlo_instr *in,
+                      struct model_tensor *t)
+{
+    struct hlo_span file;
+    int64_t line;
+    size_t n = 0;
+    char *text;
+
+    if (in->meta.op_name.len > 0 &&
+        (t->op_name = arena_text(m, c->h, in->meta.op_name, &n)) == NULL)
+        return err_set(c->e, ERR_NOMEM, "", "out of memory");
+    if (!hlo_source(c->h, in, &file, &line))
+        return ERR_OK;
+    if ((text = model_alloc(m, (size_t)file.len + 24)) == NULL)
+        return err_set(c->e, ERR_NOMEM, "", "out of memory");
+    n = hlo_unescape(c->h, file, text, (size_t)file.len + 1);
+    if (line > 0)
+        snprintf(text + n, 24, ":%lld", (long long)line);
+    t->source = text;
+    return ERR_OK;
+}
+
 static int fill_tensor(struct ctx *c, struct model *m, const struct walk *w, uint32_t r,
                        const uint32_t *next, int64_t nsteps, struct model_tensor *t,
                        size_t *sharded)
@@ -782,14 +811,14 @@ static int fill_tensor(struct ctx *c, struct model *m, const struct walk *w, uin
     const struct buf *b = &w->b[r];
     const struct hlo_instr *in = &h->instrs[b->instr];
     int64_t last = b->last;
+    int rc;
 
     for (uint32_t k = next[r]; k != HLO_NONE; k = next[k])
         last = w->b[k].last > last ? w->b[k].last : last;
     if ((t->name = tensor_name(m, h, b)) == NULL)
         return err_set(c->e, ERR_NOMEM, "", "out of memory");
-    if (in->op_name.len > 0 &&
-        (t->op_name = model_strdup(m, h->text + in->op_name.off, in->op_name.len)) == NULL)
-        return err_set(c->e, ERR_NOMEM, "", "out of memory");
+    if ((rc = put_source(c, m, in, t)) != ERR_OK)
+        return rc;
     if (next[r] != HLO_NONE && (t->in_place = merged_names(m, h, w, r, next)) == NULL)
         return err_set(c->e, ERR_NOMEM, "", "out of memory");
     t->kind = b->kind == TENSOR_TEMP && b->output ? TENSOR_OUTPUT : b->kind;
@@ -817,6 +846,20 @@ static int fill_tensor(struct ctx *c, struct model *m, const struct walk *w, uin
     if (model_tensor_set_shape(m, t, &sh) != ERR_OK)
         return err_set(c->e, ERR_NOMEM, "", "out of memory");
     return ERR_OK;
+}
+
+/* The header's name; without a header, XLA's module_<entry> (hlo_parser.cc ParseHloModule). */
+static const char *module_name(struct model *m, const struct hlo_module *h)
+{
+    struct hlo_span e = h->comps[h->entry].name;
+    char text[MODEL_MAX_NAME];
+    int n;
+
+    if (h->header)
+        return model_strdup(m, h->text + h->name.off, h->name.len);
+    n = snprintf(text, sizeof(text), "module_%.*s", (int)(e.len > 400 ? 400 : e.len),
+                 h->text + e.off);
+    return model_strdup(m, text, (size_t)n);
 }
 
 static int build_tensors(struct ctx *c, const struct walk *w, const struct model_limits *l,
@@ -853,7 +896,7 @@ static int build_tensors(struct ctx *c, const struct walk *w, const struct model
         rc = err_set(c->e, ERR_NOMEM, "", "out of memory for %zu buffers", count);
         goto out;
     }
-    m->name = model_strdup(m, c->h->text + c->h->name.off, c->h->name.len);
+    m->name = module_name(m, c->h);
     for (uint32_t k = 0; k < w->n && rc == ERR_OK; k++)
         if (w->b[k].rep == k && !w->b[k].excluded)
             rc = fill_tensor(c, m, w, k, next, (int64_t)cp->n, &m->tensors[at++], &sharded);
@@ -867,8 +910,8 @@ static int build_tensors(struct ctx *c, const struct walk *w, const struct model
                    w->inplace);
     if (w->excluded > 0)
         model_warn(m,
-                   "%zu HLO buffers in a memory space other than HBM (S(1) is VMEM) are "
-                   "left out of the plan",
+                   "%zu HLO buffers in a memory space other than HBM (S(1) is VMEM, S(5) host "
+                   "memory) are left out of the plan",
                    w->excluded);
     if (sharded > 0)
         model_warn(m,

@@ -284,6 +284,8 @@ static void write_tensor(struct jsonw *w, const struct plan_ctx *c, size_t i, ui
         jsonw_bool(w, "donated", true);
     if (t->op_name != NULL)
         jsonw_str(w, "op_name", t->op_name);
+    if (t->source != NULL)
+        jsonw_str(w, "source", t->source);
     if (t->in_place != NULL)
         write_in_place(w, t->in_place);
     jsonw_obj_end(w);
