@@ -34,6 +34,18 @@
  * `<ID NAME[INDEX][ (phi)][ @COLOR]>`, INDEX a ShapeIndex (`{}`, `{1}`, `{0,2}`) printed only
  * when the instruction's shape is a tuple, and @COLOR the memory space (not a tuple index).
  *
+ * The older printers' forms are read too (openxla/xla history of buffer_assignment.cc):
+ * - until 2022-09 (d35412bdbd) the allocation's address followed its index:
+ *   `allocation 0: 0x7fb2bfd3ac00, size 2147483648, ...`;
+ * - until 2019-12 (cba0905e36) no shapes: `, parameter 0 at ShapeIndex {}` and no
+ *   `output shape is`; xla/tools/driver.cc's example writes the shapes without the pipes
+ *   (`, shape f32[256,32] at ShapeIndex {}`, `, output shape is f32[32]`), also read;
+ * - until 2019-09 (4ef42a940e) a value took several lines, HloValue::ToString then its place:
+ *   `  <5 custom-call.10{0} @0>, positions:`, `  POSITION` lines, ` uses:`, `  USE` lines,
+ *   ` [OFFSET,SIZE]: SHAPE`; and there was no "Used values:" part;
+ * - "Total bytes used: N" came in 2019-10 (062db392c2), its " (4.14KiB)" in 2021-08, the
+ *   HloLiveRange part in 2021-04 (027c7fdfcd): each is optional.
+ *
  * Names follow the model contract every importer shares: a value is the model tensor named
  * by its instruction, `NAME` for an array-shaped instruction and for a tuple's own top-level
  * buffer (`NAME{}`), `NAME{i}` / `NAME{i,j}` for element i (nested i, j) of a tuple result.
@@ -109,7 +121,7 @@ struct xla_assign {
 };
 
 /* True when text is a buffer assignment: its first non-blank line is "BufferAssignment:",
- * or is an allocation line ("allocation 0: size ..."). */
+ * or is an allocation line ("allocation 0: size ...", "allocation 0: 0x7f32.., size ..."). */
 bool xla_assign_detect(const char *text, size_t len);
 
 /*

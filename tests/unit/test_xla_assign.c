@@ -18,6 +18,8 @@
 #include "planner/plan.h"
 #include "planner/xla_assign.h"
 
+#include "slurp.h"
+
 /* tests/data/xla/small.buffer-assignment.txt, as XLA prints it: 7 HLO values in 6
  * allocations, the "Used values" blocks (shortened) and the HloLiveRange part. */
 static const char small[] =
@@ -157,6 +159,143 @@ static void test_tuples_colors_and_no_ranges(void **state)
     xla_assign_free(&a);
 }
 
+/* small's program as each older printer wrote it (tests/data/xla/small.*.buffer-assignment.txt,
+ * written from the printers' format strings in openxla/xla's history, xla_assign.h):
+ * - 2019-09: "allocation N: 0xADDRESS, size S", "parameter N at ShapeIndex {}" without its
+ *   shape, each value as "  <ID NAME @C>, positions:" ... " [OFFSET,SIZE]: SHAPE" (the parent
+ *   of 4ef42a940e, BufferAllocation::ToString's "  %s [%d,%d]: %s");
+ * - 2019-10: " value: <..> (size=S,offset=O)" lines and "Used values:", still with the
+ *   address and no shapes, no total (4ef42a940e; the total came with 062db392c2);
+ * - 2020: the shapes between pipes and "Total bytes used: N" without the human-readable
+ *   size (cba0905e36, 062db392c2), the address still printed (until d35412bdbd, 2022-09).
+ * Each is the same 6 allocations and 7 values as small: 4240 bytes, add.2 at offset 1024
+ * of allocation 5, none with a live range. */
+static void test_older_printers_give_the_same_assignment(void **state)
+{
+    static const struct {
+        const char *path;
+        bool total_line, output_flag;
+    } eras[] = {
+        {"tests/data/xla/small.2019-09.buffer-assignment.txt", false, false},
+        {"tests/data/xla/small.2019-10.buffer-assignment.txt", false, false},
+        {"tests/data/xla/small.2020.buffer-assignment.txt", true, true},
+    };
+    (void)state;
+    for (size_t k = 0; k < sizeof(eras) / sizeof(eras[0]); k++) {
+        struct xla_assign a;
+        struct err e;
+        size_t len;
+        char *text = slurp(eras[k].path, &len);
+        assert_true(xla_assign_detect(text, len));
+        err_clear(&e);
+        if (xla_assign_parse(text, len, 100, &a, &e) != ERR_OK)
+            fail_msg("%s: %s", eras[k].path, e.msg);
+        assert_int_equal(a.nallocs, 6);
+        assert_int_equal(a.nvalues, 7);
+        assert_int_equal(a.total_bytes, 4240);
+        assert_int_equal(a.have_total_line, eras[k].total_line);
+        assert_false(a.have_live_ranges);
+        assert_string_equal(a.ignored, "");
+        assert_int_equal(a.allocs[0].flags, XLA_ALLOC_PARAMETER);
+        assert_int_equal(a.allocs[1].parameter, 1);
+        assert_int_equal(a.allocs[2].flags,
+                         XLA_ALLOC_LIVE_OUT | (eras[k].output_flag ? XLA_ALLOC_OUTPUT : 0));
+        assert_int_equal(a.allocs[5].flags, XLA_ALLOC_TEMP);
+        assert_int_equal(a.allocs[5].base, 2192);
+        assert_string_equal(a.values[2].key, "tuple.5{}");
+        assert_int_equal(a.values[2].name_len, strlen("tuple.5"));
+        assert_string_equal(a.values[6].key, "add.2{}");
+        assert_int_equal(a.values[6].id, 3);
+        assert_int_equal(a.values[6].offset, 1024);
+        assert_int_equal(a.values[6].size, 1024);
+        assert_int_equal(a.values[6].alloc, 5);
+        xla_assign_free(&a);
+        /* planned alone: every value live throughout, so the peak is their sum */
+        struct plan_summary ps;
+        struct plan_opts o = {.strategies = "xla-spatial"};
+        char *json = NULL;
+        size_t jlen = 0;
+        if (plan_run(text, len, &o, NULL, &json, &jlen, NULL, &ps, &e) != ERR_OK)
+            fail_msg("%s: %s", eras[k].path, e.msg);
+        assert_int_equal(ps.tensors, 7);
+        assert_int_equal(ps.peak_bytes, 4240);
+        free(json);
+        free(text);
+    }
+}
+
+/* Verbatim from openxla/xla 4ef42a940e's commit message ("Make buffer assignment output more
+ * readable"), its "Before" and "After" (the lines up to its "(...)"), and the example in
+ * xla/tools/driver.cc:300-316 joined where its comment wraps, which writes the shapes
+ * without pipes (tests/data/xla/driver.buffer-assignment.txt). */
+static void test_xla_history_examples_parse(void **state)
+{
+    static const char before[] = "allocation 0: 0x7f322b1bf600, size 2147483648, maybe-live-out:\n"
+                                 "  <5 custom-call.10{0} @0>, positions:\n"
+                                 "  custom-call.10 {0}\n"
+                                 "  get-tuple-element.12\n"
+                                 " uses:\n"
+                                 "  custom-call.11, operand 0\n"
+                                 " [0,2147483648]: f32[524288,32,32,1]{2,1,3,0}\n";
+    static const char after[] =
+        "BufferAssignment:\n"
+        "allocation 0: 0x7fb2bfd3ac00, size 2147483648, maybe-live-out:\n"
+        " value: <4 custom-call{0} @0> (size=2147483648,offset=0): f32[524288,32,32,1]{2,1,3,0}\n"
+        " value: <10 custom-call.2{0} @0> (size=2147483648,offset=0): "
+        "f32[524288,32,32,1]{2,1,3,0}\n"
+        " value: <29 custom-call.8{1} @0> (size=0,offset=0): u8[0]{0}\n"
+        "allocation 1: 0x7fb2bfd3acb0, size 2147483648, parameter 0 at ShapeIndex {}:\n"
+        " value: <0 parameter.21 @0> (size=2147483648,offset=0): f32[524288,32,32,1]{3,2,1,0}\n"
+        "allocation 2: 0x7fb2bfd3ad60, size 4, constant:\n"
+        " value: <1 constant_5 @0> (size=4,offset=0): f32[]\n"
+        "allocation 3: 0x7fb2bfd3ae10, size 8, maybe-live-out:\n"
+        " value: <33 tuple.1{} @0> (size=8,offset=0): (f32[524288,32,32,1]{3,2,1,0})\n";
+    struct xla_assign a;
+    struct err e;
+    size_t len;
+    char *driver = slurp("tests/data/xla/driver.buffer-assignment.txt", &len);
+    (void)state;
+
+    assert_true(xla_assign_detect(before, strlen(before)));
+    assert_int_equal(parse(before, 10, &a, &e), ERR_OK);
+    assert_int_equal(a.nvalues, 1);
+    assert_string_equal(a.values[0].key, "custom-call.10{0}");
+    assert_int_equal(a.values[0].size, 2147483648);
+    assert_int_equal(a.allocs[0].flags, XLA_ALLOC_LIVE_OUT);
+    xla_assign_free(&a);
+
+    assert_int_equal(parse(after, 10, &a, &e), ERR_OK);
+    assert_int_equal(a.nallocs, 4);
+    assert_int_equal(a.nvalues, 6);
+    /* 2147483648 + 2147483648 + 4 + 8 */
+    assert_int_equal(a.total_bytes, 4294967308);
+    assert_int_equal(a.allocs[1].parameter, 0);
+    assert_int_equal(a.allocs[2].flags, XLA_ALLOC_CONSTANT);
+    assert_string_equal(a.values[2].key, "custom-call.8{1}");
+    assert_int_equal(a.values[2].size, 0);
+    assert_int_equal(a.values[5].name_len, strlen("tuple.1"));
+    xla_assign_free(&a);
+
+    assert_true(xla_assign_detect(driver, len));
+    assert_int_equal(xla_assign_parse(driver, len, 10, &a, &e), ERR_OK);
+    assert_int_equal(a.nallocs, 3);
+    assert_int_equal(a.total_bytes, 32768 + 128 + 4);
+    assert_int_equal(a.allocs[0].flags, XLA_ALLOC_PARAMETER);
+    assert_int_equal(a.allocs[1].flags, XLA_ALLOC_OUTPUT | XLA_ALLOC_LIVE_OUT);
+    assert_int_equal(a.allocs[2].flags, XLA_ALLOC_CONSTANT);
+    assert_string_equal(a.values[1].key, "reduce{}");
+    xla_assign_free(&a);
+    free(driver);
+    /* a tuple shape without pipes runs past its commas */
+    assert_int_equal(parse("allocation 0: size 8, parameter 0, shape (f32[1], (s32[], u8[2])) at "
+                           "ShapeIndex {1,0}:\nallocation 1: size 4, output shape is (f32[1], "
+                           "s32[]), maybe-live-out:\n",
+                           10, &a, &e),
+                     ERR_OK);
+    assert_int_equal(a.allocs[1].flags, XLA_ALLOC_OUTPUT | XLA_ALLOC_LIVE_OUT);
+    xla_assign_free(&a);
+}
+
 static void expect_error(const char *s, size_t max, int code, const char *where, const char *msg)
 {
     struct xla_assign a;
@@ -212,6 +351,29 @@ static void test_errors_give_line_and_column(void **state)
                  1, ERR_LIMIT, "", "line 3: more than 1 values");
     expect_error("allocation 0: size 8:\nallocation 1: size 8:\n", 1, ERR_LIMIT, "",
                  "more than 1 allocations");
+    /* the older forms */
+    expect_error("allocation 0: 0x7f, size:\n", 10, ERR_INVALID, "line 1:21",
+                 "expected \": size \" after the allocation index");
+    expect_error("allocation 0: 0x7f size 8:\n", 10, ERR_INVALID, "line 1:19",
+                 "after the allocation's address");
+    expect_error("allocation 0: size 8, parameter 0, shape |f32[2] at ShapeIndex {}:\n", 10,
+                 ERR_INVALID, "line 1:43", "the '|' closing the shape");
+    expect_error("allocation 0: size 8, parameter 0 ShapeIndex {}:\n", 10, ERR_INVALID, "line 1:34",
+                 "at ShapeIndex");
+    expect_error("allocation 0: size 8, output shape is (f32[2]:\n", 10, ERR_INVALID, "line 1:39",
+                 "expected a shape and");
+    expect_error("allocation 0: size 8:\n  <0 p0 @0>, positions:\n  p0\n uses:\n", 10, ERR_INVALID,
+                 "line 2:1", "has no \" [OFFSET,SIZE]: SHAPE\" line");
+    expect_error("allocation 0: size 8:\n  <0 p0 @0>, positions:\nallocation 1: size 8:\n", 10,
+                 ERR_INVALID, "line 3:1", "of the value on line 2");
+    expect_error("allocation 0: size 8:\n  <0 p0 @0>, positions:\n [0,9]: f32[2]\n", 10,
+                 ERR_INVALID, "line 3:8", "does not fit in allocation 0 of 8 bytes");
+    expect_error("allocation 0: size 8:\n  <0 p0 @0>, positions:\n [0 8]: f32[2]\n", 10,
+                 ERR_INVALID, "line 3:4", "expected \" [OFFSET,SIZE]: SHAPE\"");
+    expect_error("allocation 0: size 8:\n  <0 p0 @0>\n", 10, ERR_INVALID, "line 2:12",
+                 "expected \", positions:\"");
+    expect_error("allocation 0: size 8:\n uses:\n", 10, ERR_INVALID, "line 2:1",
+                 "without its value");
 }
 
 /* A live range naming no allocated value (XLA allocates no buffer for some) is counted. */
@@ -467,6 +629,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_dump_parses_every_allocation),
         cmocka_unit_test(test_tuples_colors_and_no_ranges),
+        cmocka_unit_test(test_older_printers_give_the_same_assignment),
+        cmocka_unit_test(test_xla_history_examples_parse),
         cmocka_unit_test(test_errors_give_line_and_column),
         cmocka_unit_test(test_live_range_of_unallocated_value),
         cmocka_unit_test(test_report_totals_are_read_from_text_and_proto),

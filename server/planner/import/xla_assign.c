@@ -76,6 +76,12 @@ struct parser {
     struct vec strings; /* char */
     size_t max_values;
     struct err *e;
+    /* XLA before 2019-09 printed a value as "  <ID NAME @C>, positions:", its positions and
+     * uses, then " [OFFSET,SIZE]: SHAPE": the value read, waiting for that line. */
+    bool pending;
+    struct xla_value pv;
+    char pkey[XLA_KEY_MAX];
+    size_t pklen;
 };
 
 static struct xla_alloc *last_alloc(const struct parser *ps)
@@ -97,9 +103,37 @@ static void note_ignored(struct xla_assign *a, const char *s, size_t n)
     snprintf(a->ignored + have, sizeof(a->ignored) - have, "%s%.*s", have ? ", " : "", (int)n, s);
 }
 
+/* The shape after "shape " or "output shape is ": between '|' pipes (since 2019-12,
+ * cba0905e36), or, as driver.cc's example writes it, without them: then it runs, past any
+ * bracketed group, to end (" at ShapeIndex" for a parameter; ", " or the final ':' for the
+ * output). */
+static int shape_text(struct cursor *s, const char *end)
+{
+    int depth = 0;
+
+    if (cursor_accept(s, '|'))
+        return skip_past(s, '|') ? ERR_OK : cursor_fail(s, "expected the '|' closing the shape");
+    size_t at = s->i;
+
+    for (; s->i < s->len; s->i++) {
+        char ch = s->s[s->i];
+        depth += ch == '(' || ch == '[' || ch == '{';
+        depth -= ch == ')' || ch == ']' || ch == '}';
+        if (depth == 0 && s->i > at &&
+            (end != NULL ? cursor_starts(s, end)
+                         : cursor_starts(s, ", ") || (cursor_left(s) == 1 && ch == ':')))
+            return ERR_OK;
+        if (depth < 0)
+            break;
+    }
+    s->i = at;
+    return cursor_fail(s, "expected a shape and %s", end != NULL ? end : "', ' or ':'");
+}
+
 /* One ", item" of an allocation line (BufferAllocation::ToShortString's order). */
 static int alloc_item(struct parser *ps, struct cursor *s, struct xla_alloc *al)
 {
+    int rc;
     static const struct {
         const char *word;
         unsigned flag;
@@ -114,18 +148,19 @@ static int alloc_item(struct parser *ps, struct cursor *s, struct xla_alloc *al)
         return ERR_OK;
     }
     if (cursor_lit(s, "parameter ")) {
+        /* "parameter N at ShapeIndex {..}" before 2019-12, then with ", shape |S|" */
         if (!num(s, false, &al->parameter))
             return cursor_fail(s, "expected the parameter's number");
         al->flags |= XLA_ALLOC_PARAMETER;
-        if (!cursor_lit(s, ", shape |") || !skip_past(s, '|'))
-            return cursor_fail(s, "expected \", shape |SHAPE|\" after the parameter number");
+        if (cursor_lit(s, ", shape ") && (rc = shape_text(s, " at ShapeIndex")) != ERR_OK)
+            return rc;
         if (!cursor_lit(s, " at ShapeIndex {") || !skip_past(s, '}'))
-            return cursor_fail(s, "expected \" at ShapeIndex {...}\" after the parameter shape");
+            return cursor_fail(s, "expected \" at ShapeIndex {...}\" after the parameter");
         return ERR_OK;
     }
-    if (cursor_lit(s, "output shape is |")) {
-        if (!skip_past(s, '|'))
-            return cursor_fail(s, "expected the '|' closing the output shape");
+    if (cursor_lit(s, "output shape is ")) {
+        if ((rc = shape_text(s, NULL)) != ERR_OK)
+            return rc;
         al->flags |= XLA_ALLOC_OUTPUT;
         return ERR_OK;
     }
@@ -148,7 +183,12 @@ static int alloc_item(struct parser *ps, struct cursor *s, struct xla_alloc *al)
     return ERR_OK;
 }
 
-/* allocation N: size S[, ...]: */
+static bool hex_ch(char ch)
+{
+    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+}
+
+/* allocation N: [0xADDRESS, ]size S[, ...]: */
 static int alloc_line(struct parser *ps, struct cursor *s)
 {
     struct xla_assign *a = ps->a;
@@ -165,7 +205,14 @@ static int alloc_line(struct parser *ps, struct cursor *s)
     if (ps->allocs.n > 0 && al.index <= last_alloc(ps)->index)
         return cursor_fail(s, "allocation %lld follows allocation %lld: indices must increase",
                            (long long)al.index, (long long)last_alloc(ps)->index);
-    if (!cursor_lit(s, ": size "))
+    if (!cursor_lit(s, ": "))
+        return cursor_fail(s, "expected \": size \" after the allocation index");
+    if (cursor_lit(s, "0x")) { /* the allocation's address, printed until 2022-09 (d35412bdbd) */
+        (void)cursor_span(s, hex_ch);
+        if (!cursor_lit(s, ", "))
+            return cursor_fail(s, "expected \", size \" after the allocation's address");
+    }
+    if (!cursor_lit(s, "size "))
         return cursor_fail(s, "expected \": size \" after the allocation index");
     if (!unum(s, &al.size))
         return cursor_fail(s, "expected the allocation's size in bytes");
@@ -226,53 +273,102 @@ static int value_name(struct cursor *s, char *key, size_t *klen, size_t *name_le
     return ERR_OK;
 }
 
-/*  value: <ID NAME[INDEX][ (phi)][ @COLOR]> (size=S,offset=O): SHAPE */
-static int value_line(struct parser *ps, struct cursor *s)
+/* "ID NAME[INDEX][ (phi)][ @COLOR]>" after a value's '<' (HloValue::ToShortString) into
+ * *v (in the last allocation) and its key. */
+static int value_head(struct parser *ps, struct cursor *s, struct xla_value *v, char *key,
+                      size_t *klen)
 {
-    struct xla_alloc *al;
-    struct xla_value v;
-    char key[XLA_KEY_MAX];
-    size_t klen = 0, end;
     int rc;
 
-    if (ps->allocs.n == 0)
-        return cursor_fail(s, "a value before any allocation line");
-    al = last_alloc(ps);
-    memset(&v, 0, sizeof(v));
-    v.line = s->line;
-    v.alloc = ps->allocs.n - 1;
-    s->i += strlen(" value: <");
-    if (!num(s, false, &v.id) || !cursor_lit(s, " "))
+    memset(v, 0, sizeof(*v));
+    v->line = s->line;
+    v->alloc = ps->allocs.n - 1;
+    if (!num(s, false, &v->id) || !cursor_lit(s, " "))
         return cursor_fail(s, "expected the value's id and a space");
-    if ((rc = value_name(s, key, &klen, &v.name_len)) != ERR_OK)
+    if ((rc = value_name(s, key, klen, &v->name_len)) != ERR_OK)
         return rc;
     (void)cursor_lit(s, " (phi)");
-    if (cursor_lit(s, " @") && !num(s, true, &v.color))
+    if (cursor_lit(s, " @") && !num(s, true, &v->color))
         return cursor_fail(s, "expected the value's color (memory space) after '@'");
-    if (!cursor_lit(s, "> (size="))
-        return cursor_fail(s, "expected \"> (size=\"");
-    if (!unum(s, &v.size) || !cursor_lit(s, ",offset="))
-        return cursor_fail(s, "expected the value's size in bytes and \",offset=\"");
-    if (!unum(s, &v.offset) || !cursor_lit(s, "):"))
-        return cursor_fail(s, "expected the value's offset and \"):\"");
-    if (__builtin_add_overflow(v.offset, v.size, &end) || end > al->size)
+    return cursor_lit(s, ">") ? ERR_OK : cursor_fail(s, "expected '>' after the value");
+}
+
+/* Adds value v (its size and offset read) with its key to the last allocation. */
+static int value_push(struct parser *ps, const struct cursor *s, struct xla_value *v,
+                      const char *key, size_t klen)
+{
+    struct xla_alloc *al = last_alloc(ps);
+    size_t end;
+    int rc;
+
+    if (__builtin_add_overflow(v->offset, v->size, &end) || end > al->size)
         return cursor_fail(s,
                            "the value (offset %llu, size %llu) does not fit in allocation "
                            "%lld of %llu bytes",
-                           (unsigned long long)v.offset, (unsigned long long)v.size,
+                           (unsigned long long)v->offset, (unsigned long long)v->size,
                            (long long)al->index, (unsigned long long)al->size);
     if (ps->values.n >= ps->max_values)
         return err_set(ps->e, ERR_LIMIT, "", "line %zu: more than %zu values", s->line,
                        ps->max_values);
     /* The key first: a value is pushed only with its key. */
-    v.key_at = ps->strings.n;
+    v->key_at = ps->strings.n;
     if ((rc = vec_reserve(&ps->strings, ps->strings.n + klen + 1)) != ERR_OK ||
-        (rc = vec_push(&ps->values, &v)) != ERR_OK)
+        (rc = vec_push(&ps->values, v)) != ERR_OK)
         return err_set(ps->e, rc, "", "out of memory for %zu values", ps->values.n + 1);
     memcpy(vec_at(&ps->strings, ps->strings.n), key, klen + 1);
     ps->strings.n += klen + 1;
     al->count++;
     return ERR_OK;
+}
+
+/*  value: <ID NAME[INDEX][ (phi)][ @COLOR]> (size=S,offset=O): SHAPE */
+static int value_line(struct parser *ps, struct cursor *s)
+{
+    struct xla_value v;
+    char key[XLA_KEY_MAX];
+    size_t klen = 0;
+    int rc;
+
+    s->i += strlen(" value: <");
+    if ((rc = value_head(ps, s, &v, key, &klen)) != ERR_OK)
+        return rc;
+    if (!cursor_lit(s, " (size="))
+        return cursor_fail(s, "expected \"> (size=\"");
+    if (!unum(s, &v.size) || !cursor_lit(s, ",offset="))
+        return cursor_fail(s, "expected the value's size in bytes and \",offset=\"");
+    if (!unum(s, &v.offset) || !cursor_lit(s, "):"))
+        return cursor_fail(s, "expected the value's offset and \"):\"");
+    return value_push(ps, s, &v, key, klen);
+}
+
+/* XLA before 2019-09 (4ef42a940e's parent, BufferAllocation::ToString): each value as
+ * "  %s [%d,%d]: %s", HloValue::ToString then offset, size and shape, over lines:
+ *   "  <ID NAME @C>, positions:", "  POSITION" lines, " uses:", "  USE" lines, then
+ *   " [OFFSET,SIZE]: SHAPE". One line of it (pending: a value waits for its offset line). */
+static int old_value_line(struct parser *ps, struct cursor *s)
+{
+    int rc;
+
+    if (cursor_lit(s, "  <")) {
+        if (ps->pending)
+            return cursor_fail(s, "a value before the \" [OFFSET,SIZE]: SHAPE\" line of the last");
+        if ((rc = value_head(ps, s, &ps->pv, ps->pkey, &ps->pklen)) != ERR_OK)
+            return rc;
+        if (!cursor_lit(s, ", positions:") || cursor_left(s) != 0)
+            return cursor_fail(s, "expected \", positions:\" after the value");
+        ps->pending = true;
+        return ERR_OK;
+    }
+    if (!ps->pending)
+        return cursor_fail(s, "a value's position, use or offset line without its value");
+    if (cursor_lit(s, " [")) {
+        if (!unum(s, &ps->pv.offset) || !cursor_lit(s, ",") || !unum(s, &ps->pv.size) ||
+            !cursor_lit(s, "]:"))
+            return cursor_fail(s, "expected \" [OFFSET,SIZE]: SHAPE\"");
+        ps->pending = false;
+        return value_push(ps, s, &ps->pv, ps->pkey, ps->pklen);
+    }
+    return ERR_OK; /* "  POSITION", " uses:", "  USE, operand N": read past */
 }
 
 /* ---- keys: the values by NAME{INDEX} ------------------------------------------------ */
@@ -379,10 +475,20 @@ static int total_line(struct parser *ps, struct cursor *s)
 /* One line in the allocations part. */
 static int allocs_line(struct parser *ps, struct cursor *s, enum section *sec)
 {
+    if (ps->pending && !cursor_starts(s, "  ") && !cursor_starts(s, " uses:") &&
+        !cursor_starts(s, " ["))
+        return cursor_fail(
+            s, "expected the \" [OFFSET,SIZE]: SHAPE\" line of the value on line %zu", ps->pv.line);
     if (cursor_starts(s, "allocation "))
         return alloc_line(ps, s);
-    if (cursor_starts(s, " value: <"))
+    bool value = cursor_starts(s, " value: <"),
+         old = cursor_starts(s, "  ") || cursor_starts(s, " uses:") || cursor_starts(s, " [");
+    if ((value || old) && ps->allocs.n == 0)
+        return cursor_fail(s, "a value before any allocation line");
+    if (value)
         return value_line(ps, s);
+    if (old)
+        return old_value_line(ps, s);
     if (cursor_starts(s, "Total bytes used: "))
         return total_line(ps, s);
     if (cursor_lit(s, "Used values:") && cursor_left(s) == 0) {
@@ -469,6 +575,10 @@ int xla_assign_parse(const char *text, size_t len, size_t max_values, struct xla
              max_values <= SIZE_MAX / XLA_KEY_MAX ? max_values * XLA_KEY_MAX : SIZE_MAX);
     /* Pass one: the allocations and their values, up to "Used values:" (or the end). */
     rc = parse_lines(&ps, &c, &sec, NULL);
+    if (rc == ERR_OK && ps.pending)
+        rc = cursor_fail_at(
+            e, ps.pv.line, 1,
+            "the value has no \" [OFFSET,SIZE]: SHAPE\" line: is the file cut short?");
     out->nallocs = ps.allocs.n;
     out->allocs = vec_take(&ps.allocs);
     out->nvalues = ps.values.n;
@@ -515,7 +625,14 @@ bool xla_assign_detect(const char *text, size_t len)
         return false;
     if (cursor_lit(&s, "BufferAssignment:"))
         return cursor_left(&s) == 0;
-    return cursor_lit(&s, "allocation ") && num(&s, false, &n) && cursor_lit(&s, ": size ");
+    if (!cursor_lit(&s, "allocation ") || !num(&s, false, &n) || !cursor_lit(&s, ": "))
+        return false;
+    if (cursor_lit(&s, "0x")) { /* the address XLA printed until 2022 */
+        (void)cursor_span(&s, hex_ch);
+        if (!cursor_lit(&s, ", "))
+            return false;
+    }
+    return cursor_lit(&s, "size ");
 }
 
 bool xla_report_detect(const char *text, size_t len)
