@@ -590,6 +590,9 @@ struct submitter {
     struct store_apikey key;
     enum auth_result auth;
     uint64_t retain_s;
+    /* Whose Idempotency-Keys these are (store.h): the API key, else the client address, so
+     * that no other submitter can claim, probe or replay them. */
+    char scope[PROXY_ADDR_LEN + 16];
 };
 
 /* The key (under --require-key one is needed), then the parameters (api_params.h: the plan
@@ -602,6 +605,10 @@ static int submitter_of(struct store *st, struct request *r, bool options, struc
     if (who->auth == AUTH_ANSWERED || api_params_read(r, options, p) != 0)
         return -1;
     who->retain_s = p->retain_s;
+    if (who->auth == AUTH_OK)
+        snprintf(who->scope, sizeof(who->scope), "key %lld", (long long)who->key.id);
+    else
+        snprintf(who->scope, sizeof(who->scope), "addr %s", request_client_addr(r));
     return 0;
 }
 
@@ -656,6 +663,7 @@ static void plan_submit(struct store *st, struct request *r, const struct submit
     np.input_len = input_len;
     np.parent_id = parent;
     np.idempotency_key = r->idempotency_key;
+    np.idempotency_scope = who->scope;
     np.body_sha256_hex = hex;
     np.summary = &sum;
     np.api_key_id = who->auth == AUTH_OK ? who->key.id : 0;
@@ -664,8 +672,8 @@ static void plan_submit(struct store *st, struct request *r, const struct submit
     rc = store_plan_create(st, &np, &created);
     if (rc == STORE_CONFLICT) {
         request_reply_problem(r, PROBLEM_IDEMPOTENCY_KEY_REUSED,
-                              "This Idempotency-Key belongs to a submission with a different body "
-                              "or options; use a new key.");
+                              "You sent this Idempotency-Key before with a different body or "
+                              "options; use a new key.");
         goto out;
     }
     if (rc == STORE_INVALID) {

@@ -93,6 +93,8 @@ struct store_new_plan {
     const char *input;         /* raw input bytes (may contain NULs: stored as bytea) */
     size_t input_len;
     const char *idempotency_key;        /* NULL when none; 1..STORE_KEY_MAX bytes */
+    const char *idempotency_scope;      /* whose key it is (api.c: the API key, the client
+                                         * token or the client address); NULL: "" */
     const char *body_sha256_hex;        /* hash of input+options; required with a key */
     const struct plan_summary *summary; /* from plan_validate */
     int64_t api_key_id;                 /* the key that sent it (store_apikey.id); 0: none */
@@ -111,8 +113,11 @@ struct store_created {
 };
 
 /* Inserts plan + job (+ idempotency key) in one transaction and NOTIFYs the workers.
- * STORE_CONFLICT: the key exists with another body hash. STORE_INVALID: a key without a
- * body hash, an empty or too long key, or options containing \u0000. */
+ * An idempotency key names a plan within its scope only: the row holds the hex SHA-256 of
+ * scope, a NUL and the key, so the same key in another scope is another key, and neither
+ * text reaches SQL. STORE_CONFLICT: the key exists in this scope with another body hash.
+ * STORE_INVALID: a key without a body hash, an empty or too long key, or options
+ * containing \u0000. */
 ERR_MUST_CHECK int store_plan_create(struct store *s, const struct store_new_plan *np,
                                      struct store_created *out);
 

@@ -22,9 +22,20 @@
 static int key_claim(struct store *s, const struct store_new_plan *np, const char *id,
                      struct store_created *out, bool *done)
 {
-    const char *kv[3] = {np->idempotency_key, np->body_sha256_hex, id};
+    char scoped[65];
+    const char *kv[3] = {scoped, np->body_sha256_hex, id};
+    const char *scope = np->idempotency_scope != NULL ? np->idempotency_scope : "";
+    struct sha256 h;
     PGresult *r;
-    int rc = store_run_plain(s, "BEGIN", true);
+    int rc;
+
+    /* The row's key is the digest of scope and key: a key names a plan only within its
+     * submitter's scope, and neither reaches SQL as sent. */
+    sha256_init(&h);
+    sha256_update(&h, scope, strlen(scope) + 1); /* its NUL separates the two */
+    sha256_update(&h, np->idempotency_key, strlen(np->idempotency_key));
+    sha256_hex(&h, scoped);
+    rc = store_run_plain(s, "BEGIN", true);
 
     *done = true;
     if (rc != STORE_OK)

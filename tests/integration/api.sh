@@ -381,6 +381,32 @@ check "retry with the same key and body returns the same plan without a token" \
 req POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: $key" \
     --data "${model/api-test-small/other}"
 check "same key with another body is 422" problem 422 idempotency-key-reused
+# Keys are the submitter's own: without API keys, its client address (127.0.0.2 and
+# 127.0.0.3 are other clients here), so no other client can probe a key, replay it or claim it
+# first.
+from() { # from ADDR METHOD PATH [curl args...]: req from source address ADDR
+    local a=$1 m=$2 p=$3
+    shift 3
+    status=$(curl -s --interface "$a" -X "$m" -o "$tmp/b" -D "$tmp/h" -w '%{http_code}' "$@" \
+        "$base$p")
+}
+from 127.0.0.2 POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: $key" \
+    --data "${model/api-test-small/other}"
+check "another client's same key with another body is a new plan, not 422 (nothing to probe)" \
+    eval 'is 202 && [ "$(jstr id)" != "$iid" ] && body_has manage_token'
+from 127.0.0.3 POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: $key" \
+    --data "$model"
+check "another client replaying the key and body gets a plan of its own, not the owner's" \
+    eval 'is 202 && [ "$(jstr id)" != "$iid" ] && body_has manage_token'
+key2="k2-$RANDOM-$$"
+from 127.0.0.2 POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: $key2" \
+    --data "${model/api-test-small/squatter}"
+req POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: $key2" --data "$model"
+own2=$(jstr id)
+check "a key another client claimed first does not stop its owner (202, not 422)" \
+    eval 'is 202 && body_has manage_token'
+req POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: $key2" --data "$model"
+check "and the owner's retry replays the owner's plan" eval '[ "$(jstr id)" = "$own2" ] && ! body_has manage_token'
 
 req POST /api/v1/plans -H 'Content-Type: application/json' -H "Idempotency-Key: $(printf 'k%.0s' $(seq 300))" \
     --data "$model"

@@ -46,6 +46,7 @@ check "a second active key of the same name is refused (exit $rc)" \
 rc=$?
 check "a key name with a space is refused" eval '[ "$rc" = 1 ] && grep -q "letters, digits" "$tmp/err"'
 other=$("$SERVER" key create other 2>/dev/null)
+ops=$("$SERVER" key create ops 2>/dev/null)
 "$SERVER" key revoke nobody >/dev/null 2>"$tmp/err"
 rc=$?
 check "revoking a key that does not exist fails" eval '[ "$rc" = 1 ] && grep -q "no active key" "$tmp/err"'
@@ -91,7 +92,7 @@ req DELETE "/api/v1/plans/$id" -H "Authorization: Bearer $other"
 check "DELETE with a revoked key is 403 key-revoked" problem 403 key-revoked
 "$SERVER" key list >"$tmp/list" 2>/dev/null
 check "key list shows each key's prefix, plans and revocation, never the key" \
-    eval 'grep -q "^ci  *${ci:4:8}  *1 " "$tmp/list" && grep "^other " "$tmp/list" | grep -qv " -$" && ! grep -q "${ci:13}" "$tmp/list"'
+    eval 'grep -q "^ci  *${ci:4:8}  *1 " "$tmp/list" && grep "^other " "$tmp/list" | grep -qv " -$" && ! grep -qF -e "${ci:13}" "$tmp/list"'
 req GET /metrics
 check "/metrics counts plans by key name and refusals by reason" \
     eval 'body_has "tpuplan_plans_created_total{key=\"ci\"} 1" && body_has "tpuplan_auth_failures_total{reason=\"missing\"} 2" && body_has "tpuplan_auth_failures_total{reason=\"unknown\"} 2" && body_has "tpuplan_auth_failures_total{reason=\"revoked\"} 2"'
@@ -137,8 +138,8 @@ on_open req DELETE "/api/v1/plans/$kid" -H "Authorization: Bearer $ktoken"
 check "without --require-key the manage token deletes a plan made with a key (204)" is 204
 pglog=$(tests/pg.sh log "$tmp/pg")
 check "PostgreSQL's statement log holds the plans' inserts and ids, never a manage token" \
-    eval 'grep -q "execute plan_insert" "$pglog" && grep -q "$anon" "$pglog" && grep -q "$kid" "$pglog" && ! grep -q -e "$token" -e "$anon_token" -e "$ktoken" "$pglog"'
-check "nor an API key's secret" eval '! grep -q -e "${ci:13}" -e "${other:13}" "$pglog"'
+    eval 'grep -q "execute plan_insert" "$pglog" && grep -qF -e "$anon" "$pglog" && grep -qF -e "$kid" "$pglog" && ! grep -qF -e "$token" -e "$anon_token" -e "$ktoken" "$pglog"'
+check "nor an API key's secret" eval '! grep -qF -e "${ci:13}" -e "${other:13}" "$pglog"'
 # Its expiry sweep would race the one below, whose count /metrics shows.
 server_stop_check open "$open_pid"
 
@@ -192,6 +193,26 @@ check "expired plans are not listed" eval 'is 200 && ! body_has "$short" && body
 req GET /metrics
 check "/metrics counts the swept plans" body_has 'tpuplan_plans_expired_total 1'
 check "the sweep logs what it deleted" grep -q "expiry sweep deleted 1 plans" "$tmp/server.log"
+
+# ---- Idempotency-Key: each API key's own ----
+idem() { # idem KEY IDEMPOTENCY-KEY NAME: submits the model named NAME
+    req POST /api/v1/plans -H 'Content-Type: application/json' -H "Authorization: Bearer $1" \
+        -H "Idempotency-Key: $2" --data "${model/keys-test/$3}"
+}
+idem "$ci" release-1 keys-test
+owned=$(jstr id)
+check "a key's submission with an Idempotency-Key" eval 'is 202 && body_has manage_token'
+idem "$ops" release-1 keys-test
+check "another API key replaying that Idempotency-Key and body gets a plan of its own" \
+    eval 'is 202 && [ "$(jstr id)" != "$owned" ] && body_has manage_token'
+idem "$ci" release-1 keys-test
+check "the owner's retry replays its plan" eval '[ "$(jstr id)" = "$owned" ] && ! body_has manage_token'
+idem "$ci" release-1 changed
+check "the owner's same key with another body is 422" problem 422 idempotency-key-reused
+idem "$ops" release-2 squatter
+check "a key claims an Idempotency-Key first" is 202
+idem "$ci" release-2 keys-test
+check "that claim does not stop the key's owner (202, not 422)" eval 'is 202 && body_has manage_token'
 
 server_stop_check server
 tap_end

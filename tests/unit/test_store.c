@@ -219,17 +219,25 @@ static void test_created_plan_reads_back_exactly(void **state)
     assert_int_equal(store_plan_get(s, "../etc/passwd", &p), STORE_NOTFOUND);
 }
 
-static void test_idempotency_key_replays_or_conflicts(void **state)
+/* A submission with Idempotency-Key key in scope, of a body whose hash is "aa". */
+static struct store_new_plan idem_plan(const char *key, const char *scope)
 {
-    struct store *s = *state;
     struct store_new_plan np = {.name = "idem",
                                 .chip = "v5e",
                                 .source_format = "json",
                                 .input = "{}",
                                 .input_len = 2,
-                                .idempotency_key = "k-1",
+                                .idempotency_key = key,
+                                .idempotency_scope = scope,
                                 .body_sha256_hex = "aa",
                                 .summary = &sum};
+    return np;
+}
+
+static void test_idempotency_key_replays_or_conflicts(void **state)
+{
+    struct store *s = *state;
+    struct store_new_plan np = idem_plan("k-1", NULL);
     struct store_created a, b;
     assert_int_equal(store_plan_create(s, &np, &a), STORE_OK);
     assert_false(a.replayed);
@@ -254,6 +262,43 @@ static void test_idempotency_key_replays_or_conflicts(void **state)
     longkey[STORE_KEY_MAX] = '\0'; /* exactly the limit */
     assert_int_equal(store_plan_create(s, &np, &b), STORE_OK);
     assert_false(b.replayed);
+}
+
+/* A key names a plan within its scope only: another scope's same key is a new plan, neither
+ * a replay of it nor a conflict with it, and the key is stored only as a digest. */
+static void test_idempotency_keys_are_scoped(void **state)
+{
+    struct store *s = *state;
+    struct store_new_plan np = idem_plan("shared-key", "key 1");
+    struct store_created a, b, c;
+
+    assert_int_equal(store_plan_create(s, &np, &a), STORE_OK);
+    np.idempotency_scope = "key 2"; /* another body too: no 422 tells it the key is used */
+    np.body_sha256_hex = "bb";
+    assert_int_equal(store_plan_create(s, &np, &b), STORE_OK);
+    assert_false(b.replayed);
+    np.body_sha256_hex = "aa"; /* the owner's body: still not the owner's plan */
+    np.idempotency_scope = "addr 127.0.0.2";
+    assert_int_equal(store_plan_create(s, &np, &c), STORE_OK);
+    assert_false(c.replayed);
+    assert_string_not_equal(c.id, a.id);
+    np.idempotency_scope = "key 1";
+    assert_int_equal(store_plan_create(s, &np, &c), STORE_OK);
+    assert_true(c.replayed);
+    assert_string_equal(c.id, a.id);
+    /* A NUL keeps scope and key apart: ("key 1", "2x") and ("key 12", "x") are two keys. */
+    np.idempotency_key = "2x";
+    assert_int_equal(store_plan_create(s, &np, &c), STORE_OK);
+    assert_false(c.replayed);
+    np.idempotency_scope = "key 12";
+    np.idempotency_key = "x";
+    np.body_sha256_hex = "bb";
+    assert_int_equal(store_plan_create(s, &np, &c), STORE_OK);
+    assert_false(c.replayed);
+    assert_int_equal(sql_long("SELECT count(*) FROM plans"), 5);
+    assert_int_equal(sql_long("SELECT count(*) FROM idempotency_keys WHERE key ~ '^[0-9a-f]{64}$'"
+                              " AND strpos(key, 'shared') = 0"),
+                     5);
 }
 
 static void test_list_pages_through_every_plan_once(void **state)
@@ -601,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_migrations_run_each_once),
         cmocka_unit_test_setup_teardown(test_created_plan_reads_back_exactly, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idempotency_key_replays_or_conflicts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idempotency_keys_are_scoped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_pages_through_every_plan_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_needs_the_token_digest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_each_job_is_claimed_and_finished_once, setup,
