@@ -311,9 +311,38 @@ out:
 
 /* ---- GET /api/v1/plans ---- */
 
+/* Whose plans r lists (server/service/README.md#private-plans): every plan under
+ * --public-list, else those of the API key and of the client token r presents (key and
+ * client hold them). -1 after answering: an unknown or revoked key, a malformed token. */
+static int list_owner(struct store *st, struct request *r, struct store_list_owner *o,
+                      struct store_apikey *key, unsigned char client[SHA256_LEN])
+{
+    enum auth_result a;
+
+    memset(o, 0, sizeof(*o));
+    if (r->srv->cfg->public_list) {
+        o->all = true;
+        return 0;
+    }
+    a = auth_key(st, r, false, key);
+    if (a == AUTH_ANSWERED)
+        return -1;
+    if (a == AUTH_OK)
+        o->key_id = key->id;
+    a = auth_client(r, client);
+    if (a == AUTH_ANSWERED)
+        return -1;
+    if (a == AUTH_OK)
+        o->client_hash = client;
+    return 0;
+}
+
 void api_plan_list(struct store *st, struct request *r)
 {
     char *items = NULL, *next = NULL, *doc = NULL;
+    struct store_list_owner owner;
+    struct store_apikey key;
+    unsigned char client[SHA256_LEN];
     struct MHD_Response *resp;
     uint64_t limit = 20;
     size_t len;
@@ -327,8 +356,10 @@ void api_plan_list(struct store *st, struct request *r)
     }
     if (limit > 100)
         limit = 100;
-    rc = store_plan_list(st, (int)limit, r->param[REQ_PARAM_CURSOR], r->param[REQ_PARAM_NAME],
-                         &items, &next);
+    if (list_owner(st, r, &owner, &key, client) != 0)
+        return;
+    rc = store_plan_list(st, &owner, (int)limit, r->param[REQ_PARAM_CURSOR],
+                         r->param[REQ_PARAM_NAME], &items, &next);
     if (rc != STORE_OK) {
         if (rc == STORE_INVALID)
             request_reply_problem(r, PROBLEM_INVALID_PARAMETER,
@@ -339,18 +370,17 @@ void api_plan_list(struct store *st, struct request *r)
     }
     {
         size_t il = strlen(items), nl = next != NULL ? strlen(next) : 0;
-        len = il + nl + 64;
+        len = il + nl + 96;
         doc = malloc(len);
         if (doc == NULL) {
             request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
             goto out;
         }
-        if (next != NULL)
-            len = (size_t)snprintf(doc, len, "{\"items\":%s,\"next_cursor\":\"%s\",\"limit\":%d}",
-                                   items, next, (int)limit);
-        else
-            len = (size_t)snprintf(doc, len, "{\"items\":%s,\"next_cursor\":null,\"limit\":%d}",
-                                   items, (int)limit);
+        /* scope: whose plans these are, so a page can say "yours" or "everyone's" */
+        len = (size_t)snprintf(
+            doc, len, "{\"items\":%s,\"next_cursor\":%s%s%s,\"limit\":%d,\"scope\":\"%s\"}", items,
+            next != NULL ? "\"" : "", next != NULL ? next : "null", next != NULL ? "\"" : "",
+            (int)limit, owner.all ? "all" : "mine");
     }
     resp = response_take(doc, len, "application/json");
     doc = NULL;
@@ -589,10 +619,12 @@ static bool queue_full(struct store *st, struct request *r)
 struct submitter {
     struct store_apikey key;
     enum auth_result auth;
+    enum auth_result client;               /* AUTH_OK: client_hash holds its digest */
+    unsigned char client_hash[SHA256_LEN]; /* the client token's (auth.h), kept with the plan */
     uint64_t retain_s;
-    /* Whose Idempotency-Keys these are (store.h): the API key, else the client address, so
-     * that no other submitter can claim, probe or replay them. */
-    char scope[PROXY_ADDR_LEN + 16];
+    /* Whose Idempotency-Keys these are (store.h): the API key, else the client token, else
+     * the client address, so that no other submitter can claim, probe or replay them. */
+    char scope[PROXY_ADDR_LEN + REQPARSE_CLIENT_MAX + 16];
 };
 
 /* The key (under --require-key one is needed), then the parameters (api_params.h: the plan
@@ -602,13 +634,19 @@ static int submitter_of(struct store *st, struct request *r, bool options, struc
 {
     memset(who, 0, sizeof(*who));
     who->auth = auth_key(st, r, r->srv->cfg->require_key, &who->key);
-    if (who->auth == AUTH_ANSWERED || api_params_read(r, options, p) != 0)
+    if (who->auth == AUTH_ANSWERED)
+        return -1;
+    who->client = auth_client(r, who->client_hash);
+    if (who->client == AUTH_ANSWERED || api_params_read(r, options, p) != 0)
         return -1;
     who->retain_s = p->retain_s;
-    if (who->auth == AUTH_OK)
+    if (who->auth == AUTH_OK) {
         snprintf(who->scope, sizeof(who->scope), "key %lld", (long long)who->key.id);
-    else
+    } else if (who->client == AUTH_OK) {
+        snprintf(who->scope, sizeof(who->scope), "client %s", r->client); /* never stored */
+    } else {
         snprintf(who->scope, sizeof(who->scope), "addr %s", request_client_addr(r));
+    }
     return 0;
 }
 
@@ -667,6 +705,7 @@ static void plan_submit(struct store *st, struct request *r, const struct submit
     np.body_sha256_hex = hex;
     np.summary = &sum;
     np.api_key_id = who->auth == AUTH_OK ? who->key.id : 0;
+    np.client_hash = who->client == AUTH_OK ? who->client_hash : NULL;
     np.retain_s = who->retain_s;
     memset(&created, 0, sizeof(created));
     rc = store_plan_create(st, &np, &created);

@@ -3,6 +3,9 @@
  */
 #include "service/auth.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "service/apikey.h"
 #include "service/metrics.h"
 #include "service/response.h"
@@ -16,6 +19,23 @@ static void reply_401(struct request *r, const char *detail)
     if (resp != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"tpuplan\"");
     request_reply(r, problem_types[PROBLEM_KEY_REQUIRED].status, resp);
+}
+
+enum auth_result auth_client(struct request *r, unsigned char digest[SHA256_LEN])
+{
+    if (r->client == NULL)
+        return AUTH_NONE;
+    if (!reqparse_client_token(r->client)) {
+        char d[160];
+        snprintf(d, sizeof(d),
+                 AUTH_CLIENT_HEADER " must be %d to %d characters of A-Z a-z 0-9 - _ (a random "
+                                    "token the client keeps).",
+                 REQPARSE_CLIENT_MIN, REQPARSE_CLIENT_MAX);
+        request_reply_problem(r, PROBLEM_INVALID_PARAMETER, d);
+        return AUTH_ANSWERED;
+    }
+    sha256_of(r->client, strlen(r->client), digest);
+    return AUTH_OK;
 }
 
 void auth_reply_key_required(struct request *r, const char *detail)

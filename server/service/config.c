@@ -55,6 +55,8 @@ static const struct opt opts[] = {
     {"tls-cert", OPT_STR, OFF(tls_cert), "PEM certificate (chain): serve https"},
     {"tls-key", OPT_STR, OFF(tls_key), "PEM private key of --tls-cert"},
     {"require-key", OPT_FLAG, OFF(require_key), "POST and DELETE need an API key"},
+    {"public-list", OPT_FLAG, OFF(public_list),
+     "list every plan to everyone (default: each caller its own)"},
     {"retain", OPT_DURATION, OFF(retain_s),
      "delete plans this long after creation (30d; 0: never)"},
     {"rate-limit", OPT_UINT, OFF(rate_limit), "plan submissions a minute per client (0: none)"},
@@ -480,6 +482,7 @@ void config_print(const struct config *c, FILE *f)
     fprintf(f, "  base-path       %s\n", c->base_path[0] != '\0' ? c->base_path : "/");
     fprintf(f, "  tls             %s\n", c->tls_cert != NULL ? c->tls_cert : "off");
     fprintf(f, "  require-key     %s\n", c->require_key ? "yes" : "no");
+    fprintf(f, "  public-list     %s\n", c->public_list ? "yes" : "no");
     fprintf(f, "  retain          %llu s%s\n", (unsigned long long)c->retain_s,
             c->retain_s == 0 ? " (forever)" : "");
     fprintf(f, "  rate-limit      %u a minute per client, bursts of %u\n", c->rate_limit,

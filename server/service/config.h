@@ -52,6 +52,7 @@ struct config {
     char base_path[CONFIG_BASE_MAX];   /* "" or "/a/b": no trailing slash */
     const char *tls_cert, *tls_key;    /* PEM files; both or neither */
     bool require_key;                  /* POST and DELETE need an API key */
+    bool public_list;                  /* GET /api/v1/plans lists every plan, not the caller's */
     uint64_t retain_s;                 /* default plan lifetime in seconds; 0: forever */
     /* `tpuplan-server key create|list|revoke [NAME]`: key_cmd is NULL when serving. */
     const char *key_cmd, *key_name;

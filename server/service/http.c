@@ -20,6 +20,7 @@
 
 #include "planner/clock.h"
 #include "planner/plan.h"
+#include "service/auth.h"
 #include "service/climit.h"
 #include "service/deadline.h"
 #include "service/exec.h"
@@ -160,6 +161,7 @@ static void req_capture(struct request *r)
      * store's limit must be refused, not shortened (MHD bounds both: CONN_MEMORY). */
     r->if_none_match = dup_whole(r->http.conn, MHD_HTTP_HEADER_IF_NONE_MATCH);
     r->idempotency_key = dup_whole(r->http.conn, "Idempotency-Key");
+    r->client = dup_header(r->http.conn, MHD_HEADER_KIND, AUTH_CLIENT_HEADER);
     prefer = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, "Prefer");
     r->prefer_wait = reqparse_prefer_wait(prefer, r->srv->cfg->max_wait_s);
 }

@@ -163,14 +163,25 @@ const char *reqparse_bearer(const char *auth)
     return *auth != '\0' ? auth : NULL;
 }
 
-bool reqparse_request_id(const char *s)
+/* True when s is min to max characters, each a letter, a digit or one of extra. */
+static bool token_of(const char *s, size_t min, size_t max, const char *extra)
 {
     size_t n = 0;
 
     if (s == NULL)
         return false;
     for (; s[n] != '\0'; n++)
-        if (n >= 64 || !(isalnum((unsigned char)s[n]) || strchr("-_.:", s[n]) != NULL))
+        if (n >= max || !(isalnum((unsigned char)s[n]) || strchr(extra, s[n]) != NULL))
             return false;
-    return n > 0;
+    return n >= min;
+}
+
+bool reqparse_request_id(const char *s)
+{
+    return token_of(s, 1, 64, "-_.:");
+}
+
+bool reqparse_client_token(const char *s)
+{
+    return token_of(s, REQPARSE_CLIENT_MIN, REQPARSE_CLIENT_MAX, "-_");
 }

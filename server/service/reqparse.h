@@ -46,6 +46,13 @@ bool reqparse_etag_match(const char *if_none_match, const char *etag);
  * unescaped). */
 bool reqparse_request_id(const char *s);
 
+/* True when s may serve as a client token (the TPUplan-Client header: the dashboard's
+ * random submitter token, auth.h): REQPARSE_CLIENT_MIN to REQPARSE_CLIENT_MAX characters of
+ * base64url (A-Z a-z 0-9 - _), so at least 128 bits when random. */
+#define REQPARSE_CLIENT_MIN 22
+#define REQPARSE_CLIENT_MAX 64
+bool reqparse_client_token(const char *s);
+
 /* Bearer token of an Authorization header value, or NULL (points into the value). */
 const char *reqparse_bearer(const char *authorization);
 

@@ -122,6 +122,7 @@ void request_free(struct request *r)
     free(r->authorization);
     free(r->if_none_match);
     free(r->idempotency_key);
+    free(r->client);
     free(r->url);
     if (r->resp != NULL)
         MHD_destroy_response(r->resp);

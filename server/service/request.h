@@ -93,8 +93,8 @@ struct request {
     struct req_arg args[REQ_ARGS_MAX];
     size_t nargs;
     bool args_over, args_lost;
-    /* Headers, or NULL. */
-    char *authorization, *if_none_match, *idempotency_key;
+    /* Headers, or NULL. client: TPUplan-Client (auth.h). */
+    char *authorization, *if_none_match, *idempotency_key, *client;
     int prefer_wait; /* Prefer: wait=N; -1: none */
 
     /* The answer: set by request_reply() or the transport; resp is owned until queued. */

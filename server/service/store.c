@@ -74,11 +74,11 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
         {"plan_insert",
          "WITH p AS (INSERT INTO plans (id, name, chip, source_format, input, options, tensors,"
          " logical_bytes, padded_bytes, peak_bytes, lower_bound_bytes, capacity_bytes, fits,"
-         " manage_token_hash, api_key_id, expires_at, parent_id) VALUES ($1, $2, $3, $4, $5, "
-         "$6::jsonb,"
+         " manage_token_hash, api_key_id, expires_at, parent_id, client_hash) VALUES ($1, $2,"
+         " $3, $4, $5, $6::jsonb,"
          " $7, $8, $9, $10, $11, $12, $13, $14::bytea, nullif($15::bigint, 0),"
          " CASE WHEN $16::bigint > 0 THEN now() + $16::bigint * interval '1 second' END,"
-         " nullif($17, '')) RETURNING id),"
+         " nullif($17, ''), $18::bytea) RETURNING id),"
          " j AS (INSERT INTO jobs (plan_id) SELECT id FROM p RETURNING plan_id)"
          " SELECT pg_notify('tpuplan_jobs', plan_id) FROM j"},
     /* $2 is an enum store_view. CASE evaluates one branch, so only that column is
@@ -92,7 +92,8 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
                              " " TS_EXPIRES ", extract(epoch FROM expires_at - now())::float8,"
                              " parent_id FROM plans WHERE id = $1"},
     /* Keyset pagination: $2/$3 are the (created_at in epoch microseconds, id) of the last
-     * row of the previous page; one extra row tells whether another page exists. */
+     * row of the previous page; one extra row tells whether another page exists. Whose
+     * plans: every one ($5), or those of API key $6 or client digest $7 (NULL: none). */
     [STORE_STMT_PLAN_LIST] =
         {"plan_list", "WITH page AS (SELECT id, name, chip, source_format, status, created_at,"
                       " updated_at, tensors, logical_bytes, padded_bytes, peak_bytes,"
@@ -102,6 +103,7 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
                       " AND ($2::bigint IS NULL OR (created_at, id) <"
                       " ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::text))"
                       " AND ($4::text IS NULL OR name ILIKE $4 ESCAPE '\\')"
+                      " AND ($5::bool OR api_key_id = $6::bigint OR client_hash = $7::bytea)"
                       " ORDER BY created_at DESC, id DESC LIMIT $1::int + 1)"
                       " SELECT coalesce(json_agg(json_build_object('id', id, 'name', name,"
                       " 'chip', chip, 'source_format', source_format, 'status', status,"

@@ -98,6 +98,7 @@ struct store_new_plan {
     const char *body_sha256_hex;        /* hash of input+options; required with a key */
     const struct plan_summary *summary; /* from plan_validate */
     int64_t api_key_id;                 /* the key that sent it (store_apikey.id); 0: none */
+    const unsigned char *client_hash;   /* SHA-256 of the client token (auth.h); NULL: none */
     uint64_t retain_s;                  /* expires this long after creation; 0: never */
     const char *parent_id;              /* a what-if's parent plan; NULL for none */
 };
@@ -175,14 +176,24 @@ ERR_MUST_CHECK int store_plan_get(struct store *s, const char *id, struct store_
 ERR_MUST_CHECK int store_plan_get_view(struct store *s, const char *id, enum store_view view,
                                        struct store_plan *out);
 
-/* Newest first. limit: 1..1000; cursor: NULL or an opaque string from a previous page
- * (STORE_INVALID when malformed); name_filter: NULL or a case-insensitive substring (% _ and
- * \ match literally). *items_json (malloc'd) is a JSON array of objects {id, name, chip,
- * source_format, status, created_at, updated_at, tensors, logical_bytes, padded_bytes,
+/* Whose plans store_plan_list() lists: every plan (all), or those created with API key
+ * key_id (0: none) or by the client whose token's digest is client_hash (NULL: none). With
+ * neither, nothing. */
+struct store_list_owner {
+    bool all;
+    int64_t key_id;
+    const unsigned char *client_hash; /* SHA256_LEN bytes, borrowed */
+};
+
+/* owner's plans, newest first. limit: 1..1000; cursor: NULL or an opaque string from a
+ * previous page (STORE_INVALID when malformed); name_filter: NULL or a case-insensitive
+ * substring (% _ and \ match literally). *items_json (malloc'd) is a JSON array of objects {id,
+ * name, chip, source_format, status, created_at, updated_at, tensors, logical_bytes, padded_bytes,
  * peak_bytes, lower_bound_bytes, capacity_bytes, fits}; *next_cursor is malloc'd, or NULL
  * on the last page. */
-ERR_MUST_CHECK int store_plan_list(struct store *s, int limit, const char *cursor,
-                                   const char *name_filter, char **items_json, char **next_cursor);
+ERR_MUST_CHECK int store_plan_list(struct store *s, const struct store_list_owner *owner, int limit,
+                                   const char *cursor, const char *name_filter, char **items_json,
+                                   char **next_cursor);
 
 /* Who may delete plan id: the API key that created it (0: none) and its manage token's
  * SHA-256 (the API compares a presented token's digest with it in constant time).

@@ -67,31 +67,16 @@ out:
     return rc;
 }
 
-int store_plan_create(struct store *s, const struct store_new_plan *np, struct store_created *out)
+/* Runs plan_insert for np as plan id with its manage token's digest (first: as for
+ * store_run). STORE_OK or a failure. */
+static int plan_insert(struct store *s, const struct store_new_plan *np, const char *id,
+                       const unsigned char *token_hash, bool first)
 {
-    char id[IDS_ID_LEN + 1];
-    char token[IDS_TOKEN_LEN + 1];
-    unsigned char token_hash[SHA256_LEN];
-    char num[9][24];
     const struct plan_summary *sm = np->summary;
-    PGresult *r = NULL;
+    char num[9][24];
+    PGresult *r;
     int rc;
-    bool tx = np->idempotency_key != NULL, done = false;
-    memset(out, 0, sizeof *out);
-    /* The schema's CHECK, answered as a client error rather than a failed INSERT. */
-    if (tx && (np->body_sha256_hex == NULL || np->idempotency_key[0] == '\0' ||
-               strlen(np->idempotency_key) > STORE_KEY_MAX))
-        return STORE_INVALID;
-    if (np->options_json && store_json_has_nul(np->options_json))
-        return STORE_INVALID;
-    if (ids_new_id(id) < 0 || ids_new_token(token) < 0) {
-        log_line("store", "getrandom failed: %s", strerror(errno));
-        return STORE_ERROR;
-    }
-    /* Only the digest is sent: the token never reaches SQL, so no statement log holds it. */
-    sha256_of(token, strlen(token), token_hash);
-    if (tx && ((rc = key_claim(s, np, id, out, &done)) != STORE_OK || done))
-        return rc;
+
     store_fmt_u64(num[0], sizeof num[0], sm ? sm->tensors : 0);
     store_fmt_u64(num[1], sizeof num[1], sm ? sm->logical_bytes : 0);
     store_fmt_u64(num[2], sizeof num[2], sm ? sm->padded_bytes : 0);
@@ -101,39 +86,58 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
     snprintf(num[6], sizeof num[6], "%s", sm && sm->fits ? "true" : "false");
     snprintf(num[7], sizeof num[7], "%lld", (long long)np->api_key_id);
     store_fmt_u64(num[8], sizeof num[8], np->retain_s);
-    {
-        const char *vals[17] = {id,
-                                np->name ? np->name : "",
-                                np->chip ? np->chip : "",
-                                np->source_format ? np->source_format : "",
-                                np->input ? np->input : "",
-                                np->options_json ? np->options_json : "{}",
-                                num[0],
-                                num[1],
-                                num[2],
-                                num[3],
-                                num[4],
-                                num[5],
-                                num[6],
-                                (const char *)token_hash,
-                                num[7],
-                                num[8],
-                                np->parent_id ? np->parent_id : ""};
-        int lens[17] = {0};
-        int fmts[17] = {0};
-        if (np->input_len > INT32_MAX) {
-            rc = STORE_INVALID;
-            goto fail;
-        }
-        lens[4] = (int)np->input_len;
-        fmts[4] = 1; /* bytea, binary: NULs and all */
-        lens[13] = SHA256_LEN;
-        fmts[13] = 1;
-        r = store_run(s, STORE_STMT_PLAN_INSERT, 17, vals, lens, fmts, 0, !tx, &rc);
-        if (r == NULL)
-            goto fail;
-        PQclear(r);
+    const char *vals[18] = {id,
+                            np->name ? np->name : "",
+                            np->chip ? np->chip : "",
+                            np->source_format ? np->source_format : "",
+                            np->input ? np->input : "",
+                            np->options_json ? np->options_json : "{}",
+                            num[0],
+                            num[1],
+                            num[2],
+                            num[3],
+                            num[4],
+                            num[5],
+                            num[6],
+                            (const char *)token_hash,
+                            num[7],
+                            num[8],
+                            np->parent_id ? np->parent_id : "",
+                            (const char *)np->client_hash};
+    /* bytea in binary: the input (NULs and all) and the digests */
+    const int lens[18] = {[4] = (int)np->input_len, [13] = SHA256_LEN, [17] = SHA256_LEN};
+    const int fmts[18] = {[4] = 1, [13] = 1, [17] = 1};
+    r = store_run(s, STORE_STMT_PLAN_INSERT, 18, vals, lens, fmts, 0, first, &rc);
+    if (r == NULL)
+        return rc;
+    PQclear(r);
+    return STORE_OK;
+}
+
+int store_plan_create(struct store *s, const struct store_new_plan *np, struct store_created *out)
+{
+    char id[IDS_ID_LEN + 1];
+    char token[IDS_TOKEN_LEN + 1];
+    unsigned char token_hash[SHA256_LEN];
+    int rc;
+    bool tx = np->idempotency_key != NULL, done = false;
+    memset(out, 0, sizeof *out);
+    /* The schema's CHECK, answered as a client error rather than a failed INSERT. */
+    if (tx && (np->body_sha256_hex == NULL || np->idempotency_key[0] == '\0' ||
+               strlen(np->idempotency_key) > STORE_KEY_MAX))
+        return STORE_INVALID;
+    if ((np->options_json && store_json_has_nul(np->options_json)) || np->input_len > INT32_MAX)
+        return STORE_INVALID;
+    if (ids_new_id(id) < 0 || ids_new_token(token) < 0) {
+        log_line("store", "getrandom failed: %s", strerror(errno));
+        return STORE_ERROR;
     }
+    /* Only the digest is sent: the token never reaches SQL, so no statement log holds it. */
+    sha256_of(token, strlen(token), token_hash);
+    if (tx && ((rc = key_claim(s, np, id, out, &done)) != STORE_OK || done))
+        return rc;
+    if ((rc = plan_insert(s, np, id, token_hash, !tx)) != STORE_OK)
+        goto fail;
     if (tx && (rc = store_run_plain(s, "COMMIT", false)) != STORE_OK)
         goto fail;
     memcpy(out->id, id, sizeof out->id);
@@ -305,10 +309,11 @@ static char *like_pattern(const char *s)
     return p;
 }
 
-int store_plan_list(struct store *s, int limit, const char *cursor, const char *name_filter,
-                    char **items_json, char **next_cursor)
+int store_plan_list(struct store *s, const struct store_list_owner *owner, int limit,
+                    const char *cursor, const char *name_filter, char **items_json,
+                    char **next_cursor)
 {
-    char lim[16];
+    char lim[16], kid[24];
     char micros[24] = "";
     char cid[IDS_ID_LEN + 1] = "";
     char *pattern = NULL;
@@ -324,9 +329,18 @@ int store_plan_list(struct store *s, int limit, const char *cursor, const char *
         (pattern = like_pattern(name_filter)) == NULL)
         return STORE_ERROR;
     snprintf(lim, sizeof lim, "%d", limit);
+    snprintf(kid, sizeof kid, "%lld", (long long)owner->key_id);
     {
-        const char *vals[4] = {lim, cursor ? micros : NULL, cursor ? cid : NULL, pattern};
-        r = store_run(s, STORE_STMT_PLAN_LIST, 4, vals, NULL, NULL, 0, true, &rc);
+        const char *vals[7] = {lim,
+                               cursor ? micros : NULL,
+                               cursor ? cid : NULL,
+                               pattern,
+                               owner->all ? "true" : "false",
+                               owner->key_id != 0 ? kid : NULL,
+                               (const char *)owner->client_hash};
+        const int lens[7] = {[6] = SHA256_LEN};
+        const int fmts[7] = {[6] = 1};
+        r = store_run(s, STORE_STMT_PLAN_LIST, 7, vals, lens, fmts, 0, true, &rc);
     }
     free(pattern);
     if (r == NULL)

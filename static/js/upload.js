@@ -2,7 +2,7 @@
 // its header is read and sent) or a MiniMalloc CSV, choose chip and strategies, POST it to
 // /api/v1/plans, follow the job until it is done, then open the plan page.
 
-import { el, $, fmtBytes, fmtInt, apiGet, apiPost, apiKey, setApiKey, isKeyProblem, appUrl, planUrl, pollPlan, statusBadge } from './util.js';
+import { el, $, fmtBytes, fmtInt, apiGet, apiPost, apiKey, setApiKey, isKeyProblem, ownerHeaders, appUrl, planUrl, pollPlan, statusBadge } from './util.js';
 import { readSafetensorsHeader, detectFormat } from './safetensors.js';
 
 const FIELDS = ['file', 'name', 'chip', 'strategies', 'capacity', 'time_limit', 'xla_assignment', 'xla_report', 'api_key'];
@@ -200,7 +200,9 @@ async function loadRecent(reset) {
     const q = $('#recent-filter').value.trim();
     if (q) params.set('name', q);
     try {
-        const { body } = await apiGet(appUrl('/api/v1/plans?' + params));
+        // The server lists this browser's plans (and its API key's), or everyone's under
+        // --public-list (scope "all").
+        const { body } = await apiGet(appUrl('/api/v1/plans?' + params), ownerHeaders());
         const items = body.items || [];
         for (const p of items) {
             const s = p.summary || p; // list items carry the summary columns inline
@@ -212,7 +214,9 @@ async function loadRecent(reset) {
         }
         cursor = body.next_cursor || null;
         $('#recent-more').classList.toggle('hidden', !cursor);
-        note.textContent = tbody.children.length ? '' : q ? 'No plan matches.' : 'No plans yet.';
+        const mine = body.scope === 'mine';
+        $('#recent-title').textContent = mine ? 'Your recent plans' : 'Recent plans';
+        note.textContent = tbody.children.length ? '' : q ? 'No plan matches.' : mine ? 'No plans from this browser yet. Plans others share with you open from their links.' : 'No plans yet.';
     } catch (err) {
         note.textContent = 'Could not list plans: ' + (err.detail || err.message);
     }

@@ -83,8 +83,9 @@ export function planUrl(id, view) {
     return appUrl('/api/v1/plans/' + encodeURIComponent(id)) + (view ? '?view=' + view : '');
 }
 
-export async function apiGet(url) {
-    const res = await fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+// headers: more request headers (ownerHeaders() for the plan list).
+export async function apiGet(url, headers = {}) {
+    const res = await fetch(url, { headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin' });
     if (!res.ok) throw await problemError(res);
     return { body: await res.json(), res };
 }
@@ -109,16 +110,46 @@ export function setApiKey(key) {
         // storage disabled: the key is sent with this submission only
     }
 }
+// This browser's client token (server/service/README.md#private-plans): 32 random bytes in
+// base64url, made once and kept in localStorage, sent as TPUplan-Client with submissions and
+// with the plan list, which then shows the plans this browser made. The server keeps only its
+// SHA-256. A cross-site form cannot send the header, which is how the server tells the
+// dashboard's own uploads from a forged one. Without storage it lasts as long as the page.
+const CLIENT_ITEM = 'tpuplan.client';
+let pageClient = '';
+function newClientToken() {
+    const bytes = crypto.getRandomValues(new Uint8Array(32));
+    return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+export function clientToken() {
+    try {
+        let t = localStorage.getItem(CLIENT_ITEM);
+        if (!t || !/^[A-Za-z0-9_-]{22,64}$/.test(t)) {
+            t = newClientToken();
+            localStorage.setItem(CLIENT_ITEM, t);
+        }
+        return t;
+    } catch {
+        if (!pageClient) pageClient = newClientToken();
+        return pageClient;
+    }
+}
+// The headers that say whose plans a request is about: this browser's token, and the API key
+// when one is kept (the list then holds the key's plans too).
+export function ownerHeaders() {
+    const key = apiKey();
+    return { 'TPUplan-Client': clientToken(), ...(key ? { Authorization: 'Bearer ' + key } : {}) };
+}
+
 // Whether an API error is the server asking for an API key (401 key-required, 403 key-revoked).
 export function isKeyProblem(err) {
     return (err.status === 401 || err.status === 403) && /\/problems\/key-[a-z]+$/.test(err.problem?.type || '');
 }
 
-// POSTs are submissions (a plan, a what-if): they carry the API key when one is kept.
+// POSTs are submissions (a plan, a what-if): they carry this browser's token and the API key
+// when one is kept.
 export async function apiPost(url, body, headers) {
-    const key = apiKey();
-    const auth = key ? { Authorization: 'Bearer ' + key } : {};
-    const res = await fetch(url, { method: 'POST', body, headers: { Accept: 'application/json', ...auth, ...headers } });
+    const res = await fetch(url, { method: 'POST', body, headers: { Accept: 'application/json', ...ownerHeaders(), ...headers } });
     if (!res.ok) throw await problemError(res);
     return { body: await res.json(), res };
 }

@@ -164,6 +164,44 @@ test('a model description uploaded through the file picker opens its plan page',
     state.result = r;
 });
 
+test("Recent plans lists this browser's own plans, not another browser's, which still opens the share link", async () => {
+    const id = new URL(state.planUrl).pathname.split('/').pop();
+    const mine = (page) => page.$$eval('#recent a[href]', (as) => as.map((a) => a.getAttribute('href').split('/').pop()));
+    const listed = (page) => page.waitForFunction(() => document.querySelector('#recent-note').textContent !== '' || document.querySelector('#recent tbody tr'));
+    // The uploading browser (same context: same localStorage) lists its plan.
+    const again = await state.page.context().newPage();
+    await again.goto(base + '/');
+    await listed(again);
+    assert((await mine(again)).includes(id), 'the uploading browser does not list its plan');
+    assert((await again.textContent('#recent-title')) === 'Your recent plans', 'title: ' + (await again.textContent('#recent-title')));
+    await again.close();
+    // Another browser lists none of it, then uploads: its request carries its own token, and
+    // its list holds its plan alone.
+    const other = await newPage();
+    const sent = [];
+    other.on('request', (req) => req.method() === 'POST' && sent.push(req.headers()['tpuplan-client']));
+    await other.goto(base + '/');
+    await listed(other);
+    assert(!(await mine(other)).includes(id), "another browser lists the first one's plan");
+    assert(/No plans from this browser yet/.test(await other.textContent('#recent-note')), 'note: ' + (await other.textContent('#recent-note')));
+    await other.setInputFiles('#file', { name: 'own.csv', mimeType: 'text/csv', buffer: Buffer.from('id,lower,upper,size\n0,0,1,64\n') });
+    await other.waitForFunction(() => /MiniMalloc CSV/.test(document.querySelector('#file-info').textContent));
+    await other.click('#submit');
+    await waitPlanPage(other);
+    const own = new URL(other.url()).pathname.split('/').pop();
+    const token = await other.evaluate(() => localStorage.getItem('tpuplan.client'));
+    assert(/^[A-Za-z0-9_-]{43}$/.test(token || '') && sent.length === 1 && sent[0] === token, `upload's TPUplan-Client ${sent} vs stored ${token}`);
+    await other.goto(base + '/');
+    await listed(other);
+    const hrefs = await mine(other);
+    assert(hrefs.includes(own) && !hrefs.includes(id), 'the second browser lists: ' + hrefs.join(' '));
+    // The first browser's share link opens here all the same.
+    await other.goto(state.planUrl);
+    await waitPlanPage(other);
+    assert((await other.textContent('#plan-name')) === model.name, 'the share link did not open');
+    await other.context().close();
+});
+
 test('a time limit out of range is refused next to its field, in the words of tpuplan plan', async () => {
     const page = await newPage();
     await page.goto(base + '/');
@@ -849,9 +887,6 @@ test('under --base-path /tpuplan the dashboard uploads, lists and shows plans wi
     await page.waitForFunction(() => /usable HBM/.test(document.querySelector('#chip').textContent));
     const css = await page.evaluate(() => [...document.styleSheets].reduce((n, s) => n + s.cssRules.length, 0));
     assert(css > 10, `stylesheet rules ${css}`);
-    await page.waitForFunction(() => document.querySelector('#recent a[href]'));
-    const recent = await page.$$eval('#recent a[href]', (as) => as.map((a) => a.getAttribute('href')));
-    assert(recent.length > 0 && recent.every((h) => h.startsWith('/tpuplan/p/')), 'recent links: ' + recent.slice(0, 3));
     await pickFile(page, fixture('model.json'), /model description/);
     await page.click('#submit');
     await waitPlanPage(page);
@@ -862,8 +897,13 @@ test('under --base-path /tpuplan the dashboard uploads, lists and shows plans wi
     const want = new Date(Date.now() + 30 * 86400e3).toISOString().replace('T', ' ').slice(0, 10);
     assert(expires.startsWith('expires ' + want) && / UTC$/.test(expires), `expiry shown: ${expires} (want ${want})`);
     assert(/v5e|v4|v5p|v6e/.test(await page.textContent('#cards')), 'summary cards empty');
+    const id = new URL(page.url()).pathname.split('/').pop();
     await page.click('a.brand');
     await page.waitForURL(prefixed + '/');
+    // The list holds the plan just made, linked under the base path.
+    await page.waitForFunction(() => document.querySelector('#recent a[href]'));
+    const recent = await page.$$eval('#recent a[href]', (as) => as.map((a) => a.getAttribute('href')));
+    assert(recent.includes('/tpuplan/p/' + id) && recent.every((h) => h.startsWith('/tpuplan/p/')), 'recent links: ' + recent.slice(0, 3));
     assert(outside.length === 0, 'requests outside the base path: ' + outside.slice(0, 5).join(' '));
     await page.context().close();
 });

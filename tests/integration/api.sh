@@ -503,15 +503,18 @@ check "capacity=0 is 400 (above 0, as on the command line)" \
     eval 'problem 400 invalid-parameter && errors_are "capacity|capacity: must be above 0 bytes, got \"0\""'
 
 # ---- listing ----
+# The list is the caller's own (private.sh): this one's client token.
+me="api-sh-$$-0123456789abcdef"
 for i in 1 2 3; do
-    req POST "/api/v1/plans?name=page-$$-$i" -H 'Content-Type: application/json' --data "$model"
+    req POST "/api/v1/plans?name=page-$$-$i" -H 'Content-Type: application/json' \
+        -H "TPUplan-Client: $me" --data "$model"
 done
-req GET "/api/v1/plans?limit=2&name=page-$$-"
+req GET "/api/v1/plans?limit=2&name=page-$$-" -H "TPUplan-Client: $me"
 cursor=$(jstr next_cursor)
 link=$(hdr Link)
 check "list is newest first, limited, with next_cursor and Link rel=next" \
     eval 'is 200 && [ "$(jstr name)" = "page-$$-3" ] && [ -n "$cursor" ] && [[ "$link" == *"rel=\"next\""* ]]'
-req GET "/api/v1/plans?limit=2&name=page-$$-&cursor=$cursor"
+req GET "/api/v1/plans?limit=2&name=page-$$-&cursor=$cursor" -H "TPUplan-Client: $me"
 check "the next page has the rest and no cursor" \
     eval 'is 200 && [ "$(jstr name)" = "page-$$-1" ] && body_has "\"next_cursor\":null"'
 req GET "/api/v1/plans?limit=0"

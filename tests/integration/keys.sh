@@ -77,8 +77,8 @@ req GET "/api/v1/plans/$id"
 check "the plan is readable without a key (share links stay open)" is 200
 req GET "/p/$id"
 check "so is its share page" is 200
-req GET /api/v1/plans
-check "and the list" is 200
+req GET /api/v1/plans -H "Authorization: Bearer $ci"
+check "and the key's list holds it" eval 'is 200 && body_has "$id"'
 req DELETE "/api/v1/plans/$id" -H "Authorization: Bearer $token"
 check "DELETE with the manage token alone is 401 under --require-key" problem 401 key-required
 req DELETE "/api/v1/plans/$id" -H "Authorization: Bearer $other"
@@ -188,7 +188,7 @@ req GET "/api/v1/plans/$short?view=summary"
 check "after the sweep, GET is still 410" problem 410 expired
 req POST "/api/v1/plans/$short/whatif" -H 'Content-Type: application/json' -H "Authorization: Bearer $ci" --data '{}'
 check "after the sweep, a what-if of it is still 410" problem 410 expired
-req GET '/api/v1/plans?limit=100'
+req GET '/api/v1/plans?limit=100' -H "Authorization: Bearer $ci"
 check "expired plans are not listed" eval 'is 200 && ! body_has "$short" && body_has "$id"'
 req GET /metrics
 check "/metrics counts the swept plans" body_has 'tpuplan_plans_expired_total 1'

@@ -89,15 +89,17 @@ req 127.0.0.1 GET /tpuplan/api/v1/openapi.json
 check "OpenAPI's server is relative to the document, hence under the base path" \
     eval 'is 200 && body_has "\"url\": \"../..\""'
 model='{"name":"proxy-test","chip":"v5e","tensors":[{"name":"w","shape":[4,128],"dtype":"f32","kind":"param"}]}'
-req 127.0.0.1 POST /tpuplan/api/v1/plans -H 'Content-Type: application/json' --data "$model"
+me="proxy-sh-client-token-$$" # the list is the caller's own: this client's token
+req 127.0.0.1 POST /tpuplan/api/v1/plans -H 'Content-Type: application/json' --data "$model" \
+    -H "TPUplan-Client: $me"
 id=$(grep -o '"id":"[^"]*"' "$tmp/b" | head -1 | cut -d'"' -f4)
 check "a submission's Location and links are under the base path" \
     eval 'is 202 && [ "$(hdr Location)" = "/tpuplan/api/v1/plans/$id" ] && body_has "\"share\":\"/tpuplan/p/$id\"" && body_has "\"self\":\"/tpuplan/api/v1/plans/$id\""'
 req 127.0.0.1 POST /tpuplan/api/v1/plans -H 'Content-Type: application/json' --data "$model" \
-    -H 'Prefer: wait=10'
+    -H 'Prefer: wait=10' -H "TPUplan-Client: $me"
 check "a finished plan's links are under the base path" \
     eval 'is 201 && body_has "\"share\":\"/tpuplan/p/"'
-req 127.0.0.1 GET '/tpuplan/api/v1/plans?limit=1'
+req 127.0.0.1 GET '/tpuplan/api/v1/plans?limit=1' -H "TPUplan-Client: $me"
 check "the list's next-page Link is under the base path" \
     eval 'is 200 && hdr Link | grep -q "^</tpuplan/api/v1/plans?limit=1&cursor="'
 req 127.0.0.1 POST /tpuplan/api/v1/plans -H 'Content-Type: application/json' \

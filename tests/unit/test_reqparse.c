@@ -96,6 +96,32 @@ static void test_client_request_id_is_kept_only_when_safe(void **state)
     assert_false(reqparse_request_id("caf\xc3\xa9"));
 }
 
+/* A client token is 22 to 64 characters of base64url, nothing else. */
+static void test_client_token_is_base64url_of_22_to_64(void **state)
+{
+    char t[67];
+
+    (void)state;
+    memset(t, 'A', 22);
+    t[22] = '\0';
+    assert_true(reqparse_client_token(t));
+    t[21] = '\0';
+    assert_false(reqparse_client_token(t)); /* 21: under 128 bits when random */
+    memset(t, '-', 64);
+    t[0] = '_';
+    t[64] = '\0';
+    assert_true(reqparse_client_token(t));
+    t[64] = 'x';
+    t[65] = '\0';
+    assert_false(reqparse_client_token(t)); /* 65 */
+    assert_true(reqparse_client_token("Zm9vYmFyYmF6cXV4cXV1eDEyMzQ1Njc4OTAxMjM0NTY"));
+    assert_false(reqparse_client_token("Zm9vYmFyYmF6cXV4cXV1eDEyMzQ1Njc4OTAxMjM0NTY="));
+    assert_false(reqparse_client_token("Zm9vYmFyYmF6cXV4cXV1eDEy.zQ1Njc4OTAxMjM0NTY"));
+    assert_false(reqparse_client_token("Zm9vYmFyYmF6cXV4cXV1eDEy zQ1Njc4OTAxMjM0NTY"));
+    assert_false(reqparse_client_token(NULL));
+    assert_false(reqparse_client_token(""));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -103,6 +129,7 @@ int main(void)
         cmocka_unit_test(test_media_types_select_the_body_kind),
         cmocka_unit_test(test_etag_bearer_and_numbers_are_parsed_strictly),
         cmocka_unit_test(test_client_request_id_is_kept_only_when_safe),
+        cmocka_unit_test(test_client_token_is_base64url_of_22_to_64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -301,6 +301,8 @@ static void test_idempotency_keys_are_scoped(void **state)
                      5);
 }
 
+static const struct store_list_owner everyone = {.all = true};
+
 static void test_list_pages_through_every_plan_once(void **state)
 {
     struct store *s = *state;
@@ -312,7 +314,8 @@ static void test_list_pages_through_every_plan_once(void **state)
         create(s, names[i], &c[i]);
     /* Walk alpha-* two at a time, newest first: ids 4 3 | 2 1 | 0. */
     for (int page = 0; page < 3; page++) {
-        assert_int_equal(store_plan_list(s, 2, cursor, "ALPHA", &items, &next), STORE_OK);
+        assert_int_equal(store_plan_list(s, &everyone, 2, cursor, "ALPHA", &items, &next),
+                         STORE_OK);
         for (int k = 4 - 2 * page; k >= 0 && k > 2 - 2 * page; k--) {
             assert_non_null(strstr(items, c[k].id));
             seen++;
@@ -331,16 +334,84 @@ static void test_list_pages_through_every_plan_once(void **state)
     }
     assert_int_equal(seen, 5);
     /* % and _ match literally: only "b%_x", not "bxyx". */
-    assert_int_equal(store_plan_list(s, 10, NULL, "%_", &items, &next), STORE_OK);
+    assert_int_equal(store_plan_list(s, &everyone, 10, NULL, "%_", &items, &next), STORE_OK);
     assert_non_null(strstr(items, c[5].id));
     assert_null(strstr(items, c[6].id));
     assert_non_null(strstr(items, "\"capacity_bytes\" : 17179869184"));
     free(items);
-    assert_int_equal(store_plan_list(s, 10, NULL, "nomatch", &items, &next), STORE_OK);
+    assert_int_equal(store_plan_list(s, &everyone, 10, NULL, "nomatch", &items, &next), STORE_OK);
     assert_string_equal(items, "[]");
     free(items);
-    assert_int_equal(store_plan_list(s, 2, "bm90LWEtY3Vyc29y", NULL, &items, &next), STORE_INVALID);
-    assert_int_equal(store_plan_list(s, 0, NULL, NULL, &items, &next), STORE_INVALID);
+    assert_int_equal(store_plan_list(s, &everyone, 2, "bm90LWEtY3Vyc29y", NULL, &items, &next),
+                     STORE_INVALID);
+    assert_int_equal(store_plan_list(s, &everyone, 0, NULL, NULL, &items, &next), STORE_INVALID);
+}
+
+/* Which of the n plans c items lists, as "p5 p1": the last created (newest) first. */
+static void ids_listed(const char *items, const struct store_created *c, size_t n, char *out,
+                       size_t cap)
+{
+    const char *at[5] = {NULL};
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        at[i] = strstr(items, c[i].id);
+    /* newest first: walk from the last created */
+    for (size_t k = n; k-- > 0;)
+        if (at[k] != NULL)
+            snprintf(out + strlen(out), cap - strlen(out), "%sp%zu", out[0] ? " " : "", k + 1);
+}
+
+/* A caller lists its own plans: those of its API key and of its client token, both when it
+ * presents both; with neither, none; `all` lists every one. */
+static void test_list_shows_the_callers_own_plans(void **state)
+{
+    struct store *s = *state;
+    struct store_apikey key;
+    unsigned char kh[APIKEY_HASH_LEN] = {1}, ca[SHA256_LEN], cb[SHA256_LEN];
+    struct store_created c[5];
+    char *items, *next, got[64];
+    const struct {
+        int64_t key;
+        const unsigned char *client;
+    } made[5] = {{0, ca}, {0, cb}, {0, NULL}, {1, NULL}, {1, ca}};
+    const struct {
+        struct store_list_owner o;
+        const char *want;
+    } cases[] = {
+        {{.client_hash = ca}, "p5 p1"},
+        {{.client_hash = cb}, "p2"},
+        {{.key_id = 1}, "p5 p4"},
+        {{.key_id = 1, .client_hash = cb}, "p5 p4 p2"},
+        {{.key_id = 0}, ""},
+        {{.all = true}, "p5 p4 p3 p2 p1"},
+    };
+
+    sha256_of("browser a", 9, ca);
+    sha256_of("browser b", 9, cb);
+    assert_int_equal(store_apikey_create(s, "lister", "listerAA", kh), STORE_OK);
+    assert_int_equal(store_apikey_find(s, "listerAA", &key), STORE_OK);
+    for (size_t i = 0; i < 5; i++) {
+        struct store_new_plan np = {.name = "mine",
+                                    .chip = "v5e",
+                                    .source_format = "json",
+                                    .input = "{}",
+                                    .input_len = 2,
+                                    .summary = &sum,
+                                    .api_key_id = made[i].key ? key.id : 0,
+                                    .client_hash = made[i].client};
+        assert_int_equal(store_plan_create(s, &np, &c[i]), STORE_OK);
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct store_list_owner o = cases[i].o;
+        if (o.key_id != 0)
+            o.key_id = key.id;
+        assert_int_equal(store_plan_list(s, &o, 10, NULL, NULL, &items, &next), STORE_OK);
+        ids_listed(items, c, 5, got, sizeof got);
+        assert_string_equal(got, cases[i].want);
+        assert_null(next);
+        free(items);
+    }
+    assert_int_equal(sql_long("SELECT count(*) FROM plans WHERE length(client_hash) = 32"), 3);
 }
 
 /* The token's digest is computed in C (only it reaches SQL) and is the same SHA-256 that
@@ -649,6 +720,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_idempotency_keys_are_scoped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_pages_through_every_plan_once, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_needs_the_token_digest, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_list_shows_the_callers_own_plans, setup, teardown),
         cmocka_unit_test_setup_teardown(test_each_job_is_claimed_and_finished_once, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_result_views_read_back_verbatim, setup, teardown),
