@@ -52,6 +52,8 @@ static const struct opt opts[] = {
     {"trusted-proxy", OPT_NETS, OFF(trusted_proxies),
      "reverse proxy CIDR whose X-Forwarded-For is believed (repeatable)"},
     {"base-path", OPT_BASE, OFF(base_path), "serve under this path prefix, e.g. /tpuplan"},
+    {"public-url", OPT_STR, OFF(public_url),
+     "the URL users reach the server at (its host is the only name accepted in Host)"},
     {"tls-cert", OPT_STR, OFF(tls_cert), "PEM certificate (chain): serve https"},
     {"tls-key", OPT_STR, OFF(tls_key), "PEM private key of --tls-cert"},
     {"require-key", OPT_FLAG, OFF(require_key), "POST and DELETE need an API key"},
@@ -396,6 +398,12 @@ static int config_check(struct config *c)
         log_line(LOG_PROGRAM, "--listen %s: expected HOST:PORT", c->listen);
         return -1;
     }
+    c->listen_loopback = guard_loopback(host);
+    if (c->public_url != NULL && guard_url_host(c->public_url, c->public_host) != 0) {
+        log_line(LOG_PROGRAM, "--public-url %s: expected http(s)://HOST[:PORT][/PATH]",
+                 c->public_url);
+        return -1;
+    }
     return 0;
 }
 
@@ -480,6 +488,7 @@ void config_print(const struct config *c, FILE *f)
     fprintf(f, "  max-wait        %u s\n", c->max_wait_s);
     fprintf(f, "  trusted-proxy   %zu net(s)\n", c->trusted_proxies.n);
     fprintf(f, "  base-path       %s\n", c->base_path[0] != '\0' ? c->base_path : "/");
+    fprintf(f, "  public-url      %s\n", c->public_url != NULL ? c->public_url : "(unset)");
     fprintf(f, "  tls             %s\n", c->tls_cert != NULL ? c->tls_cert : "off");
     fprintf(f, "  require-key     %s\n", c->require_key ? "yes" : "no");
     fprintf(f, "  public-list     %s\n", c->public_list ? "yes" : "no");

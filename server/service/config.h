@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "planner/err.h"
+#include "service/guard.h"
 #include "service/proxy.h"
 
 #define CONFIG_BASE_MAX 128 /* bytes of --base-path */
@@ -51,11 +52,16 @@ struct config {
     struct proxy_nets trusted_proxies; /* --trusted-proxy CIDR (repeatable, or comma list) */
     char base_path[CONFIG_BASE_MAX];   /* "" or "/a/b": no trailing slash */
     const char *tls_cert, *tls_key;    /* PEM files; both or neither */
+    const char *public_url;            /* the address users reach it at; NULL: unset */
     bool require_key;                  /* POST and DELETE need an API key */
     bool public_list;                  /* GET /api/v1/plans lists every plan, not the caller's */
-    uint64_t retain_s;                 /* default plan lifetime in seconds; 0: forever */
+    /* Derived once all are read (guard.h): whether --listen names a loopback address, and
+     * --public-url's host ("" when unset). */
+    bool listen_loopback;
+    uint64_t retain_s; /* default plan lifetime in seconds; 0: forever */
     /* `tpuplan-server key create|list|revoke [NAME]`: key_cmd is NULL when serving. */
     const char *key_cmd, *key_name;
+    char public_host[GUARD_HOST_MAX];
 };
 
 /* Fills *c from argv and the environment. Returns 0, 1 after printing help (exit 0), or

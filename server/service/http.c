@@ -24,6 +24,7 @@
 #include "service/climit.h"
 #include "service/deadline.h"
 #include "service/exec.h"
+#include "service/guard.h"
 #include "service/log.h"
 #include "service/metrics.h"
 #include "service/ratelimit.h"
@@ -184,6 +185,20 @@ static enum MHD_Result req_submit(struct request *r)
     return MHD_YES;
 }
 
+/* 421 for a Host that names no name of this server (guard.h). */
+static enum MHD_Result wrong_host(struct request *r)
+{
+    const struct config *cfg = r->srv->cfg;
+    const char *host = MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, "Host");
+    char d[160 + GUARD_HOST_MAX];
+
+    snprintf(d, sizeof(d),
+             "Host %.80s is not a name of this server: use %s%s (or its address, or localhost).",
+             host != NULL ? host : "", cfg->public_host[0] != '\0' ? cfg->public_host : "",
+             cfg->public_host[0] != '\0' ? "" : "the name set with --public-url");
+    return req_problem(r, PROBLEM_WRONG_HOST, d);
+}
+
 static enum MHD_Result client_busy(struct request *r)
 {
     char d[160];
@@ -204,6 +219,8 @@ static enum MHD_Result dispatch(struct request *r)
 
     if (shutting_down(srv))
         return req_problem(r, PROBLEM_SHUTTING_DOWN, PROBLEM_SHUTTING_DOWN_DETAIL);
+    if (r->http.wrong_host)
+        return wrong_host(r);
     if (r->http.limited)
         return client_busy(r);
     if (r->http.to_base) {
@@ -399,8 +416,20 @@ static enum MHD_Result post_begin(struct request *r)
 
     r->kind = reqparse_media_type(ct);
     body_init(&r->body, cfg->max_body, r->kind == BODY_SAFETENSORS);
+    if (r->http.wrong_host)
+        return wrong_host(r); /* like too_large below: MHD then skips the body */
     if (r->http.limited)
-        return client_busy(r); /* like too_large below: MHD then skips the body */
+        return client_busy(r);
+    if (!guard_submission_ok(
+            r->kind, MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, AUTH_CLIENT_HEADER),
+            MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND,
+                                        MHD_HTTP_HEADER_AUTHORIZATION)))
+        return req_problem(
+            r, PROBLEM_CROSS_SITE,
+            "A text/plain or multipart/form-data submission needs the " AUTH_CLIENT_HEADER
+            " header (the dashboard sends its token) or an API "
+            "key, so that no other site's form can submit here; JSON needs "
+            "neither. See server/service/README.md#cross-site-requests.");
     if (rate_limited(r, &ret))
         return ret;
     if (r->kind == BODY_NONE || r->kind == BODY_UNSUPPORTED) {
@@ -580,6 +609,9 @@ static enum MHD_Result access_call(struct server *srv, struct MHD_Connection *co
             return MHD_NO;
         log_set_request(r->id);
         route_base(r, url, method);
+        r->http.wrong_host = !guard_host_ok(
+            srv->cfg->public_host, srv->cfg->listen_loopback,
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"), r->via_proxy);
         if (nul) {
             r->route.status = 404;
             r->route.row = NULL;

@@ -27,6 +27,9 @@ const struct problem_type problem_types[PROBLEM_COUNT] = {
                              429, "1"},
     /* No fixed Retry-After: http.c sends the seconds until the client's bucket refills. */
     [PROBLEM_RATE_LIMITED] = {"rate-limited", "Too many plan submissions", 429, NULL},
+    [PROBLEM_WRONG_HOST] = {"wrong-host", "The Host header names another server", 421, NULL},
+    [PROBLEM_CROSS_SITE] = {"cross-site",
+                            "A form body needs the TPUplan-Client header or an API key", 403, NULL},
     [PROBLEM_INVALID_PARAMETER] = {"invalid-parameter", "A request parameter is invalid", 400,
                                    NULL},
     [PROBLEM_NO_SUCH_PLAN] = {"not-found", "No such plan", 404, NULL},

@@ -41,6 +41,8 @@ enum problem_id {
     PROBLEM_OUT_OF_MEMORY,
     PROBLEM_CLIENT_BUSY,
     PROBLEM_RATE_LIMITED, /* Retry-After: the seconds to the client's next token */
+    PROBLEM_WRONG_HOST,   /* guard.h: a Host that names no name of this server */
+    PROBLEM_CROSS_SITE,   /* guard.h: a body a cross-site form could send, unmarked */
     /* The REST handlers (api.c). */
     PROBLEM_INVALID_PARAMETER,
     PROBLEM_NO_SUCH_PLAN,

@@ -65,7 +65,8 @@ static void client_capture(struct request *r)
 
     proxy_sockaddr_text(ci != NULL ? ci->client_addr : NULL, peer, sizeof(peer));
     snprintf(r->client_addr, sizeof(r->client_addr), "%s", peer);
-    if (nets->n == 0 || !proxy_trusted(nets, peer))
+    r->via_proxy = nets->n > 0 && proxy_trusted(nets, peer);
+    if (!r->via_proxy)
         return;
     j = calloc(1, sizeof(*j));
     if (j == NULL)

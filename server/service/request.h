@@ -73,6 +73,7 @@ struct request {
     /* What was asked: filled by the transport, read-only once a handler runs. */
     struct route_match route;
     char client_addr[PROXY_ADDR_LEN]; /* request_client_addr() */
+    bool via_proxy;                   /* the peer is a --trusted-proxy */
     char id[LOG_REQUEST_ID_MAX + 1];  /* X-Request-Id: the client's when well-formed, else new */
     char method[8];                   /* for the access log; "" when longer */
     char *url;                        /* for the access log (at most 256 bytes), or NULL */
@@ -113,6 +114,7 @@ struct request {
         bool counted;     /* holds a place in srv->clients (released at completion) */
         bool limited;     /* its client had no place left: answered 429 */
         bool to_base;     /* exactly --base-path without its slash: redirected */
+        bool wrong_host;  /* its Host names no name of this server (guard.h): 421 */
         enum problem_id early_problem;
         char early_detail[256];
     } http;

@@ -20,6 +20,9 @@ rc=$?
 check "tpuplan-server migrate applies the migrations and exits 0" \
     eval '[ "$rc" = 0 ] && grep -q "migrations in .* applied" "$tmp/migrate.log"'
 server_start server --max-body 1M --workers 2 --executors 2 --http-threads 2 --cache-ttl 2
+# Text and form bodies carry a client token, as the dashboard sends them (a cross-site form
+# cannot: crosssite.sh).
+dash="TPUplan-Client: api-sh-dashboard-token-$$"
 
 # errors_are 'NAME|DETAIL' ...: the problem's errors, exactly and in order.
 errors_are() {
@@ -314,29 +317,29 @@ hjson='{"w":{"dtype":"F32","shape":[4,128],"data_offsets":[0,2048]},"__metadata_
 req POST /api/v1/plans -H 'Content-Type: application/octet-stream' --data-binary @"$tmp/m.safetensors"
 check "POST safetensors file is 202 (header read, data skipped)" is 202
 # XLA HLO text: text/plain, detected from content; the planned result names HLO buffers.
-req POST /api/v1/plans -H 'Content-Type: text/plain' -H 'Prefer: wait=20' \
+req POST /api/v1/plans -H 'Content-Type: text/plain' -H "$dash" -H 'Prefer: wait=20' \
     --data-binary @tests/data/hlo/while.hlo
 check "POST HLO text (text/plain) is planned: source hlo, buffer w/temps" \
     eval 'is 201 && body_has "\"source_format\":\"hlo\"" && body_has "\"w/temps\""'
 # ?format= takes every name and alias of the planner's input table (import.h), as the CLI's
 # --input does: mlir is StableHLO's alias. Forced on HLO text it is applied, not ignored.
-req POST "/api/v1/plans?format=mlir" -H 'Content-Type: text/plain' -H 'Prefer: wait=20' \
+req POST "/api/v1/plans?format=mlir" -H 'Content-Type: text/plain' -H "$dash" -H 'Prefer: wait=20' \
     --data-binary @tests/data/hlo/jax_while_call.mlir
 check "?format=mlir plans StableHLO text (201, source stablehlo)" \
     eval 'is 201 && [ "$(jstr source_format)" = stablehlo ]'
-req POST "/api/v1/plans?format=mlir" -H 'Content-Type: text/plain' \
+req POST "/api/v1/plans?format=mlir" -H 'Content-Type: text/plain' -H "$dash" \
     --data-binary @tests/data/hlo/while.hlo
 check "?format=mlir on HLO text reads it as StableHLO (422)" is 422
-req POST "/api/v1/plans?format=csv" -H 'Content-Type: text/plain' -H 'Prefer: wait=20' \
+req POST "/api/v1/plans?format=csv" -H 'Content-Type: text/plain' -H "$dash" -H 'Prefer: wait=20' \
     --data-binary @tests/data/minimalloc-small.csv
 check "?format=csv plans a MiniMalloc CSV sent as text/plain (201)" \
     eval 'is 201 && [ "$(jstr source_format)" = minimalloc-csv ]'
 printf 'HloModule m\nENTRY e {\n  ROOT a = f32[2]{0} add(b, b)\n}\n' >"$tmp/bad.hlo"
-req POST /api/v1/plans -H 'Content-Type: text/plain' --data-binary @"$tmp/bad.hlo"
+req POST /api/v1/plans -H 'Content-Type: text/plain' -H "$dash" --data-binary @"$tmp/bad.hlo"
 check "bad HLO text is 422 naming line 3:26" \
     eval 'is 422 && body_has "\"where\":\"line 3:26\""'
 printf '%s' "$model" >"$tmp/model.json"
-req POST /api/v1/plans -F "file=@$tmp/model.json" -F name=api-test-form -F chip=v5p
+req POST /api/v1/plans -H "$dash" -F "file=@$tmp/model.json" -F name=api-test-form -F chip=v5p
 check "POST multipart form (file sent as application/octet-stream, like browsers) is 202" is 202
 fid=$(jstr id)
 req GET "/api/v1/plans/$fid"
@@ -350,16 +353,16 @@ check "query parameters become options (name, chip)" \
 
 # XLA's dumps: a buffer assignment alone as text/plain (detected from content), and a model
 # with its buffer assignment and memory-usage report as three multipart files.
-req POST /api/v1/plans -H 'Content-Type: text/plain' -H 'Prefer: wait=20' \
+req POST /api/v1/plans -H 'Content-Type: text/plain' -H "$dash" -H 'Prefer: wait=20' \
     --data-binary @tests/data/xla/small.buffer-assignment.txt
 check "POST a buffer assignment as text/plain plans it (201, xla-actual 4240 B)" \
     eval 'is 201 && [ "$(jstr source_format)" = xla-buffer-assignment ] && body_has "\"name\":\"xla-actual\",\"peak_bytes\":4240"'
-req POST /api/v1/plans -H 'Prefer: wait=20' -F "file=@tests/data/xla/small.model.json" \
+req POST /api/v1/plans -H 'Prefer: wait=20' -H "$dash" -F "file=@tests/data/xla/small.model.json" \
     -F "xla_assignment=@tests/data/xla/small.buffer-assignment.txt" \
     -F "xla_report=@tests/data/xla/small.memory-usage-report.txt"
 check "multipart model + xla_assignment + xla_report: matched by name, report totals" \
     eval 'is 201 && body_has "\"matched_values\":3" && body_has "\"report\":{\"form\":\"text\",\"total_bytes\":4240"'
-req POST /api/v1/plans -F "file=@tests/data/xla/small.model.json" \
+req POST /api/v1/plans -H "$dash" -F "file=@tests/data/xla/small.model.json" \
     -F "xla_assignment=@tests/data/xla/small.memory-usage-report.txt"
 check "a report sent as xla_assignment is a 4xx problem naming the field" \
     eval '(is 422 || is 400) && body_has "xla_assignment"'
@@ -367,7 +370,7 @@ check "a report sent as xla_assignment is a 4xx problem naming the field" \
     cat "$tmp/m.safetensors"
     head -c $((2 * 1024 * 1024)) /dev/zero
 } >"$tmp/big.safetensors"
-req POST /api/v1/plans -F "file=@$tmp/big.safetensors"
+req POST /api/v1/plans -H "$dash" -F "file=@$tmp/big.safetensors"
 check "a multipart safetensors file larger than --max-body is accepted (header only kept)" is 202
 
 # ---- idempotency ----
@@ -476,7 +479,7 @@ req POST '/api/v1/plans?capacity=1G&capacity=2G' -H 'Content-Type: application/j
 check "a parameter given twice is 400" eval 'problem 400 invalid-parameter && errors_are "capacity|capacity: given more than once"'
 req POST '/api/v1/plans?capacity' -H 'Content-Type: application/json' --data "$model"
 check "a parameter without a value is 400" eval 'problem 400 invalid-parameter && errors_are "capacity|capacity: needs a value"'
-req POST /api/v1/plans -F "file=@$tmp/model.json" -F colour=red -F time_limit=2h
+req POST /api/v1/plans -H "$dash" -F "file=@$tmp/model.json" -F colour=red -F time_limit=2h
 check "form fields are parameters too: unknown and out of range, both listed" \
     eval 'problem 400 invalid-parameter && errors_are "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, mem_fraction, preallocate, goal, retain)" "time_limit|time_limit: must be above 0 and at most 3600 s, got \"2h\""'
 req POST '/api/v1/plans?alignment=96&format=xml&strategies=magic' -H 'Content-Type: application/json' --data "$model"

@@ -164,7 +164,7 @@ port=${base##*:}
 held=$(python3 - "$port" <<'PY'
 import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
 t0 = time.monotonic()
 s.settimeout(0.5)
 while time.monotonic() - t0 < 10:
@@ -199,7 +199,7 @@ port, path, chunks, pause = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), flo
 body = open(path, "rb").read()
 length = int(sys.argv[5]) if len(sys.argv) > 5 else len(body)
 s = socket.create_connection(("127.0.0.1", port))
-s.sendall(b"POST /api/v1/plans HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+s.sendall(b"POST /api/v1/plans HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
           b"Connection: close\r\nContent-Length: %d\r\n\r\n" % length)
 t0 = time.monotonic()
 step = (len(body) + chunks - 1) // chunks

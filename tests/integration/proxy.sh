@@ -3,8 +3,8 @@
 # --base-path (every link, Location and Link header under the prefix; the bare prefix
 # redirects; paths outside it are 404) and --trusted-proxy (the client address from
 # X-Forwarded-For / Forwarded of trusted peers only, the right-most untrusted hop, and the
-# per-client request limit applied per forwarded client). Distinct clients are distinct
-# loopback source addresses: 127.0.0.2 is the trusted proxy, 127.0.0.3 an untrusted peer.
+# per-client request limit applied per forwarded client), and the Host check behind a
+# proxy. Distinct clients are distinct loopback source addresses: 127.0.0.2 is the trusted proxy, 127.0.0.3 an untrusted peer.
 # Prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,7 +38,7 @@ for _ in range(count):
     s = socket.socket()
     s.bind((src, 0))
     s.connect(("127.0.0.1", port))
-    s.sendall(("POST /tpuplan/api/v1/plans HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+    s.sendall(("POST /tpuplan/api/v1/plans HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                "Content-Length: 1000\r\n" + extra + "\r\n{").encode())
     socks.append(s)
 print("ready", flush=True)
@@ -147,6 +147,14 @@ check "... and so is the untrusted peer" is 200
 req 127.0.0.1 GET /tpuplan/metrics
 check "429s are counted in /metrics" \
     eval 'is 200 && body_has "status=\"429\""'
+
+# ---- the Host check behind a proxy (guard.h; the server listens on a loopback address) ----
+req 127.0.0.2 GET /tpuplan/api/v1/chips -H 'Host: tpuplan.example.org' \
+    -H 'X-Forwarded-For: 198.51.100.8'
+check "a trusted proxy may pass the public name on as Host (nginx: proxy_set_header Host)" is 200
+req 127.0.0.3 GET /tpuplan/api/v1/chips -H 'Host: tpuplan.example.org'
+check "from any other peer that name is 421 wrong-host (a loopback server knows no names)" \
+    problem 421 wrong-host
 
 server_stop_check server
 tap_end
