@@ -822,7 +822,7 @@ void api_metrics(struct store *st, struct request *r)
     g.waiting_clients = parked;
     plancache_stats(r->srv->cache, &g.cache_entries, &g.cache_bytes);
     g.db_up = rc == STORE_OK;
-    t = metrics_render(&g, &len);
+    t = metrics_render(&g, r->srv->cfg->metrics_detail, &len);
     request_reply(r, 200,
                   t != NULL ? response_take(t, len, "text/plain; version=0.0.4; charset=utf-8")
                             : NULL);

@@ -59,6 +59,8 @@ static const struct opt opts[] = {
     {"require-key", OPT_FLAG, OFF(require_key), "POST and DELETE need an API key"},
     {"public-list", OPT_FLAG, OFF(public_list),
      "list every plan to everyone (default: each caller its own)"},
+    {"metrics-detail", OPT_FLAG, OFF(metrics_detail),
+     "/metrics counts plans by API key name (default: one total)"},
     {"retain", OPT_DURATION, OFF(retain_s),
      "delete plans this long after creation (30d; 0: never)"},
     {"rate-limit", OPT_UINT, OFF(rate_limit), "plan submissions a minute per client (0: none)"},
@@ -492,6 +494,7 @@ void config_print(const struct config *c, FILE *f)
     fprintf(f, "  tls             %s\n", c->tls_cert != NULL ? c->tls_cert : "off");
     fprintf(f, "  require-key     %s\n", c->require_key ? "yes" : "no");
     fprintf(f, "  public-list     %s\n", c->public_list ? "yes" : "no");
+    fprintf(f, "  metrics-detail  %s\n", c->metrics_detail ? "yes" : "no");
     fprintf(f, "  retain          %llu s%s\n", (unsigned long long)c->retain_s,
             c->retain_s == 0 ? " (forever)" : "");
     fprintf(f, "  rate-limit      %u a minute per client, bursts of %u\n", c->rate_limit,

@@ -55,6 +55,7 @@ struct config {
     const char *public_url;            /* the address users reach it at; NULL: unset */
     bool require_key;                  /* POST and DELETE need an API key */
     bool public_list;                  /* GET /api/v1/plans lists every plan, not the caller's */
+    bool metrics_detail;               /* /metrics counts plans by API key name */
     /* Derived once all are read (guard.h): whether --listen names a loopback address, and
      * --public-url's host ("" when unset). */
     bool listen_loopback;

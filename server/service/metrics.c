@@ -195,19 +195,26 @@ static void render_gauge(struct tbuf *b, const char *name, const char *help, int
     tb_printf(b, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help, name, name, (long long)v);
 }
 
-/* Plans by API key, refusals by reason, and the expiry sweep. */
-static void render_keys(struct tbuf *b)
+/* Plans created, by API key name when detail (else one total: the names are not for anyone
+ * who can reach /metrics), refusals by reason, and the expiry sweep. */
+static void render_keys(struct tbuf *b, bool detail)
 {
-    size_t n;
+    size_t n = atomic_load_explicit(&key_n, memory_order_acquire);
+    uint64_t total = get(&key_plans[METRICS_KEYS + 1]);
 
-    tb_printf(b, "# HELP tpuplan_plans_created_total Plans created by this instance, by the "
-                 "name of the API key that sent them (\"\": none).\n"
-                 "# TYPE tpuplan_plans_created_total counter\n");
-    n = atomic_load_explicit(&key_n, memory_order_acquire);
-    for (size_t i = 0; i < n; i++)
-        tb_printf(b, "tpuplan_plans_created_total{key=\"%s\"} %llu\n", key_names[i],
-                  (unsigned long long)get(&key_plans[i]));
-    if (get(&key_plans[METRICS_KEYS + 1]) > 0)
+    tb_printf(b,
+              "# HELP tpuplan_plans_created_total Plans created by this instance%s.\n"
+              "# TYPE tpuplan_plans_created_total counter\n",
+              detail ? ", by the name of the API key that sent them (\"\": none)" : "");
+    for (size_t i = 0; i < n; i++) {
+        total += get(&key_plans[i]);
+        if (detail)
+            tb_printf(b, "tpuplan_plans_created_total{key=\"%s\"} %llu\n", key_names[i],
+                      (unsigned long long)get(&key_plans[i]));
+    }
+    if (!detail)
+        tb_printf(b, "tpuplan_plans_created_total %llu\n", (unsigned long long)total);
+    else if (get(&key_plans[METRICS_KEYS + 1]) > 0)
         tb_printf(b, "tpuplan_plans_created_total{key=\"(other)\"} %llu\n",
                   (unsigned long long)get(&key_plans[METRICS_KEYS + 1]));
     tb_printf(b, "# HELP tpuplan_auth_failures_total Requests refused for their API key.\n"
@@ -223,7 +230,7 @@ static void render_keys(struct tbuf *b)
               (unsigned long long)get(&plans_expired));
 }
 
-char *metrics_render(const struct metrics_gauges *g, size_t *len)
+char *metrics_render(const struct metrics_gauges *g, bool key_detail, size_t *len)
 {
     struct tbuf b = {.p = malloc(8192), .cap = 8192};
     char label[64];
@@ -269,7 +276,7 @@ char *metrics_render(const struct metrics_gauges *g, size_t *len)
               "# TYPE tpuplan_planner_failures_total counter\n"
               "tpuplan_planner_failures_total %llu\n",
               (unsigned long long)get(&plan_fail));
-    render_keys(&b);
+    render_keys(&b, key_detail);
     if (g != NULL) {
         if (g->jobs_queued >= 0) {
             tb_printf(&b, "# HELP tpuplan_jobs Plans by state (database, all instances).\n"

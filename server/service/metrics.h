@@ -10,6 +10,7 @@
 #ifndef TPUPLAN_METRICS_H
 #define TPUPLAN_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,7 +49,9 @@ struct metrics_gauges {
     int db_up; /* 1 or 0 */
 };
 
-/* The whole exposition as a malloc'd string (caller frees) of *len bytes; NULL on OOM. */
-char *metrics_render(const struct metrics_gauges *g, size_t *len);
+/* The whole exposition as a malloc'd string (caller frees) of *len bytes; NULL on OOM.
+ * key_detail (--metrics-detail): plans created by API key name; otherwise one total, so that
+ * an unauthenticated /metrics names no key and counts no key's plans. */
+char *metrics_render(const struct metrics_gauges *g, bool key_detail, size_t *len);
 
 #endif

@@ -3,7 +3,7 @@
 # `tpuplan-server key create|list|revoke`, keys stored only as hashes, --require-key on
 # POST and DELETE (401 key-required without or with an unknown key, 403 key-revoked, 403
 # for another key's plan), share links readable without a key, the plan recording its key,
-# plans counted by key name in /metrics; who deletes what (a plan made without a key only
+# plans counted by key name in /metrics only with --metrics-detail; who deletes what (a plan made without a key only
 # with its manage token, whatever the server requires), the manage token never reaching
 # PostgreSQL (its statement log, log_statement=all, is read); --retain and ?retain= setting
 # expires_at, 410 expired before and after the expiry sweep deleted the plan, and the sweep
@@ -56,7 +56,7 @@ server_start open --workers 1 --executors 2 --http-threads 2
 open_base=$base
 open_pid=$pid
 server_start server --workers 1 --executors 2 --http-threads 2 --require-key --retain 1h \
-    --cache-ttl 1
+    --cache-ttl 1 --metrics-detail
 keyed_base=$base
 
 # ---- --require-key ----
@@ -94,7 +94,7 @@ check "DELETE with a revoked key is 403 key-revoked" problem 403 key-revoked
 check "key list shows each key's prefix, plans and revocation, never the key" \
     eval 'grep -q "^ci  *${ci:4:8}  *1 " "$tmp/list" && grep "^other " "$tmp/list" | grep -qv " -$" && ! grep -qF -e "${ci:13}" "$tmp/list"'
 req GET /metrics
-check "/metrics counts plans by key name and refusals by reason" \
+check "/metrics with --metrics-detail counts plans by key name, and refusals by reason" \
     eval 'body_has "tpuplan_plans_created_total{key=\"ci\"} 1" && body_has "tpuplan_auth_failures_total{reason=\"missing\"} 2" && body_has "tpuplan_auth_failures_total{reason=\"unknown\"} 2" && body_has "tpuplan_auth_failures_total{reason=\"revoked\"} 2"'
 req DELETE "/api/v1/plans/$id" -H "Authorization: Bearer $ci"
 check "DELETE with the key that created the plan is 204" is 204
@@ -140,6 +140,9 @@ pglog=$(tests/pg.sh log "$tmp/pg")
 check "PostgreSQL's statement log holds the plans' inserts and ids, never a manage token" \
     eval 'grep -q "execute plan_insert" "$pglog" && grep -qF -e "$anon" "$pglog" && grep -qF -e "$kid" "$pglog" && ! grep -qF -e "$token" -e "$anon_token" -e "$ktoken" "$pglog"'
 check "nor an API key's secret" eval '! grep -qF -e "${ci:13}" -e "${other:13}" "$pglog"'
+on_open req GET /metrics
+check "/metrics without --metrics-detail names no key: one total of the plans created" \
+    eval 'is 200 && body_has "^tpuplan_plans_created_total 2$" && ! body_has "key=" && ! body_has "\"ci\""'
 # Its expiry sweep would race the one below, whose count /metrics shows.
 server_stop_check open "$open_pid"
 
