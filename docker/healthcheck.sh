@@ -18,7 +18,8 @@ host=${host%]}
 case "$host" in "" | 0.0.0.0 | "::") host=127.0.0.1 ;; esac
 base=${TPUPLAN_BASE_PATH:-}
 base=${base%/}
-request="GET $base/healthz HTTP/1.0\r\nHost: $host\r\n\r\n"
+# Host: localhost, a name the server always accepts (its Host check, --public-url: guard.h).
+request="GET $base/healthz HTTP/1.0\r\nHost: localhost\r\n\r\n"
 
 addr=$host:$port
 case "$host" in *:*) addr="[$host]:$port" ;; esac # an IPv6 address
