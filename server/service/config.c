@@ -12,6 +12,7 @@
 #include "planner/bytes.h"
 #include "planner/plan.h"
 #include "planner/text.h"
+#include "service/conninfo.h"
 #include "service/log.h"
 
 /* OPT_FLAG takes no value on the command line (TPUPLAN_NAME=1/true/yes or 0/false/no);
@@ -445,33 +446,15 @@ int config_listen_split(const char *listen, char *host, size_t hostcap, unsigned
     return 0;
 }
 
-/* Prints the URL with any password replaced by "***". */
-static void print_url(const char *url, FILE *f)
-{
-    const char *scheme = strstr(url, "://");
-    const char *at = strchr(url, '@');
-    const char *pw;
-
-    if (scheme != NULL && at != NULL) {
-        pw = memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
-        if (pw != NULL) {
-            fprintf(f, "%.*s:***%s\n", (int)(pw - url), url, at);
-            return;
-        }
-    }
-    if (strstr(url, "password") != NULL) {
-        fputs("(conninfo with a password, not printed)\n", f);
-        return;
-    }
-    fprintf(f, "%s\n", url);
-}
-
 void config_print(const struct config *c, FILE *f)
 {
+    char *masked;
+
     fprintf(f, "tpuplan-server settings:\n");
     fprintf(f, "  listen          %s\n", c->listen);
-    fprintf(f, "  database-url    ");
-    print_url(c->database_url, f);
+    masked = conninfo_masked(c->database_url);
+    fprintf(f, "  database-url    %s\n", masked != NULL ? masked : "(not printed: out of memory)");
+    free(masked);
     fprintf(f, "  static          %s\n", c->static_dir);
     fprintf(f, "  vendor          %s\n", c->vendor_dir);
     fprintf(f, "  migrations      %s\n", c->migrations_dir);

@@ -69,7 +69,7 @@ struct config {
  * -1 after printing an error to stderr (exit 2). */
 ERR_MUST_CHECK int config_parse(struct config *c, int argc, char **argv);
 
-/* One line per setting (the database URL without its password). */
+/* One line per setting (the database URL with its passwords masked: conninfo.h). */
 void config_print(const struct config *c, FILE *f);
 
 /* Splits c->listen into host (NUL-terminated, without brackets) and port. -1 if malformed. */
