@@ -7,7 +7,11 @@
  * is inclusive (upper = end + 1). The optional columns alignment, hint, offset and gaps
  * are read past and listed in mmcsv.ignored so the caller can say so; ignoring gaps is
  * safe (a buffer then occupies its whole extent), ignoring the others only drops a wish.
- * Output: the same buffers with an offset column appended (MiniMalloc's solution form).
+ * An id may be quoted as RFC 4180 quotes a field ("a,b"; "" is a quote), within its line, and
+ * one leading apostrophe is dropped (a spreadsheet's mark for text).
+ * Output: the same buffers with an offset column appended (MiniMalloc's solution form), each
+ * id written so that a spreadsheet shows it as text, never runs it as a formula (mmcsv_format),
+ * and so that this reader reads it back.
  *
  * Errors name the line and column: "line 17, column size: not a number".
  */
@@ -46,7 +50,10 @@ void mmcsv_free(struct mmcsv *m);
 
 /*
  * Formats the solution "id,lower,upper,size,offset" (one row per buffer, in input order)
- * into a malloc'd NUL-terminated string *text of *len bytes, owned by the caller.
+ * into a malloc'd NUL-terminated string *text of *len bytes, owned by the caller. An id that
+ * starts with = + - @, a tab, a carriage return or an apostrophe is written after an
+ * apostrophe (OWASP's "CSV Injection"); one with a comma, quote or line break, or blanks at
+ * either end, in quotes. The numbers are written as they are.
  */
 ERR_MUST_CHECK int mmcsv_format(const struct mmcsv *m, const uint64_t *offsets, char **text,
                                 size_t *len, struct err *e);

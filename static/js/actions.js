@@ -5,9 +5,14 @@
 import { $, apiGet, apiKey, appUrl, download, planUrl } from './util.js';
 import { lookup } from './layoutchart.js';
 
+// One CSV cell. A text cell that a spreadsheet would run as a formula (it starts with
+// = + - @, a tab or a carriage return: OWASP's "CSV Injection") or that starts with the
+// apostrophe itself gets a leading apostrophe, the spreadsheets' mark for text, as
+// `tpuplan pack --out` writes its ids; numbers are written as they are.
 function csvField(v) {
-    const s = v === null || v === undefined ? '' : String(v);
-    return /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+    let s = v === null || v === undefined ? '' : String(v);
+    if (typeof v === 'string' && /^[=+\-@\t\r']/.test(s)) s = "'" + s;
+    return /[",\r\n]/.test(s) || /^[ \t]|[ \t]$/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
 }
 
 function layoutCsv(c) {

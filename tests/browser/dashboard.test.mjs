@@ -565,6 +565,46 @@ test('downloads: result JSON and layout CSV (id,lower,upper,size,offset,name,kin
     assert(lines[1] === [t0.id, t0.live[0], t0.live[1], t0.padded_bytes, t0.offset, t0.name, t0.kind].join(','), 'CSV row 1: ' + lines[1]);
 });
 
+// RFC 4180 rows of text (quoted cells, "" for a quote), as a spreadsheet reads them.
+function csvRows(text) {
+    const rows = [];
+    let row = [], cell = '', quoted = false;
+    for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (quoted && c === '"' && text[i + 1] === '"') { cell += '"'; i++; }
+        else if (c === '"') quoted = !quoted;
+        else if (!quoted && c === ',') { row.push(cell); cell = ''; }
+        else if (!quoted && c === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; }
+        else cell += c;
+    }
+    return rows;
+}
+
+test('the layout CSV writes a tensor named =HYPERLINK("x") as text, not a formula', async () => {
+    const names = ['=HYPERLINK("x")', '+1', '-2', '@SUM(A1)', 'a,=b', "'q", 'plain'];
+    const m = { name: 'csv-injection', chip: 'v5e', tensors: names.map((name) => ({ name, shape: [8, 128], dtype: 'f32', kind: 'activation' })) };
+    const page = await newPage();
+    await page.goto(base + '/');
+    const id = await page.evaluate(async (body) => {
+        const res = await fetch('/api/v1/plans', { method: 'POST', headers: { 'Content-Type': 'application/json', Prefer: 'wait=20' }, body });
+        return (await res.json()).id;
+    }, JSON.stringify(m));
+    await page.goto(`${base}/p/${id}`);
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    const [dc] = await Promise.all([page.waitForEvent('download'), page.click('#dl-csv')]);
+    const text = readFileSync(await dc.path(), 'utf8');
+    const lines = text.trim().split('\n');
+    assert(lines[1].endsWith(',"\'=HYPERLINK(""x"")",activation'), 'row 1: ' + lines[1]);
+    const rows = csvRows(text);
+    assert(rows.length === names.length + 1 && rows.every((r) => r.length === 7), 'rows: ' + JSON.stringify(rows));
+    const got = rows.slice(1).map((r) => r[5]);
+    const want = ["'=HYPERLINK(\"x\")", "'+1", "'-2", "'@SUM(A1)", 'a,=b', "''q", 'plain'];
+    assert(JSON.stringify(got) === JSON.stringify(want), 'name cells: ' + JSON.stringify(got));
+    for (const r of rows) assert(r.every((c) => !/^[=+\-@\t\r]/.test(c)), 'a cell a spreadsheet would run: ' + JSON.stringify(r));
+    assert(rows.slice(1).every((r) => /^\d+$/.test(r[0]) && /^\d+$/.test(r[3]) && /^\d+$/.test(r[4])), 'numbers: ' + JSON.stringify(rows));
+    await page.context().close();
+});
+
 test('screenshots of the plan page in light and dark themes', async () => {
     const page = state.page;
     await page.screenshot({ path: join(artifacts, 'plan-light.png') });

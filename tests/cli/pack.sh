@@ -48,6 +48,39 @@ ok $rc "--out - exits 0"
 head -1 "$tmp/out" | grep -qx 'id,lower,upper,size,offset'
 ok $? "--out - writes the CSV to stdout"
 
+# A model's tensor names as ids (OWASP "CSV Injection"): a name a spreadsheet would run as a
+# formula is written after an apostrophe, one with a comma or quote in quotes, so every row
+# has five cells and no cell starts with = + - @; the numbers stay numbers, and the CSV
+# packs again to the same ids.
+cat >"$tmp/names.json" <<'JSON'
+{"name":"n","chip":"v5e","tensors":[
+ {"name":"=HYPERLINK(\"http://evil\",\"x\")","shape":[8,128],"dtype":"f32","kind":"activation"},
+ {"name":"+cmd|' /C calc'!A0","shape":[8,128],"dtype":"f32","kind":"activation"},
+ {"name":"-1","shape":[8,128],"dtype":"f32","kind":"activation"},
+ {"name":"@SUM(1)","shape":[8,128],"dtype":"f32","kind":"activation"},
+ {"name":"a,=b","shape":[8,128],"dtype":"f32","kind":"activation"},
+ {"name":"plain","shape":[8,128],"dtype":"f32","kind":"activation"}]}
+JSON
+run pack "$tmp/names.json" --algo first-fit --out "$tmp/names.csv"
+ok $rc "a model with formula-like names packs to CSV (exit 0)"
+python3 - "$tmp/names.csv" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[0] == ["id", "lower", "upper", "size", "offset"], rows[0]
+ids = [r[0] for r in rows[1:]]
+assert ids == ["'=HYPERLINK(\"http://evil\",\"x\")", "'+cmd|' /C calc'!A0", "'-1", "'@SUM(1)",
+               "a,=b", "plain"], ids
+for r in rows[1:]:
+    assert len(r) == 5 and not any(c[:1] in "=+-@\t\r" for c in r), r
+    assert all(c.isdigit() for c in r[1:]), r
+PY
+ok $? "every cell is text to a spreadsheet: the apostrophe before a formula, quotes around a comma"
+run pack "$tmp/names.csv" --algo first-fit --out -
+ok $rc "that CSV packs again (exit 0)"
+want="\"'=HYPERLINK(\"\"http://evil\"\",\"\"x\"\")\",0,1,4096,0"
+grep -qxF "$want" "$tmp/out" && grep -qx "'-1,0,1,4096,8192" "$tmp/out"
+ok $? "... with the same ids"
+
 # Does not fit: LB 12 > capacity 11 -> exit 1.
 run pack "$tmp/ex.csv" --capacity 11 --algo exact --time-limit 1
 ok $((rc != 1)) "capacity below the lower bound exits 1"

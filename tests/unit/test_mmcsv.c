@@ -172,6 +172,99 @@ static void test_solution_lists_each_buffer_with_its_offset(void **state)
     mmcsv_free(&m);
 }
 
+/* A tensor name a spreadsheet would run as a formula (OWASP "CSV Injection": = + - @, tab,
+ * carriage return) is written after an apostrophe; one with a comma, quote or line break,
+ * or blanks at an end, in quotes. Numbers are written as they are. Each reads back as the
+ * name it was. */
+static void test_solution_ids_are_text_to_a_spreadsheet(void **state)
+{
+    static const char *const ids[] = {"=HYPERLINK(\"http://x\",\"y\")",
+                                      "+1",
+                                      "-2",
+                                      "@SUM(A1)",
+                                      "\tcmd",
+                                      "\rx",
+                                      "'quoted",
+                                      "a,=b",
+                                      "say \"hi\"",
+                                      " pad ",
+                                      "plain-name",
+                                      "x=1"};
+    struct pack_buffer bufs[12];
+    char *names[12];
+    uint64_t offs[12];
+    struct mmcsv m = {.n = 12, .bufs = bufs, .ids = names}, back;
+    struct err e;
+    char *text = NULL;
+    size_t len = 0;
+
+    (void)state;
+    for (size_t i = 0; i < 12; i++) {
+        bufs[i] = (struct pack_buffer){.lower = (int64_t)i, .upper = (int64_t)i + 1, .size = 64};
+        names[i] = (char *)ids[i];
+        offs[i] = 64 * i;
+    }
+    assert_int_equal(mmcsv_format(&m, offs, &text, &len, &e), ERR_OK);
+    assert_string_equal(text, "id,lower,upper,size,offset\n"
+                              "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",0,1,64,0\n"
+                              "'+1,1,2,64,64\n"
+                              "'-2,2,3,64,128\n"
+                              "'@SUM(A1),3,4,64,192\n"
+                              "'\tcmd,4,5,64,256\n"
+                              "\"'\rx\",5,6,64,320\n"
+                              "''quoted,6,7,64,384\n"
+                              "\"a,=b\",7,8,64,448\n"
+                              "\"say \"\"hi\"\"\",8,9,64,512\n"
+                              "\" pad \",9,10,64,576\n"
+                              "plain-name,10,11,64,640\n"
+                              "x=1,11,12,64,704\n");
+    assert_int_equal(len, strlen(text));
+    free(text);
+    names[0] = "=HYPERLINK(\"x\")";
+    assert_int_equal(mmcsv_format(&m, offs, &text, &len, &e), ERR_OK);
+    assert_non_null(strstr(text, "\n\"'=HYPERLINK(\"\"x\"\")\",0,1,64,0\n"));
+    assert_int_equal(parse(text, &back, &e), ERR_OK);
+    assert_int_equal(back.n, 12);
+    for (size_t i = 0; i < 12; i++)
+        assert_string_equal(back.ids[i], names[i]);
+    mmcsv_free(&back);
+    free(text);
+    /* a newline is written in quotes as RFC 4180 says, which a spreadsheet reads; this
+     * reader reads a line at a time, so it refuses it rather than misread it */
+    names[5] = "l1\nl2";
+    assert_int_equal(mmcsv_format(&m, offs, &text, &len, &e), ERR_OK);
+    assert_non_null(strstr(text, "\n\"l1\nl2\",5,6,64,320\n"));
+    assert_int_equal(parse(text, &back, &e), ERR_INVALID);
+    free(text);
+}
+
+/* Quoted ids: a comma inside, "" for a quote, blanks kept; one leading apostrophe dropped;
+ * a quote left open or stray after the closing one is an error naming the id column. */
+static void test_quoted_and_marked_ids_are_read(void **state)
+{
+    struct mmcsv m;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(parse("id,lower,upper,size\n \"a,b\" ,0,1,4\n\"\"\"q\"\"\",0,1,4\n"
+                           "'=x,0,1,4\n\"'' y \",0,1,4\n",
+                           &m, &e),
+                     ERR_OK);
+    assert_int_equal(m.n, 4);
+    assert_string_equal(m.ids[0], "a,b");
+    assert_string_equal(m.ids[1], "\"q\"");
+    assert_string_equal(m.ids[2], "=x");
+    assert_string_equal(m.ids[3], "' y ");
+    mmcsv_free(&m);
+    expect_error("id,lower,upper,size\n\"a,0,1,4\n", ERR_INVALID,
+                 "line 2: expected 4 columns, found 1");
+    expect_error("id,lower,upper,size\n\"a\"b,0,1,4\n", ERR_INVALID,
+                 "line 2, column id: a quoted id must end with its quote, a quote in it doubled");
+    expect_error("id,lower,upper,size\n\"a\"b\",0,1,4\n", ERR_INVALID,
+                 "line 2, column id: a quoted id must end with its quote, a quote in it doubled");
+    expect_error("id,lower,upper,size\n',0,1,4\n", ERR_INVALID, "line 2, column id: empty id");
+}
+
 /* 200 rows: the arrays grow past their first 64 and 128 entries, stopping at max_buffers,
  * and every row keeps its id, line and buffer; optional columns are listed, not read. */
 static void test_arrays_grow_to_max_buffers_keeping_every_row(void **state)
@@ -214,6 +307,8 @@ int main(void)
         cmocka_unit_test(test_solution_lists_each_buffer_with_its_offset),
         cmocka_unit_test(test_arrays_grow_to_max_buffers_keeping_every_row),
         cmocka_unit_test(test_id_holding_nul_is_refused),
+        cmocka_unit_test(test_solution_ids_are_text_to_a_spreadsheet),
+        cmocka_unit_test(test_quoted_and_marked_ids_are_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include "planner/base/cursor.h"
 #include "planner/base/names.h"
 #include "planner/base/vec.h"
+#include "planner/arith.h"
 #include "planner/text.h"
 
 enum col { COL_ID, COL_LOWER, COL_UPPER, COL_END, COL_SIZE, COL_IGNORED, COL_NONE };
@@ -69,21 +70,72 @@ static bool span_is(struct span f, const char *name)
     return f.len == strlen(name) && memcmp(f.s, name, f.len) == 0;
 }
 
-/* Splits line into at most max fields at commas; returns the number of fields. */
+/* The end of the field that starts at p: the next comma, or for a quoted field ("a,b", ""
+ * for a quote) the first comma after its closing quote; end when there is none. */
+static const char *field_end(const char *p, const char *end)
+{
+    const char *q = p;
+
+    while (q < end && (*q == ' ' || *q == '\t'))
+        q++;
+    if (q < end && *q == '"') {
+        for (q++; q < end; q++) {
+            if (*q == '"' && q + 1 < end && q[1] == '"')
+                q++;
+            else if (*q == '"')
+                break;
+        }
+        p = q < end ? q : end;
+    }
+    q = memchr(p, ',', (size_t)(end - p));
+    return q != NULL ? q : end;
+}
+
+/* Splits line into at most max fields at commas (not inside quotes); returns the number of
+ * fields. */
 static size_t split(struct span line, struct span *fields, size_t max)
 {
     size_t n = 0;
     const char *p = line.s, *end = line.s + line.len;
 
     for (;;) {
-        const char *c = memchr(p, ',', (size_t)(end - p));
+        const char *c = field_end(p, end);
         if (n < max)
-            fields[n] = trim((struct span){p, c ? (size_t)(c - p) : (size_t)(end - p)});
+            fields[n] = trim((struct span){p, (size_t)(c - p)});
         n++;
-        if (c == NULL)
+        if (c == end)
             return n;
         p = c + 1;
     }
+}
+
+/* The id in field f as text, into out: a quoted field unquoted (RFC 4180: "" is a quote),
+ * then one leading apostrophe dropped (the spreadsheet's text marker, which mmcsv_format
+ * writes before an id a spreadsheet would take for a formula). Its length; -1 when a quoted
+ * field is malformed, -2 when longer than MMCSV_ID_MAX. */
+static long id_text(struct span f, char out[MMCSV_ID_MAX + 2])
+{
+    bool quoted = f.len > 0 && f.s[0] == '"';
+    size_t o = 0, i = quoted ? 1 : 0, end = f.len;
+
+    if (quoted) {
+        if (f.len < 2 || f.s[f.len - 1] != '"')
+            return -1;
+        end--;
+    }
+    for (; i < end; i++) {
+        if (quoted && f.s[i] == '"' && (i + 1 == end || f.s[++i] != '"'))
+            return -1;
+        if (o == MMCSV_ID_MAX + 1)
+            return -2;
+        out[o++] = f.s[i];
+    }
+    out[o] = '\0';
+    if (o > 0 && out[0] == '\'') {
+        memmove(out, out + 1, o); /* the rest and its NUL */
+        o--;
+    }
+    return o > MMCSV_ID_MAX ? -2 : (long)o;
 }
 
 /* Parses a decimal integer; 0 ok, -1 not a number, -2 out of range. */
@@ -219,9 +271,9 @@ static int parse_header(struct span line, enum col cols[MMCSV_COLS_MAX], size_t 
     return ERR_OK;
 }
 
-/* Reads one row's fields f[0..ncols) (laid out as cols) into *b and *id. */
+/* Reads one row's fields f[0..ncols) (laid out as cols) into *b and id (id_text). */
 static int parse_row(const struct span *f, const enum col *cols, size_t ncols, size_t lineno,
-                     struct pack_buffer *b, struct span *id, struct err *e)
+                     struct pack_buffer *b, char id[MMCSV_ID_MAX + 2], struct err *e)
 {
     for (size_t i = 0; i < ncols; i++) {
         int64_t v = 0;
@@ -230,14 +282,17 @@ static int parse_row(const struct span *f, const enum col *cols, size_t ncols, s
         if (cols[i] == COL_IGNORED)
             continue;
         if (cols[i] == COL_ID) {
-            *id = f[i];
-            if (id->len == 0)
+            long n = id_text(f[i], id);
+            if (n == -1)
+                return field_err(e, ERR_INVALID, lineno, COL_ID,
+                                 "a quoted id must end with its quote, a quote in it doubled");
+            if (n == 0)
                 return field_err(e, ERR_INVALID, lineno, COL_ID, "empty id");
-            if (id->len > MMCSV_ID_MAX)
+            if (n < 0)
                 return field_err(e, ERR_LIMIT, lineno, COL_ID, "id longer than 256 bytes");
             /* Ids are kept as C strings: a NUL would cut one short (found by fuzz_mmcsv:
              * "a\0x" read as "a", or as "" which the written solution cannot carry). */
-            if (memchr(id->s, '\0', id->len) != NULL)
+            if (memchr(id, '\0', (size_t)n) != NULL)
                 return field_err(e, ERR_INVALID, lineno, COL_ID, "id holds a NUL byte");
             continue;
         }
@@ -283,7 +338,7 @@ struct rows {
 };
 
 /* Appends buffer b with its id (copied) and line: all three arrays or none. */
-static int append(struct rows *r, struct pack_buffer b, struct span id, size_t lineno,
+static int append(struct rows *r, struct pack_buffer b, const char *id, size_t lineno,
                   struct err *e)
 {
     size_t n = r->bufs.n;
@@ -292,7 +347,7 @@ static int append(struct rows *r, struct pack_buffer b, struct span id, size_t l
 
     if ((rc = vec_reserve(&r->bufs, n + 1)) != ERR_OK ||
         (rc = vec_reserve(&r->ids, n + 1)) != ERR_OK ||
-        (rc = vec_reserve(&r->lines, n + 1)) != ERR_OK || (s = strndup(id.s, id.len)) == NULL)
+        (rc = vec_reserve(&r->lines, n + 1)) != ERR_OK || (s = strdup(id)) == NULL)
         return err_set(e, rc == ERR_LIMIT ? ERR_LIMIT : ERR_NOMEM, NULL,
                        rc == ERR_LIMIT ? "line %zu: too many buffers" : "out of memory at line %zu",
                        lineno);
@@ -327,7 +382,8 @@ int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *
                            sizeof(out->ignored), e)) != ERR_OK)
         goto out;
     while (cursor_line(&c, &line)) {
-        struct span row = {line.s, line.len}, id = {0};
+        struct span row = {line.s, line.len};
+        char id[MMCSV_ID_MAX + 2];
         struct pack_buffer b = {0};
         size_t nf, lineno = line.line;
 
@@ -344,7 +400,7 @@ int mmcsv_parse(const char *text, size_t len, size_t max_buffers, struct mmcsv *
                                max_buffers);
             goto out;
         }
-        if ((rc = parse_row(f, cols, ncols, lineno, &b, &id, e)) != ERR_OK ||
+        if ((rc = parse_row(f, cols, ncols, lineno, &b, id, e)) != ERR_OK ||
             (rc = append(&r, b, id, lineno, e)) != ERR_OK)
             goto out;
     }
@@ -361,25 +417,57 @@ out:
     return rc;
 }
 
+/* Writes id as a cell a spreadsheet shows as text (OWASP's "CSV Injection"): an id that
+ * starts with = + - @, a tab or a carriage return (a formula to Excel, LibreOffice and Google
+ * Sheets), or with the apostrophe itself, gets a leading apostrophe; one holding a comma, a
+ * quote or a line break, or one the reader would trim or take for quoted, goes in quotes with
+ * its quotes doubled (RFC 4180). mmcsv_parse reads it back as id. out has 2 * strlen(id) + 4
+ * bytes; returns the bytes written (no NUL). */
+static size_t id_cell(const char *id, char *out)
+{
+    size_t n = strlen(id), o = 0;
+    bool mark = n > 0 && strchr("=+-@\t\r'", id[0]) != NULL;
+    bool quote = strpbrk(id, ",\"\r\n") != NULL || (n > 0 && strchr(" \t", id[n - 1]) != NULL) ||
+                 (n > 0 && id[0] == ' ');
+
+    if (quote)
+        out[o++] = '"';
+    if (mark)
+        out[o++] = '\'';
+    for (size_t i = 0; i < n; i++) {
+        if (id[i] == '"')
+            out[o++] = '"';
+        out[o++] = id[i];
+    }
+    if (quote)
+        out[o++] = '"';
+    return o;
+}
+
 int mmcsv_format(const struct mmcsv *m, const uint64_t *offsets, char **text, size_t *len,
                  struct err *e)
 {
     static const char header[] = "id,lower,upper,size,offset\n";
-    size_t cap = sizeof(header), used = 0;
+    uint64_t cap = sizeof(header), row;
+    size_t used = 0;
     char *buf;
 
-    /* Each row is at most the id plus four 20-digit numbers, commas and a newline. */
+    /* Each row is at most the id's cell plus four 20-digit numbers, commas and a newline. */
     for (size_t i = 0; i < m->n; i++)
-        cap += strlen(m->ids[i]) + 4 * 21 + 1;
-    buf = malloc(cap);
+        if (arith_mul(strlen(m->ids[i]), 2, &row) || arith_add(row, 4 + 4 * 21 + 1, &row) ||
+            arith_add(cap, row, &cap))
+            return err_set(e, ERR_LIMIT, NULL, "the solution of %zu buffers is too large", m->n);
+    buf = malloc((size_t)cap);
     if (buf == NULL)
         return err_set(e, ERR_NOMEM, NULL, "out of memory formatting %zu buffers", m->n);
-    used = (size_t)snprintf(buf, cap, "%s", header);
-    for (size_t i = 0; i < m->n; i++)
+    used = (size_t)snprintf(buf, (size_t)cap, "%s", header);
+    for (size_t i = 0; i < m->n; i++) {
+        used += id_cell(m->ids[i], buf + used);
         used +=
-            (size_t)snprintf(buf + used, cap - used, "%s,%lld,%lld,%llu,%llu\n", m->ids[i],
+            (size_t)snprintf(buf + used, (size_t)cap - used, ",%lld,%lld,%llu,%llu\n",
                              (long long)m->bufs[i].lower, (long long)m->bufs[i].upper,
                              (unsigned long long)m->bufs[i].size, (unsigned long long)offsets[i]);
+    }
     *text = buf;
     *len = used;
     return ERR_OK;
