@@ -73,6 +73,23 @@ static inline size_t text_utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
+/* Whether s[0..n) is well-formed UTF-8 throughout (text_utf8_len): what PostgreSQL's text
+ * columns take, so a name or key checked with it is stored, never refused as a 500. */
+static inline bool text_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t u;
+        if (p[i] < 0x80)
+            continue;
+        if ((u = text_utf8_len(p + i, n - i)) == 0)
+            return false;
+        i += u - 1;
+    }
+    return true;
+}
+
 /* FNV-1a of s[0, n) from the offset basis xor seed: a name within a scope (an HLO
  * computation, a StableHLO region) hashes as its bytes with the scope as the seed. The
  * planner's name tables (base/names.h) all hash with it. */

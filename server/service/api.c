@@ -19,6 +19,7 @@
 #include "planner/bytes.h"
 #include "planner/clock.h"
 #include "planner/plan.h"
+#include "planner/text.h"
 #include "planner/trace.h"
 #include "service/auth.h"
 #include "service/exec.h"
@@ -39,6 +40,18 @@
 #include "service/storeerr.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define STR_(x)    #x
+#define STR(x)     STR_(x)
+#define IDEMPOTENCY_KEY_DETAIL                                                                     \
+    "Idempotency-Key must be 1 to " STR(STORE_KEY_MAX) " bytes of UTF-8 text."
+
+/* A 400 invalid-parameter whose where names the parameter or header at fault. */
+static void reply_bad_param(struct request *r, const char *where, const char *detail)
+{
+    request_reply(
+        r, problem_types[PROBLEM_INVALID_PARAMETER].status,
+        response_problem(PROBLEM_INVALID_PARAMETER, r->srv->cfg->base_path, detail, where, NULL));
+}
 
 /* Answers a store failure: 503 (database down), 400 (bad argument), 404 or 500. */
 static void reply_store_error(struct request *r, int rc)
@@ -356,6 +369,11 @@ void api_plan_list(struct store *st, struct request *r)
     }
     if (limit > 100)
         limit = 100;
+    if (r->param[REQ_PARAM_NAME] != NULL &&
+        !text_utf8_valid(r->param[REQ_PARAM_NAME], strlen(r->param[REQ_PARAM_NAME]))) {
+        reply_bad_param(r, "name", "name must be UTF-8 text (percent-encoded in the URL).");
+        return;
+    }
     if (list_owner(st, r, &owner, &key, client) != 0)
         return;
     rc = store_plan_list(st, &owner, (int)limit, r->param[REQ_PARAM_CURSOR],
@@ -639,6 +657,12 @@ static int submitter_of(struct store *st, struct request *r, bool options, struc
     who->client = auth_client(r, who->client_hash);
     if (who->client == AUTH_ANSWERED || api_params_read(r, options, p) != 0)
         return -1;
+    if (r->idempotency_key != NULL &&
+        (r->idempotency_key[0] == '\0' || strlen(r->idempotency_key) > STORE_KEY_MAX ||
+         !text_utf8_valid(r->idempotency_key, strlen(r->idempotency_key)))) {
+        reply_bad_param(r, "Idempotency-Key", IDEMPOTENCY_KEY_DETAIL);
+        return -1;
+    }
     who->retain_s = p->retain_s;
     if (who->auth == AUTH_OK) {
         snprintf(who->scope, sizeof(who->scope), "key %lld", (long long)who->key.id);
@@ -716,9 +740,7 @@ static void plan_submit(struct store *st, struct request *r, const struct submit
         goto out;
     }
     if (rc == STORE_INVALID) {
-        char d[128];
-        snprintf(d, sizeof(d), "Idempotency-Key must be 1 to %d characters.", STORE_KEY_MAX);
-        request_reply_problem(r, PROBLEM_INVALID_PARAMETER, d);
+        reply_bad_param(r, "Idempotency-Key", IDEMPOTENCY_KEY_DETAIL);
         goto out;
     }
     if (rc != STORE_OK) {

@@ -262,6 +262,22 @@ static void too_large(struct request *r)
     early_error(r, PROBLEM_BODY_TOO_LARGE, d);
 }
 
+/* Multipart: the file and the attachments together are held to --max-body, as one body is
+ * (what is kept: a safetensors file's tensor data is not). Checked after each chunk, so at
+ * most one chunk (POST_BUFFER) more is ever held. True, with the 413 noted, when over. */
+static bool form_over(struct request *r)
+{
+    char d[200];
+
+    if ((uint64_t)r->body.len + r->attach.len <= r->srv->cfg->max_body)
+        return false;
+    snprintf(d, sizeof(d),
+             "The form's file and attachments together exceed the limit of %llu bytes.",
+             (unsigned long long)r->srv->cfg->max_body);
+    early_error(r, PROBLEM_BODY_TOO_LARGE, d);
+    return true;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -290,7 +306,7 @@ static enum MHD_Result attach_chunk(struct request *r, int k, const char *data, 
         return MHD_NO;
     }
     r->attach_len[k] += size;
-    return MHD_YES;
+    return form_over(r) ? MHD_NO : MHD_YES;
 }
 
 /* A chunk of a form field's value at offset off into *v (a field sent twice starts again). */
@@ -366,7 +382,7 @@ static enum MHD_Result post_iter(void *cls, enum MHD_ValueKind kind, const char 
             too_large(r);
             return MHD_NO;
         }
-        return MHD_YES;
+        return form_over(r) ? MHD_NO : MHD_YES;
     }
     for (i = 0; i < 2; i++)
         if (strcmp(key, attach_fields[i]) == 0)

@@ -154,9 +154,16 @@ void request_reply(struct request *r, int status, struct MHD_Response *resp)
 
 bool request_reply_not_modified(struct request *r, const char *etag)
 {
+    struct MHD_Response *resp;
+
     if (!reqparse_etag_match(r->if_none_match, etag))
         return false;
-    request_reply(r, 304, response_not_modified(etag));
+    resp = response_not_modified(etag);
+    /* RFC 9110 section 15.4.5: a 304 carries the Cache-Control its 200 would, and every 200
+     * answered through here (plans, their views and traces, diffs) says no-cache */
+    if (resp != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    request_reply(r, 304, resp);
     return true;
 }
 

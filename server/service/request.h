@@ -154,7 +154,8 @@ void request_free(struct request *r);
 void request_reply(struct request *r, int status, struct MHD_Response *resp);
 
 /* The conditional GET: when r's If-None-Match matches etag (reqparse_etag_match), answers
- * 304 Not Modified with that ETag (response_not_modified) and returns true, after which r
+ * 304 Not Modified with that ETag (response_not_modified) and Cache-Control: no-cache, as
+ * every 200 these answer carries (RFC 9110 section 15.4.5), and returns true, after which r
  * is the transport's as after request_reply(); false, having answered nothing, when it
  * does not match or there is none. */
 ERR_MUST_CHECK bool request_reply_not_modified(struct request *r, const char *etag);

@@ -285,7 +285,9 @@ int store_reconnect(struct store *s)
     return STORE_OK;
 }
 
-/* SQLSTATE class 08 is a lost connection, 57P01-57P03 a server shutting down or starting. */
+/* SQLSTATE class 08 is a lost connection, 57P01-57P03 a server shutting down or starting;
+ * 23503, a foreign key violation, is a row the statement names deleted meanwhile (a what-if
+ * whose parent a DELETE removed first): not found, the client's race, not our failure. */
 int store_classify(struct store *s, const PGresult *r)
 {
     const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
@@ -293,6 +295,8 @@ int store_classify(struct store *s, const PGresult *r)
         return STORE_UNAVAILABLE;
     if (st != NULL && (strncmp(st, "08", 2) == 0 || strncmp(st, "57P0", 4) == 0))
         return STORE_UNAVAILABLE;
+    if (st != NULL && strcmp(st, "23503") == 0)
+        return STORE_NOTFOUND;
     return STORE_ERROR;
 }
 
@@ -328,7 +332,7 @@ PGresult *store_run(struct store *s, enum store_stmt id, int n, const char *cons
             s->retry_at_ms = 0; /* the server may be back: try at once */
             continue;
         }
-        if (code != STORE_UNAVAILABLE)
+        if (code == STORE_ERROR)
             log_line("store", "%s: %s", store_stmts[id].name, PQresultErrorMessage(r));
         PQclear(r);
         *rc = code;
@@ -357,7 +361,7 @@ int store_run_plain(struct store *s, const char *sql, bool first)
             s->retry_at_ms = 0;
             continue;
         }
-        if (code != STORE_UNAVAILABLE)
+        if (code == STORE_ERROR)
             log_line("store", "%s: %s", sql, PQresultErrorMessage(r));
         PQclear(r);
         return code;

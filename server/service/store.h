@@ -117,8 +117,9 @@ struct store_created {
  * An idempotency key names a plan within its scope only: the row holds the hex SHA-256 of
  * scope, a NUL and the key, so the same key in another scope is another key, and neither
  * text reaches SQL. STORE_CONFLICT: the key exists in this scope with another body hash.
- * STORE_INVALID: a key without a body hash, an empty or too long key, or options
- * containing \u0000. */
+ * STORE_INVALID: a key without a body hash, an empty or too long key or one that is not
+ * UTF-8, or options containing \u0000. STORE_NOTFOUND: parent_id names no plan (deleted
+ * meanwhile). */
 ERR_MUST_CHECK int store_plan_create(struct store *s, const struct store_new_plan *np,
                                      struct store_created *out);
 
@@ -186,9 +187,10 @@ struct store_list_owner {
 };
 
 /* owner's plans, newest first. limit: 1..1000; cursor: NULL or an opaque string from a
- * previous page (STORE_INVALID when malformed); name_filter: NULL or a case-insensitive
- * substring (% _ and \ match literally). *items_json (malloc'd) is a JSON array of objects {id,
- * name, chip, source_format, status, created_at, updated_at, tensors, logical_bytes, padded_bytes,
+ * previous page (STORE_INVALID when malformed, or naming a time past year 9999);
+ * name_filter: NULL or a case-insensitive substring, UTF-8 (STORE_INVALID otherwise; % _ and
+ * \ match literally). *items_json (malloc'd) is a JSON array of objects {id, name, chip,
+ * source_format, status, created_at, updated_at, tensors, logical_bytes, padded_bytes,
  * peak_bytes, lower_bound_bytes, capacity_bytes, fits}; *next_cursor is malloc'd, or NULL
  * on the last page. */
 ERR_MUST_CHECK int store_plan_list(struct store *s, const struct store_list_owner *owner, int limit,

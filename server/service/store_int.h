@@ -66,7 +66,8 @@ struct store {
 ERR_MUST_CHECK int store_reconnect(struct store *s);
 
 /* Maps a failed result (r may be NULL) to a store code: STORE_UNAVAILABLE for a lost
- * connection or a server shutting down or starting up, else STORE_ERROR. */
+ * connection or a server shutting down or starting up, STORE_NOTFOUND for a foreign key
+ * violation (a row it names was deleted meanwhile), else STORE_ERROR (the only one logged). */
 ERR_MUST_CHECK int store_classify(struct store *s, const PGresult *r);
 
 /*

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/text.h"
 #include "service/ids.h"
 #include "service/log.h"
 #include "service/sha256.h"
@@ -124,7 +125,8 @@ int store_plan_create(struct store *s, const struct store_new_plan *np, struct s
     memset(out, 0, sizeof *out);
     /* The schema's CHECK, answered as a client error rather than a failed INSERT. */
     if (tx && (np->body_sha256_hex == NULL || np->idempotency_key[0] == '\0' ||
-               strlen(np->idempotency_key) > STORE_KEY_MAX))
+               strlen(np->idempotency_key) > STORE_KEY_MAX ||
+               !text_utf8_valid(np->idempotency_key, strlen(np->idempotency_key))))
         return STORE_INVALID;
     if ((np->options_json && store_json_has_nul(np->options_json)) || np->input_len > INT32_MAX)
         return STORE_INVALID;
@@ -267,21 +269,29 @@ int store_plan_get_view(struct store *s, const char *id, enum store_view view,
     return rc;
 }
 
+/* The latest created_at a cursor may name, in epoch microseconds: 9999-12-31T23:59:59.999999Z.
+ * A cursor past it (or before 1970) was not made here, and in SQL it would overflow the
+ * interval arithmetic: a 400, not a failed statement. */
+#define CURSOR_MICROS_MAX 253402300799999999LL
+
 /* The cursor is base64url("<created_at epoch microseconds>.<id>"). */
 static int cursor_parse(const char *c, char *micros, size_t mcap, char *id)
 {
     unsigned char raw[64];
     long n = ids_b64url_decode(c, strlen(c), raw, sizeof raw - 1);
     char *dot;
+    long long v = 0;
     if (n <= 0)
         return -1;
     raw[n] = '\0';
     dot = strchr((char *)raw, '.');
     if (dot == NULL || (size_t)(dot - (char *)raw) >= mcap || dot == (char *)raw)
         return -1;
-    for (char *p = (char *)raw; p < dot; p++)
-        if ((*p < '0' || *p > '9') && !(p == (char *)raw && *p == '-'))
+    for (char *p = (char *)raw; p < dot; p++) {
+        if (*p < '0' || *p > '9' || v > (CURSOR_MICROS_MAX - (*p - '0')) / 10)
             return -1;
+        v = v * 10 + (*p - '0');
+    }
     if (!ids_valid_id(dot + 1))
         return -1;
     memcpy(micros, raw, (size_t)(dot - (char *)raw));
@@ -323,7 +333,8 @@ int store_plan_list(struct store *s, const struct store_list_owner *owner, int l
     *next_cursor = NULL;
     if (limit < 1 || limit > 1000)
         return STORE_INVALID;
-    if (cursor != NULL && cursor_parse(cursor, micros, sizeof micros, cid) < 0)
+    if ((cursor != NULL && cursor_parse(cursor, micros, sizeof micros, cid) < 0) ||
+        (name_filter != NULL && !text_utf8_valid(name_filter, strlen(name_filter))))
         return STORE_INVALID;
     if (name_filter != NULL && name_filter[0] != '\0' &&
         (pattern = like_pattern(name_filter)) == NULL)

@@ -6,6 +6,9 @@
 #   1. the text log: a path with percent-encoded newlines, carriage returns and terminal
 #      escapes is logged as one line, its controls escaped (log.h); the JSON log keeps them
 #      inside one JSON string;
+#   3. every client mistake is a 4xx naming the field: text that is not UTF-8, a cursor
+#      out of range, a form past --max-body, a what-if racing its parent's DELETE; and a 304
+#      repeats its 200's Cache-Control;
 #   2. the settings log masks the database password whole: a conninfo's quoted password, a
 #      URL's percent-encoded one with "@", ":" and "/" in it, and a raw "@" (conninfo.h).
 set -uo pipefail
@@ -56,5 +59,74 @@ timeout 20 "$SERVER" --listen 127.0.0.1:0 --database-url "postgresql://tpuplan:p
     >"$tmp/raw.log" 2>&1
 check "a raw @ in a URL password is masked whole" \
     eval 'grep -q "^  database-url    postgresql://tpuplan:\*\*\*@/postgres$" "$tmp/raw.log" && ! grep "database-url" "$tmp/raw.log" | grep -q "ss@"'
+
+# ---- 3. every client mistake is a 4xx naming the field ----
+server_start api --max-body 64K --workers 1 --executors 2 --http-threads 2
+MODEL=tests/data/service/tiny.json
+# bad_param STATUS WHERE: a problem+json invalid-parameter naming WHERE.
+bad_param() { problem 400 invalid-parameter && body_has "\"where\":\"$1\""; }
+req GET '/api/v1/plans?name=%FF%FE'
+check "a list's ?name= that is not UTF-8 is 400 naming name" bad_param name
+req GET '/api/v1/plans?name=Z%C3%BCrich'
+check "... and one that is, 200" is 200
+req POST /api/v1/plans -H 'Content-Type: application/json' -H $'Idempotency-Key: k\xff' \
+    --data-binary @"$MODEL"
+check "an Idempotency-Key that is not UTF-8 is 400 naming Idempotency-Key" bad_param Idempotency-Key
+req POST '/api/v1/plans?name=n%FF' -H 'Content-Type: application/json' --data-binary @"$MODEL"
+check "a plan ?name= that is not UTF-8 is 400 naming name" \
+    eval 'bad_param name && body_has "name: must be UTF-8 text"'
+req POST /api/v1/plans -F "file=@$MODEL;type=application/json" -F $'name=n\xff'
+check "... and so is the form field" eval 'bad_param name && body_has "name: must be UTF-8 text"'
+# cursor = base64url("<created_at microseconds>.<id>")
+b64url() { printf '%s' "$1" | base64 -w0 | tr '+/' '-_' | tr -d '='; }
+for micros in 99999999999999999999999 253402300800000000 -5 -; do
+    req GET "/api/v1/plans?cursor=$(b64url "$micros.AAAAAAAAAAAAAAAAAAAAAA")"
+    check "a cursor at $micros microseconds is 400, not a failed statement" \
+        problem 400 invalid-parameter
+done
+req GET "/api/v1/plans?cursor=$(b64url 253402300799999999.AAAAAAAAAAAAAAAAAAAAAA)"
+check "... the last one that names a time (9999-12-31) is 200" is 200
+# The form's file and attachments together within --max-body (64 KiB): 40 + 40 KiB is 413.
+head -c 40960 /dev/zero | tr '\0' ' ' >"$tmp/40k"
+req POST /api/v1/plans -F "file=@$tmp/40k;filename=m.json;type=application/json" \
+    -F "xla_assignment=@$tmp/40k"
+check "a form whose file and attachment together pass --max-body is 413" \
+    eval 'problem 413 body-too-large && body_has "together exceed the limit of 65536 bytes"'
+req POST /api/v1/plans -F "file=@$tmp/40k;filename=m.json;type=application/json"
+check "... the file alone is within it (read, and refused for what it holds)" \
+    problem 400 malformed-input
+# RFC 9110 15.4.5: a 304 repeats the Cache-Control of its 200.
+req POST /api/v1/plans -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data-binary @"$MODEL"
+id=$(jstr id)
+req GET "/api/v1/plans/$id"
+etag=$(hdr ETag)
+req GET "/api/v1/plans/$id" -H "If-None-Match: $etag"
+check "a 304 carries Cache-Control: no-cache, as its 200" \
+    eval 'is 304 && [ "$(hdr Cache-Control)" = no-cache ] && [ "$(hdr ETag)" = "$etag" ]'
+req GET "/api/v1/plans/$id?view=summary"
+etag=$(hdr ETag)
+req GET "/api/v1/plans/$id?view=summary" -H "If-None-Match: $etag"
+check "... from the plan cache too" eval 'is 304 && [ "$(hdr Cache-Control)" = no-cache ]'
+req GET "/api/v1/diff?a=$id&b=$id"
+etag=$(hdr ETag)
+req GET "/api/v1/diff?a=$id&b=$id" -H "If-None-Match: $etag"
+check "... and a diff's" eval 'is 304 && [ "$(hdr Cache-Control)" = no-cache ]'
+# A what-if racing the DELETE of its parent: each what-if is answered 201/202 (before the
+# DELETE) or 404/410 (after), never 500.
+racing=""
+for i in $(seq 8); do
+    req POST /api/v1/plans -H 'Content-Type: application/json' --data-binary @"$MODEL"
+    pid_=$(jstr id) tok=$(jstr manage_token)
+    curl -s -o /dev/null -w '%{http_code}\n' -X POST -H 'Content-Type: application/json' \
+        --data '{"dtype":{"*":"bf16"}}' "$base/api/v1/plans/$pid_/whatif" >>"$tmp/race" &
+    curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $tok" "$base/api/v1/plans/$pid_"
+    wait $!
+done
+racing=$(sort "$tmp/race" | uniq -c | tr -s ' \n' ' ')
+check "a what-if racing its parent's DELETE is 2xx or 404, never 500 ($racing)" \
+    eval '! grep -qv -E "^(201|202|404|410)$" "$tmp/race"'
+check "no 500 was logged" eval '! grep -E "^http: .* 5[0-9][0-9] " "$tmp/api.log"'
+server_stop_check api
 
 tap_end

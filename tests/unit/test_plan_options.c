@@ -206,6 +206,11 @@ static void test_name_and_budget(void **state)
     good(&o, "name", longest);
     assert_ptr_equal(o.name, longest); /* borrowed */
     bad("name", over, ERR_INVALID, "name: must be 1 to 127 bytes, got 128");
+    /* stored as PostgreSQL text: UTF-8 or refused (a 400, not a failed INSERT) */
+    good(&o, "name", "Z\xc3\xbcrich \xe6\x97\xa5");
+    bad("name", "n\xff", ERR_INVALID, "name: must be UTF-8 text");
+    bad("name", "n\xc3", ERR_INVALID, "name: must be UTF-8 text");
+    bad("name", "\xed\xa0\x80", ERR_INVALID, "name: must be UTF-8 text");
     good(&o, "budget", "0.9");
     assert_string_equal(o.budget, "0.9");
     good(&o, "budget", "14GiB");

@@ -414,6 +414,62 @@ static void test_list_shows_the_callers_own_plans(void **state)
     assert_int_equal(sql_long("SELECT count(*) FROM plans WHERE length(client_hash) = 32"), 3);
 }
 
+/* A cursor as the store writes them: base64url("<micros>.<id>"). */
+static void cursor_of(const char *micros, const char *id, char *out)
+{
+    char raw[96];
+    int n = snprintf(raw, sizeof raw, "%s.%s", micros, id);
+    ids_b64url_encode((const unsigned char *)raw, (size_t)n, out);
+}
+
+/* What a client sends that the database would refuse (a cursor past its interval
+ * arithmetic, text that is not UTF-8, a what-if's parent deleted first) is the client's
+ * mistake, answered as such, never a failed statement (a 500). */
+static void test_client_mistakes_are_refused_not_failed(void **state)
+{
+    struct store *s = *state;
+    struct store_created c, parent;
+    char cur[160], *items = NULL, *next = NULL;
+    struct store_new_plan np = {.name = "child",
+                                .chip = "v5e",
+                                .source_format = "json",
+                                .input = "{}",
+                                .input_len = 2,
+                                .summary = &sum};
+
+    create(s, "one", &c);
+    /* 9999-12-31T23:59:59.999999Z is the last time a cursor may name */
+    cursor_of("253402300799999999", c.id, cur);
+    assert_int_equal(store_plan_list(s, 5, cur, NULL, &items, &next), STORE_OK);
+    assert_non_null(strstr(items, c.id));
+    free(items);
+    free(next);
+    cursor_of("253402300800000000", c.id, cur);
+    assert_int_equal(store_plan_list(s, 5, cur, NULL, &items, &next), STORE_INVALID);
+    cursor_of("99999999999999999999999", c.id, cur);
+    assert_int_equal(store_plan_list(s, 5, cur, NULL, &items, &next), STORE_INVALID);
+    cursor_of("-5", c.id, cur);
+    assert_int_equal(store_plan_list(s, 5, cur, NULL, &items, &next), STORE_INVALID);
+    cursor_of("-", c.id, cur);
+    assert_int_equal(store_plan_list(s, 5, cur, NULL, &items, &next), STORE_INVALID);
+    assert_int_equal(store_plan_list(s, 5, NULL, "x\xff", &items, &next), STORE_INVALID);
+    assert_int_equal(store_plan_list(s, 5, NULL, "\xc3\xbc", &items, &next), STORE_OK);
+    assert_string_equal(items, "[]");
+    free(items);
+    /* an Idempotency-Key that is not UTF-8 */
+    np.idempotency_key = "k\xc3";
+    np.body_sha256_hex = "aa";
+    assert_int_equal(store_plan_create(s, &np, &parent), STORE_INVALID);
+    /* a what-if whose parent was deleted first: not found, and nothing written */
+    np.idempotency_key = NULL;
+    np.parent_id = "AAAAAAAAAAAAAAAAAAAAAA";
+    assert_int_equal(store_plan_create(s, &np, &parent), STORE_NOTFOUND);
+    assert_int_equal(sql_long("SELECT count(*) FROM plans"), 1);
+    assert_int_equal(sql_long("SELECT count(*) FROM jobs"), 1);
+    np.parent_id = c.id;
+    assert_int_equal(store_plan_create(s, &np, &parent), STORE_OK);
+}
+
 /* The token's digest is computed in C (only it reaches SQL) and is the same SHA-256 that
  * PostgreSQL computes; deleting names the digest. */
 static void test_delete_needs_the_token_digest(void **state)
@@ -719,6 +775,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_idempotency_key_replays_or_conflicts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idempotency_keys_are_scoped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_pages_through_every_plan_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_client_mistakes_are_refused_not_failed, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_delete_needs_the_token_digest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_list_shows_the_callers_own_plans, setup, teardown),
         cmocka_unit_test_setup_teardown(test_each_job_is_claimed_and_finished_once, setup,

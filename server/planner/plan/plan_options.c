@@ -17,6 +17,7 @@
 #include "planner/duration.h"
 #include "planner/import.h"
 #include "planner/pack.h"
+#include "planner/text.h"
 
 #define NAME_MAX_BYTES 127 /* a plan's name: the result's summary keeps 127 bytes */
 #define STRATEGY_TOKEN 32  /* a strategy name's bytes, with its NUL */
@@ -402,6 +403,8 @@ static int parse_text(const struct row *r, const char *label, const char *s, uni
 
     if (n < r->min || n > r->max)
         return err_set(e, ERR_INVALID, label, "%s: must be %s, got %zu", label, r->pub.range, n);
+    if (!text_utf8_valid(s, n))
+        return err_set(e, ERR_INVALID, label, "%s: must be UTF-8 text", label);
     v->s = s;
     return ERR_OK;
 }
