@@ -39,6 +39,14 @@ int cli_plan_opt(const char *cmd, unsigned surface, const char *flag, const char
  * its range and its default, wrapped. */
 void cli_print_opts(FILE *f, unsigned surface);
 
+/* The text report's "peak" section (cli_peak.c), from result document r; nothing when r has
+ * no peak. */
+void cli_print_peak(json_object *r);
+
+/* The widest of the strings member key of each element of arr, and at least min: a name
+ * column wide enough that no name is cut. */
+int cli_name_width(json_object *arr, const char *key, int min);
+
 /* Reading a result document: o's member key (NULL when o is not an object or lacks it), and
  * its string ("-" when it is missing or not a string). Borrowed from o. */
 json_object *cli_json_get(json_object *o, const char *key);

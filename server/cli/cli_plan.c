@@ -174,6 +174,7 @@ static void print_kinds(json_object *sum)
 static void print_most_padding(json_object *ts)
 {
     size_t top[5], ntop = 0;
+    int width = 10;
     char a[32], b[32];
 
     for (size_t i = 0; ts != NULL && i < json_object_array_length(ts); i++) {
@@ -189,10 +190,14 @@ static void print_most_padding(json_object *ts)
     }
     if (ntop == 0)
         return;
-    printf("\nmost padding %10s %10s %7s  shape\n", "padded", "padding", "x");
+    for (size_t k = 0; k < ntop; k++) {
+        int n = (int)strlen(cli_json_str(json_object_array_get_idx(ts, top[k]), "name"));
+        width = n > width ? n : width;
+    }
+    printf("\n%-*s %10s %10s %7s  shape\n", width + 2, "most padding", "padded", "padding", "x");
     for (size_t k = 0; k < ntop; k++) {
         json_object *t = json_object_array_get_idx(ts, top[k]);
-        printf("  %-10.10s %10s %10s %6.1fx  %s\n", cli_json_str(t, "name"),
+        printf("  %-*s %10s %10s %6.1fx  %s\n", width, cli_json_str(t, "name"),
                fmt_bytes(cli_json_get(t, "padded_bytes"), a, sizeof(a)),
                fmt_bytes(cli_json_get(t, "padding_bytes"), b, sizeof(b)),
                json_object_get_double(cli_json_get(t, "expansion")), cli_json_str(t, "shape"));
@@ -317,12 +322,13 @@ static void print_kernel_operands(json_object *k)
 {
     json_object *ops = cli_json_get(k, "operands");
     char a[32], b[32], c[32], d[96], e[96];
+    int width = cli_name_width(ops, "name", 12);
 
-    printf("    %-12s %-7s %-5s %-16s %-16s %3s %10s %10s %10s\n", "operand", "role", "dtype",
+    printf("    %-*s %-7s %-5s %-16s %-16s %3s %10s %10s %10s\n", width, "operand", "role", "dtype",
            "block", "in VMEM", "buf", "vmem", "waste", "hbm");
     for (size_t j = 0; ops != NULL && j < json_object_array_length(ops); j++) {
         json_object *o = json_object_array_get_idx(ops, j);
-        printf("    %-12.12s %-7s %-5s %-16s %-16s %3lld %10s %10s %10s%s\n",
+        printf("    %-*s %-7s %-5s %-16s %-16s %3lld %10s %10s %10s%s\n", width,
                cli_json_str(o, "name"), cli_json_str(o, "role"), cli_json_str(o, "dtype"),
                dims_text(cli_json_get(o, "block"), d, sizeof(d)),
                dims_text(cli_json_get(o, "padded_block"), e, sizeof(e)),
@@ -409,6 +415,7 @@ static void print_text(json_object *r)
     json_object *chip = cli_json_get(r, "chip");
 
     print_overview(r);
+    cli_print_peak(r);
     print_kinds(cli_json_get(r, "summary"));
     print_most_padding(cli_json_get(r, "tensors"));
     print_suggestions(r);

@@ -155,3 +155,15 @@ const char *cli_json_str(json_object *o, const char *key)
     json_object *v = cli_json_get(o, key);
     return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "-";
 }
+
+int cli_name_width(json_object *arr, const char *key, int min)
+{
+    int width = min;
+
+    for (size_t i = 0; arr != NULL && i < json_object_array_length(arr); i++) {
+        size_t n = strlen(cli_json_str(json_object_array_get_idx(arr, i), key));
+        if (n > (size_t)width)
+            width = n > 1000 ? 1000 : (int)n;
+    }
+    return width;
+}

@@ -47,6 +47,8 @@ struct importer {
                      * from the first non-blank (space, tab, CR, LF) */
     bool raw_sizes; /* buffers with byte sizes and lifetimes as given, no shapes or dtypes: no
                      * chip unless one is asked for, alignment 1 */
+    bool program;   /* a compiled program: each step an instruction, each buffer named by the
+                     * instruction that defines it (peak.h names the op at the peak so) */
     bool (*detect)(const char *s, size_t len);
     import_fn import;
 };

@@ -273,6 +273,32 @@ expect_exit "input above the 256 MiB limit" 2 "$tmp/huge.json"
 errmsg "input above the limit: message" "the limit is 268435456"
 rm -f "$tmp/huge.json"
 
+# --- the peak explained (server/planner/RESULT.md#the-peak): peak-train.json is worked out by
+# hand in tests/unit/test_peak.c (step 2 of 4, op xent, 598016 = 584.0K live)
+expect_exit "peak-train plans" 0 $data/models/peak-train.json
+check "peak: step, op and live bytes" \
+    'r["peak"]["step"] == 2 and r["peak"]["op"] == {"name": "xent", "source": "ops", "op_name": None} and r["peak"]["live_bytes"] == 598016 == r["summary"]["peak_bytes"]'
+check "peak: every breakdown sums to the live bytes" \
+    'all(sum(g["bytes"] for g in r["peak"][k]["top"]) + r["peak"][k]["rest"]["bytes"] + r["peak"][k]["none"]["bytes"] == r["peak"]["live_bytes"] for k in ("by_tag", "by_layer", "by_scope")) and sum(g["bytes"] for g in r["peak"]["by_kind"]) == r["peak"]["live_bytes"]'
+expect_exit "peak section in the text report" 0 $data/models/peak-train.json --format text
+if grep -q "^peak 584.0K at step 2, op xent: 584.0K live in 6 tensors, 0B free below the top$" "$tmp/out" &&
+    grep -q "^  allocated there: 1 tensor, 256.0K: logits (256.0K)$" "$tmp/out" &&
+    grep -Eq "^    activation +320.0K +54.8% +2$" "$tmp/out" &&
+    grep -Eq "^    layer1 +192.0K +32.9% +2$" "$tmp/out" &&
+    grep -Eq "^    \(untagged\) +264.0K +45.2% +3$" "$tmp/out" &&
+    grep -Eq "^    layers.1 +192.0K +32.9% +2$" "$tmp/out"; then
+    ok "text report: the peak section"
+else nok "text report: the peak section" "$(sed -n '/^peak /,/^$/p' "$tmp/out" | head -20)"; fi
+# an HLO program: the instruction at the peak and its op_name
+expect_exit "HLO peak in the text report" 0 $data/hlo/donate_scheduled.hlo --format text
+if grep -q "^peak .* at step 3, instruction fusion.4 (jit(f)/add): " "$tmp/out"; then ok "text report: the instruction at the peak"
+else nok "text report: the instruction at the peak" "$(grep '^peak ' "$tmp/out")"; fi
+# names are never cut (they were cut to 10 characters: "model.embe")
+printf '{"chip":"v4","tensors":[{"name":"model.embed_tokens.weight","shape":[3,5],"dtype":"bf16"}]}' >"$tmp/long.json"
+expect_exit "a long name" 0 "$tmp/long.json" --format text
+if grep -Eq "^  model.embed_tokens.weight +[0-9.]+K" "$tmp/out"; then ok "text report: a long name is printed whole"
+else nok "text report: a long name is printed whole" "$(grep -A2 'most padding' "$tmp/out")"; fi
+
 # --- every example model and every result validates against the published JSON Schemas
 if python3 -c 'import jsonschema' 2>/dev/null; then
     for f in $data/models/*.json $data/tiny-llama.safetensors-header $data/minimalloc-small.csv; do

@@ -184,6 +184,7 @@ static int settle_opts(struct plan_ctx *c, struct plan_opts *o, const struct imp
     c->mem_fraction = o->mem_fraction > 0 ? o->mem_fraction : BFC_DEFAULT_FRACTION;
     c->preallocate = o->preallocate != PLAN_PREALLOC_OFF;
     c->goal = o->goal;
+    c->program = imp->program;
     c->threads = o->threads;
     c->runtime_defaults = o->mem_fraction == 0 && o->preallocate == PLAN_PREALLOC_DEFAULT;
     c->capacity = o->capacity;
@@ -403,7 +404,7 @@ static int finish(struct plan_ctx *c, struct plan_packing *pk, size_t max_bytes,
         return rc != ERR_OK ? rc : rc_own;
     }
     plan_result_begin(&w, c, pk, true, sink, max_bytes);
-    if ((rc = plan_side_join(&metrics, e)) != ERR_OK) {
+    if ((rc = plan_side_join(&metrics, e)) != ERR_OK || (rc = plan_peak_run(c, pk, e)) != ERR_OK) {
         jsonw_discard(&w);
         return rc;
     }

@@ -29,6 +29,7 @@
 #include "planner/kernel.h"
 #include "planner/model.h"
 #include "planner/pack.h"
+#include "planner/peak.h"
 #include "planner/plan.h"
 #include "planner/suggest.h"
 #include "planner/xla_assign.h"
@@ -65,6 +66,7 @@ struct plan_ctx {
     double mem_fraction; /* runtime simulation: share of the capacity, (0, 1] */
     bool preallocate;
     bool runtime_defaults; /* both are JAX's GPU defaults */
+    bool program;          /* the input is a compiled program (import.h) */
     bool has_budget;       /* plan_opts.budget given: budget_bytes resolved (budget.h) */
     uint64_t budget_bytes;
     size_t nstrategies;
@@ -111,7 +113,9 @@ struct plan_packing {
     uint64_t lb;
     struct pack_metrics mt; /* of the chosen packing, when have_metrics */
     bool have_metrics;
-    struct plan_runtime rt; /* filled by plan_runtime_run after the portfolio */
+    struct plan_runtime rt;   /* filled by plan_runtime_run after the portfolio */
+    struct peak_explain peak; /* the chosen packing's peak, when have_peak (plan_peak_run) */
+    bool have_peak;
 };
 
 /* The chosen packing, or NULL when nothing was packed (no buffers). */
@@ -213,6 +217,14 @@ void plan_runtime_free(struct plan_runtime *rt);
 /* packing.runtime (null when it did not run), with the figures of its "bfc-runtime"
  * comparison row. */
 void plan_runtime_write(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk);
+
+/*
+ * plan_peak.c: the chosen packing's peak explained (peak.h) into pk->peak, from its metrics
+ * (have_peak stays false without them: nothing packed); its strings are borrowed from c->m.
+ * plan_peak_write writes the result's "peak" section (null without one).
+ */
+ERR_MUST_CHECK int plan_peak_run(const struct plan_ctx *c, struct plan_packing *pk, struct err *e);
+void plan_peak_write(struct jsonw *w, const struct plan_packing *pk);
 
 /*
  * plan_views.c: both views into *v (plan.h), each at most max_bytes; the summary alone
