@@ -13,9 +13,10 @@
  *   kind   the tensor's kind (model.h);
  *   tag    its first tag; tensors without tags are "none";
  *   layer  the prefix of its name through its first layer index, a `.`- or `/`-separated
- *          component that is a number (`layers.3` of `layers.3.attn.wq`,
- *          `model.layers.0` of `model.layers.0.mlp.weight`) or `layer` / `block` followed
- *          by one (`layer_3`, `block12`, any case); names without one are "none";
+ *          component that is a number after another component (`layers.3` of
+ *          `layers.3.attn.wq`, `model.layers.0` of `model.layers.0.mlp.weight`) or
+ *          `layer` / `block` followed by one (`layer_3`, `block12`, any case); names without
+ *          one, and a program's buffers (named by instructions: `fusion.3`), are "none";
  *   scope  its op_name without the last `/` component (`jit(train)/transformer/layer_3`
  *          of `jit(train)/transformer/layer_3/dot_general`; the whole op_name when it has
  *          no `/`), the grouping the dashboard's op_name filter uses; "none" without one.

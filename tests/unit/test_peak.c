@@ -204,7 +204,7 @@ static void test_layer_names(void **state)
         {"layer", NULL},
         {"layerx3.w", NULL},
         {"blocks_2.w", NULL},
-        {"7", "7"},
+        {"7", NULL},
     };
     const size_t ncases = sizeof(cases) / sizeof(cases[0]);
     char text[4096];
@@ -239,11 +239,12 @@ static void test_layer_names(void **state)
 }
 
 /*
- * An HLO program: p0 (f32[256,128], 131072 B, no metadata) for the whole program; a =
- * add(p0, p0) at step 1 (131072 B, jit(f)/layer_0/add), dies at b; b = concatenate(a, a)
- * at step 2 (f32[512,128], 262144 B, jit(f)/layer_1/concat); c = slice(b) at step 3, the
- * output (f32[128,128], 65536 B). Live: step 2 holds p0 + a + b = 524288, step 3 p0 + b + c
- * = 458752: the peak is step 2, instruction b with its op_name. Scopes: jit(f)/layer_1
+ * An HLO program: p0 (f32[256,128], 131072 B, no metadata) for the whole program; fusion.1
+ * = add(p0, p0) at step 1 (131072 B, jit(f)/layer_0/add), dies at the concatenate;
+ * concatenate.2 at step 2 (f32[512,128], 262144 B, jit(f)/layer_1/concat); c = its slice at
+ * step 3, the output (f32[128,128], 65536 B). Live: step 2 holds 131072 + 131072 + 262144 =
+ * 524288, step 3 131072 + 262144 + 65536 = 458752: the peak is step 2, instruction
+ * concatenate.2 with its op_name. Scopes: jit(f)/layer_1
  * 262144, jit(f)/layer_0 131072; p0 has no op_name (131072, 1 tensor).
  */
 static void test_instruction_and_scopes_of_an_hlo_program(void **state)
@@ -252,10 +253,10 @@ static void test_instruction_and_scopes_of_an_hlo_program(void **state)
         "HloModule m, is_scheduled=true\n\n"
         "ENTRY main {\n"
         "  p0 = f32[256,128]{1,0:T(8,128)} parameter(0)\n"
-        "  a = f32[256,128]{1,0:T(8,128)} add(p0, p0), metadata={op_name=\"jit(f)/layer_0/add\"}\n"
-        "  b = f32[512,128]{1,0:T(8,128)} concatenate(a, a), dimensions={0}, "
+        "  fusion.1 = f32[256,128]{1,0:T(8,128)} add(p0, p0), metadata={op_name=\"jit(f)/layer_0/add\"}\n"
+        "  concatenate.2 = f32[512,128]{1,0:T(8,128)} concatenate(fusion.1, fusion.1), dimensions={0}, "
         "metadata={op_name=\"jit(f)/layer_1/concat\"}\n"
-        "  ROOT c = f32[128,128]{1,0:T(8,128)} slice(b), slice={[0:128], [0:128]}, "
+        "  ROOT c = f32[128,128]{1,0:T(8,128)} slice(concatenate.2), slice={[0:128], [0:128]}, "
         "metadata={op_name=\"jit(f)/layer_1/slice\"}\n"
         "}\n";
     json_object *r = plan_text(hlo);
@@ -263,7 +264,9 @@ static void test_instruction_and_scopes_of_an_hlo_program(void **state)
 
     assert_int_equal(jint(r, "peak.step"), 2);
     assert_int_equal(jint(r, "peak.live_bytes"), 524288);
-    assert_string_equal(jstr(r, "peak.op.name"), "b");
+    assert_string_equal(jstr(r, "peak.op.name"), "concatenate.2");
+    /* instruction names (fusion.1) are no layers */
+    assert_int_equal(jint(r, "peak.by_layer.groups"), 0);
     assert_string_equal(jstr(r, "peak.op.source"), "instruction");
     assert_string_equal(jstr(r, "peak.op.op_name"), "jit(f)/layer_1/concat");
     assert_int_equal(jint(r, "peak.by_scope.groups"), 2);

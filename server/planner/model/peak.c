@@ -37,13 +37,14 @@ static bool is_digits(const char *s, size_t n)
     return true;
 }
 
-/* A layer index: a number, or "layer" / "block" (any case), an optional '_', a number. */
-static bool is_layer_index(const char *s, size_t n)
+/* A layer index: a number after another component, or "layer" / "block" (any case), an
+ * optional '_', a number. */
+static bool is_layer_index(const char *s, size_t n, bool first)
 {
     static const char *const words[] = {"layer", "block"};
 
     if (is_digits(s, n))
-        return true;
+        return !first;
     for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
         size_t k = strlen(words[w]);
         if (n <= k || strncasecmp(s, words[w], k) != 0)
@@ -61,7 +62,7 @@ static bool layer_key(const struct model_tensor *t, const char **name, size_t *l
 
     for (size_t at = 0;;) {
         size_t n = strcspn(s + at, "./");
-        if (is_layer_index(s + at, n)) {
+        if (is_layer_index(s + at, n, at == 0)) {
             *name = s;
             *len = at + n;
             return true;
@@ -82,6 +83,15 @@ static bool scope_key(const struct model_tensor *t, const char **name, size_t *l
     *name = t->op_name;
     *len = cut != NULL && cut != t->op_name ? (size_t)(cut - t->op_name) : strlen(t->op_name);
     return true;
+}
+
+/* A program's buffers are named by instructions (fusion.3): no layers there. */
+static bool no_key(const struct model_tensor *t, const char **name, size_t *len)
+{
+    (void)t;
+    (void)name;
+    (void)len;
+    return false;
 }
 
 static group_key_fn *const groupings[PEAK_GROUPINGS] = {tag_key, layer_key, scope_key};
@@ -265,7 +275,8 @@ int peak_explain(const struct model *m, bool program, int64_t step, int64_t end,
     dst[1] = &out->by_layer;
     dst[2] = &out->by_scope;
     for (size_t g = 0; g < PEAK_GROUPINGS && rc == ERR_OK; g++)
-        rc = group(m, groupings[g], live, n, acc, dst[g], e);
+        rc = group(m, program && groupings[g] == layer_key ? no_key : groupings[g], live, n, acc,
+                   dst[g], e);
     free(acc);
     return rc;
 }
