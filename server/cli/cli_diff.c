@@ -127,6 +127,20 @@ static void print_triple(json_object *s, const char *label, const char *key)
            fmt_delta(json_object_get_int64(cli_json_get(s, kd)), d, sizeof(d)));
 }
 
+/* A side's verdict in the planner's words (summary.verdict.headline), or its fits flag for a
+ * result from before the verdict. */
+static const char *verdict(json_object *s, const char *key, const char *fits_key)
+{
+    json_object *v = cli_json_get(s, key);
+
+    if (v != NULL && json_object_is_type(v, json_type_string))
+        return json_object_get_string(v);
+    return json_object_get_boolean(cli_json_get(s, fits_key)) ? "fits" : "does not fit";
+}
+
+/* The peak first (what the change did to memory), the verdicts, then the rest; the sums of
+ * buffer sizes last, labelled as such: buffers live at different steps, so a sum is no
+ * memory figure. */
 static void print_summary(json_object *r)
 {
     json_object *s = cli_json_get(r, "summary"), *a = cli_json_get(r, "a"),
@@ -135,16 +149,13 @@ static void print_summary(json_object *r)
     printf("diff           %s (%s) -> %s (%s)\n", cli_json_str(a, "name"), cli_json_str(a, "chip"),
            cli_json_str(b, "name"), cli_json_str(b, "chip"));
     print_triple(s, "peak", "peak_bytes");
-    print_triple(s, "padded", "padded_bytes");
-    print_triple(s, "logical", "logical_bytes");
+    printf("%-14s %10s -> %s\n", "verdict", verdict(s, "verdict_before", "fits_before"),
+           verdict(s, "verdict_after", "fits_after"));
     print_triple(s, "lower bound", "lower_bound_bytes");
     printf("%-14s %9.1f%% -> %.1f%% (%+.1f points)\n", "fragmentation",
            100 * json_object_get_double(cli_json_get(s, "fragmentation_before")),
            100 * json_object_get_double(cli_json_get(s, "fragmentation_after")),
            100 * json_object_get_double(cli_json_get(s, "fragmentation_delta")));
-    printf("%-14s %10s -> %s\n", "fits",
-           json_object_get_boolean(cli_json_get(s, "fits_before")) ? "yes" : "NO",
-           json_object_get_boolean(cli_json_get(s, "fits_after")) ? "yes" : "NO");
     printf("%-14s %10lld -> %lld: %lld added, %lld removed, %lld changed, %lld unchanged\n",
            "tensors", (long long)json_object_get_int64(cli_json_get(s, "tensors_before")),
            (long long)json_object_get_int64(cli_json_get(s, "tensors_after")),
@@ -152,6 +163,9 @@ static void print_summary(json_object *r)
            (long long)json_object_get_int64(cli_json_get(s, "removed")),
            (long long)json_object_get_int64(cli_json_get(s, "changed")),
            (long long)json_object_get_int64(cli_json_get(s, "unchanged")));
+    printf("\nbuffer sizes, summed (not memory: buffers live at different steps)\n");
+    print_triple(s, "  padded", "padded_bytes");
+    print_triple(s, "  logical", "logical_bytes");
 }
 
 static void print_kinds(json_object *r)
@@ -161,7 +175,7 @@ static void print_kinds(json_object *r)
     struct json_object_iterator end = json_object_iter_end(kinds);
     char a[32], b[32], d[40];
 
-    printf("\n%-14s %-16s %-24s %s\n", "by kind", "count", "padded", "delta");
+    printf("\n%-14s %-16s %-24s %s\n", "by kind", "count", "padded, summed", "delta");
     for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
         json_object *k = json_object_iter_peek_value(&it);
         printf(
@@ -174,24 +188,50 @@ static void print_kinds(json_object *r)
     }
 }
 
+/* The changed tensors, largest first: the groups (the added remat copies) as one row each,
+ * then the tensors in no group. Names are printed whole. */
 static void print_tensors(json_object *r)
 {
-    json_object *ts = cli_json_get(r, "tensors");
-    size_t n = json_object_array_length(ts);
+    json_object *ts = cli_json_get(r, "tensors"), *gs = cli_json_get(r, "groups");
+    size_t n = json_object_array_length(ts), ng = gs ? json_object_array_length(gs) : 0;
+    size_t listed = 0, grouped = 0;
+    int width = 24;
     char d[40];
 
     if (n == 0) {
         printf("\nno tensor changed\n");
         return;
     }
-    printf("\nlargest changes (%zu of %zu listed)\n", n < DIFF_TOP ? n : DIFF_TOP, n);
-    for (size_t i = 0; i < n && i < DIFF_TOP; i++) {
+    for (size_t i = 0; i < n; i++) {
         json_object *t = json_object_array_get_idx(ts, i);
+        size_t len = strlen(cli_json_str(t, "name"));
+        grouped += cli_json_get(t, "group") != NULL;
+        if (cli_json_get(t, "group") == NULL && i < DIFF_TOP + grouped && len > (size_t)width)
+            width = len > 200 ? 200 : (int)len;
+    }
+    printf("\nlargest changes (%zu of %zu listed", n - grouped < DIFF_TOP ? n - grouped : DIFF_TOP,
+           n - grouped);
+    if (grouped > 0)
+        printf("; %zu more in %zu group%s", grouped, ng, ng == 1 ? "" : "s");
+    printf(")\n");
+    for (size_t g = 0; g < ng; g++) {
+        json_object *x = json_object_array_get_idx(gs, g);
         printf(
-            "  %10s  %-8s %-24.24s %s -> %s\n",
+            "  %10s  %-8s %lld %s (%s), summed\n",
+            fmt_delta(json_object_get_int64(cli_json_get(x, "padded_bytes_delta")), d, sizeof(d)),
+            cli_json_str(x, "status"), (long long)json_object_get_int64(cli_json_get(x, "tensors")),
+            cli_json_str(x, "name"), cli_json_str(x, "match"));
+    }
+    for (size_t i = 0; i < n && listed < DIFF_TOP; i++) {
+        json_object *t = json_object_array_get_idx(ts, i);
+        if (cli_json_get(t, "group") != NULL)
+            continue;
+        listed++;
+        printf(
+            "  %10s  %-8s %-*s %s -> %s\n",
             fmt_delta(json_object_get_int64(cli_json_get(t, "padded_bytes_delta")), d, sizeof(d)),
-            cli_json_str(t, "status"), cli_json_str(t, "name"), cli_json_str(t, "layout_before"),
-            cli_json_str(t, "layout_after"));
+            cli_json_str(t, "status"), width, cli_json_str(t, "name"),
+            cli_json_str(t, "layout_before"), cli_json_str(t, "layout_after"));
     }
 }
 

@@ -100,6 +100,27 @@ static int64_t tensor_padding(json_object *tensors, size_t i)
         cli_json_get(json_object_array_get_idx(tensors, i), "padding_bytes"));
 }
 
+/* The planner's verdict (summary.verdict), in its words: the headline, then each check. */
+static void print_verdict(json_object *v)
+{
+    json_object *checks = cli_json_get(v, "checks");
+    char head[64];
+    size_t i;
+
+    snprintf(head, sizeof(head), "%s", cli_json_str(v, "headline"));
+    for (i = 0; head[i] != '\0'; i++)
+        head[i] = (char)(head[i] >= 'a' && head[i] <= 'z' ? head[i] - 'a' + 'A' : head[i]);
+    printf("fit        %s\n", head);
+    for (i = 0; checks != NULL && i < json_object_array_length(checks); i++) {
+        json_object *k = json_object_array_get_idx(checks, i), *ok = cli_json_get(k, "ok");
+        printf("  %-8s %s: %s\n", cli_json_str(k, "name"),
+               ok == NULL                    ? "unchecked"
+               : json_object_get_boolean(ok) ? "ok"
+                                             : "FAILS",
+               cli_json_str(k, "text"));
+    }
+}
+
 /* The headline: model, chip, byte totals, peak and the fit. */
 static void print_overview(json_object *r)
 {
@@ -129,28 +150,7 @@ static void print_overview(json_object *r)
            fmt_bytes(cli_json_get(sum, "fragmentation_bytes"), c, sizeof(c)),
            100.0 * json_object_get_double(cli_json_get(sum, "fragmentation")),
            cli_json_str(sum, "strategy"));
-    if (json_object_is_type(cli_json_get(sum, "capacity_bytes"), json_type_null))
-        printf("fit        no capacity (give --capacity or --chip to check a fit)\n");
-    else if (json_object_get_boolean(cli_json_get(sum, "hbm_fits")))
-        printf("fit        FITS: headroom %s of %s\n",
-               fmt_bytes(cli_json_get(sum, "headroom_bytes"), a, sizeof(a)),
-               fmt_bytes(cli_json_get(sum, "capacity_bytes"), b, sizeof(b)));
-    else
-        printf("fit        DOES NOT FIT: over by %s (capacity %s)\n",
-               fmt_bytes(cli_json_get(sum, "overflow_bytes"), a, sizeof(a)),
-               fmt_bytes(cli_json_get(sum, "capacity_bytes"), b, sizeof(b)));
-    if (!json_object_is_type(cli_json_get(sum, "budget_bytes"), json_type_null))
-        printf("budget     %s: peak %s, budget %s\n",
-               json_object_get_boolean(cli_json_get(sum, "within_budget")) ? "WITHIN BUDGET"
-                                                                           : "OVER BUDGET",
-               fmt_bytes(cli_json_get(sum, "peak_bytes"), a, sizeof(a)),
-               fmt_bytes(cli_json_get(sum, "budget_bytes"), b, sizeof(b)));
-    if (json_object_get_int64(cli_json_get(sum, "kernels")) > 0)
-        printf("kernels    %lld of %lld over their VMEM limit%s\n",
-               (long long)json_object_get_int64(cli_json_get(sum, "kernels_over_limit")),
-               (long long)json_object_get_int64(cli_json_get(sum, "kernels")),
-               json_object_get_int64(cli_json_get(sum, "kernels_over_limit")) > 0 ? ": DOES NOT FIT"
-                                                                                  : "");
+    print_verdict(cli_json_get(sum, "verdict"));
 }
 
 static void print_kinds(json_object *sum)
@@ -242,14 +242,20 @@ static void print_strategies(json_object *pk)
                strcmp(cli_json_str(s, "name"), cli_json_str(pk, "chosen")) == 0 ? "  <- chosen"
                                                                                 : "");
     }
-    /* The runtime allocator's row (packing.runtime): compared, never chosen. */
+    /* The runtime allocator's row (packing.runtime, asked for): compared, never chosen, and
+     * worded so that its failures cannot be read as the TPU's. */
     v = cli_json_get(pk, "runtime");
-    if (v != NULL && !json_object_is_type(v, json_type_null))
-        printf("  %-16s %12s %12s %8s %9.4f  (GPU runtime allocator, not TPU; %s)\n",
+    if (v != NULL && !json_object_is_type(v, json_type_null)) {
+        long long failed = json_object_get_int64(cli_json_get(v, "failed_allocations"));
+        printf("  %-16s %12s %12s %8s %9.4f  (GPU runtime model, not the TPU; ",
                cli_json_str(v, "name"), fmt_bytes(cli_json_get(v, "peak_bytes"), a, sizeof(a)),
                fmt_bytes(cli_json_get(v, "fragmentation_bytes"), d, sizeof(d)), "-",
-               json_object_get_double(cli_json_get(v, "seconds")),
-               json_object_get_boolean(cli_json_get(v, "fits")) ? "no OOM" : "OOM");
+               json_object_get_double(cli_json_get(v, "seconds")));
+        if (failed == 0)
+            printf("every allocation succeeds)\n");
+        else
+            printf("%lld allocation%s would fail on a GPU)\n", failed, failed == 1 ? "" : "s");
+    }
     /* XLA's own assignment (packing.xla): compared, never chosen. */
     v = cli_json_get(pk, "xla");
     if (v != NULL && !json_object_is_type(v, json_type_null)) {
@@ -288,7 +294,8 @@ static void print_runtime(json_object *pk)
 
     if (rt == NULL || json_object_is_type(rt, json_type_null))
         return;
-    printf("\nruntime    %s\n", cli_json_str(rt, "label"));
+    printf("\nruntime    GPU runtime model (asked for with --runtime bfc): %s\n",
+           cli_json_str(rt, "label"));
     printf("  BFC limit %s (%.2f of %s, %s); reserved peak %s, in use peak %s\n",
            fmt_bytes(cli_json_get(rt, "memory_limit_bytes"), a, sizeof(a)),
            json_object_get_double(cli_json_get(rt, "memory_fraction")),
@@ -296,14 +303,19 @@ static void print_runtime(json_object *pk)
            json_object_get_boolean(cli_json_get(rt, "preallocate")) ? "preallocated" : "growing",
            fmt_bytes(cli_json_get(rt, "peak_reserved_bytes"), c, sizeof(c)),
            fmt_bytes(cli_json_get(rt, "peak_in_use_bytes"), d, sizeof(d)));
-    printf("  heap height %s against the static plan's peak %s; %lld of %lld allocations "
-           "failed\n",
+    printf("  heap height %s against the static plan's peak %s; ",
            fmt_bytes(cli_json_get(rt, "peak_bytes"), a, sizeof(a)),
-           fmt_bytes(cli_json_get(rt, "static_peak_bytes"), b, sizeof(b)),
-           (long long)json_object_get_int64(cli_json_get(rt, "failed_allocations")),
-           (long long)json_object_get_int64(cli_json_get(rt, "allocations")));
-    print_failure("first OOM", cli_json_get(rt, "first_failure"));
-    print_failure("first OOM with free memory", cli_json_get(rt, "first_oom_with_free_memory"));
+           fmt_bytes(cli_json_get(rt, "static_peak_bytes"), b, sizeof(b)));
+    if (json_object_get_int64(cli_json_get(rt, "failed_allocations")) == 0)
+        printf("on a GPU every allocation would succeed\n");
+    else
+        printf("on a GPU %lld of %lld allocations would fail in this allocator (a GPU "
+               "replay, not a TPU out-of-memory)\n",
+               (long long)json_object_get_int64(cli_json_get(rt, "failed_allocations")),
+               (long long)json_object_get_int64(cli_json_get(rt, "allocations")));
+    print_failure("first failed GPU allocation", cli_json_get(rt, "first_failure"));
+    print_failure("first failed GPU allocation with free memory",
+                  cli_json_get(rt, "first_oom_with_free_memory"));
 }
 
 /* "(512, 512)" into buf. */

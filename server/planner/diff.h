@@ -12,8 +12,11 @@
  *   - "summary": peak, padded, logical, lower-bound and fragmentation bytes before, after
  *     and their delta (after - before, signed), fragmentation before/after/delta, fits
  *     before and after, and how many tensors were added, removed, changed and unchanged;
+ *     and each side's verdict (summary.verdict.headline; null in an older result);
  *   - "by_kind": per tensor kind present on either side, count and padded/logical bytes
  *     before and after, with the deltas;
+ *   - "groups": the added remat copies (names ending in MODEL_REMAT_SUFFIX) as one entry,
+ *     their deltas summed ([] when none); each is still in "tensors", marked with "group";
  *   - "tensors": the tensors matched by name that differ (padded or logical bytes, shape
  *     with its layout, or kind) or exist on one side only ("status": changed, added,
  *     removed), each with padded_bytes_delta, layout before and after (the XLA shape with

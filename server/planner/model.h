@@ -44,6 +44,9 @@ enum tensor_kind tensor_kind_parse(const char *s);
 #define MODEL_MAX_TAGS     32  /* tags per tensor */
 #define MODEL_MAX_WARNINGS 64  /* distinct warning lines kept; the rest are counted */
 #define MODEL_MAX_STEP     (INT64_C(1) << 53) /* program steps stay exact in JSON */
+/* A recomputed activation's copy at its last use is named "<name>/remat" (the what-if's
+ * remat, whatif.h); the diff groups them (diff.h). */
+#define MODEL_REMAT_SUFFIX "/remat"
 
 /*
  * A tensor's shape, stored compactly: a struct shape has room for SHAPE_MAX_RANK dims and

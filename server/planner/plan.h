@@ -26,6 +26,12 @@
  * preallocation) or grows region by region (XLA_PYTHON_CLIENT_PREALLOCATE=false). */
 enum plan_prealloc { PLAN_PREALLOC_DEFAULT = 0, PLAN_PREALLOC_ON, PLAN_PREALLOC_OFF };
 
+/* Whether the plan is replayed through the BFC allocator model (bfc.h), XLA's runtime
+ * allocator on GPU: only when asked, since a TPU program's offsets are fixed at compile time
+ * (server/planner/RESULT.md#the-runtime-replay). Unset: none, unless mem_fraction or
+ * preallocate is given (they only mean something to the replay). */
+enum plan_runtime_opt { PLAN_RUNTIME_DEFAULT = 0, PLAN_RUNTIME_NONE, PLAN_RUNTIME_BFC };
+
 /*
  * Every field overrides the model's own "options" (model.schema.json); 0 / NULL means
  * "use the model's value, else the default". Strings are borrowed for the call only. The
@@ -44,10 +50,11 @@ struct plan_opts {
     uint64_t alignment;     /* offset alignment in bytes, a power of two up to 2^30; 0: 512
                              * for models (an assumption, labelled in the result), 1 for CSV */
     const char *name;       /* overrides the model name; NULL: keep */
-    /* The runtime allocator simulation (bfc.h; server/planner/RESULT.md#the-runtime-replay): the
-     * fraction of the capacity the allocator may hold, in (0, 1], 0: 0.75; and whether it reserves
-     * it all up front. Both default to JAX's GPU defaults (XLA_PYTHON_CLIENT_MEM_FRACTION,
-     * XLA_PYTHON_CLIENT_PREALLOCATE). */
+    /* The runtime allocator simulation (bfc.h; server/planner/RESULT.md#the-runtime-replay),
+     * when runtime asks for it: the fraction of the capacity the allocator may hold, in (0, 1], 0:
+     * 0.75; and whether it reserves it all up front. Both default to JAX's GPU defaults
+     * (XLA_PYTHON_CLIENT_MEM_FRACTION, XLA_PYTHON_CLIENT_PREALLOCATE). */
+    enum plan_runtime_opt runtime;
     double mem_fraction;
     enum plan_prealloc preallocate;
     /* The budget the plan is gated on (budget.h): bytes ("14G", "14GiB") or a fraction of
@@ -86,6 +93,23 @@ struct plan_limits {
  * the time limit at its --max-time-limit and the patterns at its --max-patterns. */
 void plan_limits_default(struct plan_limits *l);
 
+/*
+ * The plan's one verdict, composed from the HBM peak against the capacity, every Pallas
+ * kernel's VMEM against its limit and the peak against the budget (the result's
+ * summary.verdict words it: server/planner/RESULT.md#the-verdict). In order of precedence:
+ * does not fit (HBM or a kernel's VMEM), over the budget, fits; "no capacity" when nothing
+ * else fails but there is no capacity to check the peak against (a CSV without a chip).
+ */
+enum plan_fit {
+    PLAN_FIT_FITS = 0,
+    PLAN_FIT_NO_CAPACITY,
+    PLAN_FIT_OVER_BUDGET,
+    PLAN_FIT_DOES_NOT_FIT,
+};
+
+/* "fits", "no-capacity", "over-budget", "does-not-fit" (summary.verdict.status). */
+const char *plan_fit_name(enum plan_fit f);
+
 /* Summary columns the service stores for listing plans. */
 struct plan_summary {
     char name[128];
@@ -101,6 +125,7 @@ struct plan_summary {
     bool has_budget;       /* plan_opts.budget was given */
     uint64_t budget_bytes; /* resolved against the capacity */
     bool within_budget;    /* peak <= budget (before packing: padded_bytes <= budget) */
+    enum plan_fit verdict; /* fits and within_budget, with "no capacity" told apart */
 };
 
 /*

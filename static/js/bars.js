@@ -62,9 +62,9 @@ function xlaRow(x, max) {
 // The GPU-style runtime allocator (XLA's BFC) replaying the plan: its heap height against the
 // same lower bound. Not a packing strategy: hatched, labelled, never "chosen".
 function runtimeRow(rt, max) {
-    const oom = rt.first_failure;
-    const text = `${fmtBytes(rt.peak_bytes)} · ` + (oom ? `OOM at step ${fmtInt(oom.step)}` : 'no OOM') + ' · runtime, not TPU';
-    const row = bar(`${rt.name} (GPU runtime allocator, not TPU)`, [
+    const fail = rt.first_failure;
+    const text = `${fmtBytes(rt.peak_bytes)} · ` + (fail ? `a GPU allocation would fail at step ${fmtInt(fail.step)}` : 'every GPU allocation succeeds') + ' · GPU runtime model, not the TPU';
+    const row = bar(`${rt.name} (GPU runtime model, not the TPU)`, [
         { cls: 'runtime', frac: (rt.peak_bytes || 0) / max },
         { cls: 'lb', marker: true, frac: (rt.lower_bound_bytes || 0) / max },
     ], text);

@@ -3,7 +3,10 @@
 // here at once may still be running), then GETs /api/v1/diff?a=&b= (planner/diff.h) and
 // both plans' layout views in parallel, and draws both layouts on one byte scale
 // (layoutchart.js), the summary deltas as cards, the deltas by kind, and the changed
-// tensors sorted by |padded delta| (the order the API gives).
+// tensors sorted by |padded delta| (the order the API gives). The peak is the headline and
+// the only delta coloured as memory: a sum of buffer sizes (padded or logical, in total, by
+// kind or per tensor) counts buffers that live at different steps, so it is labelled a sum
+// and left neutral. The added remat copies are one row (the diff's groups).
 
 import { el, $, fmtBytes, fmtInt, fmtPct, apiGet, appUrl, planUrl, pollPlan } from './util.js';
 import { onThemeChange } from './theme.js';
@@ -51,15 +54,21 @@ async function main() {
 
 function renderCards(s) {
     const cards = $('#cards');
-    const triple = (label, key) => card(label, signed(s[key + '_delta']), `${fmtBytes(s[key + '_before'])} → ${fmtBytes(s[key + '_after'])}`, deltaCls(s[key + '_delta']));
-    cards.append(triple('Peak', 'peak_bytes'));
-    cards.append(triple('Padded bytes', 'padded_bytes'));
-    cards.append(triple('Logical bytes', 'logical_bytes'));
+    const range = (key) => `${fmtBytes(s[key + '_before'])} → ${fmtBytes(s[key + '_after'])}`;
+    const peak = card('Peak', signed(s.peak_bytes_delta), range('peak_bytes'), 'headline ' + deltaCls(s.peak_bytes_delta));
+    peak.id = 'peak-card';
+    cards.append(peak);
+    // Each side's verdict in the planner's words (summary.verdict.headline).
+    const verdict = (v, f) => v || (f ? 'fits' : 'does not fit');
+    const after = verdict(s.verdict_after, s.fits_after);
+    cards.append(card('Verdict', `${verdict(s.verdict_before, s.fits_before)} → ${after}`, `capacity ${fmtBytes(s.capacity_bytes_before)} → ${fmtBytes(s.capacity_bytes_after)}`, after === 'fits' ? 'good' : after === 'does not fit' || after === 'over budget' ? 'bad' : ''));
+    cards.append(card('Lower bound', signed(s.lower_bound_bytes_delta), range('lower_bound_bytes')));
     const fd = s.fragmentation_delta;
     cards.append(card('Fragmentation', (fd > 0 ? '+' : '') + (fd * 100).toFixed(1) + ' pts', `${fmtPct(s.fragmentation_before)} → ${fmtPct(s.fragmentation_after)}`, deltaCls(fd)));
-    const fits = (f) => (f ? 'fits' : 'does not fit');
-    cards.append(card('Fits', `${fits(s.fits_before)} → ${fits(s.fits_after)}`, `capacity ${fmtBytes(s.capacity_bytes_before)} → ${fmtBytes(s.capacity_bytes_after)}`, s.fits_after ? 'good' : 'bad'));
     cards.append(card('Tensors', `${fmtInt(s.tensors_before)} → ${fmtInt(s.tensors_after)}`, `${fmtInt(s.added)} added · ${fmtInt(s.removed)} removed · ${fmtInt(s.changed)} changed · ${fmtInt(s.unchanged)} unchanged`));
+    const sum = (label, key) => card(label, signed(s[key + '_delta']), `${range(key)} · a sum over buffers live at different steps, not memory`);
+    cards.append(sum('Sum of padded buffer sizes', 'padded_bytes'));
+    cards.append(sum('Sum of logical buffer sizes', 'logical_bytes'));
 }
 
 function renderKinds(byKind) {
@@ -70,12 +79,27 @@ function renderKinds(byKind) {
             el('td', { class: 'num', text: `${fmtInt(v.count_before)} → ${fmtInt(v.count_after)}` }),
             el('td', { class: 'num', text: fmtBytes(v.padded_bytes_before) }),
             el('td', { class: 'num', text: fmtBytes(v.padded_bytes_after) }),
-            el('td', { class: 'num ' + deltaCls(v.padded_bytes_delta), text: signed(v.padded_bytes_delta) }),
+            el('td', { class: 'num', text: signed(v.padded_bytes_delta) }),
             el('td', { class: 'num', text: signed(v.logical_bytes_delta) })));
     }
 }
 
-function renderDeltas(tensors) {
+// The groups (the added remat copies) as one row each, above the tensors in no group.
+function renderGroups(groups) {
+    const body = $('#group-table tbody');
+    if (!groups.length) return;
+    $('#group-wrap').classList.remove('hidden');
+    for (const g of groups)
+        body.append(el('tr', { 'data-group': g.name },
+            el('td', { text: `${fmtInt(g.tensors)} ${g.name}` }),
+            el('td', { class: 'mono', text: g.match }),
+            el('td', { text: g.status }),
+            el('td', { class: 'num', text: signed(g.padded_bytes_delta) }),
+            el('td', { class: 'small', text: 'summed over copies live at different steps: not memory (the peak card is)' })));
+}
+
+function renderDeltas(all) {
+    const tensors = all.filter((t) => !t.group);
     const body = $('#delta-table tbody');
     let rows = tensors, shown = 0;
     const more = $('#delta-more');
@@ -87,14 +111,15 @@ function renderDeltas(tensors) {
                 el('td', { class: 'mono', text: t.name }),
                 el('td', { text: t.status }),
                 el('td', { text: t.kind }),
-                el('td', { class: 'num ' + deltaCls(t.padded_bytes_delta), text: signed(t.padded_bytes_delta) }),
+                el('td', { class: 'num', text: signed(t.padded_bytes_delta) }),
                 el('td', { class: 'num', text: fmtBytes(t.padded_bytes_before) }),
                 el('td', { class: 'num', text: fmtBytes(t.padded_bytes_after) }),
                 el('td', { class: 'mono', text: t.layout_before ?? '–' }),
                 el('td', { class: 'mono', text: t.layout_after ?? '–' })));
         }
         more.classList.toggle('hidden', shown >= rows.length);
-        $('#delta-count').textContent = `${fmtInt(rows.length)} of ${fmtInt(tensors.length)} changed tensors`;
+        const grouped = all.length - tensors.length;
+        $('#delta-count').textContent = `${fmtInt(rows.length)} of ${fmtInt(tensors.length)} changed tensors` + (grouped ? ` (${fmtInt(grouped)} more in the groups above)` : '');
     };
     more.addEventListener('click', show);
     $('#delta-filter').addEventListener('input', (ev) => {
@@ -144,6 +169,7 @@ function render(ids, d, pa, pb, ca, cb) {
         B.draw();
     });
     renderKinds(d.by_kind);
+    renderGroups(d.groups || []);
     renderDeltas(d.tensors);
     $('#copy-link').addEventListener('click', async () => {
         try {

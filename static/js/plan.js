@@ -100,7 +100,9 @@ function render(plan, cols) {
     const tl = pk.timeline;
     const end = Array.isArray(pk.steps) ? pk.steps[1] : undefined;
     if (tl && Array.isArray(tl.step) && tl.step.length) {
-        timeline = new TimelineChart($('#timeline-canvas'), $('#timeline-tip'), tl, end ?? tl.step[tl.step.length - 1] + 1, { capacity, peakStep, runtime: pk.runtime || null });
+        timeline = new TimelineChart($('#timeline-canvas'), $('#timeline-tip'), tl, end ?? tl.step[tl.step.length - 1] + 1, { capacity, peakStep, runtime: pk.runtime || null, lowerBound: s.lower_bound_bytes });
+        // Fragmentation is drawn only where there is some (the Fragmentation card's figure).
+        $('#legend-gap').classList.toggle('hidden', !(s.fragmentation_bytes > 0));
         $('#timeline-note').textContent = tl.downsampled ? 'Downsampled: each point is the maximum over merged steps.' : '';
     } else {
         $('#timeline-note').textContent = 'No timeline in this result.';

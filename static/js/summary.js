@@ -17,17 +17,7 @@ export function renderCards(r, s, pk) {
     const cap = s.capacity_bytes;
     if (chip.name) cards.append(card('Chip', chip.name, [chip.device_kind, chip.usable_hbm_bytes ? `usable HBM ${fmtBytes(chip.usable_hbm_bytes)}` : null].filter(Boolean).join(' · ')));
     else cards.append(card('Chip', 'none', `${r.model?.source_format === 'xla-buffer-assignment' ? "an XLA buffer assignment holds XLA's own sizes and names" : 'a MiniMalloc CSV names'} no chip: sizes are planned as given`));
-    if (cap) {
-        if (s.fits) cards.append(card('Fits', 'fits', `headroom ${fmtBytes(s.headroom_bytes)} of ${fmtBytes(cap)}`, 'good'));
-        else cards.append(card('Fits', `over by ${fmtBytes(s.overflow_bytes || s.peak_bytes - cap)}`, `peak ${fmtBytes(s.peak_bytes)} > capacity ${fmtBytes(cap)}`, 'bad'));
-    } else {
-        cards.append(card('Fits', 'no capacity', 'no capacity or chip was given: nothing to compare against'));
-    }
-    if (Number.isFinite(s.budget_bytes)) {
-        const d = s.peak_bytes - s.budget_bytes;
-        if (s.within_budget) cards.append(card('Budget', 'within budget', `${fmtBytes(-d)} under the budget of ${fmtBytes(s.budget_bytes)}`, 'good'));
-        else cards.append(card('Budget', `over by ${fmtBytes(d)}`, `peak ${fmtBytes(s.peak_bytes)} > budget ${fmtBytes(s.budget_bytes)}`, 'bad'));
-    }
+    renderVerdict(cards, s);
     const above = s.lower_bound_bytes > 0 ? s.peak_bytes / s.lower_bound_bytes - 1 : null;
     cards.append(card('Peak vs lower bound', fmtBytes(s.peak_bytes), `lower bound ${fmtBytes(s.lower_bound_bytes)}` + (above !== null ? ` (peak ${fmtPct(above)} above)` : '')));
     cards.append(card('Fragmentation', fmtPct(s.fragmentation), `${fmtBytes(s.fragmentation_bytes)} lost to gaps at peak`));
@@ -40,6 +30,27 @@ export function renderCards(r, s, pk) {
     const nAssumed = Number.isFinite(s.assumed_layouts) ? s.assumed_layouts : null;
     const nChip = (chip.assumptions || []).length;
     cards.append(card('Assumptions', nAssumed === null ? '–' : `${fmtInt(nAssumed)} of ${fmtInt(s.tensors)} layouts`, `layouts not confirmed by a source; ${nChip} chip assumption${nChip === 1 ? '' : 's'} (listed below)`, nAssumed ? '' : 'good'));
+}
+
+// The planner's one verdict (summary.verdict: server/planner/RESULT.md#the-verdict), in its
+// words: the fit (HBM and every kernel's VMEM) and the budget, each a card whose details are
+// the planner's checks. A result stored before the verdict existed shows its fits flag alone.
+function renderVerdict(cards, s) {
+    const v = s.verdict;
+    if (!v) {
+        cards.append(card('Fits', s.fits ? 'fits' : 'does not fit', '', s.fits ? 'good' : 'bad'));
+        return;
+    }
+    const texts = (names) => v.checks.filter((c) => names.includes(c.name)).map((c) => c.text).join(' · ');
+    const fit = card('Fits', v.fit, texts(['hbm', 'vmem']), v.fit === 'fits' ? 'good' : v.fit === 'does not fit' ? 'bad' : '');
+    fit.id = 'fits-card';
+    fit.title = v.text;
+    cards.append(fit);
+    if (v.budget) {
+        const b = card('Budget', v.budget, texts(['budget']), v.budget === 'within budget' ? 'good' : 'bad');
+        b.id = 'budget-card';
+        cards.append(b);
+    }
 }
 
 // XLA's own assignment (packing.xla) and its memory-usage report, next to our peak.

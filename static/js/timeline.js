@@ -1,8 +1,12 @@
-// timeline.js - live bytes against heap height over program steps. The shaded gap between the
-// two curves is memory lost to fragmentation at that step. Follows the layout chart's x range.
+// timeline.js - live bytes against heap height over program steps. Fragmentation is shaded
+// where there is some: where the heap height passes the lower bound (the most bytes ever live
+// at once, which no packing can beat), from the lower bound (or the live bytes, when higher)
+// up to the heap height. Its highest point is the Fragmentation card's figure, peak - lower
+// bound; a plan at its lower bound shows none. Follows the layout chart's x range.
 // With packing.runtime (the plan replayed through XLA's BFC allocator, the GPU-style runtime
 // allocator, not what the TPU compiler does) it also draws that allocator's heap height as a
-// dashed curve, its reserved bytes when they are in range, and its first out-of-memory step.
+// dashed curve, its reserved bytes when they are in range, and the first step where one of its
+// allocations would fail on a GPU (labelled so, never as a TPU out-of-memory).
 
 import { fmtBytes, fmtInt, fmtPct } from './util.js';
 import { Chart, tipRows } from './chart.js';
@@ -10,8 +14,8 @@ import { Chart, tipRows } from './chart.js';
 const M = { left: 84, right: 16, top: 18, bottom: 40 };
 
 export class TimelineChart extends Chart {
-    // tl: packing.timeline; end: one past the last step; opts: {capacity, peakStep, runtime}
-    // (runtime: packing.runtime, or null)
+    // tl: packing.timeline; end: one past the last step; opts: {capacity, peakStep, runtime,
+    // lowerBound} (runtime: packing.runtime, or null; lowerBound: summary.lower_bound_bytes)
     constructor(canvas, tooltip, tl, end, opts) {
         super(canvas, tooltip, M);
         this.opts = opts || {};
@@ -90,9 +94,13 @@ export class TimelineChart extends Chart {
         };
         for (let col = 0; col < cols; col++) {
             if (lv[col] < 0) continue;
-            const yl = Math.round(this.py(lv[col])), yh = Math.round(this.py(hv[col]));
-            ctx.fillStyle = c.gap;
-            ctx.fillRect(M.left + col, yh, 1, yl - yh);
+            const yl = Math.round(this.py(lv[col]));
+            const frag = this.fragAt(lv[col], hv[col]);
+            if (frag > 0) {
+                const yh = Math.round(this.py(hv[col])), yb = Math.round(this.py(hv[col] - frag));
+                ctx.fillStyle = c.gap;
+                ctx.fillRect(M.left + col, yh, 1, yb - yh);
+            }
             ctx.fillStyle = c.liveFill;
             ctx.fillRect(M.left + col, yl, 1, base - yl);
         }
@@ -158,6 +166,14 @@ export class TimelineChart extends Chart {
         this.drawBorder(ctx, c);
     }
 
+    // Fragmentation at a step with these live bytes and heap height: the heap above the lower
+    // bound and above the live bytes (0 when the heap stays within the lower bound).
+    fragAt(live, heap) {
+        const lb = this.opts.lowerBound;
+        if (!Number.isFinite(lb)) return 0;
+        return Math.max(0, heap - Math.max(live, lb));
+    }
+
     // The pixel columns [c0, c1] segment i covers in the view (k: px per step), or null.
     columns(i, k, cols) {
         const v = this.view;
@@ -199,8 +215,8 @@ export class TimelineChart extends Chart {
             ctx.font = '600 12px system-ui, sans-serif';
             ctx.fillStyle = c.runtime;
             ctx.textBaseline = 'top';
-            ctx.textAlign = x + 90 < M.left + this.pw ? 'left' : 'right';
-            ctx.fillText('BFC OOM', ctx.textAlign === 'left' ? x + 4 : x - 4, M.top + 16);
+            ctx.textAlign = x + 150 < M.left + this.pw ? 'left' : 'right';
+            ctx.fillText('GPU alloc fails (BFC)', ctx.textAlign === 'left' ? x + 4 : x - 4, M.top + 16);
         }
     }
 
@@ -222,7 +238,7 @@ export class TimelineChart extends Chart {
             ['steps', `${fmtInt(this.step[i])} \u2013 ${fmtInt(this.end[i])}`],
             ['live', fmtBytes(this.live[i])],
             ['heap height', fmtBytes(this.heap[i])],
-            ['fragmentation gap', fmtBytes(this.heap[i] - this.live[i])],
+            ['fragmentation', fmtBytes(this.fragAt(this.live[i], this.heap[i]))],
         ];
         if (this.gapMax) rows.push(['largest free block', fmtBytes(this.gapMax[i])]);
         if (this.rt) {

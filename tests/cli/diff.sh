@@ -63,6 +63,22 @@ ok $? "text: the largest change with both layouts"
 grep -q 'tensors  *3 -> 3: 1 added, 1 removed, 1 changed, 1 unchanged' "$tmp/out"
 ok $? "text: the tensor counts"
 
+# Remat (lm-saved -> lm-remat: a and b recomputed at step 3 as a/remat and b/remat, each
+# f32[64,128] = 32.0K): the peak is the headline (104.0K at step 2 -> 72.0K at step 3), the
+# copies one group, and the sums of buffer sizes (+64.0K) labelled as sums, after the peak.
+run diff tests/data/diff/lm-saved.json tests/data/diff/lm-remat.json
+ok $rc "remat diff (exit 0)"
+[ "$(sed -n 2p "$tmp/out")" = "peak               104.0K -> 72.0K      (-32.0K)" ] &&
+    grep -q '^verdict  *fits -> fits$' "$tmp/out" &&
+    grep -q '^buffer sizes, summed (not memory: buffers live at different steps)$' "$tmp/out" &&
+    grep -q '^  padded  *104.0K -> 168.0K  *(+64.0K)$' "$tmp/out"
+ok $? "text: the peak first, the summed buffer sizes labelled as sums"
+grep -q '^  *+64.0K  added    2 remat copies (\*/remat), summed$' "$tmp/out" && ! grep -q 'a/remat\|b/remat' "$tmp/out"
+ok $? "text: the added remat copies grouped, not listed one by one"
+run diff tests/data/diff/lm-saved.json tests/data/diff/lm-remat.json --format json
+check "groups: the remat copies, 2 of them, +65536 B summed; each tensor marked" \
+    'd["groups"] == [{"name": "remat copies", "match": "*/remat", "status": "added", "tensors": 2, "padded_bytes_delta": 65536, "logical_bytes_delta": 65536}] and [t["group"] for t in d["tensors"]] == ["remat copies"] * 2 and d["summary"]["verdict_after"] == "fits"'
+
 run diff $a $a --format json
 check "a plan against itself: no tensor listed, every delta 0" \
     'd["tensors"] == [] and d["summary"]["unchanged"] == 3 and d["summary"]["peak_bytes_delta"] == 0'

@@ -111,8 +111,10 @@ check "growth: the first region is 2 MiB" \
 expect_exit "mem-fraction above 1" 2 "$tmp/frag.csv" --capacity 8192 --mem-fraction 1.5
 errmsg "mem-fraction above 1: message" "--mem-fraction: must be above 0 and at most 1"
 expect_exit "preallocate not a boolean" 2 "$tmp/frag.csv" --preallocate maybe
-expect_exit "text report with the runtime row" 0 $data/models/tiny-lm-train.json --format text --strategies xla-spatial
-if grep -q "bfc-runtime .*GPU runtime allocator, not TPU" "$tmp/out" && grep -q "^runtime .*not what the TPU compiler does" "$tmp/out"; then
+expect_exit "text report with the runtime row" 0 $data/models/tiny-lm-train.json --format text --strategies xla-spatial --runtime bfc
+if grep -q "bfc-runtime .*(GPU runtime model, not the TPU; every allocation succeeds)" "$tmp/out" &&
+    grep -q "^runtime    GPU runtime model (asked for with --runtime bfc): .*not what the TPU compiler does" "$tmp/out" &&
+    grep -q "on a GPU every allocation would succeed$" "$tmp/out"; then
     ok "text report labels the runtime row"
 else nok "text report labels the runtime row" "$(grep -n runtime "$tmp/out" | head -3)"; fi
 "$bin" plan $data/models/tiny-lm-train.json --strategies xla-spatial >"$tmp/plan.json"
@@ -163,7 +165,7 @@ check "0.5 of 33017561088" 'r["summary"]["budget_bytes"] == 16508780544'
 expect_exit "budget 0.394 of usable HBM (13008919068) is under the peak" 1 $m --budget 0.394
 check "0.394 taken exactly, rounded down" 'r["summary"]["budget_bytes"] == 13008919068'
 expect_exit "budget as a fraction of --capacity" 0 $m --capacity 16G --budget 0.9 --format text
-if grep -q "WITHIN BUDGET: peak 12.12G, budget 14.40G" "$tmp/out"; then ok "text report: budget line"; else nok "text report: budget line" "$(grep budget "$tmp/out")"; fi
+if grep -q "^  budget   ok: peak 12.12G within the 14.40G budget, 2.27G under$" "$tmp/out"; then ok "text report: budget line"; else nok "text report: budget line" "$(grep budget "$tmp/out")"; fi
 expect_exit "no budget" 0 $m
 check "no budget: both null" 'r["summary"]["budget_bytes"] is None and r["summary"]["within_budget"] is None'
 expect_exit "budget not a number" 2 $m --budget lots
@@ -272,6 +274,28 @@ truncate -s $((257 * 1024 * 1024)) "$tmp/huge.json" # sparse: refused from its s
 expect_exit "input above the 256 MiB limit" 2 "$tmp/huge.json"
 errmsg "input above the limit: message" "the limit is 268435456"
 rm -f "$tmp/huge.json"
+
+# --- one verdict (summary.verdict: plan_verdict.c), worded once, the same in the JSON and the
+# text; the BFC replay is a GPU runtime model, off unless asked for
+expect_exit "Pallas example: a kernel over its VMEM" 1 $data/models/pallas-kernels.json --format text
+if grep -q "^fit        DOES NOT FIT$" "$tmp/out" &&
+    grep -q "^  hbm      ok: HBM peak 96.00M within the 31.25G capacity, 31.16G headroom$" "$tmp/out" &&
+    grep -q '^  vmem     FAILS: kernel "attention" needs 74.00M of VMEM, over its 32.00M limit by 42.00M (1 of 2 kernels over)$' "$tmp/out" &&
+    ! grep -q "^fit .*FITS" "$tmp/out" && ! grep -Eq "over by -|kernels .*: DOES NOT FIT" "$tmp/out"; then
+    ok "text report: one verdict for HBM and VMEM"
+else nok "text report: one verdict for HBM and VMEM" "$(sed -n '/^fit/,/^$/p' "$tmp/out")"; fi
+expect_exit "Pallas example, JSON" 1 $data/models/pallas-kernels.json
+check "summary.verdict: does not fit, the HBM check passes, the VMEM check fails" \
+    'r["summary"]["verdict"]["status"] == "does-not-fit" and not r["summary"]["fits"] and [(c["name"], c["ok"]) for c in r["summary"]["verdict"]["checks"]] == [("hbm", True), ("vmem", False)]'
+expect_exit "the BFC replay is off by default on a TPU chip" 0 $data/models/tiny-lm-train.json --format text
+if ! grep -q "bfc-runtime\|^runtime " "$tmp/out"; then ok "text report: no runtime replay unless asked"; else nok "text report: no runtime replay unless asked" "$(grep -n 'bfc\|runtime' "$tmp/out" | head -3)"; fi
+expect_exit "--runtime must be none or bfc" 2 $data/models/tiny-lm-train.json --runtime gpu
+errmsg "--runtime: message" '--runtime: must be none or bfc, got "gpu"'
+expect_exit "a failing BFC allocation is worded as a GPU replay, never an OOM" 0 "$tmp/frag.csv" --capacity 8192 --mem-fraction 0.5 --format text
+if grep -q "on a GPU 1 of 5 allocations would fail in this allocator (a GPU replay, not a TPU out-of-memory)$" "$tmp/out" &&
+    grep -q "^  first failed GPU allocation at step 1: b4" "$tmp/out" && ! grep -q "OOM\|allocations failed" "$tmp/out" &&
+    grep -q "^fit        FITS$" "$tmp/out"; then ok "text report: the GPU replay's failures"
+else nok "text report: the GPU replay's failures" "$(grep -n 'GPU\|OOM\|fail' "$tmp/out" | head -5)"; fi
 
 # --- the peak explained (server/planner/RESULT.md#the-peak): peak-train.json is worked out by
 # hand in tests/unit/test_peak.c (step 2 of 4, op xent, 598016 = 584.0K live)

@@ -149,10 +149,18 @@ check "an unknown view is 400 naming view" eval 'problem 400 invalid-parameter &
 req GET "/api/v1/plans/$wid?view="
 check "an empty view is 400" problem 400 invalid-parameter
 
-# The runtime allocator replay (packing.runtime) and the trace export (?format=trace).
+# The runtime allocator replay (packing.runtime: a GPU runtime model, only when asked for), the
+# verdict in the planner's words, and the trace export (?format=trace).
 req GET "/api/v1/plans/$wid?view=summary"
-check "the summary view carries packing.runtime, labelled as the GPU-style allocator" \
-    eval 'body_has "\"runtime\":{\"name\":\"bfc-runtime\"" && body_has "not what the TPU compiler does" && body_has "\"memory_fraction\":0.75"'
+check "the summary view has no runtime replay unless asked, and the verdict's words" \
+    eval 'body_has "\"runtime\":null" && body_has "\"verdict\":{\"status\":\"fits\",\"headline\":\"fits\""'
+req POST "/api/v1/plans?runtime=bfc" -H 'Content-Type: application/json' \
+    -H 'Prefer: wait=20' --data "${model/api-test-small/api-test-bfc}"
+check "?runtime=bfc: packing.runtime, labelled as the GPU-style allocator" \
+    eval 'is 201 && body_has "\"runtime\":{\"name\":\"bfc-runtime\"" && body_has "not what the TPU compiler does" && body_has "\"memory_fraction\":0.75"'
+req POST "/api/v1/plans?runtime=gpu" -H 'Content-Type: application/json' --data "$model"
+check "?runtime other than none or bfc is 400 naming it" \
+    eval 'problem 400 invalid-parameter && body_has "runtime: must be none or bfc, got"'
 req GET "/api/v1/plans/$wid?format=trace"
 check "?format=trace is Chrome/Perfetto trace JSON: 2 slices, 2 steps x 2 counters, 2 tracks" \
     eval 'is 200 && [ "$(hdr Content-Type)" = application/json ] && python3 -c "
@@ -470,7 +478,7 @@ check "every bad parameter is listed, each with its name and detail" \
         body_has "\"detail\":\"4 parameters are invalid: capacity, time_limit, colour, preallocate.\"" &&
         errors_are "capacity|capacity: \"lots\" is not a byte count (12, 64M, 1.5GiB: K/M/G/T are powers of 1024)" \
             "time_limit|time_limit: must be above 0 and at most 3600 s, got \"0\"" \
-            "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, mem_fraction, preallocate, goal, retain)" \
+            "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, runtime, mem_fraction, preallocate, goal, retain)" \
             "preallocate|preallocate: must be true or false, got \"maybe\""'
 req POST '/api/v1/plans?colour=red' -H 'Content-Type: application/json' --data "$model"
 check "an unknown parameter alone is 400 naming it" \
@@ -481,7 +489,7 @@ req POST '/api/v1/plans?capacity' -H 'Content-Type: application/json' --data "$m
 check "a parameter without a value is 400" eval 'problem 400 invalid-parameter && errors_are "capacity|capacity: needs a value"'
 req POST /api/v1/plans -H "$dash" -F "file=@$tmp/model.json" -F colour=red -F time_limit=2h
 check "form fields are parameters too: unknown and out of range, both listed" \
-    eval 'problem 400 invalid-parameter && errors_are "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, mem_fraction, preallocate, goal, retain)" "time_limit|time_limit: must be above 0 and at most 3600 s, got \"2h\""'
+    eval 'problem 400 invalid-parameter && errors_are "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, runtime, mem_fraction, preallocate, goal, retain)" "time_limit|time_limit: must be above 0 and at most 3600 s, got \"2h\""'
 req POST '/api/v1/plans?alignment=96&format=xml&strategies=magic' -H 'Content-Type: application/json' --data "$model"
 check "alignment, format and strategies refused as tpuplan plan refuses them" \
     eval 'problem 400 invalid-parameter && errors_are "alignment|alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"96\"" "format|format: unknown input format \"xml\" (known: auto, safetensors, json, minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir))" "strategies|strategies: unknown strategy \"magic\" (known: xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite,tpuplan-search,exact, best, all)"'

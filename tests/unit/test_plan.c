@@ -538,7 +538,7 @@ static void test_bad_model_options(void **state)
          ERR_INVALID,
          "options",
          "options: unknown field \"strategy\" (known: strategies, capacity, time_limit, "
-         "alignment, budget, mem_fraction, preallocate)"},
+         "alignment, budget, runtime, mem_fraction, preallocate)"},
         {WITH_OPTIONS("\"goal\":\"fit\""),
          {0},
          ERR_INVALID,
@@ -1002,7 +1002,8 @@ static void test_two_threads_give_one_threads_result(void **state)
     len += (size_t)snprintf(text + len, cap - len, "]}");
     for (unsigned k = 0; k < 2; k++) {
         struct plan_opts o = {.strategies = "xla-spatial,xla-temporal,xla-default,first-fit",
-                              .threads = k == 0 ? 0 : 1};
+                              .threads = k == 0 ? 0 : 1,
+                              .runtime = PLAN_RUNTIME_BFC};
         if (plan_run(text, len, &o, &l, &json[k], &json_len[k], &v[k], NULL, &e) != ERR_OK)
             fail_msg("plan: %s", e.msg);
         drop_seconds(json[k]);
@@ -1019,7 +1020,8 @@ static void test_two_threads_give_one_threads_result(void **state)
     char msg[2][ERR_MSG_MAX];
     for (unsigned k = 0; k < 2; k++) {
         struct plan_opts o = {.strategies = "xla-spatial,xla-temporal,xla-default,first-fit",
-                              .threads = k == 0 ? 0 : 1};
+                              .threads = k == 0 ? 0 : 1,
+                              .runtime = PLAN_RUNTIME_BFC};
         struct collect c = {0};
         struct plan_sink sink = {collect, &c, false, false};
         if (plan_run_stream(text, len, &o, &l, &sink, NULL, NULL, &e) != ERR_OK)
@@ -1052,7 +1054,7 @@ static void test_two_threads_give_one_threads_result(void **state)
 static void test_runtime_replay_rounds_and_reuses_like_bfc(void **state)
 {
     const char *csv = "id,lower,upper,size\na,0,2,1000\nb,2,4,1000\nc,1,3,256\n";
-    struct plan_opts o = {.capacity = 1048576};
+    struct plan_opts o = {.capacity = 1048576, .runtime = PLAN_RUNTIME_BFC};
     json_object *r, *row;
     char path[64];
     int last;

@@ -271,13 +271,14 @@ static void test_surfaces(void **state)
     assert_string_equal(names, "--capacity, --time-limit, --goal, --threads");
     plan_opt_names(PLAN_OPT_API, names, sizeof(names));
     assert_string_equal(names, "format, chip, strategies, capacity, time_limit, alignment, name, "
-                               "budget, mem_fraction, preallocate, goal");
+                               "budget, runtime, mem_fraction, preallocate, goal");
     plan_opt_names(PLAN_OPT_MODEL, names, sizeof(names));
-    assert_string_equal(names, "strategies, capacity, time_limit, alignment, budget, mem_fraction, "
-                               "preallocate");
+    assert_string_equal(
+        names, "strategies, capacity, time_limit, alignment, budget, runtime, mem_fraction, "
+               "preallocate");
     plan_opt_names(PLAN_OPT_STORED, names, sizeof(names));
     assert_string_equal(names, "format, chip, strategies, capacity, time_limit_s, alignment, "
-                               "name, budget, mem_fraction, xla_assignment, xla_report, "
+                               "name, budget, runtime, mem_fraction, xla_assignment, xla_report, "
                                "preallocate, goal");
     plan_opt_names(PLAN_OPT_API, names, 16); /* cut at a name: never half of one */
     assert_string_equal(names, "format, chip");

@@ -181,6 +181,11 @@ static int settle_opts(struct plan_ctx *c, struct plan_opts *o, const struct imp
         c->alignment = imp->raw_sizes ? 1 : PLAN_DEFAULT_ALIGNMENT;
         c->alignment_default = !imp->raw_sizes;
     }
+    /* The BFC replay is a GPU runtime model: off unless asked for, by name or by its
+     * settings. */
+    c->runtime_bfc = o->runtime == PLAN_RUNTIME_BFC ||
+                     (o->runtime == PLAN_RUNTIME_DEFAULT &&
+                      (o->mem_fraction > 0 || o->preallocate != PLAN_PREALLOC_DEFAULT));
     c->mem_fraction = o->mem_fraction > 0 ? o->mem_fraction : BFC_DEFAULT_FRACTION;
     c->preallocate = o->preallocate != PLAN_PREALLOC_OFF;
     c->goal = o->goal;
@@ -275,6 +280,8 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
 static void fill_summary(const struct plan_ctx *c, struct plan_summary *s, uint64_t peak,
                          uint64_t lb)
 {
+    struct plan_verdict v;
+
     if (s == NULL)
         return;
     memset(s, 0, sizeof(*s));
@@ -287,13 +294,13 @@ static void fill_summary(const struct plan_ctx *c, struct plan_summary *s, uint6
     s->peak_bytes = peak;
     s->lower_bound_bytes = lb;
     s->capacity_bytes = c->capacity;
-    /* Before packing, "fits" is the conservative test: everything live at once. Every
-     * kernel must fit its VMEM limit too. */
-    s->fits =
-        (c->capacity == 0 || (peak != 0 ? peak : c->padded) <= c->capacity) && c->kernels_over == 0;
+    /* Before packing, "fits" is the conservative test: everything live at once. */
+    plan_verdict_compose(c, peak != 0 ? peak : c->padded, &v);
+    s->fits = v.fits;
     s->has_budget = c->has_budget;
     s->budget_bytes = c->budget_bytes;
-    s->within_budget = !c->has_budget || (peak != 0 ? peak : c->padded) <= c->budget_bytes;
+    s->within_budget = v.within_budget;
+    s->verdict = v.status;
 }
 
 int plan_validate(const char *input, size_t len, const struct plan_opts *o,

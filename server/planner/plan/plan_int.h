@@ -52,6 +52,14 @@ struct plan_xla {
     size_t nin_place;      /* values marked in in_place */
 };
 
+/* The first kernel over its VMEM limit (plan_kernels_check): its index in the kernel set,
+ * what it needs (VMEM plus margin) and the limit it is over (the smaller of its limit and
+ * physical VMEM). */
+struct plan_kernel_over {
+    size_t kernel;
+    uint64_t need, limit;
+};
+
 /* A prepared plan: the model, its options settled, totals, the packing problem. */
 struct plan_ctx {
     struct model m;
@@ -63,6 +71,7 @@ struct plan_ctx {
     double time_limit_s;
     enum pack_goal goal;
     char name[128];
+    bool runtime_bfc;    /* the runtime simulation was asked for (plan_opts.runtime) */
     double mem_fraction; /* runtime simulation: share of the capacity, (0, 1] */
     bool preallocate;
     bool runtime_defaults; /* both are JAX's GPU defaults */
@@ -86,6 +95,7 @@ struct plan_ctx {
      * scratch row per operand of the largest kernel, for the writers (malloc'd). */
     struct kernel_set ks;
     size_t kernels_over;
+    struct plan_kernel_over kernel_over; /* the first, when kernels_over > 0 */
     struct kernel_operand_plan *kops;
     struct plan_xla xla; /* released by plan_xla_free */
 };
@@ -217,6 +227,28 @@ void plan_runtime_free(struct plan_runtime *rt);
 /* packing.runtime (null when it did not run), with the figures of its "bfc-runtime"
  * comparison row. */
 void plan_runtime_write(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk);
+
+/* plan_verdict.c: the verdict (plan.h: enum plan_fit) and its words, each check a sentence. */
+enum plan_check_id { PLAN_CHECK_HBM, PLAN_CHECK_VMEM, PLAN_CHECK_BUDGET, PLAN_CHECKS };
+enum plan_check_ok { PLAN_CHECK_OK, PLAN_CHECK_FAILS, PLAN_CHECK_UNKNOWN };
+struct plan_check {
+    bool applies; /* hbm always; vmem with kernels; budget with a budget */
+    enum plan_check_ok ok;
+    char text[ERR_MSG_MAX];
+};
+struct plan_verdict {
+    enum plan_fit status;
+    bool fits;          /* HBM (or no capacity) and every kernel */
+    bool within_budget; /* no budget, or the peak within it */
+    struct plan_check checks[PLAN_CHECKS];
+    char text[3 * ERR_MSG_MAX];
+};
+
+/* The verdict of c with this peak (before packing, the padded bytes stand in for it). */
+void plan_verdict_compose(const struct plan_ctx *c, uint64_t peak, struct plan_verdict *v);
+
+/* summary.verdict: status, headline, text and the checks that apply. */
+void plan_verdict_write(struct jsonw *w, const struct plan_verdict *v);
 
 /*
  * plan_peak.c: the chosen packing's peak explained (peak.h) into pk->peak, from its metrics

@@ -33,7 +33,10 @@ int plan_kernels_check(struct plan_ctx *c, struct err *e)
     for (size_t i = 0; i < c->ks.n; i++) {
         if ((rc = kernel_plan(&c->ks.k[i], i, c->chip, c->kops, &p, e)) != ERR_OK)
             return rc;
-        c->kernels_over += !p.fits;
+        if (!p.fits && c->kernels_over++ == 0) {
+            uint64_t cap = p.vmem_limit < p.physical_vmem ? p.vmem_limit : p.physical_vmem;
+            c->kernel_over = (struct plan_kernel_over){i, p.vmem_bytes + p.margin_bytes, cap};
+        }
     }
     return ERR_OK;
 }

@@ -30,7 +30,8 @@ enum field {
     F_U64,      /* uint64_t; unset: 0 */
     F_REAL,     /* double; unset: 0 */
     F_PREALLOC, /* enum plan_prealloc; unset: PLAN_PREALLOC_DEFAULT */
-    F_GOAL,     /* enum pack_goal; unset: PACK_GOAL_MIN (then left out when written) */
+    F_ENUM,     /* an int-sized enum named by the row's names; unset: 0 (then left out when
+                 * written): enum pack_goal, enum plan_runtime_opt */
     F_UINT,     /* unsigned; unset: 0 */
 };
 
@@ -41,6 +42,12 @@ struct name_value {
 
 static const struct name_value goals[] = {
     {"min", PACK_GOAL_MIN}, {"fit", PACK_GOAL_FIT}, {NULL, 0}};
+static const struct name_value runtimes[] = {
+    {"none", PLAN_RUNTIME_NONE}, {"bfc", PLAN_RUNTIME_BFC}, {NULL, 0}};
+
+_Static_assert(sizeof(enum pack_goal) == sizeof(int) &&
+                   sizeof(enum plan_runtime_opt) == sizeof(int),
+               "F_ENUM fields are int-sized");
 
 struct row {
     struct plan_opt pub; /* first: plan_opt_at hands out &row->pub */
@@ -109,6 +116,12 @@ static const struct row rows[] = {
              "the peak the plan is gated on (above it: exit 1, summary.within_budget false)"},
      .field = F_STR,
      .off = OFF(budget)},
+    {.pub = {"runtime", "--runtime", "runtime", "none|bfc", PLAN_OPT_ENUM, PLANS | PLAN_OPT_MODEL,
+             "none or bfc", "none (bfc when --mem-fraction or --preallocate is given)",
+             "bfc replays the plan through XLA's BFC allocator: a GPU runtime model, not the TPU"},
+     .field = F_ENUM,
+     .off = OFF(runtime),
+     .names = runtimes},
     {.pub = {"mem_fraction", "--mem-fraction", "mem_fraction", "F", PLAN_OPT_FRACTION,
              PLANS | PLAN_OPT_MODEL, "above 0 and at most 1", "0.75",
              "the share of the capacity the simulated runtime allocator (BFC) may hold"},
@@ -137,7 +150,7 @@ static const struct row rows[] = {
           "min",
           "what the search strategies aim at (min: the lowest peak; fit: the first packing within "
           "the capacity)"},
-     .field = F_GOAL,
+     .field = F_ENUM,
      .off = OFF(goal),
      .names = goals},
     {.pub = {"threads", "--threads", NULL, "N", PLAN_OPT_COUNT, PLAN_OPT_CLI, "1 to 64",
@@ -460,8 +473,8 @@ static void store(struct plan_opts *o, const struct row *r, const union val *v)
     case F_PREALLOC:
         *(enum plan_prealloc *)(void *)p = v->i ? PLAN_PREALLOC_ON : PLAN_PREALLOC_OFF;
         break;
-    case F_GOAL:
-        *(enum pack_goal *)(void *)p = (enum pack_goal)v->i;
+    case F_ENUM:
+        memcpy(p, &v->i, sizeof(int));
         break;
     case F_UINT:
         *(unsigned *)(void *)p = (unsigned)v->u;
@@ -496,10 +509,15 @@ bool plan_opt_get(const struct plan_opts *o, const struct plan_opt *opt, struct 
         v->kind = PLAN_OPT_V_BOOL;
         v->b = *(const enum plan_prealloc *)(const void *)p == PLAN_PREALLOC_ON;
         return *(const enum plan_prealloc *)(const void *)p != PLAN_PREALLOC_DEFAULT;
-    case F_GOAL:
-        v->text = pack_goal_name(*(const enum pack_goal *)(const void *)p);
-        v->len = strlen(v->text);
-        return *(const enum pack_goal *)(const void *)p != PACK_GOAL_MIN;
+    case F_ENUM: {
+        int i;
+        memcpy(&i, p, sizeof(int));
+        for (const struct name_value *nv = r->names; nv->name != NULL; nv++)
+            if (nv->value == i)
+                v->text = nv->name;
+        v->len = v->text != NULL ? strlen(v->text) : 0;
+        return i != 0 && v->text != NULL;
+    }
     case F_UINT:
         v->kind = PLAN_OPT_V_UINT;
         v->u = *(const unsigned *)(const void *)p;
@@ -521,8 +539,8 @@ static size_t field_size(const struct row *r)
         return sizeof(double);
     case F_PREALLOC:
         return sizeof(enum plan_prealloc);
-    case F_GOAL:
-        return sizeof(enum pack_goal);
+    case F_ENUM:
+        return sizeof(int);
     case F_UINT:
         return sizeof(unsigned);
     }

@@ -133,6 +133,7 @@ static void write_summary(struct jsonw *w, const struct plan_ctx *c, const struc
     const struct pack_result *best = plan_chosen(pk);
     uint64_t peak = best != NULL ? best->peak : 0;
     bool fits = c->capacity == 0 || peak <= c->capacity;
+    struct plan_verdict v;
 
     jsonw_obj_begin(w, "summary");
     jsonw_u64(w, "tensors", c->m.n);
@@ -143,7 +144,8 @@ static void write_summary(struct jsonw *w, const struct plan_ctx *c, const struc
     write_capacity(w, c);
     plan_write_peak_figures(w, peak, pk->lb);
     /* fits: HBM and every kernel's VMEM; headroom and overflow are HBM's */
-    jsonw_bool(w, "fits", fits && c->kernels_over == 0);
+    plan_verdict_compose(c, peak, &v);
+    jsonw_bool(w, "fits", v.fits);
     jsonw_bool(w, "hbm_fits", fits);
     jsonw_u64(w, "kernels", c->ks.n);
     jsonw_u64(w, "kernels_over_limit", c->kernels_over);
@@ -156,7 +158,7 @@ static void write_summary(struct jsonw *w, const struct plan_ctx *c, const struc
     }
     if (c->has_budget) {
         jsonw_u64(w, "budget_bytes", c->budget_bytes);
-        jsonw_bool(w, "within_budget", peak <= c->budget_bytes);
+        jsonw_bool(w, "within_budget", v.within_budget);
     } else {
         jsonw_null(w, "budget_bytes");
         jsonw_null(w, "within_budget");
@@ -174,6 +176,7 @@ static void write_summary(struct jsonw *w, const struct plan_ctx *c, const struc
     }
     jsonw_obj_end(w);
     jsonw_u64(w, "assumed_layouts", c->assumed_layouts);
+    plan_verdict_write(w, &v);
     jsonw_obj_end(w);
 }
 

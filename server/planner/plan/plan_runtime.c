@@ -35,7 +35,8 @@ int plan_runtime_run(const struct plan_ctx *c, struct plan_packing *pk, struct e
     int rc;
 
     memset(rt, 0, sizeof(*rt));
-    if (c->capacity == 0 || c->nbufs == 0 || limit < 1 || limit > (double)BFC_MAX_LIMIT)
+    if (!c->runtime_bfc || c->capacity == 0 || c->nbufs == 0 || limit < 1 ||
+        limit > (double)BFC_MAX_LIMIT)
         return ERR_OK;
     if ((req = malloc(c->nbufs * sizeof(*req))) == NULL)
         return err_set(e, ERR_NOMEM, "", "out of memory for %zu buffers", c->nbufs);

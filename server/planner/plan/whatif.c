@@ -318,7 +318,7 @@ static int remat_split(struct edit *ed, const struct model *m, size_t i, struct 
     json_object *t = json_object_array_get_idx(ed->tensors, i), *copy = NULL, *a, *b;
     char name[MODEL_MAX_NAME + 16];
 
-    snprintf(name, sizeof(name), "%s/remat", mt->name);
+    snprintf(name, sizeof(name), "%s" MODEL_REMAT_SUFFIX, mt->name);
     a = live_new(mt->live_end - 1, mt->live_end);
     b = live_new(mt->live_start, mt->live_start + 1);
     if (a == NULL || b == NULL || json_object_deep_copy(t, &copy, NULL) != 0 ||

@@ -28,6 +28,7 @@ struct side {
     json_object *result; /* root, or root.result for a service plan document */
     struct layout_view lv;
     const char *title, *chip;
+    const char *verdict; /* summary.verdict.headline; NULL in a result from before it */
     uint64_t peak, lb, padded, logical, frag_bytes, capacity;
     bool has_capacity, fits;
     double frag;
@@ -101,6 +102,8 @@ static int read_summary(struct side *s, struct err *e)
         return bad(s, e, "summary.fits", "must be a boolean");
     s->fits = json_object_get_boolean(member(sum, "fits"));
     s->has_capacity = get_u64(sum, "capacity_bytes", &s->capacity);
+    v = member(member(sum, "verdict"), "headline");
+    s->verdict = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
     s->by_kind = member(sum, "by_kind");
     if (!json_object_is_type(s->by_kind, json_type_object))
         return bad(s, e, "summary.by_kind", "must be an object");
@@ -256,13 +259,25 @@ enum row_status { ROW_CHANGED, ROW_ADDED, ROW_REMOVED };
 
 static const char *const status_names[] = {"changed", "added", "removed"};
 
-/* A listed tensor: its index on each side (NONE when absent) and its padded delta. */
+/* A listed tensor: its index on each side (NONE when absent) and its padded delta; remat:
+ * an added remat copy (MODEL_REMAT_SUFFIX), listed in the "remat copies" group. */
 struct row {
     uint32_t ia, ib;
     int64_t dpad;
     const char *name;
     enum row_status status;
+    bool remat;
 };
+
+#define DIFF_REMAT_GROUP "remat copies"
+
+/* Whether name ends in the remat copies' suffix. */
+static bool is_remat_copy(const char *name)
+{
+    size_t n = strlen(name), k = strlen(MODEL_REMAT_SUFFIX);
+
+    return n > k && strcmp(name + n - k, MODEL_REMAT_SUFFIX) == 0;
+}
 
 struct counts {
     size_t added, removed, changed, unchanged;
@@ -298,7 +313,7 @@ static int row_cmp(const void *x, const void *y)
 static int add_row(const struct side *a, const struct side *b, uint32_t ia, uint32_t ib,
                    struct row *rows, size_t *nrows, struct counts *k, struct err *e)
 {
-    struct row r = {ia, ib, 0, ia != NONE ? a->name[ia] : b->name[ib], ROW_CHANGED};
+    struct row r = {ia, ib, 0, ia != NONE ? a->name[ia] : b->name[ib], ROW_CHANGED, false};
     uint64_t pa = ia != NONE ? a->tpadded[ia] : 0, pb = ib != NONE ? b->tpadded[ib] : 0;
 
     if (delta(pa, pb, &r.dpad))
@@ -306,6 +321,7 @@ static int add_row(const struct side *a, const struct side *b, uint32_t ia, uint
                        r.name);
     if (ia == NONE) {
         r.status = ROW_ADDED;
+        r.remat = is_remat_copy(r.name);
         k->added++;
     } else if (ib == NONE) {
         r.status = ROW_REMOVED;
@@ -413,6 +429,8 @@ static bool write_summary(struct jsonw *w, const struct side *a, const struct si
     write_capacity(w, "capacity_bytes_after", b);
     jsonw_bool(w, "fits_before", a->fits);
     jsonw_bool(w, "fits_after", b->fits);
+    jsonw_str(w, "verdict_before", a->verdict);
+    jsonw_str(w, "verdict_after", b->verdict);
     jsonw_u64(w, "tensors_before", a->n);
     jsonw_u64(w, "tensors_after", b->n);
     jsonw_u64(w, "added", k->added);
@@ -504,8 +522,41 @@ static bool write_tensors(struct jsonw *w, const struct side *a, const struct si
         jsonw_str(w, "kind", x->ib != NONE ? b->kind[x->ib] : a->kind[x->ia]);
         jsonw_i64(w, "padded_bytes_delta", x->dpad);
         jsonw_i64(w, "logical_bytes_delta", dl);
+        if (x->remat)
+            jsonw_str(w, "group", DIFF_REMAT_GROUP);
         write_place(w, "before", a, x->ia);
         write_place(w, "after", b, x->ib);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    return ovf;
+}
+
+/* "groups": the added remat copies as one entry (none when there are none): how many, and
+ * their bytes summed. A sum of buffer sizes, not memory: the copies live at different steps. */
+static bool write_groups(struct jsonw *w, const struct side *b, const struct row *rows,
+                         size_t nrows)
+{
+    size_t n = 0;
+    int64_t dpad = 0, dl = 0;
+    bool ovf = false;
+
+    for (size_t r = 0; r < nrows; r++) {
+        if (!rows[r].remat)
+            continue;
+        n++;
+        ovf |= __builtin_add_overflow(dpad, rows[r].dpad, &dpad);
+        ovf |= __builtin_add_overflow(dl, b->tlogical[rows[r].ib], &dl);
+    }
+    jsonw_arr_begin(w, "groups");
+    if (n > 0) {
+        jsonw_obj_begin(w, NULL);
+        jsonw_str(w, "name", DIFF_REMAT_GROUP);
+        jsonw_str(w, "match", "*" MODEL_REMAT_SUFFIX);
+        jsonw_str(w, "status", status_names[ROW_ADDED]);
+        jsonw_u64(w, "tensors", n);
+        jsonw_i64(w, "padded_bytes_delta", dpad);
+        jsonw_i64(w, "logical_bytes_delta", dl);
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
@@ -527,6 +578,7 @@ static int write_diff(const struct side *a, const struct side *b, const struct r
     write_side(&w, "b", b);
     ovf |= write_summary(&w, a, b, k);
     ovf |= write_by_kind(&w, a, b);
+    ovf |= write_groups(&w, b, rows, nrows);
     ovf |= write_tensors(&w, a, b, rows, nrows);
     jsonw_obj_end(&w);
     if (ovf) {
