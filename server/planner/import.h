@@ -33,6 +33,9 @@ struct import_ctx {
      * xla_assign_free whatever the import returns. NULL: parsed, used and freed. */
     struct xla_assign *xla;
     bool xla_kept;
+    /* chip is the caller's choice (--chip, ?chip=): a recipe naming its own chip yields to
+     * it; false: chip is a default, and a recipe's own chip wins. */
+    bool chip_given;
 };
 
 /* Builds *m from s[0..len) (not NUL-terminated); on failure *m is empty (nothing to free). */

@@ -6,12 +6,12 @@
  * - Without "ops" the program is one segment [0, nsteps) with nsteps = max(1, largest
  *   given end), and every other tensor lives for all of it.
  * - With "ops" (program order, step k = ops[k]) nsteps = max(number of ops, largest given
- *   end). Arguments (kinds param, optimizer, input) live for the whole program, as XLA keeps
- *   entry parameters for the whole execution, unless "donated": then they die after their
- *   last use, [0, last_use + 1) (server/planner/SOURCES.md#donation). Outputs live for the whole
- *   program too (XLA assigns live-out buffers their own allocations), and so do constants
- *   (XLA gives them their own allocations too). Every other tensor
- *   lives from the op that produces it (or step 0 when no op does) to its last use:
+ *   end). Arguments (kinds param, optimizer, input, kv_cache) live for the whole program, as
+ *   XLA keeps entry parameters for the whole execution, unless "donated": then they die
+ *   after their last use, [0, last_use + 1) (server/planner/SOURCES.md#donation). Outputs
+ *   live for the whole program too (XLA assigns live-out buffers their own allocations), and
+ *   so do constants (XLA gives them their own allocations too). Every other tensor lives
+ *   from the op that produces it (or step 0 when no op does) to its last use:
  *   [def, last_use + 1); a tensor that no op mentions lives for the whole program.
  * - Errors: a non-argument tensor produced by two ops or used before the op that produces
  *   it; "donated" on a tensor that is not an argument.

@@ -32,6 +32,7 @@ enum tensor_kind {
     TENSOR_INPUT,
     TENSOR_OUTPUT,
     TENSOR_CONSTANT, /* a program constant (HLO): its own allocation, live throughout */
+    TENSOR_KV_CACHE, /* a serving step's KV cache: an argument written in place */
     TENSOR_KIND_COUNT
 };
 
@@ -117,7 +118,7 @@ struct model {
     const char *name;          /* arena */
     const char *chip;          /* arena; NULL when the input names none */
     const char *source_format; /* static: "json", "safetensors", "minimalloc-csv",
-                                * "xla-buffer-assignment", "hlo", "stablehlo" */
+                                * "xla-buffer-assignment", "hlo", "stablehlo", "recipe" */
     size_t n;
     struct model_tensor *tensors; /* n entries, malloc'd */
     size_t naxes;
@@ -136,6 +137,10 @@ struct model {
      * through the plan options' table (plan_options.h, plan.c); NULL when the input has
      * none. */
     struct json_object *options_json;
+    /* The result's "recipe" section (a reference, put by model_free), written as it is by
+     * the plan (server/planner/RESULT.md#the-recipe-section); NULL unless the input was a recipe
+     * (recipe.h). */
+    struct json_object *recipe_json;
 };
 
 struct model_limits {

@@ -1,7 +1,7 @@
 // theme.js - colours for canvas charts, read from the CSS custom properties of the current
 // colour scheme (css/app.css), and a hook to redraw when the system theme changes.
 
-export const KINDS = ['param', 'grad', 'optimizer', 'activation', 'temp', 'input', 'output', 'other'];
+export const KINDS = ['param', 'grad', 'optimizer', 'activation', 'temp', 'input', 'output', 'kv_cache', 'other'];
 
 const KIND_INDEX = new Map(KINDS.map((k, i) => [k, i]));
 

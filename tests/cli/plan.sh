@@ -203,7 +203,7 @@ errmsg "--alignment 96: message" 'tpuplan plan: --alignment: must be a power of 
 expect_exit "--capacity 0" 2 $p48 --capacity 0
 errmsg "--capacity 0: message" 'tpuplan plan: --capacity: must be above 0 bytes, got "0"'
 expect_exit "--input xml" 2 $p48 --input xml
-errmsg "--input xml: message" 'tpuplan plan: --input: unknown input format "xml" (known: auto, safetensors, json, minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir))'
+errmsg "--input xml: message" 'tpuplan plan: --input: unknown input format "xml" (known: auto, safetensors, recipe, json, minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir))'
 expect_exit "--chip v9" 2 $p48 --chip v9
 errmsg "--chip v9: message" 'tpuplan plan: --chip: unknown chip "v9" (known: '
 expect_exit "--goal most" 2 $p48 --goal most
@@ -325,12 +325,14 @@ else nok "text report: a long name is printed whole" "$(grep -A2 'most padding' 
 
 # --- every example model and every result validates against the published JSON Schemas
 if python3 -c 'import jsonschema' 2>/dev/null; then
-    for f in $data/models/*.json $data/tiny-llama.safetensors-header $data/minimalloc-small.csv; do
+    for f in $data/models/*.json $data/recipes/*.json $data/tiny-llama.safetensors-header $data/minimalloc-small.csv; do
         "$bin" plan "$f" >"$tmp/out" 2>/dev/null
         if python3 - "$f" "$tmp/out" <<'PY' 2>"$tmp/pyerr"; then ok "schemas: $f"; else nok "schemas: $f" "$(tail -1 "$tmp/pyerr")"; fi
 import json, sys, jsonschema
 V = jsonschema.Draft202012Validator
-if sys.argv[1].endswith(".json"):
+if "/recipes/" in sys.argv[1]:
+    V(json.load(open("static/schema/recipe.schema.json"))).validate(json.load(open(sys.argv[1])))
+elif sys.argv[1].endswith(".json"):
     V(json.load(open("static/schema/model.schema.json"))).validate(json.load(open(sys.argv[1])))
 V(json.load(open("static/schema/result.schema.json"))).validate(json.load(open(sys.argv[2])))
 PY

@@ -31,6 +31,8 @@ static const struct {
 } samples[] = {
     /* the header lists 6 tensors besides __metadata__ */
     {"safetensors", "tests/data/tiny-llama.safetensors-header", "safetensors", 6},
+    /* one layer's worth of a scanned training step (test_recipe.c has the tensors) */
+    {"recipe", "tests/data/recipes/llama-3.1-8b-fsdp16.json", "llama-3.1-8b-fsdp16", 129},
     {"json", "tests/data/models/tiny-lm-train.json", "tiny-lm-train", 91},
     {"minimalloc-csv", "tests/data/minimalloc-small.csv", "minimalloc", 5}, /* b1..b5 */
     /* 7 values in 6 allocations (test_xla_assign.c's small) */
@@ -89,6 +91,7 @@ static void test_find_names_and_aliases(void **state)
         const char *name, *row;
     } known[] = {
         {"safetensors", "safetensors"},
+        {"recipe", "recipe"},
         {"json", "json"},
         {"minimalloc-csv", "minimalloc-csv"},
         {"csv", "minimalloc-csv"},
@@ -124,7 +127,7 @@ static void test_find_names_and_aliases(void **state)
     assert_int_equal(import_lookup("--input", "yaml", &imp, &e), ERR_NOTFOUND);
     assert_string_equal(e.where, "--input");
     assert_string_equal(e.msg, "--input: unknown input format \"yaml\" (known: auto, safetensors, "
-                               "json, minimalloc-csv (csv), xla-buffer-assignment, hlo, "
+                               "recipe, json, minimalloc-csv (csv), xla-buffer-assignment, hlo, "
                                "stablehlo (mlir))");
 }
 
@@ -144,7 +147,7 @@ static void test_flags(void **state)
 /* The list for error messages, whole and cut short. */
 static void test_names(void **state)
 {
-    static const char all[] = "auto, safetensors, json, minimalloc-csv (csv), "
+    static const char all[] = "auto, safetensors, recipe, json, minimalloc-csv (csv), "
                               "xla-buffer-assignment, hlo, stablehlo (mlir)";
     char buf[IMPORT_NAMES_MAX];
 
@@ -168,7 +171,7 @@ static void test_import_each_sample(void **state)
     for (size_t i = 0; i < NSAMPLES; i++) {
         size_t len;
         char *s = slurp(samples[i].path, &len);
-        struct import_ctx c = {&ml, NULL, NULL, false};
+        struct import_ctx c = {&ml, NULL, NULL, false, false};
         const struct importer *used = NULL;
         struct model m;
         struct err e;
@@ -195,7 +198,7 @@ static void test_xla_assignment_kept(void **state)
     struct err e;
     size_t len;
     char *s = slurp("tests/data/xla/small.buffer-assignment.txt", &len);
-    struct import_ctx c = {&ml, NULL, &a, false};
+    struct import_ctx c = {&ml, NULL, &a, false, false};
 
     (void)state;
     limits(&ml);
@@ -219,7 +222,7 @@ static void test_run_bom_forced_and_unrecognized(void **state)
 {
     static const char csv[] = "\xEF\xBB\xBFid,lower,upper,size\nb1,0,3,4\n";
     struct model_limits ml;
-    struct import_ctx c = {&ml, NULL, NULL, false};
+    struct import_ctx c = {&ml, NULL, NULL, false, false};
     const struct importer *used = NULL, *json = NULL;
     struct model m;
     struct err e;
@@ -240,7 +243,9 @@ static void test_run_bom_forced_and_unrecognized(void **state)
     assert_int_equal(import_run(NULL, "hello\n", 6, &c, &m, NULL, &e), ERR_INVALID);
     assert_string_equal(e.msg,
                         "unrecognized input: expected a safetensors file or header (8-byte "
-                        "length then '{'), a JSON model description (an object), a MiniMalloc "
+                        "length then '{'), a recipe (a JSON object with \"model\" and "
+                        "\"train\" or \"serve\"), a JSON model description (an object), a "
+                        "MiniMalloc "
                         "CSV (header id,lower,upper,size), an XLA buffer assignment "
                         "(BufferAssignment:), XLA HLO text (HloModule ...) or StableHLO text "
                         "(module @... { func.func ...)");

@@ -577,7 +577,7 @@ static void test_unrecognized_and_malformed_input_is_rejected(void **state)
          {.format = "yaml"},
          ERR_NOTFOUND,
          "format",
-         "format: unknown input format \"yaml\" (known: auto, safetensors, json, "},
+         "format: unknown input format \"yaml\" (known: auto, safetensors, recipe, json, "},
         {"id,lower,upper,size\nb1,5,3,4\n", {0}, ERR_INVALID, "", "lower"},
         {"id,lower,upper,size\nb1,x,3,4\n", {0}, ERR_INVALID, "", ""},
     };

@@ -75,11 +75,11 @@ static const struct refusal {
 } refusals[] = {
     /* format */
     {"format", "xml", ERR_NOTFOUND,
-     "format: unknown input format \"xml\" (known: auto, safetensors, json, minimalloc-csv "
-     "(csv), xla-buffer-assignment, hlo, stablehlo (mlir))"},
+     "format: unknown input format \"xml\" (known: auto, safetensors, recipe, json, "
+     "minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir))"},
     {"format", "JSON", ERR_NOTFOUND,
-     "format: unknown input format \"JSON\" (known: auto, safetensors, json, minimalloc-csv "
-     "(csv), xla-buffer-assignment, hlo, stablehlo (mlir))"},
+     "format: unknown input format \"JSON\" (known: auto, safetensors, recipe, json, "
+     "minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir))"},
     /* chip and strategies */
     {"strategies", "first-fit,,exact", ERR_INVALID,
      "strategies: empty or overlong name in \"first-fit,,exact\""},

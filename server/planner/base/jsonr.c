@@ -7,6 +7,46 @@
 #include <limits.h>
 #include <string.h>
 
+#include "planner/jsonw.h"
+
+void jsonr_write(struct jsonw *w, const char *key, const json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_boolean:
+        jsonw_bool(w, key, json_object_get_boolean(v));
+        return;
+    case json_type_double:
+        jsonw_double(w, key, json_object_get_double(v));
+        return;
+    case json_type_int:
+        jsonw_i64(w, key, json_object_get_int64(v));
+        return;
+    case json_type_string:
+        jsonw_strn(w, key, json_object_get_string((json_object *)v),
+                   (size_t)json_object_get_string_len(v));
+        return;
+    case json_type_object:
+        if (w->depth + 1 >= JSONW_MAX_DEPTH)
+            break;
+        jsonw_obj_begin(w, key);
+        JSONR_FOREACH((json_object *)v, it, end)
+        jsonr_write(w, JSONR_KEY(it), JSONR_VAL(it));
+        jsonw_obj_end(w);
+        return;
+    case json_type_array:
+        if (w->depth + 1 >= JSONW_MAX_DEPTH)
+            break;
+        jsonw_arr_begin(w, key);
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            jsonr_write(w, NULL, json_object_array_get_idx(v, i));
+        jsonw_arr_end(w);
+        return;
+    default:
+        break;
+    }
+    jsonw_null(w, key);
+}
+
 const char *jsonr_type_name(const json_object *v)
 {
     switch (json_object_get_type(v)) {

@@ -35,6 +35,13 @@ ERR_MUST_CHECK int jsonr_str(const struct json_object *v, size_t max, const char
 /* "an integer", "a string", "null", ...: v's JSON type for an error message. */
 const char *jsonr_type_name(const struct json_object *v);
 
+/* Writes v (any JSON value, NULL as null) through the writer, as key's value (key NULL inside
+ * an array): objects' members in their order. For a section built with json-c and written
+ * into a document jsonw streams (the result's recipe section). Depth is bounded by the
+ * writer's (JSONW_MAX_DEPTH); deeper values are written as null. */
+struct jsonw;
+void jsonr_write(struct jsonw *w, const char *key, const struct json_object *v);
+
 /* true when key is one of allowed[] (a NULL-terminated list). */
 bool jsonr_key_allowed(const char *key, const char *const *allowed);
 

@@ -2,8 +2,10 @@
  * import.c - the input formats' table (import.h): names, detection, the import itself.
  *
  * The order is detection's. Safetensors comes first: its 8-byte length prefix is binary, and
- * a header 123 bytes long starts with '{', which the JSON test would take. The text formats
- * after it are told apart by their first non-blank characters, none of which two share.
+ * a header 123 bytes long starts with '{', which the JSON test would take. A recipe comes
+ * before the JSON model: both are objects, told apart by their top-level keys (a recipe has
+ * "model" and "train" or "serve"; a model has "tensors"). The text formats after them are told
+ * apart by their first non-blank characters, none of which two share.
  */
 #include "planner/import.h"
 
@@ -14,15 +16,17 @@
 #include "planner/import/import_int.h"
 #include "planner/mmcsv.h"
 #include "planner/model_json.h"
+#include "planner/recipe.h"
 #include "planner/safetensors.h"
 #include "planner/stablehlo.h"
 #include "planner/text.h"
 
 /* A JSON model description is an object; an array is taken too, so that the model parser
- * answers it with "must be an object" rather than detection with "unrecognized input". */
+ * answers it with "must be an object" rather than detection with "unrecognized input". A
+ * recipe is an object too, told apart by its top-level keys (recipe_detect). */
 static bool json_detect(const char *s, size_t len)
 {
-    return len > 0 && (s[0] == '{' || s[0] == '[');
+    return len > 0 && (s[0] == '{' || s[0] == '[') && !recipe_detect(s, len);
 }
 
 /* The importers whose functions take no import_ctx, each given what it reads of one. */
@@ -57,6 +61,12 @@ static const struct importer importers[] = {
         .binary = true,
         .detect = safetensors_detect,
         .import = safetensors_import,
+    },
+    {
+        .name = "recipe",
+        .what = "a recipe (a JSON object with \"model\" and \"train\" or \"serve\")",
+        .detect = recipe_detect,
+        .import = recipe_import,
     },
     {
         .name = "json",

@@ -394,7 +394,7 @@ static int parse_tensor(struct ctx *c, size_t i, json_object *jt)
         if (jsonr_str(v, 32, &s, &n) != 0 || (t->kind = tensor_kind_parse(s)) == TENSOR_KIND_COUNT)
             return terr(c, ERR_INVALID, i, "kind",
                         "must be one of param, grad, optimizer, "
-                        "activation, temp, input, output; got %s%.40s%s",
+                        "activation, temp, input, output, constant, kv_cache; got %s%.40s%s",
                         json_object_is_type(v, json_type_string) ? "\"" : "",
                         json_object_is_type(v, json_type_string) ? json_object_get_string(v)
                                                                  : jsonr_type_name(v),

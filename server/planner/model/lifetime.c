@@ -8,7 +8,7 @@
 
 static bool is_argument(enum tensor_kind k)
 {
-    return k == TENSOR_PARAM || k == TENSOR_OPTIMIZER || k == TENSOR_INPUT;
+    return k == TENSOR_PARAM || k == TENSOR_OPTIMIZER || k == TENSOR_INPUT || k == TENSOR_KV_CACHE;
 }
 
 static int terr(struct err *e, const struct model *m, size_t i, const char *field, const char *what)
@@ -30,7 +30,7 @@ int lifetime_derive(struct model *m, struct err *e)
         const struct model_tensor *t = &m->tensors[i];
         if (t->donated && !is_argument(t->kind) && !t->raw)
             return terr(e, m, i, "donated",
-                        "only arguments (kind param, optimizer or input) "
+                        "only arguments (kind param, optimizer, input or kv_cache) "
                         "can be donated");
         if (t->live_given && t->live_end > nsteps)
             nsteps = t->live_end;

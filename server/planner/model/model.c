@@ -180,6 +180,7 @@ void model_free(struct model *m)
     free(m->ops);
     json_object_put(m->kernels_json);
     json_object_put(m->options_json);
+    json_object_put(m->recipe_json);
     memset(m, 0, sizeof(*m));
 }
 
@@ -207,7 +208,7 @@ void model_warn(struct model *m, const char *fmt, ...)
 /* ---- kinds ----------------------------------------------------------------------- */
 
 static const char *const kind_names[TENSOR_KIND_COUNT] = {
-    "param", "grad", "optimizer", "activation", "temp", "input", "output", "constant",
+    "param", "grad", "optimizer", "activation", "temp", "input", "output", "constant", "kv_cache",
 };
 
 const char *tensor_kind_name(enum tensor_kind k)

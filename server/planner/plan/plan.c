@@ -123,7 +123,7 @@ static int load(const char *input, size_t len, const struct plan_opts *o,
     struct model_limits ml = {lim->max_input_bytes, lim->max_json_depth, lim->max_tensors,
                               lim->max_ops, o->threads};
     struct import_ctx ic = {&ml, o->chip != NULL ? chip_find(o->chip) : chip_default(), &c->xla.a,
-                            false};
+                            false, o->chip != NULL && chip_find(o->chip) != NULL};
     int rc;
 
     if ((rc = import_lookup("format", o->format, imp, e)) != ERR_OK)

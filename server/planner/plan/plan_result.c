@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "planner/base/jsonr.h"
 #include "planner/jsonw.h"
 #include "planner/jsonw_blocks.h"
 #include "planner/layout.h"
@@ -46,6 +47,8 @@ static void write_model(struct jsonw *w, const struct plan_ctx *c)
     jsonw_i64(w, "steps", c->m.nsteps);
     jsonw_u64(w, "ops", c->m.nops);
     jsonw_obj_end(w);
+    if (c->m.recipe_json != NULL)
+        jsonr_write(w, "recipe", c->m.recipe_json);
 }
 
 /* One line per distinct assumed layout rule (at most 16), with how many tensors use it. */
