@@ -17,16 +17,26 @@
 #include "planner/layout.h"
 #include "planner/plan.h"
 #include "planner/plan_options.h"
+#include "planner/recipe.h"
 #include "planner/safetensors.h"
 #include "planner/trace.h"
 
 static const char usage_head[] =
     "usage: tpuplan plan FILE [--format json|text|trace] [--OPTION VALUE]...\n"
-    "FILE is a model description (JSON), a safetensors file or header, a MiniMalloc CSV,\n"
-    "an XLA buffer assignment (*.buffer-assignment.txt), an XLA HLO module as text (jax\n"
-    ".as_text(dialect=\"hlo\"), *.after_optimizations.txt) or StableHLO text (jax\n"
-    ".as_text()); \"-\" reads stdin. --format: json (the result), text (a report) or trace\n"
-    "(the memory timeline as Chrome/Perfetto trace JSON).\n"
+    "FILE is a model description (JSON), a recipe (a model config and a training or serving\n"
+    "step, or a bare Hugging Face config.json with the recipe flags below), a safetensors\n"
+    "file or header, a MiniMalloc CSV, an XLA buffer assignment (*.buffer-assignment.txt), an\n"
+    "XLA HLO module as text (jax .as_text(dialect=\"hlo\"), *.after_optimizations.txt) or\n"
+    "StableHLO text (jax .as_text()); \"-\" reads stdin. --format: json (the result), text\n"
+    "(a report) or trace (the memory timeline as Chrome/Perfetto trace JSON).\n"
+    "recipe flags (server/planner/INPUT.md#from-a-model-config-recipes), each KEY=VALUE[,...]:\n"
+    "  --train K=V,...          the training step: batch=8,seq=4096,remat=dots_saveable\n"
+    "  --serve K=V,...          the serving step: sequences=64,context=8192,weights=int8\n"
+    "  --mesh AXIS=N,...        data, fsdp, tensor, sequence, expert, pipeline: fsdp=16\n"
+    "  --parallelism K=V,...    pipeline.microbatches=8,pipeline.schedule=gpipe\n"
+    "  --recipe PATH=VALUE      any field (repeatable): train.precision.master=none,\n"
+    "                           parallelism.rules.embed=[\"fsdp\"] (a VALUE that is JSON is\n"
+    "                           read as JSON)\n"
     "options:\n";
 
 static const char usage_tail[] =
@@ -167,6 +177,67 @@ static void print_kinds(json_object *sum)
                (long long)json_object_get_int64(cli_json_get(kv, "count")),
                fmt_bytes(cli_json_get(kv, "logical_bytes"), a, sizeof(a)),
                fmt_bytes(cli_json_get(kv, "padded_bytes"), b, sizeof(b)));
+    }
+}
+
+/* A recipe's plan: the model and step planned, bytes by category, the pipeline's stages. */
+static void print_recipe(json_object *r)
+{
+    json_object *rec = cli_json_get(r, "recipe"), *m, *step, *v;
+    char a[32], b[32];
+    struct json_object_iterator it, end;
+
+    if (rec == NULL || json_object_is_type(rec, json_type_null))
+        return;
+    m = cli_json_get(rec, "model");
+    printf("\nrecipe     %s (%s), %.2fB parameters", cli_json_str(m, "architecture"),
+           cli_json_str(m, "family"),
+           (double)json_object_get_int64(cli_json_get(m, "parameters")) / 1e9);
+    if ((v = cli_json_get(m, "published_parameters")) != NULL &&
+        !json_object_is_type(v, json_type_null))
+        printf(" (preset %s, published %.2fB)", cli_json_str(m, "preset"),
+               (double)json_object_get_int64(v) / 1e9);
+    if ((step = cli_json_get(rec, "train")) != NULL)
+        printf("\n           train: batch %lld x seq %lld, remat %s, %s attention, %s logits\n",
+               (long long)json_object_get_int64(cli_json_get(step, "batch")),
+               (long long)json_object_get_int64(cli_json_get(step, "seq")),
+               cli_json_str(step, "remat"), cli_json_str(step, "attention"),
+               cli_json_str(step, "logits"));
+    else if ((step = cli_json_get(rec, "serve")) != NULL)
+        printf("\n           serve: %lld sequences x %lld context, %s weights, %s KV cache\n",
+               (long long)json_object_get_int64(cli_json_get(step, "sequences")),
+               (long long)json_object_get_int64(cli_json_get(step, "context")),
+               cli_json_str(step, "weights"), cli_json_str(step, "kv_dtype"));
+    printf("\nby category       %8s %12s %12s\n", "count", "logical", "padded");
+    v = cli_json_get(rec, "bytes");
+    it = json_object_iter_begin(v);
+    end = json_object_iter_end(v);
+    for (; !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+        json_object *c = json_object_iter_peek_value(&it);
+        printf("  %-17s %6lld %12s %12s\n", json_object_iter_peek_name(&it),
+               (long long)json_object_get_int64(cli_json_get(c, "count")),
+               fmt_bytes(cli_json_get(c, "logical_bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(c, "padded_bytes"), b, sizeof(b)));
+    }
+    if (json_object_get_int64(cli_json_get(rec, "host_offloaded_bytes")) > 0)
+        printf("  %-17s %6s %12s %12s  (host memory, not in the plan)\n", "host_offloaded", "-",
+               fmt_bytes(cli_json_get(rec, "host_offloaded_bytes"), a, sizeof(a)), "-");
+    v = cli_json_get(cli_json_get(rec, "pipeline"), "stages");
+    for (size_t i = 0; v != NULL && i < json_object_array_length(v); i++) {
+        json_object *s = json_object_array_get_idx(v, i), *l = cli_json_get(s, "layers");
+        if (i == 0)
+            printf("\npipeline   stage  layers      in flight  live peak\n");
+        printf("           %5lld  %4lld-%-5lld %9lld  %s%s\n",
+               (long long)json_object_get_int64(cli_json_get(s, "stage")),
+               (long long)json_object_get_int64(json_object_array_get_idx(l, 0)),
+               (long long)json_object_get_int64(json_object_array_get_idx(l, 1)) - 1,
+               (long long)json_object_get_int64(cli_json_get(s, "in_flight_microbatches")),
+               fmt_bytes(cli_json_get(s, "live_peak_bytes"), a, sizeof(a)),
+               json_object_get_int64(cli_json_get(s, "stage")) ==
+                       json_object_get_int64(
+                           cli_json_get(cli_json_get(rec, "pipeline"), "planned_stage"))
+                   ? "  <- planned"
+                   : "");
     }
 }
 
@@ -429,6 +500,7 @@ static void print_text(json_object *r)
     print_overview(r);
     cli_print_peak(r);
     print_kinds(cli_json_get(r, "summary"));
+    print_recipe(r);
     print_most_padding(cli_json_get(r, "tensors"));
     print_suggestions(r);
     print_kernels(r);
@@ -456,8 +528,66 @@ static int print_trace(const struct plan_views *v, const char *title, struct err
     return 0;
 }
 
-/* One "--name value" option into *o or *format; 0, or 2 after saying why on stderr. */
-static int parse_opt(const char *a, const char *val, struct plan_opts *o, const char **format)
+/* The recipe flags' edits (recipe_compose), their text kept in one buffer. */
+#define MAX_EDITS 64
+struct edits {
+    struct recipe_edit e[MAX_EDITS];
+    size_t n;
+    char text[8192]; /* "path\0value\0" pairs */
+    size_t used;
+};
+
+/* "KEY=VALUE[,KEY=VALUE]..." (or one PATH=VALUE with --recipe) as edits under prefix; 0, or
+ * 2 after saying why. Commas split pairs only outside brackets, so a JSON list stays whole. */
+static int add_edits(struct edits *ed, const char *flag, const char *prefix, const char *val)
+{
+    const char *p = val;
+
+    while (*p != '\0') {
+        size_t n = 0, eq;
+        int depth = 0;
+        while (p[n] != '\0' && (prefix[0] == '\0' || p[n] != ',' || depth > 0)) {
+            depth += (p[n] == '[' || p[n] == '{') - (p[n] == ']' || p[n] == '}');
+            n++;
+        }
+        eq = strcspn(p, "=");
+        if (eq == 0 || eq >= n || ed->n == MAX_EDITS ||
+            ed->used + strlen(prefix) + n + 2 > sizeof(ed->text)) {
+            fprintf(stderr, "tpuplan plan: %s: \"%.*s\" must be KEY=VALUE%s\n", flag, (int)n, p,
+                    ed->n == MAX_EDITS ? " (at most 64 in all)" : "");
+            return 2;
+        }
+        ed->e[ed->n].path = ed->text + ed->used;
+        ed->used += (size_t)sprintf(ed->text + ed->used, "%s%.*s", prefix, (int)eq, p) + 1;
+        ed->e[ed->n].value = ed->text + ed->used;
+        ed->used += (size_t)sprintf(ed->text + ed->used, "%.*s", (int)(n - eq - 1), p + eq + 1) + 1;
+        ed->n++;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+/* A recipe flag: 0 taken, 1 not one, 2 bad (said why). */
+static int recipe_flag(const char *a, const char *val, struct edits *ed)
+{
+    static const struct {
+        const char *flag, *prefix;
+    } flags[] = {{"--train", "train."},
+                 {"--serve", "serve."},
+                 {"--mesh", "mesh."},
+                 {"--parallelism", "parallelism."},
+                 {"--recipe", ""}};
+
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+        if (strcmp(a, flags[i].flag) == 0)
+            return add_edits(ed, a, flags[i].prefix, val);
+    return 1;
+}
+
+/* One "--name value" option into *o, *format or the recipe's edits; 0, or 2 after saying why
+ * on stderr. */
+static int parse_opt(const char *a, const char *val, struct plan_opts *o, const char **format,
+                     struct edits *ed)
 {
     int rc;
 
@@ -465,6 +595,8 @@ static int parse_opt(const char *a, const char *val, struct plan_opts *o, const 
         *format = val;
         return 0;
     }
+    if ((rc = recipe_flag(a, val, ed)) != 1)
+        return rc;
     /* the table's (planner/plan_options.h); --xla-assignment and --xla-report take paths
      * here, read by read_attached */
     if ((rc = cli_plan_opt("plan", PLAN_OPT_PLAN, a, val, o)) == 1) {
@@ -491,9 +623,10 @@ static int read_attached(struct plan_opts *o, size_t max, char *bufs[2])
     return 0;
 }
 
-/* The command line into *o, *format and *path; -1 to go on, else the exit status. */
+/* The command line into *o, *format, *path and the recipe's edits; -1 to go on, else the
+ * exit status. */
 static int parse_args(int argc, char **argv, struct plan_opts *o, const char **format,
-                      const char **path)
+                      const char **path, struct edits *ed)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -510,7 +643,7 @@ static int parse_args(int argc, char **argv, struct plan_opts *o, const char **f
                 return 2;
             }
             i++;
-            if ((rc = parse_opt(a, val, o, format)) != 0)
+            if ((rc = parse_opt(a, val, o, format, ed)) != 0)
                 return rc;
         } else if (*path == NULL) {
             *path = a;
@@ -581,10 +714,12 @@ int cli_plan(int argc, char **argv)
     json_object *doc = NULL;
     struct plan_views views = {0};
     char *xla[2] = {NULL, NULL};
+    static struct edits ed;
     bool trace;
     int status;
 
-    if ((status = parse_args(argc, argv, &o, &format, &path)) >= 0)
+    ed.n = ed.used = 0;
+    if ((status = parse_args(argc, argv, &o, &format, &path, &ed)) >= 0)
         return status;
     trace = strcmp(format, "trace") == 0;
     status = 2;
@@ -592,6 +727,18 @@ int cli_plan(int argc, char **argv)
     if (read_input(path, l.max_input_bytes, &input, &len) != 0 ||
         read_attached(&o, l.max_input_bytes, xla) != 0)
         goto out;
+    if (ed.n > 0) {
+        /* the quick case: a config.json (or a recipe) and the flags' edits, one recipe */
+        char *text = NULL;
+        size_t text_len = 0;
+        if (recipe_compose(input, len, ed.e, ed.n, &text, &text_len, &e) != ERR_OK) {
+            fprintf(stderr, "tpuplan: %s: %s\n", path, e.msg);
+            goto out;
+        }
+        free(input);
+        input = text;
+        len = text_len;
+    }
     if (strcmp(format, "json") == 0) {
         status = print_json(input, len, &o, &l, path, &s);
         goto out;
