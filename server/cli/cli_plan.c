@@ -644,7 +644,7 @@ static int parse_args(int argc, char **argv, struct plan_opts *o, const char **f
             }
             i++;
             if ((rc = parse_opt(a, val, o, format, ed)) != 0)
-                return rc;
+                return rc > 0 ? rc : 2;
         } else if (*path == NULL) {
             *path = a;
         } else {

@@ -543,7 +543,7 @@ static void test_tuples_nest_and_alias(void **state)
     assert_int_equal(m.n, 1);
     assert_live(tensor(&m, "arg0"), 0, 8);
     model_free(&m);
-    assert_int_equal(plan_peak(text), 512);
+    assert_int_equal(plan_peak(text, "stablehlo"), 512);
 }
 
 /* Quoted symbols (LangRef: symbol-ref-id ::= '@' (suffix-id | string-literal)), as JAX names a
@@ -683,7 +683,7 @@ static void test_manual_computation_is_planned_per_device(void **state)
     assert_int_equal(r->shape.dims[1], 2);
     assert_live(r, 5, 9);
     model_free(&m);
-    assert_int_equal(plan_peak(MANUAL), 13312);
+    assert_int_equal(plan_peak(MANUAL, "stablehlo"), 13312);
 }
 
 static void test_errors_give_line_and_column(void **state)
@@ -710,6 +710,11 @@ static void test_errors_give_line_and_column(void **state)
     expect_error("module @m {\n  func.func @main(%a: tuple<tuple<tuple<tuple<tuple<tuple<tuple<"
                  "tuple<tuple<tensor<f32>>>>>>>>>>) -> tensor<4xf32> {\n",
                  "line 2:71", "tuple types nested more than 8 deep");
+}
+
+static void test_errors_in_results_and_returns(void **state)
+{
+    (void)state;
     /* named results, get_tuple_element */
     static const char fn[] =
         "module @m {\n  func.func @main(%x: tensor<4xf32>, %t: tuple<tensor<i32>>) -> "
@@ -731,6 +736,11 @@ static void test_errors_give_line_and_column(void **state)
     expect_error("module @m {\n  func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
                  "    \"func.return\"(%a) : () -> ()\n  }\n}\n",
                  "line 3:5", "the return has 1 values but 0 types");
+}
+
+static void test_errors_in_regions(void **state)
+{
+    (void)state;
     /* regions */
     static const char head[] =
         "module @m {\n  func.func @main(%i: tensor<i32>, %x: tensor<4xf32>) -> tensor<4xf32> {\n";
@@ -770,6 +780,11 @@ static void test_errors_give_line_and_column(void **state)
                        "tensor<f32>):\n      stablehlo.return %a : tensor<f32>\n"
                        "    }) : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32\n  }\n}\n",
                        "line 6:54", "expected '>' to close the tensor type");
+}
+
+static void test_errors_in_shardings(void **state)
+{
+    (void)state;
     /* Shardy */
     static const char mesh[] = "module @m {\n  sdy.mesh @mesh = <[\"x\"=4, \"y\"=2]>\n";
     expect_error_after(mesh,
@@ -834,6 +849,9 @@ int main(void)
         cmocka_unit_test(test_quantized_types_take_their_storage_type),
         cmocka_unit_test(test_manual_computation_is_planned_per_device),
         cmocka_unit_test(test_errors_give_line_and_column),
+        cmocka_unit_test(test_errors_in_results_and_returns),
+        cmocka_unit_test(test_errors_in_regions),
+        cmocka_unit_test(test_errors_in_shardings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,18 +56,13 @@ static void import(const char *path, struct model *m)
 }
 
 /* The sample's peak, planned end to end with XLA's default heuristic. */
-static uint64_t plan_peak(const char *path)
+static uint64_t file_peak(const char *path)
 {
-    struct plan_summary s;
-    struct plan_opts o = {.strategies = "xla-default"};
-    struct err e;
     size_t len;
-    char *text = slurp(path, &len), *json;
-    if (plan_run(text, len, &o, NULL, &json, &len, NULL, &s, &e) != ERR_OK)
-        fail_msg("%s: %s", path, e.msg);
-    free(json);
+    char *text = slurp(path, &len);
+    uint64_t peak = plan_peak(text, "stablehlo");
     free(text);
-    return s.peak_bytes;
+    return peak;
 }
 
 static void assert_has(const char *hlo, const char *want)
@@ -114,7 +109,7 @@ static void test_pretty_select_plans_by_hand(void **state)
     assert_tensor(&m, "0{2}", 1024, 0, 7);
     assert_tensor(&m, "1{0}", 1024, 4, 5);
     model_free(&m);
-    assert_int_equal(plan_peak(path), 4096);
+    assert_int_equal(file_peak(path), 4096);
 }
 
 /*
@@ -167,7 +162,7 @@ static void test_jax_export_custom_call_and_selects_plan_by_hand(void **state)
     assert_tensor(&m, "9", 1024, 18, 20);
     assert_string_equal(tensor(&m, "0{0}")->op_name, "jit(func)/jit(main)/schur");
     model_free(&m);
-    assert_int_equal(plan_peak(path), 11776);
+    assert_int_equal(file_peak(path), 11776);
 }
 
 /*
@@ -202,7 +197,7 @@ static void test_named_results_of_a_chlo_op_plan_by_hand(void **state)
     assert_tensor(&m, "values{1}", 1024, 5, 9);
     assert_int_equal(tensor(&m, "values{1}")->kind, TENSOR_OUTPUT);
     model_free(&m);
-    assert_int_equal(plan_peak(path), 3072);
+    assert_int_equal(file_peak(path), 3072);
 }
 
 /*
@@ -247,7 +242,7 @@ static void test_shard_map_manual_computation_plans_by_hand(void **state)
     assert_int_equal(tensor(&m, "1")->shape.dims[0], 1);
     assert_int_equal(tensor(&m, "1")->kind, TENSOR_OUTPUT);
     model_free(&m);
-    assert_int_equal(plan_peak(path), 3072);
+    assert_int_equal(file_peak(path), 3072);
 }
 
 int main(void)

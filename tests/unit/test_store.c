@@ -440,20 +440,20 @@ static void test_client_mistakes_are_refused_not_failed(void **state)
     create(s, "one", &c);
     /* 9999-12-31T23:59:59.999999Z is the last time a cursor may name */
     cursor_of("253402300799999999", c.id, cur);
-    assert_int_equal(store_plan_list(s, 5, cur, NULL, &items, &next), STORE_OK);
+    assert_int_equal(store_plan_list(s, &everyone, 5, cur, NULL, &items, &next), STORE_OK);
     assert_non_null(strstr(items, c.id));
     free(items);
     free(next);
     cursor_of("253402300800000000", c.id, cur);
-    assert_int_equal(store_plan_list(s, 5, cur, NULL, &items, &next), STORE_INVALID);
+    assert_int_equal(store_plan_list(s, &everyone, 5, cur, NULL, &items, &next), STORE_INVALID);
     cursor_of("99999999999999999999999", c.id, cur);
-    assert_int_equal(store_plan_list(s, 5, cur, NULL, &items, &next), STORE_INVALID);
+    assert_int_equal(store_plan_list(s, &everyone, 5, cur, NULL, &items, &next), STORE_INVALID);
     cursor_of("-5", c.id, cur);
-    assert_int_equal(store_plan_list(s, 5, cur, NULL, &items, &next), STORE_INVALID);
+    assert_int_equal(store_plan_list(s, &everyone, 5, cur, NULL, &items, &next), STORE_INVALID);
     cursor_of("-", c.id, cur);
-    assert_int_equal(store_plan_list(s, 5, cur, NULL, &items, &next), STORE_INVALID);
-    assert_int_equal(store_plan_list(s, 5, NULL, "x\xff", &items, &next), STORE_INVALID);
-    assert_int_equal(store_plan_list(s, 5, NULL, "\xc3\xbc", &items, &next), STORE_OK);
+    assert_int_equal(store_plan_list(s, &everyone, 5, cur, NULL, &items, &next), STORE_INVALID);
+    assert_int_equal(store_plan_list(s, &everyone, 5, NULL, "x\xff", &items, &next), STORE_INVALID);
+    assert_int_equal(store_plan_list(s, &everyone, 5, NULL, "\xc3\xbc", &items, &next), STORE_OK);
     assert_string_equal(items, "[]");
     free(items);
     /* an Idempotency-Key that is not UTF-8 */
