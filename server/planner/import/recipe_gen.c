@@ -505,11 +505,10 @@ static int measure(struct model *m, const uint8_t *cats, const struct chip *chip
     st->tensors = m->n;
     for (size_t i = 0; i < m->n; i++) {
         struct recipe_bytes *b = &st->cat[cats[i]];
-        bool ovf = arith_add(b->logical, m->tensors[i].logical_bytes, &b->logical) |
-                   arith_add(b->padded, m->tensors[i].padded_bytes, &b->padded) |
-                   arith_add(st->total_padded, m->tensors[i].padded_bytes, &st->total_padded);
         b->count++;
-        if (ovf)
+        if (arith_add(b->logical, m->tensors[i].logical_bytes, &b->logical) ||
+            arith_add(b->padded, m->tensors[i].padded_bytes, &b->padded) ||
+            arith_add(st->total_padded, m->tensors[i].padded_bytes, &st->total_padded))
             return err_set(e, ERR_OVERFLOW, "", "recipe: a stage's bytes pass 2^64");
     }
     return live_peak(m, st, e);
