@@ -707,6 +707,15 @@ static void inputs(struct train *c)
         c->targets = rg_tensor(c->g, &s, "targets");
 }
 
+/* Names what follows after microbatch mb (a "@mbN" suffix, none with one microbatch). */
+static void microbatch_at(struct train *c, int64_t mb)
+{
+    c->g->mb = c->nmb > 1 ? (int16_t)mb : -1;
+    c->sfx[0] = '\0';
+    if (c->nmb > 1)
+        snprintf(c->sfx, sizeof(c->sfx), "@mb%lld", (long long)mb);
+}
+
 static void program(struct train *c)
 {
     if (c->t->microbatches > 1) {
@@ -716,13 +725,11 @@ static void program(struct train *c)
             grad(c, &c->w[i]);
     }
     for (int64_t mb = 0; mb < c->nmb; mb++) {
-        c->g->mb = c->nmb > 1 ? (int16_t)mb : -1;
-        snprintf(c->sfx, sizeof(c->sfx), c->nmb > 1 ? "@mb%lld" : "", (long long)mb);
+        microbatch_at(c, mb);
         forward(c, mb);
     }
     for (int64_t mb = 0; mb < c->nmb; mb++) {
-        c->g->mb = c->nmb > 1 ? (int16_t)mb : -1;
-        snprintf(c->sfx, sizeof(c->sfx), c->nmb > 1 ? "@mb%lld" : "", (long long)mb);
+        microbatch_at(c, mb);
         backward(c, mb);
     }
     c->g->mb = -1;
