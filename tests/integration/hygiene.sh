@@ -75,7 +75,9 @@ check "an Idempotency-Key that is not UTF-8 is 400 naming Idempotency-Key" bad_p
 req POST '/api/v1/plans?name=n%FF' -H 'Content-Type: application/json' --data-binary @"$MODEL"
 check "a plan ?name= that is not UTF-8 is 400 naming name" \
     eval 'bad_param name && body_has "name: must be UTF-8 text"'
-req POST /api/v1/plans -F "file=@$MODEL;type=application/json" -F $'name=n\xff'
+# a form needs the dashboard's TPUplan-Client token (crosssite.sh)
+form=(-H "TPUplan-Client: hygiene-sh-dashboard-token-$$")
+req POST /api/v1/plans "${form[@]}" -F "file=@$MODEL;type=application/json" -F $'name=n\xff'
 check "... and so is the form field" eval 'bad_param name && body_has "name: must be UTF-8 text"'
 # cursor = base64url("<created_at microseconds>.<id>")
 b64url() { printf '%s' "$1" | base64 -w0 | tr '+/' '-_' | tr -d '='; }
@@ -88,11 +90,11 @@ req GET "/api/v1/plans?cursor=$(b64url 253402300799999999.AAAAAAAAAAAAAAAAAAAAAA
 check "... the last one that names a time (9999-12-31) is 200" is 200
 # The form's file and attachments together within --max-body (64 KiB): 40 + 40 KiB is 413.
 head -c 40960 /dev/zero | tr '\0' ' ' >"$tmp/40k"
-req POST /api/v1/plans -F "file=@$tmp/40k;filename=m.json;type=application/json" \
+req POST /api/v1/plans "${form[@]}" -F "file=@$tmp/40k;filename=m.json;type=application/json" \
     -F "xla_assignment=@$tmp/40k"
 check "a form whose file and attachment together pass --max-body is 413" \
     eval 'problem 413 body-too-large && body_has "together exceed the limit of 65536 bytes"'
-req POST /api/v1/plans -F "file=@$tmp/40k;filename=m.json;type=application/json"
+req POST /api/v1/plans "${form[@]}" -F "file=@$tmp/40k;filename=m.json;type=application/json"
 check "... the file alone is within it (read, and refused for what it holds)" \
     problem 400 malformed-input
 # RFC 9110 15.4.5: a 304 repeats the Cache-Control of its 200.

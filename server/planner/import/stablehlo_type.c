@@ -11,7 +11,7 @@
  *   !quant.uniform<STORAGE[<min:max>]:EXPRESSED[:AXIS], SCALE[:ZERO] | {..}> whose storage
  *   type is what occupies memory (mlir/Dialect/Quant/IR/QuantTypes.h, UniformQuantizedType:
  *   "storage type ... the integral type used to store values"; the StableHLO spec's
- *   QuantizedTensorElementType, stablehlo/docs/spec.md#types).
+ *   QuantizedTensorElementType in openxla/stablehlo docs/spec.md).
  */
 #include <stdbool.h>
 #include <stdint.h>
