@@ -57,9 +57,10 @@ struct whatif_result {
 /* Checks overrides (olen bytes) without a model: the JSON, each key and value, the patterns
  * counted against l->max_patterns (l NULL: plan_limits_default). What whatif_apply checks
  * first; cheap (linear in olen), so a service can refuse bad overrides before it queues them.
- * Errors name "overrides.<key>". */
+ * out (may be NULL) receives what the overrides alone say: chip_set, strategies_set, budget
+ * and name ("" when not overridden); its model stays NULL. Errors name "overrides.<key>". */
 ERR_MUST_CHECK int whatif_check(const char *overrides, size_t olen, const struct plan_limits *l,
-                                struct err *e);
+                                struct whatif_result *out, struct err *e);
 
 /* Applies overrides (olen bytes) to the native JSON model (len bytes) within limits l
  * (NULL: plan_limits_default). Errors name "overrides.<key>" or the model's field. */

@@ -189,6 +189,8 @@ static char *plan_doc(const struct request *r, const struct store_plan *p, enum 
         t = splice(t, len, views[view].key, p->result_json);
     if (t != NULL && p->error_json != NULL)
         t = splice(t, len, "error", p->error_json);
+    if (t != NULL && p->whatif_json != NULL)
+        t = splice(t, len, "whatif", p->whatif_json);
     return t;
 }
 
@@ -674,25 +676,77 @@ static int submitter_of(struct store *st, struct request *r, bool options, struc
     return 0;
 }
 
-/* Validates input (len bytes) under o, stores it as a new plan (a what-if of parent when
- * not NULL) on behalf of who and answers: 202, or parks a Prefer: wait request, or replays an
- * Idempotency-Key. Problems name instance. */
+/* Stores np as a new plan on behalf of who and answers: 202, or parks a Prefer: wait
+ * request, or replays an Idempotency-Key (np->body_sha256_hex, which the caller fills). */
+static void plan_store(struct store *st, struct request *r, const struct submitter *who,
+                       struct store_new_plan *np)
+{
+    struct store_created created;
+    int rc;
+
+    np->idempotency_key = r->idempotency_key;
+    np->idempotency_scope = who->scope;
+    np->api_key_id = who->auth == AUTH_OK ? who->key.id : 0;
+    np->client_hash = who->client == AUTH_OK ? who->client_hash : NULL;
+    np->retain_s = who->retain_s;
+    memset(&created, 0, sizeof(created));
+    rc = store_plan_create(st, np, &created);
+    if (rc == STORE_CONFLICT) {
+        request_reply_problem(r, PROBLEM_IDEMPOTENCY_KEY_REUSED,
+                              "You sent this Idempotency-Key before with a different body or "
+                              "options; use a new key.");
+        return;
+    }
+    if (rc == STORE_INVALID) {
+        reply_bad_param(r, "Idempotency-Key", IDEMPOTENCY_KEY_DETAIL);
+        return;
+    }
+    if (rc != STORE_OK) {
+        reply_store_error(r, rc); /* a what-if's parent deleted meanwhile: 404 */
+        return;
+    }
+    if (!created.replayed && r->srv->jobs != NULL)
+        jobs_kick(r->srv->jobs);
+    if (!created.replayed)
+        metrics_plan_created(who->auth == AUTH_OK ? who->key.name : NULL);
+    if (created.replayed) {
+        struct store_plan p;
+        memset(&p, 0, sizeof(p));
+        rc = store_plan_get(st, created.id, &p);
+        if (rc == STORE_OK && finished(&p))
+            reply_plan(st, r, 200, &p, NULL);
+        else if (rc == STORE_OK)
+            reply_accepted(r, created.id, p.status, NULL, false);
+        else
+            reply_store_error(r, rc);
+        store_plan_free(&p);
+        return;
+    }
+    if (r->prefer_wait > 0) {
+        snprintf(r->exec.plan_id, sizeof(r->exec.plan_id), "%s", created.id);
+        snprintf(r->exec.manage_token, sizeof(r->exec.manage_token), "%s", created.manage_token);
+        r->exec.deadline = r->t_start + r->prefer_wait;
+        exec_park(r->srv->exec, r);
+        return;
+    }
+    reply_accepted(r, created.id, "queued", created.manage_token, false);
+}
+
+/* Validates input (len bytes) under o, stores it as a new plan on behalf of who and
+ * answers (plan_store). Problems name /api/v1/plans. */
 static void plan_submit(struct store *st, struct request *r, const struct submitter *who,
-                        const struct plan_opts *o, const char *input, size_t input_len,
-                        const char *parent, const char *instance)
+                        const struct plan_opts *o, const char *input, size_t input_len)
 {
     const struct config *cfg = r->srv->cfg;
     struct plan_limits lim;
     struct plan_summary sum;
     struct store_new_plan np;
-    struct store_created created;
     struct err e;
     struct sha256 h;
     char hex[65];
     char *opts_json = NULL;
     int rc;
 
-    r->exec.parent = parent; /* the answers (now, or after a wait) link it */
     config_plan_limits(cfg, &lim);
     memset(&sum, 0, sizeof(sum));
     err_clear(&e);
@@ -700,7 +754,7 @@ static void plan_submit(struct store *st, struct request *r, const struct submit
     if (rc != 0) {
         int status;
         size_t len = 0;
-        char *pj = problem_from_err(&e, cfg->base_path, instance, &status, &len);
+        char *pj = problem_from_err(&e, cfg->base_path, "/api/v1/plans", &status, &len);
         request_reply(r, status, pj != NULL ? response_take(pj, len, PROBLEM_MEDIA_TYPE) : NULL);
         return;
     }
@@ -723,56 +777,9 @@ static void plan_submit(struct store *st, struct request *r, const struct submit
     np.options_json = opts_json;
     np.input = input;
     np.input_len = input_len;
-    np.parent_id = parent;
-    np.idempotency_key = r->idempotency_key;
-    np.idempotency_scope = who->scope;
     np.body_sha256_hex = hex;
     np.summary = &sum;
-    np.api_key_id = who->auth == AUTH_OK ? who->key.id : 0;
-    np.client_hash = who->client == AUTH_OK ? who->client_hash : NULL;
-    np.retain_s = who->retain_s;
-    memset(&created, 0, sizeof(created));
-    rc = store_plan_create(st, &np, &created);
-    if (rc == STORE_CONFLICT) {
-        request_reply_problem(r, PROBLEM_IDEMPOTENCY_KEY_REUSED,
-                              "You sent this Idempotency-Key before with a different body or "
-                              "options; use a new key.");
-        goto out;
-    }
-    if (rc == STORE_INVALID) {
-        reply_bad_param(r, "Idempotency-Key", IDEMPOTENCY_KEY_DETAIL);
-        goto out;
-    }
-    if (rc != STORE_OK) {
-        reply_store_error(r, rc);
-        goto out;
-    }
-    if (!created.replayed && r->srv->jobs != NULL)
-        jobs_kick(r->srv->jobs);
-    if (!created.replayed)
-        metrics_plan_created(who->auth == AUTH_OK ? who->key.name : NULL);
-    if (created.replayed) {
-        struct store_plan p;
-        memset(&p, 0, sizeof(p));
-        rc = store_plan_get(st, created.id, &p);
-        if (rc == STORE_OK && finished(&p))
-            reply_plan(st, r, 200, &p, NULL);
-        else if (rc == STORE_OK)
-            reply_accepted(r, created.id, p.status, NULL, false);
-        else
-            reply_store_error(r, rc);
-        store_plan_free(&p);
-        goto out;
-    }
-    if (r->prefer_wait > 0) {
-        snprintf(r->exec.plan_id, sizeof(r->exec.plan_id), "%s", created.id);
-        snprintf(r->exec.manage_token, sizeof(r->exec.manage_token), "%s", created.manage_token);
-        r->exec.deadline = r->t_start + r->prefer_wait;
-        exec_park(r->srv->exec, r);
-        goto out;
-    }
-    reply_accepted(r, created.id, "queued", created.manage_token, false);
-out:
+    plan_store(st, r, who, &np);
     free(opts_json);
 }
 
@@ -786,15 +793,19 @@ void api_plan_create(struct store *st, struct request *r)
         return;
     }
     if (submitter_of(st, r, true, &who, &p) == 0 && !queue_full(st, r))
-        plan_submit(st, r, &who, &p.opts, r->body.p, r->body.len, NULL, "/api/v1/plans");
+        plan_submit(st, r, &who, &p.opts, r->body.p, r->body.len);
 }
 
+/* The overrides checked, the what-if stored with its parent's model copied (api_whatif.h):
+ * the worker pool applies them and plans it. */
 void api_plan_whatif(struct store *st, struct request *r)
 {
     struct submitter who;
     struct api_params p;
     struct api_whatif w;
-    char instance[64];
+    struct store_new_plan np;
+    struct sha256 h;
+    char hex[65];
 
     if (r->exec.parked) {
         api_plan_wait_check(st, r);
@@ -802,9 +813,19 @@ void api_plan_whatif(struct store *st, struct request *r)
     }
     if (submitter_of(st, r, false, &who, &p) != 0 || queue_full(st, r))
         return;
-    snprintf(instance, sizeof(instance), "/api/v1/plans/%s/whatif", r->route.plan_id);
-    if (api_whatif_prepare(st, r, &w) == 0)
-        plan_submit(st, r, &who, &w.opts, w.wr.model, w.wr.model_len, r->route.plan_id, instance);
+    r->exec.parent = r->route.plan_id; /* the answers (now, or after a wait) link it */
+    if (api_whatif_prepare(st, r, &w) == 0) {
+        sha256_init(&h);
+        sha256_update(&h, w.doc, strlen(w.doc));
+        sha256_hex(&h, hex);
+        memset(&np, 0, sizeof(np));
+        np.name = w.wr.name;
+        np.source_format = "json";
+        np.parent_id = r->route.plan_id;
+        np.whatif_json = w.doc;
+        np.body_sha256_hex = hex;
+        plan_store(st, r, &who, &np);
+    }
     api_whatif_free(&w);
 }
 

@@ -1,5 +1,5 @@
 /*
- * api_whatif.c - the parent's model with the overrides applied (api_whatif.h).
+ * api_whatif.c - a what-if's overrides checked and its row described (api_whatif.h).
  */
 #include "service/api_whatif.h"
 
@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "service/config.h"
-#include "service/planopts.h"
 #include "service/problem.h"
 #include "service/request.h"
 #include "service/response.h"
@@ -17,9 +16,8 @@
 
 void api_whatif_free(struct api_whatif *w)
 {
-    store_source_free(&w->src);
-    free(w->wr.model);
-    w->wr.model = NULL;
+    free(w->doc);
+    w->doc = NULL;
 }
 
 static int reply_err(struct request *r, const struct err *e)
@@ -35,10 +33,24 @@ static int reply_err(struct request *r, const struct err *e)
     return -1;
 }
 
+/* {"parent": ID, "overrides": <body>}: the body as sent (checked JSON, so the document is
+ * JSON), for the order of its patterns matters. */
+static char *whatif_doc(const char *parent, const char *body, size_t len)
+{
+    static const char head[] = "{\"parent\":\"", mid[] = "\",\"overrides\":";
+    size_t n = sizeof(head) - 1 + strlen(parent) + sizeof(mid) - 1 + len + 2;
+    char *doc = malloc(n);
+
+    if (doc != NULL)
+        snprintf(doc, n, "%s%s%s%.*s}", head, parent, mid, (int)len, body);
+    return doc;
+}
+
 int api_whatif_prepare(struct store *st, struct request *r, struct api_whatif *w)
 {
     struct plan_limits lim;
     struct err e;
+    char fmt[24];
     int rc;
 
     memset(w, 0, sizeof(*w));
@@ -49,34 +61,21 @@ int api_whatif_prepare(struct store *st, struct request *r, struct api_whatif *w
     }
     config_plan_limits(r->srv->cfg, &lim);
     err_clear(&e);
-    /* the overrides alone first: bad or too many patterns cost no read of the parent */
-    if (whatif_check(r->body.p, r->body.len, &lim, &e) != ERR_OK)
+    /* the overrides alone first: bad or too many patterns cost no read at all */
+    if (whatif_check(r->body.p, r->body.len, &lim, &w->wr, &e) != ERR_OK)
         return reply_err(r, &e);
-    if ((rc = store_plan_source(st, r->route.plan_id, &w->src)) != STORE_OK) {
+    if ((rc = store_plan_format(st, r->route.plan_id, fmt, sizeof(fmt))) != STORE_OK) {
         storeerr_reply(r, rc);
         return -1;
     }
-    if (strcmp(w->src.source_format, "json") != 0) {
+    if (strcmp(fmt, "json") != 0) {
         err_set(&e, ERR_INVALID, "source_format",
-                "a what-if changes a JSON model description; this plan's input is %s",
-                w->src.source_format);
+                "a what-if changes a JSON model description; this plan's input is %s", fmt);
         return reply_err(r, &e);
     }
-    if (planopts_parse(w->src.options_json, &w->opts, w->buf, sizeof(w->buf), NULL) != 0) {
-        request_reply_problem(r, PROBLEM_INTERNAL, "The parent plan's options are unreadable.");
+    if ((w->doc = whatif_doc(r->route.plan_id, r->body.p, r->body.len)) == NULL) {
+        request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return -1;
     }
-    if (whatif_apply(w->src.input, w->src.input_len, r->body.p, r->body.len, &lim, &w->wr, &e) !=
-        ERR_OK)
-        return reply_err(r, &e);
-    /* what the overrides set in the model must not be overridden by the parent's options */
-    if (w->wr.chip_set)
-        w->opts.chip = NULL;
-    if (w->wr.strategies_set)
-        w->opts.strategies = NULL;
-    if (w->wr.budget[0] != '\0')
-        w->opts.budget = w->wr.budget;
-    w->opts.name = NULL; /* the model's name is the what-if's */
-    w->opts.format = "json";
     return 0;
 }

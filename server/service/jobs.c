@@ -20,6 +20,7 @@
 
 #include "planner/clock.h"
 #include "service/backoff.h"
+#include "service/jobs_whatif.h"
 #include "service/log.h"
 #include "service/metrics.h"
 #include "service/planopts.h"
@@ -112,19 +113,55 @@ static char *job_problem(const struct jobs *j, const struct err *e)
     return problem_from_err(e, j->base_path, NULL, NULL, NULL);
 }
 
-/* Runs one claimed job, already registered in sl, and stores its outcome. */
-static void job_run(struct slot *sl, struct store *st, const struct store_job *job)
+/* Plans one job into *json (len bytes), *views and *sum, or fills *e: a what-if's overrides
+ * applied first (jobs_whatif.h; what it made in *w, which the caller frees). */
+static int job_plan(const struct jobs *j, const struct store_job *job, char **json, size_t *len,
+                    struct plan_views *views, struct plan_summary *sum, struct jobs_whatif *w,
+                    struct err *e)
 {
-    struct jobs *j = sl->j;
     struct plan_opts opts;
-    struct plan_summary sum;
-    struct plan_views views = {0};
-    struct store_plan done;
-    struct err e, why;
+    struct err why;
     /* The options' strings (XLA's dumps among them) fit in the document's own length. */
     size_t opts_cap =
         strlen(job->options_json) + 1 > OPTS_BUF ? strlen(job->options_json) + 1 : OPTS_BUF;
     char *buf = malloc(opts_cap);
+    const char *input = job->input;
+    size_t input_len = job->input_len;
+    int rc;
+
+    memset(w, 0, sizeof(*w));
+    if (buf == NULL) {
+        rc = err_set(e, ERR_NOMEM, NULL, "out of memory reading the options of plan %s",
+                     job->plan_id);
+    } else if (planopts_parse(job->options_json, &opts, buf, opts_cap, &why) < 0) {
+        rc = err_set(e, ERR_INTERNAL, "options", "the stored options of plan %s are malformed: %s",
+                     job->plan_id, why.msg);
+    } else if (job->whatif_json != NULL &&
+               (rc = jobs_whatif_apply(job, &j->limits, &opts, w, e)) != ERR_OK) {
+        /* the overrides' own error: e names them */
+    } else {
+        double t0 = clock_now();
+        if (w->wr.model != NULL) {
+            input = w->wr.model;
+            input_len = w->wr.model_len;
+        }
+        rc = plan_run(input, input_len, &opts, &j->limits, json, len, views, sum, e);
+        metrics_planner_observe(clock_now() - t0, rc == 0);
+    }
+    free(buf);
+    return rc;
+}
+
+/* Runs one claimed job, already registered in sl, and stores its outcome. */
+static void job_run(struct slot *sl, struct store *st, const struct store_job *job)
+{
+    struct jobs *j = sl->j;
+    struct plan_summary sum;
+    struct plan_views views = {0};
+    struct store_plan done;
+    struct jobs_whatif w;
+    struct store_made made, *mp = NULL;
+    struct err e;
     char *json = NULL;
     char *problem = NULL;
     size_t len = 0;
@@ -135,24 +172,19 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     err_clear(&e);
     memset(&sum, 0, sizeof sum);
     memset(&done, 0, sizeof done);
-    if (buf == NULL) {
-        rc = err_set(&e, ERR_NOMEM, NULL, "out of memory reading the options of plan %s",
-                     job->plan_id);
-    } else if (planopts_parse(job->options_json, &opts, buf, opts_cap, &why) < 0) {
-        rc = err_set(&e, ERR_INTERNAL, "options", "the stored options of plan %s are malformed: %s",
-                     job->plan_id, why.msg);
-    } else {
-        double t0 = clock_now();
-        rc = plan_run(job->input, job->input_len, &opts, &j->limits, &json, &len, &views, &sum, &e);
-        metrics_planner_observe(clock_now() - t0, rc == 0);
-    }
+    rc = job_plan(j, job, &json, &len, &views, &sum, &w, &e);
     if (rc != 0) {
         free(json);
         json = NULL;
         problem = job_problem(j, &e);
     }
+    if (w.wr.model != NULL) {
+        made = (struct store_made){w.wr.model, w.wr.model_len, w.options_json,
+                                   rc == 0 ? sum.chip : NULL};
+        mp = &made;
+    }
     for (;;) {
-        rc = store_job_finish(st, job, json, json ? &views : NULL, problem, json ? &sum : NULL,
+        rc = store_job_finish(st, job, json, json ? &views : NULL, problem, json ? &sum : NULL, mp,
                               &done);
         if (rc == STORE_OK) {
             outcome = json ? STORED : STORED_ERROR;
@@ -169,6 +201,7 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
                      store_rc_name(rc));
             free(json);
             json = NULL;
+            mp = NULL;
             err_set(&e, ERR_INTERNAL, NULL, "the planner's result for plan %s could not be stored",
                     job->plan_id);
             problem = job_problem(j, &e);
@@ -187,8 +220,8 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
         wait_for(j, (int)backoff, WAKE_HARD, 0);
     }
     plan_views_free(&views);
+    jobs_whatif_free(&w);
     free(problem);
-    free(buf);
 
     pthread_mutex_lock(&j->mu);
     sl->busy = false;

@@ -70,15 +70,25 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
          " ON CONFLICT (key) DO NOTHING RETURNING 1"},
     [STORE_STMT_KEY_LOOKUP] =
         {"key_lookup", "SELECT plan_id, body_sha256 = $2 FROM idempotency_keys WHERE key = $1"},
+    /* A what-if ($19 its {"parent", "overrides"}) copies its parent's input and options in
+     * the statement, so they never pass through the request; FOR KEY SHARE holds the parent
+     * until the insert commits, and a parent deleted first inserts nothing (STORE_NOTFOUND)
+     * rather than failing the foreign key. */
     [STORE_STMT_PLAN_INSERT] =
         {"plan_insert",
-         "WITH p AS (INSERT INTO plans (id, name, chip, source_format, input, options, tensors,"
+         "WITH par AS (SELECT name, chip, input, options FROM plans WHERE $19::json IS NOT NULL"
+         " AND id = $17 FOR KEY SHARE),"
+         " p AS (INSERT INTO plans (id, name, chip, source_format, input, options, tensors,"
          " logical_bytes, padded_bytes, peak_bytes, lower_bound_bytes, capacity_bytes, fits,"
-         " manage_token_hash, api_key_id, expires_at, parent_id, client_hash) VALUES ($1, $2,"
-         " $3, $4, $5, $6::jsonb,"
-         " $7, $8, $9, $10, $11, $12, $13, $14::bytea, nullif($15::bigint, 0),"
+         " manage_token_hash, api_key_id, expires_at, parent_id, client_hash, whatif)"
+         " SELECT $1, CASE WHEN $19::json IS NULL THEN $2 ELSE coalesce(nullif($2, ''),"
+         " left(par.name, 100) || ' (what-if)') END, CASE WHEN $19::json IS NULL THEN $3"
+         " ELSE coalesce(nullif($3, ''), par.chip) END, $4, coalesce(par.input, $5),"
+         " coalesce(par.options, $6::jsonb), $7, $8, $9, $10, $11, $12, $13,"
+         " $14::bytea, nullif($15::bigint, 0),"
          " CASE WHEN $16::bigint > 0 THEN now() + $16::bigint * interval '1 second' END,"
-         " nullif($17, ''), $18::bytea) RETURNING id),"
+         " nullif($17, ''), $18::bytea, $19::json FROM (VALUES (1)) AS one (x)"
+         " LEFT JOIN par ON true WHERE $19::json IS NULL OR par.input IS NOT NULL RETURNING id),"
          " j AS (INSERT INTO jobs (plan_id) SELECT id FROM p RETURNING plan_id)"
          " SELECT pg_notify('tpuplan_jobs', plan_id) FROM j"},
     /* $2 is an enum store_view. CASE evaluates one branch, so only that column is
@@ -90,7 +100,7 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
                              " " TS_CREATED ", " TS_UPDATED ", version, tensors, logical_bytes,"
                              " padded_bytes, peak_bytes, lower_bound_bytes, capacity_bytes, fits,"
                              " " TS_EXPIRES ", extract(epoch FROM expires_at - now())::float8,"
-                             " parent_id FROM plans WHERE id = $1"},
+                             " parent_id, whatif::text FROM plans WHERE id = $1"},
     /* Keyset pagination: $2/$3 are the (created_at in epoch microseconds, id) of the last
      * row of the previous page; one extra row tells whether another page exists. Whose
      * plans: every one ($5), or those of API key $6 or client digest $7 (NULL: none). */
@@ -143,8 +153,9 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
          " p AS (UPDATE plans SET status = 'running', version = version + 1, updated_at = now()"
          " FROM c WHERE plans.id = c.plan_id RETURNING plans.id)"
          " SELECT plan_id, lease_token, attempts FROM c"},
-    [STORE_STMT_JOB_INPUT] = {"job_input", "SELECT input, options::text FROM plans WHERE id = $1"},
-    [STORE_STMT_PLAN_SOURCE] = {"plan_source", "SELECT input, options::text, source_format,"
+    [STORE_STMT_JOB_INPUT] = {"job_input", "SELECT input, options::text, whatif::text, name"
+                                           " FROM plans WHERE id = $1"},
+    [STORE_STMT_PLAN_FORMAT] = {"plan_format", "SELECT source_format,"
                                                " coalesce(expires_at <= now(), false)"
                                                " FROM plans WHERE id = $1"},
     [STORE_STMT_JOB_RENEW] =
@@ -162,11 +173,13 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
          " padded_bytes = coalesce($8, padded_bytes), peak_bytes = coalesce($9, peak_bytes),"
          " lower_bound_bytes = coalesce($10, lower_bound_bytes),"
          " capacity_bytes = coalesce($11, capacity_bytes), fits = coalesce($12, fits),"
+         " input = coalesce($15, input), options = coalesce($16::jsonb, options),"
+         " chip = coalesce($17, chip),"
          " version = version + 1, updated_at = now() FROM j WHERE plans.id = j.plan_id"
          " RETURNING plans.id, name, chip, source_format, status, error::text, NULL::text,"
          " " TS_CREATED ", " TS_UPDATED ", version, tensors, logical_bytes, padded_bytes,"
          " peak_bytes, lower_bound_bytes, capacity_bytes, fits, " TS_EXPIRES ","
-         " extract(epoch FROM expires_at - now())::float8, parent_id)"
+         " extract(epoch FROM expires_at - now())::float8, parent_id, whatif::text)"
          /* The plan as plan_get reads it (the result column left NULL: the caller has
           * it), so a waiting request needs no second read. */
          " SELECT p.*, pg_notify('tpuplan_done', id) FROM p"},

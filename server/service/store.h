@@ -101,6 +101,12 @@ struct store_new_plan {
     const unsigned char *client_hash;   /* SHA-256 of the client token (auth.h); NULL: none */
     uint64_t retain_s;                  /* expires this long after creation; 0: never */
     const char *parent_id;              /* a what-if's parent plan; NULL for none */
+    /* A what-if planned by the worker pool: {"parent": ID, "overrides": {...}} (json text).
+     * Its input and options are then the parent's, copied in SQL (input and options_json
+     * are not read); name NULL or "" is the parent's name + " (what-if)", chip NULL or ""
+     * the parent's; the summary is filled in when it is planned. STORE_NOTFOUND when the
+     * parent is gone, also when a DELETE of it commits first. NULL: not a what-if. */
+    const char *whatif_json;
 };
 
 /* Ids and manage tokens come from ids.h (IDS_ID_LEN, IDS_TOKEN_LEN); tokens are stored
@@ -148,6 +154,7 @@ struct store_plan {
     struct plan_summary summary;
     char *expires_at;    /* RFC 3339 like created_at; NULL: never expires */
     double expires_in_s; /* seconds from the read to expires_at; HUGE_VAL: never */
+    char *whatif_json;   /* a what-if's {"parent", "overrides"} (store_new_plan); else NULL */
 };
 void store_plan_free(struct store_plan *p);
 
@@ -155,17 +162,10 @@ void store_plan_free(struct store_plan *p);
  * STORE_ERROR (dst left empty) when out of memory. */
 ERR_MUST_CHECK int store_plan_copy(const struct store_plan *src, struct store_plan *dst);
 
-/* What a plan was made of: its input bytes and options document, each malloc'd and
- * NUL-terminated (caller frees), and its source format. STORE_NOTFOUND when it does not
- * exist, STORE_GONE when it expired (as store_plan_get). */
-struct store_source {
-    char *input;
-    size_t input_len;
-    char *options_json;
-    char source_format[24];
-};
-ERR_MUST_CHECK int store_plan_source(struct store *s, const char *id, struct store_source *out);
-void store_source_free(struct store_source *src);
+/* Plan id's input format into fmt (cap bytes): STORE_OK, STORE_NOTFOUND when it does not
+ * exist, STORE_GONE when it expired (as store_plan_get). One indexed read: the input itself
+ * is not read (a what-if copies it in SQL, store_new_plan). */
+ERR_MUST_CHECK int store_plan_format(struct store *s, const char *id, char *fmt, size_t cap);
 
 /* STORE_NOTFOUND also for ids that cannot exist (wrong length or alphabet). STORE_GONE when
  * the plan expired: its expires_at has passed, or the sweep already deleted it. */
@@ -273,6 +273,8 @@ struct store_job {
     char *input;  /* malloc'd, input_len bytes (+ a NUL not counted) */
     size_t input_len;
     char *options_json; /* malloc'd */
+    char *whatif_json;  /* a what-if's {"parent", "overrides"} (malloc'd); NULL: not one */
+    char *name;         /* the plan's name (malloc'd) */
 };
 void store_job_free(struct store_job *j);
 
@@ -286,10 +288,21 @@ ERR_MUST_CHECK int store_job_claim(struct store *s, const char *worker, int leas
 ERR_MUST_CHECK int store_job_renew(struct store *s, const char *const *tokens, size_t n,
                                    int lease_ms, size_t *renewed);
 
+/* What a what-if's worker made (borrowed): the model it planned, which becomes the plan's
+ * input (so a what-if of it starts there), the options it planned it with (planopts.h) and
+ * the chip (NULL: unchanged). */
+struct store_made {
+    const char *input;
+    size_t input_len;
+    const char *options_json;
+    const char *chip;
+};
+
 /* Finishes a claimed job in one transaction, only while j->lease_token still holds it:
  * done with result_json, its views (GET ?view=summary|layout; NULL: none stored) and the
  * summary (error_json NULL), or failed with error_json (result_json, views and summary
- * NULL). All borrowed. Bumps the completion counter and NOTIFYs tpuplan_done.
+ * NULL); with made (may be NULL) the plan's input, options and chip become those a what-if
+ * made. All borrowed. Bumps the completion counter and NOTIFYs tpuplan_done.
  * STORE_NOTFOUND when the lease was lost or the plan deleted (the result is dropped).
  * done (may be NULL) receives the finished plan as store_plan_get() would read it, except
  * result_json (NULL: the caller holds it); all-zero if it could not be read back. The
@@ -297,7 +310,7 @@ ERR_MUST_CHECK int store_job_renew(struct store *s, const char *const *tokens, s
 ERR_MUST_CHECK int store_job_finish(struct store *s, const struct store_job *j,
                                     const char *result_json, const struct plan_views *views,
                                     const char *error_json, const struct plan_summary *summary,
-                                    struct store_plan *done);
+                                    const struct store_made *made, struct store_plan *done);
 
 /* Gives running jobs back to the queue (graceful stop), by lease token. */
 ERR_MUST_CHECK int store_job_release(struct store *s, const char *const *tokens, size_t n);

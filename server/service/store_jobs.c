@@ -47,6 +47,8 @@ void store_job_free(struct store_job *j)
         return;
     free(j->input);
     free(j->options_json);
+    free(j->whatif_json);
+    free(j->name);
     memset(j, 0, sizeof *j);
 }
 
@@ -83,7 +85,10 @@ int store_job_claim(struct store *s, const char *worker, int lease_ms, struct st
         PQclear(r);
         return STORE_NOTFOUND; /* deleted between the two statements */
     }
-    if (store_input_from_row(r, &out->input, &out->input_len, &out->options_json) != 0) {
+    out->whatif_json = store_col_str(r, 0, 2); /* binary text is the text: store_col_str */
+    out->name = store_col_str(r, 0, 3);
+    if (store_input_from_row(r, &out->input, &out->input_len, &out->options_json) != 0 ||
+        (!PQgetisnull(r, 0, 2) && out->whatif_json == NULL) || out->name == NULL) {
         PQclear(r);
         store_job_free(out);
         return STORE_ERROR;
@@ -146,11 +151,13 @@ int store_job_renew(struct store *s, const char *const *tokens, size_t n, int le
 
 int store_job_finish(struct store *s, const struct store_job *j, const char *result_json,
                      const struct plan_views *views, const char *error_json,
-                     const struct plan_summary *sm, struct store_plan *done)
+                     const struct plan_summary *sm, const struct store_made *made,
+                     struct store_plan *done)
 {
     char num[7][24];
-    const char *vals[14] = {j->plan_id, j->lease_token, result_json ? "done" : "failed",
+    const char *vals[17] = {j->plan_id, j->lease_token, result_json ? "done" : "failed",
                             result_json, error_json};
+    int lens[17] = {0}, fmts[17] = {0};
     int rc;
     PGresult *r;
     if (done != NULL)
@@ -174,9 +181,18 @@ int store_job_finish(struct store *s, const struct store_job *j, const char *res
         for (int i = 0; i < 7; i++)
             vals[5 + i] = num[i];
     }
+    if (made != NULL) {
+        if (made->input_len > INT32_MAX || store_json_has_nul(made->options_json))
+            return STORE_INVALID;
+        vals[14] = made->input;
+        lens[14] = (int)made->input_len;
+        fmts[14] = 1; /* bytea, binary */
+        vals[15] = made->options_json;
+        vals[16] = made->chip;
+    }
     /* Not retried on a dead connection: the commit may have happened. The caller retries
      * with the same lease token, which is a no-op (NOTFOUND) if it did. */
-    r = store_run(s, STORE_STMT_JOB_FINISH, 14, vals, NULL, NULL, 0, false, &rc);
+    r = store_run(s, STORE_STMT_JOB_FINISH, 17, vals, lens, fmts, 0, false, &rc);
     if (r == NULL)
         return rc;
     rc = PQntuples(r) == 1 ? STORE_OK : STORE_NOTFOUND;

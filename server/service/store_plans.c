@@ -87,12 +87,18 @@ static int plan_insert(struct store *s, const struct store_new_plan *np, const c
     snprintf(num[6], sizeof num[6], "%s", sm && sm->fits ? "true" : "false");
     snprintf(num[7], sizeof num[7], "%lld", (long long)np->api_key_id);
     store_fmt_u64(num[8], sizeof num[8], np->retain_s);
-    const char *vals[18] = {id,
+    /* a what-if's input and options are its parent's, copied in SQL (store.c) */
+    const bool whatif = np->whatif_json != NULL;
+    const char *vals[19] = {id,
                             np->name ? np->name : "",
                             np->chip ? np->chip : "",
                             np->source_format ? np->source_format : "",
-                            np->input ? np->input : "",
-                            np->options_json ? np->options_json : "{}",
+                            whatif      ? NULL
+                            : np->input ? np->input
+                                        : "",
+                            whatif             ? NULL
+                            : np->options_json ? np->options_json
+                                               : "{}",
                             num[0],
                             num[1],
                             num[2],
@@ -104,15 +110,18 @@ static int plan_insert(struct store *s, const struct store_new_plan *np, const c
                             num[7],
                             num[8],
                             np->parent_id ? np->parent_id : "",
-                            (const char *)np->client_hash};
+                            (const char *)np->client_hash,
+                            np->whatif_json};
     /* bytea in binary: the input (NULs and all) and the digests */
-    const int lens[18] = {[4] = (int)np->input_len, [13] = SHA256_LEN, [17] = SHA256_LEN};
-    const int fmts[18] = {[4] = 1, [13] = 1, [17] = 1};
-    r = store_run(s, STORE_STMT_PLAN_INSERT, 18, vals, lens, fmts, 0, first, &rc);
+    const int lens[19] = {[4] = (int)np->input_len, [13] = SHA256_LEN, [17] = SHA256_LEN};
+    const int fmts[19] = {[4] = 1, [13] = 1, [17] = 1};
+    r = store_run(s, STORE_STMT_PLAN_INSERT, 19, vals, lens, fmts, 0, first, &rc);
     if (r == NULL)
         return rc;
+    /* a what-if whose parent is gone (or was deleted first) inserts nothing */
+    rc = PQntuples(r) == 1 ? STORE_OK : STORE_NOTFOUND;
     PQclear(r);
-    return STORE_OK;
+    return rc;
 }
 
 int store_plan_create(struct store *s, const struct store_new_plan *np, struct store_created *out)
@@ -163,6 +172,7 @@ void store_plan_free(struct store_plan *p)
     free(p->created_at);
     free(p->updated_at);
     free(p->expires_at);
+    free(p->whatif_json);
     memset(p, 0, sizeof *p);
 }
 
@@ -181,6 +191,7 @@ int store_plan_from_row(const PGresult *r, struct store_plan *out)
     out->version = (int64_t)store_col_u64(r, 0, 9);
     if (PQnfields(r) > 19 && !PQgetisnull(r, 0, 19))
         snprintf(out->parent_id, sizeof out->parent_id, "%s", PQgetvalue(r, 0, 19));
+    out->whatif_json = PQnfields(r) > 20 ? store_col_str(r, 0, 20) : NULL;
     snprintf(out->summary.name, sizeof out->summary.name, "%s", PQgetvalue(r, 0, 1));
     snprintf(out->summary.chip, sizeof out->summary.chip, "%s", PQgetvalue(r, 0, 2));
     snprintf(out->summary.source_format, sizeof out->summary.source_format, "%s",
@@ -196,7 +207,8 @@ int store_plan_from_row(const PGresult *r, struct store_plan *out)
     out->expires_in_s = PQgetisnull(r, 0, 18) ? HUGE_VAL : strtod(PQgetvalue(r, 0, 18), NULL);
     bool lost = (!PQgetisnull(r, 0, 5) && !out->error_json) ||
                 (!PQgetisnull(r, 0, 6) && !out->result_json) ||
-                (!PQgetisnull(r, 0, 17) && !out->expires_at);
+                (!PQgetisnull(r, 0, 17) && !out->expires_at) ||
+                (PQnfields(r) > 20 && !PQgetisnull(r, 0, 20) && !out->whatif_json);
     if (lost || !out->name || !out->chip || !out->source_format || !out->status ||
         !out->created_at || !out->updated_at) {
         store_plan_free(out);
@@ -207,12 +219,12 @@ int store_plan_from_row(const PGresult *r, struct store_plan *out)
 
 int store_plan_copy(const struct store_plan *src, struct store_plan *dst)
 {
-    char **const d[] = {&dst->name,       &dst->chip,       &dst->source_format,
-                        &dst->status,     &dst->error_json, &dst->result_json,
-                        &dst->created_at, &dst->updated_at, &dst->expires_at};
-    const char *const sv[] = {src->name,       src->chip,       src->source_format,
-                              src->status,     src->error_json, src->result_json,
-                              src->created_at, src->updated_at, src->expires_at};
+    char **const d[] = {&dst->name,       &dst->chip,        &dst->source_format, &dst->status,
+                        &dst->error_json, &dst->result_json, &dst->created_at,    &dst->updated_at,
+                        &dst->expires_at, &dst->whatif_json};
+    const char *const sv[] = {
+        src->name,        src->chip,       src->source_format, src->status,     src->error_json,
+        src->result_json, src->created_at, src->updated_at,    src->expires_at, src->whatif_json};
 
     *dst = *src;
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
@@ -422,42 +434,25 @@ int store_plan_delete(struct store *s, const char *id, const unsigned char *toke
     return rc;
 }
 
-int store_plan_source(struct store *s, const char *id, struct store_source *out)
+int store_plan_format(struct store *s, const char *id, char *fmt, size_t cap)
 {
     const char *vals[1] = {id};
     PGresult *r;
     int rc;
 
-    memset(out, 0, sizeof *out);
     if (!ids_valid_id(id))
         return STORE_NOTFOUND;
-    /* binary results: the input arrives as raw bytes (as store_job_claim reads it) */
-    r = store_run(s, STORE_STMT_PLAN_SOURCE, 1, vals, NULL, NULL, 1, true, &rc);
+    r = store_run(s, STORE_STMT_PLAN_FORMAT, 1, vals, NULL, NULL, 0, true, &rc);
     if (r == NULL)
         return rc;
     if (PQntuples(r) != 1) {
         PQclear(r);
         return gone_or_missing(s, id);
     }
-    /* Expired but not swept yet (a binary bool is one byte): gone all the same. */
-    if (PQgetlength(r, 0, 3) == 1 && PQgetvalue(r, 0, 3)[0] != 0) {
-        PQclear(r);
-        return STORE_GONE;
-    }
-    if (store_input_from_row(r, &out->input, &out->input_len, &out->options_json) != 0) {
-        PQclear(r);
-        store_source_free(out);
-        return STORE_ERROR;
-    }
-    snprintf(out->source_format, sizeof out->source_format, "%.*s", PQgetlength(r, 0, 2),
-             PQgetvalue(r, 0, 2));
+    /* expired but not swept yet: gone all the same */
+    rc = strcmp(PQgetvalue(r, 0, 1), "t") == 0 ? STORE_GONE : STORE_OK;
+    if (rc == STORE_OK)
+        snprintf(fmt, cap, "%s", PQgetvalue(r, 0, 0));
     PQclear(r);
-    return STORE_OK;
-}
-
-void store_source_free(struct store_source *src)
-{
-    free(src->input);
-    free(src->options_json);
-    memset(src, 0, sizeof *src);
+    return rc;
 }

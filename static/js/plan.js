@@ -53,7 +53,8 @@ async function main() {
     }
     if (plan.status === 'failed' || !plan.result) {
         const e = plan.error || {};
-        return showError((e.detail || 'The planner failed.') + (e.where ? ` (at ${e.where})` : ''));
+        return showError((e.detail || 'The planner failed.') + (e.where ? ` (at ${e.where})` : '') +
+            (plan.whatif ? ` What-if of ${plan.whatif.parent} with ${JSON.stringify(plan.whatif.overrides)}.` : ''));
     }
     let cols;
     try {
@@ -88,7 +89,11 @@ function render(plan, cols) {
         // A what-if: back to the plan it changed, and the comparison with it.
         meta.append(' · what-if of ', el('a', { id: 'parent-link', href: appUrl('/p/' + plan.parent_id), text: plan.parent_id }),
             ' · ', el('a', { id: 'compare-link', href: appUrl(`/d/${plan.parent_id}/${plan.id}`), text: 'compare with it' }));
+    } else if (plan.whatif) {
+        meta.append(` · what-if of ${plan.whatif.parent} (deleted)`);
     }
+    // The overrides that made it, as sent (whatif.parent, whatif.overrides).
+    if (plan.whatif) meta.append(' · overrides ', el('code', { id: 'whatif-overrides', text: JSON.stringify(plan.whatif.overrides) }));
 
     const s = r.summary || {};
     const pk = r.packing || {};

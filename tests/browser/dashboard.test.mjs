@@ -1112,6 +1112,9 @@ test('the what-if form plans the model again, and the new plan links back to its
     assert((await page.textContent('#plan-name')) === 'browser-test-whatif', 'name: ' + (await page.textContent('#plan-name')));
     assert((await page.getAttribute('#parent-link', 'href')) === '/p/' + parent, 'parent link');
     assert((await page.getAttribute('#compare-link', 'href')) === `/d/${parent}/${child}`, 'compare link');
+    // planned on the worker pool, the plan records the overrides that made it
+    const ov = await page.textContent('#whatif-overrides');
+    assert(ov === '{"name":"browser-test-whatif","dtype":{"activation":"f32"}}', 'overrides: ' + ov);
     await page.click('#compare-link');
     await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready && window.__tpuplan.diff, null, { timeout: 30000 });
     const d = await page.evaluate(() => window.__tpuplan.diff);

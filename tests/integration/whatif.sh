@@ -6,11 +6,16 @@
 #      (build/asan/bin/tpuplan-server, built by make test): 422 limit-exceeded at once, the
 #      server's peak RSS stays small, and it stops without a sanitizer report.
 #   2. 256 patterns (the default --max-patterns) of "*" split each activation once: 2,000
-#      tensors, not 256,000; 257 are refused. A pattern that selects nothing is 422 naming it.
+#      tensors, not 256,000; 257 are refused. A pattern that selects nothing fails the
+#      what-if with a 422 problem naming it.
 #   3. The model a what-if makes is held to --max-tensors and --max-body (422 limit-exceeded
 #      naming overrides.remat).
 #   4. --max-time-limit: ?time_limit above it is 400 naming the parameter; a model's own
 #      options.time_limit above it is 422 limit-exceeded.
+#   5. What-ifs run on the worker pool: the POST answers 202 at once, the plan records its
+#      parent and overrides ("whatif"), a what-if of a what-if starts from the model its
+#      parent made, one of a JSON plan sent with XLA's dumps (options over 2 KB) is planned,
+#      and one racing the DELETE of its parent is 404, never 500.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 . tests/server.sh
@@ -39,6 +44,16 @@ submit() {
 whatif() { req POST "/api/v1/plans/$1/whatif" -H 'Content-Type: application/json' "${@:2}"; }
 # jnum KEY: the first number value of KEY in the last body.
 jnum() { grep -o "\"$1\" *: *[0-9]*" "$tmp/b" | head -1 | sed 's/.*: *//'; }
+# jfield EXPR: a Python expression over the last body (b) holds.
+jfield() {
+    python3 -c 'import json, sys; b = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$tmp/b" "$@"
+}
+# fails NAME OVERRIDES TYPE WHERE TEXT: a waited what-if of $parent fails, its error a 422
+# problem of TYPE at WHERE whose detail holds TEXT.
+fails() {
+    whatif "$parent" -H 'Prefer: wait=30' --data "$2"
+    check "$1" jfield 'b["status"] == "failed" and b["error"]["status"] == 422 and b["error"]["type"].endswith("/'"$3"'") and b["error"]["where"] == sys.argv[3] and sys.argv[4] in b["error"]["detail"]' "$4" "$5"
+}
 # rss_kb KIND: the server's VmRSS or VmHWM (peak) in kB.
 rss_kb() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$pid/status"; }
 
@@ -83,12 +98,11 @@ patterns 257 'layers.*' >"$tmp/p257.json"
 whatif "$parent" --data-binary @"$tmp/p257.json"
 check "257 patterns are 422 limit-exceeded" \
     eval 'problem 422 limit-exceeded && body_has "257 patterns; the limit is 256"'
-whatif "$parent" --data '{"remat":["layers.1.h","layers.*.x"]}'
-check "a remat pattern that selects no activation is 422 naming it" \
-    eval 'problem 422 invalid-model && body_has "\"where\":\"overrides.remat\[1\]\"" && body_has "overrides.remat\[1\]: \\\\\"layers.\*.x\\\\\" matches no activation"'
-whatif "$parent" --data '{"dtype":{"params.*":"f32"}}'
-check "a dtype pattern that selects no tensor is 422 naming it" \
-    eval 'problem 422 invalid-model && body_has "\"where\":\"overrides.dtype.params.\*\""'
+fails "a remat pattern that selects no activation fails the what-if: 422 naming it" \
+    '{"remat":["layers.1.h","layers.*.x"]}' invalid-model overrides.remat[1] \
+    'overrides.remat[1]: "layers.*.x" matches no activation'
+fails "a dtype pattern that selects no tensor: 422 naming it" '{"dtype":{"params.*":"f32"}}' \
+    invalid-model 'overrides.dtype.params.*' '"params.*" matches no tensor'
 
 # ---- 4. --max-time-limit 10 ----
 submit "$tmp/acts1000.json" "?time_limit=11"
@@ -107,12 +121,65 @@ server_start small --workers 1 --executors 2 --http-threads 2 --max-tensors 1500
     --max-body "$(($(stat -c %s "$tmp/acts1000.json") + 4096))"
 submit "$tmp/acts1000.json"
 parent=$(jstr id)
-whatif "$parent" --data '{"remat":"activation"}'
-check "a what-if past --max-tensors is 422 limit-exceeded naming overrides.remat" \
-    eval 'problem 422 limit-exceeded && body_has "\"where\":\"overrides.remat\"" && body_has "makes 2000 tensors; the limit is 1500"'
-whatif "$parent" --data '{"remat":"layers.[1-4]??.h"}'
-check "one past --max-body is 422 limit-exceeded naming overrides.remat" \
-    eval 'problem 422 limit-exceeded && body_has "\"where\":\"overrides.remat\"" && body_has "the new model is [0-9]* bytes"'
+fails "a what-if past --max-tensors fails: 422 limit-exceeded naming overrides.remat" \
+    '{"remat":"activation"}' limit-exceeded overrides.remat 'makes 2000 tensors; the limit is 1500'
+fails "one past --max-body fails: 422 limit-exceeded naming overrides.remat" \
+    '{"remat":"layers.[1-4]??.h"}' limit-exceeded overrides.remat 'the new model is'
 server_stop_check small
+
+# ---- 5. on the worker pool ----
+server_start pool --workers 1 --executors 2 --http-threads 2
+submit "$tmp/acts1000.json"
+parent=$(jstr id)
+whatif "$parent" --data '{"remat":["layers.1.h"],  "name":"w1"}'
+w1=$(jstr id)
+check "a what-if answers 202 queued, linking its parent" \
+    eval 'is 202 && [ "$(jstr status)" = queued ] && [ "$(jstr parent_id)" = "$parent" ]'
+check "stored with its overrides as sent" \
+    [ "$(sql "SELECT whatif::text FROM plans WHERE id = '$w1'")" = "{\"parent\":\"$parent\",\"overrides\":{\"remat\":[\"layers.1.h\"],  \"name\":\"w1\"}}" ]
+for _ in $(seq 100); do
+    req GET "/api/v1/plans/$w1?view=summary"
+    [ "$(jstr status)" = done ] && break
+    sleep 0.1
+done
+check "the worker plans it: 1,001 tensors, and the plan says what made it (whatif)" \
+    jfield 'b["status"] == "done" and b["summary"]["tensors"] == 1001 and b["name"] == "w1" and b["whatif"] == {"parent": "'"$parent"'", "overrides": {"remat": ["layers.1.h"], "name": "w1"}}'
+check "its input is now the model it made, its parent's input unchanged" \
+    [ "$(sql "SELECT position('layers.1.h/remat' IN convert_from(input, 'UTF8')) > 0 FROM plans WHERE id IN ('$w1', '$parent') ORDER BY id = '$w1'")" = "$(printf 'f\nt')" ]
+whatif "$w1" -H 'Prefer: wait=30' --data '{"dtype":{"layers.1.h/remat":"f32"}}'
+check "a what-if of the what-if starts from the model it made (layers.1.h/remat is there)" \
+    jfield 'b["status"] == "done" and b["summary"]["tensors"] == 1001 and b["name"] == "w1 (what-if)" and b["parent_id"] == "'"$w1"'"'
+req POST /api/v1/plans -H 'Prefer: wait=20' -H 'TPUplan-Client: whatif-sh-dashboard-token' \
+    -F "file=@tests/data/xla/small.model.json" \
+    -F "xla_assignment=@tests/data/xla/small.buffer-assignment.txt" \
+    -F "xla_report=@tests/data/xla/small.memory-usage-report.txt"
+xid=$(jstr id)
+whatif "$xid" -H 'Prefer: wait=30' --data '{"dtype":{"temp":"bf16"}}'
+check "a what-if of a JSON plan sent with XLA's dumps (3.8 KB of options) is planned, xla-actual and all" \
+    jfield 'b["status"] == "done" and b["result"]["packing"]["xla"]["matched_values"] == 3'
+# A DELETE of the parent holding its row while the what-if arrives: the parent is there
+# when the what-if checks it, gone when it is stored.
+submit "$tmp/acts1000.json"
+gone=$(jstr id)
+psql "$DATABASE_URL" -X -q -c "BEGIN; DELETE FROM plans WHERE id = '$gone'; SELECT pg_sleep(1.5); COMMIT;" >/dev/null 2>&1 &
+race=$!
+sleep 0.5
+whatif "$gone" --data '{"name":"raced"}'
+wait "$race"
+check "a what-if racing the DELETE of its parent is 404 not-found, and stores nothing" \
+    eval 'problem 404 not-found && [ "$(sql "SELECT count(*) FROM plans WHERE name = '"'raced'"'")" = 0 ]'
+sts=""
+for i in $(seq 10); do
+    req POST /api/v1/plans -H 'Content-Type: application/json' --data-binary @tests/data/service/tiny.json
+    p=$(jstr id) tok=$(jstr manage_token)
+    curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $tok" "$base/api/v1/plans/$p" &
+    del=$!
+    whatif "$p" --data '{}'
+    wait "$del"
+    sts="$sts $status"
+done
+check "ten more races with DELETE: each 202 or 404, never 500 (${sts# })" \
+    eval '! echo "$sts" | grep -qvE "^( (202|404))+$"'
+server_stop_check pool
 
 tap_end

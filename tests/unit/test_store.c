@@ -539,8 +539,9 @@ static void test_each_job_is_claimed_and_finished_once(void **state)
     assert_int_equal(p.version, 2);
     store_plan_free(&p);
     struct store_plan fin, copy;
-    assert_int_equal(store_job_finish(s, &j1, result, NULL, NULL, &done, &fin), STORE_OK);
-    assert_int_equal(store_job_finish(s, &j1, result, NULL, NULL, &done, NULL), STORE_NOTFOUND);
+    assert_int_equal(store_job_finish(s, &j1, result, NULL, NULL, &done, NULL, &fin), STORE_OK);
+    assert_int_equal(store_job_finish(s, &j1, result, NULL, NULL, &done, NULL, NULL),
+                     STORE_NOTFOUND);
     /* The finished plan comes back from the same statement, as plan_get reads it, except
      * the result the caller holds; a copy is deep. */
     assert_int_equal(store_plan_get(s, a.id, &p), STORE_OK);
@@ -559,7 +560,7 @@ static void test_each_job_is_claimed_and_finished_once(void **state)
     assert_string_equal(copy.result_json, result);
     assert_string_equal(copy.name, "first");
     store_plan_free(&copy);
-    assert_int_equal(store_job_finish(s2, &j2, NULL, NULL, "{\"status\": 422}", NULL, NULL),
+    assert_int_equal(store_job_finish(s2, &j2, NULL, NULL, "{\"status\": 422}", NULL, NULL, NULL),
                      STORE_OK);
     assert_int_equal(store_plan_get(s, a.id, &p), STORE_OK);
     assert_string_equal(p.status, "done");
@@ -582,13 +583,15 @@ static void test_each_job_is_claimed_and_finished_once(void **state)
     /* The error is jsonb, which cannot hold \u0000: refused before it reaches SQL. An
      * escaped backslash before "u0000" is plain text and no reason to refuse; the result
      * is json, which holds any valid text (here the lease is gone, so nothing is stored). */
-    assert_int_equal(store_job_finish(s, &j2, NULL, NULL, "{\"a\": \"\\u0000\"}", NULL, NULL),
+    assert_int_equal(store_job_finish(s, &j2, NULL, NULL, "{\"a\": \"\\u0000\"}", NULL, NULL, NULL),
                      STORE_INVALID);
-    assert_int_equal(store_job_finish(s, &j2, NULL, NULL, "{\"a\": \"x\\\\\\u0000\"}", NULL, NULL),
-                     STORE_INVALID);
-    assert_int_equal(store_job_finish(s, &j2, NULL, NULL, "{\"a\": \"\\\\u0000\"}", NULL, NULL),
-                     STORE_NOTFOUND);
-    assert_int_equal(store_job_finish(s, &j2, "{\"a\": \"\\u0000\"}", NULL, NULL, NULL, NULL),
+    assert_int_equal(
+        store_job_finish(s, &j2, NULL, NULL, "{\"a\": \"x\\\\\\u0000\"}", NULL, NULL, NULL),
+        STORE_INVALID);
+    assert_int_equal(
+        store_job_finish(s, &j2, NULL, NULL, "{\"a\": \"\\\\u0000\"}", NULL, NULL, NULL),
+        STORE_NOTFOUND);
+    assert_int_equal(store_job_finish(s, &j2, "{\"a\": \"\\u0000\"}", NULL, NULL, NULL, NULL, NULL),
                      STORE_NOTFOUND);
     store_job_free(&j1);
     store_job_free(&j2);
@@ -613,7 +616,7 @@ static void test_result_views_read_back_verbatim(void **state)
     assert_null(p.result_json);
     store_plan_free(&p);
     assert_int_equal(store_job_claim(s, "w", 10000, &j), STORE_OK);
-    assert_int_equal(store_job_finish(s, &j, res, &views, NULL, &sum, NULL), STORE_OK);
+    assert_int_equal(store_job_finish(s, &j, res, &views, NULL, &sum, NULL, NULL), STORE_OK);
     assert_int_equal(store_plan_get_view(s, a.id, STORE_VIEW_SUMMARY, &p), STORE_OK);
     assert_string_equal(p.status, "done");
     assert_string_equal(p.result_json, views.summary);
@@ -648,8 +651,9 @@ static void test_expired_lease_requeues_the_job(void **state)
     assert_int_equal(store_job_claim(s, "w2", 10000, &j), STORE_OK);
     assert_int_equal(j.attempts, 2);
     assert_string_not_equal(j.lease_token, zombie.lease_token);
-    assert_int_equal(store_job_finish(s, &zombie, result, NULL, NULL, NULL, NULL), STORE_NOTFOUND);
-    assert_int_equal(store_job_finish(s, &j, result, NULL, NULL, NULL, NULL), STORE_OK);
+    assert_int_equal(store_job_finish(s, &zombie, result, NULL, NULL, NULL, NULL, NULL),
+                     STORE_NOTFOUND);
+    assert_int_equal(store_job_finish(s, &j, result, NULL, NULL, NULL, NULL, NULL), STORE_OK);
     assert_int_equal(sql_long("SELECT completions FROM jobs"), 1);
     store_job_free(&zombie);
     store_job_free(&j);
@@ -687,7 +691,7 @@ static void test_released_job_is_claimable_again(void **state)
     assert_int_equal(store_job_claim(s, "w", 10000, &j), STORE_OK);
     const char *toks[1] = {j.lease_token};
     assert_int_equal(store_job_release(s, toks, 1), STORE_OK);
-    assert_int_equal(store_job_finish(s, &j, result, NULL, NULL, NULL, NULL), STORE_NOTFOUND);
+    assert_int_equal(store_job_finish(s, &j, result, NULL, NULL, NULL, NULL, NULL), STORE_NOTFOUND);
     assert_int_equal(store_job_claim(s, "w", 10000, &k), STORE_OK);
     assert_int_equal(k.attempts, 1); /* a give-back is not a failed attempt */
     store_job_free(&j);
@@ -725,7 +729,7 @@ static void test_listener_hears_new_and_finished_jobs(void **state)
         assert_true(store_wait_notify(l, 100, on_notify, &n) >= 0);
     assert_int_equal(n.jobs, 1);
     assert_int_equal(store_job_claim(s, "w", 10000, &j), STORE_OK);
-    assert_int_equal(store_job_finish(s, &j, result, NULL, NULL, NULL, NULL), STORE_OK);
+    assert_int_equal(store_job_finish(s, &j, result, NULL, NULL, NULL, NULL, NULL), STORE_OK);
     for (int i = 0; i < 50 && n.done == 0; i++)
         assert_true(store_wait_notify(l, 100, on_notify, &n) >= 0);
     assert_int_equal(n.done, 1);

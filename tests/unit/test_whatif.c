@@ -205,7 +205,7 @@ static void test_too_many_patterns_are_refused_first(void **state)
         n += (size_t)snprintf(ov + n, cap - n, "%s\"*\"", i > 0 ? "," : "");
     n += (size_t)snprintf(ov + n, cap - n, "]}");
     assert_true(n < cap);
-    assert_int_equal(whatif_check(ov, n, NULL, &e), ERR_LIMIT);
+    assert_int_equal(whatif_check(ov, n, NULL, NULL, &e), ERR_LIMIT);
     assert_string_equal(e.where, "overrides");
     assert_string_equal(e.msg, "overrides: 16000 patterns; the limit is 256 in all (dtype, "
                                "sharding and remat together)");
@@ -217,11 +217,28 @@ static void test_too_many_patterns_are_refused_first(void **state)
     lim.max_patterns = 3;
     static const char four[] = "{\"dtype\":{\"h\":\"bf16\",\"x\":\"bf16\"},"
                                "\"sharding\":{\"x\":[null,null]},\"remat\":\"h\"}";
-    assert_int_equal(whatif_check(four, sizeof(four) - 1, &lim, &e), ERR_LIMIT);
+    assert_int_equal(whatif_check(four, sizeof(four) - 1, &lim, NULL, &e), ERR_LIMIT);
     assert_string_equal(e.msg, "overrides: 4 patterns; the limit is 3 in all (dtype, sharding and "
                                "remat together)");
     lim.max_patterns = 4;
-    assert_int_equal(whatif_check(four, sizeof(four) - 1, &lim, &e), ERR_OK);
+    assert_int_equal(whatif_check(four, sizeof(four) - 1, &lim, NULL, &e), ERR_OK);
+}
+
+/* whatif_check notes what needs no model: the chip and strategies set, budget, name. */
+static void test_check_notes_the_options(void **state)
+{
+    static const char ov[] = "{\"chip\":\"v6e\",\"budget\":\"0.9\",\"name\":\"n2\"}";
+    struct whatif_result wr;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(whatif_check(ov, sizeof(ov) - 1, NULL, &wr, &e), ERR_OK);
+    assert_true(wr.chip_set && !wr.strategies_set);
+    assert_string_equal(wr.budget, "0.9");
+    assert_string_equal(wr.name, "n2");
+    assert_null(wr.model);
+    assert_int_equal(whatif_check("{}", 2, NULL, &wr, &e), ERR_OK);
+    assert_string_equal(wr.name, "");
 }
 
 /* The new model is held to a submission's limits: remat of h makes 5 tensors (limit 4), or
@@ -262,6 +279,7 @@ int main(void)
         cmocka_unit_test(test_a_pattern_matching_nothing_is_named),
         cmocka_unit_test(test_too_many_patterns_are_refused_first),
         cmocka_unit_test(test_the_new_model_is_held_to_the_limits),
+        cmocka_unit_test(test_check_notes_the_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -192,26 +192,35 @@ static int set_dtype(json_object *t, const char *dtype, struct err *e)
     return ERR_OK;
 }
 
+/* What chip, strategies, budget and name say, noted in out (whatif_check's part: no model
+ * needed); budget and name were checked to fit. */
+static void note_option(struct whatif_result *out, const char *key, json_object *v)
+{
+    if (strcmp(key, "chip") == 0)
+        out->chip_set = true;
+    else if (strcmp(key, "strategies") == 0)
+        out->strategies_set = true;
+    else if (strcmp(key, "budget") == 0)
+        snprintf(out->budget, sizeof(out->budget), "%s", json_object_get_string(v));
+    else
+        snprintf(out->name, sizeof(out->name), "%s", json_object_get_string(v));
+}
+
+/* chip and strategies become the model's own (budget and name stay notes, for the caller's
+ * options and the model's name). */
 static int apply_option(struct edit *ed, const char *key, json_object *v, struct err *e)
 {
     json_object *opts;
-    struct whatif_result *out = ed->out;
 
     (void)e;
     if (strcmp(key, "chip") == 0) {
-        out->chip_set = true;
         json_object_object_add(ed->root, key, json_object_get(v));
     } else if (strcmp(key, "strategies") == 0) {
-        out->strategies_set = true;
         if (!json_object_is_type(opts = member(ed->root, "options"), json_type_object)) {
             opts = json_object_new_object();
             json_object_object_add(ed->root, "options", opts);
         }
         json_object_object_add(opts, key, json_object_get(v));
-    } else if (strcmp(key, "budget") == 0) {
-        snprintf(out->budget, sizeof(out->budget), "%s", json_object_get_string(v));
-    } else {
-        snprintf(out->name, sizeof(out->name), "%s", json_object_get_string(v));
     }
     return ERR_OK;
 }
@@ -399,9 +408,10 @@ static const struct rule *rule_find(const char *key)
     return NULL;
 }
 
-/* Parses and checks the overrides into *ov (the caller puts it, whatever this returns). */
+/* Parses and checks the overrides into *ov (the caller puts it, whatever this returns),
+ * noting in out what the options among them say. */
 static int load_overrides(const char *overrides, size_t olen, const struct plan_limits *lim,
-                          json_object **ov, struct err *e)
+                          struct whatif_result *out, json_object **ov, struct err *e)
 {
     size_t patterns = 0;
     int rc;
@@ -423,6 +433,8 @@ static int load_overrides(const char *overrides, size_t olen, const struct plan_
                        "sharding, remat)");
         if ((rc = r->check(JSONR_VAL(it), r->key, &patterns, e)) != ERR_OK)
             return rc;
+        if (r->check == check_option)
+            note_option(out, r->key, JSONR_VAL(it));
     }
     if (patterns > lim->max_patterns)
         return err_set(e, ERR_LIMIT, "overrides",
@@ -441,12 +453,18 @@ static const struct plan_limits *limits_or_default(const struct plan_limits *lim
     return defaults;
 }
 
-int whatif_check(const char *overrides, size_t olen, const struct plan_limits *lim, struct err *e)
+int whatif_check(const char *overrides, size_t olen, const struct plan_limits *lim,
+                 struct whatif_result *out, struct err *e)
 {
     struct plan_limits defaults;
+    struct whatif_result none;
     json_object *ov = NULL;
-    int rc = load_overrides(overrides, olen, limits_or_default(lim, &defaults), &ov, e);
+    int rc;
 
+    if (out == NULL)
+        out = &none;
+    memset(out, 0, sizeof(*out));
+    rc = load_overrides(overrides, olen, limits_or_default(lim, &defaults), out, &ov, e);
     json_object_put(ov);
     return rc;
 }
@@ -485,7 +503,7 @@ int whatif_apply(const char *model, size_t len, const char *overrides, size_t ol
 
     memset(out, 0, sizeof(*out));
     ed = (struct edit){model, len, limits_or_default(lim, &defaults), NULL, NULL, out, false};
-    if ((rc = load_overrides(overrides, olen, ed.lim, &ov, e)) != ERR_OK)
+    if ((rc = load_overrides(overrides, olen, ed.lim, out, &ov, e)) != ERR_OK)
         goto out;
     if ((rc = jsonr_load(model, len, ed.lim->max_json_depth, "model", &ed.root, e)) != ERR_OK)
         goto out;
@@ -497,8 +515,10 @@ int whatif_apply(const char *model, size_t len, const char *overrides, size_t ol
         goto out;
     }
     name = member(ed.root, "name");
-    snprintf(out->name, sizeof(out->name), "%.100s (what-if)",
-             json_object_is_type(name, json_type_string) ? json_object_get_string(name) : "model");
+    if (out->name[0] == '\0')
+        snprintf(out->name, sizeof(out->name), "%.100s (what-if)",
+                 json_object_is_type(name, json_type_string) ? json_object_get_string(name)
+                                                             : "model");
     JSONR_FOREACH(ov, it, end)
     {
         const struct rule *r = rule_find(JSONR_KEY(it));

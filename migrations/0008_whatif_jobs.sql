@@ -1,0 +1,11 @@
+-- 0008_whatif_jobs.sql - a what-if planned on the worker pool (issue 26): its POST stores the
+-- overrides and copies the parent's input and options into the new plan's row (in SQL, so the
+-- request never holds them); the worker applies the overrides, plans the model they make and
+-- stores that model as the plan's input, so a what-if of the what-if starts from it.
+--
+-- whatif is {"parent": ID, "overrides": {...}} with the overrides as sent: json, not jsonb,
+-- because their order matters (patterns apply in order, a later one wins). It stays when the
+-- parent is deleted (parent_id is then NULL): a plan keeps saying what made it. NULL for a
+-- plan that is not a what-if, and for what-ifs made before this migration (planned on the
+-- request, their input is already the new model).
+ALTER TABLE plans ADD COLUMN whatif json;
