@@ -80,13 +80,20 @@ static enum MHD_Result req_queue(struct request *r, int status, struct MHD_Respo
     return ret;
 }
 
-static enum MHD_Result req_problem(struct request *r, enum problem_id id, const char *detail)
+/* req_problem, naming where (a parameter) in the problem's "where"; NULL: none. */
+static enum MHD_Result req_problem_at(struct request *r, enum problem_id id, const char *detail,
+                                      const char *where)
 {
-    struct MHD_Response *resp = response_problem(id, r->srv->cfg->base_path, detail, NULL, NULL);
+    struct MHD_Response *resp = response_problem(id, r->srv->cfg->base_path, detail, where, NULL);
 
     if (resp != NULL && id == PROBLEM_METHOD_NOT_ALLOWED && r->route.allow[0] != '\0')
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->route.allow);
     return req_queue(r, problem_types[id].status, resp);
+}
+
+static enum MHD_Result req_problem(struct request *r, enum problem_id id, const char *detail)
+{
+    return req_problem_at(r, id, detail, NULL);
 }
 
 static char *dup_header(struct MHD_Connection *conn, enum MHD_ValueKind kind, const char *key)
@@ -208,6 +215,43 @@ static enum MHD_Result client_busy(struct request *r)
     return req_problem(r, PROBLEM_CLIENT_BUSY, d);
 }
 
+/* The first query parameter r's row does not take (route.h), and how many there are. */
+struct unknown_param {
+    const struct route *row;
+    char name[65];
+    unsigned n;
+};
+
+static enum MHD_Result unknown_param(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+    struct unknown_param *u = cls;
+
+    (void)kind;
+    (void)value;
+    if (!route_takes_param(u->row, key) && u->n++ == 0)
+        snprintf(u->name, sizeof(u->name), "%s", key);
+    return MHD_YES;
+}
+
+/* 400 naming the first query parameter r's row does not take; false when there is none. */
+static bool refuse_unknown_params(struct request *r, enum MHD_Result *ret)
+{
+    struct unknown_param u = {r->route.row, "", 0};
+    char detail[256];
+
+    if (r->route.row->query == NULL)
+        return false;
+    MHD_get_connection_values(r->http.conn, MHD_GET_ARGUMENT_KIND, unknown_param, &u);
+    if (u.n == 0)
+        return false;
+    snprintf(detail, sizeof(detail), "%s: unknown parameter (this endpoint takes %s)%s", u.name,
+             r->route.row->query[0] != '\0' ? r->route.row->query : "none",
+             u.n > 1 ? "; and more" : "");
+    *ret = req_problem_at(r, PROBLEM_INVALID_PARAMETER, detail, u.name);
+    return true;
+}
+
 /* A request without a body (everything but a plan submission): answered at once, or
  * suspended to the executor pool. */
 /* Answers r by its route (route.h): errors of the transport and the router first, then the
@@ -216,6 +260,7 @@ static enum MHD_Result dispatch(struct request *r)
 {
     struct server *srv = r->srv;
     const struct route *row = r->route.row;
+    enum MHD_Result ret;
 
     if (shutting_down(srv))
         return req_problem(r, PROBLEM_SHUTTING_DOWN, PROBLEM_SHUTTING_DOWN_DETAIL);
@@ -236,6 +281,8 @@ static enum MHD_Result dispatch(struct request *r)
     if (r->route.status == 405)
         return req_problem(r, PROBLEM_METHOD_NOT_ALLOWED,
                            "See the Allow header for the methods this resource supports.");
+    if (refuse_unknown_params(r, &ret))
+        return ret;
     req_capture(r);
     if (row->fast != NULL && row->fast(r))
         return req_queue_reply(r);

@@ -15,18 +15,20 @@
 /* Specific rows before the fences of their prefix; the catch-all for static files last.
  * The order of first names is the order of the metrics series. */
 const struct route route_table[] = {
-    {"/healthz", "healthz", ROUTE_GET, .fast = serve_healthz},
-    {"/readyz", "readyz", ROUTE_GET, .exec = api_readyz},
-    {"/metrics", "metrics", ROUTE_GET, .exec = api_metrics},
-    {"/api/v1/openapi.json", "openapi", ROUTE_GET, .fast = serve_static, .file = "openapi.json"},
-    {"/api/v1/plans[/]", "plans", ROUTE_GET, .exec = api_plan_list},
+    {"/healthz", "healthz", ROUTE_GET, .fast = serve_healthz, .query = ""},
+    {"/readyz", "readyz", ROUTE_GET, .exec = api_readyz, .query = ""},
+    {"/metrics", "metrics", ROUTE_GET, .exec = api_metrics, .query = ""},
+    {"/api/v1/openapi.json", "openapi", ROUTE_GET, .fast = serve_static, .file = "openapi.json",
+     .query = ""},
+    {"/api/v1/plans[/]", "plans", ROUTE_GET, .exec = api_plan_list, .query = "limit, cursor, name"},
     {"/api/v1/plans[/]", "plans", ROUTE_POST, .exec = api_plan_create, .body = true},
     /* ?format=trace and cache misses go on to the database */
-    {"/api/v1/plans/{id}", "plan", ROUTE_GET, .fast = serve_plan_cached, .exec = api_plan_get},
-    {"/api/v1/plans/{id}", "plan", ROUTE_DELETE, .exec = api_plan_delete},
-    {"/api/v1/chips", "chips", ROUTE_GET, .fast = serve_chips},
+    {"/api/v1/plans/{id}", "plan", ROUTE_GET, .fast = serve_plan_cached, .exec = api_plan_get,
+     .query = "view, format"},
+    {"/api/v1/plans/{id}", "plan", ROUTE_DELETE, .exec = api_plan_delete, .query = ""},
+    {"/api/v1/chips", "chips", ROUTE_GET, .fast = serve_chips, .query = ""},
     {"/p/{id}", "share", ROUTE_GET, .fast = serve_share, .file = "plan.html"},
-    {"/api/v1/diff", "diff", ROUTE_GET, .exec = api_diff},
+    {"/api/v1/diff", "diff", ROUTE_GET, .exec = api_diff, .query = "a, b"},
     {"/api/v1/plans/{id}/whatif", "whatif", ROUTE_POST, .exec = api_plan_whatif, .body = true},
     {"/d/{id}/{id}", "diff_page", ROUTE_GET, .fast = serve_page, .file = "diff.html"},
     {"/vendor/{*}", "vendor", ROUTE_GET, .fast = serve_vendor},
@@ -42,6 +44,22 @@ const size_t route_count = sizeof(route_table) / sizeof(route_table[0]);
 
 _Static_assert(sizeof(route_table) / sizeof(route_table[0]) <= ROUTE_MAX,
                "route.h: raise ROUTE_MAX (the metrics arrays are sized by it)");
+
+bool route_takes_param(const struct route *row, const char *name)
+{
+    size_t n = strlen(name);
+
+    if (row->query == NULL)
+        return true;
+    for (const char *q = row->query; *q != '\0';) {
+        size_t k = strcspn(q, ",");
+        if (k == n && strncmp(q, name, n) == 0)
+            return true;
+        q += k;
+        q += strspn(q, ", ");
+    }
+    return false;
+}
 
 int route_method_parse(const char *method)
 {

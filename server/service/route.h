@@ -15,6 +15,11 @@
  * everything under /api/ that no row above it took), is 404. A row serving GET serves HEAD
  * (MHD sends the headers without the body).
  *
+ * A row names the query parameters it takes (`query`); any other is answered 400
+ * invalid-parameter naming it, before a handler runs, so "?chips=v4" or "?veiw=summary" is
+ * never silently ignored. Rows that create a plan check their parameters themselves (every
+ * plan option, api_params.c), and pages and files take any query (a browser adds its own).
+ *
  * Where a row runs: `fast` on the MHD thread (it must not block: local files and memory
  * only), `exec` on an executor thread (exec.h) with that thread's database connection, both
  * when `fast` may decline (the plan cache: a miss goes on to the database). A `body` row
@@ -59,7 +64,12 @@ struct route {
     route_fast_fn fast; /* NULL: none */
     route_exec_fn exec; /* NULL: none */
     const char *file;   /* path served by a file row; with {*}: the one for an empty rest */
+    const char *query;  /* the query parameters it takes, ", "-separated ("view, format"),
+                         * "" none; NULL: not checked here (pages, files, plan submissions) */
 };
+
+/* Whether row takes query parameter name (always, when row->query is NULL). */
+bool route_takes_param(const struct route *row, const char *name);
 
 /* The table (route.c): route_count rows, at most ROUTE_MAX. */
 #define ROUTE_MAX 32

@@ -6,9 +6,9 @@
 #   1. the text log: a path with percent-encoded newlines, carriage returns and terminal
 #      escapes is logged as one line, its controls escaped (log.h); the JSON log keeps them
 #      inside one JSON string;
-#   3. every client mistake is a 4xx naming the field: text that is not UTF-8, a cursor
-#      out of range, a form past --max-body, a what-if racing its parent's DELETE; and a 304
-#      repeats its 200's Cache-Control;
+#   3. every client mistake is a 4xx naming the field: an unknown query parameter, text
+#      that is not UTF-8, a cursor out of range, a form past --max-body, a what-if racing its
+#      parent's DELETE; and a 304 repeats its 200's Cache-Control;
 #   2. the settings log masks the database password whole: a conninfo's quoted password, a
 #      URL's percent-encoded one with "@", ":" and "/" in it, and a raw "@" (conninfo.h).
 set -uo pipefail
@@ -65,6 +65,17 @@ server_start api --max-body 64K --workers 1 --executors 2 --http-threads 2
 MODEL=tests/data/service/tiny.json
 # bad_param STATUS WHERE: a problem+json invalid-parameter naming WHERE.
 bad_param() { problem 400 invalid-parameter && body_has "\"where\":\"$1\""; }
+req GET '/api/v1/plans?chips=v4'
+check "an unknown query parameter (?chips=v4) is 400 naming it" \
+    eval 'bad_param chips && body_has "chips: unknown parameter (this endpoint takes limit, cursor, name)"'
+req GET '/api/v1/chips?chip=v4'
+check "... on every endpoint that takes none" \
+    eval 'bad_param chip && body_has "chip: unknown parameter (this endpoint takes none)"'
+req GET '/api/v1/diff?a=x&b=y&veiw=summary&q=1'
+check "... the first named, the rest counted" \
+    eval 'bad_param veiw && body_has "; and more"'
+req GET '/api/v1/plans?limit=5'
+check "... and a parameter it takes is still read" is 200
 req GET '/api/v1/plans?name=%FF%FE'
 check "a list's ?name= that is not UTF-8 is 400 naming name" bad_param name
 req GET '/api/v1/plans?name=Z%C3%BCrich'
