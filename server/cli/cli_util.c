@@ -94,7 +94,7 @@ int cli_plan_opt(const char *cmd, unsigned surface, const char *flag, const char
     if (opt == NULL)
         return 1;
     err_clear(&e);
-    if (plan_opt_set(o, opt, flag, val, &e) != ERR_OK) {
+    if (plan_opt_set_typed(o, opt, surface, flag, val, &e) != ERR_OK) {
         fprintf(stderr, "tpuplan %s: %s\n", cmd, e.msg);
         return -1;
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "planner/plan.h"
 
 static const char usage[] =
     "usage: tpuplan COMMAND [ARGS]\n"
@@ -24,6 +25,8 @@ static const char usage[] =
     "                                           what changed from plan A to plan B (model\n"
     "                                           files or stored plan results)\n"
     "\n"
+    "  --version                                the version, and the result's schema_version\n"
+    "\n"
     "exit status: 0 ok, 1 does not fit / infeasible / out of time, 2 bad input\n";
 
 int main(int argc, char **argv)
@@ -31,6 +34,10 @@ int main(int argc, char **argv)
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         fputs(usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("tpuplan %s (result schema_version %d)\n", TPUPLAN_VERSION, TPUPLAN_SCHEMA_VERSION);
+        return 0;
     }
     if (strcmp(argv[1], "layout") == 0)
         return cli_layout(argc - 1, argv + 1);

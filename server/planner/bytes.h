@@ -48,4 +48,14 @@ ERR_MUST_CHECK int bytes_value(const char *field, const char *s, const struct by
 /* bytes_scan then bytes_value: s as a byte count into *out. */
 ERR_MUST_CHECK int bytes_parse(const char *field, const char *s, uint64_t *out, struct err *e);
 
+/* A count written without a unit below this is likely a slip where a person types a memory
+ * size ("--capacity 16" meant 16G): the callers that take one (a plan's capacity, a budget)
+ * refuse it unless it is written with "B" ("16B"). */
+#define BYTES_SLIP_BELOW (UINT64_C(1) << 20)
+
+/* ERR_INVALID, naming field and quoting s, when scanned count t of value v is such a slip:
+ * no unit, and 1 <= v < BYTES_SLIP_BELOW (0 is the range's to refuse). */
+ERR_MUST_CHECK int bytes_check_slip(const char *field, const char *s, const struct bytes_text *t,
+                                    uint64_t v, struct err *e);
+
 #endif

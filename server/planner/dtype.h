@@ -51,6 +51,16 @@ const char *dtype_name(enum dtype t);
 /* Parses the XLA spelling of length len (not NUL-terminated). DT_INVALID when unknown. */
 enum dtype dtype_parse(const char *s, size_t len);
 
+/*
+ * The dtype a person wrote of length len: an XLA spelling, or a name from NumPy, JAX or
+ * PyTorch (bfloat16, float32, float16, float64, half, double, int8 ... int64, short, long,
+ * uint8 ... uint64, int4, uint4, bool, complex64, complex128, float8_e4m3fn, float8_e5m2,
+ * fp32, fp16, fp8 = f8e4m3fn), optionally after "jnp.", "np.", "numpy.", "jax.numpy." or
+ * "torch." (jnp.bfloat16, torch.bfloat16). DT_INVALID when none. What a model description, a
+ * recipe and a what-if take; an HLO text's types stay dtype_parse's.
+ */
+enum dtype dtype_parse_alias(const char *s, size_t len);
+
 /* Storage width in bits of one element without packing (pred 8, s4 4, bf16 16, c64 64). */
 unsigned dtype_bits(enum dtype t);
 

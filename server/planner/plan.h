@@ -22,6 +22,11 @@
 #include "planner/err.h"
 #include "planner/pack.h"
 
+/* The planner's version (`tpuplan --version`) and the version of the result document it
+ * writes (its schema_version: server/planner/RESULT.md). */
+#define TPUPLAN_VERSION        "0.1.0"
+#define TPUPLAN_SCHEMA_VERSION 1
+
 /* Whether the simulated runtime allocator reserves its memory up front (JAX's GPU
  * preallocation) or grows region by region (XLA_PYTHON_CLIENT_PREALLOCATE=false). */
 enum plan_prealloc { PLAN_PREALLOC_DEFAULT = 0, PLAN_PREALLOC_ON, PLAN_PREALLOC_OFF };

@@ -105,6 +105,14 @@ ERR_MUST_CHECK int plan_opts_set(struct plan_opts *o, const char *name, const ch
 ERR_MUST_CHECK int plan_opt_set(struct plan_opts *o, const struct plan_opt *opt, const char *label,
                                 const char *value, struct err *e);
 
+/* plan_opt_set for text a person typed on surface (a CLI command's flag, an API parameter):
+ * also refuses what is likely a slip there, a capacity without a unit below 1 MiB
+ * ("--capacity 16": bytes.h, bytes_check_slip), except on `tpuplan pack`, whose CSV sizes
+ * have no unit. Stored options and a model's own are read with plan_opt_set. */
+ERR_MUST_CHECK int plan_opt_set_typed(struct plan_opts *o, const struct plan_opt *opt,
+                                      unsigned surface, const char *label, const char *value,
+                                      struct err *e);
+
 /*
  * plan_opt_set from a json-c value v (the header's JSON rules). A string an option keeps is
  * copied into buf at *used (cap bytes; *used advances; ERR_LIMIT when it does not fit), so it

@@ -124,7 +124,7 @@ static void read_one(const struct request *r, const struct req_arg *a, bool opti
 
     if (opt != NULL) {
         err_clear(&e);
-        if (plan_opt_set(&p->opts, opt, a->name, a->value, &e) != ERR_OK)
+        if (plan_opt_set_typed(&p->opts, opt, PLAN_OPT_API, a->name, a->value, &e) != ERR_OK)
             refuse(f, a->name, "%s", e.msg);
         else if (above_max_time(r, opt, &p->opts))
             refuse(f, a->name, "%s: must be at most %llu s on this server (--max-time-limit)",

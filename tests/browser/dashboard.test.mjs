@@ -343,7 +343,7 @@ test(`the runtime note shows a GPU allocation that would fail with free memory, 
     // 1024-byte holes for a 2048-byte buffer: it fails with 2048 bytes free.
     const csv = `id,lower,upper,size\nb0,0,1,1024\nb1,0,5,1024\nb2,0,1,1024\nb3,0,5,1024\n${XSS},1,5,2048\n`;
     const id = await page.evaluate(async (body) => {
-        const res = await fetch('/api/v1/plans?capacity=8192&mem_fraction=0.5', { method: 'POST', headers: { 'Content-Type': 'text/csv', Prefer: 'wait=20' }, body });
+        const res = await fetch('/api/v1/plans?capacity=8192B&mem_fraction=0.5', { method: 'POST', headers: { 'Content-Type': 'text/csv', Prefer: 'wait=20' }, body });
         return (await res.json()).id;
     }, csv);
     await page.goto(`${base}/p/${id}`);

@@ -88,9 +88,9 @@ check "safetensors tensors are params" \
     'r["model"]["source_format"] == "safetensors" and len(r["tensors"]) == 6 and all(t["kind"] == "param" for t in r["tensors"])'
 check "safetensors bf16 embedding" \
     'r["tensors"][0]["dtype"] == "bf16" and r["tensors"][0]["padded_bytes"] == 32000 * 128 * 2'
-expect_exit "MiniMalloc CSV at its capacity" 0 $data/minimalloc-small.csv --capacity 12
+expect_exit "MiniMalloc CSV at its capacity" 0 $data/minimalloc-small.csv --capacity 12B
 check "CSV peak" 'r["summary"]["peak_bytes"] == 12 and r["chip"] is None'
-expect_exit "MiniMalloc CSV over capacity" 1 $data/minimalloc-small.csv --capacity 11
+expect_exit "MiniMalloc CSV over capacity" 1 $data/minimalloc-small.csv --capacity 11B
 
 # --- stdin and text
 "$bin" plan - --format text <$data/models/embedding-padding.json >"$tmp/out" 2>"$tmp/err"
@@ -100,7 +100,7 @@ check "two strategies ran" '[s["name"] for s in r["packing"]["strategies"]] == [
 
 # --- the runtime allocator replay (GPU-style BFC, not TPU) and the trace export
 printf 'id,lower,upper,size\nb0,0,1,1024\nb1,0,5,1024\nb2,0,1,1024\nb3,0,5,1024\nb4,1,5,2048\n' >"$tmp/frag.csv"
-expect_exit "runtime OOM with free memory (the static plan fits)" 0 "$tmp/frag.csv" --capacity 8192 --mem-fraction 0.5
+expect_exit "runtime OOM with free memory (the static plan fits)" 0 "$tmp/frag.csv" --capacity 8192B --mem-fraction 0.5
 check "runtime: limit 4096, b4 fails at step 1 with 2048 free in two 1024 holes" \
     '(lambda rt: rt["memory_limit_bytes"] == 4096 and rt["failed_allocations"] == 1 and rt["first_failure"]["name"] == "b4" and rt["first_failure"]["step"] == 1 and rt["first_failure"]["free_bytes"] == 2048 and rt["first_failure"]["largest_free_bytes"] == 1024 and rt["first_oom_with_free_memory"] == rt["first_failure"] and not rt["fits"])(r["packing"]["runtime"])'
 check "runtime is not a strategy and never chosen" \
@@ -108,7 +108,7 @@ check "runtime is not a strategy and never chosen" \
 expect_exit "runtime with growth" 0 "$tmp/frag.csv" --capacity 64M --preallocate false
 check "growth: the first region is 2 MiB" \
     'r["packing"]["runtime"]["region_bytes"] == [2097152] and r["packing"]["runtime"]["preallocate"] is False'
-expect_exit "mem-fraction above 1" 2 "$tmp/frag.csv" --capacity 8192 --mem-fraction 1.5
+expect_exit "mem-fraction above 1" 2 "$tmp/frag.csv" --capacity 8192B --mem-fraction 1.5
 errmsg "mem-fraction above 1: message" "--mem-fraction: must be above 0 and at most 1"
 expect_exit "preallocate not a boolean" 2 "$tmp/frag.csv" --preallocate maybe
 expect_exit "text report with the runtime row" 0 $data/models/tiny-lm-train.json --format text --strategies xla-spatial --runtime bfc
@@ -176,7 +176,7 @@ expect_exit "budget 0" 2 $m --budget 0
 expect_exit "budget unknown suffix" 2 $m --budget 14X
 expect_exit "budget fraction without a capacity" 2 $data/minimalloc-small.csv --budget 0.9
 errmsg "budget fraction without a capacity: message" "budget: a fraction needs a capacity"
-expect_exit "budget in bytes on a CSV without a capacity" 1 $data/minimalloc-small.csv --budget 11
+expect_exit "budget in bytes on a CSV without a capacity" 1 $data/minimalloc-small.csv --budget 11B
 
 # --- the plan options' table (planner/plan_options.h): every option on plan, one grammar,
 # one range and one message. perfect-48.csv (tests/cli/pack.sh): with twice the optimum as
@@ -291,7 +291,7 @@ expect_exit "the BFC replay is off by default on a TPU chip" 0 $data/models/tiny
 if ! grep -q "bfc-runtime\|^runtime " "$tmp/out"; then ok "text report: no runtime replay unless asked"; else nok "text report: no runtime replay unless asked" "$(grep -n 'bfc\|runtime' "$tmp/out" | head -3)"; fi
 expect_exit "--runtime must be none or bfc" 2 $data/models/tiny-lm-train.json --runtime gpu
 errmsg "--runtime: message" '--runtime: must be none or bfc, got "gpu"'
-expect_exit "a failing BFC allocation is worded as a GPU replay, never an OOM" 0 "$tmp/frag.csv" --capacity 8192 --mem-fraction 0.5 --format text
+expect_exit "a failing BFC allocation is worded as a GPU replay, never an OOM" 0 "$tmp/frag.csv" --capacity 8192B --mem-fraction 0.5 --format text
 if grep -q "on a GPU 1 of 5 allocations would fail in this allocator (a GPU replay, not a TPU out-of-memory)$" "$tmp/out" &&
     grep -q "^  first failed GPU allocation at step 1: b4" "$tmp/out" && ! grep -q "OOM\|allocations failed" "$tmp/out" &&
     grep -q "^fit        FITS$" "$tmp/out"; then ok "text report: the GPU replay's failures"
@@ -323,6 +323,32 @@ expect_exit "a long name" 0 "$tmp/long.json" --format text
 if grep -Eq "^  model.embed_tokens.weight +[0-9.]+K" "$tmp/out"; then ok "text report: a long name is printed whole"
 else nok "text report: a long name is printed whole" "$(grep -A2 'most padding' "$tmp/out")"; fi
 
+# --- inputs people type (issue 24): dtype names from NumPy, JAX and PyTorch; a size without a
+# unit below 1 MiB is a slip unless written with B; a budget is a fraction only when written
+# as one; --version
+printf '{"chip":"v4","tensors":[{"name":"a","shape":[8,128],"dtype":"jnp.bfloat16"},{"name":"b","shape":[8,128],"dtype":"torch.bfloat16"},{"name":"c","shape":[8,128],"dtype":"bfloat16"},{"name":"d","shape":[8,128],"dtype":"float32"},{"name":"e","shape":[8,128],"dtype":"int8"},{"name":"f","shape":[8,128],"dtype":"float16"}]}' >"$tmp/alias.json"
+expect_exit "dtype aliases" 0 "$tmp/alias.json"
+check "... are XLA's types" '[t["dtype"] for t in r["tensors"]] == ["bf16", "bf16", "bf16", "f32", "s8", "f16"]'
+sed 's/"float32"/"torch.float"/' "$tmp/alias.json" >"$tmp/alias-bad.json"
+expect_exit "dtype torch.float is refused" 2 "$tmp/alias-bad.json"
+errmsg "... naming it and the names there are" 'unknown dtype "torch.float" (XLA names:'
+expect_exit "--capacity 16 (16 bytes?)" 2 $data/models/peak-train.json --capacity 16
+errmsg "--capacity 16: a likely slip" '--capacity: "16" has no unit, so it is 16 bytes, below 1 MiB: likely a slip (write 16B if you mean bytes, or give a unit: 16G, 512M)'
+expect_exit "--capacity 16B is 16 bytes" 1 $data/models/peak-train.json --capacity 16B
+check "... 16 bytes" 'r["summary"]["capacity_bytes"] == 16'
+expect_exit "--capacity 1048576 (1 MiB) needs no unit" 0 $data/models/peak-train.json --capacity 1048576
+expect_exit "--budget 1 is ambiguous" 2 $data/models/peak-train.json --budget 1
+errmsg "--budget 1: message" '--budget: "1" is ambiguous: write 100% (or 1.0) for all of the capacity, or 1B for one byte'
+expect_exit "--budget 90%" 0 $data/models/peak-train.json --capacity 1M --budget 90%
+check "90% of 1M" 'r["summary"]["budget_bytes"] == 943718'
+expect_exit "--budget 0.9 the same" 0 $data/models/peak-train.json --capacity 1M --budget 0.9
+check "0.9 of 1M" 'r["summary"]["budget_bytes"] == 943718'
+expect_exit "--budget 4096 (bytes?)" 2 $data/models/peak-train.json --budget 4096
+errmsg "--budget 4096: a likely slip" '--budget: "4096" has no unit, so it is 4096 bytes, below 1 MiB'
+if "$bin" --version >"$tmp/out" 2>&1 && grep -Eq '^tpuplan [0-9]+\.[0-9]+\.[0-9]+ \(result schema_version 1\)$' "$tmp/out"; then
+    ok "tpuplan --version"
+else nok "tpuplan --version" "$(cat "$tmp/out")"; fi
+
 # --- every example model and every result validates against the published JSON Schemas
 if python3 -c 'import jsonschema' 2>/dev/null; then
     for f in $data/models/*.json $data/recipes/*.json $data/tiny-llama.safetensors-header $data/minimalloc-small.csv; do
@@ -338,7 +364,7 @@ V(json.load(open("static/schema/result.schema.json"))).validate(json.load(open(s
 PY
     done
     # a result whose runtime replay failed allocations (both failure records filled)
-    "$bin" plan "$tmp/frag.csv" --capacity 8192 --mem-fraction 0.5 >"$tmp/out" 2>/dev/null
+    "$bin" plan "$tmp/frag.csv" --capacity 8192B --mem-fraction 0.5 >"$tmp/out" 2>/dev/null
     if python3 - "$tmp/out" <<'PY' 2>"$tmp/pyerr"; then ok "schemas: runtime with failures"; else nok "schemas: runtime with failures" "$(tail -1 "$tmp/pyerr")"; fi
 import json, sys, jsonschema
 r = json.load(open(sys.argv[1]))

@@ -189,13 +189,13 @@ check "mem_fraction above 1 is 400" \
 req POST "/api/v1/plans?preallocate=yes" -H 'Content-Type: application/json' --data "$model"
 check "preallocate other than true or false is 400" problem 400 invalid-parameter
 # The budget gate: w f32[4,128] and x bf16[8,128] on v5e, 2048 bytes each, both live: peak 4096.
-req POST "/api/v1/plans?budget=4096" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+req POST "/api/v1/plans?budget=4096B" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
     --data "${model/api-test-small/api-test-budget}"
-check "budget=4096 (the peak) is within budget" \
+check "budget=4096B (the peak) is within budget" \
     eval 'is 201 && body_has "\"budget_bytes\":4096,\"within_budget\":true"'
-req POST "/api/v1/plans?budget=4095" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+req POST "/api/v1/plans?budget=4095B" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
     --data "${model/api-test-small/api-test-budget-over}"
-check "budget=4095 is over budget, the verdict in the result" \
+check "budget=4095B is over budget, the verdict in the result" \
     eval 'is 201 && body_has "\"budget_bytes\":4095,\"within_budget\":false" && body_has "\"fits\":true"'
 req POST "/api/v1/plans?budget=0.9" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
     --data "${model/api-test-small/api-test-budget-fraction}"
@@ -217,12 +217,12 @@ gate() {
     (cd "$tmp" && sed "s|^TPUPLAN=.*|TPUPLAN=$base|; s|budget=0.9|budget=$1|" gate.sh | bash >gate.out 2>&1)
     grc=$?
 }
-gate 4096
+gate 4096B
 check "README gate step: within budget exits 0 and prints the share link" \
     eval '[ $grc = 0 ] && grep -q "^$base/p/[A-Za-z0-9_-]\{22\}  peak 4096 B, budget 4096 B$" "$tmp/gate.out"'
 gate 4K
 check "README gate step: budget=4K (4096) passes too" eval '[ $grc = 0 ]'
-gate 4000
+gate 4000B
 check "README gate step: over budget exits 1" \
     eval '[ $grc = 1 ] && grep -q "peak 4096 B, budget 4000 B$" "$tmp/gate.out"'
 gate lots

@@ -50,8 +50,11 @@ static void test_fraction_budgets_take_a_share_of_capacity(void **state)
     /* v4 usable HBM 33017561088: 0.9 of it is 29715804979.2 -> 29715804979 */
     assert_true(resolve("0.9", 33017561088ull) == 29715804979ull);
     assert_true(resolve(".5", 33017561088ull) == 16508780544ull);
-    assert_true(resolve("1", 33017561088ull) == 33017561088ull);
     assert_true(resolve("1.0", 33017561088ull) == 33017561088ull);
+    assert_true(resolve("100%", 33017561088ull) == 33017561088ull);
+    assert_true(resolve("90%", 33017561088ull) == 29715804979ull); /* as 0.9 */
+    assert_true(resolve("12.5%", 1000) == 125);
+    assert_true(resolve("0.000001%", 100000000) == 1);
     assert_true(resolve("0.394", 33017561088ull) == 13008919068ull);
     assert_true(resolve("0.000001", 1000000) == 1);
     /* no overflow at the top of the range: floor((2^64-1) x 0.999999) */
@@ -62,9 +65,10 @@ static void test_fraction_budgets_take_a_share_of_capacity(void **state)
 static void test_malformed_budgets_are_rejected(void **state)
 {
     static const char *bad[] = {
-        "",         "G",  "abc",  "0",    "0.0",       "1.5", "2.", "14X",
-        "0.3K",     "-1", "14 G", "0.5.", "0.1234567", "1e9", "0K", "99999999999999999999",
-        "16777216T"};
+        "",          "G",  "abc",    "0",      "0.0",       "1.5",  "2.",   "14X",
+        "0.3K",      "-1", "14 G",   "0.5.",   "0.1234567", "1e9",  "0K",   "99999999999999999999",
+        "16777216T", "1",  "0%",     "100.5%", "%",         "90 %", "90%%", "5K%",
+        "2",         "16", "1048575"};
     struct budget b;
     struct err e;
     uint64_t out;
@@ -82,9 +86,32 @@ static void test_malformed_budgets_are_rejected(void **state)
     assert_int_equal(budget_parse("budget", "0.9", &b, &e), ERR_OK);
     assert_int_equal(budget_bytes(&b, 0, &out, &e), ERR_INVALID);
     assert_string_equal(e.where, "budget");
-    assert_int_equal(budget_parse("budget", "2", &b, &e), ERR_OK);
+    assert_int_equal(budget_parse("budget", "2B", &b, &e), ERR_OK);
     assert_int_equal(budget_bytes(&b, 0, &out, &e), ERR_OK);
     assert_true(out == 2);
+    assert_int_equal(budget_parse("budget", "1048576", &b, &e), ERR_OK); /* 1 MiB: bytes */
+    assert_int_equal(budget_bytes(&b, 0, &out, &e), ERR_OK);
+    assert_true(out == 1048576);
+}
+
+/* A fraction only when written as one: "1" is ambiguous, a small unit-less count a slip. */
+static void test_ambiguous_budgets_are_refused_saying_how_to_write_them(void **state)
+{
+    struct budget b;
+    struct err e;
+
+    (void)state;
+    err_clear(&e);
+    assert_int_equal(budget_parse("--budget", "1", &b, &e), ERR_INVALID);
+    assert_string_equal(e.msg, "--budget: \"1\" is ambiguous: write 100% (or 1.0) for all of the "
+                               "capacity, or 1B for one byte");
+    assert_int_equal(budget_parse("--budget", "900", &b, &e), ERR_INVALID);
+    assert_string_equal(e.msg,
+                        "--budget: \"900\" has no unit, so it is 900 bytes, below 1 MiB: "
+                        "likely a slip (write 900B if you mean bytes, or give a unit: 16G, 512M)");
+    assert_int_equal(budget_parse("--budget", "1B", &b, &e), ERR_OK);
+    assert_false(b.fraction);
+    assert_true(b.bytes == 1);
 }
 
 int main(void)
@@ -93,6 +120,7 @@ int main(void)
         cmocka_unit_test(test_byte_budgets_read_the_byte_grammar),
         cmocka_unit_test(test_fraction_budgets_take_a_share_of_capacity),
         cmocka_unit_test(test_malformed_budgets_are_rejected),
+        cmocka_unit_test(test_ambiguous_budgets_are_refused_saying_how_to_write_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,7 +111,7 @@ static const struct refusal {
     {"name", "", ERR_INVALID, "name: must be 1 to 127 bytes, got 0"},
     {"budget", "lots", ERR_INVALID,
      "budget: \"lots\" is not a byte count (14000000000, 14G, 14GiB: K/M/G/T are powers of "
-     "1024) or a fraction of the capacity in (0, 1] (0.9)"},
+     "1024) or a fraction of the capacity (90%, 0.9)"},
     {"budget", "1.5", ERR_INVALID,
      "budget: a fraction of the capacity must be above 0 and at most 1, got \"1.5\""},
     /* the runtime, the goal, the threads, unknown options */

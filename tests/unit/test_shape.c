@@ -202,6 +202,51 @@ static void test_every_dtype_parses_prints_and_sizes(void **state)
     assert_int_equal(dtype_parse("f3", 2), DT_INVALID);
 }
 
+/* The names people write (NumPy, JAX, PyTorch) are XLA's types; an HLO text's stay XLA's. */
+static void test_dtype_aliases_are_the_types_people_write(void **state)
+{
+    static const struct {
+        const char *name;
+        enum dtype want;
+    } cases[] = {
+        {"bf16", DT_BF16},
+        {"bfloat16", DT_BF16},
+        {"jnp.bfloat16", DT_BF16},
+        {"torch.bfloat16", DT_BF16},
+        {"jax.numpy.bfloat16", DT_BF16},
+        {"float32", DT_F32},
+        {"np.float32", DT_F32},
+        {"float16", DT_F16},
+        {"torch.half", DT_F16},
+        {"int8", DT_S8},
+        {"torch.int8", DT_S8},
+        {"uint8", DT_U8},
+        {"torch.long", DT_S64},
+        {"bool", DT_PRED},
+        {"jnp.float8_e4m3fn", DT_F8E4M3FN},
+        {"fp8", DT_F8E4M3FN},
+        {"int4", DT_S4},
+        {"float64", DT_F64},
+        /* refused: ambiguous (torch.float is f32, NumPy's float f64), unknown, misspelt */
+        {"float", DT_INVALID},
+        {"torch.float", DT_INVALID},
+        {"int", DT_INVALID},
+        {"Bfloat16", DT_INVALID},
+        {"jnp.", DT_INVALID},
+        {"jnp.jnp.bfloat16", DT_INVALID},
+        {"tf.bfloat16", DT_INVALID},
+        {"", DT_INVALID},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (dtype_parse_alias(cases[i].name, strlen(cases[i].name)) != cases[i].want)
+            fail_msg("%s: %s, wanted %s", cases[i].name,
+                     dtype_name(dtype_parse_alias(cases[i].name, strlen(cases[i].name))),
+                     dtype_name(cases[i].want));
+    assert_int_equal(dtype_parse("bfloat16", 8), DT_INVALID); /* HLO's types: XLA's only */
+}
+
 struct bad {
     const char *text;
     int code;
@@ -445,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_parse_fills_every_field),
         cmocka_unit_test(test_noncanonical_input_prints_canonical),
         cmocka_unit_test(test_every_dtype_parses_prints_and_sizes),
+        cmocka_unit_test(test_dtype_aliases_are_the_types_people_write),
         cmocka_unit_test(test_malformed_shapes_are_rejected_with_code_and_reason),
         cmocka_unit_test(test_tuples_hold_at_most_the_list_limit),
         cmocka_unit_test(test_print_refuses_short_buffers),

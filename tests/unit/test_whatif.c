@@ -81,6 +81,11 @@ static void test_overrides_replan_the_model(void **state)
          * 12288. */
         {"{\"dtype\":{\"activation\":\"bf16\",\"g\":\"bf16\"},\"name\":\"half\"}", 12288, 0, 2,
          "half", "\"xla_shape\":\"bf16[8,128]\""},
+        /* the same in the names NumPy, JAX and PyTorch give them, written as XLA's */
+        {"{\"dtype\":{\"activation\":\"jnp.bfloat16\",\"g\":\"torch.bfloat16\"}}", 12288, 0, 2,
+         NULL, "\"xla_shape\":\"bf16[8,128]\""},
+        {"{\"dtype\":{\"activation\":\"bfloat16\",\"g\":\"bfloat16\"}}", 12288, 0, 2, NULL,
+         "\"dtype\":\"bf16\""},
         /* h rematerialised: live [0, 1) and, as h/remat, [3, 4). Step 2 holds x, y, g (12288);
          * step 3 x, g, h/remat (12288): peak 12288, one tensor more. */
         {"{\"remat\":\"h\"}", 12288, 5, 1, NULL, "\"name\":\"h/remat\""},
@@ -115,13 +120,13 @@ static void test_mesh_chip_strategies_and_budget_reach_the_plan(void **state)
     struct whatif_result wr;
     json_object *r = whatif_plan("{\"mesh\":{\"data\":2},\"sharding\":{\"x\":[\"data\",null]},"
                                  "\"chip\":\"v6e\",\"strategies\":\"first-fit\","
-                                 "\"budget\":\"16000\"}",
+                                 "\"budget\":\"16000B\"}",
                                  &wr),
                 *chip = NULL, *name = NULL;
 
     (void)state;
     assert_true(wr.chip_set && wr.strategies_set);
-    assert_string_equal(wr.budget, "16000");
+    assert_string_equal(wr.budget, "16000B");
     assert_true(json_object_object_get_ex(r, "chip", &chip) &&
                 json_object_object_get_ex(chip, "name", &name));
     assert_string_equal(json_object_get_string(name), "v6e");

@@ -97,3 +97,14 @@ int bytes_parse(const char *field, const char *s, uint64_t *out, struct err *e)
 
     return rc != ERR_OK ? rc : bytes_value(field, s, &t, out, e);
 }
+
+int bytes_check_slip(const char *field, const char *s, const struct bytes_text *t, uint64_t v,
+                     struct err *e)
+{
+    if (t->unit || v == 0 || v >= BYTES_SLIP_BELOW)
+        return ERR_OK;
+    return err_set(e, ERR_INVALID, field,
+                   "%s: \"%.64s\" has no unit, so it is %llu bytes, below 1 MiB: likely a slip "
+                   "(write %.64sB if you mean bytes, or give a unit: 16G, 512M)",
+                   field, s, (unsigned long long)v, s);
+}

@@ -129,11 +129,12 @@ static int parse_shape_fields(struct ctx *c, size_t i, json_object *jt,
                     "\"bf16\", got %s",
                     r == 1 ? jsonr_type_name(jd) : "an empty or overlong string");
     memset(sh, 0, sizeof(*sh));
-    sh->dtype = dtype_parse(s, n);
+    sh->dtype = dtype_parse_alias(s, n);
     if (sh->dtype == DT_INVALID)
         return terr(c, ERR_NOTFOUND, i, "dtype",
-                    "unknown dtype \"%s\" (use XLA names: pred, s8, "
-                    "u8, s16, s32, s64, u32, bf16, f16, f32, f64, f8e4m3fn, f8e5m2, ...)",
+                    "unknown dtype \"%s\" (XLA names: pred, s8, u8, s16, s32, s64, u32, bf16, "
+                    "f16, f32, f64, f8e4m3fn, f8e5m2, ...; or bfloat16, float32, int8, "
+                    "jnp.bfloat16, torch.float16, ...)",
                     s);
     if ((rc = parse_dims(c, i, js, sh)) != ERR_OK)
         return rc;

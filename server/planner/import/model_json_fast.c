@@ -141,7 +141,7 @@ static bool fast_value(const char *s, size_t len, size_t *p, int k, struct model
         t->name_len = n;
         return n >= 1 && n <= MODEL_MAX_NAME;
     case K_DTYPE:
-        t->dtype = n >= 1 && n <= 32 ? dtype_parse(s + b, n) : DT_INVALID;
+        t->dtype = n >= 1 && n <= 32 ? dtype_parse_alias(s + b, n) : DT_INVALID;
         return t->dtype != DT_INVALID;
     case K_KIND:
         if (n < 1 || n > 32)

@@ -142,9 +142,10 @@ static int get_dtype(struct kctx *c, json_object *o, const char *field, struct k
         }
         return kerr(c, ERR_INVALID, f, "\"dtype\" is required");
     }
-    op->dtype = json_object_is_type(v, json_type_string)
-                    ? dtype_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v))
-                    : DT_INVALID;
+    op->dtype =
+        json_object_is_type(v, json_type_string)
+            ? dtype_parse_alias(json_object_get_string(v), (size_t)json_object_get_string_len(v))
+            : DT_INVALID;
     if (op->dtype == DT_INVALID)
         return kerr(c, ERR_INVALID, f, "unknown dtype (XLA spelling: f32, bf16, s8, s4, ...)");
     if (kernel_dtype_bits(op->dtype) == 0)

@@ -103,21 +103,10 @@ static const struct rsection pipeline = {"parallelism.pipeline", pipeline_f, N(p
 
 /* ---- dtypes ---------------------------------------------------------------------------------- */
 
-static const struct {
-    const char *name;
-    uint8_t dtype;
-} dtype_aliases[] = {
-    {"bfloat16", DT_BF16}, {"float32", DT_F32},  {"fp32", DT_F32}, {"float16", DT_F16},
-    {"fp16", DT_F16},      {"fp8", DT_F8E4M3FN}, {"int8", DT_S8},  {"int4", DT_S4},
-};
-
 static bool dtype_read(const char *s, uint8_t *out)
 {
-    enum dtype d = dtype_parse(s, strlen(s));
+    enum dtype d = dtype_parse_alias(s, strlen(s));
 
-    for (size_t i = 0; d == DT_INVALID && i < N(dtype_aliases); i++)
-        if (strcmp(s, dtype_aliases[i].name) == 0)
-            d = (enum dtype)dtype_aliases[i].dtype;
     if (d == DT_INVALID || d == DT_TOKEN || d == DT_PRED || d == DT_C64 || d == DT_C128)
         return false;
     *out = (uint8_t)d;

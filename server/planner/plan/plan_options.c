@@ -52,7 +52,9 @@ _Static_assert(sizeof(enum pack_goal) == sizeof(int) &&
 struct row {
     struct plan_opt pub; /* first: plan_opt_at hands out &row->pub */
     enum field field;
-    bool pow2; /* BYTES: a power of two */
+    bool pow2;     /* BYTES: a power of two */
+    unsigned slip; /* BYTES: the surfaces a person types on where a count without a unit
+                    * below 1 MiB is refused as a likely slip (plan_opt_set_typed) */
     size_t off, len_off;
     /* the range: DURATION, FRACTION (lo, hi]; BYTES, COUNT, TEXT [min, max] (TEXT: bytes) */
     double lo, hi;
@@ -87,6 +89,7 @@ static const struct row rows[] = {
              "the chip's usable HBM; none for a CSV without a chip",
              "the memory the plan must fit"},
      .field = F_U64,
+     .slip = PLAN_OPT_PLAN | PLAN_OPT_DIFF | PLAN_OPT_API, /* pack: a CSV's sizes have none */
      .off = OFF(capacity),
      .min = 1,
      .max = UINT64_MAX},
@@ -110,10 +113,10 @@ static const struct row rows[] = {
      .off = OFF(name),
      .min = 1,
      .max = NAME_MAX_BYTES},
-    {.pub = {"budget", "--budget", "budget", "BYTES|FRACTION", PLAN_OPT_BUDGET,
-             PLANS | PLAN_OPT_MODEL,
-             "above 0 bytes, or a fraction of the capacity above 0 and at most 1", "none",
-             "the peak the plan is gated on (above it: exit 1, summary.within_budget false)"},
+    {.pub =
+         {"budget", "--budget", "budget", "BYTES|FRACTION", PLAN_OPT_BUDGET, PLANS | PLAN_OPT_MODEL,
+          "above 0 bytes (below 1 MiB with its unit: 4096B), or a share of the capacity: 0.9, 90%",
+          "none", "the peak the plan is gated on (above it: exit 1, summary.within_budget false)"},
      .field = F_STR,
      .off = OFF(budget)},
     {.pub = {"runtime", "--runtime", "runtime", "none|bfc", PLAN_OPT_ENUM, PLANS | PLAN_OPT_MODEL,
@@ -576,6 +579,22 @@ int plan_opt_set(struct plan_opts *o, const struct plan_opt *opt, const char *la
         return rc;
     store(o, r, &v);
     return ERR_OK;
+}
+
+int plan_opt_set_typed(struct plan_opts *o, const struct plan_opt *opt, unsigned surface,
+                       const char *label, const char *value, struct err *e)
+{
+    const struct row *r = row_of(opt);
+    struct bytes_text t;
+    uint64_t v;
+    int rc;
+
+    if ((rc = plan_opt_set(o, opt, label, value, e)) != ERR_OK || (r->slip & surface) == 0)
+        return rc;
+    /* parsed once already: these cannot fail */
+    if (bytes_scan(label, value, &t, e) != ERR_OK || bytes_value(label, value, &t, &v, e) != ERR_OK)
+        return ERR_INTERNAL;
+    return bytes_check_slip(label, value, &t, v, e);
 }
 
 int plan_opts_set(struct plan_opts *o, const char *name, const char *value, struct err *e)

@@ -488,7 +488,7 @@ void plan_result_begin(struct jsonw *w, const struct plan_ctx *c, const struct p
     else
         jsonw_init(w, max_bytes);
     jsonw_obj_begin(w, NULL);
-    jsonw_i64(w, "schema_version", 1);
+    jsonw_i64(w, "schema_version", TPUPLAN_SCHEMA_VERSION);
     write_model(w, c);
     write_chip(w, c);
     write_summary(w, c, pk);

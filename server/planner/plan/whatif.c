@@ -107,9 +107,10 @@ static int check_map(json_object *v, const char *key, size_t *patterns, struct e
     {
         json_object *val = JSONR_VAL(it);
         if (is_dtype && (!json_object_is_type(val, json_type_string) ||
-                         dtype_parse(json_object_get_string(val),
-                                     (size_t)json_object_get_string_len(val)) == DT_INVALID))
-            return bad(e, key, JSONR_KEY(it), "must be a dtype name (f32, bf16, s8, ...)");
+                         dtype_parse_alias(json_object_get_string(val),
+                                           (size_t)json_object_get_string_len(val)) == DT_INVALID))
+            return bad(e, key, JSONR_KEY(it),
+                       "must be a dtype name (f32, bf16, s8, ...; bfloat16, jnp.bfloat16, ...)");
         if (!is_dtype && !json_object_is_type(val, json_type_array))
             return bad(e, key, JSONR_KEY(it), "must be an array");
     }
@@ -237,13 +238,18 @@ static int apply_map(struct edit *ed, const char *key, json_object *map, struct 
     {
         const char *pattern = JSONR_KEY(it);
         json_object *v = JSONR_VAL(it);
+        /* checked: a dtype's name, written in XLA's spelling (bfloat16 -> bf16) */
+        const char *dtype =
+            is_dtype ? dtype_name(dtype_parse_alias(json_object_get_string(v),
+                                                    (size_t)json_object_get_string_len(v)))
+                     : NULL;
         size_t hits = 0;
         for (size_t i = 0; i < n; i++) {
             json_object *t = json_object_array_get_idx(ed->tensors, i);
             if (!selects(t, pattern))
                 continue;
             hits++;
-            if (is_dtype && (rc = set_dtype(t, json_object_get_string(v), e)) != ERR_OK)
+            if (is_dtype && (rc = set_dtype(t, dtype, e)) != ERR_OK)
                 return rc;
             if (!is_dtype)
                 json_object_object_add(t, "sharding", json_object_get(v));

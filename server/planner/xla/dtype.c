@@ -67,6 +67,65 @@ enum dtype dtype_parse(const char *s, size_t len)
     return DT_INVALID;
 }
 
+/* Other names for XLA's types, as NumPy, JAX (jnp) and PyTorch spell them. Not "float" or
+ * "int": torch.float is f32 where NumPy's float is f64. */
+static const struct {
+    const char *name;
+    enum dtype dtype;
+} aliases[] = {
+    {"bfloat16", DT_BF16},
+    {"float16", DT_F16},
+    {"half", DT_F16},
+    {"float32", DT_F32},
+    {"float64", DT_F64},
+    {"double", DT_F64},
+    {"int4", DT_S4},
+    {"int8", DT_S8},
+    {"int16", DT_S16},
+    {"short", DT_S16},
+    {"int32", DT_S32},
+    {"int64", DT_S64},
+    {"long", DT_S64},
+    {"uint4", DT_U4},
+    {"uint8", DT_U8},
+    {"uint16", DT_U16},
+    {"uint32", DT_U32},
+    {"uint64", DT_U64},
+    {"bool", DT_PRED},
+    {"complex64", DT_C64},
+    {"complex128", DT_C128},
+    {"float8_e4m3fn", DT_F8E4M3FN},
+    {"float8_e5m2", DT_F8E5M2},
+    {"float8_e4m3fnuz", DT_F8E4M3FNUZ},
+    {"float8_e5m2fnuz", DT_F8E5M2FNUZ},
+    {"fp32", DT_F32},
+    {"fp16", DT_F16},
+    {"fp8", DT_F8E4M3FN},
+};
+
+/* The module prefixes a dtype is written with in Python. */
+static const char *const prefixes[] = {"jax.numpy.", "numpy.", "torch.", "jnp.", "np."};
+
+enum dtype dtype_parse_alias(const char *s, size_t len)
+{
+    enum dtype d = dtype_parse(s, len);
+
+    if (d != DT_INVALID)
+        return d;
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+        size_t n = strlen(prefixes[i]);
+        if (len > n && memcmp(s, prefixes[i], n) == 0) {
+            s += n;
+            len -= n;
+            break;
+        }
+    }
+    for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+        if (strlen(aliases[i].name) == len && memcmp(aliases[i].name, s, len) == 0)
+            return aliases[i].dtype;
+    return DT_INVALID;
+}
+
 unsigned dtype_bits(enum dtype t)
 {
     if ((unsigned)t >= DT_COUNT)
