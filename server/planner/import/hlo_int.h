@@ -1,8 +1,9 @@
 /*
- * hlo_int.h - what the two halves of the HLO parser share (private to import/): the parser's
- * state and its lexer. hlo.c reads computations and instructions; hlo_attrs.c reads the
- * attribute values that become facts of the module (the header, input_output_alias,
- * buffer_donor, entry_computation_layout, the stack-frame index, metadata).
+ * hlo_int.h - what the parts of the HLO parser share (private to import/): the parser's
+ * state and, in hlo_lex.c, its lexer, attribute lists and shapes. hlo.c reads computations
+ * and instructions; hlo_attrs.c reads the attribute values that become facts of the module
+ * (the header, input_output_alias, buffer_donor, entry_computation_layout, the stack-frame
+ * index, metadata). hlo.c calls hlo_attrs.c, both call hlo_lex.c, which calls neither.
  *
  * The lexer is XLA's (xla/hlo/parser/hlo_lexer.cc): tokens are separated by any white space,
  * line ends included, and by comments (block comments, which may span lines, and `//` to the
@@ -92,7 +93,15 @@ int hlo_any_shape(struct hlo_parser *p, bool collect, uint32_t *path, unsigned d
 /* Appends x to one of the module's arrays; a growth failure is the parser's error. */
 int hlo_push(struct hlo_parser *p, struct vec *v, const void *x);
 
-/* ---- hlo_attrs.c --------------------------------------------------------------------- */
+/* A vec_reserve or vec_push failure (rc) of one of the module's arrays as its error. */
+int hlo_grow_err(struct hlo_parser *p, int rc);
+
+/* Appends a copy of the leaf *src at path[0..depth) of the shape being collected. */
+int hlo_push_leaf(struct hlo_parser *p, const struct hlo_leaf *src, const uint32_t *path,
+                  unsigned depth);
+
+/* ---- hlo_attrs.c (called by hlo.c)
+ * --------------------------------------------------------------------- */
 
 /* The module header after "HloModule": its name and attributes. */
 int hlo_header(struct hlo_parser *p);
