@@ -20,6 +20,7 @@ int cli_chips(int argc, char **argv);  /* cli_chips.c */
 int cli_plan(int argc, char **argv);   /* cli_plan.c */
 int cli_pack(int argc, char **argv);   /* cli_pack.c */
 int cli_diff(int argc, char **argv);   /* cli_diff.c */
+int cli_fit(int argc, char **argv);    /* cli_fit.c */
 
 /*
  * Reads the whole file at path ("-" = stdin) into a malloc'd, NUL-terminated buffer that

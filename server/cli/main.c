@@ -24,6 +24,9 @@ static const char usage[] =
     "  diff A B [--format text|json] [plan options]\n"
     "                                           what changed from plan A to plan B (model\n"
     "                                           files or stored plan results)\n"
+    "  fit RECIPE --maximize batch|seq|context|... [--sweep PATH=A,B] [plan options]\n"
+    "                                           the largest value of a recipe field that\n"
+    "                                           fits, each candidate planned in full\n"
     "\n"
     "  --version                                the version, and the result's schema_version\n"
     "\n"
@@ -49,6 +52,8 @@ int main(int argc, char **argv)
         return cli_pack(argc - 1, argv + 1);
     if (strcmp(argv[1], "diff") == 0)
         return cli_diff(argc - 1, argv + 1);
+    if (strcmp(argv[1], "fit") == 0)
+        return cli_fit(argc - 1, argv + 1);
     fprintf(stderr, "tpuplan: unknown command '%s'\n%s", argv[1], usage);
     return 2;
 }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# fit.sh - `tpuplan fit RECIPE --maximize FIELD` end to end (TAP): the largest batch of a
+# Llama 3.1 8B step on 16 v5e chips (32, 33 does not fit: worked in tests/unit/test_frontier.c
+# and checked there by separate plans), the same answer as `tpuplan plan` at both values,
+# a sweep with a refused value, the exit statuses and the usage errors.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/cli/lib.sh
+. tests/cli/lib.sh
+r=tests/data/recipes/llama-3.1-8b-fsdp16.json
+
+run fit $r --maximize batch --format json
+ok $rc "fit finds a batch that fits (exit 0)"
+python3 - "$tmp/out" <<'PY' 2>"$tmp/pyerr"
+import json, sys
+f = json.load(open(sys.argv[1]))["frontier"]
+ln = f["lines"][0]
+assert f["maximize"] == "train.batch" and f["sweep"] is None and f["plans"] == 12, f
+assert ln["max_fit"] == 32 and ln["next"] == 33, ln
+assert ln["next_over_bytes"] == ln["next_peak_bytes"] - f["capacity_bytes"], ln
+assert [p["x"] for p in ln["probes"]] == [1, 2, 4, 8, 16, 32, 33, 34, 36, 40, 48, 64], ln
+PY
+ok $? "batch 32 fits, 33 does not, after 12 plans"
+peak32=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frontier"]["lines"][0]["max_fit_peak_bytes"])' "$tmp/out")
+run plan $r --train batch=32 --format json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; assert d["fits"] and d["peak_bytes"] == int(sys.argv[2]), d' "$tmp/out" "$peak32" 2>"$tmp/pyerr"
+ok $? "tpuplan plan at batch 32: fits, with the same peak"
+run plan $r --train batch=33 --format json
+[ "$rc" -eq 1 ]
+ok $? "tpuplan plan at batch 33: does not fit (exit 1)"
+
+run fit $r --maximize batch --step 16 --sweep train.remat=nothing_saveable,nonsense
+ok $rc "a sweep with one refused value still answers (exit 0)"
+grep -qE '^nothing_saveable +32 ' "$tmp/out" && grep -qE 'nonsense +train.remat: unknown policy' "$tmp/out"
+ok $? "the text table has a line per value, the refused one with why"
+
+run fit $r --maximize batch --min 4096 --step 4096
+[ "$rc" -eq 1 ] && grep -qE '^\(recipe\) +none ' "$tmp/out"
+ok $? "nothing fits from 4096: 'none', exit 1"
+
+refused "no --maximize" "usage: tpuplan fit" fit $r
+refused "an unknown field" 'maximize: "batchsize" is not a field' fit $r --maximize batchsize
+refused "a bad --step" "--step: a positive whole number" fit $r --maximize batch --step 0
+refused "a bad --sweep" "--sweep: PATH=V1,V2" fit $r --maximize batch --sweep train.remat
+refused "an unknown option" "unknown option --chips" fit $r --maximize batch --chips v4
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
