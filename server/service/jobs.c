@@ -56,6 +56,7 @@ struct jobs {
     struct plan_limits limits;
     int lease_ms, renew_ms, poll_ms, max_attempts, abandon_ms;
     void (*on_done)(const char *plan_id, const struct store_plan *plan, void *arg);
+    void (*on_deleted)(const char *plan_id, void *arg);
     void *arg;
     unsigned n;
     struct slot *slots;
@@ -325,6 +326,8 @@ static void coord_notify(const char *channel, const char *payload, void *arg)
         jobs_kick(j);
     else if (strcmp(channel, "tpuplan_done") == 0 && j->on_done && payload)
         j->on_done(payload, NULL, j->arg);
+    else if (strcmp(channel, "tpuplan_deleted") == 0 && j->on_deleted && payload)
+        j->on_deleted(payload, j->arg);
 }
 
 /* The lease tokens of the plans running here; returns how many (at most j->n). */
@@ -357,7 +360,8 @@ static void *coord_main(void *p)
     struct jobs *j = p;
     struct store *ls = NULL;
     unsigned backoff = 0;
-    bool missed = true; /* notifications may have been missed: wake the workers */
+    bool missed = true;      /* notifications may have been missed: wake the workers */
+    unsigned long conns = 0; /* the listening connection's reconnects seen */
     int64_t next_renew = clock_now_ms() + j->renew_ms;
     int64_t next_reap = clock_now_ms();
     char err[512];
@@ -405,9 +409,12 @@ static void *coord_main(void *p)
             continue;
         }
         backoff = 0;
-        if (missed) {
+        if (missed || store_connections(ls) != conns) {
             missed = false;
+            conns = store_connections(ls);
             jobs_kick(j);
+            if (j->on_deleted != NULL)
+                j->on_deleted(NULL, j->arg); /* deletions may have gone unheard too */
         }
         now = clock_now_ms();
         if (now >= next_renew) {
@@ -476,6 +483,7 @@ struct jobs *jobs_start(const struct jobs_config *c, char *errbuf, size_t cap)
     j->abandon_ms = c->abandon_ms > 0 ? c->abandon_ms : DEFAULT_ABANDON_MS;
     j->max_attempts = c->max_attempts > 0 ? c->max_attempts : DEFAULT_ATTEMPTS;
     j->on_done = c->on_done;
+    j->on_deleted = c->on_deleted;
     j->arg = c->arg;
     j->base_path = c->base_path != NULL ? c->base_path : "";
     if (c->limits)

@@ -6,7 +6,7 @@
  * oldest queued job (FOR UPDATE SKIP LOCKED) with a lease, run plan_run() on it, and write
  * the result or the error in one transaction that succeeds only while the lease is still
  * its own. One extra thread, the coordinator, owns a second kind of connection: it LISTENs
- * for new work and finished plans, renews the leases of the plans running here, and
+ * for new work, finished plans and deleted ones, renews the leases of the plans running here, and
  * requeues jobs whose lease expired because their server died. NOTIFY is only a wake-up
  * hint: idle workers also poll every poll_ms, so a missed notification costs at most that.
  *
@@ -49,7 +49,14 @@ struct jobs_config {
      * NULL: none.
      */
     void (*on_done)(const char *plan_id, const struct store_plan *plan, void *arg);
-    void *arg;
+    /*
+     * Called on the coordinator thread with the id of each plan deleted on any instance
+     * (tpuplan_deleted, store.h), when the NOTIFY arrives; with NULL when announcements may
+     * have been missed (the listening connection was lost or reconnected), meaning "any
+     * plan may be gone". Must not block. NULL: none.
+     */
+    void (*on_deleted)(const char *plan_id, void *arg);
+    void *arg; /* both callbacks' */
 };
 
 struct jobs;

@@ -40,7 +40,21 @@
 /* jobs on_done: wakes the Prefer: wait requests parked on this plan. */
 static void plan_done(const char *plan_id, const struct store_plan *plan, void *arg)
 {
-    exec_plan_finished(arg, plan_id, plan);
+    const struct server *srv = arg;
+
+    exec_plan_finished(srv->exec, plan_id, plan);
+}
+
+/* jobs on_deleted: a plan deleted on any instance leaves this one's cache at once (all of
+ * it when deletions may have gone unheard), so no sibling serves it after its DELETE. */
+static void plan_deleted(const char *plan_id, void *arg)
+{
+    const struct server *srv = arg;
+
+    if (plan_id != NULL)
+        plancache_evict(srv->cache, plan_id);
+    else
+        plancache_clear(srv->cache);
 }
 
 static int migrate(const struct config *cfg)
@@ -146,7 +160,8 @@ static int serve(const struct config *cfg, const sigset_t *sigs)
     config_plan_limits(cfg, &limits);
     jc.limits = &limits; /* copied */
     jc.on_done = plan_done;
-    jc.arg = srv.exec;
+    jc.on_deleted = plan_deleted;
+    jc.arg = &srv;
     srv.jobs = jobs_start(&jc, err, sizeof(err));
     if (srv.jobs == NULL) {
         log_line(LOG_PROGRAM, "planner workers: %s", err);

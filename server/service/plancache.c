@@ -137,14 +137,29 @@ static void remove_at(struct plancache *c, struct entry **pp)
     free(e);
 }
 
+/* Drops every entry (caller holds the lock, or is the last user). */
+static void remove_all(struct plancache *c)
+{
+    while (c->tail != NULL)
+        remove_at(c, find(c, c->tail->id, c->tail->view));
+}
+
 void plancache_free(struct plancache *c)
 {
     if (c == NULL)
         return;
-    while (c->tail != NULL)
-        remove_at(c, find(c, c->tail->id, c->tail->view));
+    remove_all(c);
     pthread_mutex_destroy(&c->mu);
     free(c);
+}
+
+void plancache_clear(struct plancache *c)
+{
+    if (c == NULL)
+        return;
+    pthread_mutex_lock(&c->mu);
+    remove_all(c);
+    pthread_mutex_unlock(&c->mu);
 }
 
 void plancache_put(struct plancache *c, const char *id, const char *view, const char *etag,

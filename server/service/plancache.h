@@ -6,9 +6,12 @@
  * ("summary", "layout"), NULL or "" for the whole plan. Only the API puts entries, and only
  * for views it serves, so an unknown view simply misses. Eviction by id drops every view.
  *
- * Finished plans are immutable; the only change is deletion. A DELETE on this instance
- * evicts at once; a DELETE on another instance is seen when the entry expires (ttl_s, the
- * documented staleness bound). Bounded by bytes with least-recently-used eviction.
+ * Finished plans are immutable; the only change is deletion. Every deletion, on any
+ * instance (a DELETE, the expiry sweep), is announced by PostgreSQL on tpuplan_deleted
+ * (store.h), and each instance's job coordinator evicts the id when it arrives (jobs.h
+ * on_deleted); when the coordinator may have missed announcements (its connection was
+ * lost) it clears the whole cache. ttl_s remains the bound should an announcement still be
+ * lost. Bounded by bytes with least-recently-used eviction.
  * Thread-safe (one mutex). Each hit gets its own MHD response (so it can carry its request
  * id) over the cached body, which is reference-counted: an eviction while a response is
  * still being sent frees the body only when that response is done with it.
@@ -43,6 +46,9 @@ struct MHD_Response *plancache_get(struct plancache *c, const char *id, const ch
 
 /* Drops every view of plan id. */
 void plancache_evict(struct plancache *c, const char *id);
+
+/* Drops every entry. */
+void plancache_clear(struct plancache *c);
 
 void plancache_stats(struct plancache *c, int64_t *entries, int64_t *bytes);
 

@@ -27,6 +27,9 @@
 #define TS_CREATED "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 #define TS_UPDATED "to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 #define TS_EXPIRES "to_char(expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+/* The channels a listening store hears (store_listen). */
+#define LISTEN_SQL "LISTEN tpuplan_jobs; LISTEN tpuplan_done; LISTEN tpuplan_deleted"
+
 #define TS_OF(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 
 const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
@@ -286,9 +289,10 @@ int store_reconnect(struct store *s)
     }
     s->backoff_ms = 0;
     s->retry_at_ms = 0;
+    s->connections++;
     conn_fresh(s);
     if (s->listening) {
-        PGresult *r = PQexec(s->conn, "LISTEN tpuplan_jobs; LISTEN tpuplan_done");
+        PGresult *r = PQexec(s->conn, LISTEN_SQL);
         bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
         PQclear(r);
         if (!ok)
@@ -457,10 +461,15 @@ void store_fmt_u64(char *buf, size_t cap, uint64_t v)
 
 /* ---- notifications: LISTEN is part of the connection, kept across reconnects ---- */
 
+unsigned long store_connections(const struct store *s)
+{
+    return s->connections;
+}
+
 int store_listen(struct store *s)
 {
     s->listening = true;
-    return store_run_plain(s, "LISTEN tpuplan_jobs; LISTEN tpuplan_done", true);
+    return store_run_plain(s, LISTEN_SQL, true);
 }
 
 int store_wait_notify(struct store *s, int timeout_ms,

@@ -61,9 +61,14 @@ struct store;
 struct store *store_open(const char *conninfo, char *errbuf, size_t cap);
 void store_close(struct store *s);
 
-/* LISTENs on tpuplan_jobs (new work) and tpuplan_done (payload: a finished plan id); kept
- * across reconnects. */
+/* LISTENs on tpuplan_jobs (new work), tpuplan_done (payload: a finished plan id) and
+ * tpuplan_deleted (payload: a deleted plan's id, sent by the plans table's trigger in the
+ * deleting transaction, migrations/0009_plan_deleted_notify.sql); kept across reconnects. */
 ERR_MUST_CHECK int store_listen(struct store *s);
+
+/* How many times s has reconnected. Notifications sent while a connection was down are
+ * lost, so a listener that sees this change must assume it missed some. */
+unsigned long store_connections(const struct store *s);
 
 /* Waits up to timeout_ms for notifications and calls cb(channel, payload, arg) for each.
  * Returns how many arrived (0 on timeout) or STORE_UNAVAILABLE. */

@@ -57,6 +57,7 @@ struct store {
     PGconn *conn;
     bool prepared[STORE_STMT_COUNT];
     bool listening;
+    unsigned long connections; /* reconnects so far (store_connections) */
     unsigned backoff_ms;
     int64_t retry_at_ms; /* no reconnect attempt before this (monotonic) */
 };

@@ -11,6 +11,7 @@
 #      parent's DELETE; and a 304 repeats its 200's Cache-Control;
 #   2. the settings log masks the database password whole: a conninfo's quoted password, a
 #      URL's percent-encoded one with "@", ":" and "/" in it, and a raw "@" (conninfo.h).
+#   4. a plan deleted on one server is gone from its sibling's cache at once (NOTIFY).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/server.sh
@@ -141,5 +142,37 @@ check "a what-if racing its parent's DELETE is 2xx or 404, never 500 ($racing)" 
     eval '! grep -qv -E "^(201|202|404|410)$" "$tmp/race"'
 check "no 500 was logged" eval '! grep -E "^http: .* 5[0-9][0-9] " "$tmp/api.log"'
 server_stop_check api
+
+# ---- 4. a deleted plan is gone everywhere ----
+# Two servers on one database, each caching plan responses for a minute: a plan read on B
+# and deleted on A is 404 on B at once (the DELETE's NOTIFY), not a minute later.
+server_start a --workers 1 --executors 1 --http-threads 1 --cache-ttl 60
+base_a=$base pid_a=$pid
+server_start b --workers 1 --executors 1 --http-threads 1 --cache-ttl 60
+base_b=$base pid_b=$pid
+base=$base_a
+req POST /api/v1/plans -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data-binary @"$MODEL"
+id=$(jstr id) tok=$(jstr manage_token)
+base=$base_b
+req GET "/api/v1/plans/$id"
+req GET "/api/v1/plans/$id?view=summary"
+check "B serves the finished plan (and caches it)" eval 'is 200 && [ "$(curl -s "$base_b/metrics" | grep "^tpuplan_cache_entries " | cut -d" " -f2)" -ge 2 ]'
+base=$base_a
+req DELETE "/api/v1/plans/$id" -H "Authorization: Bearer $tok"
+check "A deletes it (204)" is 204
+base=$base_b
+t0=$(date +%s%N)
+for _ in $(seq 100); do
+    req GET "/api/v1/plans/$id"
+    is 404 && break
+    sleep 0.01
+done
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "B answers 404 at once (after $ms ms; its cache lives 60 s)" eval 'is 404 && [ "$ms" -lt 1000 ]'
+req GET "/api/v1/plans/$id?view=summary"
+check "... for every view" is 404
+server_stop_check a "$pid_a"
+server_stop_check b "$pid_b"
 
 tap_end

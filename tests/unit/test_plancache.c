@@ -74,6 +74,12 @@ static void test_each_view_is_an_entry_evicted_with_its_plan(void **state)
     /* ...and evicting a plan drops all of its views, and only its. */
     plancache_evict(c, "a");
     assert_holds(c, 1, 512 + 50);
+    /* Clearing (deletions may have gone unheard) drops everything, and the cache goes on. */
+    plancache_put(c, "c", NULL, "\"c-1\"", body_new(30), 30);
+    plancache_clear(c);
+    assert_holds(c, 0, 0);
+    plancache_put(c, "c", NULL, "\"c-1\"", body_new(30), 30);
+    assert_holds(c, 1, 512 + 30);
     plancache_free(c);
 }
 

@@ -699,17 +699,21 @@ static void test_released_job_is_claimable_again(void **state)
 }
 
 struct seen {
-    int jobs, done;
+    int jobs, done, deleted;
+    char last_deleted[IDS_ID_LEN + 1];
 };
 
 static void on_notify(const char *channel, const char *payload, void *arg)
 {
     struct seen *n = arg;
-    (void)payload;
-    if (strcmp(channel, "tpuplan_jobs") == 0)
+    if (strcmp(channel, "tpuplan_jobs") == 0) {
         n->jobs++;
-    else if (strcmp(channel, "tpuplan_done") == 0)
+    } else if (strcmp(channel, "tpuplan_done") == 0) {
         n->done++;
+    } else if (strcmp(channel, "tpuplan_deleted") == 0) {
+        n->deleted++;
+        snprintf(n->last_deleted, sizeof n->last_deleted, "%s", payload);
+    }
 }
 
 static void test_listener_hears_new_and_finished_jobs(void **state)
@@ -718,8 +722,9 @@ static void test_listener_hears_new_and_finished_jobs(void **state)
     struct store *l;
     struct store_created a;
     struct store_job j;
-    struct seen n = {0, 0};
-    char err[256];
+    struct seen n = {0};
+    char err[256], q[96];
+    long expired = -1;
     l = store_open(pgtest_info, err, sizeof err);
     assert_non_null(l);
     assert_int_equal(store_listen(l), STORE_OK);
@@ -734,6 +739,25 @@ static void test_listener_hears_new_and_finished_jobs(void **state)
         assert_true(store_wait_notify(l, 100, on_notify, &n) >= 0);
     assert_int_equal(n.done, 1);
     store_job_free(&j);
+    /* Every deletion is announced with the plan's id, whoever deletes it (the trigger of
+     * migrations/0009): the expiry sweep's batch DELETE as much as one plan's. */
+    assert_int_equal(store_plan_expire(s, 10, 1, &expired), STORE_OK);
+    assert_int_equal(expired, 0);
+    snprintf(q, sizeof q, "DELETE FROM plans WHERE id = '%s'", a.id);
+    free(sql1(pgtest_info, q));
+    for (int i = 0; i < 50 && n.deleted == 0; i++)
+        assert_true(store_wait_notify(l, 100, on_notify, &n) >= 0);
+    assert_int_equal(n.deleted, 1);
+    assert_string_equal(n.last_deleted, a.id);
+    create(s, "swept", &a);
+    free(sql1(pgtest_info, "UPDATE plans SET expires_at = now() - interval '1 s'"));
+    assert_int_equal(store_plan_expire(s, 10, 1, &expired), STORE_OK);
+    assert_int_equal(expired, 1);
+    for (int i = 0; i < 50 && n.deleted == 1; i++)
+        assert_true(store_wait_notify(l, 100, on_notify, &n) >= 0);
+    assert_int_equal(n.deleted, 2);
+    assert_string_equal(n.last_deleted, a.id);
+    assert_int_equal(store_connections(l), 0);
     store_close(l);
 }
 
@@ -768,6 +792,7 @@ static void test_store_reconnects_after_postgres_restarts(void **state)
     }
     assert_int_equal(rc, STORE_OK);
     assert_int_equal(sql_long("SELECT count(*) FROM plans"), 2); /* nothing half-written */
+    assert_true(store_connections(s) >= 1); /* a listener would know it may have missed some */
 }
 
 int main(void)
