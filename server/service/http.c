@@ -39,6 +39,9 @@
 #define CONN_MEMORY        (64 * 1024)
 #define PEM_MAX            (1 << 20) /* --tls-cert/--tls-key file size limit */
 #define BUSY_DETAIL        "Too many large uploads are in progress; retry later."
+/* RFC 6797: a year, the usual value (and the HSTS preload list's minimum). No
+ * includeSubDomains: the server cannot know what else runs under its name. */
+#define HSTS "max-age=31536000"
 
 /* Parameter names as they appear in the query string and form. */
 static const char *const req_param_names[REQ_PARAM_COUNT] = {
@@ -73,6 +76,9 @@ static enum MHD_Result req_queue(struct request *r, int status, struct MHD_Respo
     if (shutting_down(r->srv))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     MHD_add_response_header(resp, "X-Request-Id", r->id);
+    /* Served over https: browsers that saw it once refuse plain http to this name. */
+    if (r->srv->cfg->tls_cert != NULL)
+        MHD_add_response_header(resp, "Strict-Transport-Security", HSTS);
     ret = MHD_queue_response(r->http.conn, (unsigned)status, resp);
     MHD_destroy_response(resp);
     r->status = status;
@@ -799,7 +805,11 @@ static char *read_pem(const char *path)
     return buf;
 }
 
-/* The TLS options (--tls-cert/--tls-key) into opts (3 items); flags gains MHD_USE_TLS.
+/* GnuTLS's defaults less TLS 1.0 and 1.1 (RFC 8996 deprecates them; SSL 3.0 is off in
+ * NORMAL already): a client that offers nothing newer fails the handshake. */
+#define TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+
+/* The TLS options (--tls-cert/--tls-key) into opts (4 items); flags gains MHD_USE_TLS.
  * 0, or -1 with a message logged. */
 static int tls_options(struct server *srv, struct MHD_OptionItem *opts, unsigned *flags)
 {
@@ -814,7 +824,8 @@ static int tls_options(struct server *srv, struct MHD_OptionItem *opts, unsigned
         return -1;
     opts[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert_pem};
     opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key_pem};
-    opts[2] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+    opts[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, TLS_PRIORITIES};
+    opts[3] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
     *flags |= MHD_USE_TLS;
     return 0;
 }
@@ -836,7 +847,7 @@ int http_start(struct server *srv)
 {
     const struct config *cfg = srv->cfg;
     struct addrinfo hints, *ai = NULL;
-    struct MHD_OptionItem tls[3];
+    struct MHD_OptionItem tls[4];
     char host[256], portstr[8];
     unsigned port, per_ip = cfg->max_per_ip;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |

@@ -2,6 +2,7 @@
 # tls.sh - https straight from libmicrohttpd (--tls-cert/--tls-key) with a throwaway
 # self-signed certificate made here with openssl, against a throwaway PostgreSQL: the
 # certificate is the one served, a plan goes through over https, plain http is refused,
+# only TLS 1.2 and 1.3 are spoken, every https answer carries HSTS (and no http one does),
 # and a key that does not load stops the server at start. Prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,6 +45,24 @@ served=$(openssl s_client -connect "127.0.0.1:$port" -servername localhost </dev
     openssl x509 -noout -fingerprint -sha256 2>/dev/null)
 want=$(openssl x509 -in "$tmp/cert.pem" -noout -fingerprint -sha256)
 check "the certificate served is --tls-cert" eval '[ -n "$served" ] && [ "$served" = "$want" ]'
+# RFC 8996: no TLS 1.0 or 1.1. The client offers only the version named (-tls1 ...) and
+# may use it (SECLEVEL=0: Debian's OpenSSL refuses 1.0 and 1.1 itself otherwise), so a
+# handshake without a cipher is the server's refusal.
+for v in 1:1.0 1_1:1.1 1_2:1.2 1_3:1.3; do
+    cipher=$(openssl s_client -connect "127.0.0.1:$port" -servername localhost "-tls${v%%:*}" \
+        -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>/dev/null | sed -n 's/^New, .*, Cipher is //p')
+    case $v in
+    1:* | 1_1:*) check "TLS ${v#*:} is refused (cipher: ${cipher:-none})" \
+        eval '[ -z "$cipher" ] || [ "$cipher" = "(NONE)" ]' ;;
+    *) check "TLS ${v#*:} is spoken ($cipher)" eval '[ -n "$cipher" ] && [ "$cipher" != "(NONE)" ]' ;;
+    esac
+done
+hsts=$(curl -s --cacert "$tmp/cert.pem" -D - -o /dev/null "$base/healthz" | tr -d '\r' |
+    sed -n 's/^[Ss]trict-[Tt]ransport-[Ss]ecurity: //p')
+check "an https answer carries Strict-Transport-Security ($hsts)" [ "$hsts" = "max-age=31536000" ]
+hsts=$(curl -s --cacert "$tmp/cert.pem" -D - -o /dev/null "$base/api/v1/plans/nope" | tr -d '\r' |
+    grep -ci '^strict-transport-security: max-age=31536000$')
+check "... an error too" [ "$hsts" = 1 ]
 status=$(curl -s -o "$tmp/b" -w '%{http_code}' "$base/healthz")
 check "a client that does not trust the self-signed certificate is refused (curl: $status)" \
     [ "$status" = 000 ]
@@ -66,4 +85,10 @@ check "... and plain HTTP to it fails, saying what it got (exit $hc)" \
     eval '[ "$hc" = 1 ] && grep -q "healthcheck: GET /healthz on 127.0.0.1:$port" "$tmp/hc.err"'
 
 server_stop_check server
+
+# Plain http: no HSTS (RFC 6797 8.1: a UA ignores it over http, and it would be a lie).
+server_start plain --workers 1 --executors 1 --http-threads 1
+check "a plain-http answer carries no Strict-Transport-Security" \
+    eval '! curl -s -D - -o /dev/null "$base/healthz" | grep -qi "^strict-transport-security"'
+server_stop_check plain
 tap_end
