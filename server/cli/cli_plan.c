@@ -163,6 +163,44 @@ static void print_overview(json_object *r)
     print_verdict(cli_json_get(sum, "verdict"));
 }
 
+/* A before-optimization program's two readings (server/planner/RESULT.md#the-compile-estimate). */
+static void print_reading(const char *label, json_object *r, const char *tail)
+{
+    char a[32];
+
+    printf("  %-9s peak %s, %lld buffers, %lld steps%s\n", label,
+           fmt_bytes(cli_json_get(r, "peak_bytes"), a, sizeof(a)),
+           (long long)json_object_get_int64(cli_json_get(r, "buffers")),
+           (long long)json_object_get_int64(cli_json_get(r, "steps")), tail);
+}
+
+static void print_compile(json_object *r)
+{
+    json_object *cp = cli_json_get(r, "compile"), *f, *as;
+    char tail[160];
+
+    if (cp == NULL)
+        return;
+    f = cli_json_get(cp, "fused");
+    as = cli_json_get(cp, "assumptions");
+    printf("\nprogram    before optimization, planned %s (--reading)\n",
+           strcmp(cli_json_str(cp, "chosen"), "written") == 0 ? "as written"
+                                                              : "as XLA will compile it");
+    snprintf(tail, sizeof(tail),
+             " (%lld values fused away: %lld loop, %lld input, %lld output; "
+             "order %s)",
+             (long long)json_object_get_int64(cli_json_get(f, "total")),
+             (long long)json_object_get_int64(cli_json_get(f, "loop")),
+             (long long)json_object_get_int64(cli_json_get(f, "input")),
+             (long long)json_object_get_int64(cli_json_get(f, "output")),
+             cli_json_str(cli_json_get(cp, "schedule"), "chosen"));
+    print_reading("compiler", cli_json_get(cp, "compiler"), tail);
+    print_reading("written", cli_json_get(cp, "written"),
+                  " (an upper bound: every value a buffer, the text order, the written layouts)");
+    for (size_t i = 0; as != NULL && i < json_object_array_length(as); i++)
+        printf("  assumes   %s\n", json_object_get_string(json_object_array_get_idx(as, i)));
+}
+
 static void print_kinds(json_object *sum)
 {
     json_object *kinds = cli_json_get(sum, "by_kind");
@@ -498,6 +536,7 @@ static void print_text(json_object *r)
     json_object *chip = cli_json_get(r, "chip");
 
     print_overview(r);
+    print_compile(r);
     cli_print_peak(r);
     print_kinds(cli_json_get(r, "summary"));
     print_recipe(r);

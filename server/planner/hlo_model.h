@@ -51,6 +51,15 @@
  *   "file:line" its metadata source (hlo_source), both unescaped.
  * - Layouts as written; a leaf in a memory space other than 0 (S(1) is VMEM, S(5) host:
  *   server/planner/SOURCES.md#tiled-notation) is not HBM and is left out, with a warning.
+ * - Before optimization (StableHLO, or HLO with no fusion, no tiled layout and no schedule:
+ *   server/planner/RESULT.md#the-compile-estimate), the model is by default the program as
+ *   XLA will compile it: the values XLA's fusion passes fuse away hold no buffer (their reads
+ *   are their consumer's), every computation runs in the order XLA's memory scheduler picks
+ *   (import/hlo_fusion.c and import/hlo_schedule.c cite the passes), and arrays take the
+ *   chip's default layouts with size-1 dims most major inside the program. The rules above
+ *   hold for that fused, reordered program. The literal reading ("as written": text order,
+ *   every value a buffer, the written layouts) is measured beside it (model.compile), or is
+ *   the model with hlo_model_opts.as_written.
  * - Sharding: a scheduled module is already partitioned (XLA schedules after SPMD
  *   partitioning), so its shapes are per device. In an unscheduled module an array with
  *   sharding={devices=[a,b,..]...} gets per-device dims ceil(dim / tiles), as "mesh" does
@@ -73,8 +82,28 @@
 ERR_MUST_CHECK int hlo_model_build(const struct hlo_module *h, const struct chip *chip,
                                    const struct model_limits *l, struct model *m, struct err *e);
 
+/* How a before-optimization program is read (server/planner/RESULT.md#the-compile-estimate).
+ * as_written: the tensors are the written reading (the estimate's figures still computed);
+ * text_order: the estimate keeps the written order instead of XLA's scheduler's. */
+struct hlo_model_opts {
+    bool as_written;
+    bool text_order;
+};
+
+/* hlo_model_build with options (NULL: the compiler's estimate, scheduled). m->compile holds
+ * both readings' figures when the module is before optimization. */
+ERR_MUST_CHECK int hlo_model_build_opts(const struct hlo_module *h, const struct chip *chip,
+                                        const struct model_limits *l,
+                                        const struct hlo_model_opts *o, struct model *m,
+                                        struct err *e);
+
 /* hlo_parse + hlo_model_build: the importer the table (import.h) calls. */
 ERR_MUST_CHECK int hlo_import(const char *s, size_t len, const struct chip *chip,
                               const struct model_limits *l, struct model *m, struct err *e);
+
+/* hlo_import with options (NULL: as hlo_import). */
+ERR_MUST_CHECK int hlo_import_opts(const char *s, size_t len, const struct chip *chip,
+                                   const struct model_limits *l, const struct hlo_model_opts *o,
+                                   struct model *m, struct err *e);
 
 #endif

@@ -17,6 +17,7 @@
 
 #include "planner/chip.h"
 #include "planner/err.h"
+#include "planner/hlo_model.h"
 #include "planner/model.h"
 #include "planner/xla_assign.h"
 
@@ -36,6 +37,8 @@ struct import_ctx {
     /* chip is the caller's choice (--chip, ?chip=): a recipe naming its own chip yields to
      * it; false: chip is a default, and a recipe's own chip wins. */
     bool chip_given;
+    /* How HLO and StableHLO before optimization are read (hlo_model.h). */
+    struct hlo_model_opts hlo;
 };
 
 /* Builds *m from s[0..len) (not NUL-terminated); on failure *m is empty (nothing to free). */

@@ -111,6 +111,36 @@ struct model_warnings {
     size_t dropped; /* warnings past MODEL_MAX_WARNINGS */
 };
 
+/* One reading of a program (hlo_model.h): the most padded bytes live at once per device
+ * (the lower bound of any packing), its buffers and steps. */
+struct model_reading {
+    uint64_t peak_bytes;
+    size_t buffers;
+    int64_t steps;
+};
+
+/* A before-optimization program (StableHLO, or HLO without fusions, tiles or a schedule)
+ * read two ways (server/planner/RESULT.md#the-compile-estimate): as XLA will compile it
+ * (fused, scheduled, laid out by the chip's rules) and as written (every value a buffer, the
+ * text order, the written layouts: an upper bound). The model's tensors are the chosen one. */
+enum model_sched {
+    MODEL_SCHED_LIST = 0,
+    MODEL_SCHED_DFS,
+    MODEL_SCHED_POST,
+    MODEL_SCHED_TEXT,
+    MODEL_SCHED_COUNT
+};
+struct model_compile {
+    bool present;
+    bool written_chosen; /* the tensors are the written reading (hlo_model_opts) */
+    bool text_order;     /* the estimate kept the text order (hlo_model_opts) */
+    struct model_reading estimate, written;
+    size_t fused_loop, fused_input, fused_output; /* values fused away, by fusion */
+    size_t relaid;                                /* arrays whose size-1 dims went major */
+    enum model_sched schedule;                    /* the entry's order in the estimate */
+    uint64_t schedule_peak[MODEL_SCHED_COUNT];    /* each one's peak; UINT64_MAX: not run */
+};
+
 struct model_arena; /* the string arena (model_build.h) */
 struct json_object;
 
@@ -141,6 +171,8 @@ struct model {
      * the plan (server/planner/RESULT.md#the-recipe-section); NULL unless the input was a recipe
      * (recipe.h). */
     struct json_object *recipe_json;
+    /* What an HLO or StableHLO importer read of a before-optimization program. */
+    struct model_compile compile;
 };
 
 struct model_limits {

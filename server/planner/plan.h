@@ -37,6 +37,15 @@ enum plan_prealloc { PLAN_PREALLOC_DEFAULT = 0, PLAN_PREALLOC_ON, PLAN_PREALLOC_
  * preallocate is given (they only mean something to the replay). */
 enum plan_runtime_opt { PLAN_RUNTIME_DEFAULT = 0, PLAN_RUNTIME_NONE, PLAN_RUNTIME_BFC };
 
+/* How a before-optimization program (StableHLO, HLO without fusions, tiles or a schedule) is
+ * read (server/planner/RESULT.md#the-compile-estimate): as XLA will compile it, fused and
+ * ordered by XLA's memory scheduler (the default), or as written (every value a buffer, the
+ * text order, the written layouts). Either way the result shows both figures. */
+enum plan_reading { PLAN_READING_DEFAULT = 0, PLAN_READING_COMPILER, PLAN_READING_WRITTEN };
+
+/* The compiler reading's order: XLA's scheduler's choice (the default) or the text's. */
+enum plan_order { PLAN_ORDER_DEFAULT = 0, PLAN_ORDER_SCHEDULER, PLAN_ORDER_TEXT };
+
 /*
  * Every field overrides the model's own "options" (model.schema.json); 0 / NULL means
  * "use the model's value, else the default". Strings are borrowed for the call only. The
@@ -79,6 +88,8 @@ struct plan_opts {
      * the stages after packing two side by side, the search strategies one per core:
      * pack_opts); 1, every stage on the caller's thread. The result is the same either way. */
     unsigned threads;
+    enum plan_reading reading;
+    enum plan_order order;
 };
 
 struct plan_limits {

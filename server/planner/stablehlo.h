@@ -88,6 +88,7 @@
 
 #include "planner/chip.h"
 #include "planner/err.h"
+#include "planner/hlo_model.h"
 #include "planner/model.h"
 
 /* True when the text (after blank, comment and #loc lines) starts with "module" or
@@ -104,5 +105,11 @@ ERR_MUST_CHECK int stablehlo_to_hlo(const char *s, size_t len, char **out, size_
 /* stablehlo_to_hlo + hlo_import; m->source_format is "stablehlo". */
 ERR_MUST_CHECK int stablehlo_import(const char *s, size_t len, const struct chip *chip,
                                     const struct model_limits *l, struct model *m, struct err *e);
+
+/* stablehlo_import with hlo_model.h's options (NULL: as stablehlo_import). */
+ERR_MUST_CHECK int stablehlo_import_opts(const char *s, size_t len, const struct chip *chip,
+                                         const struct model_limits *l,
+                                         const struct hlo_model_opts *o, struct model *m,
+                                         struct err *e);
 
 #endif

@@ -37,17 +37,29 @@ ok $? "donated parameter dies after its last use"
 pyjson 'any("in-place" in w for w in d["warnings"])'
 ok $? "a warning says the in-place rule was applied"
 
-# --- StableHLO (jax .as_text()): a while with a captured value, a call, donation
-run plan $data/jax_while_call.mlir --strategies xla-default
+# --- StableHLO (jax .as_text()): a while with a captured value, a call, donation. The hand
+# counts follow the text (--reading written); the compiler's reading is below.
+run plan $data/jax_while_call.mlir --strategies xla-default --reading written
 ok $rc "jax_while_call.mlir plans (exit 0)"
 pyjson 'd["model"]["source_format"] == "stablehlo" and d["summary"]["peak_bytes"] == 233984'
 ok $? "detected as stablehlo; peak 233984 B by hand (see test_stablehlo.c)"
 pyjson 'T["3/temps"]["padded_bytes"] == 4608 and T["arg0"]["in_place"] == ["4{0}"] and T["2"]["op_name"] == "jit(f)/dot_general"'
 ok $? "while temps, donation and the loc op_name"
-run plan $data/jax_cond_while.mlir --strategies xla-default
+run plan $data/jax_cond_while.mlir --strategies xla-default --reading written
 ok $rc "jax_cond_while.mlir plans (exit 0)"
 pyjson 'd["summary"]["peak_bytes"] == 144384 and T["1/temps"]["padded_bytes"] == 65536 and T["2/temps"]["padded_bytes"] == 4608'
 ok $? "generic case and while: peak 144384 B, the conditional's temps its largest branch (see test_stablehlo.c)"
+# The compiler's reading (the default): the same program fused and ordered by XLA's rules,
+# the written reading's figures beside it (server/planner/RESULT.md#the-compile-estimate).
+run plan $data/jax_while_call.mlir --strategies xla-default
+pyjson 'd["compile"]["chosen"] == "compiler" and d["compile"]["written"]["peak_bytes"] == 233984 and d["compile"]["compiler"]["peak_bytes"] == d["summary"]["lower_bound_bytes"] < 233984 and d["compile"]["fused"]["total"] == 4'
+ok $? "compile: the written peak 233984 B beside the compiler's, lower, with 4 values fused away"
+run plan $data/jax_while_call.mlir --strategies xla-default --format text
+grep -q '^  written   peak 228.5K, 10 buffers, 14 steps' "$tmp/out"
+ok $? "text report: the written reading under program"
+run plan $data/while.hlo
+pyjson '"compile" not in d'
+ok $? "a tiled, scheduled-looking module has no compile section"
 printf 'module @m {\n  func.func @main(%%a: tensor<4xf32>) -> tensor<4xf32> {\n    %%0 = stablehlo.add %%a, %%b : tensor<4xf32>\n' >"$tmp/bad.mlir"
 run plan "$tmp/bad.mlir"
 grep -q 'line 3:28: %b is not defined before its use' "$tmp/err"

@@ -97,7 +97,8 @@ static inline void assert_warned(const struct model *m, const char *what)
 static inline uint64_t plan_peak(const char *text, const char *format)
 {
     struct plan_summary s;
-    struct plan_opts o = {.strategies = "xla-default"};
+    /* a before-optimization program as written: the hand counts follow its text */
+    struct plan_opts o = {.strategies = "xla-default", .reading = PLAN_READING_WRITTEN};
 
     json_object_put(plan_doc(text, strlen(text), &o, &s));
     assert_string_equal(s.source_format, format);

@@ -87,18 +87,22 @@ static const char WHILE[] =
     "  ROOT out = f32[1024]{0:T(1024)} get-tuple-element(w), index=1\n"
     "}\n";
 
+/* The rules of hlo_model.h as written: a before-optimization module read literally (the
+ * compiler's estimate has tests of its own, test_hlo_compile.c). */
+static const struct hlo_model_opts written = {.as_written = true};
+
 static void import(const char *text, struct model *m)
 {
     struct err e;
     err_clear(&e);
-    if (hlo_import(text, strlen(text), NULL, &limits, m, &e) != ERR_OK)
+    if (hlo_import_opts(text, strlen(text), NULL, &limits, &written, m, &e) != ERR_OK)
         fail_msg("%s", e.msg);
 }
 
 static uint64_t peak_of(const char *text)
 {
     struct plan_summary s;
-    struct plan_opts o = {.strategies = "xla-default"};
+    struct plan_opts o = {.strategies = "xla-default", .reading = PLAN_READING_WRITTEN};
     struct err e;
     char *json;
     size_t len;
@@ -645,7 +649,8 @@ static void test_every_printer_form_is_accepted(void **state)
 static struct plan_summary plan_v4(const char *text)
 {
     struct plan_summary s;
-    struct plan_opts o = {.strategies = "xla-default", .chip = "v4", .alignment = 1};
+    struct plan_opts o = {
+        .strategies = "xla-default", .chip = "v4", .alignment = 1, .reading = PLAN_READING_WRITTEN};
     struct err e;
     char *json;
     size_t len;

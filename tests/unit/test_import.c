@@ -171,7 +171,7 @@ static void test_import_each_sample(void **state)
     for (size_t i = 0; i < NSAMPLES; i++) {
         size_t len;
         char *s = slurp(samples[i].path, &len);
-        struct import_ctx c = {&ml, NULL, NULL, false, false};
+        struct import_ctx c = {.limits = &ml};
         const struct importer *used = NULL;
         struct model m;
         struct err e;
@@ -198,7 +198,7 @@ static void test_xla_assignment_kept(void **state)
     struct err e;
     size_t len;
     char *s = slurp("tests/data/xla/small.buffer-assignment.txt", &len);
-    struct import_ctx c = {&ml, NULL, &a, false, false};
+    struct import_ctx c = {.limits = &ml, .xla = &a};
 
     (void)state;
     limits(&ml);
@@ -222,7 +222,7 @@ static void test_run_bom_forced_and_unrecognized(void **state)
 {
     static const char csv[] = "\xEF\xBB\xBFid,lower,upper,size\nb1,0,3,4\n";
     struct model_limits ml;
-    struct import_ctx c = {&ml, NULL, NULL, false, false};
+    struct import_ctx c = {.limits = &ml};
     const struct importer *used = NULL, *json = NULL;
     struct model m;
     struct err e;

@@ -538,7 +538,7 @@ static void test_bad_model_options(void **state)
          ERR_INVALID,
          "options",
          "options: unknown field \"strategy\" (known: strategies, capacity, time_limit, "
-         "alignment, budget, runtime, mem_fraction, preallocate)"},
+         "alignment, budget, runtime, mem_fraction, preallocate, reading, order)"},
         {WITH_OPTIONS("\"goal\":\"fit\""),
          {0},
          ERR_INVALID,

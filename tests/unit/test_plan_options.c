@@ -271,15 +271,15 @@ static void test_surfaces(void **state)
     assert_string_equal(names, "--capacity, --time-limit, --goal, --threads");
     plan_opt_names(PLAN_OPT_API, names, sizeof(names));
     assert_string_equal(names, "format, chip, strategies, capacity, time_limit, alignment, name, "
-                               "budget, runtime, mem_fraction, preallocate, goal");
+                               "budget, runtime, mem_fraction, preallocate, goal, reading, order");
     plan_opt_names(PLAN_OPT_MODEL, names, sizeof(names));
     assert_string_equal(
         names, "strategies, capacity, time_limit, alignment, budget, runtime, mem_fraction, "
-               "preallocate");
+               "preallocate, reading, order");
     plan_opt_names(PLAN_OPT_STORED, names, sizeof(names));
     assert_string_equal(names, "format, chip, strategies, capacity, time_limit_s, alignment, "
                                "name, budget, runtime, mem_fraction, xla_assignment, xla_report, "
-                               "preallocate, goal");
+                               "preallocate, goal, reading, order");
     plan_opt_names(PLAN_OPT_API, names, 16); /* cut at a name: never half of one */
     assert_string_equal(names, "format, chip");
     /* every row has its words: the help text and the errors are made of them */

@@ -562,7 +562,7 @@ static void test_errors(void **state)
 static void test_bare_config(void **state)
 {
     static const char cfg[] = "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 8}";
-    struct import_ctx c = {&limits, NULL, NULL, false, false};
+    struct import_ctx c = {.limits = &limits};
     struct model m;
     struct err e;
 

@@ -71,12 +71,16 @@ static const char JAX[] =
     "}\n"
     "#loc1 = loc(\"f.py\":3:0)\n";
 
+/* The rules as written: the compiler's estimate has tests of its own (test_hlo_compile.c). */
+static const struct hlo_model_opts written = {.as_written = true};
+
 static void import(const char *text, struct model *m)
 {
     struct err e;
     err_clear(&e);
     /* the chip plan_run uses by default, so sizes agree with the plan's peak */
-    if (stablehlo_import(text, strlen(text), chip_default(), &limits, m, &e) != ERR_OK)
+    if (stablehlo_import_opts(text, strlen(text), chip_default(), &limits, &written, m, &e) !=
+        ERR_OK)
         fail_msg("%s", e.msg);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "planner/base/cursor.h"
+#include "planner/import/hlo_compile_int.h"
 #include "planner/layout.h"
 #include "planner/model/model_build.h"
 #include "planner/text.h"
@@ -35,6 +36,8 @@ struct walk {
     uint32_t n, cap;
     uint32_t *vmap;
     size_t inplace, excluded;
+    int64_t nsteps;            /* kept instructions: the program's steps */
+    const struct hlo_graph *g; /* the fused graph it was walked over */
 };
 
 struct ctx {
@@ -44,6 +47,10 @@ struct ctx {
     uint64_t *peak; /* per computation */
     uint8_t *state; /* 0 not planned, 1 being planned, 2 planned */
     unsigned depth;
+    bool estimate;   /* the compiler's reading (hlo_model.h): fused, scheduled, laid out */
+    bool text_order; /* ... but in the written order */
+    size_t fused[HLO_FUSE_COUNT], relaid;
+    struct hlo_order entry_order; /* the entry's schedule: its chosen one and peaks */
 };
 
 static int walk_comp(struct ctx *c, uint32_t comp, bool entry, struct walk *w);
@@ -70,53 +77,6 @@ static const char *const ALIAS_OPS[] = {"tuple",       "get-tuple-element",    "
                                         "opt-barrier", "optimization-barrier", "add-dependency",
                                         NULL};
 static const char *const CALL_OPS[] = {"while", "conditional", "call", NULL};
-/* Elementwise opcodes (xla/hlo/ir/hlo_instruction.cc IsElementwiseImpl, the unary and
- * binary arithmetic ones). */
-static const char *const ELEMENTWISE[] = {"abs",
-                                          "add",
-                                          "and",
-                                          "atan2",
-                                          "cbrt",
-                                          "ceil",
-                                          "clamp",
-                                          "compare",
-                                          "convert",
-                                          "cosine",
-                                          "divide",
-                                          "erf",
-                                          "exponential",
-                                          "exponential-minus-one",
-                                          "floor",
-                                          "imag",
-                                          "is-finite",
-                                          "log",
-                                          "log-plus-one",
-                                          "logistic",
-                                          "maximum",
-                                          "minimum",
-                                          "multiply",
-                                          "negate",
-                                          "not",
-                                          "or",
-                                          "popcnt",
-                                          "power",
-                                          "real",
-                                          "remainder",
-                                          "round-nearest-afz",
-                                          "round-nearest-even",
-                                          "rsqrt",
-                                          "select",
-                                          "shift-left",
-                                          "shift-right-arithmetic",
-                                          "shift-right-logical",
-                                          "sign",
-                                          "sine",
-                                          "sqrt",
-                                          "subtract",
-                                          "tan",
-                                          "tanh",
-                                          "xor",
-                                          NULL};
 
 static uint32_t find(const struct walk *w, uint32_t b)
 {
@@ -299,14 +259,10 @@ static uint32_t forwarded(const struct ctx *c, const struct hlo_instr *in, uint3
     return HLO_NONE;
 }
 
-/* An instruction that defines memory: its reads, its buffers, a call's temp. */
-static int define(struct ctx *c, struct walk *w, uint32_t i, int64_t step, bool entry)
+/* Instruction in reads its operands' buffers at step (a fused one: at its consumer's). */
+static void read_operands(const struct ctx *c, struct walk *w, const struct hlo_instr *in,
+                          int64_t step)
 {
-    const struct hlo_instr *in = ins(c, i);
-    enum tensor_kind kind = TENSOR_TEMP;
-    uint32_t id = 0;
-    int rc;
-
     for (uint32_t q = 0; q < in->nopnds; q++) {
         const struct hlo_instr *o = ins(c, c->h->idx[in->opnd0 + q]);
         for (uint32_t l = 0; l < o->nleaves; l++) {
@@ -315,6 +271,17 @@ static int define(struct ctx *c, struct walk *w, uint32_t i, int64_t step, bool 
                 w->b[b].last = step;
         }
     }
+}
+
+/* An instruction that defines memory: its reads, its buffers, a call's temp. */
+static int define(struct ctx *c, struct walk *w, uint32_t i, int64_t step, bool entry)
+{
+    const struct hlo_instr *in = ins(c, i);
+    enum tensor_kind kind = TENSOR_TEMP;
+    uint32_t id = 0;
+    int rc;
+
+    read_operands(c, w, in, step);
     if (op_is(c, in, "parameter")) {
         if (!entry)
             return ERR_OK; /* the caller's operand */
@@ -361,7 +328,7 @@ static bool elementwise_fusion(const struct ctx *c, const struct hlo_instr *in)
     f = &c->h->comps[c->h->idx[in->call0]];
     for (uint32_t k = 0; k < f->n; k++) {
         const struct hlo_instr *x = ins(c, f->first + k);
-        if (!op_in(c, x, ELEMENTWISE) && !op_in(c, x, extra))
+        if (!hlo_is_elementwise(c->h, x) && !op_in(c, x, extra))
             return false;
     }
     return true;
@@ -544,7 +511,7 @@ static void in_place(const struct ctx *c, struct walk *w, uint32_t i, int64_t st
         return;
     }
     if (in->nleaves == 1 && !in->tuple_shaped &&
-        (op_in(c, in, ELEMENTWISE) || elementwise_fusion(c, in))) {
+        (hlo_is_elementwise(c->h, in) || elementwise_fusion(c, in))) {
         /* the first operand of the same shape that dies here */
         for (uint32_t q = 0; q < in->nopnds; q++) {
             const struct hlo_instr *o = ins(c, c->h->idx[in->opnd0 + q]);
@@ -593,23 +560,84 @@ static int donate(struct ctx *c, struct walk *w)
     return ERR_OK;
 }
 
-/* Sizes of one buffer for a callee's peak: the leaf's padded bytes on the chip. */
-static int buf_bytes(const struct ctx *c, const struct buf *b, uint64_t *out)
+static void apply_sharding(const char *s, struct hlo_span v, uint32_t leaf, struct shape *sh,
+                           bool *applied);
+
+/* The compiler's layout of an array the program reads or writes inside (hlo_model.h): the
+ * written minor-to-major is dropped for the chip's default (XLA's layout assignment chooses
+ * it), and dims of size 1 go most major, as XLA:TPU lays them out
+ * (server/planner/SOURCES.md#degenerate-dims). io: an entry parameter or output, whose
+ * layout is the caller's (the default order). True when the order differs from the default. */
+static bool estimate_layout(struct shape *sh, bool io)
+{
+    unsigned at = 0, ones = 0;
+    bool moved = false;
+
+    if (sh->ntiles > 0 || sh->element_size_bits != 0)
+        return false; /* a tiled layout is the compiler's already */
+    sh->has_layout = false;
+    if (io || sh->rank < 2)
+        return false;
+    for (unsigned d = 0; d < sh->rank; d++)
+        ones += sh->dims[d] == 1;
+    if (ones == 0 || ones == sh->rank)
+        return false;
+    for (unsigned d = sh->rank; d-- > 0;) /* minor first: the other dims, then the ones */
+        if (sh->dims[d] != 1)
+            sh->minor_to_major[at++] = (uint8_t)d;
+    for (unsigned d = sh->rank; d-- > 0;)
+        if (sh->dims[d] == 1)
+            sh->minor_to_major[at++] = (uint8_t)d;
+    for (unsigned d = 0; d < sh->rank; d++)
+        moved |= sh->minor_to_major[d] != sh->rank - 1 - d;
+    sh->has_layout = moved;
+    return moved;
+}
+
+/* The shape leaf (module-wide) of in is planned at: its per-device dims when the module is
+ * unpartitioned and shard is set (*sharded: a sharding applied), and the written layout, or
+ * the compiler's (estimate_layout; *relaid: size-1 dims moved) in the estimate. */
+static int leaf_shape(const struct ctx *c, const struct hlo_instr *in, uint32_t leaf, bool shard,
+                      bool io, struct shape *sh, bool *sharded, bool *relaid)
+{
+    const struct hlo_leaf *l = &c->h->leaves[leaf];
+
+    if (shape_parse(c->h->text + l->shape.off, l->shape.len, sh, c->e) != ERR_OK)
+        return c->e->code;
+    if (shard && !c->h->scheduled && in->sharding.len > 0)
+        apply_sharding(c->h->text, in->sharding, leaf - in->leaf0, sh, sharded);
+    if (c->estimate)
+        *relaid = estimate_layout(sh, io);
+    return ERR_OK;
+}
+
+/* The padded bytes of leaf (module-wide) of in on the chip, as leaf_shape plans it. */
+static int leaf_bytes(const struct ctx *c, const struct hlo_instr *in, uint32_t leaf, bool shard,
+                      bool io, uint64_t *out, bool *relaid_out)
 {
     struct shape sh;
     struct layout_info li;
-    const struct hlo_leaf *l;
+    bool sharded = false, relaid = false;
 
+    if (leaf_shape(c, in, leaf, shard, io, &sh, &sharded, &relaid) != ERR_OK ||
+        layout_resolve(&sh, c->chip, NULL, &li, c->e) != ERR_OK)
+        return err_prefix(c->e, "", "HLO buffer: ");
+    *out = li.padded_bytes;
+    if (relaid_out != NULL)
+        *relaid_out = relaid;
+    return ERR_OK;
+}
+
+/* One buffer's padded bytes on the chip. A callee's are sized at their global shapes in
+ * the written reading (shard false), as they always were; per device in the estimate. */
+static int buf_bytes(const struct ctx *c, const struct buf *b, bool shard, bool io, uint64_t *out,
+                     bool *relaid)
+{
     if (b->leaf == HLO_NONE) {
         *out = b->temp_bytes;
         return ERR_OK;
     }
-    l = &c->h->leaves[b->leaf];
-    if (shape_parse(c->h->text + l->shape.off, l->shape.len, &sh, c->e) != ERR_OK ||
-        layout_resolve(&sh, c->chip, NULL, &li, c->e) != ERR_OK)
-        return err_prefix(c->e, "", "HLO buffer: ");
-    *out = li.padded_bytes;
-    return ERR_OK;
+    return leaf_bytes(c, ins(c, b->instr), b->leaf, shard, io, out, relaid);
 }
 
 /* A called computation's peak: its own buffers (not its parameters, which are the caller's
@@ -628,7 +656,7 @@ static int sub_peak(struct ctx *c, struct walk *w, int64_t nsteps, uint64_t *pea
         uint64_t sz = 0;
         if (b->rep != k || b->output || b->excluded)
             continue;
-        if ((rc = buf_bytes(c, b, &sz)) != ERR_OK)
+        if ((rc = buf_bytes(c, b, c->estimate, false, &sz, NULL)) != ERR_OK)
             goto out;
         int64_t s = b->kind == TENSOR_CONSTANT ? 0 : b->def;
         int64_t e = b->kind == TENSOR_CONSTANT ? nsteps : (b->end > b->def ? b->end : b->def) + 1;
@@ -648,14 +676,101 @@ out:
     return rc;
 }
 
+/* What kept instruction k of the graph defines, for the scheduler: its leaves' bytes and a
+ * call's callee peak; nothing for parameters, constants and alias ops (every order holds
+ * them alike, hlo_compile_int.h). */
+static int sched_bytes(struct ctx *c, const struct hlo_graph *g, uint64_t *bytes)
+{
+    int rc;
+
+    for (uint32_t k = 0; k < g->n; k++) {
+        const struct hlo_instr *in = ins(c, g->first + k);
+        bytes[k] = 0;
+        if (g->fuse[k] != HLO_FUSE_NONE || hlo_is_alias_op(c->h, in) || op_is(c, in, "parameter") ||
+            op_is(c, in, "constant"))
+            continue;
+        for (uint32_t l = 0; l < in->nleaves; l++) {
+            uint64_t x = 0;
+            if (c->h->leaves[in->leaf0 + l].memory_space != 0)
+                continue;
+            if ((rc = leaf_bytes(c, in, in->leaf0 + l, true, false, &x, NULL)) != ERR_OK)
+                return rc;
+            bytes[k] += x;
+        }
+        for (uint32_t q = 0; op_in(c, in, CALL_OPS) && q < in->ncalls; q++) {
+            uint64_t p = 0;
+            if ((rc = callee_peak(c, c->h->idx[in->call0 + q], in, &p)) != ERR_OK)
+                return rc;
+            bytes[k] += p;
+        }
+    }
+    return ERR_OK;
+}
+
+/* The computation's fused graph and order: as written (every instruction, in written
+ * order), or XLA's (hlo_compile_int.h) in the estimate. */
+static int plan_comp(struct ctx *c, uint32_t comp, struct hlo_graph *g, struct hlo_order *o)
+{
+    uint64_t *bytes;
+    int rc;
+
+    if ((rc = hlo_graph_build(c->h, comp, c->estimate, g, c->e)) != ERR_OK)
+        return rc;
+    if ((bytes = calloc((size_t)g->n + 1, sizeof(*bytes))) == NULL)
+        return err_set(c->e, ERR_NOMEM, "", "out of memory planning HLO buffers");
+    rc = c->estimate ? sched_bytes(c, g, bytes) : ERR_OK;
+    if (rc == ERR_OK)
+        rc = hlo_order_build(g, bytes, !c->estimate || c->text_order, o, c->e);
+    free(bytes);
+    for (int f = HLO_FUSE_LOOP; rc == ERR_OK && f < HLO_FUSE_COUNT; f++)
+        c->fused[f] += g->fused[f];
+    return rc;
+}
+
+/* The walk in o's order: at each step, the fused instructions read there (their reads are
+ * their consumer's), then the kept one. */
+static int walk_steps(struct ctx *c, struct walk *w, const struct hlo_graph *g,
+                      const struct hlo_order *o, bool entry)
+{
+    uint32_t *at = calloc((size_t)o->nseq + 2, sizeof(*at)), *fused = NULL;
+    int rc = ERR_OK;
+
+    fused = calloc((size_t)g->n + 1, sizeof(*fused));
+    if (at == NULL || fused == NULL || o->step == NULL || o->seq == NULL) {
+        rc = err_set(c->e, ERR_NOMEM, "", "out of memory planning HLO buffers");
+        goto out;
+    }
+    for (uint32_t k = 0; k < g->n; k++) /* the fused ones bucketed by step */
+        at[g->fuse[k] != HLO_FUSE_NONE ? o->step[k] + 1 : o->nseq + 1]++;
+    for (uint32_t p = 0; p < o->nseq; p++)
+        at[p + 1] += at[p];
+    for (uint32_t k = 0; k < g->n; k++)
+        if (g->fuse[k] != HLO_FUSE_NONE)
+            fused[at[o->step[k]]++] = k;
+    for (uint32_t p = 0, f = 0; p < o->nseq && rc == ERR_OK; p++) {
+        const struct hlo_instr *in = ins(c, g->first + o->seq[p]);
+        for (; f < at[p]; f++)
+            read_operands(c, w, ins(c, g->first + fused[f]), (int64_t)p);
+        rc = op_in(c, in, ALIAS_OPS) ? alias_leaves(c, w, in)
+                                     : define(c, w, g->first + o->seq[p], (int64_t)p, entry);
+    }
+out:
+    free(at);
+    free(fused);
+    return rc;
+}
+
 static int walk_comp(struct ctx *c, uint32_t comp, bool entry, struct walk *w)
 {
     const struct hlo_comp *cp = &c->h->comps[comp];
     const struct hlo_instr *last = ins(c, cp->first + cp->n - 1), *root = ins(c, cp->root);
+    struct hlo_graph g;
+    struct hlo_order o;
     uint32_t nleaves;
     int rc;
 
     memset(w, 0, sizeof(*w));
+    memset(&o, 0, sizeof(o));
     w->comp = comp;
     w->leaf0 = ins(c, cp->first)->leaf0;
     nleaves = last->leaf0 + last->nleaves - w->leaf0;
@@ -665,13 +780,12 @@ static int walk_comp(struct ctx *c, uint32_t comp, bool entry, struct walk *w)
     w->cap = nleaves + cp->n; /* a buffer per leaf, a temp per call at most */
     if ((w->b = calloc(w->cap ? w->cap : 1, sizeof(*w->b))) == NULL) /* calloc: for the analyser */
         return err_set(c->e, ERR_NOMEM, "", "out of memory planning HLO buffers");
-    for (uint32_t k = 0; k < cp->n; k++) {
-        const struct hlo_instr *in = ins(c, cp->first + k);
-        rc = op_in(c, in, ALIAS_OPS) ? alias_leaves(c, w, in)
-                                     : define(c, w, cp->first + k, (int64_t)k, entry);
-        if (rc != ERR_OK)
-            return rc;
-    }
+    if ((rc = plan_comp(c, comp, &g, &o)) != ERR_OK)
+        return rc;
+    w->g = &g;
+    w->nsteps = o.nseq;
+    if ((rc = walk_steps(c, w, &g, &o, entry)) != ERR_OK)
+        goto out;
     for (uint32_t l = 0; l < root->nleaves; l++) {
         uint32_t b = w->vmap[root->leaf0 - w->leaf0 + l];
         if (b != HLO_NONE)
@@ -679,11 +793,18 @@ static int walk_comp(struct ctx *c, uint32_t comp, bool entry, struct walk *w)
     }
     for (uint32_t k = 0; k < w->n; k++)
         w->b[k].end = w->b[k].last;
-    for (uint32_t k = 0; k < cp->n; k++)
-        in_place(c, w, cp->first + k, (int64_t)k);
-    if (entry)
-        return donate(c, w);
-    return sub_peak(c, w, (int64_t)cp->n, &c->peak[comp]);
+    for (uint32_t p = 0; p < o.nseq; p++)
+        in_place(c, w, g.first + o.seq[p], (int64_t)p);
+    rc = entry ? donate(c, w) : sub_peak(c, w, w->nsteps, &c->peak[comp]);
+out:
+    w->g = NULL;
+    hlo_graph_free(&g);
+    if (entry && rc == ERR_OK) {
+        c->entry_order = o; /* its chosen scheduler and peaks, for the result */
+        memset(&o, 0, sizeof(o));
+    }
+    hlo_order_free(&o);
+    return rc;
 }
 
 /* ---- model tensors ---------------------------------------------------------------- */
@@ -834,15 +955,13 @@ static int fill_tensor(struct ctx *c, struct model *m, const struct walk *w, uin
         t->logical_bytes = t->padded_bytes = b->temp_bytes;
         return ERR_OK;
     }
-    const struct hlo_leaf *l = &h->leaves[b->leaf];
     struct shape sh;
-    if (shape_parse(h->text + l->shape.off, l->shape.len, &sh, c->e) != ERR_OK)
-        return c->e->code;
-    if (!h->scheduled && in->sharding.len > 0) {
-        bool applied = false;
-        apply_sharding(h->text, in->sharding, b->leaf - in->leaf0, &sh, &applied);
-        *sharded += applied;
-    }
+    bool applied = false, relaid = false;
+    if ((rc = leaf_shape(c, in, b->leaf, true, t->kind == TENSOR_INPUT || b->output, &sh, &applied,
+                         &relaid)) != ERR_OK)
+        return rc;
+    *sharded += applied;
+    (void)relaid; /* counted by entry_reading */
     if (model_tensor_set_shape(m, t, &sh) != ERR_OK)
         return err_set(c->e, ERR_NOMEM, "", "out of memory");
     return ERR_OK;
@@ -865,7 +984,6 @@ static const char *module_name(struct model *m, const struct hlo_module *h)
 static int build_tensors(struct ctx *c, const struct walk *w, const struct model_limits *l,
                          struct model *m)
 {
-    const struct hlo_comp *cp = &c->h->comps[w->comp];
     uint32_t *next = malloc((w->n ? w->n : 1) * sizeof(*next)), *tail = NULL;
     size_t count = 0, at = 0, sharded = 0, temps = 0;
     int rc = ERR_OK;
@@ -899,7 +1017,7 @@ static int build_tensors(struct ctx *c, const struct walk *w, const struct model
     m->name = module_name(m, c->h);
     for (uint32_t k = 0; k < w->n && rc == ERR_OK; k++)
         if (w->b[k].rep == k && !w->b[k].excluded)
-            rc = fill_tensor(c, m, w, k, next, (int64_t)cp->n, &m->tensors[at++], &sharded);
+            rc = fill_tensor(c, m, w, k, next, w->nsteps, &m->tensors[at++], &sharded);
     if (rc != ERR_OK)
         goto out;
     if (w->inplace > 0)
@@ -931,35 +1049,142 @@ out:
     return rc;
 }
 
-int hlo_model_build(const struct hlo_module *h, const struct chip *chip,
-                    const struct model_limits *l, struct model *m, struct err *e)
+/* The entry's reading (struct model_reading): its buffers live as fill_tensor gives them
+ * (parameters and constants throughout unless donated, outputs to the end), sized per device
+ * as leaf_shape plans them. */
+static int entry_reading(struct ctx *c, const struct walk *w, struct model_reading *r)
 {
-    struct ctx c = {.h = h, .chip = chip, .e = e};
+    int64_t n = w->nsteps;
+    int64_t *last = malloc((w->n ? w->n : 1) * sizeof(*last));
+    uint64_t *delta = calloc((size_t)n + 2, sizeof(*delta)), live = 0;
+    int rc = ERR_OK;
+
+    memset(r, 0, sizeof(*r));
+    r->steps = n;
+    if (last == NULL || delta == NULL) {
+        rc = err_set(c->e, ERR_NOMEM, "", "out of memory planning HLO buffers");
+        goto out;
+    }
+    for (uint32_t k = 0; k < w->n; k++)
+        last[k] = w->b[k].last;
+    for (uint32_t k = 0; k < w->n; k++) { /* a merged value keeps its buffer to its last use */
+        uint32_t rep = find(w, k);
+        last[rep] = w->b[k].last > last[rep] ? w->b[k].last : last[rep];
+    }
+    for (uint32_t k = 0; k < w->n && rc == ERR_OK; k++) {
+        const struct buf *b = &w->b[k];
+        uint64_t sz = 0;
+        bool relaid = false;
+        if (b->rep != k || b->excluded)
+            continue;
+        bool whole =
+            (b->kind == TENSOR_INPUT && !b->donated) || b->kind == TENSOR_CONSTANT || b->output;
+        int64_t from = b->kind == TENSOR_TEMP ? b->def : 0, to = whole ? n : last[k] + 1;
+        rc = buf_bytes(c, b, true, b->kind == TENSOR_INPUT || b->output, &sz, &relaid);
+        c->relaid += relaid;
+        r->buffers++;
+        delta[from < n ? from : n] += sz; /* modulo 2^64: each partial sum is live bytes */
+        delta[to < n ? to : n] -= sz;
+    }
+    for (int64_t s = 0; s < n; s++) {
+        live += delta[s];
+        r->peak_bytes = live > r->peak_bytes ? live : r->peak_bytes;
+    }
+out:
+    free(last);
+    free(delta);
+    return rc;
+}
+
+/* One reading of the module: the entry walked (estimate or as written), its reading in *r,
+ * its tensors in *m when tensors is set. */
+static int read_module(struct ctx *c, bool estimate, const struct model_limits *l,
+                       struct model_reading *r, struct model *m)
+{
+    const struct hlo_module *h = c->h;
     struct walk w;
     int rc;
 
-    memset(m, 0, sizeof(*m));
     memset(&w, 0, sizeof(w));
+    memset(c->state, 0, h->ncomps ? h->ncomps : 1);
+    memset(c->fused, 0, sizeof(c->fused));
+    hlo_order_free(&c->entry_order);
+    c->estimate = estimate;
+    c->relaid = 0;
+    c->state[h->entry] = 1;
+    if ((rc = walk_comp(c, h->entry, true, &w)) == ERR_OK)
+        rc = entry_reading(c, &w, r);
+    if (rc == ERR_OK && m != NULL)
+        rc = build_tensors(c, &w, l, m);
+    free(w.b);
+    free(w.vmap);
+    return rc;
+}
+
+/* The estimate's facts (after its walk) into *mc. */
+static void put_compile(const struct ctx *c, const struct hlo_model_opts *o,
+                        struct model_compile *mc)
+{
+    mc->present = true;
+    mc->written_chosen = o->as_written;
+    mc->text_order = o->text_order;
+    mc->fused_loop = c->fused[HLO_FUSE_LOOP];
+    mc->fused_input = c->fused[HLO_FUSE_INPUT];
+    mc->fused_output = c->fused[HLO_FUSE_OUTPUT];
+    mc->relaid = c->relaid;
+    mc->schedule = (enum model_sched)c->entry_order.chosen;
+    for (int k = 0; k < MODEL_SCHED_COUNT; k++)
+        mc->schedule_peak[k] = c->entry_order.peak[k];
+}
+
+int hlo_model_build_opts(const struct hlo_module *h, const struct chip *chip,
+                         const struct model_limits *l, const struct hlo_model_opts *o,
+                         struct model *m, struct err *e)
+{
+    static const struct hlo_model_opts none = {false, false};
+    struct ctx c = {.h = h, .chip = chip, .e = e};
+    struct model_compile mc;
+    int rc;
+
+    memset(m, 0, sizeof(*m));
+    memset(&mc, 0, sizeof(mc));
+    o = o != NULL ? o : &none;
+    c.text_order = o->text_order;
     c.peak = calloc(h->ncomps ? h->ncomps : 1, sizeof(*c.peak));
     c.state = calloc(h->ncomps ? h->ncomps : 1, 1);
     if (c.peak == NULL || c.state == NULL) {
         rc = err_set(e, ERR_NOMEM, "", "out of memory planning HLO buffers");
         goto out;
     }
-    c.state[h->entry] = 1;
-    if ((rc = walk_comp(&c, h->entry, true, &w)) != ERR_OK)
+    if (!hlo_before_optimization(h)) {
+        rc = read_module(&c, false, l, &mc.written, m);
         goto out;
-    rc = build_tensors(&c, &w, l, m);
+    }
+    /* the estimate, then the written reading; the chosen one's tensors into m */
+    if ((rc = read_module(&c, true, l, &mc.estimate, o->as_written ? NULL : m)) != ERR_OK)
+        goto out;
+    put_compile(&c, o, &mc);
+    if ((rc = read_module(&c, false, l, &mc.written, o->as_written ? m : NULL)) != ERR_OK) {
+        model_free(m);
+        goto out;
+    }
+    m->compile = mc;
 out:
-    free(w.b);
-    free(w.vmap);
+    hlo_order_free(&c.entry_order);
     free(c.peak);
     free(c.state);
     return rc;
 }
 
-int hlo_import(const char *s, size_t len, const struct chip *chip, const struct model_limits *l,
-               struct model *m, struct err *e)
+int hlo_model_build(const struct hlo_module *h, const struct chip *chip,
+                    const struct model_limits *l, struct model *m, struct err *e)
+{
+    return hlo_model_build_opts(h, chip, l, NULL, m, e);
+}
+
+int hlo_import_opts(const char *s, size_t len, const struct chip *chip,
+                    const struct model_limits *l, const struct hlo_model_opts *o, struct model *m,
+                    struct err *e)
 {
     struct hlo_module h;
     int rc;
@@ -967,7 +1192,13 @@ int hlo_import(const char *s, size_t len, const struct chip *chip, const struct 
     memset(m, 0, sizeof(*m));
     if ((rc = hlo_parse(s, len, l->max_tensors, &h, e)) != ERR_OK)
         return rc;
-    rc = hlo_model_build(&h, chip, l, m, e);
+    rc = hlo_model_build_opts(&h, chip, l, o, m, e);
     hlo_free(&h);
     return rc;
+}
+
+int hlo_import(const char *s, size_t len, const struct chip *chip, const struct model_limits *l,
+               struct model *m, struct err *e)
+{
+    return hlo_import_opts(s, len, chip, l, NULL, m, e);
 }

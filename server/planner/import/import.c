@@ -45,13 +45,13 @@ static int safetensors_import(const char *s, size_t len, struct import_ctx *c, s
 static int hlo_text_import(const char *s, size_t len, struct import_ctx *c, struct model *m,
                            struct err *e)
 {
-    return hlo_import(s, len, c->chip, c->limits, m, e);
+    return hlo_import_opts(s, len, c->chip, c->limits, &c->hlo, m, e);
 }
 
 static int stablehlo_text_import(const char *s, size_t len, struct import_ctx *c, struct model *m,
                                  struct err *e)
 {
-    return stablehlo_import(s, len, c->chip, c->limits, m, e);
+    return stablehlo_import_opts(s, len, c->chip, c->limits, &c->hlo, m, e);
 }
 
 static const struct importer importers[] = {

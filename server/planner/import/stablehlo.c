@@ -508,6 +508,13 @@ out:
 int stablehlo_import(const char *s, size_t len, const struct chip *chip,
                      const struct model_limits *l, struct model *m, struct err *e)
 {
+    return stablehlo_import_opts(s, len, chip, l, NULL, m, e);
+}
+
+int stablehlo_import_opts(const char *s, size_t len, const struct chip *chip,
+                          const struct model_limits *l, const struct hlo_model_opts *o,
+                          struct model *m, struct err *e)
+{
     char *hlo;
     size_t n;
     int rc;
@@ -515,7 +522,7 @@ int stablehlo_import(const char *s, size_t len, const struct chip *chip,
     memset(m, 0, sizeof(*m));
     if ((rc = stablehlo_to_hlo(s, len, &hlo, &n, e)) != ERR_OK)
         return rc;
-    if ((rc = hlo_import(hlo, n, chip, l, m, e)) != ERR_OK)
+    if ((rc = hlo_import_opts(hlo, n, chip, l, o, m, e)) != ERR_OK)
         err_prefix(e, "", "StableHLO translated to HLO: ");
     else
         m->source_format = "stablehlo";

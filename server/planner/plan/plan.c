@@ -122,8 +122,12 @@ static int load(const char *input, size_t len, const struct plan_opts *o,
 {
     struct model_limits ml = {lim->max_input_bytes, lim->max_json_depth, lim->max_tensors,
                               lim->max_ops, o->threads};
-    struct import_ctx ic = {&ml, o->chip != NULL ? chip_find(o->chip) : chip_default(), &c->xla.a,
-                            false, o->chip != NULL && chip_find(o->chip) != NULL};
+    struct import_ctx ic = {&ml,
+                            o->chip != NULL ? chip_find(o->chip) : chip_default(),
+                            &c->xla.a,
+                            false,
+                            o->chip != NULL && chip_find(o->chip) != NULL,
+                            {o->reading == PLAN_READING_WRITTEN, o->order == PLAN_ORDER_TEXT}};
     int rc;
 
     if ((rc = import_lookup("format", o->format, imp, e)) != ERR_OK)

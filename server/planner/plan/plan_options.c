@@ -44,9 +44,15 @@ static const struct name_value goals[] = {
     {"min", PACK_GOAL_MIN}, {"fit", PACK_GOAL_FIT}, {NULL, 0}};
 static const struct name_value runtimes[] = {
     {"none", PLAN_RUNTIME_NONE}, {"bfc", PLAN_RUNTIME_BFC}, {NULL, 0}};
+static const struct name_value readings[] = {
+    {"compiler", PLAN_READING_COMPILER}, {"written", PLAN_READING_WRITTEN}, {NULL, 0}};
+static const struct name_value orders[] = {
+    {"scheduler", PLAN_ORDER_SCHEDULER}, {"text", PLAN_ORDER_TEXT}, {NULL, 0}};
 
 _Static_assert(sizeof(enum pack_goal) == sizeof(int) &&
-                   sizeof(enum plan_runtime_opt) == sizeof(int),
+                   sizeof(enum plan_runtime_opt) == sizeof(int) &&
+                   sizeof(enum plan_reading) == sizeof(int) &&
+                   sizeof(enum plan_order) == sizeof(int),
                "F_ENUM fields are int-sized");
 
 struct row {
@@ -156,6 +162,19 @@ static const struct row rows[] = {
      .field = F_ENUM,
      .off = OFF(goal),
      .names = goals},
+    {.pub = {"reading", "--reading", "reading", "compiler|written", PLAN_OPT_ENUM,
+             PLANS | PLAN_OPT_MODEL, "compiler or written", "compiler",
+             "a before-optimization program planned as XLA will compile it (fused, scheduled) "
+             "or as written (every value a buffer, the text order)"},
+     .field = F_ENUM,
+     .off = OFF(reading),
+     .names = readings},
+    {.pub = {"order", "--order", "order", "scheduler|text", PLAN_OPT_ENUM, PLANS | PLAN_OPT_MODEL,
+             "scheduler or text", "scheduler",
+             "the compiler reading's order: XLA's memory scheduler's, or the text's"},
+     .field = F_ENUM,
+     .off = OFF(order),
+     .names = orders},
     {.pub = {"threads", "--threads", NULL, "N", PLAN_OPT_COUNT, PLAN_OPT_CLI, "1 to 64",
              "as many as the machine has", "threads the planner may use (the result is the same)"},
      .field = F_UINT,

@@ -51,6 +51,57 @@ static void write_model(struct jsonw *w, const struct plan_ctx *c)
         jsonr_write(w, "recipe", c->m.recipe_json);
 }
 
+static void write_reading(struct jsonw *w, const char *key, const struct model_reading *r)
+{
+    jsonw_obj_begin(w, key);
+    jsonw_u64(w, "peak_bytes", r->peak_bytes);
+    jsonw_u64(w, "buffers", r->buffers);
+    jsonw_i64(w, "steps", r->steps);
+    jsonw_obj_end(w);
+}
+
+/* A before-optimization program's two readings (server/planner/RESULT.md#the-compile-estimate). */
+static void write_compile(struct jsonw *w, const struct plan_ctx *c)
+{
+    static const char *const sched[MODEL_SCHED_COUNT] = {"list", "dfs", "post-order", "text"};
+    const struct model_compile *mc = &c->m.compile;
+
+    if (!mc->present)
+        return;
+    jsonw_obj_begin(w, "compile");
+    jsonw_str(w, "chosen", mc->written_chosen ? "written" : "compiler");
+    write_reading(w, "compiler", &mc->estimate);
+    write_reading(w, "written", &mc->written);
+    jsonw_obj_begin(w, "fused");
+    jsonw_u64(w, "total", mc->fused_loop + mc->fused_input + mc->fused_output);
+    jsonw_u64(w, "loop", mc->fused_loop);
+    jsonw_u64(w, "input", mc->fused_input);
+    jsonw_u64(w, "output", mc->fused_output);
+    jsonw_obj_end(w);
+    jsonw_u64(w, "relaid_out", mc->relaid);
+    jsonw_obj_begin(w, "schedule");
+    jsonw_str(w, "chosen", sched[mc->schedule]);
+    jsonw_obj_begin(w, "peaks");
+    for (int k = 0; k < MODEL_SCHED_COUNT; k++)
+        if (mc->schedule_peak[k] != UINT64_MAX)
+            jsonw_u64(w, sched[k], mc->schedule_peak[k]);
+    jsonw_obj_end(w);
+    jsonw_obj_end(w);
+    jsonw_arr_begin(w, "assumptions");
+    jsonw_str(w, NULL,
+              "layouts: the chip's default rules, size-1 dims most major inside the "
+              "program (the written minor-to-major is XLA's default, not its choice)");
+    jsonw_str(w, NULL,
+              "fusion: XLA's public fusion rules (loop, input, output); a fused value "
+              "holds no buffer");
+    jsonw_str(w, NULL,
+              mc->text_order ? "order: the text order (--order text)"
+                             : "order: XLA's memory scheduler (the least of list, DFS "
+                               "and post-order)");
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
 /* One line per distinct assumed layout rule (at most 16), with how many tensors use it. */
 static void write_assumed_layouts(struct jsonw *w, const struct plan_ctx *c)
 {
@@ -490,6 +541,7 @@ void plan_result_begin(struct jsonw *w, const struct plan_ctx *c, const struct p
     jsonw_obj_begin(w, NULL);
     jsonw_i64(w, "schema_version", TPUPLAN_SCHEMA_VERSION);
     write_model(w, c);
+    write_compile(w, c);
     write_chip(w, c);
     write_summary(w, c, pk);
     if (with_tensors)
