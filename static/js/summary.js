@@ -27,6 +27,7 @@ export function renderCards(r, s, pk) {
     const chosen = (pk.strategies || []).find((x) => x.name === pk.chosen);
     cards.append(card('Strategy', pk.chosen || s.strategy || '?', chosen ? (chosen.proven_optimal ? 'proven optimal' : chosen.solved ? 'solved (optimality not proven)' : 'not solved') : null));
     if (pk.xla) cards.append(xlaCard(pk.xla, s));
+    if (r.compile) cards.append(compileCard(r.compile));
     const nAssumed = Number.isFinite(s.assumed_layouts) ? s.assumed_layouts : null;
     const nChip = (chip.assumptions || []).length;
     cards.append(card('Assumptions', nAssumed === null ? '–' : `${fmtInt(nAssumed)} of ${fmtInt(s.tensors)} layouts`, `layouts not confirmed by a source; ${nChip} chip assumption${nChip === 1 ? '' : 's'} (listed below)`, nAssumed ? '' : 'good'));
@@ -65,10 +66,27 @@ function xlaCard(x, s) {
     return c;
 }
 
+// A before-optimization program read two ways (compile: server/planner/RESULT.md#the-compile-estimate):
+// the compiler's peak (fused, scheduled) beside the written one, an upper bound.
+function compileCard(cp) {
+    const f = cp.fused || {};
+    const chosen = cp.chosen === 'written' ? cp.written : cp.compiler;
+    const parts = [
+        `compiler ${fmtBytes(cp.compiler.peak_bytes)} · as written ${fmtBytes(cp.written.peak_bytes)} (upper bound)`,
+        `${fmtInt(f.total)} values fused away (${fmtInt(f.loop)} loop, ${fmtInt(f.input)} input, ${fmtInt(f.output)} output)`,
+        `order: ${cp.schedule?.chosen || '?'}`,
+    ];
+    const c = card(cp.chosen === 'written' ? 'Program as written' : 'Program as compiled', fmtBytes(chosen.peak_bytes), parts.join(' · '));
+    c.id = 'compile-card';
+    c.title = 'A program before optimization: planned as XLA will compile it unless asked for as written (reading=written).';
+    return c;
+}
+
 export function renderNotes(r, cols) {
     const ul = $('#assumptions');
     const items = [];
     for (const a of r.chip?.assumptions || []) items.push(['chip', a]);
+    for (const a of r.compile?.assumptions || []) items.push(['compiler reading', a]);
     // Which layout rules the plan leans on without a confirming source, and for how many tensors.
     const rules = new Map();
     const assumed = cols.confidence.values.indexOf('assumed');

@@ -839,6 +839,16 @@ test("an XLA buffer assignment (.txt) uploads and plans as it stands, with XLA's
     await page.context().close();
 });
 
+test('a program before optimization shows the compiler\'s peak beside the written one, and the assumptions between them', async () => {
+    const page = await newPage();
+    await uploadPlan(page, join(here, '../data/hlo/jax_while_call.mlir'), /XLA program/);
+    const card = await page.textContent('#compile-card');
+    assert(/Program as compiled/.test(card) && /as written .*upper bound/.test(card) && /4 values fused away \(4 loop, 0 input, 0 output\)/.test(card), 'card: ' + card);
+    const notes = await page.textContent('#assumptions');
+    assert(/compiler reading: fusion: XLA's public fusion rules/.test(notes), 'notes: ' + notes);
+    await page.context().close();
+});
+
 test('a model with its XLA buffer assignment and memory-usage report: matched by name, totals shown', async () => {
     const page = await newPage();
     await page.goto(base + '/');

@@ -128,6 +128,32 @@ static void test_expensive_producers_are_not_duplicated(void **state)
     model_free(&m);
 }
 
+/* A loop fusion writes into a buffer its fused producers read, when that value dies there
+ * and has the fusion's shape (CanShareOperandBufferWithUser for a kLoop fusion): n is fused
+ * into m, which reads a through it; a dies at m, so m is written into a. */
+static const char INPLACE[] = "HloModule inplace\n"
+                              "ENTRY main {\n"
+                              "  p = f32[1024,1024] parameter(0)\n"
+                              "  a = f32[1024,1024] custom-call(p), custom_call_target=\"f\"\n"
+                              "  n = f32[1024,1024] negate(a)\n"
+                              "  m = f32[1024,1024] multiply(n, n)\n"
+                              "  ROOT out = f32[8] custom-call(m), custom_call_target=\"g\"\n"
+                              "}\n";
+
+static void test_a_loop_fusion_writes_into_what_it_fused_reads(void **state)
+{
+    struct model m;
+    (void)state;
+    import(INPLACE, NULL, &m);
+    assert_int_equal(m.compile.fused_loop, 1);
+    assert_int_equal(m.n, 3);
+    assert_string_equal(tensor(&m, "a")->in_place, "m");
+    assert_live(tensor(&m, "a"), 1, 4);
+    /* p whole, a and m one buffer: 8 MiB, and the output's 1 KiB at the end */
+    assert_int_equal(m.compile.estimate.peak_bytes, 8 * MIB + 1024);
+    model_free(&m);
+}
+
 /* The scheduler's choice. a and b (16 KiB each, f32[4096] T(1024)) are custom calls, not
  * fusible; ra and rb (1 KiB, f32[8] T(256)) read them. Parameters count nothing in the
  * schedulers' measure (as in XLA's):
@@ -266,6 +292,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_fusion_rule_counts),
         cmocka_unit_test(test_expensive_producers_are_not_duplicated),
+        cmocka_unit_test(test_a_loop_fusion_writes_into_what_it_fused_reads),
         cmocka_unit_test(test_the_scheduler_keeps_the_least_peak),
         cmocka_unit_test(test_size_one_dims_go_major),
         cmocka_unit_test(test_compiled_programs_are_read_as_they_are),

@@ -512,9 +512,15 @@ static void in_place(const struct ctx *c, struct walk *w, uint32_t i, int64_t st
     }
     if (in->nleaves == 1 && !in->tuple_shaped &&
         (hlo_is_elementwise(c->h, in) || elementwise_fusion(c, in))) {
-        /* the first operand of the same shape that dies here */
+        /* the first operand of the same shape that dies here; in the estimate, an elementwise
+         * root is a loop fusion that may also write into what its fused producers read */
         for (uint32_t q = 0; q < in->nopnds; q++) {
             const struct hlo_instr *o = ins(c, c->h->idx[in->opnd0 + q]);
+            if (o->nleaves == 1 && reuse(c, w, i, in->leaf0, o->leaf0, step))
+                return;
+        }
+        for (uint32_t j = w->g->opnd0[i - w->g->first]; j < w->g->opnd0[i - w->g->first + 1]; j++) {
+            const struct hlo_instr *o = ins(c, w->g->first + w->g->opnd[j]);
             if (o->nleaves == 1 && reuse(c, w, i, in->leaf0, o->leaf0, step))
                 return;
         }
