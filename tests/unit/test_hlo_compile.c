@@ -234,6 +234,29 @@ static void test_size_one_dims_go_major(void **state)
     model_free(&m);
 }
 
+/* Found by fuzz_stablehlo. In the list order p0 (the last effectively scalar entry added)
+ * runs first, then n (scalar, added after p1), then p1: the output n, donated into p1, was
+ * defined before the buffer it is written into. And a module whose values have no array
+ * leaf at all. */
+static void test_reordered_donation_and_empty_modules(void **state)
+{
+    static const char donate[] = "HloModule d, input_output_alias={ {}: (1, {}, may-alias) }\n"
+                                 "ENTRY e {\n  p1 = f32[1] parameter(1)\n"
+                                 "  p0 = f32[1] parameter(0)\n  ROOT n = f32[1] negate(p0)\n}\n";
+    static const char empty[] = "HloModule e\nENTRY e {\n  ROOT t = () tuple()\n}\n";
+    struct model m;
+    (void)state;
+    import(donate, NULL, &m);
+    assert_int_equal(m.n, 2);
+    assert_string_equal(tensor(&m, "p1")->in_place, "n");
+    assert_true(tensor(&m, "p1")->donated);
+    model_free(&m);
+    import(empty, NULL, &m);
+    assert_int_equal(m.n, 0);
+    assert_true(m.compile.present);
+    model_free(&m);
+}
+
 /* After optimization (a schedule, a fusion or a tiled layout), the program is what runs: no
  * second reading. */
 static void test_compiled_programs_are_read_as_they_are(void **state)
@@ -295,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_a_loop_fusion_writes_into_what_it_fused_reads),
         cmocka_unit_test(test_the_scheduler_keeps_the_least_peak),
         cmocka_unit_test(test_size_one_dims_go_major),
+        cmocka_unit_test(test_reordered_donation_and_empty_modules),
         cmocka_unit_test(test_compiled_programs_are_read_as_they_are),
         cmocka_unit_test(test_the_result_shows_both_readings),
     };

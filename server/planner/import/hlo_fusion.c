@@ -14,7 +14,7 @@
  *   40-55 CanBeLoopFused; xla/service/gpu/gpu_fusible.cc:381-430 IsUniversallyLoopFusible and
  *   IsLoopFusibleAsProducer); constants only when effectively scalar (cpu_instruction_fusion.cc:
  *   164-167). Not into a bitcast (xla/service/gpu/transforms/priority_fusion.cc:790-796), and
- *   never the computation's ROOT (instruction_fusion.cc:1117-1121).
+ *   never the computation's ROOT (instruction_fusion.cc:1120-1124).
  * - Input fusion: a loop-fusible producer fused into a reduce or reduce-window
  *   (gpu_fusible.cc:158-172 IsInputFusibleReduction; CanBeLoopFused lists kReduce). A
  *   reduction's own result stays a buffer (priority_fusion.cc:829-842: fusing into a

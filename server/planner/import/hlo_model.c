@@ -776,6 +776,7 @@ static int walk_comp(struct ctx *c, uint32_t comp, bool entry, struct walk *w)
     int rc;
 
     memset(w, 0, sizeof(*w));
+    memset(&g, 0, sizeof(g));
     memset(&o, 0, sizeof(o));
     w->comp = comp;
     w->leaf0 = ins(c, cp->first)->leaf0;
@@ -787,7 +788,7 @@ static int walk_comp(struct ctx *c, uint32_t comp, bool entry, struct walk *w)
     if ((w->b = calloc(w->cap ? w->cap : 1, sizeof(*w->b))) == NULL) /* calloc: for the analyser */
         return err_set(c->e, ERR_NOMEM, "", "out of memory planning HLO buffers");
     if ((rc = plan_comp(c, comp, &g, &o)) != ERR_OK)
-        return rc;
+        goto out;
     w->g = &g;
     w->nsteps = o.nseq;
     if ((rc = walk_steps(c, w, &g, &o, entry)) != ERR_OK)
@@ -999,10 +1000,14 @@ static int build_tensors(struct ctx *c, const struct walk *w, const struct model
         rc = err_set(c->e, ERR_NOMEM, "", "out of memory planning HLO buffers");
         goto out;
     }
-    for (uint32_t k = 0; k < w->n; k++) { /* members of each set, in program order */
-        uint32_t r = find(w, k);
+    for (uint32_t k = 0; k < w->n; k++) {
         next[k] = HLO_NONE;
         tail[k] = k;
+    }
+    /* members of each set in the order they were defined (a representative may come later:
+     * a parameter a reordered program reads after the output donated into it) */
+    for (uint32_t k = 0; k < w->n; k++) {
+        uint32_t r = find(w, k);
         if (r != k) {
             next[tail[r]] = k;
             tail[r] = k;

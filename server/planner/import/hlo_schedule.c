@@ -527,9 +527,9 @@ static int sched_init(struct sched *s, const struct hlo_graph *g, const uint64_t
         const struct hlo_instr *in = instr(s, k);
         struct shape sh;
         struct err ignored;
-        const struct hlo_leaf *l = &g->h->leaves[in->leaf0];
         bool one = !in->tuple_shaped && in->nleaves == 1 &&
-                   shape_parse(g->h->text + l->shape.off, l->shape.len, &sh, &ignored) == ERR_OK;
+                   shape_parse(g->h->text + g->h->leaves[in->leaf0].shape.off,
+                               g->h->leaves[in->leaf0].shape.len, &sh, &ignored) == ERR_OK;
         for (unsigned d = 0; one && d < sh.rank; d++)
             one = sh.dims[d] == 1;
         s->scalar[k] = one;
