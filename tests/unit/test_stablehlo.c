@@ -18,6 +18,7 @@
 
 #include "planner/chip.h"
 #include "planner/plan.h"
+#include "planner/import/stablehlo_int.h"
 #include "planner/stablehlo.h"
 
 #include "model_find.h"
@@ -690,6 +691,139 @@ static void test_manual_computation_is_planned_per_device(void **state)
     assert_int_equal(plan_peak(MANUAL, "stablehlo"), 13312);
 }
 
+/* What jax.export prints around custom calls and memory kinds (jax-export's
+ * annotate_data_placement and cpu_cholesky_lapack_potrf records):
+ * - mhlo.memory_kind = "pinned_host" / "unpinned_host" puts an argument in XLA's host memory
+ *   space S(5) (xla/layout.h kHostMemorySpace), left out of the HBM plan; "device" is HBM;
+ * - a custom call's output_operand_aliases become output_to_operand_aliasing, its
+ *   mhlo.frontend_attributes' strings frontend_attributes; its typed-FFI mhlo.backend_config
+ *   dictionary, api_version and a Shardy rule (whose "->" is no bracket) are read past;
+ * - the non-compact reduce's reducer region on the lines after it (AssemblyFormat.cpp
+ *   printReduceOp) is skipped like every scalar region;
+ * - a location string's escapes (\22 is '"', \5C '\', mlir Token::getStringValue) undone.
+ * Sizes (the default chip, layout.h): f32[4] 1024 B (T(256)), f32[] 512 B (T(128)).
+ * Steps: 0-2 arg0-arg2, 3 %0, 4 %1, 5 %2, 6 %cst, 7 %3, 8 the return; the constant is live
+ * for the whole program. Peak at step 4 (and 5, 7): arg0 1024 + %0 1024 + %1 1024 + cst 512
+ * = 3584; arg1 and arg2 are in host memory, not counted (with them: 3584 + 1024 + 1024). */
+static void test_custom_call_attributes_and_host_memory(void **state)
+{
+    static const char text[] =
+        "module @m {\n"
+        "  func.func public @main(%arg0: tensor<4xf32> {mhlo.memory_kind = \"device\"}, "
+        "%arg1: tensor<4xf32> {mhlo.memory_kind = \"pinned_host\"}, %arg2: tensor<2x4xf32> "
+        "{mhlo.memory_kind = \"unpinned_host\", mhlo.sharding = \"{replicated}\"}) -> "
+        "tensor<f32> {\n"
+        "    %0 = stablehlo.add %arg0, %arg1 : tensor<4xf32> loc(\"a\\22b\\5Cc\")\n"
+        "    %1 = stablehlo.custom_call @annotate_device_placement(%0) {has_side_effect = true, "
+        "mhlo.frontend_attributes = {_xla_buffer_placement = \"pinned_host\", n = 3 : i64}} : "
+        "(tensor<4xf32>) -> tensor<4xf32>\n"
+        "    %2 = stablehlo.custom_call @lapack_spotrf_ffi(%1) {api_version = 4 : i32, "
+        "mhlo.backend_config = {uplo = 76 : ui8}, operand_layouts = [dense<0> : "
+        "tensor<1xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<"
+        "output_tuple_indices = [], operand_index = 0, operand_tuple_indices = []>], "
+        "result_layouts = [dense<0> : tensor<1xindex>], sdy.sharding_rule = "
+        "#sdy.op_sharding_rule<([i])->([i]) {i=4}, custom>} : (tensor<4xf32>) -> "
+        "tensor<4xf32>\n"
+        "    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>\n"
+        "    %3 = stablehlo.reduce(%2 init: %cst) across dimensions = [0] : (tensor<4xf32>, "
+        "tensor<f32>) -> tensor<f32>\n"
+        "     reducer(%a: tensor<f32>, %b: tensor<f32>)  {\n"
+        "      %4 = stablehlo.add %a, %b : tensor<f32>\n"
+        "      stablehlo.return %4 : tensor<f32>\n"
+        "    }\n"
+        "    return %3 : tensor<f32>\n"
+        "  }\n"
+        "}\n";
+    struct model m;
+    (void)state;
+    char *hlo = translate(text);
+    assert_has(hlo, "  arg0 = f32[4] parameter(0)\n  arg1 = f32[4]{0:S(5)} parameter(1)\n"
+                    "  arg2 = f32[2,4]{1,0:S(5)} parameter(2), sharding={replicated}\n");
+    assert_has(hlo, "  0 = f32[4] add(arg0, arg1), metadata={op_name=\"a\\\"b\\\\c\"}\n");
+    assert_has(hlo,
+               "  1 = f32[4] custom-call(0), custom_call_target=\"annotate_device_placement\", "
+               "frontend_attributes={_xla_buffer_placement=\"pinned_host\"}\n");
+    assert_has(hlo, "  2 = f32[4] custom-call(1), custom_call_target=\"lapack_spotrf_ffi\", "
+                    "output_to_operand_aliasing={{}: (0, {})}\n");
+    assert_has(hlo, "  3 = f32[] reduce(2, cst)");
+    free(hlo);
+
+    import(text, &m);
+    assert_int_equal(m.n, 6); /* arg0, %0, %1, %2, %cst, %3: not arg1, arg2 */
+    assert_string_equal(tensor(&m, "0")->op_name, "a\"b\\c");
+    assert_warned(&m, "S(5) host memory) are left out of the plan");
+    model_free(&m);
+    assert_int_equal(plan_peak(text, "stablehlo"), 3584);
+}
+
+/* stablehlo.composite (StablehloOps.td CompositeOp; stablehlo/tests/interpret/composite.mlir):
+ * pretty ("name" operands {attrs} : type, the attributes across lines) and generic; planned
+ * as a call of its decomposition (XLA inlines it, or keeps it a call when told to); one with
+ * no results defines no value and is left out. */
+static void test_composites_are_calls_of_their_decomposition(void **state)
+{
+    static const char text[] =
+        "module @m {\n"
+        "  func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "    %0 = stablehlo.composite \"my.add_n\" %arg0, %arg1 {\n"
+        "        composite_attributes = { n = 2 : i64 },\n"
+        "        decomposition = @add_n.impl\n"
+        "      } : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
+        "    %1 = \"stablehlo.composite\"(%0, %arg1) {composite_attributes = {}, decomposition = "
+        "@add_n.impl, name = \"my.add_n\", version = 1 : i32} : (tensor<4xf32>, tensor<4xf32>) "
+        "-> tensor<4xf32>\n"
+        "    stablehlo.composite \"my.effect\" %1 {decomposition = @effect} : (tensor<4xf32>) -> "
+        "()\n"
+        "    return %1 : tensor<4xf32>\n"
+        "  }\n"
+        "  func.func private @add_n.impl(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {\n"
+        "    %0 = stablehlo.add %a, %b : tensor<4xf32>\n"
+        "    %1 = stablehlo.multiply %0, %0 : tensor<4xf32>\n"
+        "    return %1 : tensor<4xf32>\n"
+        "  }\n"
+        "  func.func private @effect(%a: tensor<4xf32>) {\n"
+        "    return\n"
+        "  }\n"
+        "}\n";
+    (void)state;
+    char *hlo = translate(text);
+    assert_has(hlo, "\nadd_n.impl {\n  a = f32[4] parameter(0)\n  b = f32[4] parameter(1)\n");
+    assert_has(hlo, "  0 = (f32[4]) call(arg0, arg1), to_apply=add_n.impl\n");
+    assert_has(hlo, "  1 = (f32[4]) call(0#0, arg1), to_apply=add_n.impl\n");
+    free(hlo);
+    /* The decomposition's %1 is written into its %0 (an elementwise op into an operand that
+     * dies there), its result: no temps. Peak at the second call: arg0 + arg1 + 0{0} (read
+     * by it) + 1{0}, 1024 B each (f32[4], T(256)) = 4096. */
+    assert_int_equal(plan_peak(text, "stablehlo"), 4096);
+}
+
+/* A skipped group ends at its own closing bracket: a function type's "->" inside it (a
+ * Shardy rule, shardy/dialect/sdy/ir/attrs.td OpShardingRuleAttr) closes nothing, nor does
+ * a bracket in a string; a group left open is an error. */
+static void test_skipped_groups_read_past_arrows_and_strings(void **state)
+{
+    static const struct {
+        const char *text;
+        size_t end; /* where the cursor stops: past the group */
+        bool ok;
+    } cases[] = {
+        {"<([i], [j])->([i]) {i=4, j=2}, custom>, x", 38, true},
+        {"{f = (tensor<4xf32>) -> tensor<4xf32>} : t", 38, true},
+        {"(\")>\\\"\" -> x) y", 13, true},
+        {"<a -> b", 0, false},
+    };
+    (void)state;
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct err e;
+        struct cursor c = cursor_make(cases[k].text, strlen(cases[k].text), &e);
+        err_clear(&e);
+        int rc = sh_skip_group(&c);
+        if ((rc == ERR_OK) != cases[k].ok || (cases[k].ok && c.i != cases[k].end))
+            fail_msg("case %zu: rc %d at %zu, wanted %s at %zu", k, rc, c.i,
+                     cases[k].ok ? "ok" : "an error", cases[k].end);
+    }
+}
+
 static void test_errors_give_line_and_column(void **state)
 {
     (void)state;
@@ -698,7 +832,12 @@ static void test_errors_give_line_and_column(void **state)
                  "  }\n}\n",
                  "line 3:28", "%b is not defined before its use");
     expect_error("module @m {\n  func.func @main(%a: tensor<?xf32>) -> tensor<4xf32> {\n",
-                 "line 2:30", "dynamic dimensions");
+                 "line 2:30", "dim 0 of tensor<?xf32> is dynamic (?)");
+    /* the dim counted from 0, the column the '?' */
+    expect_error("module @m {\n  func.func @main(%a: tensor<4x?x2xbf16>) -> tensor<4xf32> {\n",
+                 "line 2:32", "dim 1 of tensor<4x?x2xbf16> is dynamic (?)");
+    expect_error("module @m {\n  func.func @main(%a: tensor<*xf32>) -> tensor<4xf32> {\n",
+                 "line 2:30", "tensor<*xf32> is unranked");
     expect_error("module @m {\n  func.func @main(%a: memref<4xf32>) -> tensor<4xf32> {\n",
                  "line 2:23", "expected a tensor<..>, tuple<..> or token type");
     expect_error("module @m {\n  func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
@@ -852,6 +991,9 @@ int main(void)
         cmocka_unit_test(test_quoted_symbols_and_named_results),
         cmocka_unit_test(test_quantized_types_take_their_storage_type),
         cmocka_unit_test(test_manual_computation_is_planned_per_device),
+        cmocka_unit_test(test_custom_call_attributes_and_host_memory),
+        cmocka_unit_test(test_composites_are_calls_of_their_decomposition),
+        cmocka_unit_test(test_skipped_groups_read_past_arrows_and_strings),
         cmocka_unit_test(test_errors_give_line_and_column),
         cmocka_unit_test(test_errors_in_results_and_returns),
         cmocka_unit_test(test_errors_in_regions),

@@ -149,8 +149,12 @@ int sh_statements(struct sh_translator *t)
 
 /* ---- functions and the module ------------------------------------------------------ */
 
-/* One argument's attributes: mhlo.sharding and tf.aliasing_output. */
-static int arg_attrs(struct sh_translator *t, uint32_t arg, uint32_t rank, struct sh_buf *sharding)
+/* One argument's attributes (a result's when arg is UINT32_MAX): mhlo.sharding or
+ * sdy.sharding (", sharding=.." into sharding), tf.aliasing_output (the module's aliases),
+ * mhlo.memory_kind (*host: "pinned_host" or "unpinned_host", host memory; JAX's memory
+ * kinds, jax/_src/interpreters/mlir.py). */
+static int arg_attrs(struct sh_translator *t, uint32_t arg, uint32_t rank, struct sh_buf *sharding,
+                     bool *host)
 {
     struct cursor *c = &t->c;
     size_t end = c->i;
@@ -167,8 +171,13 @@ static int arg_attrs(struct sh_translator *t, uint32_t arg, uint32_t rank, struc
     }
     for (size_t q = c->i; q < end; q++) {
         static const char sh[] = "mhlo.sharding = \"",
-                          al[] = "tf.aliasing_output = ", sdy[] = "sdy.sharding = #sdy.sharding";
-        if (end - q > sizeof(sh) && memcmp(c->s + q, sh, sizeof(sh) - 1) == 0) {
+                          al[] = "tf.aliasing_output = ", sdy[] = "sdy.sharding = #sdy.sharding",
+                          mk[] = "mhlo.memory_kind = \"";
+        if (end - q > sizeof(mk) && memcmp(c->s + q, mk, sizeof(mk) - 1) == 0) {
+            size_t v = q + sizeof(mk) - 1;
+            *host = (end - v >= 12 && memcmp(c->s + v, "pinned_host\"", 12) == 0) ||
+                    (end - v >= 14 && memcmp(c->s + v, "unpinned_host\"", 14) == 0);
+        } else if (end - q > sizeof(sh) && memcmp(c->s + q, sh, sizeof(sh) - 1) == 0) {
             size_t v = q + sizeof(sh) - 1, n = 0;
             while (v + n < end && c->s[v + n] != '"')
                 n++;
@@ -202,6 +211,24 @@ static int arg_attrs(struct sh_translator *t, uint32_t arg, uint32_t rank, struc
     return ERR_OK;
 }
 
+/* The array shape "T[a,b]" in *shape given the default layout in memory space 5, the host
+ * memory ("T[a,b]{1,0:S(5)}": xla/layout.h kHostMemorySpace = 5,
+ * server/planner/SOURCES.md#layouts; the HLO rules leave such a buffer out of the plan). */
+static int host_layout(struct sh_translator *t, struct sh_buf *shape)
+{
+    uint32_t rank = sh_rank_of(shape->p);
+    int rc;
+
+    if (shape->p == NULL || shape->p[0] == '(')
+        return ERR_OK; /* a tuple or token: no layout of its own */
+    if ((rc = sh_buf_add(t, shape, "{", 1)) != ERR_OK)
+        return rc;
+    for (uint32_t d = rank; d > 0; d--)
+        if ((rc = sh_buf_printf(t, shape, "%s%u", d < rank ? "," : "", d - 1)) != ERR_OK)
+            return rc;
+    return sh_buf_add(t, shape, ":S(5)}", 6);
+}
+
 /* The results "T" or "(T {attrs}, ..)" after "->": their shardings (mhlo.sharding or
  * sdy.sharding) as the ROOT's tuple sharding in t->ret_sharding, "{replicated}" for a result
  * without one; none when no result has one. */
@@ -217,6 +244,7 @@ static int func_results(struct sh_translator *t)
     paren = cursor_accept(c, '(');
     for (uint32_t k = 0; rc == ERR_OK && !(paren && cursor_peek(c) == ')'); k++) {
         struct sh_buf shape = {0}, sharding = {0};
+        bool host = false; /* a result's memory kind is its producer's (not planned here) */
         if (k == SH_MAX_RESULTS) {
             rc = cursor_fail(c, "more than %d results", SH_MAX_RESULTS);
             break;
@@ -224,7 +252,7 @@ static int func_results(struct sh_translator *t)
         rc = sh_type(t, &shape);
         /* attributes only inside the parentheses: after a lone type '{' opens the body */
         if (rc == ERR_OK && paren && (cursor_skip_blanks(c), cursor_peek(c) == '{'))
-            rc = arg_attrs(t, UINT32_MAX, sh_rank_of(shape.p), &sharding);
+            rc = arg_attrs(t, UINT32_MAX, sh_rank_of(shape.p), &sharding, &host);
         any |= sharding.n > 0;
         if (rc == ERR_OK)
             rc = sh_buf_printf(t, &list, "%s%s", k > 0 ? ", " : "",
@@ -295,6 +323,7 @@ static int function_def(struct sh_translator *t)
     for (;;) {
         struct sh_buf shape = {0}, sharding = {0};
         uint32_t off, len, loc_off = 0, loc_len = 0;
+        bool host = false;
         sh_skip_nl(c);
         if (cursor_peek(c) == ')')
             break;
@@ -315,7 +344,9 @@ static int function_def(struct sh_translator *t)
         c->i++;
         cursor_skip_blanks(c);
         if ((rc = sh_type(t, &shape)) == ERR_OK && (cursor_skip_blanks(c), cursor_peek(c) == '{'))
-            rc = arg_attrs(t, narg, sh_rank_of(shape.p), &sharding);
+            rc = arg_attrs(t, narg, sh_rank_of(shape.p), &sharding, &host);
+        if (rc == ERR_OK && host) /* XLA's entry layout puts it in S(5), the host's space */
+            rc = host_layout(t, &shape);
         if (rc == ERR_OK &&
             (cursor_skip_blanks(c), cursor_starts(c, "loc("))) { /* its name: the op_name */
             sh_loc_name(t, c->i, &loc_off, &loc_len);

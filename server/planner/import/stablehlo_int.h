@@ -149,11 +149,17 @@ int sh_buf_printf(struct sh_translator *t, struct sh_buf *b, const char *fmt, ..
 /* The end of the string whose opening quote is at q (just past its closing quote), or 0. */
 size_t sh_string_end(const struct sh_translator *t, size_t q);
 
+/* The content [from, to) of a string in the text (between its quotes) copied into b as XLA's
+ * parser reads a string: MLIR's escapes (\", \\, \n, \t, \XX: mlir/lib/AsmParser/Token.cpp
+ * getStringValue) undone, '"' and '\' written \" and \\, a byte that is not printable ASCII
+ * (a line end, a tab, UTF-8) '_' (XLA's op names and shardings hold none). */
+int sh_put_unescaped(struct sh_translator *t, struct sh_buf *b, size_t from, size_t to);
+
 /* Frees b's text and empties it. */
 void sh_buf_free(struct sh_buf *b);
 
-/* Skips a balanced (..), [..], <..> or {..} group at the cursor (strings inside, across
- * lines). */
+/* Skips a balanced (..), [..], <..> or {..} group at the cursor (strings and function
+ * types' "->" inside, across lines). */
 int sh_skip_group(struct cursor *c);
 
 /* Skips blanks, line ends and // comments. */

@@ -179,12 +179,11 @@ void sh_loc_in(const struct sh_translator *t, size_t from, size_t to, uint32_t *
 /* ", metadata={op_name="NAME"}" for a loc name (nothing for none). */
 int sh_put_op_name(struct sh_translator *t, struct sh_buf *b, uint32_t off, uint32_t len)
 {
-    struct cursor *c = &t->c;
     int rc;
     if (len == 0)
         return ERR_OK;
     if ((rc = sh_buf_add(t, b, ", metadata={op_name=\"", 21)) != ERR_OK ||
-        (rc = sh_buf_add(t, b, c->s + off, len)) != ERR_OK)
+        (rc = sh_put_unescaped(t, b, off, (size_t)off + len)) != ERR_OK)
         return rc;
     return sh_buf_add(t, b, "\"}", 2);
 }

@@ -202,37 +202,156 @@ static int result_types(struct sh_translator *t, const struct op_text *o, const 
     return rc;
 }
 
-static bool hex(char ch)
-{
-    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
-}
-
-/* A string attribute's text at m ('"' there) copied into b, its MLIR escapes (\", \\, \n,
- * \t, \XX) undone, '"' and '\' written as XLA's parser reads them inside a string. */
+/* A string attribute's text at m ('"' there) copied into b as XLA's parser reads a string
+ * (sh_put_unescaped). */
 static int put_string_at(struct sh_translator *t, struct sh_buf *b, struct mark m)
 {
     struct cursor *c = &t->c;
     size_t e = sh_string_end(t, m.at);
-    int rc = ERR_OK;
 
     if (m.at >= c->len || c->s[m.at] != '"' || e == 0) {
         go_to(c, m);
         return cursor_fail(c, "expected a string");
     }
-    for (size_t q = m.at + 1; q + 1 < e && rc == ERR_OK; q++) {
-        char ch = c->s[q];
-        if (ch != '\\') {
-            rc = sh_buf_add(t, b, &ch, 1);
-        } else if (c->s[q + 1] == '"' || c->s[q + 1] == '\\') {
-            rc = sh_buf_add(t, b, c->s + q, 2);
-            q++;
-        } else { /* \n, \t, \XX: a byte XLA's names and shardings do not hold */
-            q += hex(c->s[q + 1]) && q + 2 < e && hex(c->s[q + 2]) ? 2 : 1;
-            rc = sh_buf_add(t, b, "_", 1);
-        }
+    return sh_put_unescaped(t, b, m.at + 1, e - 1);
+}
+
+/* An index list "[1, 2]" at the cursor written "{1,2}" into b. */
+static int index_list(struct sh_translator *t, struct sh_buf *b)
+{
+    struct cursor *c = &t->c;
+    int rc;
+
+    if (!cursor_accept(c, '[') || (rc = sh_buf_add(t, b, "{", 1)) != ERR_OK)
+        return cursor_fail(c, "expected '[' and a list of indices");
+    for (int64_t k = 0, v; cursor_skip_blanks(c), cursor_uint(c, &v); k++) {
+        if ((rc = sh_buf_printf(t, b, "%s%lld", k > 0 ? "," : "", (long long)v)) != ERR_OK)
+            return rc;
+        cursor_skip_blanks(c);
+        if (!cursor_accept(c, ','))
+            break;
+    }
+    if (!cursor_accept(c, ']'))
+        return cursor_fail(c, "expected ']' to close the indices");
+    return sh_buf_add(t, b, "}", 1);
+}
+
+/* One #stablehlo.output_operand_alias<output_tuple_indices = [..], operand_index = N,
+ * operand_tuple_indices = [..]> (just past its '<') as "{out}: (N, {opnd})": the result
+ * element written into operand N's buffer (stablehlo/dialect/StablehloAttrs.td). */
+static int one_alias(struct sh_translator *t, uint32_t nops, struct sh_buf *b)
+{
+    struct cursor *c = &t->c;
+    struct sh_buf out = {0}, opnd = {0};
+    int64_t operand = -1;
+    int rc = ERR_OK;
+
+    while (rc == ERR_OK && (cursor_skip_blanks(c), cursor_peek(c) != '>')) {
+        if (cursor_lit(c, "output_tuple_indices = "))
+            rc = index_list(t, &out);
+        else if (cursor_lit(c, "operand_tuple_indices = "))
+            rc = index_list(t, &opnd);
+        else if (!cursor_lit(c, "operand_index = ") || !cursor_uint(c, &operand))
+            rc = cursor_fail(c, "expected output_tuple_indices, operand_index or "
+                                "operand_tuple_indices");
+        cursor_skip_blanks(c);
+        (void)cursor_accept(c, ',');
+    }
+    if (rc == ERR_OK && (operand < 0 || operand >= (int64_t)nops))
+        rc = cursor_fail(c, "the alias names operand %lld of %u", (long long)operand, nops);
+    if (rc == ERR_OK)
+        rc = sh_buf_printf(t, b, "%s: (%lld, %s)", out.p != NULL ? out.p : "{}", (long long)operand,
+                           opnd.p != NULL ? opnd.p : "{}");
+    c->i += rc == ERR_OK; /* '>' */
+    sh_buf_free(&out);
+    sh_buf_free(&opnd);
+    return rc;
+}
+
+/* ", output_to_operand_aliasing={..}" of a custom call's output_operand_aliases = [..]. */
+static int put_aliases(struct sh_translator *t, const struct op_text *o, struct sh_buf *b)
+{
+    struct cursor *c = &t->c, end = *c;
+    static const char alias[] = "#stablehlo.output_operand_alias<";
+    int rc;
+
+    if (o->aliases.at == 0)
+        return ERR_OK;
+    go_to(c, o->aliases);
+    if (!cursor_accept(c, '['))
+        return cursor_fail(c, "expected '[' and the output operand aliases");
+    if ((rc = sh_buf_add(t, b, ", output_to_operand_aliasing={", 30)) != ERR_OK)
+        return rc;
+    for (uint32_t k = 0; rc == ERR_OK && (cursor_skip_blanks(c), cursor_lit(c, alias)); k++) {
+        if ((k > 0 && (rc = sh_buf_add(t, b, ", ", 2)) != ERR_OK) ||
+            (rc = one_alias(t, o->nops, b)) != ERR_OK)
+            break;
+        cursor_skip_blanks(c);
+        (void)cursor_accept(c, ',');
+    }
+    if (rc == ERR_OK && !cursor_accept(c, ']'))
+        rc = cursor_fail(c, "expected ']' to close the output operand aliases");
+    if (rc == ERR_OK) {
+        rc = sh_buf_add(t, b, "}", 1);
+        *c = end;
     }
     return rc;
 }
+
+/* Skips an attribute's value at the cursor, to the ',' or '}' after it. */
+static int skip_value(struct sh_translator *t)
+{
+    struct cursor *c = &t->c;
+    while (c->i < c->len && c->s[c->i] != ',' && c->s[c->i] != '}' && c->s[c->i] != '\n') {
+        char ch = c->s[c->i];
+        int rc = ERR_OK;
+        if (ch == '"')
+            rc = skip_string(t);
+        else if (ch == '{' || ch == '[' || ch == '<' || ch == '(')
+            rc = sh_skip_group(c);
+        else
+            c->i++;
+        if (rc != ERR_OK)
+            return rc;
+    }
+    return ERR_OK;
+}
+
+/* ", frontend_attributes={k=\"v\", ..}" of mhlo.frontend_attributes = {k = "v", ..}: its
+ * string entries (XLA's memory placement reads _xla_buffer_placement from it). */
+static int put_frontend(struct sh_translator *t, const struct op_text *o, struct sh_buf *b)
+{
+    struct cursor *c = &t->c, end = *c;
+    uint32_t n = 0;
+    int rc = ERR_OK;
+
+    if (o->frontend.at == 0)
+        return ERR_OK;
+    go_to(c, o->frontend);
+    if (!cursor_accept(c, '{'))
+        return cursor_fail(c, "expected '{' and the frontend attributes");
+    while (rc == ERR_OK && (cursor_skip_blanks(c), cursor_peek(c) != '}')) {
+        size_t k = c->i, klen = cursor_span(c, ident_ch);
+        cursor_skip_blanks(c);
+        if (klen == 0 || !cursor_accept(c, '='))
+            return cursor_fail(c, "expected name = value in the frontend attributes");
+        cursor_skip_blanks(c);
+        if (cursor_peek(c) == '"' &&
+            ((rc = sh_buf_str(t, b, n++ == 0 ? ", frontend_attributes={" : ", ")) != ERR_OK ||
+             (rc = sh_buf_add(t, b, c->s + k, klen)) != ERR_OK ||
+             (rc = sh_buf_add(t, b, "=\"", 2)) != ERR_OK ||
+             (rc = put_string_at(t, b, mark_here(c, c->i))) != ERR_OK ||
+             (rc = sh_buf_add(t, b, "\"", 1)) != ERR_OK))
+            return rc;
+        if ((rc = skip_value(t)) == ERR_OK && !cursor_accept(c, ',') && cursor_peek(c) != '}')
+            return cursor_fail(c, "expected ',' or '}' in the frontend attributes");
+    }
+    if (n > 0 && (rc = sh_buf_add(t, b, "}", 1)) != ERR_OK)
+        return rc;
+    *c = end;
+    return ERR_OK;
+}
+
 /* ", custom_call_target=\"T\"": the @target of a custom_call, the op's name for one HLO has
  * no opcode for, Sharding for Shardy's constraint. */
 static int put_target(struct sh_translator *t, const struct sh_stmt *st, const struct sh_op *op,
@@ -287,6 +406,9 @@ static int put_kind(struct sh_translator *t, const struct sh_stmt *st, const str
         return rc;
     }
     case SH_OP_CUSTOM_CALL:
+        if ((rc = put_target(t, st, op, o, b)) != ERR_OK)
+            return rc;
+        return put_aliases(t, o, b);
     case SH_OP_FOREIGN:
         return put_target(t, st, op, o, b);
     default:
@@ -333,10 +455,32 @@ static int put_op(struct sh_translator *t, const struct sh_stmt *st, const struc
         (rc = sh_buf_add(t, b, ")", 1)) != ERR_OK ||
         (rc = put_kind(t, st, op, o, shape, b)) != ERR_OK ||
         (rc = put_sharding(t, o, shape, tuple, n, b)) != ERR_OK ||
+        (rc = put_frontend(t, o, b)) != ERR_OK ||
         (rc = sh_put_op_name(t, b, o->loc_off, o->loc_len)) != ERR_OK ||
         (rc = sh_buf_add(t, b, "\n", 1)) != ERR_OK)
         return rc;
     return tuple ? sh_elements(t, st, shape, n) : ERR_OK;
+}
+
+/* The non-compact pretty reduce's region, on the lines after the op (stablehlo's
+ * AssemblyFormat.cpp printReduceOp): " reducer(%a: T, %b: T) (%c: T, %d: T)  { .. }". Its
+ * ops are scalar: skipped, as every region of an op that is not a while, case or if. */
+static int reducer(struct sh_translator *t)
+{
+    struct cursor *c = &t->c, at = *c;
+    int rc;
+
+    sh_skip_nl(c);
+    if (!cursor_lit(c, "reducer")) {
+        *c = at;
+        return ERR_OK;
+    }
+    while (cursor_skip_blanks(c), cursor_peek(c) == '(')
+        if ((rc = sh_skip_group(c)) != ERR_OK)
+            return rc;
+    if (cursor_peek(c) != '{')
+        return cursor_fail(c, "expected '{' to open the reducer region");
+    return sh_skip_group(c);
 }
 
 int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st)
@@ -348,7 +492,8 @@ int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st)
     struct op_text o;
     int rc;
 
-    if ((rc = scan_op(t, st, &ops, &o)) != ERR_OK)
+    if ((rc = scan_op(t, st, &ops, &o)) != ERR_OK ||
+        (sh_op_is(t, st, "reduce") && (rc = reducer(t)) != ERR_OK))
         goto out;
     if (st->nres == 0)
         goto out; /* no value defined: nothing to plan */

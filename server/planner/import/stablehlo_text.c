@@ -74,6 +74,37 @@ void sh_buf_free(struct sh_buf *b)
     *b = (struct sh_buf){0};
 }
 
+static int hex(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if ((ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F'))
+        return (ch | 0x20) - 'a' + 10;
+    return -1;
+}
+
+int sh_put_unescaped(struct sh_translator *t, struct sh_buf *b, size_t from, size_t to)
+{
+    const char *s = t->c.s;
+    int rc = ERR_OK;
+
+    for (size_t q = from; q < to && rc == ERR_OK; q++) {
+        unsigned char ch = (unsigned char)s[q];
+        if (ch == '\\' && q + 2 < to && hex(s[q + 1]) >= 0 && hex(s[q + 2]) >= 0) {
+            ch = (unsigned char)(hex(s[q + 1]) * 16 + hex(s[q + 2]));
+            q += 2;
+        } else if (ch == '\\' && q + 1 < to) {
+            ch = (unsigned char)s[++q];
+            ch = ch == 'n' || ch == 't' ? '_' : ch;
+        }
+        if (ch == '"' || ch == '\\')
+            rc = sh_buf_add(t, b, ch == '"' ? "\\\"" : "\\\\", 2);
+        else
+            rc = sh_buf_add(t, b, ch >= 0x20 && ch < 0x7f ? (const char *)&ch : "_", 1);
+    }
+    return rc;
+}
+
 int sh_skip_group(struct cursor *c)
 {
     unsigned depth = 0;
@@ -84,6 +115,8 @@ int sh_skip_group(struct cursor *c)
                 c->i += c->s[c->i] == '\\';
             if (c->i >= c->len)
                 break;
+        } else if (ch == '-' && c->i + 1 < c->len && c->s[c->i + 1] == '>') {
+            c->i++; /* "->" of a function type: no bracket */
         } else if (ch == '(' || ch == '[' || ch == '<' || ch == '{') {
             depth++;
         } else if ((ch == ')' || ch == ']' || ch == '>' || ch == '}') && --depth == 0) {

@@ -124,22 +124,37 @@ static int elem_type(struct sh_translator *t, size_t at, size_t n, char *out, si
                        p);
 }
 
-/* The dims of tensor<..> at the cursor (just past "tensor<"), each followed by 'x', written
- * "a,b" into b. A dynamic dim (?) is refused, naming it. */
-static int tensor_dims(struct sh_translator *t, struct sh_buf *b)
+/* The type text from start ("tensor<") to its closing '>' for a message: its length, at
+ * most 80. */
+static int type_text_len(const struct cursor *c, size_t start)
+{
+    size_t e = elem_end(c, start + 7);
+    e = e < c->len && c->s[e] == '>' ? e + 1 : e;
+    return (int)(e - start > 80 ? 80 : e - start);
+}
+
+/* The dims of tensor<..> at the cursor (just past "tensor<", start the type's first byte),
+ * each followed by 'x', written "a,b" into b. A dynamic dim (?) or an unranked tensor is
+ * refused at its column, naming it. */
+static int tensor_dims(struct sh_translator *t, size_t start, struct sh_buf *b)
 {
     struct cursor *c = &t->c;
     unsigned rank = 0;
-    size_t start = c->i;
     int rc;
 
     for (;;) {
         size_t q = c->i;
         while (q < c->len && digit(c->s[q]))
             q++;
-        if (q < c->len && c->s[q] == '?') {
-            c->i = start;
-            return cursor_fail(c, "dynamic dimensions (?) are not supported");
+        if (q == c->i && q < c->len && (c->s[q] == '?' || c->s[q] == '*')) {
+            c->i = q;
+            if (c->s[q] == '*')
+                return cursor_fail(c, "%.*s is unranked: tpuplan plans static shapes",
+                                   type_text_len(c, start), c->s + start);
+            return cursor_fail(c,
+                               "dim %u of %.*s is dynamic (?): tpuplan plans static shapes "
+                               "(lower or export with concrete shapes)",
+                               rank, type_text_len(c, start), c->s + start);
         }
         if (q == c->i || q >= c->len || c->s[q] != 'x')
             return ERR_OK; /* the element type */
@@ -159,7 +174,7 @@ static int tensor_type(struct sh_translator *t, struct sh_buf *b)
     char et[32];
     int rc;
 
-    if ((rc = tensor_dims(t, &dims)) != ERR_OK)
+    if ((rc = tensor_dims(t, c->i - 7, &dims)) != ERR_OK)
         goto out;
     size_t end = elem_end(c, c->i);
     if ((rc = elem_type(t, c->i, end - c->i, et, sizeof(et))) != ERR_OK)
