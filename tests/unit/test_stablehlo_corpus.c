@@ -248,6 +248,68 @@ static void test_shard_map_manual_computation_plans_by_hand(void **state)
     assert_int_equal(file_peak(path), 3072);
 }
 
+/*
+ * argmax_int32_3.mlir: jnp.argmax as the non-compact reduce of two operands, its reducer
+ * region on the lines after it (AssemblyFormat.cpp printReduceOp), inside a called
+ * function. Entry steps: 0 the call of @inputs, 1 its element, 2 the call of @expected, 3
+ * its element, 4 the call of @argmax, 5 its element, 6 the return.
+ *   0{0} s32[3] 1024 B (T(256)), read by the call at 4: [0, 5).
+ *   1{0} s32[] 512 B (T(128)), read by nothing (check.expect_eq defines no value): [2, 3).
+ *   2{0} s32[] 512 B, the output: [4, 7).
+ *   2/temps, @argmax's peak: iota s32[3] 1024 + its two constants 512 + 512 + the reduce's
+ *   first result 512 (its second is the call's result, in 2{0}) = 2560, at step 4.
+ * Peak at step 4: 1024 + 512 + 2560 = 4096.
+ */
+static void test_non_compact_reduce_plans_by_hand(void **state)
+{
+    static const char path[] = DATA "argmax_int32_3.mlir";
+    struct model m;
+    (void)state;
+    char *hlo = translate(path);
+    assert_has(hlo, "  1 = (s32[], s32[]) reduce(arg0, c, 0, c_0)\n");
+    free(hlo);
+    import(path, &m);
+    assert_int_equal(m.n, 4);
+    assert_tensor(&m, "0{0}", 1024, 0, 5);
+    assert_tensor(&m, "1{0}", 512, 2, 3);
+    assert_tensor(&m, "2{0}", 512, 4, 7);
+    assert_int_equal(tensor(&m, "2{0}")->kind, TENSOR_OUTPUT);
+    assert_tensor(&m, "2/temps", 2560, 4, 5);
+    model_free(&m);
+    assert_int_equal(file_peak(path), 4096);
+}
+
+/*
+ * annotate_data_placement__data_2025_04_07_cuda_shardy.mlir: jax.device_put to host memory
+ * kinds: arg1 has mhlo.memory_kind = "pinned_host", %1 is custom_call
+ * @annotate_device_placement with _xla_buffer_placement = "pinned_host" (XLA's MoveToHost),
+ * both in memory space S(5) and out of the HBM plan. Steps: 0 arg0, 1 arg1, 2 %0 (the add),
+ * 3 %1, 4 %2 (Shardy's FuncResultSharding), 5 the return. f32[1] is 1024 B (T(256)):
+ * arg0 [0, 6); %0 [2, 4), read by %1; %2 the output [4, 6). Peak 2048 (arg0 with %0, then
+ * with %2); with the host values in HBM it would be 3072.
+ */
+static void test_host_memory_kinds_stay_out_of_hbm_by_hand(void **state)
+{
+    static const char path[] = DATA "annotate_data_placement__data_2025_04_07_cuda_shardy.mlir";
+    struct model m;
+    (void)state;
+    char *hlo = translate(path);
+    assert_has(hlo, "  arg1 = f32[1]{0:S(5)} parameter(1), sharding={devices=[1]<=[1]}, "
+                    "metadata={op_name=\"y\"}\n");
+    assert_has(hlo, "  1 = f32[1]{0:S(5)} custom-call(0), "
+                    "custom_call_target=\"annotate_device_placement\", "
+                    "frontend_attributes={_xla_buffer_placement=\"pinned_host\"}\n");
+    free(hlo);
+    import(path, &m);
+    assert_int_equal(m.n, 3);
+    assert_tensor(&m, "arg0", 1024, 0, 6);
+    assert_tensor(&m, "0", 1024, 2, 4);
+    assert_tensor(&m, "2", 1024, 4, 6);
+    assert_int_equal(tensor(&m, "2")->kind, TENSOR_OUTPUT);
+    model_free(&m);
+    assert_int_equal(file_peak(path), 2048);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +317,8 @@ int main(void)
         cmocka_unit_test(test_jax_export_custom_call_and_selects_plan_by_hand),
         cmocka_unit_test(test_named_results_of_a_chlo_op_plan_by_hand),
         cmocka_unit_test(test_shard_map_manual_computation_plans_by_hand),
+        cmocka_unit_test(test_non_compact_reduce_plans_by_hand),
+        cmocka_unit_test(test_host_memory_kinds_stay_out_of_hbm_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -211,24 +211,6 @@ static int arg_attrs(struct sh_translator *t, uint32_t arg, uint32_t rank, struc
     return ERR_OK;
 }
 
-/* The array shape "T[a,b]" in *shape given the default layout in memory space 5, the host
- * memory ("T[a,b]{1,0:S(5)}": xla/layout.h kHostMemorySpace = 5,
- * server/planner/SOURCES.md#layouts; the HLO rules leave such a buffer out of the plan). */
-static int host_layout(struct sh_translator *t, struct sh_buf *shape)
-{
-    uint32_t rank = sh_rank_of(shape->p);
-    int rc;
-
-    if (shape->p == NULL || shape->p[0] == '(')
-        return ERR_OK; /* a tuple or token: no layout of its own */
-    if ((rc = sh_buf_add(t, shape, "{", 1)) != ERR_OK)
-        return rc;
-    for (uint32_t d = rank; d > 0; d--)
-        if ((rc = sh_buf_printf(t, shape, "%s%u", d < rank ? "," : "", d - 1)) != ERR_OK)
-            return rc;
-    return sh_buf_add(t, shape, ":S(5)}", 6);
-}
-
 /* The results "T" or "(T {attrs}, ..)" after "->": their shardings (mhlo.sharding or
  * sdy.sharding) as the ROOT's tuple sharding in t->ret_sharding, "{replicated}" for a result
  * without one; none when no result has one. */
@@ -346,7 +328,7 @@ static int function_def(struct sh_translator *t)
         if ((rc = sh_type(t, &shape)) == ERR_OK && (cursor_skip_blanks(c), cursor_peek(c) == '{'))
             rc = arg_attrs(t, narg, sh_rank_of(shape.p), &sharding, &host);
         if (rc == ERR_OK && host) /* XLA's entry layout puts it in S(5), the host's space */
-            rc = host_layout(t, &shape);
+            rc = sh_host_layout(t, &shape);
         if (rc == ERR_OK &&
             (cursor_skip_blanks(c), cursor_starts(c, "loc("))) { /* its name: the op_name */
             sh_loc_name(t, c->i, &loc_off, &loc_len);

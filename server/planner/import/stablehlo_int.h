@@ -291,6 +291,12 @@ int sh_type(struct sh_translator *t, struct sh_buf *b);
  * at the end of the list. */
 int sh_type_list(struct sh_translator *t, struct sh_buf *b, bool as_tuple, uint32_t *n);
 
+/* The array shape "T[a,b]" in *shape given the default layout in memory space 5, the host
+ * memory ("T[a,b]{1,0:S(5)}": xla/layout.h kHostMemorySpace = 5,
+ * server/planner/SOURCES.md#layouts; the HLO rules leave such a buffer out of the plan); a
+ * tuple or token shape is left as it is. */
+int sh_host_layout(struct sh_translator *t, struct sh_buf *shape);
+
 /* The rank of an array shape "T[a,b]" (0 for "T[]" and NULL). */
 uint32_t sh_rank_of(const char *shape);
 

@@ -40,11 +40,12 @@ struct op_text {
     struct mark sdy_sh;   /* sdy.sharding = #sdy.sharding_per_value<..>: at its '<' */
     struct mark aliases;  /* output_operand_aliases = [..]: at the '[' */
     struct mark frontend; /* mhlo.frontend_attributes = {..}: at the '{' */
+    struct mark place;    /* _xla_buffer_placement = "..", one of them: at the string */
 };
 
 /* The attributes an op's kind reads, found in its attribute dictionary: the key, and where
  * in struct op_text the place after it goes (the index and the callee are read at once). */
-enum attr_to { TO_CALLEE, TO_INDEX, TO_MHLO_SH, TO_SDY_SH, TO_ALIASES, TO_FRONTEND };
+enum attr_to { TO_CALLEE, TO_INDEX, TO_MHLO_SH, TO_SDY_SH, TO_ALIASES, TO_FRONTEND, TO_PLACE };
 static const struct {
     const char *key;
     enum attr_to to;
@@ -55,6 +56,7 @@ static const struct {
     {"sdy.sharding = #sdy.sharding_per_value", TO_SDY_SH},
     {"output_operand_aliases = ", TO_ALIASES},
     {"mhlo.frontend_attributes = ", TO_FRONTEND},
+    {"_xla_buffer_placement = ", TO_PLACE},
 };
 
 /* An attribute of ATTRS at the cursor (inside an attribute dictionary, where a key begins):
@@ -89,6 +91,9 @@ static int attr_at(struct sh_translator *t, struct op_text *o, bool *found)
             return ERR_OK;
         case TO_FRONTEND:
             o->frontend = mark_here(c, c->i);
+            return ERR_OK;
+        case TO_PLACE:
+            o->place = mark_here(c, c->i);
             return ERR_OK;
         }
     }
@@ -440,6 +445,24 @@ static int put_sharding(struct sh_translator *t, const struct op_text *o, const 
     return rc;
 }
 
+/* Whether the op is JAX's memory placement of a value in host memory: custom_call
+ * @annotate_device_placement with _xla_buffer_placement = "pinned_host" or "unpinned_host"
+ * (jax/_src/interpreters/mlir.py wrap_with_memory_kind). XLA makes it a MoveToHost
+ * (xla/hlo/transforms/convert_memory_placement_to_internal_annotations.cc), whose result
+ * its host offloader puts in memory space S(5) (xla/service/host_offloader.cc). */
+static bool to_host(const struct sh_translator *t, const struct op_text *o)
+{
+    static const char target[] = "annotate_device_placement";
+    const char *s = t->c.s;
+    size_t at = o->place.at, left = t->c.len - at;
+
+    if (o->place.at == 0 || o->callee.len != sizeof(target) - 1 ||
+        memcmp(s + o->callee.off, target, sizeof(target) - 1) != 0)
+        return false;
+    return (left >= 13 && memcmp(s + at, "\"pinned_host\"", 13) == 0) ||
+           (left >= 15 && memcmp(s + at, "\"unpinned_host\"", 15) == 0);
+}
+
 /* R = SHAPE opcode(ops), the kind's attributes, the sharding, the op_name; then, for a
  * tuple-shaped instruction, its elements' reads. */
 static int put_op(struct sh_translator *t, const struct sh_stmt *st, const struct sh_op *op,
@@ -503,7 +526,9 @@ int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st)
     }
     /* a call's result is its callee's ROOT tuple */
     bool tuple = st->nres > 1 || op->kind == SH_OP_CALL || op->kind == SH_OP_COMPOSITE;
-    if ((rc = result_types(t, &o, op, tuple, &shape, &ntypes)) != ERR_OK)
+    if ((rc = result_types(t, &o, op, tuple, &shape, &ntypes)) != ERR_OK ||
+        (op->kind == SH_OP_CUSTOM_CALL && !tuple && to_host(t, &o) &&
+         (rc = sh_host_layout(t, &shape)) != ERR_OK))
         goto out;
     if (ntypes != (st->nres > 1 ? st->nres : 1)) {
         rc = cursor_fail_at(c->e, st->line, st->col, "%u results but %u result types", st->nres,

@@ -149,10 +149,10 @@ static int tensor_dims(struct sh_translator *t, size_t start, struct sh_buf *b)
         if (q == c->i && q < c->len && (c->s[q] == '?' || c->s[q] == '*')) {
             c->i = q;
             if (c->s[q] == '*')
-                return cursor_fail(c, "%.*s is unranked: tpuplan plans static shapes",
+                return cursor_fail(c, "'%.*s' is unranked: tpuplan plans static shapes",
                                    type_text_len(c, start), c->s + start);
             return cursor_fail(c,
-                               "dim %u of %.*s is dynamic (?): tpuplan plans static shapes "
+                               "dim %u of '%.*s' is dynamic (?): tpuplan plans static shapes "
                                "(lower or export with concrete shapes)",
                                rank, type_text_len(c, start), c->s + start);
         }
@@ -296,4 +296,19 @@ uint32_t sh_rank_of(const char *shape)
     for (n = 1; *p != '\0' && *p != ']'; p++)
         n += *p == ',';
     return n;
+}
+
+int sh_host_layout(struct sh_translator *t, struct sh_buf *shape)
+{
+    uint32_t rank = sh_rank_of(shape->p);
+    int rc;
+
+    if (shape->p == NULL || shape->p[0] == '(' || strncmp(shape->p, "token", 5) == 0)
+        return ERR_OK; /* a tuple or token: no layout of its own */
+    if ((rc = sh_buf_add(t, shape, "{", 1)) != ERR_OK)
+        return rc;
+    for (uint32_t d = rank; d > 0; d--)
+        if ((rc = sh_buf_printf(t, shape, "%s%u", d < rank ? "," : "", d - 1)) != ERR_OK)
+            return rc;
+    return sh_buf_add(t, shape, ":S(5)}", 6);
 }
