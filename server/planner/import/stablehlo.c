@@ -271,6 +271,46 @@ static int param_line(struct sh_translator *t, struct sh_buf *b, uint32_t off, u
     return sh_buf_add(t, b, "\n", 1);
 }
 
+/* One argument "%NAME: T {ATTRS} loc(..)" at the cursor, number narg: its parameter line
+ * into text, its value defined. */
+static int one_argument(struct sh_translator *t, struct sh_buf *text, uint32_t narg)
+{
+    struct cursor *c = &t->c;
+    struct sh_buf shape = {0}, sharding = {0};
+    uint32_t off, len, loc_off = 0, loc_len = 0;
+    bool host = false;
+    int rc;
+
+    if (cursor_peek(c) != '%')
+        return cursor_fail(c, "expected an argument %%name");
+    t->at_line = c->line;
+    t->at_col = cursor_col(c);
+    c->i++;
+    off = (uint32_t)c->i;
+    len = (uint32_t)cursor_span(c, ident_ch);
+    cursor_skip_blanks(c);
+    if (cursor_peek(c) != ':')
+        return cursor_fail(c, "expected ':' after the argument name");
+    c->i++;
+    cursor_skip_blanks(c);
+    if ((rc = sh_type(t, &shape)) == ERR_OK && (cursor_skip_blanks(c), cursor_peek(c) == '{'))
+        rc = arg_attrs(t, narg, sh_rank_of(shape.p), &sharding, &host);
+    if (rc == ERR_OK && host) /* XLA's entry layout puts it in S(5), the host's space */
+        rc = sh_host_layout(t, &shape);
+    if (rc == ERR_OK && (cursor_skip_blanks(c), cursor_starts(c, "loc("))) { /* its op_name */
+        sh_loc_name(t, c->i, &loc_off, &loc_len);
+        c->i += 3;
+        rc = sh_skip_group(c);
+    }
+    if (rc == ERR_OK)
+        rc = param_line(t, text, off, len, shape.p, narg, sharding.p, loc_off, loc_len);
+    if (rc == ERR_OK)
+        rc = sh_define_value(t, off, len, shape.p, shape.n);
+    free(sharding.p);
+    free(shape.p);
+    return rc;
+}
+
 /* A function definition, func.func [public|private|nested] @NAME(%ARG: T {ATTRS} loc(..),
  * ..) -> RESULTS {BODY}, as one HLO computation: the entry one when NAME is the entry
  * function (pick_entry), else appended to the finished ones. */
@@ -303,47 +343,11 @@ static int function_def(struct sh_translator *t)
     if ((rc = sh_buf_printf(t, &r->text, "%s {\n", t->fname)) != ERR_OK)
         goto out;
     for (;;) {
-        struct sh_buf shape = {0}, sharding = {0};
-        uint32_t off, len, loc_off = 0, loc_len = 0;
-        bool host = false;
         sh_skip_nl(c);
         if (cursor_peek(c) == ')')
             break;
-        if (cursor_peek(c) != '%') {
-            rc = cursor_fail(c, "expected an argument %%name");
+        if ((rc = one_argument(t, &r->text, narg++)) != ERR_OK)
             goto out;
-        }
-        t->at_line = c->line;
-        t->at_col = cursor_col(c);
-        c->i++;
-        off = (uint32_t)c->i;
-        len = (uint32_t)cursor_span(c, ident_ch);
-        cursor_skip_blanks(c);
-        if (cursor_peek(c) != ':') {
-            rc = cursor_fail(c, "expected ':' after the argument name");
-            goto out;
-        }
-        c->i++;
-        cursor_skip_blanks(c);
-        if ((rc = sh_type(t, &shape)) == ERR_OK && (cursor_skip_blanks(c), cursor_peek(c) == '{'))
-            rc = arg_attrs(t, narg, sh_rank_of(shape.p), &sharding, &host);
-        if (rc == ERR_OK && host) /* XLA's entry layout puts it in S(5), the host's space */
-            rc = sh_host_layout(t, &shape);
-        if (rc == ERR_OK &&
-            (cursor_skip_blanks(c), cursor_starts(c, "loc("))) { /* its name: the op_name */
-            sh_loc_name(t, c->i, &loc_off, &loc_len);
-            c->i += 3;
-            rc = sh_skip_group(c);
-        }
-        if (rc == ERR_OK)
-            rc = param_line(t, &r->text, off, len, shape.p, narg, sharding.p, loc_off, loc_len);
-        free(sharding.p);
-        if (rc == ERR_OK)
-            rc = sh_define_value(t, off, len, shape.p, shape.n);
-        free(shape.p);
-        if (rc != ERR_OK)
-            goto out;
-        narg++;
         cursor_skip_blanks(c);
         (void)cursor_accept(c, ',');
     }

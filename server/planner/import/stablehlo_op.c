@@ -227,8 +227,10 @@ static int index_list(struct sh_translator *t, struct sh_buf *b)
     struct cursor *c = &t->c;
     int rc;
 
-    if (!cursor_accept(c, '[') || (rc = sh_buf_add(t, b, "{", 1)) != ERR_OK)
+    if (!cursor_accept(c, '['))
         return cursor_fail(c, "expected '[' and a list of indices");
+    if ((rc = sh_buf_add(t, b, "{", 1)) != ERR_OK)
+        return rc;
     for (int64_t k = 0, v; cursor_skip_blanks(c), cursor_uint(c, &v); k++) {
         if ((rc = sh_buf_printf(t, b, "%s%lld", k > 0 ? "," : "", (long long)v)) != ERR_OK)
             return rc;
