@@ -447,6 +447,20 @@ static int put_sharding(struct sh_translator *t, const struct op_text *o, const 
     return rc;
 }
 
+/* Whether the custom call's @target is callee[0..n). */
+static bool target_is(const struct sh_translator *t, const struct op_text *o, const char *callee)
+{
+    size_t n = strlen(callee);
+    return o->callee.len == n && memcmp(t->c.s + o->callee.off, callee, n) == 0;
+}
+
+/* A custom call XLA erases on import, its one operand passed through: Shardy's
+ * xla.sdy.FuncResultSharding only carries a function result's sharding
+ * (xla/service/spmd/shardy/constants.h kFuncResultShardingTargetName; the round-trip import
+ * moves it onto the result and deletes the call, ShardingRemover too). Written as a
+ * bitcast, which defines no buffer of its own (hlo_model.h). */
+static const struct sh_op PASS_THROUGH = {"", "bitcast", SH_OP_PLAIN};
+
 /* Whether the op is JAX's memory placement of a value in host memory: custom_call
  * @annotate_device_placement with _xla_buffer_placement = "pinned_host" or "unpinned_host"
  * (jax/_src/interpreters/mlir.py wrap_with_memory_kind). XLA makes it a MoveToHost
@@ -454,12 +468,10 @@ static int put_sharding(struct sh_translator *t, const struct op_text *o, const 
  * its host offloader puts in memory space S(5) (xla/service/host_offloader.cc). */
 static bool to_host(const struct sh_translator *t, const struct op_text *o)
 {
-    static const char target[] = "annotate_device_placement";
     const char *s = t->c.s;
     size_t at = o->place.at, left = t->c.len - at;
 
-    if (o->place.at == 0 || o->callee.len != sizeof(target) - 1 ||
-        memcmp(s + o->callee.off, target, sizeof(target) - 1) != 0)
+    if (o->place.at == 0 || !target_is(t, o, "annotate_device_placement"))
         return false;
     return (left >= 13 && memcmp(s + at, "\"pinned_host\"", 13) == 0) ||
            (left >= 15 && memcmp(s + at, "\"unpinned_host\"", 15) == 0);
@@ -528,6 +540,9 @@ int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st)
     }
     /* a call's result is its callee's ROOT tuple */
     bool tuple = st->nres > 1 || op->kind == SH_OP_CALL || op->kind == SH_OP_COMPOSITE;
+    if (op->kind == SH_OP_CUSTOM_CALL && !tuple && o.nops == 1 &&
+        target_is(t, &o, "xla.sdy.FuncResultSharding"))
+        op = &PASS_THROUGH;
     if ((rc = result_types(t, &o, op, tuple, &shape, &ntypes)) != ERR_OK ||
         (op->kind == SH_OP_CUSTOM_CALL && !tuple && to_host(t, &o) &&
          (rc = sh_host_layout(t, &shape)) != ERR_OK))
