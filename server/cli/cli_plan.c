@@ -545,6 +545,7 @@ static void print_text(json_object *r)
     print_kernels(r);
     print_strategies(cli_json_get(r, "packing"));
     print_runtime(cli_json_get(r, "packing"));
+    cli_print_xla_report(cli_json_get(r, "packing"));
     print_list("assumptions", chip != NULL ? cli_json_get(chip, "assumptions") : NULL);
     print_list("warnings", cli_json_get(r, "warnings"));
 }

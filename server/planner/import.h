@@ -20,6 +20,7 @@
 #include "planner/hlo_model.h"
 #include "planner/model.h"
 #include "planner/xla_assign.h"
+#include "planner/xla_oom.h"
 
 #define IMPORT_MAX_ALIASES 2
 #define IMPORT_NAMES_MAX   256 /* import_names always fits a buffer this long */
@@ -39,6 +40,11 @@ struct import_ctx {
     bool chip_given;
     /* How HLO and StableHLO before optimization are read (hlo_model.h). */
     struct hlo_model_opts hlo;
+    /* The out-of-memory report importer keeps what it parsed here (the plan checks each
+     * allocation against ours: packing.xla_report) and sets oom_kept; the caller frees it
+     * with xla_oom_free whatever the import returns. NULL: parsed, used and freed. */
+    struct xla_oom *oom;
+    bool oom_kept;
 };
 
 /* Builds *m from s[0..len) (not NUL-terminated); on failure *m is empty (nothing to free). */

@@ -203,7 +203,7 @@ errmsg "--alignment 96: message" 'tpuplan plan: --alignment: must be a power of 
 expect_exit "--capacity 0" 2 $p48 --capacity 0
 errmsg "--capacity 0: message" 'tpuplan plan: --capacity: must be above 0 bytes, got "0"'
 expect_exit "--input xml" 2 $p48 --input xml
-errmsg "--input xml: message" 'tpuplan plan: --input: unknown input format "xml" (known: auto, safetensors, recipe, json, minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir))'
+errmsg "--input xml: message" 'tpuplan plan: --input: unknown input format "xml" (known: auto, safetensors, recipe, json, minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir), xla-oom (oom))'
 expect_exit "--chip v9" 2 $p48 --chip v9
 errmsg "--chip v9: message" 'tpuplan plan: --chip: unknown chip "v9" (known: '
 expect_exit "--goal most" 2 $p48 --goal most

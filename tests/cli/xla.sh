@@ -65,10 +65,33 @@ refused "bad attached assignment: exit 2, named" "xla_assignment: line 2:37" pla
 refused "a report alone: exit 2, says what to send" "holds XLA's totals only" plan $data/small.memory-usage-report.txt
 refused "a report without an assignment: exit 2" "comes with its buffer assignment" plan $data/small.model.json --xla-report $data/small.memory-usage-report.txt
 
+# --- XLA's out-of-memory report (tests/data/xla/oom: real pastes) and memory figures
+oom=$data/oom
+run plan $oom/flowpm-27.txt --strategies xla-spatial
+[ "$rc" -eq 1 ]
+ok $? "an out-of-memory report plans alone (exit 1: it does not fit v5e, as it did not fit its TPU)"
+check "detected, one tensor per listed allocation" \
+    'r["model"]["source_format"] == "xla-oom" and list(t) == ["copy.40488"] and t["copy.40488"]["op_name"] == "slicewise_79/cic_update/FloorMod"'
+check "our padding is the report's Size and Unpadded size: 32.00G of 1.00G" \
+    'r["packing"]["xla_report"]["allocations"][0]["ours"]["padded_bytes"] == 34359738368 and r["packing"]["xla_report"]["allocations"][0]["size_matches"] and r["packing"]["xla_report"]["allocations"][0]["unpadded_matches"] and r["packing"]["xla_report"]["mismatches"] == 0'
+run plan $oom/colabfold-62.txt --strategies xla-spatial --format text
+grep -q "^  17   broadcast.82209     64.00M     64.00M     61.25M     61.25M  yes   yes$" "$tmp/out"
+ok $? "text report: XLA's size beside ours per allocation"
+run plan $oom/pytorch-xla-1965-b.txt --input oom --strategies xla-spatial
+ok $rc "--input oom: a log-prefixed paste without its header"
+printf 'Ran out of memory in memory space hbm. Used 1.00G of 1.00G hbm.\n  1. Size: 1.00G\n     Unpadded size: 1.00Q\n' >"$tmp/oom.txt"
+refused "malformed report: exit 2, line:column" "line 3:21: expected the unpadded size" plan "$tmp/oom.txt"
+refused "a report without allocations: exit 2, says what to do" "line 1: the report lists no allocations" plan $oom/enzyme-jax-2422.txt
+refused "CompiledMemoryStats alone: exit 2" "totals only: attach them to their program" plan $oom/jax-18954.memstats.txt
+run plan tests/data/hlo/while.hlo --strategies xla-spatial --xla-report $oom/xla-10803.memstats.txt
+check "CompiledMemoryStats beside a program: XLA's total" \
+    'r["packing"]["xla_report"]["form"] == "compiled-memory-stats" and r["packing"]["xla_report"]["xla_total_bytes"] == 137376'
+
 # --- the results validate against the published schema
 if have_jsonschema; then
     for args in "$data/small.buffer-assignment.txt --xla-report $data/small.memory-usage-report.proto.txt" \
-        "$data/small.model.json --xla-assignment $data/small.buffer-assignment.txt"; do
+        "$data/small.model.json --xla-assignment $data/small.buffer-assignment.txt" \
+        "$data/oom/colabfold-62.txt" "tests/data/hlo/while.hlo --xla-report $data/oom/maxtext-docs.memstats.txt"; do
         # shellcheck disable=SC2086
         "$bin" plan $args >"$tmp/out" 2>/dev/null
         valid result.schema.json "$tmp/out"

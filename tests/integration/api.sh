@@ -492,7 +492,7 @@ check "form fields are parameters too: unknown and out of range, both listed" \
     eval 'problem 400 invalid-parameter && errors_are "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, runtime, mem_fraction, preallocate, goal, reading, order, retain)" "time_limit|time_limit: must be above 0 and at most 3600 s, got \"2h\""'
 req POST '/api/v1/plans?alignment=96&format=xml&strategies=magic' -H 'Content-Type: application/json' --data "$model"
 check "alignment, format and strategies refused as tpuplan plan refuses them" \
-    eval 'problem 400 invalid-parameter && errors_are "alignment|alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"96\"" "format|format: unknown input format \"xml\" (known: auto, safetensors, recipe, json, minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir))" "strategies|strategies: unknown strategy \"magic\" (known: xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite,tpuplan-search,exact, best, all)"'
+    eval 'problem 400 invalid-parameter && errors_are "alignment|alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"96\"" "format|format: unknown input format \"xml\" (known: auto, safetensors, recipe, json, minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir), xla-oom (oom))" "strategies|strategies: unknown strategy \"magic\" (known: xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite,tpuplan-search,exact, best, all)"'
 req POST "/api/v1/plans?time_limit=500ms&capacity=1M&name=opts-$$" -H 'Content-Type: application/json' \
     -H 'Prefer: wait=20' --data "$model"
 stored=$(sql "SELECT options::text FROM plans WHERE name = 'opts-$$'")

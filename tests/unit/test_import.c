@@ -40,6 +40,8 @@ static const struct {
      7},
     {"hlo", "tests/data/hlo/while.hlo", "jit_loop", 0},              /* HloModule jit_loop */
     {"stablehlo", "tests/data/hlo/jax_while_call.mlir", "jit_f", 0}, /* module @jit_f */
+    /* one listed allocation (test_xla_oom.c) */
+    {"xla-oom", "tests/data/xla/oom/easydel-142.txt", "xla-oom", 1},
 };
 
 #define NSAMPLES (sizeof(samples) / sizeof(samples[0]))
@@ -99,6 +101,8 @@ static void test_find_names_and_aliases(void **state)
         {"hlo", "hlo"},
         {"stablehlo", "stablehlo"},
         {"mlir", "stablehlo"},
+        {"xla-oom", "xla-oom"},
+        {"oom", "xla-oom"},
     };
     static const char *const unknown[] = {"", "JSON", "yaml", "stablehlo ", "mhlo", "Auto"};
     const struct importer *imp;
@@ -128,7 +132,7 @@ static void test_find_names_and_aliases(void **state)
     assert_string_equal(e.where, "--input");
     assert_string_equal(e.msg, "--input: unknown input format \"yaml\" (known: auto, safetensors, "
                                "recipe, json, minimalloc-csv (csv), xla-buffer-assignment, hlo, "
-                               "stablehlo (mlir))");
+                               "stablehlo (mlir), xla-oom (oom))");
 }
 
 /* Only the formats of byte sizes (CSV rows, XLA's values) are raw; only safetensors is
@@ -148,7 +152,7 @@ static void test_flags(void **state)
 static void test_names(void **state)
 {
     static const char all[] = "auto, safetensors, recipe, json, minimalloc-csv (csv), "
-                              "xla-buffer-assignment, hlo, stablehlo (mlir)";
+                              "xla-buffer-assignment, hlo, stablehlo (mlir), xla-oom (oom)";
     char buf[IMPORT_NAMES_MAX];
 
     (void)state;
@@ -247,13 +251,45 @@ static void test_run_bom_forced_and_unrecognized(void **state)
                         "\"train\" or \"serve\"), a JSON model description (an object), a "
                         "MiniMalloc "
                         "CSV (header id,lower,upper,size), an XLA buffer assignment "
-                        "(BufferAssignment:), XLA HLO text (HloModule ...) or StableHLO text "
-                        "(module @... { func.func ...)");
+                        "(BufferAssignment:), XLA HLO text (HloModule ...), StableHLO text "
+                        "(module @... { func.func ...) or an XLA out-of-memory report (Ran out "
+                        "of memory in memory space ...)");
     assert_int_equal(import_run(NULL, " \n\t", 3, &c, &m, NULL, &e), ERR_INVALID);
     assert_non_null(strstr(e.msg, "unrecognized input"));
     assert_int_equal(import_run(NULL, "Total bytes used: 8 (8B)\n", 25, &c, &m, NULL, &e),
                      ERR_INVALID);
     assert_non_null(strstr(e.msg, "holds XLA's totals only"));
+    assert_int_equal(
+        import_run(NULL, "CompiledMemoryStats(temp_size_in_bytes=8)", 42, &c, &m, NULL, &e),
+        ERR_INVALID);
+    assert_non_null(strstr(e.msg, "are totals only: attach them to their program"));
+}
+
+/* The out-of-memory report's importer hands over what it parsed when given a place: one
+ * allocation per tensor, in order. */
+static void test_oom_report_kept(void **state)
+{
+    struct model_limits ml;
+    struct xla_oom r;
+    struct model m;
+    struct err e;
+    size_t len;
+    char *s = slurp("tests/data/xla/oom/trax-1343.txt", &len);
+    struct import_ctx c = {.limits = &ml, .oom = &r};
+
+    (void)state;
+    limits(&ml);
+    memset(&r, 0, sizeof(r));
+    assert_int_equal(import_run(NULL, s, len, &c, &m, NULL, &e), ERR_OK);
+    assert_true(c.oom_kept);
+    assert_int_equal(r.nallocs, 2);
+    assert_int_equal(m.n, 2);
+    assert_string_equal(m.tensors[0].name, "fusion.6043");
+    assert_string_equal(m.tensors[1].name, "fusion.6047");
+    assert_string_equal(m.tensors[1].op_name, "DUMMY_47");
+    xla_oom_free(&r);
+    model_free(&m);
+    free(s);
 }
 
 int main(void)
@@ -267,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_import_each_sample),
         cmocka_unit_test(test_xla_assignment_kept),
         cmocka_unit_test(test_run_bom_forced_and_unrecognized),
+        cmocka_unit_test(test_oom_report_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

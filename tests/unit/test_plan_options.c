@@ -76,10 +76,10 @@ static const struct refusal {
     /* format */
     {"format", "xml", ERR_NOTFOUND,
      "format: unknown input format \"xml\" (known: auto, safetensors, recipe, json, "
-     "minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir))"},
+     "minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir), xla-oom (oom))"},
     {"format", "JSON", ERR_NOTFOUND,
      "format: unknown input format \"JSON\" (known: auto, safetensors, recipe, json, "
-     "minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir))"},
+     "minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir), xla-oom (oom))"},
     /* chip and strategies */
     {"strategies", "first-fit,,exact", ERR_INVALID,
      "strategies: empty or overlong name in \"first-fit,,exact\""},

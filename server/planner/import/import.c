@@ -5,7 +5,10 @@
  * a header 123 bytes long starts with '{', which the JSON test would take. A recipe comes
  * before the JSON model: both are objects, told apart by their top-level keys (a recipe has
  * "model" and "train" or "serve"; a model has "tensors"). The text formats after them are told
- * apart by their first non-blank characters, none of which two share.
+ * apart by their first non-blank characters, none of which two share. An out-of-memory report
+ * comes last: a paste starts wherever the user's selection did (a traceback, a log prefix),
+ * so it is found by its header's words anywhere in the text, which only a text no other row
+ * took is searched for.
  */
 #include "planner/import.h"
 
@@ -20,6 +23,8 @@
 #include "planner/safetensors.h"
 #include "planner/stablehlo.h"
 #include "planner/text.h"
+#include "planner/xla_memstats.h"
+#include "planner/xla_oom.h"
 
 /* A JSON model description is an object; an array is taken too, so that the model parser
  * answers it with "must be an object" rather than detection with "unrecognized input". A
@@ -104,6 +109,13 @@ static const struct importer importers[] = {
         .program = true,
         .detect = stablehlo_detect,
         .import = stablehlo_text_import,
+    },
+    {
+        .name = "xla-oom",
+        .aliases = {"oom"},
+        .what = "an XLA out-of-memory report (Ran out of memory in memory space ...)",
+        .detect = xla_oom_detect,
+        .import = xla_oom_import,
     },
 };
 
@@ -206,6 +218,11 @@ static int unrecognized(const char *input, size_t len, struct err *e)
         return err_set(e, ERR_INVALID, "",
                        "a memory-usage report holds XLA's totals only: send it with its "
                        "buffer assignment (*.buffer-assignment.txt) or its HLO module");
+    if (xla_memstats_detect(input, len))
+        return err_set(e, ERR_INVALID, "",
+                       "XLA's memory figures (CompiledMemoryStats, MaxText's memory line) are "
+                       "totals only: attach them to their program (--xla-report, the form "
+                       "field xla_report)");
     expected[0] = '\0';
     for (size_t k = 0; k < NIMPORTERS; k++) {
         append(expected, sizeof(expected), &n, k == 0 ? "" : (k + 1 == NIMPORTERS ? " or " : ", "));

@@ -58,6 +58,7 @@ static void ctx_free(struct plan_ctx *c)
     plan_kernels_free(c);
     model_free(&c->m);
     plan_xla_free(&c->xla);
+    plan_report_free(&c->report);
     free(c->bufs);
     free(c->buf_tensor);
     memset(c, 0, sizeof(*c));
@@ -115,25 +116,29 @@ static int check_opts(const char *input, size_t len, const struct plan_opts *o,
 }
 
 /* Builds c->m with the importer of the input's format (o->format, or detected: *imp says
- * which). An XLA buffer assignment is kept as well, as the plan's own "xla-actual" row. */
+ * which). An XLA buffer assignment is kept as well, as the plan's own "xla-actual" row, and
+ * an out-of-memory report, its allocations checked against ours (packing.xla_report). */
 static int load(const char *input, size_t len, const struct plan_opts *o,
                 const struct plan_limits *lim, struct plan_ctx *c, const struct importer **imp,
                 struct err *e)
 {
     struct model_limits ml = {lim->max_input_bytes, lim->max_json_depth, lim->max_tensors,
                               lim->max_ops, o->threads};
-    struct import_ctx ic = {&ml,
-                            o->chip != NULL ? chip_find(o->chip) : chip_default(),
-                            &c->xla.a,
-                            false,
-                            o->chip != NULL && chip_find(o->chip) != NULL,
-                            {o->reading == PLAN_READING_WRITTEN, o->order == PLAN_ORDER_TEXT}};
+    struct import_ctx ic = {
+        .limits = &ml,
+        .chip = o->chip != NULL ? chip_find(o->chip) : chip_default(),
+        .xla = &c->xla.a,
+        .chip_given = o->chip != NULL && chip_find(o->chip) != NULL,
+        .hlo = {o->reading == PLAN_READING_WRITTEN, o->order == PLAN_ORDER_TEXT},
+        .oom = &c->report.oom,
+    };
     int rc;
 
     if ((rc = import_lookup("format", o->format, imp, e)) != ERR_OK)
         return rc;
     rc = import_run(*imp, input, len, &ic, &c->m, imp, e);
     c->xla.have = c->xla.standalone = ic.xla_kept;
+    c->report.have_oom = c->report.standalone = ic.oom_kept;
     return rc;
 }
 
@@ -276,8 +281,10 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||
         (rc = plan_kernels_check(c, e)) != ERR_OK || (rc = lifetime_derive(&c->m, e)) != ERR_OK ||
         (rc = build_problem(c, e)) != ERR_OK ||
-        (rc = plan_xla_attach(c, o, lim->max_tensors, e)) != ERR_OK)
+        (rc = plan_xla_attach(c, o, lim->max_tensors, e)) != ERR_OK ||
+        (rc = plan_report_attach(c, o, lim->max_tensors, e)) != ERR_OK)
         return rc;
+    plan_report_check(c);
     return choose_strategies(c, settled.strategies != NULL ? settled.strategies : "best", e);
 }
 

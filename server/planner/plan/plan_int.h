@@ -11,6 +11,7 @@
  *   plan_runtime.c    the runtime allocator replay (bfc.h) and its part of the result
  *   plan_series.c     the number writers the result's sections share
  *   plan_xla.c        XLA's own buffer assignment beside the plan (packing.xla)
+ *   plan_report.c     XLA's own reports beside the plan (packing.xla_report)
  *
  * Data flows one way: plan.c fills a plan_ctx, the portfolio a plan_packing, and the
  * writers only read both.
@@ -33,6 +34,8 @@
 #include "planner/plan.h"
 #include "planner/suggest.h"
 #include "planner/xla_assign.h"
+#include "planner/xla_memstats.h"
+#include "planner/xla_oom.h"
 
 #define PLAN_MAX_STRATEGIES 16
 
@@ -50,6 +53,18 @@ struct plan_xla {
                             * in_place (our model writes it into that tensor's buffer);
                             * malloc'd, NULL when no tensor has in_place */
     size_t nin_place;      /* values marked in in_place */
+};
+
+/* XLA's own report beside the plan (plan_report.c; packing.xla_report): an out-of-memory
+ * report (the input itself, standalone: tensor i is its allocation i; or attached,
+ * plan_opts.xla_report, its allocations matched to tensors by name), or XLA's memory figures
+ * (CompiledMemoryStats, MaxText's line; attached). */
+struct plan_report {
+    bool have_oom;
+    bool standalone;
+    struct xla_oom oom; /* released by plan_report_free */
+    bool have_stats;
+    struct xla_memstats ms;
 };
 
 /* The first kernel over its VMEM limit (plan_kernels_check): its index in the kernel set,
@@ -97,7 +112,8 @@ struct plan_ctx {
     size_t kernels_over;
     struct plan_kernel_over kernel_over; /* the first, when kernels_over > 0 */
     struct kernel_operand_plan *kops;
-    struct plan_xla xla; /* released by plan_xla_free */
+    struct plan_xla xla;       /* released by plan_xla_free */
+    struct plan_report report; /* released by plan_report_free */
 };
 
 /* One strategy's run: runs[k] belongs to ctx->strategies[k]. */
@@ -299,5 +315,23 @@ bool plan_xla_offset(const struct plan_ctx *c, size_t i, uint64_t *off);
 
 /* packing.xla: null without an assignment, else the "xla-actual" comparison row. */
 void plan_xla_write(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk);
+
+/*
+ * plan_report.c: whether an attached report (plan_opts.xla_report) is one of XLA's own
+ * reports this module reads (an out-of-memory report, CompiledMemoryStats, MaxText's line)
+ * rather than a memory-usage report for plan_xla.c; plan_report_attach parses it (errors
+ * name "xla_report"); plan_report_free releases c->report whatever they return.
+ */
+bool plan_report_takes(const char *text, size_t len);
+ERR_MUST_CHECK int plan_report_attach(struct plan_ctx *c, const struct plan_opts *o,
+                                      size_t max_allocs, struct err *e);
+void plan_report_free(struct plan_report *r);
+
+/* Warns (a model warning) when allocations of an out-of-memory report are not the size our
+ * layout rules give their tensors: c->m resolved, the report attached. */
+void plan_report_check(struct plan_ctx *c);
+
+/* packing.xla_report: null without a report, else XLA's figures beside ours. */
+void plan_report_write(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk);
 
 #endif

@@ -501,6 +501,7 @@ static void write_packing(struct jsonw *w, const struct plan_ctx *c, const struc
     write_peak(w, c, pk);
     plan_runtime_write(w, c, pk);
     plan_xla_write(w, c, pk);
+    plan_report_write(w, c, pk);
     jsonw_obj_end(w);
 }
 

@@ -54,6 +54,8 @@ static int attach_inputs(struct plan_ctx *c, const struct plan_opts *o, size_t m
             return err_prefix(e, "xla_assignment", "xla_assignment: ");
         x->have = true;
     }
+    if (o->xla_report != NULL && plan_report_takes(o->xla_report, o->xla_report_len))
+        return ERR_OK; /* XLA's own report: plan_report.c */
     if (o->xla_report != NULL && !x->have)
         return err_set(e, ERR_INVALID, "xla_report",
                        "xla_report: a memory-usage report comes with its buffer assignment "
