@@ -370,6 +370,16 @@ req POST /api/v1/plans -H 'Prefer: wait=20' -H "$dash" -F "file=@tests/data/xla/
     -F "xla_report=@tests/data/xla/small.memory-usage-report.txt"
 check "multipart model + xla_assignment + xla_report: matched by name, report totals" \
     eval 'is 201 && body_has "\"matched_values\":3" && body_has "\"report\":{\"form\":\"text\",\"total_bytes\":4240"'
+# XLA's out-of-memory report, pasted as text/plain (detected anywhere in the text), and
+# CompiledMemoryStats beside an HLO module as the form file xla_report.
+req POST /api/v1/plans -H 'Content-Type: text/plain' -H "$dash" -H 'Prefer: wait=20' \
+    --data-binary @tests/data/xla/oom/flowpm-27.txt
+check "POST an out-of-memory report as text/plain plans its allocations (201, 32.00G matches)" \
+    eval 'is 201 && [ "$(jstr source_format)" = xla-oom ] && body_has "\"size_matches\":true"'
+req POST /api/v1/plans -H 'Prefer: wait=20' -H "$dash" -F "file=@tests/data/hlo/while.hlo" \
+    -F "xla_report=@tests/data/xla/oom/xla-10803.memstats.txt"
+check "multipart HLO + CompiledMemoryStats as xla_report: XLA's total beside ours" \
+    eval 'is 201 && body_has "\"xla_total_bytes\":137376"'
 req POST /api/v1/plans -H "$dash" -F "file=@tests/data/xla/small.model.json" \
     -F "xla_assignment=@tests/data/xla/small.memory-usage-report.txt"
 check "a report sent as xla_assignment is a 4xx problem naming the field" \

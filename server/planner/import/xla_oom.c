@@ -20,8 +20,7 @@ static const char *const headers[] = {
     "would exceed memory (size=",
 };
 
-/* Where the parse stands: which block a "reserved" line belongs to, whether an entry is
- * open, whether the header's "Exceeded" part is still to come. */
+/* The block the last lines belong to: it says whose a "reserved" line is. */
 enum part { PART_NONE, PART_USAGE, PART_PROGRAM, PART_LIST };
 
 /* An entry while the strings grow: its string fields as offsets + 1 into them (0: none). */
@@ -34,6 +33,8 @@ struct pentry {
     struct entry_strs st;
 };
 
+/* Where the parse stands: the report so far, whether it has started, the block, whether an
+ * entry is open and whether the header's "Exceeded" part is still to come. */
 struct parser {
     struct xla_oom *r;
     struct vec allocs;  /* struct pentry */
@@ -288,7 +289,9 @@ static int str_add(struct parser *p, const char *s, size_t n, bool unescape, siz
     int rc;
 
     if ((rc = vec_reserve(&p->strings, p->strings.n + n + 1)) != ERR_OK)
-        return err_set(p->e, rc, "", "the report's text is larger than the input");
+        return err_set(p->e, rc, "",
+                       rc == ERR_NOMEM ? "out of memory for the report's text"
+                                       : "the report's text is larger than the input");
     *at = p->strings.n + 1;
     for (size_t k = 0; k < n; k++) {
         if (unescape && s[k] == '\\' && k + 1 < n && (s[k + 1] == '"' || s[k + 1] == '\\'))
