@@ -28,6 +28,7 @@ export function renderCards(r, s, pk) {
     cards.append(card('Strategy', pk.chosen || s.strategy || '?', chosen ? (chosen.proven_optimal ? 'proven optimal' : chosen.solved ? 'solved (optimality not proven)' : 'not solved') : null));
     if (pk.xla) cards.append(xlaCard(pk.xla, s));
     if (r.compile) cards.append(compileCard(r.compile));
+    if (pk.xla_report) cards.append(xlaReportCard(pk.xla_report, s));
     const nAssumed = Number.isFinite(s.assumed_layouts) ? s.assumed_layouts : null;
     const nChip = (chip.assumptions || []).length;
     cards.append(card('Assumptions', nAssumed === null ? '–' : `${fmtInt(nAssumed)} of ${fmtInt(s.tensors)} layouts`, `layouts not confirmed by a source; ${nChip} chip assumption${nChip === 1 ? '' : 's'} (listed below)`, nAssumed ? '' : 'good'));
@@ -79,6 +80,26 @@ function compileCard(cp) {
     const c = card(cp.chosen === 'written' ? 'Program as written' : 'Program as compiled', fmtBytes(chosen.peak_bytes), parts.join(' · '));
     c.id = 'compile-card';
     c.title = 'A program before optimization: planned as XLA will compile it unless asked for as written (reading=written).';
+    return c;
+}
+
+// XLA's own report (packing.xla_report): an out-of-memory report's header and how many of its
+// allocations our rules size as XLA did, or XLA's memory figures, next to our peak.
+function xlaReportCard(x, s) {
+    const parts = [`our peak ${fmtBytes(s.peak_bytes)}`];
+    let value;
+    if (x.allocations) {
+        value = x.used ? x.used.text : `${fmtInt(x.allocations_listed)} allocations`;
+        if (x.capacity) parts.push(`of ${x.capacity.text} ${x.memory_space || ''}`.trim());
+        const checked = x.allocations.filter((a) => a.size_matches !== null).length;
+        parts.push(`${fmtInt(checked - x.mismatches)} of ${fmtInt(checked)} allocations sized as XLA did`);
+        if (x.mismatches) parts.push(`${fmtInt(x.mismatches)} not (see the warnings)`);
+    } else {
+        value = fmtBytes(x.xla_total_bytes);
+        parts.push(x.form === 'maxtext' ? "MaxText's estimate" : 'CompiledMemoryStats');
+    }
+    const c = card("XLA's report", value, parts.join(' · '), x.mismatches ? 'bad' : '');
+    c.id = 'xla-report-card';
     return c;
 }
 

@@ -66,7 +66,7 @@ async function pick(file) {
             const limit = 64 * 1024 * 1024;
             if (file.size > limit) throw new Error(`${file.name} is ${fmtBytes(file.size)}; model descriptions and CSVs are limited to ${fmtBytes(limit)}.`);
             picked = { file, format, body: file };
-            const what = { csv: 'MiniMalloc CSV', json: 'model description (JSON)', text: 'text (an XLA program as HLO or StableHLO, or an XLA buffer assignment, detected by the server)' }[format];
+            const what = { csv: 'MiniMalloc CSV', json: 'model description (JSON)', text: 'text (an XLA program as HLO or StableHLO, an XLA buffer assignment or an XLA out-of-memory report, detected by the server)' }[format];
             info.textContent = `${file.name}: ${what}, ${fmtBytes(file.size)}.`;
         }
         $('#submit-hint').textContent = 'Ready.';

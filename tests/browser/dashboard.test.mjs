@@ -868,6 +868,18 @@ test('a model with its XLA buffer assignment and memory-usage report: matched by
     await page.context().close();
 });
 
+test("an XLA out-of-memory report (.txt, a real paste) plans its allocations, XLA's sizes beside ours", async () => {
+    const page = await newPage();
+    await uploadPlan(page, xlaDump('oom/flowpm-27.txt'), /out-of-memory report/);
+    const r = await page.evaluate(() => window.__tpuplan.result);
+    assert(r.model.source_format === 'xla-oom', 'format ' + r.model.source_format);
+    const a = r.packing.xla_report.allocations[0];
+    assert(a.size.text === '32.00G' && a.ours.padded_bytes === 34359738368 && a.size_matches === true, 'allocation ' + JSON.stringify(a.ours));
+    const card = await page.textContent('#xla-report-card');
+    assert(/41\.74G/.test(card) && /of 16\.00G hbm/.test(card) && /1 of 1 allocations sized as XLA did/.test(card), 'card: ' + card);
+    await page.context().close();
+});
+
 test('an HLO module with its XLA buffer assignment: values written in place counted apart from the unmatched', async () => {
     const page = await newPage();
     await page.goto(base + '/');
