@@ -4,19 +4,22 @@
  * The printer is in the closed TPU compiler (libtpu), not in openxla/xla: no grammar can be
  * cited for it. The one here is inferred from real pastes in public issues (listed with the
  * tests, server/planner/INPUT.md#xlas-out-of-memory-report); openxla/xla's
- * docs/errors/error_1000.md and error_1001.md show only the first lines. Three families:
+ * docs/errors/error_1000.md and error_1001.md show only the first lines. The headers (the
+ * form each is read as in parentheses):
  *
  *   [prefix] ... [E1000: CompileTimeHbmOom: ] ... Ran out of memory in memory space hbm.
- *       Used 30.21G of 15.48G hbm. Exceeded hbm capacity by 14.73G.          (E1000, form CAPACITY;
- *       2019 also printed "... space vmem. Please file a bug against XLA.", no figures)
- *   ... Ran out of memory in memory space vmem while allocating on stack for %k = ... (E1001,
- * STACK) [Scoped allocation with size 31.07M and limit 16.00M exceeded scoped vmem limit
- * by 15.07M.]
+ *     Used 30.21G of 15.48G hbm. Exceeded hbm capacity by 14.73G.               (CAPACITY)
+ *     (2019 also printed "... space vmem. Please file a bug against XLA.", no figures)
+ *   ... Ran out of memory in memory space vmem while allocating on stack for %k = ...
+ *     [Scoped allocation with size 31.07M and limit 16.00M exceeded scoped vmem limit by
+ *     15.07M.]                                                             (STACK, E1001)
  *   ... Aborting compilation early because it's unlikely to have enough memory.
- *       Requires 3.84T, has 90.96G available.                                 (EARLY)
+ *     Requires 3.84T, has 90.96G available.                                     (EARLY)
  *   ... Allocation (size=134217728) would exceed memory (size=67108864) :: #allocation25
- *       [shape = 'u8[134217728]{0}', space=vmem, size = 0x8000000, tag = 'TAG'] :: NAME
- * (ALLOCATION)
+ *     [shape = 'u8[134217728]{0}', space=vmem, size = 0x8000000, tag = 'T'] :: NAME
+ *                                                                     (ALLOCATION, E1001)
+ *   ... TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, exceeding
+ *     available bytes: 95.74G                                              (SPARSECORE)
  *
  * then, each part optional and in this order:
  *
@@ -78,6 +81,7 @@ enum xla_oom_form {
     XLA_OOM_EARLY,      /* "Aborting compilation early ... Requires R, has H available." */
     XLA_OOM_ALLOCATION, /* "Allocation (size=N) would exceed memory (size=M)" (E1001) */
     XLA_OOM_LIST,       /* no header line: the paste starts at the usage, program or list */
+    XLA_OOM_SPARSECORE, /* the TensorCore's and the SparseCores' usage (E1000) */
 };
 
 struct xla_oom_alloc {
@@ -106,6 +110,7 @@ struct xla_oom {
      * excess when printed. EARLY: used = required, capacity = available. ALLOCATION:
      * used = the allocation, capacity = the memory, exceeded their difference. */
     struct xla_oom_size used, capacity, exceeded;
+    struct xla_oom_size tensorcore, sparsecore; /* SPARSECORE: the two usages (used: both) */
     const char *stack_for; /* STACK: what was being allocated ("%k = bf16[...] ..."); NULL */
     struct xla_oom_size total, reserved, program, arguments; /* Total ... usage >= */
     bool arguments_unknown;                                  /* "arguments unknown size" */
@@ -121,9 +126,10 @@ struct xla_oom {
     size_t header_line;           /* the first line of the report */
 };
 
-/* True when text holds an out-of-memory report: the header's "Ran out of memory in memory
- * space ", "Aborting compilation early because", "would exceed memory (size=", a "Largest
- * program allocations in " list, or entries of one ("N. Size: " and "Unpadded size: "). */
+/* True when text holds an out-of-memory report: a header's marker ("Ran out of memory in
+ * memory space ", "Aborting compilation early because", "Allocation (size=", "TensorCore Hbm
+ * usage: "), a "Largest program allocations in " list, or entries of one ("N. Size: " and
+ * "Unpadded size: "). */
 bool xla_oom_detect(const char *text, size_t len);
 
 /* Parses text[0..len) (need not be NUL-terminated) into *out. ERR_INVALID with "line L:C"
@@ -133,7 +139,8 @@ ERR_MUST_CHECK int xla_oom_parse(const char *text, size_t len, size_t max_allocs
                                  struct xla_oom *out, struct err *e);
 void xla_oom_free(struct xla_oom *r);
 
-/* "out-of-memory", "stack", "early-abort", "allocation", "list": the result's form. */
+/* "out-of-memory", "stack", "early-abort", "allocation", "list", "sparsecore": the result's
+ * form. */
 const char *xla_oom_form_name(enum xla_oom_form f);
 
 /* Whether bytes prints as s->text does (layout_format_bytes): how an allocation's sizes

@@ -78,6 +78,9 @@ static void test_real_pastes_parse(void **state)
         {"easydel-78.txt", XLA_OOM_CAPACITY, "hbm", "21.90G", "7.48G", "14.42G", 0, 0},
         {"flax-1733.txt", XLA_OOM_LIST, "hbm", "", "", "", 1, 1},
         {"tensorflow-26893.txt", XLA_OOM_CAPACITY, "vmem", "", "", "", 0, 0},
+        /* 34.82G + 174.10G: 37387690312 + 186938451558 bytes, printed as XLA prints */
+        {"xla-docs-error-1000-sparsecore.txt", XLA_OOM_SPARSECORE, "hbm", "208.92G", "95.74G",
+         "113.18G", 0, 0},
     };
 
     (void)state;
@@ -189,7 +192,8 @@ static void test_rewrapped_and_cut_pastes(void **state)
 }
 
 /* The error code (Enzyme-JAX#2422), the E1001 allocation form (openxla/xla's
- * docs/errors/error_1001.md) and the early abort (jax#7822). */
+ * docs/errors/error_1001.md), E1000's SparseCore form (error_1000.md) and the early abort
+ * (jax#7822). */
 static void test_header_forms(void **state)
 {
     struct xla_oom r;
@@ -206,6 +210,12 @@ static void test_header_forms(void **state)
     assert_string_equal(
         r.allocs[0].name,
         "ragged_latency_optimized_all_gather_lhs_contracting_gated_matmul_kernel.2");
+    xla_oom_free(&r);
+    parse_sample("xla-docs-error-1000-sparsecore.txt", &r);
+    assert_string_equal(r.tensorcore.text, "34.82G");
+    assert_string_equal(r.sparsecore.text, "174.10G");
+    assert_int_equal(r.used.bytes, 224326141870ull);
+    assert_int_equal(r.capacity.bytes, 102800042230ull);
     xla_oom_free(&r);
     parse_sample("jax-7822.txt", &r);
     assert_string_equal(r.used.text, "3.47E");

@@ -13,13 +13,6 @@
 #include "planner/base/vec.h"
 #include "planner/layout.h"
 
-/* The header lines' markers, in the order they are looked for on a line. */
-static const char *const headers[] = {
-    "Ran out of memory in memory space ",
-    "Aborting compilation early because",
-    "would exceed memory (size=",
-};
-
 /* The block the last lines belong to: it says whose a "reserved" line is. */
 enum part { PART_NONE, PART_USAGE, PART_PROGRAM, PART_LIST };
 
@@ -49,8 +42,8 @@ struct parser {
 
 const char *xla_oom_form_name(enum xla_oom_form f)
 {
-    static const char *const names[] = {"out-of-memory", "stack", "early-abort", "allocation",
-                                        "list"};
+    static const char *const names[] = {"out-of-memory", "stack", "early-abort",
+                                        "allocation",    "list",  "sparsecore"};
     return (size_t)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
 }
 
@@ -64,15 +57,6 @@ bool xla_oom_size_matches(const struct xla_oom_size *s, uint64_t bytes)
 static bool find(const char *s, size_t len, const char *w)
 {
     return memmem(s, len, w, strlen(w)) != NULL;
-}
-
-bool xla_oom_detect(const char *text, size_t len)
-{
-    for (size_t k = 0; k < sizeof(headers) / sizeof(headers[0]); k++)
-        if (find(text, len, headers[k]))
-            return true;
-    return find(text, len, "Largest program allocations in ") ||
-           (find(text, len, ". Size: ") && find(text, len, "Unpadded size: "));
 }
 
 /* --- lexing on one line ------------------------------------------------------------------ */
@@ -457,7 +441,8 @@ static int allocation_entry(struct parser *p, struct cursor *l)
     return ERR_OK;
 }
 
-/* "Allocation (size=N) would exceed memory (size=M)[ :: #allocation...]" from its start. */
+/* "Allocation (size=N) would exceed memory (size=M)[ :: #allocation...]" after its
+ * "Allocation (size=". */
 static int header_allocation(struct parser *p, struct cursor *l)
 {
     struct xla_oom *r = p->r;
@@ -486,6 +471,51 @@ static int header_allocation(struct parser *p, struct cursor *l)
     return allocation_entry(p, l);
 }
 
+/* "TPU TensorCore Hbm usage: 34.82G, SparseCore Hbm usage 174.10G, exceeding available
+ * bytes: 95.74G" (openxla/xla docs/errors/error_1000.md): used is the two together. */
+static int header_sparsecore(struct parser *p, struct cursor *l)
+{
+    struct xla_oom *r = p->r;
+    int rc;
+
+    r->form = XLA_OOM_SPARSECORE;
+    snprintf(r->space, sizeof(r->space), "hbm");
+    if ((rc = expect_size(l, &r->tensorcore, "the TensorCore's bytes")) != ERR_OK ||
+        (rc = expect_lit(l, ", SparseCore Hbm usage ")) != ERR_OK ||
+        (rc = expect_size(l, &r->sparsecore, "the SparseCore's bytes")) != ERR_OK ||
+        (rc = expect_lit(l, ", exceeding available bytes: ")) != ERR_OK ||
+        (rc = expect_size(l, &r->capacity, "the bytes available")) != ERR_OK)
+        return rc;
+    if (arith_add(r->tensorcore.bytes, r->sparsecore.bytes, &r->used.bytes))
+        return cursor_fail(l, "the two usages pass 2^64 bytes");
+    layout_format_bytes(r->used.bytes, r->used.text, sizeof(r->used.text));
+    if (r->used.bytes > r->capacity.bytes) {
+        r->exceeded.bytes = r->used.bytes - r->capacity.bytes;
+        layout_format_bytes(r->exceeded.bytes, r->exceeded.text, sizeof(r->exceeded.text));
+    }
+    return ERR_OK;
+}
+
+/* The header lines, by the words that mark them: each reader starts after its marker. */
+static const struct {
+    const char *marker;
+    int (*read)(struct parser *p, struct cursor *l);
+} headers[] = {
+    {"Ran out of memory in memory space ", header_capacity},
+    {"Aborting compilation early because", header_early},
+    {"Allocation (size=", header_allocation},
+    {"TensorCore Hbm usage: ", header_sparsecore},
+};
+
+bool xla_oom_detect(const char *text, size_t len)
+{
+    for (size_t k = 0; k < sizeof(headers) / sizeof(headers[0]); k++)
+        if (find(text, len, headers[k].marker))
+            return true;
+    return find(text, len, "Largest program allocations in ") ||
+           (find(text, len, ". Size: ") && find(text, len, "Unpadded size: "));
+}
+
 /* The header, when the line holds one: *found says so. */
 static int header(struct parser *p, struct cursor *l, bool *found)
 {
@@ -494,26 +524,14 @@ static int header(struct parser *p, struct cursor *l, bool *found)
 
     *found = false;
     for (size_t k = 0; k < sizeof(headers) / sizeof(headers[0]); k++) {
-        size_t w = strlen(headers[k]);
-        for (size_t at = 0; at + w <= n; at++) {
-            if (memcmp(s + at, headers[k], w) != 0)
-                continue;
-            *found = true;
-            p->r->header_line = l->line;
-            header_code(p->r, l->s, l->i + at);
-            if (k == 2) { /* "Allocation (size=N) would exceed memory": from its start */
-                const char *st = NULL;
-                for (size_t b = 0; b + 17 <= at && st == NULL; b++)
-                    if (memcmp(s + b, "Allocation (size=", 17) == 0)
-                        st = s + b;
-                if (st == NULL)
-                    return cursor_fail(l, "expected \"Allocation (size=\"");
-                l->i = (size_t)(st - l->s) + 17;
-                return header_allocation(p, l);
-            }
-            l->i += at + w;
-            return k == 0 ? header_capacity(p, l) : header_early(p, l);
-        }
+        const char *at = memmem(s, n, headers[k].marker, strlen(headers[k].marker));
+        if (at == NULL)
+            continue;
+        *found = true;
+        p->r->header_line = l->line;
+        header_code(p->r, l->s, (size_t)(at - l->s));
+        l->i = (size_t)(at - l->s) + strlen(headers[k].marker);
+        return headers[k].read(p, l);
     }
     return ERR_OK;
 }

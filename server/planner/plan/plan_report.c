@@ -270,6 +270,8 @@ static void write_oom_figures(struct jsonw *w, const struct xla_oom *r)
     write_size(w, "used", &r->used);
     write_size(w, "capacity", &r->capacity);
     write_size(w, "exceeded", &r->exceeded);
+    write_size(w, "tensorcore", &r->tensorcore);
+    write_size(w, "sparsecore", &r->sparsecore);
     write_opt_str(w, "stack_for", r->stack_for);
     jsonw_obj_begin(w, "usage");
     write_size(w, "total", &r->total);
