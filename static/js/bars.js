@@ -1,6 +1,7 @@
 // bars.js - the plan page's two bar lists: each strategy's peak against the lower bound
-// (packing.strategies, then the runtime allocator's row from packing.runtime and XLA's own
-// assignment's row from packing.xla: compared, never chosen), and padded against logical
+// (packing.strategies, then the runtime allocator's row from packing.runtime, XLA's own
+// assignment's row from packing.xla and its report's figure from packing.xla_report:
+// compared, never chosen), and padded against logical
 // bytes per tensor kind (summary.by_kind).
 
 import { el, $, fmtBytes, fmtInt, fmtPct } from './util.js';
@@ -28,7 +29,8 @@ export function renderStrategies(pk) {
     }
     const rt = pk.runtime;
     const xla = pk.xla;
-    const max = Math.max(1, ...list.map((x) => Math.max(x.peak_bytes || 0, x.lower_bound_bytes || 0)), rt ? rt.peak_bytes || 0 : 0, xla ? xla.peak_bytes || 0 : 0);
+    const rep = reportFigure(pk.xla_report);
+    const max = Math.max(1, ...list.map((x) => Math.max(x.peak_bytes || 0, x.lower_bound_bytes || 0)), rt ? rt.peak_bytes || 0 : 0, xla ? xla.peak_bytes || 0 : 0, rep ? rep.bytes : 0);
     for (const x of list) {
         const chosen = x.name === pk.chosen;
         const over = x.lower_bound_bytes > 0 ? ` (+${fmtPct(x.peak_bytes / x.lower_bound_bytes - 1)})` : '';
@@ -42,6 +44,24 @@ export function renderStrategies(pk) {
     }
     if (rt) box.append(runtimeRow(rt, max));
     if (xla) box.append(xlaRow(xla, max));
+    if (rep) box.append(reportRow(rep, max));
+}
+
+// XLA's own figure from its report (packing.xla_report): what an out-of-memory report says
+// the program used, or XLA's total from CompiledMemoryStats / MaxText; null without one.
+function reportFigure(x) {
+    if (!x) return null;
+    if (x.used) return { bytes: x.used.bytes, text: `${x.used.text} used${x.capacity ? ` of ${x.capacity.text}` : ''} ${x.memory_space || ''} · XLA's out-of-memory report`.trim() };
+    if (Number.isFinite(x.xla_total_bytes)) return { bytes: x.xla_total_bytes, text: `${fmtBytes(x.xla_total_bytes)} · XLA's ${x.form === 'maxtext' ? "estimate (MaxText's line)" : 'CompiledMemoryStats'}` };
+    return null;
+}
+
+// That figure as a row: what XLA reported, not a packing of ours; labelled, never "chosen".
+function reportRow(rep, max) {
+    const row = bar("xla-report (XLA's own figure)", [{ cls: 'xla', frac: rep.bytes / max }], rep.text);
+    row.dataset.strategy = 'xla-report';
+    row.title = 'What XLA reported for the program, beside our packings';
+    return row;
 }
 
 // XLA's own buffer assignment (from its dump): its total bytes against the same lower bound.

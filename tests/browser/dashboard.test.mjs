@@ -877,6 +877,25 @@ test("an XLA out-of-memory report (.txt, a real paste) plans its allocations, XL
     assert(a.size.text === '32.00G' && a.ours.padded_bytes === 34359738368 && a.size_matches === true, 'allocation ' + JSON.stringify(a.ours));
     const card = await page.textContent('#xla-report-card');
     assert(/41\.74G/.test(card) && /of 16\.00G hbm/.test(card) && /1 of 1 allocations sized as XLA did/.test(card), 'card: ' + card);
+    const row = await page.$eval('#strategies .bar-row[data-strategy="xla-report"]', (x) => x.querySelector('.bar-text').textContent);
+    assert(/41\.74G used of 16\.00G hbm/.test(row), 'row: ' + row);
+    await page.context().close();
+});
+
+test("an HLO module with XLA's CompiledMemoryStats as its report: XLA's total beside our peak", async () => {
+    const page = await newPage();
+    await page.goto(base + '/');
+    await page.setInputFiles('#file', xlaDump('small.hlo'));
+    await page.setInputFiles('#xla_report', xlaDump('oom/xla-10803.memstats.txt'));
+    await page.waitForFunction(() => /XLA program/.test(document.querySelector('#file-info').textContent));
+    await page.click('#submit');
+    await waitPlanPage(page);
+    const x = await page.evaluate(() => window.__tpuplan.result.packing.xla_report);
+    assert(x.form === 'compiled-memory-stats' && x.xla_total_bytes === 137376, 'report: ' + JSON.stringify(x));
+    const card = await page.textContent('#xla-report-card');
+    assert(/134\.2 KiB/.test(card) && /CompiledMemoryStats/.test(card), 'card: ' + card);
+    const row = await page.$eval('#strategies .bar-row[data-strategy="xla-report"]', (e) => e.querySelector('.bar-text').textContent);
+    assert(/134\.2 KiB · XLA's CompiledMemoryStats/.test(row), 'row: ' + row);
     await page.context().close();
 });
 
