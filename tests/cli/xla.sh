@@ -69,7 +69,7 @@ refused "a report without an assignment: exit 2" "comes with its buffer assignme
 oom=$data/oom
 run plan $oom/flowpm-27.txt --strategies xla-spatial
 [ "$rc" -eq 1 ]
-ok $? "an out-of-memory report plans alone (exit 1: it does not fit v5e, as it did not fit its TPU)"
+ok $? "an out-of-memory report plans alone (exit 1: it does not fit the 16.00G it reports, as on its TPU)"
 check "detected, one tensor per listed allocation" \
     'r["model"]["source_format"] == "xla-oom" and list(t) == ["copy.40488"] and t["copy.40488"]["op_name"] == "slicewise_79/cic_update/FloorMod"'
 check "our padding is the report's Size and Unpadded size: 32.00G of 1.00G" \

@@ -484,6 +484,32 @@ static void test_allocation_fields(void **state)
     free(text);
 }
 
+/* The HBM capacity the report prints is the model's own (flowpm#27: "of 16.00G hbm"); a
+ * caller's capacity wins; a VMEM report's capacity is not HBM's, and is left out. */
+static void test_report_capacity(void **state)
+{
+    struct plan_opts o = {.strategies = "xla-spatial"};
+    size_t len;
+    char *text = read_sample("flowpm-27.txt", &len);
+    json_object *r = run(text, len, &o);
+
+    (void)state;
+    assert_int_equal(json_object_get_int64(jget(r, "packing", "capacity_bytes")), 17179869184ll);
+    assert_false(json_object_get_boolean(jget(r, "summary", "fits")));
+    json_object_put(r);
+    o.capacity = 64ull << 30;
+    r = run(text, len, &o);
+    assert_int_equal(json_object_get_int64(jget(r, "packing", "capacity_bytes")), 64ll << 30);
+    json_object_put(r);
+    free(text);
+    o.capacity = 0;
+    text = read_sample("pytorch-xla-9524.txt", &len);
+    r = run(text, len, &o);
+    assert_int_not_equal(json_object_get_int64(jget(r, "packing", "capacity_bytes")), 16777216);
+    json_object_put(r);
+    free(text);
+}
+
 /* A Size that our rules do not give is flagged on the allocation, counted and warned about
  * (hand-written: f32[1024] is 4.0K, the report says 8.0K). */
 static void test_mismatch_is_flagged(void **state)
@@ -584,6 +610,7 @@ int main(void)
         cmocka_unit_test(test_memstats),
         cmocka_unit_test(test_padding_matches_the_reports),
         cmocka_unit_test(test_allocation_fields),
+        cmocka_unit_test(test_report_capacity),
         cmocka_unit_test(test_mismatch_is_flagged),
         cmocka_unit_test(test_beside_a_program),
         cmocka_unit_test(test_alone_without_allocations),

@@ -5,10 +5,11 @@
  * op_name and source from the Operator line, its allocation type as its tag. An entry
  * without a shape (cut off by the paste) or with one we cannot read is a raw buffer of the
  * report's Size. The report gives no live ranges: all are taken as live together, a warning
- * says so.
+ * says so. The HBM capacity it reports becomes the model's own capacity option.
  */
 #include "planner/import/import_int.h"
 
+#include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -108,6 +109,41 @@ static int fill_tensor(struct model *m, struct model_tensor *t, const struct xla
     return ERR_OK;
 }
 
+/* The capacity XLA reported for HBM (the "of C" of "Used U of C hbm", or the early abort's
+ * "has C available") as the model's own option: the plan's verdict is then against the
+ * device the report came from (a --capacity still wins). */
+static int report_capacity(const struct xla_oom *r, struct model *m, struct err *e)
+{
+    struct json_object *o, *v;
+
+    if (strcmp(r->space, "hbm") != 0 || r->capacity.text[0] == '\0' || r->capacity.bytes == 0 ||
+        r->capacity.bytes > INT64_MAX)
+        return ERR_OK;
+    if ((o = json_object_new_object()) == NULL ||
+        (v = json_object_new_int64((int64_t)r->capacity.bytes)) == NULL) {
+        json_object_put(o);
+        return err_set(e, ERR_NOMEM, "", "out of memory");
+    }
+    if (json_object_object_add(o, "capacity", v) != 0) {
+        json_object_put(v);
+        json_object_put(o);
+        return err_set(e, ERR_NOMEM, "", "out of memory");
+    }
+    m->options_json = o;
+    return ERR_OK;
+}
+
+/* What the report says of the whole program, beside the allocations it lists. */
+static void warn_program(const struct xla_oom *r, struct model *m)
+{
+    if (r->used.text[0] != '\0' && r->capacity.text[0] != '\0')
+        model_warn(m,
+                   "XLA's report: the program needed %s of %s %s; the %zu allocations it lists "
+                   "are its largest, not all of it, so a plan of them alone can fit where the "
+                   "program did not",
+                   r->used.text, r->capacity.text, r->space, r->nallocs);
+}
+
 static int build(const struct xla_oom *r, struct model *m, struct err *e)
 {
     struct names tab = {0};
@@ -132,6 +168,9 @@ static int build(const struct xla_oom *r, struct model *m, struct err *e)
             return rc;
         }
     names_free(&tab);
+    if ((rc = report_capacity(r, m, e)) != ERR_OK)
+        return rc;
+    warn_program(r, m);
     model_warn(m,
                "an out-of-memory report lists XLA's largest allocations, not when each is live: "
                "the %zu are planned as live together",
