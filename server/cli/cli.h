@@ -44,10 +44,6 @@ void cli_print_opts(FILE *f, unsigned surface);
  * no peak. */
 void cli_print_peak(json_object *r);
 
-/* The text report's "XLA's report" section (cli_report.c), from the result's packing
- * object pk; nothing without packing.xla_report. */
-void cli_print_xla_report(json_object *pk);
-
 /* The widest of the strings member key of each element of arr, and at least min: a name
  * column wide enough that no name is cut. */
 int cli_name_width(json_object *arr, const char *key, int min);
@@ -56,5 +52,10 @@ int cli_name_width(json_object *arr, const char *key, int min);
  * its string ("-" when it is missing or not a string). Borrowed from o. */
 json_object *cli_json_get(json_object *o, const char *key);
 const char *cli_json_str(json_object *o, const char *key);
+
+
+/* The text report's "XLA's report" section (cli_report.c), from the result's packing
+ * object pk; nothing without packing.xla_report. */
+void cli_print_xla_report(json_object *pk);
 
 #endif

@@ -281,10 +281,8 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||
         (rc = plan_kernels_check(c, e)) != ERR_OK || (rc = lifetime_derive(&c->m, e)) != ERR_OK ||
         (rc = build_problem(c, e)) != ERR_OK ||
-        (rc = plan_xla_attach(c, o, lim->max_tensors, e)) != ERR_OK ||
-        (rc = plan_report_attach(c, o, lim->max_tensors, e)) != ERR_OK)
+        (rc = plan_xla_attach(c, o, lim->max_tensors, e)) != ERR_OK)
         return rc;
-    plan_report_check(c);
     return choose_strategies(c, settled.strategies != NULL ? settled.strategies : "best", e);
 }
 

@@ -9,9 +9,9 @@
  *   plan_result.c     the result document (server/planner/RESULT.md), section by section
  *   plan_views.c      the summary and layout views (server/planner/RESULT.md#views)
  *   plan_runtime.c    the runtime allocator replay (bfc.h) and its part of the result
+ *   plan_report.c     XLA's own reports beside the plan (packing.xla_report)
  *   plan_series.c     the number writers the result's sections share
  *   plan_xla.c        XLA's own buffer assignment beside the plan (packing.xla)
- *   plan_report.c     XLA's own reports beside the plan (packing.xla_report)
  *
  * Data flows one way: plan.c fills a plan_ctx, the portfolio a plan_packing, and the
  * writers only read both.
@@ -301,8 +301,9 @@ size_t plan_kernels_oom(const struct kernel_spec *k, const struct kernel_plan *p
                         size_t cap);
 
 /*
- * plan_xla.c: plan_xla_attach parses opts' attached assignment and report (errors name
- * "xla_assignment" / "xla_report"), bounded by max_values, and matches the assignment's
+ * plan_xla.c: plan_xla_attach attaches XLA's own report (plan_report_attach, then
+ * plan_report_check), parses opts' attached assignment and memory-usage report (errors
+ * name "xla_assignment" / "xla_report"), bounded by max_values, and matches the assignment's
  * values to c->m's tensors: the attached one, or the input's own (standalone: plan.c's
  * import left it in c->xla.a). plan_xla_free releases c->xla whatever it returns.
  */

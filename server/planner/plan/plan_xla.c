@@ -134,6 +134,11 @@ int plan_xla_attach(struct plan_ctx *c, const struct plan_opts *o, size_t max_va
     struct model_index ix = {0};
     int rc;
 
+    /* XLA's own reports first (plan_report.c): an out-of-memory report or the memory figures
+     * attached, checked against the resolved model */
+    if ((rc = plan_report_attach(c, o, max_values, e)) != ERR_OK)
+        return rc;
+    plan_report_check(c);
     if ((rc = attach_inputs(c, o, max_values, e)) != ERR_OK || !x->have)
         return rc;
     x->tensor_value = malloc((c->m.n ? c->m.n : 1) * sizeof(*x->tensor_value));
