@@ -53,7 +53,6 @@ int cli_name_width(json_object *arr, const char *key, int min);
 json_object *cli_json_get(json_object *o, const char *key);
 const char *cli_json_str(json_object *o, const char *key);
 
-
 /* The text report's "XLA's report" section (cli_report.c), from the result's packing
  * object pk; nothing without packing.xla_report. */
 void cli_print_xla_report(json_object *pk);
