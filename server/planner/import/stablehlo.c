@@ -16,14 +16,6 @@
 
 /* ---- statements -------------------------------------------------------------------- */
 
-bool sh_op_is(const struct sh_translator *t, const struct sh_stmt *st, const char *name)
-{
-    const struct cursor *c = &t->c;
-    size_t n = strlen(name);
-    return st->op_len >= n && memcmp(c->s + st->op_off + st->op_len - n, name, n) == 0 &&
-           (st->op_len == n || c->s[st->op_off + st->op_len - n - 1] == '.');
-}
-
 /* The rest of a named result list "%a, %b, .. =" after its first name (the cursor at the
  * ','): the names into st->names (malloc'd; the statement frees them). */
 static int named_results(struct sh_translator *t, struct sh_stmt *st)
@@ -133,7 +125,8 @@ static int statement(struct sh_translator *t)
     return rc;
 }
 
-int sh_statements(struct sh_translator *t)
+/* Statements up to the region's closing '}' (left at the cursor): sh_translator.statements. */
+static int statements(struct sh_translator *t)
 {
     struct cursor *c = &t->c;
     for (;;) {
@@ -364,7 +357,7 @@ static int function_def(struct sh_translator *t)
         rc = cursor_fail(c, "expected '{' to open the function body");
         goto out;
     }
-    if ((rc = sh_statements(t)) != ERR_OK)
+    if ((rc = statements(t)) != ERR_OK)
         goto out;
     c->i++; /* '}' */
     rc = sh_buf_add(t, &r->text, "}\n\n", 3);
@@ -473,7 +466,7 @@ static int module(struct sh_translator *t, char *name, size_t cap)
 
 int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, struct err *e)
 {
-    struct sh_translator t = {.c = cursor_make(s, len, e)};
+    struct sh_translator t = {.c = cursor_make(s, len, e), .statements = statements};
     char name[256];
     struct sh_buf all = {0};
     int rc;

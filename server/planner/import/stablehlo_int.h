@@ -95,7 +95,12 @@ struct sh_loc_def {
 /* The translation of one module: the cursor over the MLIR text and everything written so
  * far; it owns every buffer and table it points to (stablehlo_to_hlo frees them). */
 struct sh_translator {
-    struct cursor c;            /* over the MLIR text; its errors into the caller's err */
+    struct cursor c; /* over the MLIR text; its errors into the caller's err */
+    /* The statement reader (stablehlo.c's): statements up to the region's closing '}' (left
+     * at the cursor). The region readers (stablehlo_region.c, stablehlo_manual.c) call it for
+     * a region's body: regions hold statements and statements hold regions, and through this
+     * pointer the files stay layered, stablehlo.c above the two. */
+    int (*statements)(struct sh_translator *t);
     struct sh_buf out;          /* finished computations */
     struct sh_buf entry;        /* the entry computation, written last */
     struct sh_buf aliases;      /* input_output_alias entries */
@@ -224,15 +229,10 @@ int sh_put_res(struct sh_translator *t, struct sh_buf *b, const struct sh_stmt *
 /* Emits the element reads R#k of a tuple-shaped instruction R of shape "(S, ...)". */
 int sh_elements(struct sh_translator *t, const struct sh_stmt *st, const char *shapes, uint32_t n);
 
-/* ---- stablehlo.c: statements ---------------------------------------------------------- */
-
-/* Statements up to the region's closing '}' (left at the cursor). */
-int sh_statements(struct sh_translator *t);
-
-/* The op name's last part: stablehlo.while -> while. */
-bool sh_op_is(const struct sh_translator *t, const struct sh_stmt *st, const char *name);
-
 /* ---- stablehlo_op.c ------------------------------------------------------------------- */
+
+/* Whether the op name's last part is name: stablehlo.while -> while. */
+bool sh_op_is(const struct sh_translator *t, const struct sh_stmt *st, const char *name);
 
 /* An op without regions of its own (but perhaps with regions it does not plan: reduce
  * bodies, sort comparators), as one HLO instruction of its op's opcode (sh_op_find). */

@@ -111,7 +111,7 @@ static int body(struct sh_translator *t, const struct sh_stmt *st, struct manual
             return rc;
     }
     t->regions[t->depth - 1].nparams = mc->nargs;
-    if ((rc = sh_statements(t)) != ERR_OK)
+    if ((rc = t->statements(t)) != ERR_OK)
         return rc;
     c->i++; /* '}' */
     vec_init(&caps, sizeof(uint32_t), 1);
@@ -123,7 +123,7 @@ static int body(struct sh_translator *t, const struct sh_stmt *st, struct manual
 /* The operands' global types against the shardings: their local shapes must be the body's
  * arguments'; the results' local shapes (the body's) and HLO shardings. */
 static int shapes(struct sh_translator *t, struct manual *mc, const char *inputs,
-                  const char *results, uint32_t nres, struct sh_buf *local_res,
+                  const char *res_types, uint32_t nres, struct sh_buf *local_res,
                   struct sh_buf *sharding)
 {
     struct cursor *c = &t->c, end = *c;
@@ -139,7 +139,7 @@ static int shapes(struct sh_translator *t, struct manual *mc, const char *inputs
                          inputs, local_in.p, mc->local.p);
     if (rc == ERR_OK) {
         *c = mc->out;
-        rc = sh_sdy_manual(t, results, nres, &mc->axes, local_res, sharding);
+        rc = sh_sdy_manual(t, res_types, nres, &mc->axes, local_res, sharding);
     }
     if (rc == ERR_OK)
         *c = end;
@@ -185,12 +185,12 @@ static int put_call(struct sh_translator *t, const struct sh_stmt *st, const str
 /* R#body.k = L get-tuple-element(R#body), index=k; R (R#k for several) = G custom-call(
  * R#body.k), custom_call_target="SPMDShardToFullShape", sharding=S, op_name. */
 static int put_results(struct sh_translator *t, const struct sh_stmt *st, const char *local_res,
-                       const char *results, uint32_t nres, const char *sharding,
+                       const char *res_types, uint32_t nres, const char *sharding,
                        const uint32_t *loc)
 {
     struct cursor *c = &t->c;
     struct sh_buf *b = sh_text(t);
-    const char *lp = local_res + 1, *gp = results + 1, *sp = sharding;
+    const char *lp = local_res + 1, *gp = res_types + 1, *sp = sharding;
     const char *r = c->s + st->res_off;
     int n = (int)st->res_len, rc;
 
@@ -221,7 +221,7 @@ int sh_manual_op(struct sh_translator *t, const struct sh_stmt *st)
 {
     struct cursor *c = &t->c;
     struct manual mc = {.args = malloc(2 * SH_MAX_RESULTS * sizeof(*mc.args))};
-    struct sh_buf results = {0}, inputs = {0}, local_res = {0}, sharding = {0};
+    struct sh_buf res_types = {0}, inputs = {0}, local_res = {0}, sharding = {0};
     uint32_t nres = 0, loc[2] = {0, 0};
     int rc;
 
@@ -232,7 +232,7 @@ int sh_manual_op(struct sh_translator *t, const struct sh_stmt *st)
     cursor_skip_blanks(c);
     if (cursor_peek(c) == '{' && (rc = sh_skip_group(c)) != ERR_OK) /* attributes */
         goto out;
-    if ((rc = sh_region_types(t, &results, &nres, &inputs)) != ERR_OK)
+    if ((rc = sh_region_types(t, &res_types, &nres, &inputs)) != ERR_OK)
         goto out;
     size_t from = c->i;
     cursor_to_eol(c);
@@ -242,24 +242,24 @@ int sh_manual_op(struct sh_translator *t, const struct sh_stmt *st)
                             nres);
         goto out;
     }
-    if ((rc = shapes(t, &mc, inputs.p, results.p, nres, &local_res, &sharding)) != ERR_OK ||
+    if ((rc = shapes(t, &mc, inputs.p, res_types.p, nres, &local_res, &sharding)) != ERR_OK ||
         (rc = put_call(t, st, &mc, local_res.p)) != ERR_OK ||
-        (rc = put_results(t, st, local_res.p, results.p, nres, sharding.p, loc)) != ERR_OK)
+        (rc = put_results(t, st, local_res.p, res_types.p, nres, sharding.p, loc)) != ERR_OK)
         goto out;
     if (nres == 1) { /* one result: the value is the array, not the tuple */
-        const char *p = results.p + 1;
+        const char *p = res_types.p + 1;
         size_t len;
         const char *e = sh_next_elem(&p, &len);
         rc = sh_define_value(t, st->res_off, st->res_len, e, len);
     } else {
-        rc = sh_define(t, st, true, results.p, nres);
+        rc = sh_define(t, st, true, res_types.p, nres);
     }
 out:
     free(mc.args);
     sh_buf_free(&mc.ops);
     sh_buf_free(&mc.local);
     sh_buf_free(&mc.name);
-    sh_buf_free(&results);
+    sh_buf_free(&res_types);
     sh_buf_free(&inputs);
     sh_buf_free(&local_res);
     sh_buf_free(&sharding);

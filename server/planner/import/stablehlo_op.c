@@ -10,6 +10,14 @@
 
 #include "planner/import/stablehlo_int.h"
 
+bool sh_op_is(const struct sh_translator *t, const struct sh_stmt *st, const char *name)
+{
+    const struct cursor *c = &t->c;
+    size_t n = strlen(name);
+    return st->op_len >= n && memcmp(c->s + st->op_off + st->op_len - n, name, n) == 0 &&
+           (st->op_len == n || c->s[st->op_off + st->op_len - n - 1] == '.');
+}
+
 /* A place in the text to read again once the op's types are known. */
 struct mark {
     size_t at, line, bol; /* at 0: none */

@@ -276,7 +276,7 @@ int sh_while_op(struct sh_translator *t, const struct sh_stmt *st)
         sh_region_name(t, st, part == 0 ? "cond" : "body", name, sizeof(name));
         if ((rc = sh_open_region(t, name)) != ERR_OK ||
             (rc = state_params(t, shape.p, args, nargs)) != ERR_OK ||
-            (rc = sh_statements(t)) != ERR_OK || (rc = sh_close_region(t, &w.caps)) != ERR_OK ||
+            (rc = t->statements(t)) != ERR_OK || (rc = sh_close_region(t, &w.caps)) != ERR_OK ||
             (rc = sh_buf_printf(t, &w.names, "%s%s", part == 0 ? "" : ", ", name)) != ERR_OK)
             goto out;
     }
@@ -462,7 +462,7 @@ static int one_region(struct sh_translator *t, const struct sh_stmt *st, struct 
     if ((rc = sh_open_region(t, name)) != ERR_OK)
         return rc;
     sh_skip_nl(c);
-    if ((rc = region_args(t, w, la)) != ERR_OK || (rc = sh_statements(t)) != ERR_OK)
+    if ((rc = region_args(t, w, la)) != ERR_OK || (rc = t->statements(t)) != ERR_OK)
         return rc;
     c->i++; /* '}' */
     if ((rc = sh_close_region(t, &w->caps)) != ERR_OK ||
