@@ -83,7 +83,8 @@ struct hlo_order {
 /*
  * XLA's memory scheduler (hlo_memory_scheduler.cc DefaultMemoryScheduler): the list, DFS
  * and post-order schedules of g, each measured by its peak of live bytes, the least kept
- * (ties: list, DFS, post-order); text: the written order instead (measured too).
+ * (ties: list, DFS, post-order); text: the written order instead (measured too). bytes
+ * NULL: the written order, unmeasured (the written reading needs no measure).
  */
 ERR_MUST_CHECK int hlo_order_build(const struct hlo_graph *g, const uint64_t *bytes, bool text,
                                    struct hlo_order *o, struct err *e);

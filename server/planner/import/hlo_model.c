@@ -722,11 +722,12 @@ static int plan_comp(struct ctx *c, uint32_t comp, struct hlo_graph *g, struct h
 
     if ((rc = hlo_graph_build(c->h, comp, c->estimate, g, c->e)) != ERR_OK)
         return rc;
+    if (!c->estimate) /* as written: every instruction in the written order */
+        return hlo_order_build(g, NULL, true, o, c->e);
     if ((bytes = calloc((size_t)g->n + 1, sizeof(*bytes))) == NULL)
         return err_set(c->e, ERR_NOMEM, "", "out of memory planning HLO buffers");
-    rc = c->estimate ? sched_bytes(c, g, bytes) : ERR_OK;
-    if (rc == ERR_OK)
-        rc = hlo_order_build(g, bytes, !c->estimate || c->text_order, o, c->e);
+    if ((rc = sched_bytes(c, g, bytes)) == ERR_OK)
+        rc = hlo_order_build(g, bytes, c->text_order, o, c->e);
     free(bytes);
     for (int f = HLO_FUSE_LOOP; rc == ERR_OK && f < HLO_FUSE_COUNT; f++)
         c->fused[f] += g->fused[f];

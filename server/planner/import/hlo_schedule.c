@@ -566,6 +566,27 @@ void hlo_order_free(struct hlo_order *o)
     memset(o, 0, sizeof(*o));
 }
 
+/* The written order alone, unmeasured (hlo_order_build without bytes). */
+static int text_only(const struct hlo_graph *g, struct hlo_order *o, struct err *e)
+{
+    o->seq = malloc(((size_t)g->n + 1) * sizeof(*o->seq));
+    o->step = calloc((size_t)g->n + 1, sizeof(*o->step));
+    if (o->seq == NULL || o->step == NULL) {
+        hlo_order_free(o);
+        return err_set(e, ERR_NOMEM, "", "out of memory scheduling HLO");
+    }
+    o->chosen = HLO_SCHED_TEXT;
+    for (int k = 0; k < HLO_SCHED_N; k++)
+        o->peak[k] = UINT64_MAX;
+    for (uint32_t k = 0; k < g->n; k++)
+        if (g->fuse[k] == 0) {
+            o->step[k] = o->nseq;
+            o->seq[o->nseq++] = k;
+        }
+    fused_steps(g, o->step);
+    return ERR_OK;
+}
+
 int hlo_order_build(const struct hlo_graph *g, const uint64_t *bytes, bool text,
                     struct hlo_order *o, struct err *e)
 {
@@ -575,6 +596,8 @@ int hlo_order_build(const struct hlo_graph *g, const uint64_t *bytes, bool text,
     int rc;
 
     memset(o, 0, sizeof(*o));
+    if (bytes == NULL)
+        return text_only(g, o, e);
     if ((rc = sched_init(&s, g, bytes, e)) != ERR_OK)
         goto out;
     o->seq = malloc(((size_t)g->n + 1) * sizeof(*o->seq));
