@@ -13,6 +13,10 @@
  *   "sharding": {"*.wq": [null, "model"]}
  *   "remat": "layers.*.h" or [...]       activations recomputed in the backward pass, not
  *                                        saved
+ *   "recipe": {"train": {"batch": 16}}   a recipe's plan: a JSON Merge Patch (RFC 7386) of
+ *                                        the recipe (recipe.h), checked as a whole; dtype,
+ *                                        sharding and remat do not apply to a recipe (its
+ *                                        tensors follow from its fields), the others do
  * A pattern is a tensor kind (param, grad, optimizer, activation, temp, input, output) or a
  * glob on tensor names (fnmatch: *, ?, [...]); patterns apply in the order given, so a
  * later one wins. A new dtype drops a tensor's given layout (its tiling is per dtype) and
@@ -52,6 +56,8 @@ struct whatif_result {
     char budget[BUDGET_MAX_TEXT + 1]; /* "" when not overridden */
     char name[128];                   /* the new plan's name */
     size_t matched;                   /* tensors an override changed */
+    bool recipe;                      /* the input and the new model are recipes: plan them
+                                       * with format "recipe" */
 };
 
 /* Checks overrides (olen bytes) without a model: the JSON, each key and value, the patterns

@@ -820,7 +820,7 @@ void api_plan_whatif(struct store *st, struct request *r)
         sha256_hex(&h, hex);
         memset(&np, 0, sizeof(np));
         np.name = w.wr.name;
-        np.source_format = "json";
+        np.source_format = w.format;
         np.parent_id = r->route.plan_id;
         np.whatif_json = w.doc;
         np.body_sha256_hex = hex;

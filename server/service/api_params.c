@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "planner/plan_options.h"
+#include "planner/recipe.h"
 #include "service/config.h"
 #include "service/problem.h"
 #include "service/response.h"
@@ -64,12 +65,13 @@ static void read_retain(const struct request *r, const char *v, struct api_param
 }
 
 /* The input format a body's media type names (import.h); NULL for text/plain, whose
- * formats are told apart by content. */
-static const char *format_of(enum body_kind k)
+ * formats are told apart by content. A JSON body is a model description or a recipe, told
+ * apart by its top-level keys (recipe.h). */
+static const char *format_of(enum body_kind k, const struct body *b)
 {
     switch (k) {
     case BODY_JSON:
-        return "json";
+        return b->p != NULL && recipe_detect(b->p, b->len) ? "recipe" : "json";
     case BODY_SAFETENSORS:
         return "safetensors";
     case BODY_CSV:
@@ -82,7 +84,7 @@ static const char *format_of(enum body_kind k)
 /* The format the body says (multipart: its file part) and XLA's dumps of the form. */
 static void from_body(const struct request *r, struct plan_opts *o)
 {
-    o->format = format_of(r->kind == BODY_MULTIPART ? r->file_kind : r->kind);
+    o->format = format_of(r->kind == BODY_MULTIPART ? r->file_kind : r->kind, &r->body);
     if (r->attach_seen[0]) {
         o->xla_assignment = r->attach.p != NULL ? r->attach.p + r->attach_at[0] : "";
         o->xla_assignment_len = r->attach_len[0];

@@ -50,7 +50,6 @@ int api_whatif_prepare(struct store *st, struct request *r, struct api_whatif *w
 {
     struct plan_limits lim;
     struct err e;
-    char fmt[24];
     int rc;
 
     memset(w, 0, sizeof(*w));
@@ -64,13 +63,14 @@ int api_whatif_prepare(struct store *st, struct request *r, struct api_whatif *w
     /* the overrides alone first: bad or too many patterns cost no read at all */
     if (whatif_check(r->body.p, r->body.len, &lim, &w->wr, &e) != ERR_OK)
         return reply_err(r, &e);
-    if ((rc = store_plan_format(st, r->route.plan_id, fmt, sizeof(fmt))) != STORE_OK) {
+    if ((rc = store_plan_format(st, r->route.plan_id, w->format, sizeof(w->format))) != STORE_OK) {
         storeerr_reply(r, rc);
         return -1;
     }
-    if (strcmp(fmt, "json") != 0) {
+    if (strcmp(w->format, "json") != 0 && strcmp(w->format, "recipe") != 0) {
         err_set(&e, ERR_INVALID, "source_format",
-                "a what-if changes a JSON model description; this plan's input is %s", fmt);
+                "a what-if changes a JSON model description or a recipe; this plan's input is %s",
+                w->format);
         return reply_err(r, &e);
     }
     if ((w->doc = whatif_doc(r->route.plan_id, r->body.p, r->body.len)) == NULL) {

@@ -19,12 +19,13 @@ struct request;
 struct api_whatif {
     struct whatif_result wr; /* what the overrides alone say (wr.name "": not renamed) */
     char *doc;               /* {"parent": ID, "overrides": ...} (malloc'd) */
+    char format[24];         /* the parent's input format, the new plan's: "json", "recipe" */
 };
 
 /* 0 with *w ready, or -1 after answering: 415 unless the body is JSON, 400 for JSON that
  * does not parse, 422 for a bad override (naming "overrides.<key>") or too many patterns
  * (limit-exceeded), 404 for an unknown parent, 410 for an expired one, 422 when the
- * parent's input is not a JSON model description. */
+ * parent's input is neither a JSON model description nor a recipe. */
 ERR_MUST_CHECK int api_whatif_prepare(struct store *st, struct request *r, struct api_whatif *w);
 void api_whatif_free(struct api_whatif *w);
 

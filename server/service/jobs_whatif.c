@@ -56,7 +56,7 @@ int jobs_whatif_apply(const struct store_job *job, const struct plan_limits *lim
     if (w->wr.budget[0] != '\0')
         o->budget = w->wr.budget;
     o->name = job->name; /* named when it was stored: the override's, or "<parent> (what-if)" */
-    o->format = "json";
+    o->format = w->wr.recipe ? "recipe" : "json";
     if ((w->options_json = planopts_json(o)) == NULL)
         rc = err_set(e, ERR_NOMEM, "", "out of memory writing the options");
 out:

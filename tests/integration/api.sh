@@ -298,6 +298,34 @@ req POST "/api/v1/plans/AAAAAAAAAAAAAAAAAAAAAA/whatif" -H 'Content-Type: applica
 check "a what-if of an unknown plan is 404" eval 'is 404 && body_has "No plan has this id"'
 req GET "/api/v1/plans/$da/whatif"
 check "GET of /whatif is 405" problem 405 method-not-allowed
+# A recipe (a model config and a training step) is posted as JSON like a model; its what-if
+# is a merge patch of the recipe: batch 16 instead of 8.
+recipe='{"name":"api-test-recipe","chip":"v5e","model":"gpt2","train":{"batch":8,"seq":1024},"options":{"strategies":"xla-spatial"}}'
+req POST "/api/v1/plans" -H 'Content-Type: application/json' -H 'Prefer: wait=20' --data "$recipe"
+rid=$(jstr id)
+check "a recipe posted as application/json plans (201)" eval 'is 201 && [ "$(jstr status)" = done ]'
+req GET "/api/v1/plans/$rid?view=summary"
+check "its summary carries the recipe section: GPT-2's 124,439,808 parameters, batch 8" \
+    eval 'is 200 && body_has "\"source_format\":\"recipe\"" && body_has "\"parameters\":124439808" && body_has "\"batch\":8"'
+req POST "/api/v1/plans/$rid/whatif" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data '{"recipe":{"train":{"batch":16}}}'
+rwid=$(jstr id)
+check "a recipe's what-if plans (201) with the recipe's plan as parent" \
+    eval 'is 201 && [ "$(jstr parent_id)" = "$rid" ]'
+req GET "/api/v1/plans/$rwid?view=summary"
+check "the what-if planned batch 16" eval 'is 200 && body_has "\"batch\":16" && body_has "\"source_format\":\"recipe\""'
+# The worker applies a what-if's overrides: a bad one fails the new plan with a 422 problem.
+req POST "/api/v1/plans/$rid/whatif" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data '{"recipe":{"train":{"batch":0}}}'
+check "a recipe's bad what-if fails 422 naming the field" \
+    eval 'body_has "\"status\": *\"failed\"" && body_has "\"status\": *422" && body_has "\"where\": *\"overrides.recipe.train.batch\"" && body_has "\"source_format\":\"recipe\""'
+req POST "/api/v1/plans/$rid/whatif" -H 'Content-Type: application/json' -H 'Prefer: wait=20' \
+    --data '{"remat":"layers.*"}'
+check "a tensor pattern on a recipe's plan fails 422 naming it" \
+    eval 'body_has "\"status\": *\"failed\"" && body_has "\"where\": *\"overrides.remat\""'
+req POST "/api/v1/plans" -H 'Content-Type: application/json' --data '{"architectures":["LlamaForCausalLM"],"hidden_size":8}'
+check "a bare config.json is 422 saying how to make it a recipe" \
+    eval 'problem 422 invalid-model && body_has "does not say what to run"'
 # A plan still running has no trace yet: exact search on 3000 random buffers runs out its 3 s.
 awk 'BEGIN { srand(7); print "id,lower,upper,size"; for (i = 0; i < 3000; i++) { l = int(rand() * 500); printf "%d,%d,%d,%d\n", i, l, l + 1 + int(rand() * 60), 256 * (1 + int(rand() * 64)) } }' >"$tmp/slow.csv"
 req POST "/api/v1/plans?strategies=exact&time_limit=3" -H 'Content-Type: text/csv' --data-binary @"$tmp/slow.csv"

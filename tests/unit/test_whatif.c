@@ -275,6 +275,68 @@ static void test_the_new_model_is_held_to_the_limits(void **state)
     free(wr.model);
 }
 
+/*
+ * A recipe's plan takes "recipe", a JSON Merge Patch of the recipe: batch 8 -> 16 on GPT-2
+ * doubles the kept layer inputs, 12 x 8 x 1024 x 768 x 2 = 150,994,944 bytes ->
+ * 301,989,888 (the stacked layers.x, no mesh). mesh and chip apply too; the keys that select
+ * tensors do not, and the new recipe is checked as a whole.
+ */
+static const char recipe[] = "{\"model\": \"gpt2\", \"train\": {\"batch\": 8, \"seq\": 1024}}";
+
+static int apply(const char *in, const char *ov, struct whatif_result *wr, struct err *e)
+{
+    return whatif_apply(in, strlen(in), ov, strlen(ov), NULL, wr, e);
+}
+
+static void test_recipe_overrides(void **state)
+{
+    struct whatif_result wr;
+    struct plan_opts o = {.strategies = "xla-spatial", .format = "recipe"};
+    json_object *root, *t, *v;
+    char *json = NULL;
+    size_t len;
+    struct err e;
+    static const char ov[] = "{\"recipe\": {\"train\": {\"batch\": 16}}, \"mesh\": {\"fsdp\": 2}, "
+                             "\"chip\": \"v6e\"}";
+
+    (void)state;
+    assert_int_equal(whatif_apply(recipe, strlen(recipe), ov, strlen(ov), NULL, &wr, &e), ERR_OK);
+    assert_true(wr.recipe);
+    assert_true(wr.chip_set);
+    assert_non_null(strstr(wr.model, "\"batch\":16"));
+    assert_int_equal(plan_run(wr.model, wr.model_len, &o, NULL, &json, &len, NULL, NULL, &e),
+                     ERR_OK);
+    root = json_tokener_parse(json);
+    assert_true(json_object_object_get_ex(root, "tensors", &t));
+    for (size_t i = 0; i < json_object_array_length(t); i++) {
+        json_object *x = json_object_array_get_idx(t, i);
+        json_object_object_get_ex(x, "name", &v);
+        if (strcmp(json_object_get_string(v), "layers.x") != 0)
+            continue;
+        json_object_object_get_ex(x, "logical_bytes", &v);
+        /* batch 16 over fsdp 2: 8 a device, the same bytes as batch 8 alone */
+        assert_int_equal(json_object_get_int64(v), 150994944);
+    }
+    json_object_object_get_ex(root, "chip", &v);
+    json_object_object_get_ex(v, "name", &v);
+    assert_string_equal(json_object_get_string(v), "v6e");
+    json_object_put(root);
+    free(json);
+    free(wr.model);
+
+    assert_int_equal(apply(recipe, "{\"recipe\": {\"train\": {\"batch\": 0}}}", &wr, &e),
+                     ERR_INVALID);
+    assert_string_equal(e.where, "overrides.recipe.train.batch");
+    assert_null(wr.model);
+    assert_int_equal(apply(recipe, "{\"dtype\": {\"param\": \"f32\"}}", &wr, &e), ERR_INVALID);
+    assert_string_equal(e.where, "overrides.dtype");
+    assert_int_equal(apply(recipe, "{\"mesh\": {\"model\": 2}}", &wr, &e), ERR_INVALID);
+    assert_string_equal(e.where, "overrides.mesh.model");
+    assert_null(wr.model);
+    assert_int_equal(apply(model, "{\"recipe\": {}}", &wr, &e), ERR_INVALID);
+    assert_string_equal(e.where, "overrides.recipe");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_too_many_patterns_are_refused_first),
         cmocka_unit_test(test_the_new_model_is_held_to_the_limits),
         cmocka_unit_test(test_check_notes_the_options),
+        cmocka_unit_test(test_recipe_overrides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

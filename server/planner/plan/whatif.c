@@ -22,6 +22,7 @@
 #include "planner/lifetime.h"
 #include "planner/model.h"
 #include "planner/plan_options.h"
+#include "planner/recipe.h"
 #include "planner/base/jsonr.h"
 
 #define WHATIF_MAX_OVERRIDES (64 * 1024) /* bytes of overrides */
@@ -32,7 +33,7 @@ struct edit {
     const char *text; /* the model's text (remat reads its lifetimes from it) */
     size_t len;
     const struct plan_limits *lim;
-    json_object *root, *tensors;
+    json_object *root, *tensors; /* tensors NULL: the input is a recipe (recipe.h) */
     struct whatif_result *out;
     bool remat_grew; /* remat added tensors: a model too long is its doing */
 };
@@ -169,7 +170,57 @@ static int check_remat(json_object *v, const char *key, size_t *patterns, struct
     return ERR_OK;
 }
 
+/* recipe: a JSON Merge Patch of the recipe (checked with the recipe it makes). */
+static int check_recipe(json_object *v, const char *key, size_t *patterns, struct err *e)
+{
+    (void)patterns;
+    if (!json_object_is_type(v, json_type_object))
+        return bad(e, key, NULL, "must be an object merged into the recipe (RFC 7386)");
+    return ERR_OK;
+}
+
 /* ---- applications: the model edited ---- */
+
+/* The keys that select tensors by pattern need tensors: a recipe's follow from its fields. */
+static int need_tensors(const struct edit *ed, const char *key, struct err *e)
+{
+    if (ed->tensors != NULL)
+        return ERR_OK;
+    return bad(e, key, NULL,
+               "a recipe's tensors follow from its fields: change them through overrides.recipe "
+               "(train.remat, train.precision, parallelism.rules, ...)");
+}
+
+/* The recipe merged with the patch v: through recipe_merge, so its errors name the recipe's
+ * field under overrides.recipe. */
+static int apply_recipe(struct edit *ed, const char *key, json_object *v, struct err *e)
+{
+    const char *text = json_object_to_json_string_ext(ed->root, JSON_C_TO_STRING_PLAIN);
+    const char *patch = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+    struct recipe *r = NULL;
+    char *merged = NULL;
+    size_t n = 0;
+    json_object *root = NULL;
+    int rc;
+
+    if (ed->tensors != NULL)
+        return bad(e, key, NULL, "the plan's input is a model description, not a recipe");
+    if (text == NULL || patch == NULL)
+        return err_set(e, ERR_NOMEM, "", "out of memory");
+    if ((rc = recipe_parse(text, strlen(text), &r, e)) != ERR_OK ||
+        (rc = recipe_merge(r, patch, strlen(patch), e)) != ERR_OK ||
+        (rc = recipe_text(r, &merged, &n, e)) != ERR_OK ||
+        (rc = jsonr_load(merged, n, ed->lim->max_json_depth, "recipe", &root, e)) != ERR_OK) {
+        if (rc == ERR_INVALID || rc == ERR_NOTFOUND)
+            err_prefix(e, "overrides.recipe", "overrides.recipe: ");
+    } else {
+        json_object_put(ed->root);
+        ed->root = root;
+    }
+    recipe_free(r);
+    free(merged);
+    return rc;
+}
 
 /* A new dtype for tensor t: "dtype" replaced and a given "layout" dropped, or an
  * "xla_shape" rewritten as dtype + its dims. */
@@ -230,10 +281,13 @@ static int apply_option(struct edit *ed, const char *key, json_object *v, struct
  * pattern that selects none is refused. */
 static int apply_map(struct edit *ed, const char *key, json_object *map, struct err *e)
 {
-    size_t n = json_object_array_length(ed->tensors);
     bool is_dtype = strcmp(key, "dtype") == 0;
+    size_t n;
     int rc;
 
+    if ((rc = need_tensors(ed, key, e)) != ERR_OK)
+        return rc;
+    n = json_object_array_length(ed->tensors);
     JSONR_FOREACH(map, it, end)
     {
         const char *pattern = JSONR_KEY(it);
@@ -360,7 +414,8 @@ static int apply_remat(struct edit *ed, const char *key, json_object *v, struct 
     size_t nsplit = 0, n;
     int rc;
 
-    if ((rc = model_parse_json(ed->text, ed->len, &ml, &m, e)) != ERR_OK)
+    if ((rc = need_tensors(ed, key, e)) != ERR_OK ||
+        (rc = model_parse_json(ed->text, ed->len, &ml, &m, e)) != ERR_OK)
         return rc;
     if ((rc = lifetime_derive(&m, e)) != ERR_OK)
         goto out;
@@ -404,6 +459,7 @@ static const struct rule {
     {"budget", check_option, apply_option}, {"name", check_option, apply_option},
     {"dtype", check_map, apply_map},        {"mesh", check_mesh, apply_mesh},
     {"sharding", check_map, apply_map},     {"remat", check_remat, apply_remat},
+    {"recipe", check_recipe, apply_recipe},
 };
 
 static const struct rule *rule_find(const char *key)
@@ -436,7 +492,7 @@ static int load_overrides(const char *overrides, size_t olen, const struct plan_
         if (r == NULL)
             return bad(e, JSONR_KEY(it), NULL,
                        "unknown override (known: chip, strategies, budget, name, dtype, mesh, "
-                       "sharding, remat)");
+                       "sharding, remat, recipe)");
         if ((rc = r->check(JSONR_VAL(it), r->key, &patterns, e)) != ERR_OK)
             return rc;
         if (r->check == check_option)
@@ -499,6 +555,23 @@ static int print_model(struct edit *ed, struct err *e)
     return ERR_OK;
 }
 
+/* The new recipe read as a whole (a mesh or a name an override set is checked with the rest):
+ * an error names overrides, and the model is dropped. */
+static int check_recipe_text(struct whatif_result *out, struct err *e)
+{
+    struct recipe *r = NULL;
+    int rc = recipe_parse(out->model, out->model_len, &r, e);
+
+    recipe_free(r);
+    if (rc == ERR_OK)
+        return ERR_OK;
+    err_prefix(e, "overrides", "overrides: the new recipe: ");
+    free(out->model);
+    out->model = NULL;
+    out->model_len = 0;
+    return rc;
+}
+
 int whatif_apply(const char *model, size_t len, const char *overrides, size_t olen,
                  const struct plan_limits *lim, struct whatif_result *out, struct err *e)
 {
@@ -514,10 +587,12 @@ int whatif_apply(const char *model, size_t len, const char *overrides, size_t ol
     if ((rc = jsonr_load(model, len, ed.lim->max_json_depth, "model", &ed.root, e)) != ERR_OK)
         goto out;
     ed.tensors = member(ed.root, "tensors");
+    out->recipe = ed.tensors == NULL && member(ed.root, "model") != NULL;
     if (!json_object_is_type(ed.root, json_type_object) ||
-        !json_object_is_type(ed.tensors, json_type_array)) {
+        (!out->recipe && !json_object_is_type(ed.tensors, json_type_array))) {
         rc = err_set(e, ERR_INVALID, "tensors",
-                     "a what-if needs a native JSON model description with a tensors array");
+                     "a what-if needs a native JSON model description with a tensors array, "
+                     "or a recipe");
         goto out;
     }
     name = member(ed.root, "name");
@@ -531,7 +606,8 @@ int whatif_apply(const char *model, size_t len, const char *overrides, size_t ol
         if ((rc = r->apply(&ed, r->key, JSONR_VAL(it), e)) != ERR_OK)
             goto out;
     }
-    rc = print_model(&ed, e);
+    if ((rc = print_model(&ed, e)) == ERR_OK && out->recipe)
+        rc = check_recipe_text(out, e);
 out:
     json_object_put(ed.root);
     json_object_put(ov);
