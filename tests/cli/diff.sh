@@ -9,18 +9,6 @@ cd "$(dirname "$0")/../.."
 a=tests/data/diff/lm-f32.json
 b=tests/data/diff/lm-bf16.json
 
-# check NAME PYTHON-EXPR : evaluates EXPR with d = the JSON in $tmp/out
-check() {
-    python3 - "$tmp/out" "$2" <<'PY' 2>"$tmp/pyerr"
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert eval(sys.argv[2]), sys.argv[2]
-PY
-    local s=$?
-    ok $s "$1"
-    [ $s -eq 0 ] || sed 's/^/# /' "$tmp/pyerr" | tail -3
-}
-
 # On v5e (alignment 512): w f32[16,128] = 8192 B in both; h f32[16,128] 8192 B -> bf16
 # [16,128] 4096 B (T(8,128)(2,1): no padding); old f32[8,128] 4096 B removed; new f32[1,1]
 # 4 B logical, padded to one T(2,128) tile = 1024 B, added. All live together:

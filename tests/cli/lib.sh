@@ -45,3 +45,16 @@ refused() {
     [ "$rc" -eq 2 ] && grep -q -- "$pattern" "$tmp/err"
     ok $? "$name"
 }
+
+# check NAME PYTHON-EXPR : a test that EXPR holds, with d = the JSON in $tmp/out; the
+# failed assertion is printed as a TAP comment
+check() {
+    python3 - "$tmp/out" "$2" <<'PY' 2>"$tmp/pyerr"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert eval(sys.argv[2]), sys.argv[2]
+PY
+    local s=$?
+    ok $s "$1"
+    [ $s -eq 0 ] || sed 's/^/# /' "$tmp/pyerr" | tail -3
+}
