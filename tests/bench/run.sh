@@ -13,6 +13,7 @@ layout)
     done
     tests/bench/bench_million.sh
     tests/bench/bench_corpus.sh
+    build/release/bench/bench_recipe
     ;;
 pack) build/release/bench/bench_pack "${@:2}" ;;
 server) tests/bench/bench_server.sh ;;
