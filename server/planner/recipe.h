@@ -9,6 +9,26 @@
  * A recipe is also a thing to edit: the dashboard's form and a search for the largest
  * batch that fits change one field and build again (recipe_set, then recipe_model or
  * recipe_text). Every edit is checked as the whole recipe is: the recipe stays valid.
+ * A search over a recipe reads a field as planned (recipe_get_int, recipe_get), sets it
+ * (recipe_set), and plans recipe_text's output with plan_run (plan.h), format "recipe":
+ *
+ *   what                        path                          value
+ *   global batch, sequence      train.batch, train.seq        a whole number
+ *   gradient accumulation       train.microbatches            divides train.batch (with
+ *                                                             parallelism.pipeline.microbatches)
+ *   remat policy                train.remat                   "dots_saveable", ...
+ *   optimizer, its state dtype  train.optimizer.name,         "adamw", ...; "bf16", "s8"
+ *                               train.optimizer.state_dtype   (a bare "optimizer": "adamw" is
+ *                                                             made {"name": "adamw"})
+ *   precision                   train.precision.param, ...    a dtype
+ *   concurrent sequences        serve.sequences               a whole number
+ *   max context                 serve.context                 a whole number
+ *   KV cache, weights           serve.kv_dtype, serve.weights a dtype; "int8", "int4", "fp8"
+ *   a mesh axis                 mesh.data, mesh.fsdp, mesh.tensor, mesh.sequence (context),
+ *                               mesh.expert, mesh.pipeline (stage): a size; null removes it
+ *   a rule                      parallelism.rules.<logical>   ["fsdp", "tensor"]
+ *   the chip                    chip                          "v5p"
+ *   a config field              model.num_hidden_layers       as config.json has it
  *
  * Pure: no I/O, no global state; every allocation is bounded by the input (a recipe is at
  * most RECIPE_MAX_INPUT bytes) and by struct model_limits.
@@ -53,10 +73,28 @@ ERR_MUST_CHECK int recipe_parse(const char *text, size_t len, struct recipe **ou
  * Sets the field at path ("train.batch", "mesh.fsdp", "train.precision.master",
  * "model.num_hidden_layers") to value: value is JSON when it parses as JSON ("16", "true",
  * "null", "[\"fsdp\"]"), else a string ("bf16", "dots_saveable"); null removes the field.
- * Objects on the path are made as needed. The recipe is checked again; on any error it is
- * left as it was.
+ * Objects on the path are made as needed; a string that stands for an object ("model":
+ * "gpt2", "optimizer": "lion") becomes it. Setting a mesh axis replaces its alias ("mesh.
+ * sequence" drops "context"). The recipe is checked again; on any error it is left as it was.
  */
 ERR_MUST_CHECK int recipe_set(struct recipe *r, const char *path, const char *value, struct err *e);
+
+/*
+ * The value at path as planned, as JSON text into buf (cap bytes, NUL-terminated): a field
+ * the recipe leaves out reads as its default ("train.microbatches" -> "1", "train.remat" ->
+ * "\"nothing_saveable\""), a mesh axis not given as 1 ("mesh.context" is "mesh.sequence"),
+ * "model.<key>" as the config read has it (a preset's, with the recipe's overrides),
+ * "parallelism.rules.<logical>" the mesh axes it maps to. ERR_NOTFOUND for a path that names
+ * nothing (a "serve." path of a training recipe); ERR_LIMIT when the text needs more than cap
+ * bytes (buf is then ""). Does not change r.
+ */
+ERR_MUST_CHECK int recipe_get(const struct recipe *r, const char *path, char *buf, size_t cap,
+                              struct err *e);
+
+/* recipe_get of a whole number ("train.batch", "mesh.fsdp"): ERR_INVALID when the value is
+ * not one. *v is 0 on failure. */
+ERR_MUST_CHECK int recipe_get_int(const struct recipe *r, const char *path, int64_t *v,
+                                  struct err *e);
 
 /* Applies a JSON Merge Patch (RFC 7386: objects merge, null removes, anything else
  * replaces) of len bytes to the recipe, checked as recipe_set is. */

@@ -625,6 +625,71 @@ static void test_set_and_merge(void **state)
     recipe_free(r);
 }
 
+/*
+ * What a search reads and sets: a field as planned, defaults filled (microbatches 1, the
+ * remat and optimizer defaults, a mesh axis not given is 1, GPT-2's 12 layers from the
+ * preset); a bare optimizer name made an object by an edit below it; a mesh axis set by
+ * one name replacing its alias. Lion with bf16 state keeps one moment, 2 bytes a parameter:
+ * GPT-2's 124,439,808 parameters hold 248,879,616 bytes of optimizer state.
+ */
+static void test_get_and_shorthands(void **state)
+{
+    struct recipe *r = parse("{\"model\": \"gpt2\", \"train\": {\"batch\": 8, \"seq\": 1024, "
+                             "\"optimizer\": \"lion\"}, \"mesh\": {\"data\": 1}}");
+    char buf[64], *text = NULL;
+    size_t len;
+    int64_t v;
+    struct err e;
+    struct model m;
+
+    (void)state;
+    assert_int_equal(recipe_get_int(r, "train.batch", &v, &e), ERR_OK);
+    assert_int_equal(v, 8);
+    assert_int_equal(recipe_get_int(r, "train.microbatches", &v, &e), ERR_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(recipe_get_int(r, "mesh.fsdp", &v, &e), ERR_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(recipe_get_int(r, "mesh.context", &v, &e), ERR_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(recipe_get_int(r, "model.n_layer", &v, &e), ERR_OK);
+    assert_int_equal(v, 12);
+    assert_int_equal(recipe_get_int(r, "parallelism.pipeline.microbatches", &v, &e), ERR_OK);
+    assert_int_equal(v, 1);
+    assert_int_equal(recipe_get(r, "train.remat", buf, sizeof(buf), &e), ERR_OK);
+    assert_string_equal(buf, "\"nothing_saveable\"");
+    assert_int_equal(recipe_get(r, "train.optimizer.state_dtype", buf, sizeof(buf), &e), ERR_OK);
+    assert_string_equal(buf, "\"f32\"");
+    assert_int_equal(recipe_get(r, "parallelism.rules.embed", buf, sizeof(buf), &e), ERR_OK);
+    assert_string_equal(buf, "[\"fsdp\",\"sequence\",\"expert\"]");
+    /* errors: no such field, not a number, too small a buffer, a bad path */
+    assert_int_equal(recipe_get_int(r, "serve.context", &v, &e), ERR_NOTFOUND);
+    assert_string_equal(e.where, "serve.context");
+    assert_int_equal(recipe_get_int(r, "train.remat", &v, &e), ERR_INVALID);
+    assert_int_equal(recipe_get_int(r, "train.precision", &v, &e), ERR_INVALID);
+    assert_int_equal(recipe_get(r, "train.remat", buf, 8, &e), ERR_LIMIT);
+    assert_string_equal(buf, "");
+    assert_int_equal(recipe_get(r, "train..batch", buf, sizeof(buf), &e), ERR_INVALID);
+
+    /* "optimizer": "lion" becomes {"name": "lion", "state_dtype": "bf16"} */
+    assert_int_equal(recipe_set(r, "train.optimizer.state_dtype", "bf16", &e), ERR_OK);
+    assert_int_equal(recipe_get(r, "train.optimizer.name", buf, sizeof(buf), &e), ERR_OK);
+    assert_string_equal(buf, "\"lion\"");
+    if (recipe_model(r, NULL, &limits, &m, &e) != ERR_OK)
+        fail_msg("recipe_model: %s", e.msg);
+    assert_int_equal(bytes_of(&m, "optimizer_state", "logical_bytes"), INT64_C(248879616));
+    model_free(&m);
+    /* mesh.sequence replaces mesh.context */
+    assert_int_equal(recipe_set(r, "mesh.context", "2", &e), ERR_OK);
+    assert_int_equal(recipe_set(r, "mesh.sequence", "4", &e), ERR_OK);
+    assert_int_equal(recipe_get_int(r, "mesh.context", &v, &e), ERR_OK);
+    assert_int_equal(v, 4);
+    assert_int_equal(recipe_text(r, &text, &len, &e), ERR_OK);
+    assert_null(strstr(text, "context"));
+    assert_non_null(strstr(text, "\"optimizer\":{\"name\":\"lion\",\"state_dtype\":\"bf16\"}"));
+    free(text);
+    recipe_free(r);
+}
+
 /* The CLI's quick case: a bare config.json and flags' edits become a recipe. */
 static void test_compose(void **state)
 {
@@ -705,6 +770,7 @@ int main(void)
         cmocka_unit_test(test_bare_config),
         cmocka_unit_test(test_detect),
         cmocka_unit_test(test_set_and_merge),
+        cmocka_unit_test(test_get_and_shorthands),
         cmocka_unit_test(test_compose),
         cmocka_unit_test(test_plan_run),
     };

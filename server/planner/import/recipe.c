@@ -10,6 +10,7 @@
  */
 #include "planner/recipe.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,35 +197,93 @@ uint64_t recipe_param_count(const struct recipe *r)
 /* ---- edits
  * ---------------------------------------------------------------------------------------- */
 
+/* Splits path ("train.optimizer.name") into parts[*n] inside buf (cap bytes); false when it
+ * is not dot-separated names at most RECIPE_MAX_PATH deep. */
+static bool path_split(const char *path, char *buf, size_t cap, char **parts, size_t *n)
+{
+    char *save = NULL;
+
+    *n = 0;
+    if (snprintf(buf, cap, "%s", path) >= (int)cap || path[0] == '\0' || path[0] == '.' ||
+        path[strlen(path) - 1] == '.' || strstr(path, "..") != NULL)
+        return false;
+    for (char *p = strtok_r(buf, ".", &save); p != NULL; p = strtok_r(NULL, ".", &save)) {
+        if (*n == RECIPE_MAX_PATH)
+            return false;
+        parts[(*n)++] = p;
+    }
+    return *n > 0;
+}
+
+static int bad_path(const char *path, struct err *e)
+{
+    return err_set(e, ERR_INVALID, "path",
+                   "path: \"%.100s\" must be dot-separated field names (\"train.batch\"), at most "
+                   "%d deep",
+                   path, RECIPE_MAX_PATH);
+}
+
+/* Fields a string may stand for: "model": "gpt2" is {"preset": "gpt2"}, "optimizer": "lion"
+ * is {"name": "lion"}. An edit below one makes it the object it stands for. */
+static const struct {
+    const char *path, *key;
+} shorthands[] = {
+    {"model", "preset"},
+    {"train.optimizer", "name"},
+};
+
+/* The object a string at prefix (the path up to and including it) stands for; NULL when
+ * prefix is no shorthand's. */
+static json_object *shorthand_object(const char *prefix, json_object *str)
+{
+    for (size_t i = 0; i < sizeof(shorthands) / sizeof(shorthands[0]); i++)
+        if (strcmp(prefix, shorthands[i].path) == 0) {
+            json_object *o = json_object_new_object();
+            if (o != NULL)
+                json_object_object_add(o, shorthands[i].key, json_object_get(str));
+            return o;
+        }
+    return NULL;
+}
+
+/* A mesh axis is one key whatever its name: setting "mesh.sequence" drops a "context". */
+static void mesh_drop_aliases(json_object *mesh, const char *axis)
+{
+    int a = recipe_axis_find(axis);
+    const char *other = NULL;
+
+    if (a < 0)
+        return;
+    JSONR_FOREACH(mesh, it, end)
+    if (strcmp(JSONR_KEY(it), axis) != 0 && recipe_axis_find(JSONR_KEY(it)) == a)
+        other = JSONR_KEY(it);
+    if (other != NULL)
+        json_object_object_del(mesh, other);
+}
+
 /* Sets path in the tree root (objects made as needed; value NULL removes). value is taken
  * (its reference moves to the tree). */
 static int tree_set(json_object *root, const char *path, json_object *value, struct err *e)
 {
-    char buf[256], *parts[RECIPE_MAX_PATH], *save = NULL;
+    char buf[256], prefix[256], *parts[RECIPE_MAX_PATH];
     size_t n = 0;
     json_object *o = root;
 
-    if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf) || path[0] == '\0' ||
-        path[0] == '.' || path[strlen(path) - 1] == '.' || strstr(path, "..") != NULL)
-        goto bad;
-    for (char *p = strtok_r(buf, ".", &save); p != NULL; p = strtok_r(NULL, ".", &save)) {
-        if (n == RECIPE_MAX_PATH)
-            goto bad;
-        parts[n++] = p;
+    if (!path_split(path, buf, sizeof(buf), parts, &n)) {
+        json_object_put(value);
+        return bad_path(path, e);
     }
-    if (n == 0)
-        goto bad;
     for (size_t i = 0; i + 1 < n; i++) {
-        json_object *next = member(o, parts[i]);
+        json_object *next = member(o, parts[i]), *full;
+        /* the path up to parts[i], as given */
+        snprintf(prefix, sizeof(prefix), "%.*s", (int)(parts[i] - buf + strlen(parts[i])), path);
         if (next == NULL || json_object_is_type(next, json_type_null)) {
             next = json_object_new_object();
             json_object_object_add(o, parts[i], next);
-        } else if (json_object_is_type(next, json_type_string) && strcmp(parts[i], "model") == 0) {
-            /* "model": "name" is a preset: edits make it {"preset": "name", ...} */
-            json_object *m = json_object_new_object();
-            json_object_object_add(m, "preset", json_object_get(next));
-            json_object_object_add(o, parts[i], m);
-            next = m;
+        } else if (json_object_is_type(next, json_type_string) &&
+                   (full = shorthand_object(prefix, next)) != NULL) {
+            json_object_object_add(o, parts[i], full);
+            next = full;
         }
         if (!json_object_is_type(next, json_type_object)) {
             json_object_put(value);
@@ -232,17 +291,13 @@ static int tree_set(json_object *root, const char *path, json_object *value, str
         }
         o = next;
     }
+    if (n == 2 && strcmp(parts[0], "mesh") == 0)
+        mesh_drop_aliases(o, parts[1]);
     if (value == NULL)
         json_object_object_del(o, parts[n - 1]);
     else
         json_object_object_add(o, parts[n - 1], value);
     return ERR_OK;
-bad:
-    json_object_put(value);
-    return err_set(e, ERR_INVALID, "path",
-                   "path: \"%.100s\" must be dot-separated field names (\"train.batch\"), at most "
-                   "%d deep",
-                   path, RECIPE_MAX_PATH);
 }
 
 /* value as JSON when it is JSON, else as a string. *v NULL for null. The text is read
@@ -649,6 +704,91 @@ static json_object *section(const struct recipe *r, const struct recipe_stage *s
     add_i64(o, "live_peak_bytes", (int64_t)st[worst].live_peak);
     json_object_object_add(o, "pipeline", r->stages > 1 ? stages_echo(r, st, worst) : NULL);
     return o;
+}
+
+/* ---- a field as planned ------------------------------------------------------------------------
+ */
+
+/* The recipe as planned, one document: the config read, the run's fields with their defaults,
+ * every mesh axis (1 when not given), the rules and the pipeline's fields. */
+static json_object *planned(const struct recipe *r)
+{
+    json_object *o = json_object_new_object(), *mesh = json_object_new_object();
+    json_object *par = parallelism_echo(r);
+
+    if (o == NULL || mesh == NULL || par == NULL) {
+        json_object_put(o);
+        json_object_put(mesh);
+        json_object_put(par);
+        return NULL;
+    }
+    json_object_object_add(o, "name", json_object_new_string(r->name));
+    json_object_object_add(o, "chip", r->chip[0] != '\0' ? json_object_new_string(r->chip) : NULL);
+    json_object_object_add(o, "model", json_object_get(r->config));
+    json_object_object_add(o, r->is_train ? "train" : "serve", recipe_fields_echo(r));
+    for (unsigned ax = 0; ax < AX_COUNT; ax++)
+        add_i64(mesh, recipe_axis_name((enum recipe_axis)ax), r->mesh[ax] > 0 ? r->mesh[ax] : 1);
+    json_object_object_add(o, "mesh", mesh);
+    json_object_object_add(par, "pipeline", recipe_pipeline_echo(r));
+    json_object_object_add(o, "parallelism", par);
+    json_object_object_add(o, "options", json_object_get(member(r->root, "options")));
+    return o;
+}
+
+int recipe_get(const struct recipe *r, const char *path, char *buf, size_t cap, struct err *e)
+{
+    char copy[256], *parts[RECIPE_MAX_PATH];
+    size_t n = 0, len;
+    json_object *doc, *v;
+    const char *text;
+    int rc = ERR_OK;
+
+    if (cap > 0)
+        buf[0] = '\0';
+    if (!path_split(path, copy, sizeof(copy), parts, &n))
+        return bad_path(path, e);
+    if ((doc = planned(r)) == NULL)
+        return err_set(e, ERR_NOMEM, "", "recipe: out of memory");
+    if (n == 2 && strcmp(parts[0], "mesh") == 0 && recipe_axis_find(parts[1]) >= 0)
+        parts[1] = (char *)recipe_axis_name((enum recipe_axis)recipe_axis_find(parts[1]));
+    v = doc;
+    for (size_t i = 0; i < n && v != NULL; i++)
+        v = member(v, parts[i]);
+    if (v == NULL) {
+        rc = err_set(e, ERR_NOTFOUND, path, "%.100s: no such field in this recipe", path);
+        goto out;
+    }
+    text =
+        json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+    len = text != NULL ? strlen(text) : 0;
+    if (text == NULL)
+        rc = err_set(e, ERR_NOMEM, "", "recipe: out of memory");
+    else if (len >= cap)
+        rc = err_set(e, ERR_LIMIT, path, "%.100s: its value is %zu bytes, more than the %zu given",
+                     path, len, cap);
+    else
+        memcpy(buf, text, len + 1);
+out:
+    json_object_put(doc);
+    return rc;
+}
+
+int recipe_get_int(const struct recipe *r, const char *path, int64_t *v, struct err *e)
+{
+    char buf[32], *end = buf;
+    long long x = 0;
+    int rc = recipe_get(r, path, buf, sizeof(buf), e);
+
+    *v = 0;
+    if (rc != ERR_OK && rc != ERR_LIMIT) /* a value over 31 bytes is no int64 */
+        return rc;
+    errno = 0;
+    if (rc == ERR_OK)
+        x = strtoll(buf, &end, 10);
+    if (end == buf || *end != '\0' || errno != 0)
+        return err_set(e, ERR_INVALID, path, "%.100s: not a whole number", path);
+    *v = x;
+    return ERR_OK;
 }
 
 static void warnings(const struct recipe *r, const struct recipe_stage *st, int64_t worst,

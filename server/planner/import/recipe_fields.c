@@ -318,7 +318,7 @@ static const struct {
     {"pipeline", AX_PIPELINE}, {"stage", AX_PIPELINE},
 };
 
-static int axis_find(const char *s)
+int recipe_axis_find(const char *s)
 {
     for (size_t i = 0; i < N(axis_aliases); i++)
         if (strcmp(s, axis_aliases[i].name) == 0)
@@ -337,7 +337,7 @@ static int read_mesh(json_object *mesh, struct recipe *r, struct err *e)
                        jsonr_type_name(mesh));
     JSONR_FOREACH(mesh, it, end)
     {
-        int a = axis_find(JSONR_KEY(it));
+        int a = recipe_axis_find(JSONR_KEY(it));
         int64_t n;
         char where[64];
         snprintf(where, sizeof(where), "mesh.%.40s", JSONR_KEY(it));
@@ -383,8 +383,9 @@ static int read_rule(const char *la_name, json_object *v, struct recipe *r, stru
     for (size_t k = 0; k < n; k++) {
         json_object *a =
             json_object_is_type(v, json_type_array) ? json_object_array_get_idx(v, k) : v;
-        int ax =
-            json_object_is_type(a, json_type_string) ? axis_find(json_object_get_string(a)) : -1;
+        int ax = json_object_is_type(a, json_type_string)
+                     ? recipe_axis_find(json_object_get_string(a))
+                     : -1;
         if (ax < 0)
             return err_set(e, ERR_INVALID, where,
                            "%s: must be a mesh axis name or a list of them (data, fsdp, tensor, "

@@ -293,9 +293,9 @@ struct recipe {
 
 /* Table names, for echoes and errors. */
 const char *recipe_axis_name(enum recipe_axis a);
+/* The mesh axis a name or alias stands for ("context" is AX_SEQUENCE); -1: none. */
+int recipe_axis_find(const char *name);
 const char *recipe_laxis_name(enum recipe_laxis a);
-const char *recipe_opt_name(enum recipe_opt o);
-const char *recipe_quant_name(enum recipe_quant q);
 
 /* The default rules (recipe_gen.c), into r[LA_COUNT]. */
 void recipe_rules_default(struct recipe_rule *r);
