@@ -62,6 +62,15 @@ struct recipe_preset {
 size_t recipe_preset_count(void);
 const struct recipe_preset *recipe_preset_at(size_t i);
 
+/*
+ * What a recipe may name, as JSON (GET /api/v1/recipes; the dashboard's form is made from
+ * it): {"presets": [{name, url, family, architecture, parameters, layers, hidden_size}],
+ * "families": [{model_type, architecture, label}], "remat_policies": [{name, aliases, doc}],
+ * "choices": {"train.attention": ["flash", "dot_product"], ...: every field whose value is one
+ * of a list of names}}. *text is malloc'd, NUL-terminated (caller frees).
+ */
+ERR_MUST_CHECK int recipe_catalog(char **text, size_t *len, struct err *e);
+
 /* A parsed, checked recipe; owned by its caller (recipe_free). */
 struct recipe;
 

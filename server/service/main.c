@@ -2,8 +2,8 @@
  * main.c - tpuplan-server: configuration, migrations, the executor and planner pools, the
  * HTTP daemon, and graceful shutdown on SIGTERM/SIGINT.
  *
- * Setup order: the plan cache and the chips document, the executor pool, the planner
- * workers (whose completions wake the executor's parked requests), the HTTP daemon.
+ * Setup order: the plan cache, the chips and recipes documents, the executor pool, the
+ * planner workers (whose completions wake the executor's parked requests), the HTTP daemon.
  * Shutdown runs the same ladder backwards (serve()'s labels): stop accepting (quiesce),
  * answer every request still waiting on the executor or parked on Prefer: wait, let
  * in-flight responses go out, stop the daemon, then stop the planner workers (which
@@ -18,6 +18,7 @@
 
 #include "planner/chip.h"
 #include "planner/jsonw.h"
+#include "planner/recipe.h"
 #include "service/api.h"
 #include "service/config.h"
 #include "service/exec.h"
@@ -130,6 +131,7 @@ static int serve(const struct config *cfg, const sigset_t *sigs)
     struct server srv = {0}; /* not memset: its atomics start zero by initialization */
     struct jobs_config jc;
     struct plan_limits limits;
+    struct err e;
     char err[512] = "";
     int jobs_grace_ms = 0;
     int sig = 0, rc = 1;
@@ -148,6 +150,8 @@ static int serve(const struct config *cfg, const sigset_t *sigs)
     }
     /* NULL is not fatal: GET /api/v1/chips then answers 500. */
     srv.chips = chips_document(&srv.chips_len);
+    if (recipe_catalog(&srv.recipes, &srv.recipes_len, &e) != ERR_OK)
+        log_line(LOG_PROGRAM, "the recipe catalog: %s", e.msg); /* GET /api/v1/recipes: 500 */
     srv.exec = exec_start(cfg->database_url, cfg->executors, WAIT_POLL_S, route_run, api_abandon,
                           err, sizeof(err));
     if (srv.exec == NULL) {
@@ -191,6 +195,7 @@ out_exec:
     exec_free(srv.exec);
 out_cache:
     free(srv.chips);
+    free(srv.recipes);
     plancache_free(srv.cache);
     ratelimit_free(srv.ratelimit);
     if (rc == 0)

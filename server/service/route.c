@@ -27,6 +27,7 @@ const struct route route_table[] = {
      .query = "view, format"},
     {"/api/v1/plans/{id}", "plan", ROUTE_DELETE, .exec = api_plan_delete, .query = ""},
     {"/api/v1/chips", "chips", ROUTE_GET, .fast = serve_chips, .query = ""},
+    {"/api/v1/recipes", "recipes", ROUTE_GET, .fast = serve_recipes, .query = ""},
     {"/p/{id}", "share", ROUTE_GET, .fast = serve_share, .file = "plan.html"},
     {"/api/v1/diff", "diff", ROUTE_GET, .exec = api_diff, .query = "a, b"},
     {"/api/v1/plans/{id}/whatif", "whatif", ROUTE_POST, .exec = api_plan_whatif, .body = true},

@@ -24,12 +24,11 @@ bool serve_healthz(struct request *r)
     return true;
 }
 
-bool serve_chips(struct request *r)
+/* A document main.c built once (NULL: it could not): a response of its own (a few KB
+ * copied) so it can carry the request id. */
+static bool serve_document(struct request *r, const char *doc, size_t len)
 {
-    const struct server *srv = r->srv;
-    /* A response of its own (a few KB copied) so it can carry the request id. */
-    struct MHD_Response *resp =
-        srv->chips != NULL ? response_copy(srv->chips, srv->chips_len, "application/json") : NULL;
+    struct MHD_Response *resp = doc != NULL ? response_copy(doc, len, "application/json") : NULL;
 
     if (resp == NULL) {
         request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
@@ -38,6 +37,16 @@ bool serve_chips(struct request *r)
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "public, max-age=300");
     request_reply(r, 200, resp);
     return true;
+}
+
+bool serve_chips(struct request *r)
+{
+    return serve_document(r, r->srv->chips, r->srv->chips_len);
+}
+
+bool serve_recipes(struct request *r)
+{
+    return serve_document(r, r->srv->recipes, r->srv->recipes_len);
 }
 
 /* r->route.path under root; noindex marks pages showing someone's plans; fallback (may be

@@ -19,6 +19,10 @@ bool serve_healthz(struct request *r);
 /* GET /api/v1/chips: the chip table main.c built once (server.h chips), cacheable 300 s. */
 bool serve_chips(struct request *r);
 
+/* GET /api/v1/recipes: what a recipe may name (recipe.h recipe_catalog), built once by main.c
+ * (server.h recipes), cacheable 300 s. */
+bool serve_recipes(struct request *r);
+
 /* The file r->route.path under the static root (--static), 304 on its ETag, 404 problem
  * when missing. */
 bool serve_static(struct request *r);

@@ -2,10 +2,10 @@
  * server.h - the running service's shared parts, as the transport (http.c) and the
  * handlers (serve.c, api.c) see them through a request's srv pointer.
  *
- * Ownership: main.c creates cfg, cache, chips, exec, jobs and ratelimit before http_start()
- * and destroys them after http_stop(); everything else only borrows them. The daemon, the
- * static roots and the counters below them belong to http.c (http_start .. http_stop); the
- * handlers read the roots.
+ * Ownership: main.c creates cfg, cache, chips, recipes, exec, jobs and ratelimit before
+ * http_start() and destroys them after http_stop(); everything else only borrows them. The
+ * daemon, the static roots and the counters below them belong to http.c (http_start ..
+ * http_stop); the handlers read the roots.
  */
 #ifndef TPUPLAN_SERVER_H
 #define TPUPLAN_SERVER_H
@@ -31,6 +31,8 @@ struct server {
     struct plancache *cache;
     char *chips; /* GET /api/v1/chips's body, built once (NULL: out of memory) */
     size_t chips_len;
+    char *recipes; /* GET /api/v1/recipes's body (recipe_catalog), built once (NULL: none) */
+    size_t recipes_len;
     struct exec *exec;
     struct jobs *jobs;           /* planner workers; NULL in tests that run none */
     struct ratelimit *ratelimit; /* plan submissions per client; NULL: no limit */

@@ -50,6 +50,9 @@ check "GET /api/v1/openapi.json serves the OpenAPI 3.1 document" \
 req GET /api/v1/chips
 check "GET /api/v1/chips lists the chip table with usable HBM and assumptions" \
     eval 'is 200 && body_has "\"name\":\"v5e\"" && body_has "\"usable_hbm_bytes\":16911433728" && body_has "\"uncertain\":\[" && body_has "\"default\":true"'
+req GET /api/v1/recipes
+check "GET /api/v1/recipes lists the presets with their published counts, policies and choices" \
+    eval 'is 200 && [ "$(hdr Cache-Control)" = "public, max-age=300" ] && body_has "\"name\":\"llama-3.1-8b\",\"url\":\"https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json\",\"family\":\"llama\",\"architecture\":\"LlamaForCausalLM\",\"parameters\":8030261248" && body_has "\"name\":\"offload_dot_with_no_batch_dims\"" && body_has "\"train.attention\":\[\"flash\",\"dot_product\"\]"'
 
 # ---- routing errors ----
 req GET /api/v1/nope

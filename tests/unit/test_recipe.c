@@ -690,6 +690,52 @@ static void test_get_and_shorthands(void **state)
     recipe_free(r);
 }
 
+/* The catalog the dashboard's form is made from: every preset with its family and its count
+ * (the published one: test_preset_params), the families, the policies, the named choices. */
+static void test_catalog(void **state)
+{
+    char *text = NULL;
+    size_t len = 0;
+    struct err e;
+    json_object *root, *v, *p;
+    bool found = false;
+
+    (void)state;
+    assert_int_equal(recipe_catalog(&text, &len, &e), ERR_OK);
+    assert_int_equal(strlen(text), len);
+    root = json_tokener_parse(text);
+    assert_non_null(root);
+    assert_true(json_object_object_get_ex(root, "presets", &v));
+    assert_int_equal(json_object_array_length(v), recipe_preset_count());
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        json_object *name, *fam, *params;
+        p = json_object_array_get_idx(v, i);
+        json_object_object_get_ex(p, "name", &name);
+        if (strcmp(json_object_get_string(name), "llama-3.1-8b") != 0)
+            continue;
+        found = true;
+        json_object_object_get_ex(p, "family", &fam);
+        json_object_object_get_ex(p, "parameters", &params);
+        assert_string_equal(json_object_get_string(fam), "llama");
+        assert_int_equal(json_object_get_int64(params), INT64_C(8030261248));
+    }
+    assert_true(found);
+    assert_true(json_object_object_get_ex(root, "families", &v));
+    assert_int_equal(json_object_array_length(v), 12);
+    assert_true(json_object_object_get_ex(root, "remat_policies", &v));
+    assert_string_equal(
+        json_object_get_string(json_object_object_get(json_object_array_get_idx(v, 0), "name")),
+        "nothing_saveable");
+    assert_true(json_object_object_get_ex(root, "choices", &v));
+    assert_string_equal(json_object_to_json_string_ext(json_object_object_get(v, "train.attention"),
+                                                       JSON_C_TO_STRING_PLAIN),
+                        "[\"flash\",\"dot_product\"]");
+    assert_non_null(json_object_object_get(v, "train.optimizer.name"));
+    assert_non_null(json_object_object_get(v, "serve.weights"));
+    json_object_put(root);
+    free(text);
+}
+
 /* The CLI's quick case: a bare config.json and flags' edits become a recipe. */
 static void test_compose(void **state)
 {
@@ -771,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_detect),
         cmocka_unit_test(test_set_and_merge),
         cmocka_unit_test(test_get_and_shorthands),
+        cmocka_unit_test(test_catalog),
         cmocka_unit_test(test_compose),
         cmocka_unit_test(test_plan_run),
     };

@@ -706,6 +706,102 @@ static json_object *section(const struct recipe *r, const struct recipe_stage *s
     return o;
 }
 
+/* ---- the catalog --------------------------------------------------------------------------------
+ */
+
+/* A preset's entry: its name, URL and the figures of its config as read. */
+static int preset_entry(const struct recipe_preset *p, json_object **out, struct err *e)
+{
+    json_object *config = NULL, *o;
+    struct recipe_arch *a = calloc(1, sizeof(*a)); /* a layer table: too big for the stack */
+    uint64_t params = 0;
+    int rc;
+
+    *out = NULL;
+    if (a == NULL)
+        return err_set(e, ERR_NOMEM, "", "recipe: out of memory");
+    if ((rc = jsonr_load(p->config, strlen(p->config), RECIPE_MAX_DEPTH, "preset", &config, e)) !=
+            ERR_OK ||
+        (rc = recipe_arch_read(config, a, e)) != ERR_OK ||
+        (rc = recipe_arch_params(a, &params, e)) != ERR_OK)
+        goto out;
+    if ((o = json_object_new_object()) == NULL) {
+        rc = err_set(e, ERR_NOMEM, "", "recipe: out of memory");
+        goto out;
+    }
+    json_object_object_add(o, "name", json_object_new_string(p->name));
+    json_object_object_add(o, "url", json_object_new_string(p->url));
+    json_object_object_add(o, "family", json_object_new_string(a->family->model_type));
+    json_object_object_add(o, "architecture", json_object_new_string(a->family->architecture));
+    add_i64(o, "parameters", (int64_t)params);
+    add_i64(o, "layers", a->layers);
+    add_i64(o, "hidden_size", a->dim[RD_HIDDEN]);
+    *out = o;
+out:
+    json_object_put(config);
+    free(a);
+    return rc;
+}
+
+static json_object *families_echo(void)
+{
+    json_object *arr = json_object_new_array();
+
+    for (size_t i = 0; arr != NULL && i < recipe_family_count(); i++) {
+        const struct recipe_family *f = recipe_family_at(i);
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "model_type", json_object_new_string(f->model_type));
+        json_object_object_add(o, "architecture", json_object_new_string(f->architecture));
+        json_object_object_add(o, "label", json_object_new_string(f->label));
+        json_object_array_add(arr, o);
+    }
+    return arr;
+}
+
+static json_object *policies_echo(void)
+{
+    json_object *arr = json_object_new_array();
+
+    for (size_t i = 0; arr != NULL && i < recipe_policy_count(); i++) {
+        const struct recipe_policy *p = recipe_policy_at(i);
+        json_object *o = json_object_new_object(), *aliases = json_object_new_array();
+        for (size_t k = 0; k < 3 && p->aliases[k] != NULL; k++)
+            json_object_array_add(aliases, json_object_new_string(p->aliases[k]));
+        json_object_object_add(o, "name", json_object_new_string(p->name));
+        json_object_object_add(o, "aliases", aliases);
+        json_object_object_add(o, "doc", json_object_new_string(p->doc));
+        json_object_array_add(arr, o);
+    }
+    return arr;
+}
+
+int recipe_catalog(char **text, size_t *len, struct err *e)
+{
+    json_object *o = json_object_new_object(), *presets = json_object_new_array(), *p;
+    int rc = ERR_OK;
+
+    *text = NULL;
+    *len = 0;
+    if (o == NULL || presets == NULL) {
+        json_object_put(presets);
+        rc = err_set(e, ERR_NOMEM, "", "recipe: out of memory");
+        goto out;
+    }
+    json_object_object_add(o, "presets", presets);
+    for (size_t i = 0; i < recipe_preset_count(); i++) {
+        if ((rc = preset_entry(recipe_preset_at(i), &p, e)) != ERR_OK)
+            goto out;
+        json_object_array_add(presets, p);
+    }
+    json_object_object_add(o, "families", families_echo());
+    json_object_object_add(o, "remat_policies", policies_echo());
+    json_object_object_add(o, "choices", recipe_choices_echo());
+    rc = to_text(o, text, len, e);
+out:
+    json_object_put(o);
+    return rc;
+}
+
 /* ---- a field as planned ------------------------------------------------------------------------
  */
 

@@ -544,6 +544,28 @@ static json_object *echo_field(const struct recipe *r, const struct rfield *f)
     }
 }
 
+json_object *recipe_choices_echo(void)
+{
+    static const struct rsection *const sections[] = {&train, &precision, &optimizer, &serve,
+                                                      &pipeline};
+    json_object *o = json_object_new_object();
+    char key[64];
+
+    for (size_t i = 0; o != NULL && i < N(sections); i++)
+        for (size_t k = 0; k < sections[i]->n; k++) {
+            const struct rfield *f = &sections[i]->f[k];
+            json_object *names;
+            if (f->type != FT_ENUM)
+                continue;
+            names = json_object_new_array();
+            for (size_t j = 0; names != NULL && f->names[j] != NULL; j++)
+                json_object_array_add(names, json_object_new_string(f->names[j]));
+            snprintf(key, sizeof(key), "%s.%s", sections[i]->path, f->key);
+            json_object_object_add(o, key, names);
+        }
+    return o;
+}
+
 json_object *recipe_fields_echo(const struct recipe *r)
 {
     return echo_section(r, r->is_train ? &train : &serve);

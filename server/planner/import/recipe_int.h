@@ -304,6 +304,9 @@ void recipe_rules_default(struct recipe_rule *r);
  * serve section, and the pipeline's; new json-c objects (the caller's). */
 struct json_object *recipe_fields_echo(const struct recipe *r);
 struct json_object *recipe_pipeline_echo(const struct recipe *r);
+/* Every field whose value is one of a list of names, and the names: {"train.attention":
+ * ["flash", "dot_product"], ...}; a new json-c object (the caller's). */
+struct json_object *recipe_choices_echo(void);
 
 /* recipe_fields.c: the sections read from the recipe's JSON into *r (r->arch read first);
  * errors name the field ("train.batch"). */
