@@ -4,7 +4,7 @@
 // puts the result (server/planner/RESULT.md) on the page: summary cards and notes
 // (summary.js), layout chart (layoutchart.js) and timeline (timeline.js, with the runtime
 // allocator's curve; its note in runtime.js), strategy and per-kind bars (bars.js), the Pallas
-// kernels' VMEM (kernels.js), the peak
+// kernels' VMEM (kernels.js), a recipe's model, step and bytes per category (recipecard.js), the peak
 // and padding tables (tables.js), and the buttons (actions.js). The whole result (37 MB for 100,000 tensors) is fetched only for
 // "Download JSON": parsing it as one object per tensor is what used to take seconds.
 
@@ -19,6 +19,7 @@ import { renderRuntime } from './runtime.js';
 import { renderKernels } from './kernels.js';
 import { wireActions } from './actions.js';
 import { wireWhatif } from './whatif.js';
+import { renderRecipe } from './recipecard.js';
 
 const hooks = (window.__tpuplan = { ready: false });
 
@@ -98,6 +99,7 @@ function render(plan, cols) {
     const s = r.summary || {};
     const pk = r.packing || {};
     renderCards(r, s, pk);
+    renderRecipe(r);
     const capacity = s.capacity_bytes || pk.capacity_bytes || 0;
     const peakStep = pk.peak && Number.isFinite(pk.peak.step) ? pk.peak.step : undefined;
 

@@ -2,13 +2,10 @@
 // its header is read and sent) or a MiniMalloc CSV, choose chip and strategies, POST it to
 // /api/v1/plans, follow the job until it is done, then open the plan page.
 
-import { el, $, fmtBytes, fmtInt, apiGet, apiPost, apiKey, setApiKey, isKeyProblem, ownerHeaders, appUrl, planUrl, pollPlan, statusBadge } from './util.js';
+import { el, $, fmtBytes, fmtInt, apiGet, apiKey, setApiKey, isKeyProblem, ownerHeaders, appUrl, statusBadge, submitPlan, loadChips } from './util.js';
 import { readSafetensorsHeader, detectFormat } from './safetensors.js';
 
 const FIELDS = ['file', 'name', 'chip', 'strategies', 'capacity', 'time_limit', 'xla_assignment', 'xla_report', 'api_key'];
-// Canonical chip names from server/planner/chip.h, used only when the server offers no chip
-// list; the usable HBM of each chip then comes back in the plan result.
-const FALLBACK_CHIPS = ['v2', 'v3', 'v4', 'v5e', 'v5p', 'v6e', 'v7'];
 
 let picked = null; // {file, format, body (Blob to send), info}
 
@@ -120,70 +117,12 @@ async function submit(ev) {
     const text = $('#progress-text');
     text.textContent = `Uploading ${fmtBytes(blob.size)} and planning…`;
     try {
-        // RFC 7240: small plans come back finished (201) in this one request; bigger ones
-        // answer 202 after at most 10 s and are polled below.
-        const headers = { Prefer: 'respond-async, wait=10' };
-        if (crypto.randomUUID) headers['Idempotency-Key'] = crypto.randomUUID();
-        const { body, res } = await apiPost(appUrl('/api/v1/plans'), form, headers);
-        try {
-            if (body.manage_token) localStorage.setItem('tpuplan.manage.' + body.id, body.manage_token);
-        } catch {
-            // storage disabled: the token is only needed to delete the plan later
-        }
-        await follow(body, res, text);
+        await submitPlan(form, {}, text);
     } catch (err) {
         $('#progress').classList.add('hidden');
         showProblem(err.status ? err : { detail: 'Could not reach the server: ' + err.message });
     } finally {
         button.disabled = false;
-    }
-}
-
-// Polls the plan (pollPlan: Retry-After honoured) until it is done, then opens its page.
-async function follow(created, res, text) {
-    const self = created.links?.self || planUrl(created.id);
-    const first = { body: { ...created, status: created.status || 'queued' }, res };
-    // The summary view: a finished plan's status without its (possibly 37 MB) tensors.
-    const { body } = await pollPlan(self + '?view=summary', {
-        first,
-        onWait: (status, secs) => (text.textContent = `Plan ${status}… ${secs} s`),
-    });
-    if (body.status !== 'done') {
-        const e = body.error || {};
-        const err = new Error(e.detail || 'The planner failed.');
-        err.status = e.status || 422;
-        err.detail = err.message;
-        err.where = e.where;
-        throw err;
-    }
-    text.textContent = 'Done. Opening the plan…';
-    location.assign(appUrl('/p/' + encodeURIComponent(created.id)));
-}
-
-async function loadChips() {
-    const select = $('#chip');
-    const hint = $('#chip-hint');
-    let chips = null;
-    try {
-        const { body } = await apiGet(appUrl('/api/v1/chips'));
-        chips = Array.isArray(body) ? body : body.chips || body.items;
-    } catch {
-        chips = null;
-    }
-    if (Array.isArray(chips) && chips.length) {
-        const notes = new Map();
-        for (const c of chips) {
-            const hbm = c.usable_hbm_bytes;
-            const unsure = Array.isArray(c.uncertain) && c.uncertain.some((f) => /hbm/.test(f)) ? ' (assumed)' : '';
-            select.append(el('option', { value: c.name, text: `${c.name}${c.device_kind ? ' — ' + c.device_kind : ''}${hbm ? ' · usable HBM ' + fmtBytes(hbm) + unsure : ''}` }));
-            if (c.notes) notes.set(c.name, c.notes);
-        }
-        const base = 'Usable HBM is the capacity the runtime reports.';
-        hint.textContent = base;
-        select.addEventListener('change', () => (hint.textContent = notes.get(select.value) || base));
-    } else {
-        for (const n of FALLBACK_CHIPS) select.append(el('option', { value: n, text: n }));
-        hint.textContent = "The chip's usable HBM is shown with the plan.";
     }
 }
 

@@ -197,3 +197,74 @@ export function statusBadge(status) {
     const cls = status === 'done' ? 'ok' : status === 'failed' ? 'bad' : 'run';
     return el('span', { class: 'badge ' + cls, text: status || 'unknown' });
 }
+
+// POSTs a plan (body, with more request headers) to /api/v1/plans and follows it to its page
+// (followPlan, progress in the element text). RFC 7240: small plans come back finished (201)
+// in this one request; bigger ones answer 202 after at most 10 s and are polled. The manage
+// token is kept in localStorage (only needed to delete the plan later).
+export async function submitPlan(body, headers, text) {
+    const h = { Prefer: 'respond-async, wait=10', ...headers };
+    if (crypto.randomUUID) h['Idempotency-Key'] = crypto.randomUUID();
+    const { body: created, res } = await apiPost(appUrl('/api/v1/plans'), body, h);
+    try {
+        if (created.manage_token) localStorage.setItem('tpuplan.manage.' + created.id, created.manage_token);
+    } catch {
+        // storage disabled: the token is only needed to delete the plan later
+    }
+    await followPlan(created, res, text);
+}
+
+// After a submission (created: its 201 or 202 body, res its response): polls the plan
+// (pollPlan: Retry-After honoured) until it is done, saying so in the element text, then
+// opens its page; a failed plan rejects with its problem (status, detail, where).
+export async function followPlan(created, res, text) {
+    const self = created.links?.self || planUrl(created.id);
+    const first = { body: { ...created, status: created.status || 'queued' }, res };
+    // The summary view: a finished plan's status without its (possibly 37 MB) tensors.
+    const { body } = await pollPlan(self + '?view=summary', {
+        first,
+        onWait: (status, secs) => (text.textContent = `Plan ${status}… ${secs} s`),
+    });
+    if (body.status !== 'done') {
+        const e = body.error || {};
+        const err = new Error(e.detail || 'The planner failed.');
+        err.status = e.status || 422;
+        err.detail = err.message;
+        err.where = e.where;
+        throw err;
+    }
+    text.textContent = 'Done. Opening the plan…';
+    location.assign(appUrl('/p/' + encodeURIComponent(created.id)));
+}
+
+// Canonical chip names from server/planner/chip.h, used only when the server offers no chip
+// list; the usable HBM of each chip then comes back in the plan result.
+const FALLBACK_CHIPS = ['v2', 'v3', 'v4', 'v5e', 'v5p', 'v6e', 'v7'];
+
+// Fills the page's #chip select (and its #chip-hint) from GET /api/v1/chips.
+export async function loadChips() {
+    const select = $('#chip');
+    const hint = $('#chip-hint');
+    let chips = null;
+    try {
+        const { body } = await apiGet(appUrl('/api/v1/chips'));
+        chips = Array.isArray(body) ? body : body.chips || body.items;
+    } catch {
+        chips = null;
+    }
+    if (Array.isArray(chips) && chips.length) {
+        const notes = new Map();
+        for (const c of chips) {
+            const hbm = c.usable_hbm_bytes;
+            const unsure = Array.isArray(c.uncertain) && c.uncertain.some((f) => /hbm/.test(f)) ? ' (assumed)' : '';
+            select.append(el('option', { value: c.name, text: `${c.name}${c.device_kind ? ' — ' + c.device_kind : ''}${hbm ? ' · usable HBM ' + fmtBytes(hbm) + unsure : ''}` }));
+            if (c.notes) notes.set(c.name, c.notes);
+        }
+        const base = 'Usable HBM is the capacity the runtime reports.';
+        hint.textContent = base;
+        select.addEventListener('change', () => (hint.textContent = notes.get(select.value) || base));
+    } else {
+        for (const n of FALLBACK_CHIPS) select.append(el('option', { value: n, text: n }));
+        hint.textContent = "The chip's usable HBM is shown with the plan.";
+    }
+}

@@ -1,6 +1,7 @@
 // whatif.js - the plan page's what-if form: overrides (chip, activations dtype, remat
-// pattern, and any others as JSON) POSTed to /api/v1/plans/{id}/whatif; the new plan's page
-// opens when it is planned, and it links back here (plan.js shows the parent).
+// pattern, and any others as JSON; for a recipe's plan the global batch, sent as a merge patch
+// of the recipe) POSTed to /api/v1/plans/{id}/whatif; the new plan's page opens when it is
+// planned, and it links back here (plan.js shows the parent).
 
 import { $, apiPost, appUrl, isKeyProblem } from './util.js';
 
@@ -22,16 +23,23 @@ function overrides() {
     if (act) o.dtype = { ...(o.dtype || {}), activation: act };
     const remat = $('#wi-remat').value.trim();
     if (remat) o.remat = remat;
+    const batch = $('#wi-batch').value.trim();
+    if (batch) o.recipe = { ...(o.recipe || {}), train: { ...(o.recipe?.train || {}), batch: Number(batch) } };
     return o;
 }
 
 export function wireWhatif(plan, id) {
     const form = $('#whatif-form');
     if (!form) return;
-    if ((plan.result?.model?.source_format || plan.source_format) !== 'json') {
-        $('#whatif-panel').classList.add('hidden'); // a what-if changes a JSON model description
+    const format = plan.result?.model?.source_format || plan.source_format;
+    if (format !== 'json' && format !== 'recipe') {
+        $('#whatif-panel').classList.add('hidden'); // a what-if changes a JSON model description or a recipe
         return;
     }
+    // A recipe's tensors follow from its fields: its what-if changes them, not tensor patterns.
+    const isRecipe = format === 'recipe';
+    for (const n of form.querySelectorAll('.model-only')) n.classList.toggle('hidden', isRecipe);
+    for (const n of form.querySelectorAll('.recipe-only')) n.classList.toggle('hidden', !(isRecipe && plan.result?.recipe?.train));
     form.addEventListener('submit', async (ev) => {
         ev.preventDefault();
         const err = $('#wi-error');

@@ -1229,6 +1229,86 @@ test('under --require-key the upload form asks for the API key on the 401, sends
     await fresh.context().close();
 });
 
+test('From a model config: a preset, a changed batch, a link that reopens the same plan, a batch what-if', async () => {
+    const page = await newPage();
+    const ready = () => page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    // the upload page links to the form; the form is filled from its address
+    await page.goto(base + '/');
+    await page.click('#recipe-link');
+    await ready();
+    await page.goto(base + '/recipe.html?preset=gpt2&seq=1024&chip=v5e');
+    await ready();
+    assert((await page.inputValue('#preset')) === 'gpt2' && (await page.inputValue('#seq')) === '1024' && (await page.inputValue('#chip')) === 'v5e', 'not filled from the address');
+    assert(/GPT2LMHeadModel, 12 layers, hidden 768; config.json: https:\/\/huggingface.co\/openai-community\/gpt2/.test(await page.textContent('#preset-hint')), 'preset hint: ' + (await page.textContent('#preset-hint')));
+    // a bad batch is refused next to its field, in the planner's words
+    await page.fill('#batch', '0');
+    await page.click('#submit');
+    await page.waitForFunction(() => document.querySelector('#err-batch').textContent !== '');
+    assert(/train\.batch: must be a whole number from 1/.test(await page.textContent('#err-batch')), 'batch error: ' + (await page.textContent('#err-batch')));
+    // batch 16: the address follows the form
+    await page.fill('#batch', '16');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('batch') === '16');
+    const link = await page.evaluate(() => location.href);
+    assert(new URL(link).searchParams.get('batch') === '16' && new URL(link).searchParams.get('preset') === 'gpt2', 'address: ' + link);
+    await page.click('#submit');
+    await waitPlanPage(page);
+    const first = await page.evaluate(() => window.__tpuplan.result);
+    assert(first.recipe.model.parameters === 124439808 && first.recipe.train.batch === 16 && first.recipe.train.seq === 1024, 'recipe: ' + JSON.stringify(first.recipe.train));
+    assert(await page.isVisible('#recipe-panel'), 'no recipe panel');
+    assert(/124,439,808 parameters \(published 124,439,808\)/.test(await page.textContent('#recipe-model')), 'model line: ' + (await page.textContent('#recipe-model')));
+    assert(/batch 16 · seq 1024/.test(await page.textContent('#recipe-run')), 'run line: ' + (await page.textContent('#recipe-run')));
+    // full remat keeps the stacked layer inputs: 12 x 16 x 1024 x 768 bf16 = 301,989,888 B
+    const x = await page.evaluate(() => { const c = window.__tpuplan.cols; const i = c.name.indexOf('layers.x'); return i < 0 ? -1 : c.logical_bytes[i]; });
+    assert(x === 301989888, 'layers.x: ' + x);
+    const rows = await page.$$eval('#recipe-bytes tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
+    assert(rows.includes('weights') && rows.includes('optimizer_state') && rows.includes('saved_activations'), 'categories: ' + rows);
+    const firstId = new URL(page.url()).pathname.split('/').pop();
+    await page.context().close();
+
+    // the link, in a fresh browser: the same form, the same plan
+    const again = await newPage();
+    await again.goto(link);
+    await again.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    assert((await again.inputValue('#batch')) === '16' && (await again.inputValue('#preset')) === 'gpt2', 'the link did not reopen the form as it was');
+    await again.click('#submit');
+    await waitPlanPage(again);
+    const second = await again.evaluate(() => window.__tpuplan.result);
+    assert(second.summary.peak_bytes === first.summary.peak_bytes && second.summary.padded_bytes === first.summary.padded_bytes, `not the same plan: ${second.summary.peak_bytes} vs ${first.summary.peak_bytes}`);
+
+    // the plan page's what-if takes a recipe's batch, and hides the tensor patterns
+    assert(await again.isVisible('#wi-batch'), 'no batch in the what-if form');
+    assert(await again.isHidden('#wi-remat'), 'a tensor pattern offered on a recipe');
+    await again.fill('#wi-batch', '32');
+    const parent = new URL(again.url()).pathname.split('/').pop();
+    await again.click('#wi-run');
+    await again.waitForURL((u) => /\/p\/[A-Za-z0-9_-]{22}$/.test(u.pathname) && !u.pathname.endsWith(parent), { timeout: 30000 });
+    await again.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    const child = await again.evaluate(() => window.__tpuplan.result);
+    assert(child.recipe.train.batch === 32, 'what-if batch: ' + child.recipe.train.batch);
+    assert((await again.getAttribute('#parent-link', 'href')) === '/p/' + parent, 'parent link');
+    assert(parent !== firstId, 'the second submission reused the first plan');
+    await again.screenshot({ path: join(artifacts, 'recipe-plan.png'), fullPage: false });
+    await again.context().close();
+});
+
+test("From a model config: a config.json of one's own, chosen as a file, plans with its own count", async () => {
+    const page = await newPage();
+    await page.goto(base + '/recipe.html?batch=4&seq=2048&fsdp=4&chip=v5p');
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    await page.selectOption('#source', 'config');
+    assert(await page.isVisible('#config') && await page.isHidden('#preset'), 'the config box is not shown');
+    await page.setInputFiles('#config-file', join(here, '../data/recipes/configs/llama-3.1-8b.config.json'));
+    await page.waitForFunction(() => document.querySelector('#config').value.includes('LlamaForCausalLM'));
+    const url = await page.evaluate(() => location.href);
+    assert(!new URL(url).searchParams.has('preset') && new URL(url).searchParams.get('fsdp') === '4', 'address: ' + url);
+    await page.click('#submit');
+    await waitPlanPage(page);
+    const r = await page.evaluate(() => window.__tpuplan.result);
+    assert(r.recipe.model.parameters === 8030261248 && r.recipe.model.preset === null, 'model: ' + JSON.stringify(r.recipe.model));
+    assert(r.recipe.mesh.fsdp === 4 && r.recipe.devices === 4 && r.chip.name === 'v5p', 'mesh or chip: ' + JSON.stringify(r.recipe.mesh));
+    await page.context().close();
+});
+
 test('no page errors, console errors or CSP violations on any page', async () => {
     assert(state.problems.length === 0, state.problems.slice(0, 5).join(' | '));
 });
