@@ -131,6 +131,35 @@ static void print_verdict(json_object *v)
     }
 }
 
+/* An XLA program's stage and partitioning with their evidence, and its buffers in other
+ * memory spaces (host, VMEM), which are never added to HBM; nothing for other inputs. */
+static void print_program(json_object *r)
+{
+    json_object *p = cli_json_get(r, "program"), *spaces = cli_json_get(p, "memory_spaces");
+    bool part;
+    char a[32], b[32];
+
+    if (p == NULL)
+        return;
+    part = json_object_get_boolean(cli_json_get(p, "partitioned"));
+    printf("program    %s, %s\n", cli_json_str(p, "stage"),
+           part ? "partitioned (shapes per device, never divided again)"
+                : "not partitioned (shapes global: each sharding divides them)");
+    for (int k = 0; k < 2; k++) {
+        json_object *ev = cli_json_get(p, k == 0 ? "stage_evidence" : "partition_evidence");
+        for (size_t i = 0; ev != NULL && i < json_object_array_length(ev); i++)
+            printf("  - %s\n", json_object_get_string(json_object_array_get_idx(ev, i)));
+    }
+    for (size_t i = 0; spaces != NULL && i < json_object_array_length(spaces); i++) {
+        json_object *sp = json_object_array_get_idx(spaces, i);
+        printf("%-10s %lld buffers, %s, peak %s: apart from HBM, never added to it\n",
+               cli_json_str(sp, "space"),
+               (long long)json_object_get_int64(cli_json_get(sp, "buffers")),
+               fmt_bytes(cli_json_get(sp, "bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(sp, "peak_bytes"), b, sizeof(b)));
+    }
+}
+
 /* The headline: model, chip, byte totals, peak and the fit. */
 static void print_overview(json_object *r)
 {
@@ -145,6 +174,7 @@ static void print_overview(json_object *r)
         printf(", %lld devices; every figure is per device",
                (long long)json_object_get_int64(cli_json_get(model, "devices")));
     printf(")\n");
+    print_program(r);
     if (chip != NULL && !json_object_is_type(chip, json_type_null))
         printf("chip       %s (%s), usable HBM %s\n", cli_json_str(chip, "name"),
                cli_json_str(chip, "device_kind"),

@@ -50,7 +50,14 @@
  * - Sources: a tensor's op_name is its instruction's metadata op_name, its source
  *   "file:line" its metadata source (hlo_source), both unescaped.
  * - Layouts as written; a leaf in a memory space other than 0 (S(1) is VMEM, S(5) host:
- *   server/planner/SOURCES.md#tiled-notation) is not HBM and is left out, with a warning.
+ *   server/planner/SOURCES.md#tiled-notation; the entry_computation_layout's for the entry's
+ *   parameters and result; the offloading custom calls' results: import/hlo_program.c) is
+ *   not HBM: left out of the model, counted in m->program.spaces (buffers, bytes, its own
+ *   peak), with a warning.
+ * - Stage and partitioning (m->program; import/hlo_program.c): a partitioned module (an
+ *   _spmd entry, an optimized one, collectives outside shard_map) has per-device shapes. In
+ *   any other module an array with sharding={devices=[a,b,..]...} gets per-device dims
+ *   ceil(dim / tiles), as "mesh" does for JSON models.
  * - Before optimization (StableHLO, or HLO with no fusion, no tiled layout and no schedule:
  *   server/planner/RESULT.md#the-compile-estimate), the model is by default the program as
  *   XLA will compile it: the values XLA's fusion passes fuse away hold no buffer (their reads
@@ -60,10 +67,6 @@
  *   hold for that fused, reordered program. The literal reading ("as written": text order,
  *   every value a buffer, the written layouts) is measured beside it (model.compile), or is
  *   the model with hlo_model_opts.as_written.
- * - Sharding: a scheduled module is already partitioned (XLA schedules after SPMD
- *   partitioning), so its shapes are per device. In an unscheduled module an array with
- *   sharding={devices=[a,b,..]...} gets per-device dims ceil(dim / tiles), as "mesh" does
- *   for JSON models.
  */
 #ifndef TPUPLAN_HLO_MODEL_H
 #define TPUPLAN_HLO_MODEL_H

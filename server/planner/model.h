@@ -141,6 +141,42 @@ struct model_compile {
     uint64_t schedule_peak[MODEL_SCHED_COUNT];    /* each one's peak; UINT64_MAX: not run */
 };
 
+/*
+ * What an XLA program is (hlo_model.h; stablehlo.h): set by the HLO and StableHLO importers,
+ * MODEL_STAGE_NONE for every other input (the result then has no "program" section).
+ * - stage: before optimization (StableHLO, or HLO without a schedule, fusions or tiled
+ *   layouts: what `lower().as_text()`, `jax.export` and a before_optimizations dump hold)
+ *   or after (is_scheduled=true, fusion instructions, tiled layouts, VMEM buffers).
+ * - partitioned: its shapes are per device already (SPMD partitioning has run), so the
+ *   plan never divides them by their shardings again.
+ * - spaces: the buffers of the entry computation in a memory space other than HBM, which
+ *   the plan leaves out: each space's buffer count, bytes and its own peak (the most bytes
+ *   of that space live at once), never added to HBM.
+ * The evidence lines say why, one sentence each (arena strings).
+ */
+enum model_stage { MODEL_STAGE_NONE = 0, MODEL_STAGE_BEFORE, MODEL_STAGE_AFTER };
+enum model_space { MODEL_SPACE_HOST = 0, MODEL_SPACE_VMEM, MODEL_SPACE_OTHER, MODEL_SPACE_COUNT };
+#define MODEL_MAX_EVIDENCE 6
+
+struct model_space_use {
+    size_t buffers;
+    uint64_t bytes, peak_bytes;
+};
+
+struct model_program {
+    enum model_stage stage;
+    bool partitioned;
+    const char *stage_evidence[MODEL_MAX_EVIDENCE];
+    const char *partition_evidence[MODEL_MAX_EVIDENCE];
+    size_t nstage_evidence, npartition_evidence;
+    struct model_space_use spaces[MODEL_SPACE_COUNT];
+};
+
+/* "before-optimization", "after-optimization"; NULL for MODEL_STAGE_NONE. */
+const char *model_stage_name(enum model_stage s);
+/* "host", "vmem", "other". */
+const char *model_space_name(enum model_space s);
+
 struct model_arena; /* the string arena (model_build.h) */
 struct json_object;
 
@@ -173,6 +209,7 @@ struct model {
     struct json_object *recipe_json;
     /* What an HLO or StableHLO importer read of a before-optimization program. */
     struct model_compile compile;
+    struct model_program program; /* an XLA program's stage, partitioning, other spaces */
 };
 
 struct model_limits {

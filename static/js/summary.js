@@ -17,6 +17,7 @@ export function renderCards(r, s, pk) {
     const cap = s.capacity_bytes;
     if (chip.name) cards.append(card('Chip', chip.name, [chip.device_kind, chip.usable_hbm_bytes ? `usable HBM ${fmtBytes(chip.usable_hbm_bytes)}` : null].filter(Boolean).join(' · ')));
     else cards.append(card('Chip', 'none', `${r.model?.source_format === 'xla-buffer-assignment' ? "an XLA buffer assignment holds XLA's own sizes and names" : 'a MiniMalloc CSV names'} no chip: sizes are planned as given`));
+    programCards(cards, r.program);
     renderVerdict(cards, s);
     const above = s.lower_bound_bytes > 0 ? s.peak_bytes / s.lower_bound_bytes - 1 : null;
     cards.append(card('Peak vs lower bound', fmtBytes(s.peak_bytes), `lower bound ${fmtBytes(s.lower_bound_bytes)}` + (above !== null ? ` (peak ${fmtPct(above)} above)` : '')));
@@ -32,6 +33,23 @@ export function renderCards(r, s, pk) {
     const nAssumed = Number.isFinite(s.assumed_layouts) ? s.assumed_layouts : null;
     const nChip = (chip.assumptions || []).length;
     cards.append(card('Assumptions', nAssumed === null ? '–' : `${fmtInt(nAssumed)} of ${fmtInt(s.tensors)} layouts`, `layouts not confirmed by a source; ${nChip} chip assumption${nChip === 1 ? '' : 's'} (listed below)`, nAssumed ? '' : 'good'));
+}
+
+// An XLA program (result.program: server/planner/RESULT.md#the-program-section): its stage and
+// partitioning, the evidence in the card's title, and a card per other memory space (host,
+// VMEM), whose bytes are never added to HBM.
+function programCards(cards, p) {
+    if (!p) return;
+    const c = card('Program', p.stage, p.partitioned ? 'partitioned: shapes per device, never divided again' : 'not partitioned: each sharding divides its global shape');
+    c.id = 'program-card';
+    c.title = [...p.stage_evidence, ...p.partition_evidence].join('\n');
+    cards.append(c);
+    const names = { host: 'Host memory', vmem: 'VMEM', other: 'Other memory spaces' };
+    for (const sp of p.memory_spaces) {
+        const m = card(names[sp.space] || sp.space, fmtBytes(sp.bytes), `peak ${fmtBytes(sp.peak_bytes)} · ${fmtInt(sp.buffers)} buffer${sp.buffers === 1 ? '' : 's'} · apart from HBM, never added to it`);
+        m.id = `space-${sp.space}-card`;
+        cards.append(m);
+    }
 }
 
 // The planner's one verdict (summary.verdict: server/planner/RESULT.md#the-verdict), in its

@@ -930,6 +930,21 @@ test('a model error from the API is shown next to the file field', async () => {
     await page.context().close();
 });
 
+test('an XLA program says what it is, and its host memory is a card of its own, never in HBM', async () => {
+    const page = await newPage();
+    await uploadPlan(page, join(here, '../data/hlo/offload.hlo'), /XLA program/);
+    const cards = await cardTexts(page);
+    // tests/unit/test_hlo_program.c works these out: p0, MoveToHost's and annotate_device_placement's
+    // results are host memory, 266240 B (260.0 KiB), all live at once in the compiler's order; HBM holds p1 and mtd.
+    assert(cards.Program && cards.Program[0] === 'before-optimization' && /not partitioned/.test(cards.Program[1]), 'program card: ' + JSON.stringify(cards.Program));
+    assert(/no schedule/.test(await page.getAttribute('#program-card', 'title')), 'program evidence');
+    const host = cards['Host memory'];
+    assert(host && host[0] === '260.0 KiB' && /^peak 260\.0 KiB · 3 buffers · apart from HBM/.test(host[1]), 'host card: ' + JSON.stringify(host));
+    const r = await page.evaluate(() => window.__tpuplan.result);
+    assert(r.summary.padded_bytes === 2 * 131072, 'HBM holds p1 and mtd only: ' + r.summary.padded_bytes);
+    await page.context().close();
+});
+
 test('an XLA HLO upload plans; the tooltip shows op_name and a scope highlights its buffers', async () => {
     const page = await newPage();
     await uploadPlan(page, join(here, '../data/hlo/donate_scheduled.hlo'), /XLA program/);

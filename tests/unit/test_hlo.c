@@ -575,7 +575,7 @@ static void test_dus_fusions_not_in_place(void **state)
     model_free(&m);
 }
 
-static void test_shardings_divide_dims_and_vmem_is_left_out(void **state)
+static void test_shardings_divide_dims_and_host_is_left_out(void **state)
 {
     static const char unscheduled[] =
         "HloModule m, num_partitions=2\n"
@@ -583,24 +583,28 @@ static void test_shardings_divide_dims_and_vmem_is_left_out(void **state)
         "  a = f32[16,256]{1,0} parameter(0), sharding={devices=[2,1]0,1}\n"
         "  t = (f32[16,256]{1,0}, f32[4,8]{1,0}) parameter(1), "
         "sharding={{devices=[1,2]0,1}, {replicated}}\n"
-        "  v = f32[16,256]{1,0:T(8,128)S(1)} copy(a)\n"
+        "  v = f32[16,256]{1,0:S(5)} copy(a)\n"
         "  ROOT r = f32[16,256]{1,0} add(a, a), sharding={devices=[2,1,2]0,1,2,3 "
         "last_tile_dim_replicate}\n"
         "}\n";
     struct model m;
     (void)state;
     import(unscheduled, &m);
-    assert_int_equal(m.n, 4); /* v is in VMEM: left out */
+    assert_int_equal(m.n, 4); /* v is in host memory: left out */
     assert_int_equal(tensor(&m, "a")->shape.dims[0], 8);
     assert_int_equal(tensor(&m, "a")->shape.dims[1], 256);
     assert_int_equal(tensor(&m, "t{0}")->shape.dims[0], 16);
     assert_int_equal(tensor(&m, "t{0}")->shape.dims[1], 128);
     assert_int_equal(tensor(&m, "t{1}")->shape.dims[1], 8);
     assert_int_equal(tensor(&m, "r")->shape.dims[0], 8);
-    bool vmem = false;
+    bool host = false;
     for (size_t k = 0; k < m.warnings.n; k++)
-        vmem |= strstr(m.warnings.lines[k], "S(1) is VMEM") != NULL;
-    assert_true(vmem);
+        host |= strstr(m.warnings.lines[k], "in host (S(5)) memory") != NULL;
+    assert_true(host);
+    /* v has no sharding of its own: f32[16,256] as written (T(8,128): 16384 B) */
+    assert_int_equal(m.program.spaces[MODEL_SPACE_HOST].buffers, 1);
+    assert_int_equal(m.program.spaces[MODEL_SPACE_HOST].bytes, 16384);
+    assert_int_equal(m.program.spaces[MODEL_SPACE_HOST].peak_bytes, 16384);
     model_free(&m);
 }
 
@@ -852,7 +856,10 @@ static void test_xla_test_modules_plan_by_hand(void **state)
 
     import(offload, &m);
     assert_int_equal(m.n, 4);
-    assert_true(has_warning(&m, "2 HLO buffers in a memory space other than HBM"));
+    /* param.0 (all program) and copy-start.d2h{0} (an output, from step 4): 4096 B each */
+    assert_true(has_warning(&m, "2 HLO buffers in host (S(5)) memory (8192 bytes, peak 8192 "
+                                "bytes) are planned apart: never added to HBM"));
+    assert_int_equal(m.program.spaces[MODEL_SPACE_HOST].peak_bytes, 8192);
     assert_true(tensor(&m, "param.1")->donated);
     assert_live(tensor(&m, "param.1"), 0, 6);
     assert_int_equal(tensor(&m, "copy-start.h2d{0}")->kind, TENSOR_OUTPUT);
@@ -1249,7 +1256,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_update_slice_in_place),
         cmocka_unit_test(test_dus_fusions_in_place),
         cmocka_unit_test(test_dus_fusions_not_in_place),
-        cmocka_unit_test(test_shardings_divide_dims_and_vmem_is_left_out),
+        cmocka_unit_test(test_shardings_divide_dims_and_host_is_left_out),
         cmocka_unit_test(test_scheduled_shapes_are_per_device),
         cmocka_unit_test(test_every_printer_form_is_accepted),
         cmocka_unit_test(test_xla_modules_with_comments_and_continued_lines),

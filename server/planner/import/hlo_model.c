@@ -11,6 +11,7 @@
 
 #include "planner/base/cursor.h"
 #include "planner/import/hlo_compile_int.h"
+#include "planner/import/hlo_program_int.h"
 #include "planner/layout.h"
 #include "planner/model/model_build.h"
 #include "planner/text.h"
@@ -51,6 +52,8 @@ struct ctx {
     bool text_order; /* ... but in the written order */
     size_t fused[HLO_FUSE_COUNT], relaid;
     struct hlo_order entry_order; /* the entry's schedule: its chosen one and peaks */
+    int8_t *space;                /* per leaf: its memory space (hlo_leaf_spaces) */
+    struct hlo_program prog;      /* stage and partitioning (hlo_program_int.h) */
 };
 
 static int walk_comp(struct ctx *c, uint32_t comp, bool entry, struct walk *w);
@@ -99,7 +102,7 @@ static int new_buf(struct ctx *c, struct walk *w, uint32_t instr, uint32_t leaf,
     b->rep = w->n;
     b->def = b->last = step;
     b->kind = kind;
-    if (leaf != HLO_NONE && c->h->leaves[leaf].memory_space != 0) {
+    if (leaf != HLO_NONE && c->space[leaf] != HLO_SPACE_HBM) {
         b->excluded = true;
         w->excluded++;
     }
@@ -601,8 +604,8 @@ static bool estimate_layout(struct shape *sh, bool io)
 }
 
 /* The shape leaf (module-wide) of in is planned at: its per-device dims when the module is
- * unpartitioned and shard is set (*sharded: a sharding applied), and the written layout, or
- * the compiler's (estimate_layout; *relaid: size-1 dims moved) in the estimate. */
+ * unpartitioned (hlo_program.c) and shard is set (*sharded: a sharding applied), and the written
+ * layout, or the compiler's (estimate_layout; *relaid: size-1 dims moved) in the estimate. */
 static int leaf_shape(const struct ctx *c, const struct hlo_instr *in, uint32_t leaf, bool shard,
                       bool io, struct shape *sh, bool *sharded, bool *relaid)
 {
@@ -610,7 +613,7 @@ static int leaf_shape(const struct ctx *c, const struct hlo_instr *in, uint32_t 
 
     if (shape_parse(c->h->text + l->shape.off, l->shape.len, sh, c->e) != ERR_OK)
         return c->e->code;
-    if (shard && !c->h->scheduled && in->sharding.len > 0)
+    if (shard && !c->prog.partitioned && in->sharding.len > 0)
         apply_sharding(c->h->text, in->sharding, leaf - in->leaf0, sh, sharded);
     if (c->estimate)
         *relaid = estimate_layout(sh, io);
@@ -697,7 +700,7 @@ static int sched_bytes(struct ctx *c, const struct hlo_graph *g, uint64_t *bytes
             continue;
         for (uint32_t l = 0; l < in->nleaves; l++) {
             uint64_t x = 0;
-            if (c->h->leaves[in->leaf0 + l].memory_space != 0)
+            if (c->space[in->leaf0 + l] != HLO_SPACE_HBM)
                 continue;
             if ((rc = leaf_bytes(c, in, in->leaf0 + l, true, false, &x, NULL)) != ERR_OK)
                 return rc;
@@ -932,6 +935,22 @@ static int put_source(struct ctx *c, struct model *m, const struct hlo_instr *in
     return ERR_OK;
 }
 
+/* Buffer set r's lifetime [*start, *end): parameters (unless donated), constants and
+ * outputs the whole program, the rest from definition past the last read of any member. */
+static void buf_live(const struct walk *w, uint32_t r, const uint32_t *next, int64_t nsteps,
+                     int64_t *start, int64_t *end)
+{
+    const struct buf *b = &w->b[r];
+    int64_t last = b->last;
+
+    for (uint32_t k = next[r]; k != HLO_NONE; k = next[k])
+        last = w->b[k].last > last ? w->b[k].last : last;
+    *start = b->kind == TENSOR_TEMP ? b->def : 0;
+    *end = (b->kind == TENSOR_INPUT && !b->donated) || b->kind == TENSOR_CONSTANT || b->output
+               ? nsteps
+               : last + 1;
+}
+
 static int fill_tensor(struct ctx *c, struct model *m, const struct walk *w, uint32_t r,
                        const uint32_t *next, int64_t nsteps, struct model_tensor *t,
                        size_t *sharded)
@@ -939,11 +958,8 @@ static int fill_tensor(struct ctx *c, struct model *m, const struct walk *w, uin
     const struct hlo_module *h = c->h;
     const struct buf *b = &w->b[r];
     const struct hlo_instr *in = &h->instrs[b->instr];
-    int64_t last = b->last;
     int rc;
 
-    for (uint32_t k = next[r]; k != HLO_NONE; k = next[k])
-        last = w->b[k].last > last ? w->b[k].last : last;
     if ((t->name = tensor_name(m, h, b)) == NULL)
         return err_set(c->e, ERR_NOMEM, "", "out of memory");
     if ((rc = put_source(c, m, in, t)) != ERR_OK)
@@ -953,11 +969,7 @@ static int fill_tensor(struct ctx *c, struct model *m, const struct walk *w, uin
     t->kind = b->kind == TENSOR_TEMP && b->output ? TENSOR_OUTPUT : b->kind;
     t->donated = b->donated;
     t->live_given = true;
-    t->live_start = b->kind == TENSOR_TEMP ? b->def : 0;
-    t->live_end =
-        (b->kind == TENSOR_INPUT && !b->donated) || b->kind == TENSOR_CONSTANT || b->output
-            ? nsteps
-            : last + 1;
+    buf_live(w, r, next, nsteps, &t->live_start, &t->live_end);
     if (b->leaf == HLO_NONE) {
         t->raw = true;
         t->logical_bytes = t->padded_bytes = b->temp_bytes;
@@ -987,6 +999,66 @@ static const char *module_name(struct model *m, const struct hlo_module *h)
     n = snprintf(text, sizeof(text), "module_%.*s", (int)(e.len > 400 ? 400 : e.len),
                  h->text + e.off);
     return model_strdup(m, text, (size_t)n);
+}
+
+/* Space sp's own peak from its buffers' [start, end) byte deltas (delta[nsteps + 1]). */
+static uint64_t delta_peak(const uint64_t *delta, int64_t nsteps)
+{
+    uint64_t live = 0, peak = 0;
+
+    for (int64_t s = 0; s < nsteps; s++) {
+        live += delta[s]; /* modulo 2^64: every partial sum lies in [0, total] */
+        peak = live > peak ? live : peak;
+    }
+    return peak;
+}
+
+/* The entry's buffers in memory spaces other than HBM, by space: count, bytes (laid out on
+ * the chip as HBM arrays are, per device) and each space's own peak, into m->program. */
+static int account_spaces(struct ctx *c, const struct walk *w, const uint32_t *next, int64_t nsteps,
+                          struct model *m)
+{
+    uint64_t *delta = calloc(MODEL_SPACE_COUNT * ((size_t)nsteps + 1), sizeof(*delta));
+    int rc = ERR_OK;
+
+    if (delta == NULL)
+        return err_set(c->e, ERR_NOMEM, "", "out of memory planning HLO buffers");
+    for (uint32_t k = 0; k < w->n && rc == ERR_OK; k++) {
+        const struct buf *b = &w->b[k];
+        struct model_space_use *u;
+        uint64_t bytes = 0;
+        int64_t start, end;
+        if (b->rep != k || !b->excluded)
+            continue;
+        enum model_space sp = hlo_space_of(c->space[b->leaf]);
+        if ((rc = leaf_bytes(c, ins(c, b->instr), b->leaf, true,
+                             b->kind == TENSOR_INPUT || b->output, &bytes, NULL)) != ERR_OK)
+            break;
+        u = &m->program.spaces[sp];
+        if (__builtin_add_overflow(u->bytes, bytes, &u->bytes)) {
+            rc = err_set(c->e, ERR_OVERFLOW, "", "HLO %s bytes pass 2^64-1", model_space_name(sp));
+            break;
+        }
+        u->buffers++;
+        buf_live(w, k, next, nsteps, &start, &end);
+        delta[sp * ((size_t)nsteps + 1) + (size_t)start] += bytes;
+        delta[sp * ((size_t)nsteps + 1) + (size_t)end] -= bytes;
+    }
+    for (int sp = 0; sp < MODEL_SPACE_COUNT && rc == ERR_OK; sp++) {
+        struct model_space_use *u = &m->program.spaces[sp];
+        u->peak_bytes = delta_peak(delta + (size_t)sp * ((size_t)nsteps + 1), nsteps);
+        if (u->buffers > 0)
+            model_warn(m,
+                       "%zu HLO buffers in %s memory (%llu bytes, peak %llu bytes) are planned "
+                       "apart: never added to HBM (see program.memory_spaces)",
+                       u->buffers,
+                       sp == MODEL_SPACE_HOST   ? "host (S(5))"
+                       : sp == MODEL_SPACE_VMEM ? "VMEM (S(1))"
+                                                : "another device",
+                       (unsigned long long)u->bytes, (unsigned long long)u->peak_bytes);
+    }
+    free(delta);
+    return rc;
 }
 
 static int build_tensors(struct ctx *c, const struct walk *w, const struct model_limits *l,
@@ -1030,7 +1102,8 @@ static int build_tensors(struct ctx *c, const struct walk *w, const struct model
     for (uint32_t k = 0; k < w->n && rc == ERR_OK; k++)
         if (w->b[k].rep == k && !w->b[k].excluded)
             rc = fill_tensor(c, m, w, k, next, w->nsteps, &m->tensors[at++], &sharded);
-    if (rc != ERR_OK)
+    if (rc != ERR_OK || (rc = hlo_program_put(&c->prog, m, c->e)) != ERR_OK ||
+        (rc = account_spaces(c, w, next, w->nsteps, m)) != ERR_OK)
         goto out;
     if (w->inplace > 0)
         model_warn(m,
@@ -1038,11 +1111,6 @@ static int build_tensors(struct ctx *c, const struct walk *w, const struct model
                    "operand that dies there, or an input_output_alias donation): see each "
                    "tensor's in_place",
                    w->inplace);
-    if (w->excluded > 0)
-        model_warn(m,
-                   "%zu HLO buffers in a memory space other than HBM (S(1) is VMEM, S(5) host "
-                   "memory) are left out of the plan",
-                   w->excluded);
     if (sharded > 0)
         model_warn(m,
                    "%zu HLO arrays of this unpartitioned module are planned at their "
@@ -1164,11 +1232,15 @@ int hlo_model_build_opts(const struct hlo_module *h, const struct chip *chip,
     c.text_order = o->text_order;
     c.peak = calloc(h->ncomps ? h->ncomps : 1, sizeof(*c.peak));
     c.state = calloc(h->ncomps ? h->ncomps : 1, 1);
-    if (c.peak == NULL || c.state == NULL) {
+    c.space = malloc(h->nleaves ? h->nleaves : 1);
+    if (c.peak == NULL || c.state == NULL || c.space == NULL) {
         rc = err_set(e, ERR_NOMEM, "", "out of memory planning HLO buffers");
         goto out;
     }
-    if (!hlo_before_optimization(h)) {
+    hlo_program_detect(h, &c.prog);
+    hlo_leaf_spaces(h, c.space);
+    if (c.prog.stage != MODEL_STAGE_BEFORE) { /* the same test as hlo_before_optimization,
+                                               * VMEM buffers counted too */
         rc = read_module(&c, false, l, &mc.written, m);
         goto out;
     }
@@ -1185,6 +1257,7 @@ out:
     hlo_order_free(&c.entry_order);
     free(c.peak);
     free(c.state);
+    free(c.space);
     return rc;
 }
 

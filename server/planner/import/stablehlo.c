@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "planner/hlo_model.h"
+#include "planner/import/hlo_program_int.h"
 #include "planner/import/stablehlo_int.h"
 #include "planner/text.h"
 
@@ -532,10 +533,12 @@ int stablehlo_import_opts(const char *s, size_t len, const struct chip *chip,
     memset(m, 0, sizeof(*m));
     if ((rc = stablehlo_to_hlo(s, len, &hlo, &n, e)) != ERR_OK)
         return rc;
-    if ((rc = hlo_import_opts(hlo, n, chip, l, o, m, e)) != ERR_OK)
+    if ((rc = hlo_import_opts(hlo, n, chip, l, o, m, e)) != ERR_OK) {
         err_prefix(e, "", "StableHLO translated to HLO: ");
-    else
+    } else {
         m->source_format = "stablehlo";
+        hlo_program_stablehlo(&m->program);
+    }
     free(hlo);
     return rc;
 }

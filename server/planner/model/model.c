@@ -224,6 +224,22 @@ enum tensor_kind tensor_kind_parse(const char *s)
     return TENSOR_KIND_COUNT;
 }
 
+/* ---- an XLA program's stage and memory spaces ------------------------------------ */
+
+const char *model_stage_name(enum model_stage s)
+{
+    return s == MODEL_STAGE_BEFORE  ? "before-optimization"
+           : s == MODEL_STAGE_AFTER ? "after-optimization"
+                                    : NULL;
+}
+
+const char *model_space_name(enum model_space s)
+{
+    static const char *const names[MODEL_SPACE_COUNT] = {"host", "vmem", "other"};
+
+    return (unsigned)s < MODEL_SPACE_COUNT ? names[s] : "invalid";
+}
+
 /* ---- name index ------------------------------------------------------------------ */
 
 static struct names_key tensor_name(const void *ctx, uint32_t i)

@@ -30,6 +30,45 @@ static void write_capacity(struct jsonw *w, const struct plan_ctx *c)
         jsonw_null(w, "capacity_bytes");
 }
 
+/* An XLA program's "program" section (server/planner/RESULT.md#the-program-section);
+ * none for other inputs. */
+static void write_program(struct jsonw *w, const struct model_program *p)
+{
+    static const int spaces[MODEL_SPACE_COUNT] = {5, 1, -1}; /* S(n); -1: several */
+
+    if (p->stage == MODEL_STAGE_NONE)
+        return;
+    jsonw_obj_begin(w, "program");
+    jsonw_str(w, "stage", model_stage_name(p->stage));
+    jsonw_arr_begin(w, "stage_evidence");
+    for (size_t k = 0; k < p->nstage_evidence; k++)
+        jsonw_str(w, NULL, p->stage_evidence[k]);
+    jsonw_arr_end(w);
+    jsonw_bool(w, "partitioned", p->partitioned);
+    jsonw_arr_begin(w, "partition_evidence");
+    for (size_t k = 0; k < p->npartition_evidence; k++)
+        jsonw_str(w, NULL, p->partition_evidence[k]);
+    jsonw_arr_end(w);
+    jsonw_arr_begin(w, "memory_spaces");
+    for (int k = 0; k < MODEL_SPACE_COUNT; k++) {
+        const struct model_space_use *u = &p->spaces[k];
+        if (u->buffers == 0)
+            continue;
+        jsonw_obj_begin(w, NULL);
+        jsonw_str(w, "space", model_space_name((enum model_space)k));
+        if (spaces[k] >= 0)
+            jsonw_i64(w, "memory_space", spaces[k]);
+        else
+            jsonw_null(w, "memory_space");
+        jsonw_u64(w, "buffers", u->buffers);
+        jsonw_u64(w, "bytes", u->bytes);
+        jsonw_u64(w, "peak_bytes", u->peak_bytes);
+        jsonw_obj_end(w);
+    }
+    jsonw_arr_end(w);
+    jsonw_obj_end(w);
+}
+
 static void write_model(struct jsonw *w, const struct plan_ctx *c)
 {
     jsonw_obj_begin(w, "model");
@@ -47,6 +86,7 @@ static void write_model(struct jsonw *w, const struct plan_ctx *c)
     jsonw_i64(w, "steps", c->m.nsteps);
     jsonw_u64(w, "ops", c->m.nops);
     jsonw_obj_end(w);
+    write_program(w, &c->m.program);
     if (c->m.recipe_json != NULL)
         jsonr_write(w, "recipe", c->m.recipe_json);
 }
