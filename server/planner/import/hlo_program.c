@@ -7,6 +7,9 @@
  * with none of these is before optimization: what `jax.jit(f).lower(..).as_text("hlo")`
  * and an XLA `*.before_optimizations.txt` dump hold.
  *
+ * Sources: server/planner/SOURCES.md#partitioned-programs and
+ * server/planner/SOURCES.md#host-memory.
+ *
  * Partitioning. XLA's SPMD partitioner rewrites the entry computation into one named
  * NAME_spmd (xla/service/spmd/spmd_partitioner.cc, SpmdPartitioningVisitor:
  * `SpmdBuilder(computation->name() + "_spmd", ..)`), with per-device shapes and the
