@@ -8,7 +8,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 echo "machine: $(nproc) cores, ${cpu:-unknown cpu}, $(free -g | awk '/^Mem:/{print $2}') GiB, $(uname -r), load average $(cut -d" " -f1-3 /proc/loadavg)"
 case "$kind" in
 layout)
-    for b in build/release/bench/bench_layout build/release/bench/bench_plan build/release/bench/bench_runtime build/release/bench/bench_kernels build/release/bench/bench_xla build/release/bench/bench_diff build/release/bench/bench_hlo build/release/bench/bench_fit; do
+    for b in build/release/bench/bench_layout build/release/bench/bench_plan build/release/bench/bench_runtime build/release/bench/bench_kernels build/release/bench/bench_xla build/release/bench/bench_diff build/release/bench/bench_hlo build/release/bench/bench_fit build/release/bench/bench_program; do
         [ -x "$b" ] && "$b"
     done
     tests/bench/bench_million.sh

@@ -569,6 +569,43 @@ static void test_greedy_places_like_the_reference_on_every_shape(void **state)
 }
 
 /*
+ * Property: a training step's shape, where the interval tree (pack_heur.c) does the work:
+ * activations kept from the forward pass to the backward one (nested lifetimes around the
+ * middle, so thousands of them share the tree's top nodes, several blocks of each of their
+ * lists), beside short temporaries at every step and a few buffers live throughout.
+ * pack_greedy places exactly like ref_greedy.
+ */
+static void test_greedy_places_activations_like_the_reference(void **state)
+{
+    uint64_t s = 7;
+
+    (void)state;
+    for (int it = 0; it < 2; it++) {
+        size_t n = 2000, kept = 1500 + (size_t)it * 200;
+        struct pack_buffer *b = calloc(n, sizeof(*b));
+        struct pack_problem p = {n, b, 0, it == 1 ? 512 : 0};
+        int64_t steps = (int64_t)n;
+        assert_non_null(b);
+        for (size_t i = 0; i < n; i++) {
+            int64_t at = (int64_t)(rng_splitmix64(&s) % (uint64_t)(steps / 2));
+            if (i < kept) { /* forward at `at`, read again at its mirror in the backward pass */
+                b[i].lower = at;
+                b[i].upper = steps - at - (int64_t)(rng_splitmix64(&s) % 3);
+            } else if (i % 97 == 0) { /* a weight */
+                b[i].lower = 0;
+                b[i].upper = steps;
+            } else {
+                b[i].lower = (int64_t)(rng_splitmix64(&s) % (uint64_t)steps);
+                b[i].upper = b[i].lower + 1 + (int64_t)(rng_splitmix64(&s) % 4);
+            }
+            b[i].size = it == 1 ? 4096 : 1 + rng_splitmix64(&s) % 100000;
+        }
+        assert_greedy_is_reference(&p);
+        free(b);
+    }
+}
+
+/*
  * Property: with buffers live over the whole program (weights; kept apart from the index as
  * the union of their chunks, and every placed chunk's union for their own queries),
  * pack_greedy still places like ref_greedy: a third to all of them global, placed early, late
@@ -818,6 +855,7 @@ int main(void)
         cmocka_unit_test(test_greedy_places_like_the_reference),
         cmocka_unit_test(test_greedy_places_like_the_reference_on_every_shape),
         cmocka_unit_test(test_greedy_places_weights_like_the_reference),
+        cmocka_unit_test(test_greedy_places_activations_like_the_reference),
         cmocka_unit_test(test_reduce_stacks_universal_buffers_and_splits_components),
         cmocka_unit_test(test_reduced_training_step_reaches_the_lower_bound),
         cmocka_unit_test(test_greedy_places_sparse_steps_like_the_reference),

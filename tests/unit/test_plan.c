@@ -376,6 +376,50 @@ static void test_validate_and_buffers_agree_with_the_model(void **state)
     plan_buffers_free(&b);
 }
 
+/* The search strategies' default time by size: 2 s up to 2000 buffers, then 2 s x 2000 /
+ * buffers, at least 0.1 s, said in a warning; a time limit given is kept, and a list
+ * without a search strategy is not told. n tensors of one step each: the search stops at
+ * once (every packing is at the lower bound), so only the warning is measured here. */
+static bool warned_budget(size_t n, const struct plan_opts *o, const char *want)
+{
+    size_t cap = n * 80 + 64, len = 0;
+    char *text = malloc(cap);
+    bool found = false;
+
+    assert_non_null(text);
+    len += (size_t)sprintf(text, "{\"tensors\":[");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len,
+                               "%s{\"name\":\"t%zu\",\"shape\":[8,128],\"dtype\":\"f32\","
+                               "\"live\":[%zu,%zu]}",
+                               i ? "," : "", i, i, i + 1);
+    len += (size_t)sprintf(text + len, "]}");
+    json_object *r = plan_doc(text, len, o, NULL), *w = jget(r, "warnings");
+    for (size_t k = 0; k < json_object_array_length(w); k++)
+        found |= strstr(json_object_get_string(json_object_array_get_idx(w, k)),
+                        "the search strategies' time limit is") != NULL &&
+                 (want == NULL ||
+                  strstr(json_object_get_string(json_object_array_get_idx(w, k)), want) != NULL);
+    json_object_put(r);
+    free(text);
+    return found;
+}
+
+static void test_search_time_is_budgeted_by_size(void **state)
+{
+    struct plan_opts search = {.strategies = "xla-spatial,tpuplan-search"};
+    struct plan_opts given = {.strategies = "xla-spatial,tpuplan-search", .time_limit_s = 1};
+    struct plan_opts greedy = {.strategies = "xla-spatial"};
+    (void)state;
+
+    assert_false(warned_budget(2000, &search, NULL));
+    assert_true(warned_budget(2001, &search, "1.999 s each, the default for 2001 buffers"));
+    assert_true(warned_budget(20000, &search, "0.200 s each, the default for 20000 buffers"));
+    assert_true(warned_budget(50000, &search, "0.100 s each, the default for 50000 buffers"));
+    assert_false(warned_budget(20000, &given, NULL));
+    assert_false(warned_budget(20000, &greedy, NULL));
+}
+
 /* More segments than the timeline keeps: downsampled by maximum to at most 4096. */
 static void test_timeline_is_downsampled_by_maximum(void **state)
 {
@@ -1148,6 +1192,7 @@ int main(void)
         cmocka_unit_test(test_plan_opts_override_the_models_options),
         cmocka_unit_test(test_validate_and_buffers_agree_with_the_model),
         cmocka_unit_test(test_timeline_is_downsampled_by_maximum),
+        cmocka_unit_test(test_search_time_is_budgeted_by_size),
         cmocka_unit_test(test_bad_options_are_rejected_naming_the_option),
         cmocka_unit_test(test_model_options),
         cmocka_unit_test(test_bad_model_options),

@@ -39,7 +39,14 @@
 #define PLAN_DEFAULT_ALIGNMENT 512
 #define PLAN_DEFAULT_TIME_S    2.0
 #define PLAN_EXACT_MAX_BUFS    2000 /* "best" runs the exact solver only below this */
-#define PLAN_MAX_KERNELS       100000
+/* The search strategies' default time by problem size: PLAN_DEFAULT_TIME_S up to
+ * PLAN_BUDGET_FULL_BUFS buffers, then that share of it (each search step is a greedy pass
+ * or a probe whose cost grows with the buffers, while a plan should stay interactive: a
+ * 4 MB program of 20,000 buffers gets 0.2 s and plans in under a second), at least
+ * PLAN_BUDGET_MIN_S. A time limit the caller or the model gives is kept as it is. */
+#define PLAN_BUDGET_FULL_BUFS 2000
+#define PLAN_BUDGET_MIN_S     0.1
+#define PLAN_MAX_KERNELS      100000
 
 void plan_limits_default(struct plan_limits *l)
 {
@@ -185,6 +192,7 @@ static int settle_opts(struct plan_ctx *c, struct plan_opts *o, const struct imp
     snprintf(c->name, sizeof(c->name), "%s",
              o->name != NULL ? o->name : (c->m.name != NULL ? c->m.name : "model"));
     c->time_limit_s = o->time_limit_s > 0 ? o->time_limit_s : PLAN_DEFAULT_TIME_S;
+    c->time_limit_given = o->time_limit_s > 0;
     c->alignment = o->alignment;
     if (c->alignment == 0) {
         c->alignment = imp->raw_sizes ? 1 : PLAN_DEFAULT_ALIGNMENT;
@@ -256,6 +264,28 @@ static int build_problem(struct plan_ctx *c, struct err *e)
     return ERR_OK;
 }
 
+/* The default search time for c's buffers (PLAN_BUDGET_FULL_BUFS), said in a warning
+ * when it is below PLAN_DEFAULT_TIME_S. */
+static void budget_search(struct plan_ctx *c)
+{
+    bool search = false;
+    double t;
+
+    for (size_t k = 0; k < c->nstrategies; k++)
+        search |= pack_strategy_find(c->strategies[k])->cls == PACK_CLASS_SEARCH;
+    if (c->time_limit_given || c->nbufs <= PLAN_BUDGET_FULL_BUFS)
+        return;
+    t = PLAN_DEFAULT_TIME_S * PLAN_BUDGET_FULL_BUFS / (double)c->nbufs;
+    c->time_limit_s = t > PLAN_BUDGET_MIN_S ? t : PLAN_BUDGET_MIN_S;
+    if (search)
+        model_warn(&c->m,
+                   "the search strategies' time limit is %.3f s each, the default for %zu buffers "
+                   "(%g s up to %d buffers, then in proportion, at least %g s); --time-limit "
+                   "(time_limit) sets it",
+                   c->time_limit_s, c->nbufs, PLAN_DEFAULT_TIME_S, PLAN_BUDGET_FULL_BUFS,
+                   PLAN_BUDGET_MIN_S);
+}
+
 /* Everything up to (not including) packing; *c is released with ctx_free whatever this
  * returns. */
 static int prepare(const char *input, size_t len, const struct plan_opts *opts,
@@ -281,9 +311,12 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||
         (rc = plan_kernels_check(c, e)) != ERR_OK || (rc = lifetime_derive(&c->m, e)) != ERR_OK ||
         (rc = build_problem(c, e)) != ERR_OK ||
-        (rc = plan_xla_attach(c, o, lim->max_tensors, e)) != ERR_OK)
+        (rc = plan_xla_attach(c, o, lim->max_tensors, e)) != ERR_OK ||
+        (rc = choose_strategies(c, settled.strategies != NULL ? settled.strategies : "best", e)) !=
+            ERR_OK)
         return rc;
-    return choose_strategies(c, settled.strategies != NULL ? settled.strategies : "best", e);
+    budget_search(c);
+    return ERR_OK;
 }
 
 static void fill_summary(const struct plan_ctx *c, struct plan_summary *s, uint64_t peak,

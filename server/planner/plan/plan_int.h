@@ -84,6 +84,7 @@ struct plan_ctx {
     uint64_t alignment;
     bool alignment_default;
     double time_limit_s;
+    bool time_limit_given; /* by the caller or the model: kept; else budgeted by size */
     enum pack_goal goal;
     char name[128];
     bool runtime_bfc;    /* the runtime simulation was asked for (plan_opts.runtime) */
