@@ -416,8 +416,8 @@ static void test_search_time_is_budgeted_by_size(void **state)
     assert_true(warned_budget(2001, &search, "1.999 s each, the default for 2001 buffers"));
     assert_true(warned_budget(20000, &search, "0.200 s each, the default for 20000 buffers"));
     assert_true(warned_budget(50000, &search, "0.100 s each, the default for 50000 buffers"));
-    assert_false(warned_budget(20000, &given, NULL));
-    assert_false(warned_budget(20000, &greedy, NULL));
+    assert_false(warned_budget(2001, &given, NULL));
+    assert_false(warned_budget(2001, &greedy, NULL));
 }
 
 /* More segments than the timeline keeps: downsampled by maximum to at most 4096. */
