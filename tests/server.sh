@@ -158,3 +158,14 @@ problem() {
         body_has "\"type\":\"${problem_base:-}/problems/$2\"" && body_has "\"status\":$1"
 }
 sql() { psql "$DATABASE_URL" -X -Atc "$1" 2>>"$tmp/psql.err"; }
+# acts_model N NAME: prints a model named NAME of N activations layers.I.h, bf16 [8,128], each
+# live over [i, i + 4): any size of plan, quick to plan.
+acts_model() {
+    awk -v n="$1" -v name="$2" 'BEGIN {
+        printf "{\"name\":\"%s\",\"chip\":\"v5e\",\"tensors\":[", name
+        for (i = 0; i < n; i++)
+            printf "%s{\"name\":\"layers.%d.h\",\"shape\":[8,128],\"dtype\":\"bf16\",\"kind\":\"activation\",\"live\":[%d,%d]}",
+                (i ? "," : ""), i, i, i + 4
+        print "]}"
+    }'
+}

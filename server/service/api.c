@@ -27,6 +27,7 @@
 #include "service/log.h"
 #include "service/metrics.h"
 #include "service/plancache.h"
+#include "service/admit.h"
 #include "service/api_diff.h"
 #include "service/api_params.h"
 #include "service/api_whatif.h"
@@ -115,24 +116,6 @@ static struct json_object *summary_new(const struct plan_summary *s)
     return o;
 }
 
-/* Appends `,"key":raw` before the closing brace of the object text t (malloc'd, len n). */
-static char *splice(char *t, size_t *n, const char *key, const char *raw)
-{
-    size_t kl = strlen(key), rl = strlen(raw), need = *n + kl + rl + 5;
-    char *p;
-
-    if (t == NULL)
-        return NULL;
-    p = realloc(t, need + 1);
-    if (p == NULL) {
-        free(t);
-        return NULL;
-    }
-    /* p[*n - 1] is the object's '}'. */
-    *n = (size_t)snprintf(p + *n - 1, need + 1 - (*n - 1), ",\"%s\":%s}", key, raw) + *n - 1;
-    return p;
-}
-
 /* The views of GET /api/v1/plans/{id}: the name in ?view=, the key the stored document
  * goes under in the plan document, and the ETag suffix (each view is its own entity). */
 static const struct {
@@ -162,14 +145,68 @@ static int view_parse(const char *s, enum store_view *v)
     return -1;
 }
 
-/* The plan document of GET /api/v1/plans/{id}; manage_token added when not NULL. The
- * stored document (p->result_json, in the form view asks for) goes under the view's key. */
-static char *plan_doc(const struct request *r, const struct store_plan *p, enum store_view view,
-                      const char *manage_token, size_t *len)
-{
-    struct json_object *o = json_object_new_object();
-    char *t;
+/* A plan document in parts (response.h's response_parts), sent without joining them: the
+ * small fields as one object, then each stored document (the result in the form view asks
+ * for, the error, what-if, a what-if's inline diff) spliced in where it lies, the result as
+ * libpq read it. It owns the plan it is made of. */
+struct plan_doc {
+    struct store_plan p;
+    char *head; /* the small fields' object, without its '}' */
+    char *diff; /* reply_plan's inline diff, or NULL */
+    struct response_part part[RESPONSE_PARTS_MAX];
+    size_t n, len;
+};
 
+static void plan_doc_free(void *owner)
+{
+    struct plan_doc *d = owner;
+
+    store_plan_free(&d->p);
+    free(d->head);
+    free(d->diff);
+    free(d);
+}
+
+static void doc_part(struct plan_doc *d, const char *p, size_t len)
+{
+    d->part[d->n++] = (struct response_part){p, len};
+    d->len += len;
+}
+
+/* `,"key":` and the document text, when there is one. */
+static void doc_member(struct plan_doc *d, const char *member, const char *text)
+{
+    if (text != NULL) {
+        doc_part(d, member, strlen(member));
+        doc_part(d, text, strlen(text));
+    }
+}
+
+/* The plan document of GET /api/v1/plans/{id} for *p (taken: moved into the document, *p
+ * left empty), manage_token added when not NULL, diff (taken) when not NULL. NULL when out
+ * of memory (p and diff released). */
+static struct plan_doc *plan_doc_new(const struct request *r, struct store_plan *p,
+                                     enum store_view view, const char *manage_token, char *diff)
+{
+    static const char *const members[] = {[STORE_VIEW_FULL] = ",\"result\":",
+                                          [STORE_VIEW_SUMMARY] = ",\"result\":",
+                                          [STORE_VIEW_LAYOUT] = ",\"layout\":"};
+    struct plan_doc *d = calloc(1, sizeof(*d));
+    struct json_object *o = json_object_new_object();
+    size_t hl = 0;
+
+    if (d != NULL)
+        d->p = *p;
+    else
+        store_plan_free(p);
+    memset(p, 0, sizeof(*p));
+    if (d == NULL) {
+        json_object_put(o);
+        free(diff);
+        return NULL;
+    }
+    d->diff = diff;
+    p = &d->p;
     add_str(o, "id", p->id);
     add_str(o, "name", p->name);
     add_str(o, "chip", p->chip);
@@ -184,14 +221,36 @@ static char *plan_doc(const struct request *r, const struct store_plan *p, enum 
     json_object_object_add(o, "links", links_new(r->srv->cfg->base_path, p->id, p->parent_id));
     if (manage_token != NULL && manage_token[0] != '\0')
         add_str(o, "manage_token", manage_token);
-    t = json_take_text(o, len);
-    if (t != NULL && p->result_json != NULL)
-        t = splice(t, len, views[view].key, p->result_json);
-    if (t != NULL && p->error_json != NULL)
-        t = splice(t, len, "error", p->error_json);
-    if (t != NULL && p->whatif_json != NULL)
-        t = splice(t, len, "whatif", p->whatif_json);
+    if ((d->head = json_take_text(o, &hl)) == NULL) {
+        plan_doc_free(d);
+        return NULL;
+    }
+    doc_part(d, d->head, hl - 1); /* without the object's '}' */
+    doc_member(d, members[view], p->result_json);
+    doc_member(d, ",\"error\":", p->error_json);
+    doc_member(d, ",\"whatif\":", p->whatif_json);
+    doc_member(d, ",\"diff\":", d->diff);
+    doc_part(d, "}", 1);
+    return d;
+}
+
+/* The document as one malloc'd text (d->len bytes), for the plan cache; NULL when out of
+ * memory. */
+static char *plan_doc_join(const struct plan_doc *d)
+{
+    char *t = malloc(d->len > 0 ? d->len : 1), *at = t;
+
+    for (size_t i = 0; t != NULL && i < d->n; i++) {
+        memcpy(at, d->part[i].p, d->part[i].len);
+        at += d->part[i].len;
+    }
     return t;
+}
+
+/* The response sending d (taken). */
+static struct MHD_Response *plan_doc_response(struct plan_doc *d)
+{
+    return response_parts(d->part, d->n, "application/json", plan_doc_free, d);
 }
 
 static bool finished(const struct store_plan *p)
@@ -266,11 +325,11 @@ out:
 void api_plan_get(struct store *st, struct request *r)
 {
     struct store_plan p;
+    struct plan_doc *d;
     struct MHD_Response *resp;
     enum store_view view;
     char etag[64];
-    char *doc;
-    size_t len = 0;
+    bool done, cache;
     int rc;
 
     if (view_parse(r->param[REQ_PARAM_VIEW], &view) != 0) {
@@ -293,35 +352,38 @@ void api_plan_get(struct store *st, struct request *r)
         return;
     }
     etag_of(&p, view, etag, sizeof(etag));
-    doc = plan_doc(r, &p, view, NULL, &len);
-    if (doc == NULL) {
-        request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
-        goto out;
-    }
+    done = finished(&p);
     /* Not cached when it expires before the cache entry would: the cache must not outlive
      * it (a GET after expires_at is 410). */
-    if (finished(&p) && p.expires_in_s > (double)r->srv->cfg->cache_ttl_s + 1) {
-        /* A second copy for the cache: the cache owns its body outright. */
-        char *copy = malloc(len > 0 ? len : 1);
-        if (copy != NULL) {
-            memcpy(copy, doc, len);
-            plancache_put(r->srv->cache, p.id, views[view].name, etag, copy, len);
-        }
+    cache = done && p.expires_in_s > (double)r->srv->cfg->cache_ttl_s + 1;
+    if ((d = plan_doc_new(r, &p, view, NULL, NULL)) == NULL) {
+        request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
+        return;
     }
+    /* A copy for the cache, which owns its bodies outright: only one it would keep. */
+    if (cache && plancache_keeps(r->srv->cache, d->len))
+        plancache_put(r->srv->cache, d->p.id, views[view].name, etag, plan_doc_join(d), d->len);
     if (request_reply_not_modified(r, etag)) {
-        free(doc);
-        goto out;
+        plan_doc_free(d);
+        return;
     }
-    resp = response_take(doc, len, "application/json");
+    resp = plan_doc_response(d);
     if (resp != NULL) {
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-        if (!finished(&p))
+        if (!done)
             MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     }
     request_reply(r, 200, resp);
-out:
-    store_plan_free(&p);
+}
+
+bool api_plan_get_heavy(const struct request *r)
+{
+    /* the whole plan, its layout and its trace (hundreds of MB at 1,000,000 tensors); the
+     * summary view is a few hundred bytes */
+    const char *v = r->param[REQ_PARAM_VIEW];
+
+    return v == NULL || strcmp(v, "summary") != 0;
 }
 
 /* ---- GET /api/v1/plans ---- */
@@ -539,33 +601,49 @@ static void reply_accepted(struct request *r, const char *id, const char *status
 /* The largest diff a what-if's answer carries inline; a larger one is left to links.diff. */
 #define WHATIF_DIFF_MAX (16u << 20)
 
-/* A finished plan as the answer to a POST: 200 (idempotent replay) or 201 (waited). A
- * what-if that is done also carries its diff against its parent (api_diff.h). */
-static void reply_plan(struct store *st, struct request *r, int status, const struct store_plan *p,
+/* The most tensors a what-if's answer is diffed inline for: the diff of two plans of 100,000
+ * takes about a second and a few hundred MB, on the executor answering. */
+#define WHATIF_DIFF_TENSORS 100000u
+
+/* A what-if's diff against its parent, for its answer: NULL when it is not one, not done,
+ * has over WHATIF_DIFF_TENSORS tensors, the diff is larger than WHATIF_DIFF_MAX, or
+ * --max-heavy large reads are running (the diff is one: links.diff has it then). */
+static char *inline_diff(struct store *st, struct request *r, const struct store_plan *p)
+{
+    char *diff = NULL;
+    size_t dlen = 0;
+
+    if (r->exec.parent == NULL || p->parent_id[0] == '\0' || strcmp(p->status, "done") != 0 ||
+        p->summary.tensors > WHATIF_DIFF_TENSORS || !admit_heavy(r->srv))
+        return NULL;
+    if (api_diff_text(st, p->parent_id, p->id, WHATIF_DIFF_MAX, &diff, &dlen) != 0)
+        diff = NULL;
+    admit_heavy_done(r->srv);
+    return diff;
+}
+
+/* A finished plan *p (taken) as the answer to a POST: 200 (idempotent replay) or 201
+ * (waited). A what-if that is done also carries its diff against its parent (api_diff.h). */
+static void reply_plan(struct store *st, struct request *r, int status, struct store_plan *p,
                        const char *token)
 {
     struct MHD_Response *resp;
-    char etag[64], *diff = NULL;
-    size_t len = 0, dlen = 0;
-    char *doc = plan_doc(r, p, STORE_VIEW_FULL, token, &len);
+    struct plan_doc *d;
+    char etag[64], id[IDS_ID_LEN + 1], *diff = inline_diff(st, r, p);
+    bool with_diff = diff != NULL;
 
-    if (doc != NULL && r->exec.parent != NULL && p->parent_id[0] != '\0' &&
-        strcmp(p->status, "done") == 0 &&
-        api_diff_text(st, p->parent_id, p->id, WHATIF_DIFF_MAX, &diff, &dlen) == 0)
-        doc = splice(doc, &len, "diff", diff);
-    free(diff);
-    if (doc == NULL) {
+    etag_of(p, STORE_VIEW_FULL, etag, sizeof(etag));
+    snprintf(id, sizeof(id), "%s", p->id);
+    if ((d = plan_doc_new(r, p, STORE_VIEW_FULL, token, diff)) == NULL) {
         request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");
         return;
     }
-    resp = response_take(doc, len, "application/json");
+    resp = plan_doc_response(d);
     if (resp != NULL) {
         /* with the diff the body is not GET's representation, so it has no ETag */
-        if (dlen == 0) {
-            etag_of(p, STORE_VIEW_FULL, etag, sizeof(etag));
+        if (!with_diff)
             MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-        }
-        add_location(resp, r->srv->cfg->base_path, p->id);
+        add_location(resp, r->srv->cfg->base_path, id);
         if (r->prefer_wait >= 0 && status == 201) {
             char pa[32];
             snprintf(pa, sizeof(pa), "wait=%d", r->prefer_wait);

@@ -67,6 +67,8 @@ static const struct opt opts[] = {
     {"rate-limit", OPT_UINT, OFF(rate_limit), "plan submissions a minute per client (0: none)"},
     {"rate-burst", OPT_UINT, OFF(rate_burst), "submissions a client may send at once"},
     {"max-queue", OPT_UINT, OFF(max_queue), "queued plans at most, then 503 (0: none)"},
+    {"max-heavy", OPT_UINT, OFF(max_heavy),
+     "large reads at once (a whole plan, its trace, a diff), then 503"},
     {"max-patterns", OPT_UINT, OFF(max_patterns),
      "a what-if's override patterns, in all (dtype, sharding, remat)"},
     {"max-time-limit", OPT_DURATION, OFF(max_time_limit_s),
@@ -289,6 +291,7 @@ static void config_defaults(struct config *c)
     c->rate_burst = 30;
     c->max_queue = 10000;
     c->max_patterns = 256;
+    c->max_heavy = 2;
     c->max_time_limit_s = 600;
     c->log_format = "text";
     c->database_url = getenv("DATABASE_URL");
@@ -383,8 +386,8 @@ static int config_check(struct config *c)
         log_line(LOG_PROGRAM, "set DATABASE_URL or --database-url");
         return -1;
     }
-    if (c->workers == 0 || c->executors == 0 || c->http_threads == 0) {
-        log_line(LOG_PROGRAM, "--workers, --executors, --http-threads must be > 0");
+    if (c->workers == 0 || c->executors == 0 || c->http_threads == 0 || c->max_heavy == 0) {
+        log_line(LOG_PROGRAM, "--workers, --executors, --http-threads, --max-heavy must be > 0");
         return -1;
     }
     if (strcmp(c->log_format, "text") != 0 && strcmp(c->log_format, "json") != 0) {
@@ -483,6 +486,7 @@ void config_print(const struct config *c, FILE *f)
     fprintf(f, "  rate-limit      %u a minute per client, bursts of %u\n", c->rate_limit,
             c->rate_burst);
     fprintf(f, "  max-queue       %u\n", c->max_queue);
+    fprintf(f, "  max-heavy       %u\n", c->max_heavy);
     fprintf(f, "  max-patterns    %u\n", c->max_patterns);
     fprintf(f, "  max-time-limit  %llu s\n", (unsigned long long)c->max_time_limit_s);
     fprintf(f, "  log-format      %s\n", c->log_format);

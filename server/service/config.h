@@ -44,6 +44,7 @@ struct config {
     unsigned rate_burst;       /* submissions a client may make at once before the rate applies */
     unsigned max_queue;        /* queued jobs at most (503 beyond); 0: no limit */
     unsigned max_patterns;     /* a what-if's override patterns, in all (422 beyond) */
+    unsigned max_heavy;        /* large reads at once (admit.h; 503 beyond), >= 1 */
     uint64_t max_time_limit_s; /* a plan's time_limit at most (400/422 beyond); 0: the
                                 * options table's 3600 s */
     const char *log_format;    /* "text" or "json" (log.h) */

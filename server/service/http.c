@@ -20,12 +20,14 @@
 
 #include "planner/clock.h"
 #include "planner/plan.h"
+#include "service/admit.h"
 #include "service/auth.h"
 #include "service/climit.h"
 #include "service/deadline.h"
 #include "service/exec.h"
 #include "service/guard.h"
 #include "service/log.h"
+#include "service/memtrim.h"
 #include "service/metrics.h"
 #include "service/ratelimit.h"
 #include "service/request.h"
@@ -189,12 +191,35 @@ static enum MHD_Result req_queue_reply(struct request *r)
     return req_queue(r, r->status, resp);
 }
 
-/* Hands r, captured, to the executor pool. */
+/* Hands r, captured, to the executor pool of its lane (route.h); a large read past
+ * --max-heavy is answered 503 instead (admit.h). */
 static enum MHD_Result req_submit(struct request *r)
 {
+    struct server *srv = r->srv;
+    struct exec *x = srv->exec;
+
+    switch (route_lane_of(r)) {
+    case ROUTE_LANE_OPS:
+        x = srv->exec_ops;
+        break;
+    case ROUTE_LANE_HEAVY:
+        if (!admit_heavy(srv)) {
+            char d[200];
+            snprintf(d, sizeof(d),
+                     "%u large reads (whole plans, traces, diffs) are in progress, the most this "
+                     "server runs at once; retry in a moment.",
+                     srv->cfg->max_heavy);
+            return req_problem(r, PROBLEM_SERVER_BUSY, d);
+        }
+        r->http.heavy = true;
+        x = srv->exec_heavy;
+        break;
+    case ROUTE_LANE_EXEC:
+        break;
+    }
     r->http.phase = REQ_EXEC;
     MHD_suspend_connection(r->http.conn);
-    exec_submit(r->srv->exec, r);
+    exec_submit(x, r);
     return MHD_YES;
 }
 
@@ -765,11 +790,17 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **con_cl
     *con_cls = NULL;
     if (r->http.counted)
         climit_release(srv->clients, request_client_addr(r));
+    if (r->http.heavy)
+        admit_heavy_done(srv);
     int status = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? r->status : 0;
     double secs = clock_now() - r->t_start;
     metrics_request_observe(r->route.row, status, secs);
     access_log(r, status, secs);
+    /* a large body grew in this thread's arena: give it back (memtrim.h) */
+    bool large = r->body.len >= MEMTRIM_LARGE;
     req_release(r);
+    if (large)
+        memtrim_release();
     atomic_fetch_sub_explicit(&srv->inflight, 1, memory_order_relaxed);
 }
 

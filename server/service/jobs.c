@@ -22,6 +22,7 @@
 #include "service/backoff.h"
 #include "service/jobs_whatif.h"
 #include "service/log.h"
+#include "service/memtrim.h"
 #include "service/metrics.h"
 #include "service/planopts.h"
 #include "service/problem.h"
@@ -260,6 +261,7 @@ static void *worker_main(void *p)
     for (;;) {
         struct store_job job;
         unsigned long seen;
+        bool large;
         int rc;
         pthread_mutex_lock(&j->mu);
         seen = j->gen;
@@ -301,7 +303,12 @@ static void *worker_main(void *p)
             }
             backoff = 0;
             job_run(sl, st, &job);
+            /* freed memory is kept for the next small job; a large one's (its model,
+             * packing and result: about 1 KB a tensor) is given back (memtrim.h) */
+            large = job.input_len >= MEMTRIM_LARGE;
             store_job_free(&job);
+            if (store_shed(st) || large)
+                memtrim_release();
             continue;
         }
         store_job_free(&job);

@@ -9,7 +9,6 @@
  * in-flight responses go out, stop the daemon, then stop the planner workers (which
  * finish or hand back their running plans), the executor, and free the rest.
  */
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +22,7 @@
 #include "service/config.h"
 #include "service/exec.h"
 #include "service/http.h"
+#include "service/memtrim.h"
 #include "service/jobs.h"
 #include "service/keycmd.h"
 #include "service/log.h"
@@ -124,6 +124,36 @@ static void settings_log(const struct config *cfg)
     free(text);
 }
 
+/* The executor pools (route.h's lanes): the executors, one thread for the operators'
+ * endpoints, --max-heavy for large reads. 0, or -1 with a message in err (those started
+ * are left for pools_stop). */
+static int pools_start(struct server *srv, char *err, size_t cap)
+{
+    const struct config *cfg = srv->cfg;
+
+    srv->exec = exec_start(cfg->database_url, cfg->executors, WAIT_POLL_S, route_run, api_abandon,
+                           err, cap);
+    if (srv->exec != NULL)
+        srv->exec_ops =
+            exec_start(cfg->database_url, 1, WAIT_POLL_S, route_run, api_abandon, err, cap);
+    if (srv->exec_ops != NULL)
+        srv->exec_heavy = exec_start(cfg->database_url, cfg->max_heavy, WAIT_POLL_S,
+                                     route_run_heavy, api_abandon, err, cap);
+    return srv->exec_heavy != NULL ? 0 : -1;
+}
+
+/* Stops the pools (their queued and parked requests answered), and frees them when told. */
+static void pools_stop(struct server *srv, bool free_them)
+{
+    struct exec *const pools[] = {srv->exec, srv->exec_ops, srv->exec_heavy};
+
+    for (size_t i = 0; i < sizeof(pools) / sizeof(pools[0]); i++) {
+        exec_stop(pools[i]);
+        if (free_them)
+            exec_free(pools[i]);
+    }
+}
+
 /* Runs the server until SIGINT or SIGTERM arrives in sigs. 0 after a clean stop, 1 when
  * something could not start. */
 static int serve(const struct config *cfg, const sigset_t *sigs)
@@ -152,11 +182,9 @@ static int serve(const struct config *cfg, const sigset_t *sigs)
     srv.chips = chips_document(&srv.chips_len);
     if (recipe_catalog(&srv.recipes, &srv.recipes_len, &e) != ERR_OK)
         log_line(LOG_PROGRAM, "the recipe catalog: %s", e.msg); /* GET /api/v1/recipes: 500 */
-    srv.exec = exec_start(cfg->database_url, cfg->executors, WAIT_POLL_S, route_run, api_abandon,
-                          err, sizeof(err));
-    if (srv.exec == NULL) {
+    if (pools_start(&srv, err, sizeof(err)) != 0) {
         log_line(LOG_PROGRAM, "executor pool: %s", err);
-        goto out_cache;
+        goto out_exec;
     }
     jc.conninfo = cfg->database_url;
     jc.base_path = cfg->base_path;
@@ -184,15 +212,14 @@ static int serve(const struct config *cfg, const sigset_t *sigs)
     log_line(LOG_PROGRAM, "%s: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
     http_quiesce(&srv);
     /* Before the daemon stops: queued and parked requests are answered, not cut off. */
-    exec_stop(srv.exec);
+    pools_stop(&srv, false);
     http_stop(&srv, 10.0);
     jobs_grace_ms = JOBS_GRACE_MS;
     rc = 0;
 out_jobs:
     jobs_stop(srv.jobs, jobs_grace_ms);
 out_exec:
-    exec_stop(srv.exec);
-    exec_free(srv.exec);
+    pools_stop(&srv, true);
 out_cache:
     free(srv.chips);
     free(srv.recipes);
@@ -219,10 +246,8 @@ int main(int argc, char **argv)
      * that back to the kernel (blocks over 128 KiB are mmap'd, heap tops trimmed), and the
      * next job faults every page in again, which on a VM costs more than the work itself:
      * for the 1,000-tensor bench model, validation 14 -> 4 ms and planning 31 -> 21 ms
-     * with the memory kept. So keep it: up to 32 MiB blocks from the arenas (glibc's
-     * largest), and trim only above 64 MiB free. */
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+     * with the memory kept. So keep it (memtrim.h), and give it back after large work. */
+    memtrim_init();
     /* Every thread inherits this mask, so only sigwait() in serve() sees the signals. */
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGINT);

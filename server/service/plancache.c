@@ -162,6 +162,11 @@ void plancache_clear(struct plancache *c)
     pthread_mutex_unlock(&c->mu);
 }
 
+bool plancache_keeps(const struct plancache *c, size_t len)
+{
+    return c != NULL && len + ENTRY_OVERHEAD <= c->max_bytes;
+}
+
 void plancache_put(struct plancache *c, const char *id, const char *view, const char *etag,
                    char *body, size_t len)
 {

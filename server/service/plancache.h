@@ -19,6 +19,7 @@
 #ifndef TPUPLAN_PLANCACHE_H
 #define TPUPLAN_PLANCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,9 @@ void plancache_free(struct plancache *c);
  * (id, view), whose strong ETag is etag. Replaces an older entry. */
 void plancache_put(struct plancache *c, const char *id, const char *view, const char *etag,
                    char *body, size_t len);
+
+/* Whether a body of len bytes is small enough to be kept (so a caller copies only those). */
+bool plancache_keeps(const struct plancache *c, size_t len);
 
 #define PLANCACHE_ETAG_MAX 63 /* longest ETag kept; longer ones are never cached */
 

@@ -114,6 +114,7 @@ struct request {
         bool counted;     /* holds a place in srv->clients (released at completion) */
         bool limited;     /* its client had no place left: answered 429 */
         bool to_base;     /* exactly --base-path without its slash: redirected */
+        bool heavy;       /* holds a large read's slot (admit.h; given back at completion) */
         bool wrong_host;  /* its Host names no name of this server (guard.h): 421 */
         enum problem_id early_problem;
         char early_detail[256];

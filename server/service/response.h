@@ -26,6 +26,20 @@ void response_secure(struct MHD_Response *resp);
  * also when this fails). ctype may be NULL for an empty body. */
 struct MHD_Response *response_take(char *body, size_t len, const char *ctype);
 
+/* A body sent from pieces in place: a large document (a plan's result as libpq read it)
+ * goes out without being copied into one buffer. */
+struct response_part {
+    const char *p;
+    size_t len;
+};
+#define RESPONSE_PARTS_MAX 12
+
+/* A response whose body is the n parts (at most RESPONSE_PARTS_MAX; the array is copied,
+ * the bytes are borrowed from owner) in order; release(owner) runs once the response is
+ * done with them, also when this fails (NULL). */
+struct MHD_Response *response_parts(const struct response_part *parts, size_t n, const char *ctype,
+                                    void (*release)(void *owner), void *owner);
+
 /* A response copying a static or borrowed buffer. */
 struct MHD_Response *response_copy(const char *body, size_t len, const char *ctype);
 

@@ -4,32 +4,38 @@
 #include "service/route.h"
 
 #include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "service/api.h"
 #include "service/api_diff.h"
 #include "service/log.h"
+#include "service/memtrim.h"
 #include "service/request.h"
 #include "service/serve.h"
+#include "service/store.h"
 
 /* Specific rows before the fences of their prefix; the catch-all for static files last.
  * The order of first names is the order of the metrics series. */
 const struct route route_table[] = {
     {"/healthz", "healthz", ROUTE_GET, .fast = serve_healthz, .query = ""},
-    {"/readyz", "readyz", ROUTE_GET, .exec = api_readyz, .query = ""},
-    {"/metrics", "metrics", ROUTE_GET, .exec = api_metrics, .query = ""},
+    {"/readyz", "readyz", ROUTE_GET, .exec = api_readyz, .query = "", .lane = ROUTE_LANE_OPS},
+    {"/metrics", "metrics", ROUTE_GET, .exec = api_metrics, .query = "", .lane = ROUTE_LANE_OPS},
     {"/api/v1/openapi.json", "openapi", ROUTE_GET, .fast = serve_static, .file = "openapi.json",
      .query = ""},
     {"/api/v1/plans[/]", "plans", ROUTE_GET, .exec = api_plan_list, .query = "limit, cursor, name"},
     {"/api/v1/plans[/]", "plans", ROUTE_POST, .exec = api_plan_create, .body = true},
-    /* ?format=trace and cache misses go on to the database */
+    /* ?format=trace and cache misses go on to the database; all but the summary view are
+     * large reads */
     {"/api/v1/plans/{id}", "plan", ROUTE_GET, .fast = serve_plan_cached, .exec = api_plan_get,
-     .query = "view, format"},
+     .query = "view, format", .lane = ROUTE_LANE_HEAVY, .heavy = api_plan_get_heavy},
     {"/api/v1/plans/{id}", "plan", ROUTE_DELETE, .exec = api_plan_delete, .query = ""},
     {"/api/v1/chips", "chips", ROUTE_GET, .fast = serve_chips, .query = ""},
     {"/api/v1/recipes", "recipes", ROUTE_GET, .fast = serve_recipes, .query = ""},
     {"/p/{id}", "share", ROUTE_GET, .fast = serve_share, .file = "plan.html"},
-    {"/api/v1/diff", "diff", ROUTE_GET, .exec = api_diff, .query = "a, b"},
+    {"/api/v1/diff", "diff", ROUTE_GET, .exec = api_diff, .query = "a, b",
+     .lane = ROUTE_LANE_HEAVY},
     {"/api/v1/plans/{id}/whatif", "whatif", ROUTE_POST, .exec = api_plan_whatif, .body = true},
     {"/d/{id}/{id}", "diff_page", ROUTE_GET, .fast = serve_page, .file = "diff.html"},
     {"/vendor/{*}", "vendor", ROUTE_GET, .fast = serve_vendor},
@@ -185,8 +191,14 @@ const char *route_series_name(unsigned s)
     return route_table[s - 1].name;
 }
 
-void route_run(struct store *st, struct request *r)
+/* Runs r's row's exec handler; true when the memory it freed should be given back: it had
+ * a large body (a submission of MEMTRIM_LARGE or more), or heavy, or its connection shed
+ * large buffers (store.h). */
+static bool route_exec(struct store *st, struct request *r, bool heavy)
 {
+    /* Read first: once answered, r may be gone. A parked request's body was read before. */
+    bool large = heavy || (r->body.len >= MEMTRIM_LARGE && !r->exec.parked);
+
     /* Copied, so lines logged after the reply (when r may be gone) still carry it. */
     log_set_request(r->id);
     if (r->route.row != NULL && r->route.row->exec != NULL)
@@ -194,4 +206,39 @@ void route_run(struct store *st, struct request *r)
     else
         request_reply_problem(r, PROBLEM_INTERNAL, "Unroutable request.");
     log_set_request(NULL);
+    return store_shed(st) || large;
+}
+
+void route_run(struct store *st, struct request *r)
+{
+    if (route_exec(st, r, false))
+        memtrim_release();
+}
+
+/* The heavy lane's threads run at this nice value, so that on a busy machine the scheduler
+ * gives a core to the operators' endpoints and the other requests first. */
+#define HEAVY_NICE 10
+
+void route_run_heavy(struct store *st, struct request *r)
+{
+    static _Thread_local bool niced;
+
+    if (!niced) {
+        niced = true;
+        /* per thread on Linux (setpriority(2)); if refused, it only runs at the usual one */
+        (void)setpriority(PRIO_PROCESS, (id_t)gettid(), HEAVY_NICE);
+    }
+    if (route_exec(st, r, true))
+        memtrim_release();
+}
+
+enum route_lane route_lane_of(const struct request *r)
+{
+    const struct route *row = r->route.row;
+
+    if (row == NULL)
+        return ROUTE_LANE_EXEC;
+    if (row->lane == ROUTE_LANE_HEAVY && row->heavy != NULL && !row->heavy(r))
+        return ROUTE_LANE_EXEC;
+    return row->lane;
 }

@@ -21,8 +21,9 @@
  * plan option, api_params.c), and pages and files take any query (a browser adds its own).
  *
  * Where a row runs: `fast` on the MHD thread (it must not block: local files and memory
- * only), `exec` on an executor thread (exec.h) with that thread's database connection, both
- * when `fast` may decline (the plan cache: a miss goes on to the database). A `body` row
+ * only), `exec` on an executor thread (exec.h) with that thread's database connection, in
+ * the pool its `lane` names, both when `fast` may decline (the plan cache: a miss goes on
+ * to the database). A `body` row
  * (plan submissions) has its body read on the MHD thread before it goes to `exec`. Handlers
  * answer with request_reply() (request.h) on either thread.
  *
@@ -56,16 +57,29 @@ typedef bool (*route_fast_fn)(struct request *r);
  * (exec_park). */
 typedef void (*route_exec_fn)(struct store *st, struct request *r);
 
+/* Which executor pool (exec.h) runs a row's exec handler. The operators' endpoints have a
+ * thread and a connection of their own, so a server busy with anything else still answers
+ * /readyz and /metrics at once. Large reads (a whole plan, its trace, a diff) run on
+ * --max-heavy threads of their own and are admitted up to that many at once (admit.h):
+ * beyond it they are answered 503 at once, before any work. */
+enum route_lane { ROUTE_LANE_EXEC = 0, ROUTE_LANE_OPS, ROUTE_LANE_HEAVY };
+
+/* For a ROUTE_LANE_HEAVY row: whether this request is a large read (the others of the row
+ * run on the executors). Reads only what the transport captured; on the MHD thread. */
+typedef bool (*route_heavy_fn)(const struct request *r);
+
 struct route {
     const char *pattern;
-    const char *name;   /* metrics label; rows with one name share its series; NULL: fence */
-    int methods;        /* enum route_method bits, ROUTE_HEAD never needed; 0: a fence */
-    bool body;          /* reads a request body (on the MHD thread) before exec runs */
-    route_fast_fn fast; /* NULL: none */
-    route_exec_fn exec; /* NULL: none */
-    const char *file;   /* path served by a file row; with {*}: the one for an empty rest */
-    const char *query;  /* the query parameters it takes, ", "-separated ("view, format"),
-                         * "" none; NULL: not checked here (pages, files, plan submissions) */
+    const char *name;     /* metrics label; rows with one name share its series; NULL: fence */
+    int methods;          /* enum route_method bits, ROUTE_HEAD never needed; 0: a fence */
+    bool body;            /* reads a request body (on the MHD thread) before exec runs */
+    route_fast_fn fast;   /* NULL: none */
+    route_exec_fn exec;   /* NULL: none */
+    const char *file;     /* path served by a file row; with {*}: the one for an empty rest */
+    const char *query;    /* the query parameters it takes, ", "-separated ("view, format"),
+                           * "" none; NULL: not checked here (pages, files, plan submissions) */
+    enum route_lane lane; /* where exec runs; ROUTE_LANE_EXEC by default */
+    route_heavy_fn heavy; /* ROUTE_LANE_HEAVY: which requests are; NULL: every one */
 };
 
 /* Whether row takes query parameter name (always, when row->query is NULL). */
@@ -102,7 +116,16 @@ unsigned route_series(const struct route *row);
 const char *route_series_name(unsigned s);
 
 /* exec_handler (exec.h): runs r's row's exec handler on this executor thread, with every
- * line it logs carrying r's id. */
+ * line it logs carrying r's id. After a request with a large body (a submission of 1 MiB
+ * or more) the allocator gives its free memory back to the kernel (malloc_trim). */
 void route_run(struct store *st, struct request *r);
+
+/* route_run for the heavy lane: the same, then the allocator's free memory is given back
+ * after every request (a large read's parse and answer are hundreds of MB). */
+void route_run_heavy(struct store *st, struct request *r);
+
+/* The lane r runs in: its row's, except a heavy row's requests that its heavy function
+ * declines, which run on the executors. */
+enum route_lane route_lane_of(const struct request *r);
 
 #endif

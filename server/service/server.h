@@ -2,10 +2,10 @@
  * server.h - the running service's shared parts, as the transport (http.c) and the
  * handlers (serve.c, api.c) see them through a request's srv pointer.
  *
- * Ownership: main.c creates cfg, cache, chips, recipes, exec, jobs and ratelimit before
- * http_start() and destroys them after http_stop(); everything else only borrows them. The
- * daemon, the static roots and the counters below them belong to http.c (http_start ..
- * http_stop); the handlers read the roots.
+ * Ownership: main.c creates cfg, cache, chips, recipes, the exec pools, jobs and ratelimit
+ * before http_start() and destroys them after http_stop(); everything else only borrows
+ * them. The daemon, the static roots and the counters below them belong to http.c
+ * (http_start .. http_stop); the handlers read the roots.
  */
 #ifndef TPUPLAN_SERVER_H
 #define TPUPLAN_SERVER_H
@@ -33,7 +33,10 @@ struct server {
     size_t chips_len;
     char *recipes; /* GET /api/v1/recipes's body (recipe_catalog), built once (NULL: none) */
     size_t recipes_len;
-    struct exec *exec;
+    struct exec *exec;           /* the executors (route.h: ROUTE_LANE_EXEC) */
+    struct exec *exec_ops;       /* /readyz and /metrics: one thread (ROUTE_LANE_OPS) */
+    struct exec *exec_heavy;     /* large reads: --max-heavy threads (ROUTE_LANE_HEAVY) */
+    atomic_uint heavy;           /* large reads admitted and not yet completed (admit.h) */
     struct jobs *jobs;           /* planner workers; NULL in tests that run none */
     struct ratelimit *ratelimit; /* plan submissions per client; NULL: no limit */
 

@@ -241,26 +241,39 @@ static void conn_fresh(struct store *s)
     PQsetNoticeProcessor(s->conn, notice_ignore, NULL);
 }
 
-struct store *store_open(const char *conninfo, char *errbuf, size_t cap)
+/* A new connection for conninfo, or NULL with a message in errbuf. */
+static PGconn *conn_open(const char *conninfo, char *errbuf, size_t cap)
 {
     /* Our defaults come first: with expand_dbname the conninfo in "dbname" overrides them. */
     const char *const keys[] = {"connect_timeout", "application_name", "keepalives_idle", "dbname",
                                 NULL};
     const char *const vals[] = {"5", "tpuplan", "30", conninfo, NULL};
-    struct store *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        snprintf(errbuf, cap, "out of memory");
-        return NULL;
-    }
-    s->conn = PQconnectdbParams(keys, vals, 1);
-    if (s->conn == NULL || PQstatus(s->conn) != CONNECTION_OK) {
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+
+    if (c == NULL || PQstatus(c) != CONNECTION_OK) {
         snprintf(errbuf, cap, "cannot connect to the database: %s",
-                 s->conn ? PQerrorMessage(s->conn) : "out of memory");
+                 c ? PQerrorMessage(c) : "out of memory");
         /* PostgreSQL messages end in a newline. */
         size_t n = strlen(errbuf);
         while (n > 0 && errbuf[n - 1] == '\n')
             errbuf[--n] = '\0';
-        PQfinish(s->conn);
+        PQfinish(c);
+        return NULL;
+    }
+    return c;
+}
+
+struct store *store_open(const char *conninfo, char *errbuf, size_t cap)
+{
+    struct store *s = calloc(1, sizeof *s);
+
+    if (s == NULL || (s->conninfo = strdup(conninfo)) == NULL) {
+        free(s);
+        snprintf(errbuf, cap, "out of memory");
+        return NULL;
+    }
+    if ((s->conn = conn_open(conninfo, errbuf, cap)) == NULL) {
+        free(s->conninfo);
         free(s);
         return NULL;
     }
@@ -273,7 +286,42 @@ void store_close(struct store *s)
     if (s == NULL)
         return;
     PQfinish(s->conn);
+    free(s->conninfo);
     free(s);
+}
+
+bool store_shed(struct store *s)
+{
+    char err[256];
+    PGconn *c;
+
+    if (s->exchanged < STORE_SHED_BYTES || s->listening || PQstatus(s->conn) != CONNECTION_OK ||
+        PQtransactionStatus(s->conn) != PQTRANS_IDLE)
+        return false;
+    /* the old one stays when no new one comes: its buffers are only memory */
+    if ((c = conn_open(s->conninfo, err, sizeof(err))) == NULL)
+        return false;
+    PQfinish(s->conn);
+    s->conn = c;
+    s->exchanged = 0;
+    conn_fresh(s);
+    return true;
+}
+
+/* The bytes a statement sent (its parameters) and got back (a few rows' values): what
+ * libpq's buffers grew to hold. */
+static uint64_t exchanged(int n, const char *const *vals, const int *lens, const int *fmts,
+                          const PGresult *r)
+{
+    uint64_t b = 0;
+
+    for (int i = 0; i < n; i++)
+        if (vals[i] != NULL)
+            b += fmts != NULL && fmts[i] == 1 ? (uint64_t)lens[i] : strlen(vals[i]);
+    for (int row = 0; row < PQntuples(r) && row < 4; row++)
+        for (int col = 0; col < PQnfields(r); col++)
+            b += (uint64_t)PQgetlength(r, row, col);
+    return b;
 }
 
 int store_reconnect(struct store *s)
@@ -339,6 +387,7 @@ PGresult *store_run(struct store *s, enum store_stmt id, int n, const char *cons
             r = PQexecPrepared(s->conn, store_stmts[id].name, n, vals, lens, fmts, result_fmt);
         ExecStatusType st = PQresultStatus(r);
         if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+            s->exchanged += exchanged(n, vals, lens, fmts, r);
             *rc = STORE_OK;
             return r;
         }

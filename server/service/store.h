@@ -61,6 +61,14 @@ struct store;
 struct store *store_open(const char *conninfo, char *errbuf, size_t cap);
 void store_close(struct store *s);
 
+/* libpq keeps the buffers a connection grew to (a 361 MB plan read, a result written)
+ * until it closes. Once STORE_SHED_BYTES have passed over s's connection, and it is idle,
+ * store_shed replaces it with a new one, so that memory goes back (a few ms; the old one
+ * stays when no new one can be had): true when it did. For threads between requests or jobs
+ * (cheap when there is nothing to shed); a listening store is left alone. */
+#define STORE_SHED_BYTES (16u << 20)
+bool store_shed(struct store *s);
+
 /* LISTENs on tpuplan_jobs (new work), tpuplan_done (payload: a finished plan id) and
  * tpuplan_deleted (payload: a deleted plan's id, sent by the plans table's trigger in the
  * deleting transaction, migrations/0009_plan_deleted_notify.sql); kept across reconnects. */
@@ -160,10 +168,14 @@ struct store_plan {
     char *expires_at;    /* RFC 3339 like created_at; NULL: never expires */
     double expires_in_s; /* seconds from the read to expires_at; HUGE_VAL: never */
     char *whatif_json;   /* a what-if's {"parent", "overrides"} (store_new_plan); else NULL */
+    void *res;           /* when not NULL, result_json is not malloc'd but points into the
+                          * read it came in (store_plan_get_view: no copy of a document of
+                          * hundreds of MB), released with it by store_plan_free */
 };
 void store_plan_free(struct store_plan *p);
 
-/* A deep copy of src into dst (dst's own strings, freed with store_plan_free()).
+/* A deep copy of src into dst (dst's own strings, result_json too, freed with
+ * store_plan_free()).
  * STORE_ERROR (dst left empty) when out of memory. */
 ERR_MUST_CHECK int store_plan_copy(const struct store_plan *src, struct store_plan *dst);
 

@@ -55,6 +55,8 @@ extern const struct store_stmt_def store_stmts[STORE_STMT_COUNT];
 
 struct store {
     PGconn *conn;
+    char *conninfo;     /* store_open's, for store_shed */
+    uint64_t exchanged; /* bytes sent and read on conn (store_run), for store_shed */
     bool prepared[STORE_STMT_COUNT];
     bool listening;
     unsigned long connections; /* reconnects so far (store_connections) */
@@ -107,7 +109,9 @@ void store_fmt_u64(char *buf, size_t cap, uint64_t v);
 bool store_json_has_nul(const char *j);
 
 /* Row 0 of a plan_get-shaped result (also job_finish's RETURNING) into *out: STORE_OK, or
- * STORE_ERROR with *out freed (store_plans.c). */
-ERR_MUST_CHECK int store_plan_from_row(const PGresult *r, struct store_plan *out);
+ * STORE_ERROR with *out freed (store_plans.c). With keep, the result column is not copied:
+ * out->result_json points into r and out->res takes r (store_plan_free clears it; the
+ * caller then must not), also on failure. */
+ERR_MUST_CHECK int store_plan_from_row(PGresult *r, bool keep, struct store_plan *out);
 
 #endif

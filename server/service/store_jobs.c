@@ -197,7 +197,7 @@ int store_job_finish(struct store *s, const struct store_job *j, const char *res
         return rc;
     rc = PQntuples(r) == 1 ? STORE_OK : STORE_NOTFOUND;
     /* The commit happened: a plan that cannot be read back only costs a shortcut. */
-    if (rc == STORE_OK && done != NULL && store_plan_from_row(r, done) != STORE_OK)
+    if (rc == STORE_OK && done != NULL && store_plan_from_row(r, false, done) != STORE_OK)
         memset(done, 0, sizeof *done);
     PQclear(r);
     return rc;

@@ -168,7 +168,10 @@ void store_plan_free(struct store_plan *p)
     free(p->source_format);
     free(p->status);
     free(p->error_json);
-    free(p->result_json);
+    if (p->res != NULL)
+        PQclear(p->res);
+    else
+        free(p->result_json);
     free(p->created_at);
     free(p->updated_at);
     free(p->expires_at);
@@ -177,15 +180,20 @@ void store_plan_free(struct store_plan *p)
 }
 
 /* Row 0 of a plan_get-shaped result (also job_finish's RETURNING) into *out. */
-int store_plan_from_row(const PGresult *r, struct store_plan *out)
+int store_plan_from_row(PGresult *r, bool keep, struct store_plan *out)
 {
+    if (keep) {
+        out->res = r;
+        out->result_json = PQgetisnull(r, 0, 6) ? NULL : PQgetvalue(r, 0, 6);
+    } else {
+        out->result_json = store_col_str(r, 0, 6);
+    }
     snprintf(out->id, sizeof out->id, "%s", PQgetvalue(r, 0, 0));
     out->name = store_col_str(r, 0, 1);
     out->chip = store_col_str(r, 0, 2);
     out->source_format = store_col_str(r, 0, 3);
     out->status = store_col_str(r, 0, 4);
     out->error_json = store_col_str(r, 0, 5);
-    out->result_json = store_col_str(r, 0, 6);
     out->created_at = store_col_str(r, 0, 7);
     out->updated_at = store_col_str(r, 0, 8);
     out->version = (int64_t)store_col_u64(r, 0, 9);
@@ -227,6 +235,7 @@ int store_plan_copy(const struct store_plan *src, struct store_plan *dst)
         src->result_json, src->created_at, src->updated_at,    src->expires_at, src->whatif_json};
 
     *dst = *src;
+    dst->res = NULL;
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
         *d[i] = NULL;
     for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
@@ -275,10 +284,12 @@ int store_plan_get_view(struct store *s, const char *id, enum store_view view,
         return gone_or_missing(s, id);
     }
     /* Expired but not swept yet: gone all the same. */
-    bool expired = !PQgetisnull(r, 0, 18) && strtod(PQgetvalue(r, 0, 18), NULL) <= 0;
-    rc = expired ? STORE_GONE : store_plan_from_row(r, out);
-    PQclear(r);
-    return rc;
+    if (!PQgetisnull(r, 0, 18) && strtod(PQgetvalue(r, 0, 18), NULL) <= 0) {
+        PQclear(r);
+        return STORE_GONE;
+    }
+    /* the result kept where libpq read it: a whole plan is hundreds of MB at 1M tensors */
+    return store_plan_from_row(r, true, out);
 }
 
 /* The latest created_at a cursor may name, in epoch microseconds: 9999-12-31T23:59:59.999999Z.

@@ -83,11 +83,20 @@ export function planUrl(id, view) {
     return appUrl('/api/v1/plans/' + encodeURIComponent(id)) + (view ? '?view=' + view : '');
 }
 
-// headers: more request headers (ownerHeaders() for the plan list).
+// headers: more request headers (ownerHeaders() for the plan list). A large read (a whole
+// plan, its layout, a diff) that finds the server busy with others is 503 with Retry-After
+// (server/service/README.md#limits): asked again, up to BUSY_TRIES times.
+const BUSY_TRIES = 5;
 export async function apiGet(url, headers = {}) {
-    const res = await fetch(url, { headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin' });
-    if (!res.ok) throw await problemError(res);
-    return { body: await res.json(), res };
+    for (let tries = 1; ; tries++) {
+        const res = await fetch(url, { headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin' });
+        if (res.status === 503 && res.headers.get('Retry-After') !== null && tries < BUSY_TRIES) {
+            await sleep(retryAfter(res));
+            continue;
+        }
+        if (!res.ok) throw await problemError(res);
+        return { body: await res.json(), res };
+    }
 }
 
 // The API key a server under --require-key wants on every submission

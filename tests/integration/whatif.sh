@@ -24,15 +24,7 @@ server_init whatif
 ASAN_SERVER=${TPUPLAN_ASAN_SERVER:-build/asan/bin/tpuplan-server}
 
 # acts N: a model of N activations, each live over [i, i + 4), in $tmp/actsN.json.
-acts() {
-    awk -v n="$1" 'BEGIN {
-        printf "{\"name\":\"acts%d\",\"chip\":\"v5e\",\"tensors\":[", n
-        for (i = 0; i < n; i++)
-            printf "%s{\"name\":\"layers.%d.h\",\"shape\":[8,128],\"dtype\":\"bf16\",\"kind\":\"activation\",\"live\":[%d,%d]}",
-                (i ? "," : ""), i, i, i + 4
-        print "]}"
-    }' >"$tmp/acts$1.json"
-}
+acts() { acts_model "$1" "acts$1" >"$tmp/acts$1.json"; }
 # patterns N P: {"remat": [P, P, ... N times]}
 patterns() {
     awk -v n="$1" -v p="$2" 'BEGIN { printf "{\"remat\":["; for (i = 0; i < n; i++) printf "%s\"%s\"", (i ? "," : ""), p; print "]}" }'
