@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # soak.sh - a bounded soak and abuse run of bin/tpuplan-server on loopback (make soak).
 #
-# SOAK_SECONDS (default 600) is split over five phases, each under a mixed wrk load
+# SOAK_SECONDS (default 600) is split over six phases, each under a mixed wrk load
 # (tests/soak/mixed.lua: 1 submission in 10, the rest reads) from 127.0.0.1:
-#   steady     25%  the load alone
-#   pg-restart 20%  PostgreSQL stopped and started twice
-#   kill-9     20%  the server killed with SIGKILL and started again on the same port
+#   steady     20%  the load alone
+#   pg-restart 15%  PostgreSQL stopped and started twice
+#   kill-9     15%  the server killed with SIGKILL and started again on the same port
 #   slowloris  15%  SOAK_SLOWLORIS (400) half-sent requests kept up from 127.0.0.2
 #                   (slowloris.py); none may hold its connection past the header deadline
-#   abuse      20%  from 127.0.0.3: bodies at and one byte over --max-body, deep JSON
+#   abuse      15%  from 127.0.0.3: bodies at and one byte over --max-body, deep JSON
 #                   nesting, huge dims, safetensors headers whose length field lies (short
 #                   of it, or past the limit); each must get its expected status
+#   heavy      20%  from 127.0.0.4: what-ifs with huge pattern lists (16,000 and 257
+#                   patterns: 422 at once; 256 that select nothing: a plan that fails 422),
+#                   and rounds of four large reads at once (the whole plan, its trace, its
+#                   layout, a diff) of a plan of SOAK_HEAVY_TENSORS (1,000,000)
+#                   activations, planned before the load by a second server with a
+#                   larger --max-body: each is 200 or 503 server-busy (--max-heavy 2),
+#                   while /readyz, probed every 0.2 s, answers 200 and 9 in 10 in under
+#                   100 ms; then RSS must come back within 64 MiB of where the phase began
 # then drains: every plan whose submission was acknowledged (201/202, ids kept by the wrk
 # script and by the abuse requests) must end done or failed with jobs.completions = 1.
 #
@@ -66,7 +74,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 base="http://127.0.0.1:$port"
 start_server() {
     "$SERVER" --listen "127.0.0.1:$port" --workers 2 --executors 2 --http-threads 2 \
-        --max-body "$MAX_BODY" --cache-bytes "$CACHE" --timeout 10 --rate-limit 1200 \
+        --max-body "$MAX_BODY" --cache-bytes "$CACHE" --timeout 10 --rate-limit 1200 --max-heavy 2 \
         --rate-burst 100 --max-queue 5000 --header-timeout "$HDR_TIMEOUT" >>"$tmp/server.log" 2>&1 &
     pid=$!
     for _ in $(seq 100); do
@@ -82,6 +90,27 @@ rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }
 fds() { find "/proc/$pid/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 sql() { psql "$DATABASE_URL" -X -Atc "$1"; }
 
+# The large plan, planned before the soak's server starts by one that takes its body (a job
+# is held to the limits of the server that runs it).
+heavy_n=${SOAK_HEAVY_TENSORS:-1000000}
+acts_model "$heavy_n" soak-heavy >"$tmp/heavy.json"
+"$SERVER" --listen 127.0.0.1:0 --workers 1 --max-body 256M --rate-limit 0 >"$tmp/big.log" 2>&1 &
+big_pid=$!
+bg+=("$big_pid")
+big_port=$(server_port "$tmp/big.log" "$big_pid")
+heavy_id=$(curl -s -H 'Content-Type: application/json' --data-binary @"$tmp/heavy.json" \
+    "http://127.0.0.1:$big_port/api/v1/plans" | grep -o '"id":"[^"]*"' | head -1 | cut -d'"' -f4)
+for _ in $(seq 600); do
+    case "$(sql "SELECT status FROM plans WHERE id = '$heavy_id'" 2>/dev/null)" in done | failed) break ;; esac
+    sleep 1
+done
+kill -TERM "$big_pid"
+wait "$big_pid" 2>/dev/null
+if [ -z "$heavy_id" ] || [ "$(sql "SELECT status FROM plans WHERE id = '$heavy_id'")" != "done" ]; then
+    echo "soak: the plan of $heavy_n activations was not planned: $(tail -3 "$tmp/big.log")" >&2
+    exit 1
+fi
+echo "$heavy_id" >"$tmp/ids.heavy"
 start_server
 small='{"name":"soak","chip":"v5e","tensors":[{"name":"w","shape":[4,128],"dtype":"f32","kind":"param"},{"name":"x","shape":[8,128],"dtype":"bf16","kind":"activation","live":[0,2]}]}'
 printf '%s' "$small" >"$tmp/small.json"
@@ -115,7 +144,7 @@ summary() {
 secs() { awk -v t="$total" -v f="$1" 'BEGIN { printf "%d", t * f }'; }
 
 # ---- steady ----
-t=$(secs 0.25)
+t=$(secs 0.20)
 sleep 2
 rss0=$(rss_kb)
 fd0=$(fds)
@@ -123,7 +152,7 @@ load steady "$t"
 summary steady "$t"
 
 # ---- PostgreSQL restarted twice ----
-t=$(secs 0.20)
+t=$(secs 0.15)
 load pg-restart "$t"
 for _ in 1 2; do
     sleep "$(awk -v t="$t" 'BEGIN { print t / 6 }')"
@@ -134,7 +163,7 @@ done
 summary pg-restart "$t"
 
 # ---- kill -9 and restart ----
-t=$(secs 0.20)
+t=$(secs 0.15)
 load kill-9 "$t"
 sleep "$(awk -v t="$t" 'BEGIN { print t / 3 }')"
 kill -KILL "$pid"
@@ -162,7 +191,7 @@ if [ "$t" -gt $((HDR_TIMEOUT + 4)) ] && [ "${longest:-999}" -gt $((HDR_TIMEOUT +
 fi
 
 # ---- abuse ----
-t=$(secs 0.20)
+t=$(secs 0.15)
 load abuse "$t"
 # The expected status of each request, checked; a body exactly at the limit is a valid
 # model padded with spaces (accepted), one byte more is 413.
@@ -200,6 +229,69 @@ while read -r name want n_want; do
 done < <(awk '$2 == $3 { ok[$1 " " $2]++ } END { for (k in ok) print k, ok[k] }' "$tmp/abuse.out" | sort)
 wrong=$(awk '$2 != $3 { print $1 " got " $3 " (want " $2 ")" }' "$tmp/abuse.out" | sort | uniq -c)
 [ -z "$wrong" ] || bad "abuse requests with another status: $wrong"
+
+# ---- heavy: what-ifs with huge pattern lists, large reads of a 1,000,000-tensor plan ----
+t=$(secs 0.20)
+python3 - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+for n, p in ((16000, "*"), (257, "layers.*"), (256, "nothing.*")):
+    json.dump({"remat": [p] * n}, open("%s/whatif-%d.json" % (tmp, n), "w"), separators=(",", ":"))
+PY
+sleep 2
+rss_h0=$(rss_kb)
+load heavy "$t"
+heavy_end=$(($(date +%s) + t - 2))
+: >"$tmp/heavy.out"
+: >"$tmp/readyz.ms"
+(
+    while [ "$(date +%s)" -lt "$heavy_end" ]; do
+        curl -s -o /dev/null -w '%{http_code} %{time_total}\n' "$base/readyz" >>"$tmp/readyz.ms"
+        sleep 0.2
+    done
+) &
+ppid_=$!
+bg+=("$ppid_")
+hrounds=0
+while [ "$(date +%s)" -lt "$heavy_end" ]; do
+    hrounds=$((hrounds + 1))
+    for c in "16000 422" "257 422" "256 202"; do
+        # shellcheck disable=SC2086 # split into count and status on purpose
+        set -- $c
+        st=$(curl -s --interface 127.0.0.4 -o "$tmp/heavy.body" -w '%{http_code}' \
+            -H 'Content-Type: application/json' --data-binary @"$tmp/whatif-$1.json" \
+            "$base/api/v1/plans/$plan_id/whatif")
+        echo "whatif-$1 $2 $st" >>"$tmp/heavy.out"
+        [ "$st" = 202 ] && grep -o '"id":"[^"]*"' "$tmp/heavy.body" | cut -d'"' -f4 >>"$tmp/ids.curl"
+    done
+    rpids=()
+    for q in "plans/$heavy_id" "plans/$heavy_id?format=trace" "plans/$heavy_id?view=layout" \
+        "diff?a=$heavy_id&b=$heavy_id"; do
+        curl -s --interface 127.0.0.4 -o /dev/null -w "${q%%[?&]*} %{http_code}\n" \
+            "$base/api/v1/$q" >>"$tmp/heavy.reads" &
+        rpids+=($!)
+    done
+    wait "${rpids[@]}"
+done
+wait "$ppid_"
+summary heavy "$t"
+wrong=$(awk '$2 != $3 { print $1 " got " $3 " (want " $2 ")" }' "$tmp/heavy.out" | sort | uniq -c)
+[ -z "$wrong" ] || bad "what-ifs with another status: $wrong"
+say "heavy       $hrounds rounds of 3 what-ifs (16,000, 257 and 256 patterns) and 4 large reads of $heavy_n tensors at once"
+say "heavy       large reads: $(awk '{ print $2 }' "$tmp/heavy.reads" | sort | uniq -c | awk '{ printf "%s%s:%s", sep, $2, $1; sep = " " }')"
+odd=$(awk '$2 != 200 && $2 != 503' "$tmp/heavy.reads" | sort | uniq -c)
+[ -z "$odd" ] || bad "large reads answered neither 200 nor 503: $odd"
+rz_bad=$(awk '$1 != 200' "$tmp/readyz.ms" | wc -l)
+read -r rz_n rz_p90 rz_max < <(awk '{ print int($2 * 1000) }' "$tmp/readyz.ms" | sort -n |
+    awk '{ ms[NR] = $1 } END { printf "%d %d %d\n", NR, ms[int(NR * 0.9 + 0.999)], ms[NR] }')
+say "heavy       /readyz: $rz_n probes, $rz_bad not 200, 90% in ${rz_p90} ms, the slowest ${rz_max} ms"
+if [ "$rz_bad" != 0 ] || [ "$rz_p90" -ge 100 ]; then
+    bad "/readyz was slow or failing while large reads ran"
+fi
+sleep 3
+rss_h1=$(rss_kb)
+say "heavy       RSS ${rss_h0} KiB before the phase, peak $(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status") KiB, ${rss_h1} KiB 3 s after it"
+[ "$((rss_h1 - rss_h0))" -le 65536 ] || bad "RSS did not come back after the large reads: +$((rss_h1 - rss_h0)) KiB"
 
 # ---- drain and check ----
 sort -u "$tmp"/ids.* >"$tmp/acked"
