@@ -3,7 +3,14 @@
  */
 #include "service/admit.h"
 
+#include <stdio.h>
+
+#include "service/exec.h"
+#include "service/problem.h"
+#include "service/request.h"
 #include "service/server.h"
+#include "service/store.h"
+#include "service/storeerr.h"
 
 bool admit_heavy(struct server *srv)
 {
@@ -20,4 +27,42 @@ bool admit_heavy(struct server *srv)
 void admit_heavy_done(struct server *srv)
 {
     atomic_fetch_sub_explicit(&srv->heavy, 1, memory_order_acq_rel);
+}
+
+enum admit_verdict admit_large(struct request *r, uint64_t tensors)
+{
+    struct server *srv = r->srv;
+    char d[240];
+
+    if (r->http.heavy || tensors < ADMIT_LARGE_TENSORS)
+        return ADMIT_RUN;
+    if (!admit_heavy(srv)) {
+        snprintf(d, sizeof(d),
+                 "%u large reads (whole plans, layouts, traces, diffs of %u tensors or more) are "
+                 "in progress, the most this server runs at once; retry in a moment.",
+                 srv->cfg->max_heavy, ADMIT_LARGE_TENSORS);
+        request_reply_problem(r, PROBLEM_SERVER_BUSY, d);
+        return ADMIT_BUSY;
+    }
+    /* given back at completion (http.c), wherever it is answered */
+    r->http.heavy = true;
+    exec_submit(srv->exec_heavy, r);
+    return ADMIT_MOVED;
+}
+
+bool admit_plans(struct store *st, struct request *r, const char *a, const char *b)
+{
+    uint64_t na = 0, nb = 0;
+    int rc;
+
+    if (r->http.heavy)
+        return true; /* admitted before it moved here */
+    rc = store_plan_tensors(st, a, &na);
+    if (rc == STORE_OK && b != NULL)
+        rc = store_plan_tensors(st, b, &nb);
+    if (rc != STORE_OK) {
+        storeerr_reply(r, rc);
+        return false;
+    }
+    return admit_large(r, na > nb ? na : nb) == ADMIT_RUN;
 }

@@ -341,10 +341,13 @@ void api_plan_get(struct store *st, struct request *r)
         if (strcmp(r->param[REQ_PARAM_FORMAT], "trace") != 0 || r->param[REQ_PARAM_VIEW] != NULL)
             request_reply_problem(r, PROBLEM_INVALID_PARAMETER,
                                   "format must be trace (or absent), and not given with view.");
-        else
+        else if (admit_plans(st, r, r->route.plan_id, NULL))
             api_plan_trace(st, r);
         return;
     }
+    /* the summary view is small whatever the plan */
+    if (view != STORE_VIEW_SUMMARY && !admit_plans(st, r, r->route.plan_id, NULL))
+        return;
     memset(&p, 0, sizeof(p));
     rc = store_plan_get_view(st, r->route.plan_id, view, &p);
     if (rc != STORE_OK) {
@@ -375,15 +378,6 @@ void api_plan_get(struct store *st, struct request *r)
             MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     }
     request_reply(r, 200, resp);
-}
-
-bool api_plan_get_heavy(const struct request *r)
-{
-    /* the whole plan, its layout and its trace (hundreds of MB at 1,000,000 tensors); the
-     * summary view is a few hundred bytes */
-    const char *v = r->param[REQ_PARAM_VIEW];
-
-    return v == NULL || strcmp(v, "summary") != 0;
 }
 
 /* ---- GET /api/v1/plans ---- */
@@ -601,24 +595,19 @@ static void reply_accepted(struct request *r, const char *id, const char *status
 /* The largest diff a what-if's answer carries inline; a larger one is left to links.diff. */
 #define WHATIF_DIFF_MAX (16u << 20)
 
-/* The most tensors a what-if's answer is diffed inline for: the diff of two plans of 100,000
- * takes about a second and a few hundred MB, on the executor answering. */
-#define WHATIF_DIFF_TENSORS 100000u
-
-/* A what-if's diff against its parent, for its answer: NULL when it is not one, not done,
- * has over WHATIF_DIFF_TENSORS tensors, the diff is larger than WHATIF_DIFF_MAX, or
- * --max-heavy large reads are running (the diff is one: links.diff has it then). */
+/* A what-if's diff against its parent, for its answer: NULL when it is not one, not done, has
+ * ADMIT_LARGE_TENSORS or more (the diff would be a large read, on the executor answering), or
+ * the diff is larger than WHATIF_DIFF_MAX (links.diff has it then). */
 static char *inline_diff(struct store *st, struct request *r, const struct store_plan *p)
 {
     char *diff = NULL;
     size_t dlen = 0;
 
     if (r->exec.parent == NULL || p->parent_id[0] == '\0' || strcmp(p->status, "done") != 0 ||
-        p->summary.tensors > WHATIF_DIFF_TENSORS || !admit_heavy(r->srv))
+        p->summary.tensors >= ADMIT_LARGE_TENSORS)
         return NULL;
     if (api_diff_text(st, p->parent_id, p->id, WHATIF_DIFF_MAX, &diff, &dlen) != 0)
         diff = NULL;
-    admit_heavy_done(r->srv);
     return diff;
 }
 

@@ -37,10 +37,6 @@ void api_plan_whatif(struct store *st, struct request *r);
  * put in the plan cache once finished; the trace is made from the layout view. */
 void api_plan_get(struct store *st, struct request *r);
 
-/* The route table's heavy function for GET /api/v1/plans/{id} (route.h): the whole plan, its
- * layout view and its trace are large reads, the summary view not. */
-bool api_plan_get_heavy(const struct request *r);
-
 /* DELETE /api/v1/plans/{id}: with the manage token, or the API key that created it. */
 void api_plan_delete(struct store *st, struct request *r);
 

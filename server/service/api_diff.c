@@ -11,6 +11,7 @@
 
 #include "planner/diff.h"
 #include "service/storeerr.h"
+#include "service/admit.h"
 #include "service/ids.h"
 #include "service/request.h"
 #include "service/response.h"
@@ -109,6 +110,8 @@ void api_diff(struct store *st, struct request *r)
                               "a and b must both be plan ids (22 characters).");
         return;
     }
+    if (!admit_plans(st, r, ida, idb))
+        return;
     if (side_load(st, r, ida, &a) != 0 || side_load(st, r, idb, &b) != 0)
         goto out;
     snprintf(etag, sizeof(etag), "\"diff-%s-%lld-%s-%lld\"", ida, (long long)a.sum.version, idb,

@@ -191,35 +191,16 @@ static enum MHD_Result req_queue_reply(struct request *r)
     return req_queue(r, r->status, resp);
 }
 
-/* Hands r, captured, to the executor pool of its lane (route.h); a large read past
- * --max-heavy is answered 503 instead (admit.h). */
+/* Hands r, captured, to the executor pool of its row's lane (route.h); a large read moves
+ * on to the heavy pool from there (admit.h). */
 static enum MHD_Result req_submit(struct request *r)
 {
     struct server *srv = r->srv;
-    struct exec *x = srv->exec;
+    bool ops = r->route.row != NULL && r->route.row->lane == ROUTE_LANE_OPS;
 
-    switch (route_lane_of(r)) {
-    case ROUTE_LANE_OPS:
-        x = srv->exec_ops;
-        break;
-    case ROUTE_LANE_HEAVY:
-        if (!admit_heavy(srv)) {
-            char d[200];
-            snprintf(d, sizeof(d),
-                     "%u large reads (whole plans, traces, diffs) are in progress, the most this "
-                     "server runs at once; retry in a moment.",
-                     srv->cfg->max_heavy);
-            return req_problem(r, PROBLEM_SERVER_BUSY, d);
-        }
-        r->http.heavy = true;
-        x = srv->exec_heavy;
-        break;
-    case ROUTE_LANE_EXEC:
-        break;
-    }
     r->http.phase = REQ_EXEC;
     MHD_suspend_connection(r->http.conn);
-    exec_submit(x, r);
+    exec_submit(ops ? srv->exec_ops : srv->exec, r);
     return MHD_YES;
 }
 

@@ -26,16 +26,15 @@ const struct route route_table[] = {
      .query = ""},
     {"/api/v1/plans[/]", "plans", ROUTE_GET, .exec = api_plan_list, .query = "limit, cursor, name"},
     {"/api/v1/plans[/]", "plans", ROUTE_POST, .exec = api_plan_create, .body = true},
-    /* ?format=trace and cache misses go on to the database; all but the summary view are
-     * large reads */
+    /* ?format=trace and cache misses go on to the database; of a large plan, all but the
+     * summary view are large reads (admit.h) */
     {"/api/v1/plans/{id}", "plan", ROUTE_GET, .fast = serve_plan_cached, .exec = api_plan_get,
-     .query = "view, format", .lane = ROUTE_LANE_HEAVY, .heavy = api_plan_get_heavy},
+     .query = "view, format"},
     {"/api/v1/plans/{id}", "plan", ROUTE_DELETE, .exec = api_plan_delete, .query = ""},
     {"/api/v1/chips", "chips", ROUTE_GET, .fast = serve_chips, .query = ""},
     {"/api/v1/recipes", "recipes", ROUTE_GET, .fast = serve_recipes, .query = ""},
     {"/p/{id}", "share", ROUTE_GET, .fast = serve_share, .file = "plan.html"},
-    {"/api/v1/diff", "diff", ROUTE_GET, .exec = api_diff, .query = "a, b",
-     .lane = ROUTE_LANE_HEAVY},
+    {"/api/v1/diff", "diff", ROUTE_GET, .exec = api_diff, .query = "a, b"},
     {"/api/v1/plans/{id}/whatif", "whatif", ROUTE_POST, .exec = api_plan_whatif, .body = true},
     {"/d/{id}/{id}", "diff_page", ROUTE_GET, .fast = serve_page, .file = "diff.html"},
     {"/vendor/{*}", "vendor", ROUTE_GET, .fast = serve_vendor},
@@ -230,15 +229,4 @@ void route_run_heavy(struct store *st, struct request *r)
     }
     if (route_exec(st, r, true))
         memtrim_release();
-}
-
-enum route_lane route_lane_of(const struct request *r)
-{
-    const struct route *row = r->route.row;
-
-    if (row == NULL)
-        return ROUTE_LANE_EXEC;
-    if (row->lane == ROUTE_LANE_HEAVY && row->heavy != NULL && !row->heavy(r))
-        return ROUTE_LANE_EXEC;
-    return row->lane;
 }

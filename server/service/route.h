@@ -59,14 +59,10 @@ typedef void (*route_exec_fn)(struct store *st, struct request *r);
 
 /* Which executor pool (exec.h) runs a row's exec handler. The operators' endpoints have a
  * thread and a connection of their own, so a server busy with anything else still answers
- * /readyz and /metrics at once. Large reads (a whole plan, its trace, a diff) run on
- * --max-heavy threads of their own and are admitted up to that many at once (admit.h):
- * beyond it they are answered 503 at once, before any work. */
-enum route_lane { ROUTE_LANE_EXEC = 0, ROUTE_LANE_OPS, ROUTE_LANE_HEAVY };
-
-/* For a ROUTE_LANE_HEAVY row: whether this request is a large read (the others of the row
- * run on the executors). Reads only what the transport captured; on the MHD thread. */
-typedef bool (*route_heavy_fn)(const struct request *r);
+ * /readyz and /metrics at once. Large reads (a whole plan of 100,000 tensors or more, its
+ * layout or trace, a diff with one) move from the executors to --max-heavy threads of their
+ * own once their handler has seen the plan's size, up to that many at once (admit.h). */
+enum route_lane { ROUTE_LANE_EXEC = 0, ROUTE_LANE_OPS };
 
 struct route {
     const char *pattern;
@@ -79,7 +75,6 @@ struct route {
     const char *query;    /* the query parameters it takes, ", "-separated ("view, format"),
                            * "" none; NULL: not checked here (pages, files, plan submissions) */
     enum route_lane lane; /* where exec runs; ROUTE_LANE_EXEC by default */
-    route_heavy_fn heavy; /* ROUTE_LANE_HEAVY: which requests are; NULL: every one */
 };
 
 /* Whether row takes query parameter name (always, when row->query is NULL). */
@@ -120,12 +115,9 @@ const char *route_series_name(unsigned s);
  * or more) the allocator gives its free memory back to the kernel (malloc_trim). */
 void route_run(struct store *st, struct request *r);
 
-/* route_run for the heavy lane: the same, then the allocator's free memory is given back
- * after every request (a large read's parse and answer are hundreds of MB). */
+/* route_run for the heavy pool (admit.h): the same, at a lower priority, then the
+ * allocator's free memory is given back after every request (a large read's parse and
+ * answer are hundreds of MB). */
 void route_run_heavy(struct store *st, struct request *r);
-
-/* The lane r runs in: its row's, except a heavy row's requests that its heavy function
- * declines, which run on the executors. */
-enum route_lane route_lane_of(const struct request *r);
 
 #endif

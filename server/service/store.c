@@ -161,6 +161,7 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
     [STORE_STMT_PLAN_FORMAT] = {"plan_format", "SELECT source_format,"
                                                " coalesce(expires_at <= now(), false)"
                                                " FROM plans WHERE id = $1"},
+    [STORE_STMT_PLAN_TENSORS] = {"plan_tensors", "SELECT tensors FROM plans WHERE id = $1"},
     [STORE_STMT_JOB_RENEW] =
         {"job_renew",
          "UPDATE jobs SET lease_expires_at = now() + $2::int * interval '1 millisecond'"

@@ -184,6 +184,10 @@ ERR_MUST_CHECK int store_plan_copy(const struct store_plan *src, struct store_pl
  * is not read (a what-if copies it in SQL, store_new_plan). */
 ERR_MUST_CHECK int store_plan_format(struct store *s, const char *id, char *fmt, size_t cap);
 
+/* Plan id's tensor count into *tensors (0 when there is no such plan: the caller's own read
+ * then answers it); one indexed read. STORE_OK or a database failure. */
+ERR_MUST_CHECK int store_plan_tensors(struct store *s, const char *id, uint64_t *tensors);
+
 /* STORE_NOTFOUND also for ids that cannot exist (wrong length or alphabet). STORE_GONE when
  * the plan expired: its expires_at has passed, or the sweep already deleted it. */
 ERR_MUST_CHECK int store_plan_get(struct store *s, const char *id, struct store_plan *out);

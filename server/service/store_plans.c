@@ -445,6 +445,24 @@ int store_plan_delete(struct store *s, const char *id, const unsigned char *toke
     return rc;
 }
 
+int store_plan_tensors(struct store *s, const char *id, uint64_t *tensors)
+{
+    const char *vals[1] = {id};
+    PGresult *r;
+    int rc;
+
+    *tensors = 0;
+    if (!ids_valid_id(id))
+        return STORE_OK; /* the handler's own read answers it */
+    r = store_run(s, STORE_STMT_PLAN_TENSORS, 1, vals, NULL, NULL, 0, true, &rc);
+    if (r == NULL)
+        return rc;
+    if (PQntuples(r) == 1)
+        *tensors = store_col_u64(r, 0, 0);
+    PQclear(r);
+    return STORE_OK;
+}
+
 int store_plan_format(struct store *s, const char *id, char *fmt, size_t cap)
 {
     const char *vals[1] = {id};

@@ -84,7 +84,8 @@ export function planUrl(id, view) {
 }
 
 // headers: more request headers (ownerHeaders() for the plan list). A large read (a whole
-// plan, its layout, a diff) that finds the server busy with others is 503 with Retry-After
+// plan of 100,000 tensors or more, its layout, a diff) that finds the server busy with others
+// is 503 with Retry-After
 // (server/service/README.md#limits): asked again, up to BUSY_TRIES times.
 const BUSY_TRIES = 5;
 export async function apiGet(url, headers = {}) {

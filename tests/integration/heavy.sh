@@ -6,8 +6,8 @@
 #      executor of their own (route.h's lanes).
 #   2. Four slow downloads of the whole plan hold the four slots: the fifth large read (the
 #      plan, its layout, its trace, a diff) is 503 server-busy with Retry-After at once,
-#      while the summary view, the list and /readyz are answered; once the downloads are
-#      gone a large read is admitted again.
+#      while the summary view, the list, /readyz and every read of a small plan are
+#      answered; once the downloads are gone a large read is admitted again.
 #   3. Memory comes back (memtrim.h): after the two jobs and every large read, the server's
 #      RSS is within HEAVY_RSS_BOUND_MB (48) of its idle level, though its peak was hundreds
 #      of MB above it.
@@ -50,6 +50,9 @@ for name in a b; do
     done
 done
 a=${ids[0]} b=${ids[1]}
+req POST /api/v1/plans -H 'Content-Type: application/json' -H 'Prefer: wait=60' \
+    --data-binary @tests/data/service/tiny.json
+small=$(jstr id)
 check "two plans of $ntensors activations ($(($(stat -c %s "$tmp/acts.json") / 1000000)) MB each) are planned" \
     [ "$(sql "SELECT count(*) FROM plans WHERE status = 'done' AND tensors = $ntensors")" = 2 ]
 
@@ -100,6 +103,14 @@ s2=$status
 req GET /readyz
 check "the summary view, the list and /readyz are answered meanwhile ($s1 $s2 $status)" \
     [ "$s1 $s2 $status" = "200 200 200" ]
+smalls=""
+for q in "/api/v1/plans/$small" "/api/v1/plans/$small?view=layout" \
+    "/api/v1/plans/$small?format=trace" "/api/v1/diff?a=$small&b=$small"; do
+    req GET "$q"
+    smalls="$smalls $status"
+done
+check "and so is every read of a small plan: whole, layout, trace, diff ($smalls)" \
+    [ "$smalls" = " 200 200 200 200" ]
 kill "${spids[@]}" 2>/dev/null
 wait "${spids[@]}" 2>/dev/null
 t0=$(date +%s%N)
