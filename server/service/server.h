@@ -35,7 +35,7 @@ struct server {
     size_t recipes_len;
     struct exec *exec;           /* the executors (route.h: ROUTE_LANE_EXEC) */
     struct exec *exec_ops;       /* /readyz and /metrics: one thread (ROUTE_LANE_OPS) */
-    struct exec *exec_heavy;     /* large reads: --max-heavy threads (ROUTE_LANE_HEAVY) */
+    struct exec *exec_heavy;     /* large reads: --max-heavy threads (admit.h) */
     atomic_uint heavy;           /* large reads admitted and not yet completed (admit.h) */
     struct jobs *jobs;           /* planner workers; NULL in tests that run none */
     struct ratelimit *ratelimit; /* plan submissions per client; NULL: no limit */

@@ -86,7 +86,7 @@ export function planUrl(id, view) {
 // headers: more request headers (ownerHeaders() for the plan list). A large read (a whole
 // plan of 100,000 tensors or more, its layout, a diff) that finds the server busy with others
 // is 503 with Retry-After
-// (server/service/README.md#limits): asked again, up to BUSY_TRIES times.
+// (server/service/README.md#large-reads-and-memory): asked again, up to BUSY_TRIES times.
 const BUSY_TRIES = 5;
 export async function apiGet(url, headers = {}) {
     for (let tries = 1; ; tries++) {

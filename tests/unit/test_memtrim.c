@@ -1,8 +1,9 @@
 /*
  * test_memtrim.c - freed memory goes back (memtrim.h): a thread frees 200 MB of small
  * blocks, which the allocator keeps (RSS stays), and memtrim_release gives it back (RSS
- * within MEMTRIM_THRESHOLD of where it began). glibc's allocator only: under ASan the
- * sanitizer's allocator stands in for it, so the test is skipped there.
+ * within MEMTRIM_THRESHOLD of where it began). The RSS figures are glibc's allocator's:
+ * under ASan the sanitizer's allocator stands in for it, so there the test only runs the
+ * same work through memtrim_release (for the sanitizer's eyes).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,20 +71,20 @@ static void test_a_thread_gives_back_what_it_freed(void **state)
     pthread_t t;
 
     (void)state;
-#if defined(__SANITIZE_ADDRESS__)
-    skip();
-#endif
     memtrim_init();
     assert_int_equal(pthread_create(&t, NULL, work, &s), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
     print_message("# RSS kB: before %ld, peak %ld, freed %ld, released %ld\n", s.before, s.peak,
                   s.freed, s.released);
+    assert_true(s.before > 0 && s.released > 0);
+#if !defined(__SANITIZE_ADDRESS__)
     /* 2 Mi blocks of 100 bytes (112 with the header) are 224 MiB: at least 200 MB grew. */
     assert_true(s.peak - s.before > 200 * 1000);
     /* Freed block by block, none of it goes back by itself: the allocator keeps it. */
     assert_true(s.freed - s.before > 100 * 1000);
     /* memtrim_release gives back all but MEMTRIM_THRESHOLD (8 MiB) at most. */
     assert_true(s.released - s.before < (long)(MEMTRIM_THRESHOLD / 1024));
+#endif
 }
 
 int main(void)
