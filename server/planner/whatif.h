@@ -13,10 +13,13 @@
  *   "sharding": {"*.wq": [null, "model"]}
  *   "remat": "layers.*.h" or [...]       activations recomputed in the backward pass, not
  *                                        saved
+ *   "xla_shape": {"token_ids": "u32[98304,128]"}
+ *                                        a tensor stored as another shape (its dims, dtype
+ *                                        and layout replaced: a layout fix, suggest.h)
  *   "recipe": {"train": {"batch": 16}}   a recipe's plan: a JSON Merge Patch (RFC 7386) of
  *                                        the recipe (recipe.h), checked as a whole; dtype,
- *                                        sharding and remat do not apply to a recipe (its
- *                                        tensors follow from its fields), the others do
+ *                                        sharding, xla_shape and remat do not apply to a
+ *                                        recipe (its tensors follow from its fields)
  * A pattern is a tensor kind (param, grad, optimizer, activation, temp, input, output) or a
  * glob on tensor names (fnmatch: *, ?, [...]); patterns apply in the order given, so a
  * later one wins. A new dtype drops a tensor's given layout (its tiling is per dtype) and

@@ -98,9 +98,20 @@ static int check_option(json_object *v, const char *key, size_t *patterns, struc
 }
 
 /* dtype and sharding: {pattern: value}, a dtype's name or an array. */
+/* Whether v is an XLA array shape ("u32[98304,128]", with or without a layout). */
+static bool is_shape(json_object *v)
+{
+    struct shape sh;
+    struct err e;
+
+    return json_object_is_type(v, json_type_string) &&
+           shape_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), &sh, &e) ==
+               ERR_OK;
+}
+
 static int check_map(json_object *v, const char *key, size_t *patterns, struct err *e)
 {
-    bool is_dtype = strcmp(key, "dtype") == 0;
+    bool is_dtype = strcmp(key, "dtype") == 0, is_shape_key = strcmp(key, "xla_shape") == 0;
 
     if (!json_object_is_type(v, json_type_object))
         return bad(e, key, NULL, "must be an object of pattern: value");
@@ -112,7 +123,10 @@ static int check_map(json_object *v, const char *key, size_t *patterns, struct e
                                            (size_t)json_object_get_string_len(val)) == DT_INVALID))
             return bad(e, key, JSONR_KEY(it),
                        "must be a dtype name (f32, bf16, s8, ...; bfloat16, jnp.bfloat16, ...)");
-        if (!is_dtype && !json_object_is_type(val, json_type_array))
+        if (is_shape_key && !is_shape(val))
+            return bad(e, key, JSONR_KEY(it),
+                       "must be an XLA array shape (u32[98304,128], f32[8,128]{1,0:T(8,128)})");
+        if (!is_dtype && !is_shape_key && !json_object_is_type(val, json_type_array))
             return bad(e, key, JSONR_KEY(it), "must be an array");
     }
     *patterns += (size_t)json_object_object_length(v);
@@ -277,8 +291,8 @@ static int apply_option(struct edit *ed, const char *key, json_object *v, struct
     return ERR_OK;
 }
 
-/* "dtype" and "sharding": {pattern: value} applied to every tensor selected, in order; a
- * pattern that selects none is refused. */
+/* "dtype", "sharding" and "xla_shape": {pattern: value} applied to every tensor selected, in
+ * order; a pattern that selects none is refused. */
 static int apply_map(struct edit *ed, const char *key, json_object *map, struct err *e)
 {
     bool is_dtype = strcmp(key, "dtype") == 0;
@@ -305,8 +319,14 @@ static int apply_map(struct edit *ed, const char *key, json_object *map, struct 
             hits++;
             if (is_dtype && (rc = set_dtype(t, dtype, e)) != ERR_OK)
                 return rc;
-            if (!is_dtype)
+            if (strcmp(key, "sharding") == 0)
                 json_object_object_add(t, "sharding", json_object_get(v));
+            if (strcmp(key, "xla_shape") == 0) { /* a new shape: dims, dtype and layout */
+                json_object_object_del(t, "shape");
+                json_object_object_del(t, "dtype");
+                json_object_object_del(t, "layout");
+                json_object_object_add(t, "xla_shape", json_object_get(v));
+            }
         }
         if (hits == 0) {
             char where[ERR_WHERE_MAX];
@@ -459,7 +479,7 @@ static const struct rule {
     {"budget", check_option, apply_option}, {"name", check_option, apply_option},
     {"dtype", check_map, apply_map},        {"mesh", check_mesh, apply_mesh},
     {"sharding", check_map, apply_map},     {"remat", check_remat, apply_remat},
-    {"recipe", check_recipe, apply_recipe},
+    {"xla_shape", check_map, apply_map},    {"recipe", check_recipe, apply_recipe},
 };
 
 static const struct rule *rule_find(const char *key)
@@ -492,7 +512,7 @@ static int load_overrides(const char *overrides, size_t olen, const struct plan_
         if (r == NULL)
             return bad(e, JSONR_KEY(it), NULL,
                        "unknown override (known: chip, strategies, budget, name, dtype, mesh, "
-                       "sharding, remat, recipe)");
+                       "sharding, remat, xla_shape, recipe)");
         if ((rc = r->check(JSONR_VAL(it), r->key, &patterns, e)) != ERR_OK)
             return rc;
         if (r->check == check_option)
