@@ -10,6 +10,7 @@
 
 #include "planner/jsonw.h"
 #include "planner/recipe.h"
+#include "planner/plan/plan_int.h"
 
 #define DEFAULT_HI (INT64_C(1) << 20)
 #define MAX_HI     (INT64_C(1) << 30)
@@ -45,14 +46,6 @@ struct search {
     struct frontier_result *res;
 };
 
-static int discard(void *ctx, const char *buf, size_t n)
-{
-    (void)ctx;
-    (void)buf;
-    (void)n;
-    return ERR_OK;
-}
-
 /* Keeps p in the line's probes, in x order. */
 static void keep(struct frontier_line *ln, const struct frontier_probe *p)
 {
@@ -72,7 +65,6 @@ static void keep(struct frontier_line *ln, const struct frontier_probe *p)
 static int probe(struct search *s, struct recipe *r, struct frontier_line *ln, int64_t x,
                  struct frontier_probe *p, struct err *e)
 {
-    static const struct plan_sink sink = {discard, NULL, false, true};
     struct plan_summary sum;
     char v[24], *text = NULL;
     size_t len = 0;
@@ -92,7 +84,8 @@ static int probe(struct search *s, struct recipe *r, struct frontier_line *ln, i
     if ((rc = recipe_text(r, &text, &len, e)) != ERR_OK)
         return rc;
     s->res->plans++;
-    rc = plan_run_stream(text, len, s->o, s->l, &sink, NULL, &sum, e);
+    /* the portfolio alone: no document, no advice (its re-plans would multiply the probes) */
+    rc = plan_measure(text, len, s->o, s->l, &sum, e);
     free(text);
     if (rc != ERR_OK)
         return rc;
