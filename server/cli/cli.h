@@ -44,6 +44,10 @@ void cli_print_opts(FILE *f, unsigned surface);
  * no peak. */
 void cli_print_peak(json_object *r);
 
+/* The text report's "advice" section (cli_advice.c), from result document r; nothing when
+ * r has no advice. */
+void cli_print_advice(json_object *r);
+
 /* The widest of the strings member key of each element of arr, and at least min: a name
  * column wide enough that no name is cut. */
 int cli_name_width(json_object *arr, const char *key, int min);

@@ -568,6 +568,7 @@ static void print_text(json_object *r)
     print_overview(r);
     print_compile(r);
     cli_print_peak(r);
+    cli_print_advice(r);
     print_kinds(cli_json_get(r, "summary"));
     print_recipe(r);
     print_most_padding(cli_json_get(r, "tensors"));

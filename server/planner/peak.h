@@ -107,6 +107,10 @@ ERR_MUST_CHECK int peak_explain(const struct model *m, bool program, int64_t ste
                                 uint64_t bytes, const struct peak_live *live, size_t n,
                                 struct peak_explain *out, struct err *e);
 
+/* Whether name has a layer (the "layer" grouping above), its prefix through the layer index
+ * then the first *len bytes of name ("layers.3" of "layers.3.attn.wq"). */
+bool peak_layer_prefix(const char *name, size_t *len);
+
 /* The grouping names as the result spells them: "tag", "layer", "scope". */
 #define PEAK_GROUPINGS 3
 const char *peak_grouping_name(size_t g);

@@ -14,6 +14,8 @@ import { LayoutChart } from './layoutchart.js';
 import { TimelineChart } from './timeline.js';
 import { renderCards, renderNotes, renderSuggestions } from './summary.js';
 import { renderPeakTable, renderPaddingTable } from './tables.js';
+import { renderPeakBreakdown } from './peak.js';
+import { renderAdvice } from './advice.js';
 import { renderStrategies, renderByKind } from './bars.js';
 import { renderRuntime } from './runtime.js';
 import { renderKernels } from './kernels.js';
@@ -170,6 +172,8 @@ function render(plan, cols) {
     // A table row shows its buffer in the chart.
     const pick = (i) => layout.reveal(i);
     renderPeakTable(r, layout, pick);
+    renderPeakBreakdown(r);
+    renderAdvice(r, plan.id || planId());
     renderStrategies(pk);
     renderRuntime(pk);
     renderByKind(s);

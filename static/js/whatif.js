@@ -28,6 +28,19 @@ function overrides() {
     return o;
 }
 
+// POSTs overrides as a what-if of plan id and opens the new plan's page; rejects with the
+// problem (its detail and where) when it is refused.
+export async function planWhatif(id, overrides) {
+    const { body: child } = await apiPost(appUrl('/api/v1/plans/' + encodeURIComponent(id) + '/whatif'), JSON.stringify(overrides), { 'Content-Type': 'application/json', Prefer: 'wait=30' });
+    location.assign(appUrl('/p/' + encodeURIComponent(child.id)));
+}
+
+// A refused what-if in words.
+export function whatifError(e) {
+    return (e.detail || String(e)) + (e.where ? ` (at ${e.where})` : '') +
+        (isKeyProblem(e) ? ' Enter the API key in the upload form (it is kept for this tab).' : '');
+}
+
 export function wireWhatif(plan, id) {
     const form = $('#whatif-form');
     if (!form) return;
@@ -44,20 +57,18 @@ export function wireWhatif(plan, id) {
         ev.preventDefault();
         const err = $('#wi-error');
         err.textContent = '';
-        let body;
+        let o;
         try {
-            body = JSON.stringify(overrides());
+            o = overrides();
         } catch (e) {
             err.textContent = e.message;
             return;
         }
         $('#wi-run').disabled = true;
         try {
-            const { body: child } = await apiPost(appUrl('/api/v1/plans/' + encodeURIComponent(id) + '/whatif'), body, { 'Content-Type': 'application/json', Prefer: 'wait=30' });
-            location.assign(appUrl('/p/' + encodeURIComponent(child.id)));
+            await planWhatif(id, o);
         } catch (e) {
-            err.textContent = (e.detail || String(e)) + (e.where ? ` (at ${e.where})` : '') +
-                (isKeyProblem(e) ? ' Enter the API key in the upload form (it is kept for this tab).' : '');
+            err.textContent = whatifError(e);
             $('#wi-run').disabled = false;
         }
     });

@@ -250,6 +250,38 @@ test('summary cards show chip, usable HBM, peak vs lower bound, padding and fits
         assert(notes.includes(t.layout_source + ':'), 'assumed layout rule not listed: ' + t.layout_source);
 });
 
+test('the peak breakdown beside the live table: its step, and bars that add up to the live bytes', async () => {
+    const page = state.page;
+    const pk = state.result.peak;
+    // The fixture (no ops) peaks at step 18 with 485,507,072 B live in 20 tensors (the cards'
+    // test has the arithmetic): output (logits) 258,048,000 B first.
+    assert(pk.step === 18 && pk.live_bytes === 485507072 && pk.tensors === 20 && pk.op === null, 'peak: ' + JSON.stringify([pk.step, pk.live_bytes, pk.tensors, pk.op]));
+    const head = await page.textContent('#peak-op');
+    assert(head === 'Peak 463.0 MiB at step 18: 463.0 MiB live in 20 tensors', 'headline: ' + head);
+    const parts = await page.$$eval('#peak-breakdown .pk-part', (ps) => ps.map((p) => {
+        const track = p.querySelector('.pk-track').getBoundingClientRect();
+        return {
+            key: p.dataset.part,
+            segs: [...p.querySelectorAll('.pk-seg')].map((s) => ({ name: s.dataset.name, bytes: Number(s.dataset.bytes), w: s.getBoundingClientRect().width })),
+            track: track.width,
+        };
+    }));
+    assert(JSON.stringify(parts.map((p) => p.key)) === JSON.stringify(['by_kind', 'by_tag', 'by_layer']), 'partitions: ' + parts.map((p) => p.key));
+    const kinds = parts[0];
+    assert(JSON.stringify(kinds.segs.map((x) => x.name)) === JSON.stringify(pk.by_kind.map((g) => g.name)) && kinds.segs[0].name === 'output' && kinds.segs[0].bytes === 258048000,
+        'by kind: ' + JSON.stringify(kinds.segs));
+    for (const p of parts) {
+        const sum = p.segs.reduce((a, x) => a + x.bytes, 0);
+        assert(sum === pk.live_bytes, `${p.key}: segments sum to ${sum}, not the live bytes`);
+        for (const x of p.segs)
+            assert(Math.abs(x.w - (x.bytes / pk.live_bytes) * p.track) < 1.5, `${p.key} ${x.name}: ${x.w}px of ${p.track}px for ${x.bytes} B`);
+    }
+    assert(parts[1].segs.at(-1).name === '(untagged)' && parts[2].segs[0].name === 'layers.0', 'tag and layer groups: ' + JSON.stringify(parts.slice(1)));
+    // Beside the table, not under it, at the test's 1300 px.
+    const t = await page.locator('.peak-wrap > .table-wrap').boundingBox(), b = await page.locator('#peak-breakdown').boundingBox();
+    assert(b.x >= t.x + t.width - 1 && Math.abs(b.y - t.y) < 40, 'breakdown not beside the table: ' + JSON.stringify([t, b]));
+});
+
 test('layout and timeline charts drew, with a legend and the peak marker', async () => {
     const page = state.page;
     const layoutInk = await inkedPixels(page, '#layout-canvas');
@@ -356,6 +388,37 @@ test(`the runtime note shows a GPU allocation that would fail with free memory, 
     assert((await page.$eval('#fits-card .value', (n) => n.textContent)) === 'fits', 'fits card');
     assert((await page.evaluate(() => document.querySelectorAll('img').length)) === 0, 'markup from the name became an element');
     assert(state.dialogs === 0, `${state.dialogs} dialogs opened`);
+    await page.context().close();
+});
+
+test('a plan that does not fit lists each change planned, and a change\'s link plans it as a what-if', async () => {
+    const page = await newPage();
+    await page.goto(base + '/');
+    // tests/unit/test_advice.c's model (peak 360,448 B) against 300K: five changes, the 8-bit
+    // optimizer state first (262,144 B, fits), every activation rematerialised second (294,912).
+    const t = (name, shape, kind, live) => ({ name, shape, dtype: 'f32', kind, live });
+    const body = JSON.stringify({ name: 'browser-advice', chip: 'v5e', tensors: [t('p', [256, 128], 'param', [0, 6]), t('opt', [256, 128], 'optimizer', [0, 6]),
+        t('layers.0.h', [64, 128], 'activation', [0, 6]), t('layers.1.h', [64, 128], 'activation', [1, 5]), t('t', [64, 128], 'temp', [2, 4])] });
+    const id = await page.evaluate(async (b) => {
+        const res = await fetch('/api/v1/plans?capacity=300K', { method: 'POST', headers: { 'Content-Type': 'application/json', Prefer: 'wait=30' }, body: b });
+        return (await res.json()).id;
+    }, body);
+    await page.goto(`${base}/p/${id}`);
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    const adv = await page.evaluate(() => window.__tpuplan.result.advice);
+    assert(adv && adv.reason === 'does not fit' && adv.items.length === 5 && adv.items[0].peak_after === 262144, 'advice: ' + JSON.stringify(adv));
+    assert(!(await page.locator('#advice-panel').evaluate((n) => n.classList.contains('hidden'))), 'the panel is hidden');
+    const items = await page.$$eval('#advice-list li', (li) => li.map((x) => ({ text: x.textContent, overrides: x.querySelector('a.advice-plan').dataset.overrides })));
+    assert(items.length === 5 && items[0].text.includes('8 bits') && items[0].text.includes('saves 96.00 KiB → peak 256.0 KiB, fits'), 'items: ' + JSON.stringify(items));
+    for (let k = 0; k < 5; k++) assert(items[k].overrides === JSON.stringify(adv.items[k].overrides), `item ${k}: ${items[k].overrides}`);
+    const combo = await page.textContent('#advice-combo');
+    assert(combo.startsWith('Apply change: 1 → peak 256.0 KiB, fits.'), 'combination: ' + combo);
+    // The second item's link: a what-if plan of the model with it, whose peak is the item's.
+    await page.locator('#advice-list li').nth(1).locator('a.advice-plan').click();
+    await page.waitForURL((u) => !u.pathname.endsWith('/' + id), { timeout: 30000 });
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready && window.__tpuplan.result, null, { timeout: 30000 });
+    const child = await page.evaluate(() => window.__tpuplan.result.summary);
+    assert(child.peak_bytes === adv.items[1].peak_after && child.peak_bytes === 294912 && child.fits === true, 'the what-if plan: ' + JSON.stringify(child));
     await page.context().close();
 });
 

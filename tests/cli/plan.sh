@@ -323,6 +323,23 @@ expect_exit "a long name" 0 "$tmp/long.json" --format text
 if grep -Eq "^  model.embed_tokens.weight +[0-9.]+K" "$tmp/out"; then ok "text report: a long name is printed whole"
 else nok "text report: a long name is printed whole" "$(grep -A2 'most padding' "$tmp/out")"; fi
 
+# --- advice (server/planner/RESULT.md#advice): changes planned for real when a plan does not
+# fit; tests/unit/test_advice.c checks each against a separate plan
+expect_exit "advice: peak-train in 512K" 1 $data/models/peak-train.json --capacity 512K --format text
+if grep -q "^advice (does not fit: each change planned, 1 plans with strategies xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite)$" "$tmp/out" &&
+    grep -q "^  1. keep the activations in bf16, not f32$" "$tmp/out" &&
+    grep -q "^     saves 160.0K, peak 424.0K, fits; cost: lower precision (numerics)$" "$tmp/out" &&
+    grep -q '^  apply these 1: 1 -> peak 424.0K, fits$' "$tmp/out"; then ok "text report: the advice section"
+else nok "text report: the advice section" "$(sed -n '/^advice/,/^$/p' "$tmp/out")"; fi
+# the issue's case: Llama-3.1-8B, FSDP over 16 v5e chips, here against 8G
+expect_exit "advice: a recipe" 1 $data/recipes/llama-3.1-8b-fsdp16.json --capacity 8G --format text
+if grep -q "^  1. twice the chips: mesh axis fsdp 32 instead of 16$" "$tmp/out" &&
+    grep -q '^     what-if {"recipe":{"train":{"remat":"layer_input_offloaded"}}}$' "$tmp/out" &&
+    grep -Eq '^  apply these 1: 1 -> peak [0-9.]+G, fits$' "$tmp/out"; then ok "text report: a recipe's advice"
+else nok "text report: a recipe's advice" "$(sed -n '/^advice/,/^$/p' "$tmp/out")"; fi
+expect_exit "no advice when it fits with room" 0 $data/models/peak-train.json
+check "advice is null" 'r["advice"] is None'
+
 # --- inputs people type (issue 24): dtype names from NumPy, JAX and PyTorch; a size without a
 # unit below 1 MiB is a slip unless written with B; a budget is a fraction only when written
 # as one; --version

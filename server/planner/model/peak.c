@@ -56,14 +56,11 @@ static bool is_layer_index(const char *s, size_t n, bool first)
     return false;
 }
 
-static bool layer_key(const struct model_tensor *t, const char **name, size_t *len)
+bool peak_layer_prefix(const char *s, size_t *len)
 {
-    const char *s = t->name;
-
     for (size_t at = 0;;) {
         size_t n = strcspn(s + at, "./");
         if (is_layer_index(s + at, n, at == 0)) {
-            *name = s;
             *len = at + n;
             return true;
         }
@@ -71,6 +68,12 @@ static bool layer_key(const struct model_tensor *t, const char **name, size_t *l
             return false;
         at += n + 1;
     }
+}
+
+static bool layer_key(const struct model_tensor *t, const char **name, size_t *len)
+{
+    *name = t->name;
+    return peak_layer_prefix(t->name, len);
 }
 
 static bool scope_key(const struct model_tensor *t, const char **name, size_t *len)

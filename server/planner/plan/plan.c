@@ -345,6 +345,22 @@ static void fill_summary(const struct plan_ctx *c, struct plan_summary *s, uint6
     s->verdict = v.status;
 }
 
+int plan_measure(const char *input, size_t len, const struct plan_opts *o,
+                 const struct plan_limits *l, struct plan_summary *s, struct err *e)
+{
+    struct plan_ctx c;
+    struct plan_packing pk;
+    int rc;
+
+    memset(&pk, 0, sizeof(pk));
+    if ((rc = prepare(input, len, o, l, &c, e)) == ERR_OK &&
+        (rc = plan_portfolio_run(&c, &pk, e)) == ERR_OK)
+        fill_summary(&c, s, pk.chosen >= 0 ? pk.runs[pk.chosen].r.peak : 0, pk.lb);
+    plan_portfolio_free(&pk, c.nstrategies);
+    ctx_free(&c);
+    return rc;
+}
+
 int plan_validate(const char *input, size_t len, const struct plan_opts *o,
                   const struct plan_limits *l, struct plan_summary *s, struct err *e)
 {
@@ -460,6 +476,26 @@ static int finish(struct plan_ctx *c, struct plan_packing *pk, size_t max_bytes,
     return plan_result_end(&w, c, pk, sg, *nsg, sink, max_bytes, json, json_len, e);
 }
 
+/* The advice (plan_advice.c) into pk->advice: re-plans of the model, when its verdict asks
+ * for them. */
+static int advise(const char *input, size_t len, const struct plan_opts *o,
+                  const struct plan_limits *l, const struct plan_ctx *c, struct plan_packing *pk,
+                  struct err *e)
+{
+    const struct pack_result *best = plan_chosen(pk);
+    struct plan_limits defaults;
+
+    if (best == NULL)
+        return ERR_OK;
+    if (l == NULL) {
+        plan_limits_default(&defaults);
+        l = &defaults;
+    }
+    if ((pk->advice = malloc(sizeof(*pk->advice))) == NULL)
+        return err_set(e, ERR_NOMEM, "", "out of memory");
+    return plan_advice_run(c, best->peak, input, len, o, l, pk->advice, e);
+}
+
 /* plan_run and plan_run_stream: the result into *json, or to sink when it is not NULL. */
 static int run(const char *input, size_t len, const struct plan_opts *o,
                const struct plan_limits *l, const struct plan_sink *sink, char **json,
@@ -479,6 +515,8 @@ static int run(const char *input, size_t len, const struct plan_opts *o,
     if ((rc = prepare(input, len, o, l, &c, e)) != ERR_OK ||
         (rc = plan_portfolio_run(&c, &pk, e)) != ERR_OK)
         goto out;
+    if ((rc = advise(input, len, o, l, &c, &pk, e)) != ERR_OK)
+        goto out;
     max_bytes = result_bound(&c, len);
     if ((rc = finish(&c, &pk, max_bytes, sink, sg, &nsg, json, json_len, e)) != ERR_OK)
         goto out;
@@ -492,6 +530,7 @@ static int run(const char *input, size_t len, const struct plan_opts *o,
     }
     fill_summary(&c, s, pk.chosen >= 0 ? pk.runs[pk.chosen].r.peak : 0, pk.lb);
 out:
+    free(pk.advice);
     plan_portfolio_free(&pk, c.nstrategies);
     plan_runtime_free(&pk.rt);
     ctx_free(&c);

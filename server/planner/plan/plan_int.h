@@ -12,6 +12,7 @@
  *   plan_report.c     XLA's own reports beside the plan (packing.xla_report)
  *   plan_series.c     the number writers the result's sections share
  *   plan_xla.c        XLA's own buffer assignment beside the plan (packing.xla)
+ *   plan_advice.c     what to change when it does not fit: changes planned for real
  *
  * Data flows one way: plan.c fills a plan_ctx, the portfolio a plan_packing, and the
  * writers only read both.
@@ -133,6 +134,68 @@ struct plan_runtime {
     double seconds;
 };
 
+/* The advice (plan_advice.c; server/planner/RESULT.md#advice): candidate changes, each a
+ * what-if of the model (whatif.h) made of pieces. */
+#define PLAN_ADVICE_MAX_ITEMS   12
+#define PLAN_ADVICE_MAX_FRAGS   8
+#define PLAN_ADVICE_MAX_REPLANS 24
+#define PLAN_ADVICE_MAX_WORK    400000 /* tensors planned in all: re-plans x the model's */
+#define PLAN_ADVICE_NAME        192
+enum plan_frag_key {
+    PLAN_FRAG_REMAT,
+    PLAN_FRAG_DTYPE,
+    PLAN_FRAG_SHARDING,
+    PLAN_FRAG_CHIP,
+    PLAN_FRAG_MESH,   /* name: the axis, text: its size */
+    PLAN_FRAG_RECIPE, /* name: a recipe field's path, text: its value as recipe_set reads it */
+    PLAN_FRAG_SHAPE,  /* name: a tensor, text: the XLA shape it is stored as */
+    PLAN_FRAG_KEYS
+};
+enum plan_cost {
+    PLAN_COST_NONE,
+    PLAN_COST_RECOMPUTE,     /* cost_bytes: the activations made again */
+    PLAN_COST_PRECISION,     /* numerics only */
+    PLAN_COST_COMMUNICATION, /* cost_bytes: gathered per step per device */
+    PLAN_COST_CHIPS,         /* another chip, or more of them */
+    PLAN_COST_HOST,          /* host memory traffic (an offload) */
+    PLAN_COST_STEPS,         /* more passes a step (gradient accumulation), fewer examples */
+    PLAN_COST_RESHAPE,       /* the program reshapes the tensor (a layout fix) */
+};
+struct plan_advice_frag {
+    enum plan_frag_key key;
+    char name[PLAN_ADVICE_NAME]; /* remat: the pattern; dtype: the pattern; sharding: a tensor */
+    char text[128]; /* dtype: the dtype; sharding: the axis; chip: its name; recipe: the value */
+    int dim, rank;  /* sharding: the dim sharded, of rank dims */
+};
+struct plan_advice_item {
+    char kind[16]; /* "remat", "offload", "precision", "sharding", "microbatch", "logits",
+                    * "layout", "mesh", "chip" */
+    char change[256];
+    struct plan_advice_frag frags[PLAN_ADVICE_MAX_FRAGS];
+    size_t nfrags;
+    enum plan_cost cost;
+    uint64_t cost_bytes;
+    bool planned; /* false: the change could not be made (error) or was not planned */
+    char error[ERR_MSG_MAX];
+    uint64_t peak_after;
+    bool fits_after, within_budget_after, good_after; /* good: fits and within budget */
+};
+struct plan_advice {
+    bool given; /* the plan does not fit, is over budget or within 10 % of either */
+    char reason[64];
+    char unavailable[160]; /* why no change could be planned; "" when they were */
+    uint64_t peak;
+    char strategies[256]; /* the re-plans' */
+    size_t n;             /* items made */
+    struct plan_advice_item items[PLAN_ADVICE_MAX_ITEMS];
+    size_t nranked, ranked[PLAN_ADVICE_MAX_ITEMS]; /* the planned ones, best first */
+    size_t ncombo, combo[PLAN_ADVICE_MAX_ITEMS];   /* items[] indices, in the order added */
+    uint64_t combo_peak;
+    bool combo_good;
+    size_t replans, max_replans;
+    bool out_of_replans;
+};
+
 struct plan_packing {
     struct pack_problem p; /* borrows ctx->bufs */
     struct plan_strat_run runs[PLAN_MAX_STRATEGIES];
@@ -143,6 +206,7 @@ struct plan_packing {
     struct plan_runtime rt;   /* filled by plan_runtime_run after the portfolio */
     struct peak_explain peak; /* the chosen packing's peak, when have_peak (plan_peak_run) */
     bool have_peak;
+    struct plan_advice *advice; /* malloc'd by plan.c's run(); NULL: none asked */
 };
 
 /* The chosen packing, or NULL when nothing was packed (no buffers). */
@@ -244,6 +308,24 @@ void plan_runtime_free(struct plan_runtime *rt);
 /* packing.runtime (null when it did not run), with the figures of its "bfc-runtime"
  * comparison row. */
 void plan_runtime_write(struct jsonw *w, const struct plan_ctx *c, const struct plan_packing *pk);
+
+/*
+ * plan_advice.c: when c with this peak does not fit, is over its budget or within 10 % of
+ * either, candidate changes of input (a JSON model) planned for real with o's options
+ * (plan_measure), ranked, and the smallest set that fits, into *a; at most
+ * PLAN_ADVICE_MAX_REPLANS plans. A change that cannot be made is left out, never an error.
+ * plan_advice_write writes the result's "advice" section (null when none is given).
+ */
+ERR_MUST_CHECK int plan_advice_run(const struct plan_ctx *c, uint64_t peak, const char *input,
+                                   size_t len, const struct plan_opts *o,
+                                   const struct plan_limits *lim, struct plan_advice *a,
+                                   struct err *e);
+void plan_advice_write(struct jsonw *w, const struct plan_advice *a);
+
+/* plan.c: input planned as plan_run does up to the chosen packing, into *s alone: what the
+ * advice's re-plans need, without the result document. */
+ERR_MUST_CHECK int plan_measure(const char *input, size_t len, const struct plan_opts *o,
+                                const struct plan_limits *l, struct plan_summary *s, struct err *e);
 
 /* plan_verdict.c: the verdict (plan.h: enum plan_fit) and its words, each check a sentence. */
 enum plan_check_id { PLAN_CHECK_HBM, PLAN_CHECK_VMEM, PLAN_CHECK_BUDGET, PLAN_CHECKS };

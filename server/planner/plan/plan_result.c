@@ -596,6 +596,7 @@ int plan_result_end(struct jsonw *w, const struct plan_ctx *c, const struct plan
     int rc;
 
     plan_peak_write(w, pk);
+    plan_advice_write(w, pk->advice);
     write_suggestions(w, c, sg, nsg);
     plan_kernels_write(w, c);
     write_packing(w, c, pk);

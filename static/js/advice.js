@@ -1,0 +1,67 @@
+// advice.js - the plan page's "What to change" panel, from the result's advice
+// (server/planner/RESULT.md#advice): each change planned for real, ranked, with the peak it
+// gives and its cost, and a link that plans it as a what-if (whatif.js); then the smallest set
+// that fits, "apply these N", linked the same way. Shown only when the plan does not fit, is
+// over its budget or within 10 % of either.
+
+import { el, $, fmtBytes, fmtInt } from './util.js';
+import { planWhatif, whatifError } from './whatif.js';
+
+function costText(c) {
+    if (!c) return '';
+    if (c.kind === 'recompute') return Number.isFinite(c.recompute_bytes) ? `recompute ${fmtBytes(c.recompute_bytes)} of activations in the backward` : 'recompute in the backward';
+    if (c.kind === 'host') return 'host memory traffic (copied out and back a step)';
+    if (c.kind === 'reshape') return 'the program stores the tensor reshaped';
+    if (c.kind === 'steps') return 'more passes a step, fewer examples each';
+    if (c.kind === 'communication') return `gather ${fmtBytes(c.communication_bytes)} more a step per device`;
+    if (c.kind === 'precision') return 'lower precision (numerics)';
+    if (c.kind === 'chips') return 'another chip, or more of them';
+    return 'none';
+}
+
+function verdictText(fits, within) {
+    return fits ? (within === false ? 'fits, over budget' : 'fits') : 'does not fit';
+}
+
+// A link that plans overrides as a what-if of plan id and opens it.
+function planLink(id, overrides, text) {
+    const a = el('a', { href: '#', class: 'advice-plan', text });
+    a.dataset.overrides = JSON.stringify(overrides);
+    a.addEventListener('click', async (ev) => {
+        ev.preventDefault();
+        $('#advice-error').textContent = '';
+        a.setAttribute('aria-busy', 'true');
+        try {
+            await planWhatif(id, overrides);
+        } catch (e) {
+            $('#advice-error').textContent = whatifError(e);
+            a.removeAttribute('aria-busy');
+        }
+    });
+    return a;
+}
+
+export function renderAdvice(r, id) {
+    const a = r.advice;
+    if (!a) return;
+    $('#advice-panel').classList.remove('hidden');
+    const items = Array.isArray(a.items) ? a.items : [];
+    $('#advice-note').textContent = a.unavailable
+        ? `The plan ${a.reason}. No change planned: ${a.unavailable}.`
+        : `The plan ${a.reason} (peak ${fmtBytes(a.peak)}). Each change below was planned for real (${fmtInt(a.replans)} plans, strategies ${a.strategies}); the link plans it as a what-if.`;
+    const list = $('#advice-list');
+    for (const it of items) {
+        const saved = it.saves_bytes >= 0 ? `saves ${fmtBytes(it.saves_bytes)}` : `adds ${fmtBytes(-it.saves_bytes)}`;
+        list.append(el('li', { class: 'advice-item ' + (it.fits_after && it.within_budget_after !== false ? 'good' : 'bad') },
+            el('span', { class: 'advice-change', text: it.change }), ' ',
+            el('span', { class: 'advice-figures', text: `${saved} → peak ${fmtBytes(it.peak_after)}, ${verdictText(it.fits_after, it.within_budget_after)}; cost: ${costText(it.cost)}` }), ' ',
+            planLink(id, it.overrides, 'plan it')));
+    }
+    const c = a.combination;
+    if (c) {
+        const n = c.items.length;
+        $('#advice-combo').append(
+            `Apply ${n === 1 ? 'change' : 'these ' + n}: ${c.items.map((i) => i + 1).join(', ')} → peak ${fmtBytes(c.peak_after)}, ${c.fits_after ? 'fits' : 'still does not fit'}. `,
+            planLink(id, c.overrides, n === 1 ? 'plan it' : `plan these ${n}`));
+    }
+}
