@@ -366,28 +366,41 @@ int sh_sdy_sharding(struct sh_translator *t, uint32_t rank, struct sh_buf *out)
     return sp.m != NULL ? sdy_split_put(t, &sp, out) : ERR_INTERNAL;
 }
 
-int sh_sdy_list(struct sh_translator *t, const char *shape, bool tuple, uint32_t n,
-                struct sh_buf *out)
+/* What a list of shardings does with value k: its shape sh (NUL-terminated; "" when the
+ * list has no shapes), its sharding at the cursor, at the cursor's place at its '<' (for
+ * errors that name the value). */
+typedef int (*sdy_each_fn)(struct sh_translator *t, void *ctx, uint32_t k, const char *sh,
+                           const struct cursor *at);
+
+/*
+ * The list "[<@mesh, [..]>, ..]" at the cursor, one sharding per value of shapes ("S, ..":
+ * shapes points past a tuple's '('; NULL: no shapes), n values: writes open into out, then
+ * each(ctx) per value with ", " between them in out, then close. The one reading of the list
+ * that sh_sdy_list and sh_sdy_manual share.
+ */
+static int sdy_each(struct sh_translator *t, const char *shapes, uint32_t n, struct sh_buf *out,
+                    const char *open, const char *close, sdy_each_fn each, void *ctx)
 {
     struct cursor *c = &t->c;
-    const char *p = tuple && shape != NULL ? shape + 1 : shape;
+    const char *p = shapes;
     uint32_t k = 0;
     int rc;
 
     cursor_skip_blanks(c);
     if (!cursor_accept(c, '['))
         return cursor_fail(c, "expected '[' and a sharding per value");
-    if (tuple && (rc = sh_buf_add(t, out, "{", 1)) != ERR_OK)
+    if ((rc = sh_buf_add(t, out, open, strlen(open))) != ERR_OK)
         return rc;
     for (cursor_skip_blanks(c); cursor_peek(c) == '<';) {
         size_t len = 0;
         const char *e = p != NULL ? sh_next_elem(&p, &len) : "";
-        char sh[256];
+        char sh[SHAPE_MAX_TEXT];
+        struct cursor at = *c;
         if (k == n)
             return cursor_fail(c, "more shardings than the %u values", n);
         snprintf(sh, sizeof(sh), "%.*s", (int)(len < sizeof(sh) ? len : sizeof(sh) - 1), e);
         if ((k > 0 && (rc = sh_buf_add(t, out, ", ", 2)) != ERR_OK) ||
-            (rc = sh_sdy_sharding(t, sh_rank_of(sh), out)) != ERR_OK)
+            (rc = each(t, ctx, k, sh, &at)) != ERR_OK)
             return rc;
         k++;
         cursor_skip_blanks(c);
@@ -399,7 +412,22 @@ int sh_sdy_list(struct sh_translator *t, const char *shape, bool tuple, uint32_t
         return cursor_fail(c, "expected ']' to close the shardings");
     if (k != n)
         return cursor_fail(c, "%u shardings for %u values", k, n);
-    return tuple ? sh_buf_add(t, out, "}", 1) : ERR_OK;
+    return sh_buf_add(t, out, close, strlen(close));
+}
+
+static int list_one(struct sh_translator *t, void *out, uint32_t k, const char *sh,
+                    const struct cursor *at)
+{
+    (void)k;
+    (void)at;
+    return sh_sdy_sharding(t, sh_rank_of(sh), out);
+}
+
+int sh_sdy_list(struct sh_translator *t, const char *shape, bool tuple, uint32_t n,
+                struct sh_buf *out)
+{
+    const char *p = tuple && shape != NULL ? shape + 1 : shape;
+    return sdy_each(t, p, n, out, tuple ? "{" : "", tuple ? "}" : "", list_one, out);
 }
 
 int sh_sdy_axes(struct sh_translator *t, struct sdy_names *out)
@@ -459,46 +487,33 @@ static int local_shape(struct sh_translator *t, const char *sh, size_t len,
     return sh_buf_add(t, out, "]", 1);
 }
 
+struct manual_ctx {
+    const struct sdy_names *manual;
+    struct sh_buf *locals, *shardings;
+};
+
+static int manual_one(struct sh_translator *t, void *ctx, uint32_t k, const char *sh,
+                      const struct cursor *at)
+{
+    const struct manual_ctx *m = ctx;
+    struct sdy_split sp;
+    int rc;
+
+    if ((rc = sdy_split_read(t, sh_rank_of(sh), m->manual, &sp)) != ERR_OK)
+        return rc;
+    if (sp.m == NULL)
+        return ERR_INTERNAL;
+    if ((rc = local_shape(t, sh, strlen(sh), &sp, k, m->locals, at)) != ERR_OK ||
+        m->shardings == NULL)
+        return rc;
+    if ((rc = sdy_split_put(t, &sp, m->shardings)) != ERR_OK)
+        return rc;
+    return sh_buf_add(t, m->shardings, "\n", 1);
+}
+
 int sh_sdy_manual(struct sh_translator *t, const char *shapes, uint32_t n,
                   const struct sdy_names *manual, struct sh_buf *locals, struct sh_buf *shardings)
 {
-    struct cursor *c = &t->c;
-    const char *p = shapes != NULL ? shapes + 1 : "";
-    uint32_t k = 0;
-    int rc;
-
-    cursor_skip_blanks(c);
-    if (!cursor_accept(c, '['))
-        return cursor_fail(c, "expected '[' and a sharding per value");
-    if ((rc = sh_buf_add(t, locals, "(", 1)) != ERR_OK)
-        return rc;
-    for (cursor_skip_blanks(c); cursor_peek(c) == '<';) {
-        struct sdy_split sp;
-        size_t len = 0;
-        const char *e = sh_next_elem(&p, &len);
-        char sh[SHAPE_MAX_TEXT];
-        struct cursor at = *c;
-        if (k == n)
-            return cursor_fail(c, "more shardings than the %u values", n);
-        snprintf(sh, sizeof(sh), "%.*s", (int)(len < sizeof(sh) ? len : sizeof(sh) - 1), e);
-        if ((rc = sdy_split_read(t, sh_rank_of(sh), manual, &sp)) != ERR_OK)
-            return rc;
-        if (sp.m == NULL)
-            return ERR_INTERNAL;
-        if ((k > 0 && (rc = sh_buf_add(t, locals, ", ", 2)) != ERR_OK) ||
-            (rc = local_shape(t, sh, strlen(sh), &sp, k, locals, &at)) != ERR_OK ||
-            (shardings != NULL && ((rc = sdy_split_put(t, &sp, shardings)) != ERR_OK ||
-                                   (rc = sh_buf_add(t, shardings, "\n", 1)) != ERR_OK)))
-            return rc;
-        k++;
-        cursor_skip_blanks(c);
-        if (!cursor_accept(c, ','))
-            break;
-        cursor_skip_blanks(c);
-    }
-    if (!cursor_accept(c, ']'))
-        return cursor_fail(c, "expected ']' to close the shardings");
-    if (k != n)
-        return cursor_fail(c, "%u shardings for %u values", k, n);
-    return sh_buf_add(t, locals, ")", 1);
+    struct manual_ctx m = {manual, locals, shardings};
+    return sdy_each(t, shapes != NULL ? shapes + 1 : "", n, locals, "(", ")", manual_one, &m);
 }
