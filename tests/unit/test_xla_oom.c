@@ -46,6 +46,14 @@ static void parse_sample(const char *name, struct xla_oom *r)
     free(text);
 }
 
+/* s as the report prints it and its value: the printed figure in binary units (K = 2^10,
+ * M = 2^20, G = 2^30), rounded to the nearest byte. */
+static void assert_size(const struct xla_oom_size *s, const char *text, uint64_t bytes)
+{
+    assert_string_equal(s->text, text);
+    assert_int_equal(s->bytes, bytes);
+}
+
 /* Every real paste: its form, space, header figures and entries as printed. */
 static void test_real_pastes_parse(void **state)
 {
@@ -109,24 +117,23 @@ static void test_flowpm_values(void **state)
     (void)state;
     parse_sample("flowpm-27.txt", &r);
     assert_int_equal(r.header_line, 2);
-    assert_int_equal(r.used.bytes, 44817983734ull); /* 41.74 x 2^30, rounded */
-    assert_int_equal(r.capacity.bytes, 17179869184ull);
-    assert_int_equal(r.total.bytes, 44817983734ull);
-    assert_int_equal(r.reserved.bytes, 553648128); /* 528.00M */
+    assert_size(&r.used, "41.74G", 44817983734ull); /* 41.74 x 2^30 = 44817983733.76 */
+    assert_size(&r.capacity, "16.00G", 17179869184ull);
+    assert_size(&r.total, "41.74G", 44817983734ull);
+    assert_size(&r.reserved, "528.00M", 553648128);
     assert_true(r.arguments_unknown);
     assert_true(r.output_unknown);
-    assert_string_equal(r.program_reserved.text, "4.0K");
-    assert_int_equal(r.program_reserved.bytes, 4096);
-    assert_int_equal(r.global.bytes, 31268536); /* 29.82M */
-    assert_int_equal(r.temp.bytes, 44227425731ull);
+    assert_size(&r.program_reserved, "4.0K", 4096);
+    assert_size(&r.global, "29.82M", 31268536);     /* 29.82 x 2^20 = 31268536.32 */
+    assert_size(&r.temp, "41.19G", 44227425731ull); /* 41.19 x 2^30 = 44227425730.56 */
     assert_string_equal(r.temp_utilization, "24.2");
     assert_string_equal(r.temp_unpadded.text, "");
-    assert_int_equal(r.fragmentation.bytes, 308113572); /* 293.84M */
+    assert_size(&r.fragmentation, "293.84M", 308113572); /* 293.84 x 2^20 = 308113571.84 */
     a = &r.allocs[0];
     assert_int_equal(a->rank, 1);
-    assert_int_equal(a->size.bytes, 34359738368ull);
-    assert_int_equal(a->unpadded.bytes, 1073741824);
-    assert_string_equal(a->extra.text, "31.00G");
+    assert_size(&a->size, "32.00G", 34359738368ull);
+    assert_size(&a->unpadded, "1.00G", 1073741824);
+    assert_size(&a->extra, "31.00G", 33285996544ull);
     assert_string_equal(a->expansion, "32.0");
     assert_string_equal(a->op_type, "FloorMod");
     assert_string_equal(a->op_name, "slicewise_79/cic_update/FloorMod");
@@ -147,16 +154,15 @@ static void test_easydel_values(void **state)
 
     (void)state;
     parse_sample("easydel-142.txt", &r);
-    assert_string_equal(r.reserved.text, "530.00M");
-    assert_int_equal(r.reserved.bytes, 555745280);
-    assert_string_equal(r.arguments.text, "15.90G");
-    assert_string_equal(r.output.text, "1.0K");
-    assert_string_equal(r.output_shared.text, "0B");
-    assert_int_equal(r.global.bytes, 492544); /* 481.0K */
-    assert_int_equal(r.scoped.bytes, 524288);
-    assert_string_equal(r.temp_unpadded.text, "14.25G");
-    assert_string_equal(r.temp_padded.text, "14.25G");
-    assert_string_equal(r.fragmentation.text, "62.60M");
+    assert_size(&r.reserved, "530.00M", 555745280);
+    assert_size(&r.arguments, "15.90G", 17072495002ull); /* 15.9 x 2^30 = 17072495001.6 */
+    assert_size(&r.output, "1.0K", 1024);
+    assert_size(&r.output_shared, "0B", 0);
+    assert_size(&r.global, "481.0K", 492544);
+    assert_size(&r.scoped, "512.0K", 524288);
+    assert_size(&r.temp_unpadded, "14.25G", 15300820992ull);
+    assert_size(&r.temp_padded, "14.25G", 15300820992ull);
+    assert_size(&r.fragmentation, "62.60M", 65640858); /* 62.6 x 2^20 = 65640857.6 */
     a = &r.allocs[0];
     assert_string_equal(a->source_file, "/tmp/ipykernel_1363/19855715.py");
     assert_int_equal(a->source_line, 3);
