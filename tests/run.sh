@@ -6,14 +6,14 @@
 # abort, a missing binary) counts as one failed test, so nothing is lost silently.
 #
 # Suites, in order (select with TPUPLAN_SUITES="unit cli ..."):
-#   unit        build/release/tests/test_*   (cmocka)
-#   unit-asan   build/asan/tests/test_*      (cmocka under ASan+UBSan)
+#   unit        build/release/tests/test_*   (cmocka; one per tests/unit/test_*.c)
+#   unit-asan   build/asan/tests/test_*      (cmocka under ASan+UBSan; the same list)
 #   cli         tests/cli/*.sh               (bin/tpuplan end to end)
 #   integration tests/integration/*.sh       (real PostgreSQL + bin/tpuplan-server over HTTP)
 #   browser     tests/browser/run.sh         (real Chromium against the real server)
 #   fuzz        tests/fuzz/run.sh            (each libFuzzer target, TPUPLAN_FUZZ_SECONDS each)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 suites=${TPUPLAN_SUITES:-"unit unit-asan cli integration browser fuzz"}
 logdir=build/test-logs
@@ -56,9 +56,11 @@ for suite in $suites; do
     unit | unit-asan)
         dir=build/release/tests
         [ "$suite" = unit-asan ] && dir=build/asan/tests
-        for t in "$dir"/test_*; do
-            [ -x "$t" ] || continue
-            case "$t" in *.d | *.o) continue ;; esac
+        # The binaries the Makefile builds (UNIT_SRC: one per tests/unit/test_*.c), not
+        # whatever lies in $dir: a binary left from a checkout whose source is gone is not
+        # run. One that was not built fails (exit 127), as the header says.
+        for src in tests/unit/test_*.c; do
+            t=$dir/$(basename "$src" .c)
             run_one "$suite/$(basename "$t")" "$t"
         done
         ;;

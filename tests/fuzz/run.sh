@@ -29,10 +29,12 @@ findings() {
         -o -name "$1-oom-*" \) | wc -l
 }
 kept() { find "$B/crashes" -name "$1-$2-*" | wc -l; }
+# The targets the Makefile builds (FUZZ_SRC: one per tests/fuzz/fuzz_*.c), not whatever
+# lies in $B/fuzz: a binary left from a checkout whose source is gone is not run, and one
+# that was not built fails (exit 127).
 bins=()
-for b in "$B"/fuzz/fuzz_*; do
-    case "$b" in *.d | *.o) continue ;; esac
-    [ -x "$b" ] && bins+=("$b")
+for src in tests/fuzz/fuzz_*.c; do
+    bins+=("$B/fuzz/$(basename "$src" .c)")
 done
 report=$B/report.txt
 mkdir -p "$B/crashes"
