@@ -70,5 +70,17 @@ expect_exit "mixtral-8x7b, fsdp=8 x expert=8 on v5p" 0 "$data/mixtral-8x7b-exper
 check "experts sharded over the expert axis" \
     'any(t["name"] == "layers.moe.w_up" and t["sharding"][1] == ["expert"] for t in d["tensors"])'
 
+# --- presets: DeepSeek's latent attention and experts, Gemma 3's windows
+printf '%s' '{"model": "deepseek-r1", "serve": {"sequences": 8, "context": 4096}}' >"$tmp/ds.json"
+expect_exit "deepseek-r1 serving 8 x 4096 on v5e does not fit" 1 "$tmp/ds.json"
+check "deepseek-r1: 671,026,419,200 parameters, 58 of 61 layers experts" \
+    'd["recipe"]["model"]["parameters"] == 671026419200 and d["recipe"]["model"]["moe_layers"] == 58'
+check "deepseek-r1 caches the compressed kv: 61 x 8 x 4096 x (512 + 64) bf16" \
+    'd["recipe"]["bytes"]["kv_cache"]["logical_bytes"] == 61 * 8 * 4096 * 576 * 2'
+printf '%s' '{"model": "gemma-3-1b", "serve": {"sequences": 8, "context": 4096}}' >"$tmp/g3.json"
+expect_exit "gemma-3-1b serving 8 x 4096 on v5e fits" 0 "$tmp/g3.json"
+check "gemma-3-1b: 22 of 26 layers cache only the 512-token window (K and V, 1 x 256 bf16)" \
+    'd["recipe"]["model"]["sliding_layers"] == 22 and d["recipe"]["bytes"]["kv_cache"]["logical_bytes"] == 8 * (4 * 4096 + 22 * 512) * 2 * 256 * 2'
+
 echo "1..$n"
 [ "$fails" -eq 0 ]

