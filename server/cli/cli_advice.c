@@ -15,6 +15,30 @@ static uint64_t u64(json_object *o, const char *key)
     return (uint64_t)json_object_get_int64(cli_json_get(o, key));
 }
 
+/* An offload's cost in words (the plan page's advice.js says the same): the bytes copied to
+ * and from host memory a step, and the time at the cited host link, or why not. */
+static void host_text(json_object *cost, char *buf, size_t cap)
+{
+    json_object *secs = cli_json_get(cost, "host_seconds_per_step");
+    const char *note = json_object_is_type(cli_json_get(cost, "note"), json_type_string)
+                           ? cli_json_str(cost, "note")
+                           : "copied out and back a step";
+    char b[32];
+
+    if (!json_object_is_type(cli_json_get(cost, "host_bytes_per_step"), json_type_int))
+        snprintf(buf, cap, "host memory traffic (%s)", note);
+    else if (json_object_is_type(secs, json_type_double) ||
+             json_object_is_type(secs, json_type_int))
+        snprintf(buf, cap, "copy %s to and from host memory a step (%.3f ms at %.0f GB/s: %s)",
+                 layout_format_bytes(u64(cost, "host_bytes_per_step"), b, sizeof(b)),
+                 json_object_get_double(secs) * 1e3,
+                 json_object_get_double(cli_json_get(cost, "host_link_bytes_per_s")) / 1e9,
+                 cli_json_str(cost, "host_link_source"));
+    else
+        snprintf(buf, cap, "copy %s to and from host memory a step (%s)",
+                 layout_format_bytes(u64(cost, "host_bytes_per_step"), b, sizeof(b)), note);
+}
+
 /* What a change costs in words: "recompute 800.00M of activations in the backward", ... */
 static void cost_text(json_object *cost, char *buf, size_t cap)
 {
@@ -28,14 +52,14 @@ static void cost_text(json_object *cost, char *buf, size_t cap)
     else if (strcmp(kind, "recompute") == 0)
         snprintf(buf, cap, "recompute in the backward");
     else if (strcmp(kind, "host") == 0)
-        snprintf(buf, cap, "host memory traffic (copied out and back a step)");
+        host_text(cost, buf, cap);
     else if (strcmp(kind, "reshape") == 0)
         snprintf(buf, cap, "the program stores the tensor reshaped");
     else if (strcmp(kind, "steps") == 0)
         snprintf(buf, cap, "more passes a step, fewer examples each");
     else if (strcmp(kind, "communication") == 0)
         snprintf(buf, cap, "gather %s more a step per device",
-                 layout_format_bytes(u64(cost, "communication_bytes"), b, sizeof(b)));
+                 layout_format_bytes(u64(cost, "comm_bytes_per_step"), b, sizeof(b)));
     else if (strcmp(kind, "precision") == 0)
         snprintf(buf, cap, "lower precision (numerics)");
     else if (strcmp(kind, "chips") == 0)
@@ -46,7 +70,7 @@ static void cost_text(json_object *cost, char *buf, size_t cap)
 
 static void print_item(json_object *it, size_t k)
 {
-    char peak[32], saves[32], cost[160];
+    char peak[32], saves[32], cost[320];
     int64_t sv = json_object_get_int64(cli_json_get(it, "saves_bytes"));
 
     layout_format_bytes(u64(it, "peak_after"), peak, sizeof(peak));

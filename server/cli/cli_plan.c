@@ -131,16 +131,32 @@ static void print_verdict(json_object *v)
     }
 }
 
-/* An XLA program's stage and partitioning with their evidence, and its buffers in other
- * memory spaces (host, VMEM), which are never added to HBM; nothing for other inputs. */
-static void print_program(json_object *r)
+/* The buffers in memory spaces other than HBM (host, VMEM), never added to HBM. */
+static void print_spaces(json_object *spaces)
 {
-    json_object *p = cli_json_get(r, "program"), *spaces = cli_json_get(p, "memory_spaces");
-    bool part;
     char a[32], b[32];
 
-    if (p == NULL)
+    for (size_t i = 0; spaces != NULL && i < json_object_array_length(spaces); i++) {
+        json_object *sp = json_object_array_get_idx(spaces, i);
+        printf("%-10s %lld buffers, %s, peak %s: apart from HBM, never added to it\n",
+               cli_json_str(sp, "space"),
+               (long long)json_object_get_int64(cli_json_get(sp, "buffers")),
+               fmt_bytes(cli_json_get(sp, "bytes"), a, sizeof(a)),
+               fmt_bytes(cli_json_get(sp, "peak_bytes"), b, sizeof(b)));
+    }
+}
+
+/* An XLA program's stage and partitioning with their evidence, and its buffers in other
+ * memory spaces; for another input, its tensors in host memory (memory_spaces) alone. */
+static void print_program(json_object *r)
+{
+    json_object *p = cli_json_get(r, "program");
+    bool part;
+
+    if (p == NULL) {
+        print_spaces(cli_json_get(r, "memory_spaces"));
         return;
+    }
     part = json_object_get_boolean(cli_json_get(p, "partitioned"));
     printf("program    %s, %s\n", cli_json_str(p, "stage"),
            part ? "partitioned (shapes per device, never divided again)"
@@ -150,14 +166,7 @@ static void print_program(json_object *r)
         for (size_t i = 0; ev != NULL && i < json_object_array_length(ev); i++)
             printf("  - %s\n", json_object_get_string(json_object_array_get_idx(ev, i)));
     }
-    for (size_t i = 0; spaces != NULL && i < json_object_array_length(spaces); i++) {
-        json_object *sp = json_object_array_get_idx(spaces, i);
-        printf("%-10s %lld buffers, %s, peak %s: apart from HBM, never added to it\n",
-               cli_json_str(sp, "space"),
-               (long long)json_object_get_int64(cli_json_get(sp, "buffers")),
-               fmt_bytes(cli_json_get(sp, "bytes"), a, sizeof(a)),
-               fmt_bytes(cli_json_get(sp, "peak_bytes"), b, sizeof(b)));
-    }
+    print_spaces(cli_json_get(p, "memory_spaces"));
 }
 
 /* The headline: model, chip, byte totals, peak and the fit. */

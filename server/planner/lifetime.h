@@ -25,4 +25,13 @@
 /* Fills live_start/live_end of every tensor and m->nsteps. */
 ERR_MUST_CHECK int lifetime_derive(struct model *m, struct err *e);
 
+/*
+ * After lifetime_derive: the tensors in host memory (t->host, a JSON model's "memory_space":
+ * "host") leave m->tensors for m->program.spaces[MODEL_SPACE_HOST] (their count, padded bytes
+ * and own peak over the same steps), as an XLA program's S(5) buffers do: never added to HBM,
+ * and a warning line says so. The ops' references to them are dropped (their lifetimes are
+ * already set). ERR_OVERFLOW when their bytes pass 2^64-1, ERR_NOMEM.
+ */
+ERR_MUST_CHECK int lifetime_set_apart(struct model *m, struct err *e);
+
 #endif

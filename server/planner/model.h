@@ -81,6 +81,7 @@ struct model_tensor {
     enum tensor_kind kind;
     bool donated;
     bool live_given;
+    bool host; /* "memory_space": "host": planned apart from HBM (lifetime_set_apart) */
     int64_t live_start, live_end; /* [start, end); filled by lifetime_derive when not given */
     const char **tags;            /* ntags strings (arena) */
     uint8_t ntags;

@@ -142,6 +142,7 @@ struct plan_summary {
     uint64_t budget_bytes; /* resolved against the capacity */
     bool within_budget;    /* peak <= budget (before packing: padded_bytes <= budget) */
     enum plan_fit verdict; /* fits and within_budget, with "no capacity" told apart */
+    uint64_t host_bytes;   /* in host memory, apart from HBM (never in peak_bytes) */
 };
 
 /*

@@ -16,6 +16,19 @@
  *   "xla_shape": {"token_ids": "u32[98304,128]"}
  *                                        a tensor stored as another shape (its dims, dtype
  *                                        and layout replaced: a layout fix, suggest.h)
+ *   "memory_space": {"optimizer": "host"}
+ *                                        where the tensors live: "device" (HBM) or "host"
+ *                                        (pinned_host, unpinned_host): a tensor in host memory
+ *                                        is planned apart from HBM (lifetime.h), the model's
+ *                                        "memory_space"; the last pattern that selects a tensor
+ *                                        decides. An activation live over [s, e) with e - s > 2
+ *                                        is offloaded: it keeps [s, s + 1) in HBM (where it is
+ *                                        made), "<name>/host" holds it in host memory over
+ *                                        [s, e) and "<name>/from_host" is it back in HBM over
+ *                                        [e - 1, e) (its last use); a shorter activation stays
+ *                                        in HBM. Any other tensor moves whole: as ZeRO-Offload
+ *                                        keeps optimizer state in host memory; a copy into HBM
+ *                                        before a weight is read is not modelled
  *   "recipe": {"train": {"batch": 16}}   a recipe's plan: a JSON Merge Patch (RFC 7386) of
  *                                        the recipe (recipe.h), checked as a whole; dtype,
  *                                        sharding, xla_shape and remat do not apply to a
@@ -32,12 +45,16 @@
  *
  * Bounds, so that no what-if makes the planner allocate without a bound:
  *   - the overrides: 64 KiB of JSON, depth 8, at most limits->max_patterns patterns in all
- *     (dtype, sharding and remat together; ERR_LIMIT naming "overrides");
- *   - every pattern selects something: a dtype or sharding pattern a tensor, a remat pattern
- *     an activation (ERR_INVALID naming it: overrides.remat[3], overrides.dtype.<pattern>);
- *   - the new model is held to the limits a submission is: the tensors remat adds are counted
- *     before any is made (ERR_LIMIT naming "overrides.remat" past limits->max_tensors), and
- *     its text to limits->max_input_bytes (ERR_LIMIT).
+ *     (dtype, sharding, remat, xla_shape and memory_space together; ERR_LIMIT naming
+ *     "overrides");
+ *   - every pattern selects something: a dtype, sharding, xla_shape or memory_space pattern
+ *     a tensor, a remat pattern an activation (ERR_INVALID naming it: overrides.remat[3],
+ *     overrides.dtype.<pattern>, overrides.memory_space.<pattern>);
+ *   - the new model is held to the limits a submission is: the tensors remat and an offload
+ *     add are counted before any is made (ERR_LIMIT naming "overrides.remat" or
+ *     "overrides.memory_space" past limits->max_tensors), and its text to
+ *     limits->max_input_bytes (ERR_LIMIT).
+ * Keys apply in the order written, each to the model as the ones before left it.
  *
  * Pure: no I/O, no global state. The new model is then planned and checked as any input.
  */

@@ -7,13 +7,20 @@
 import { el, $, fmtBytes, fmtInt } from './util.js';
 import { planWhatif, whatifError } from './whatif.js';
 
+// An offload's cost, in the CLI's words (server/cli/cli_advice.c host_text).
+function hostText(c) {
+    if (!Number.isFinite(c.host_bytes_per_step)) return `host memory traffic (${c.note || 'copied out and back a step'})`;
+    if (Number.isFinite(c.host_seconds_per_step)) return `copy ${fmtBytes(c.host_bytes_per_step)} to and from host memory a step (${(c.host_seconds_per_step * 1e3).toFixed(3)} ms at ${(c.host_link_bytes_per_s / 1e9).toFixed(0)} GB/s: ${c.host_link_source})`;
+    return `copy ${fmtBytes(c.host_bytes_per_step)} to and from host memory a step (${c.note || 'copied out and back a step'})`;
+}
+
 function costText(c) {
     if (!c) return '';
     if (c.kind === 'recompute') return Number.isFinite(c.recompute_bytes) ? `recompute ${fmtBytes(c.recompute_bytes)} of activations in the backward` : 'recompute in the backward';
-    if (c.kind === 'host') return 'host memory traffic (copied out and back a step)';
+    if (c.kind === 'host') return hostText(c);
     if (c.kind === 'reshape') return 'the program stores the tensor reshaped';
     if (c.kind === 'steps') return 'more passes a step, fewer examples each';
-    if (c.kind === 'communication') return `gather ${fmtBytes(c.communication_bytes)} more a step per device`;
+    if (c.kind === 'communication') return `gather ${fmtBytes(c.comm_bytes_per_step)} more a step per device`;
     if (c.kind === 'precision') return 'lower precision (numerics)';
     if (c.kind === 'chips') return 'another chip, or more of them';
     return 'none';

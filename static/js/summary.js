@@ -18,6 +18,7 @@ export function renderCards(r, s, pk) {
     if (chip.name) cards.append(card('Chip', chip.name, [chip.device_kind, chip.usable_hbm_bytes ? `usable HBM ${fmtBytes(chip.usable_hbm_bytes)}` : null].filter(Boolean).join(' · ')));
     else cards.append(card('Chip', 'none', `${r.model?.source_format === 'xla-buffer-assignment' ? "an XLA buffer assignment holds XLA's own sizes and names" : 'a MiniMalloc CSV names'} no chip: sizes are planned as given`));
     programCards(cards, r.program);
+    if (!r.program) spaceCards(cards, r.memory_spaces);
     renderVerdict(cards, s);
     const above = s.lower_bound_bytes > 0 ? s.peak_bytes / s.lower_bound_bytes - 1 : null;
     cards.append(card('Peak vs lower bound', fmtBytes(s.peak_bytes), `lower bound ${fmtBytes(s.lower_bound_bytes)}` + (above !== null ? ` (peak ${fmtPct(above)} above)` : '')));
@@ -44,8 +45,15 @@ function programCards(cards, p) {
     c.id = 'program-card';
     c.title = [...p.stage_evidence, ...p.partition_evidence].join('\n');
     cards.append(c);
+    spaceCards(cards, p.memory_spaces);
+}
+
+// A card per memory space other than HBM (an XLA program's, or a model's tensors in host
+// memory: result.memory_spaces), whose bytes are never added to HBM.
+function spaceCards(cards, spaces) {
+    if (!Array.isArray(spaces)) return;
     const names = { host: 'Host memory', vmem: 'VMEM', other: 'Other memory spaces' };
-    for (const sp of p.memory_spaces) {
+    for (const sp of spaces) {
         const m = card(names[sp.space] || sp.space, fmtBytes(sp.bytes), `peak ${fmtBytes(sp.peak_bytes)} · ${fmtInt(sp.buffers)} buffer${sp.buffers === 1 ? '' : 's'} · apart from HBM, never added to it`);
         m.id = `space-${sp.space}-card`;
         cards.append(m);

@@ -394,8 +394,10 @@ test(`the runtime note shows a GPU allocation that would fail with free memory, 
 test('a plan that does not fit lists each change planned, and a change\'s link plans it as a what-if', async () => {
     const page = await newPage();
     await page.goto(base + '/');
-    // tests/unit/test_advice.c's model (peak 360,448 B) against 300K: five changes, the 8-bit
-    // optimizer state first (262,144 B, fits), every activation rematerialised second (294,912).
+    // tests/unit/test_advice.c's model (peak 360,448 B) against 300K: seven changes, the
+    // optimizer state in host memory first (229,376 B, fits; 256 KiB out and back a step, in
+    // the CLI's words), the 8-bit optimizer state second (262,144), every activation
+    // offloaded fourth (294,912).
     const t = (name, shape, kind, live) => ({ name, shape, dtype: 'f32', kind, live });
     const body = JSON.stringify({ name: 'browser-advice', chip: 'v5e', tensors: [t('p', [256, 128], 'param', [0, 6]), t('opt', [256, 128], 'optimizer', [0, 6]),
         t('layers.0.h', [64, 128], 'activation', [0, 6]), t('layers.1.h', [64, 128], 'activation', [1, 5]), t('t', [64, 128], 'temp', [2, 4])] });
@@ -406,19 +408,26 @@ test('a plan that does not fit lists each change planned, and a change\'s link p
     await page.goto(`${base}/p/${id}`);
     await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
     const adv = await page.evaluate(() => window.__tpuplan.result.advice);
-    assert(adv && adv.reason === 'does not fit' && adv.items.length === 5 && adv.items[0].peak_after === 262144, 'advice: ' + JSON.stringify(adv));
+    assert(adv && adv.reason === 'does not fit' && adv.items.length === 7 && adv.items[0].peak_after === 229376 && adv.items[1].peak_after === 262144, 'advice: ' + JSON.stringify(adv));
     assert(!(await page.locator('#advice-panel').evaluate((n) => n.classList.contains('hidden'))), 'the panel is hidden');
     const items = await page.$$eval('#advice-list li', (li) => li.map((x) => ({ text: x.textContent, overrides: x.querySelector('a.advice-plan').dataset.overrides })));
-    assert(items.length === 5 && items[0].text.includes('8 bits') && items[0].text.includes('saves 96.00 KiB → peak 256.0 KiB, fits'), 'items: ' + JSON.stringify(items));
-    for (let k = 0; k < 5; k++) assert(items[k].overrides === JSON.stringify(adv.items[k].overrides), `item ${k}: ${items[k].overrides}`);
+    assert(items.length === 7 && items[0].text.includes('host memory') &&
+        items[0].text.includes('saves 128.0 KiB → peak 224.0 KiB, fits; cost: copy 256.0 KiB to and from host memory a step (0.016 ms at 16 GB/s: Scaling Book') &&
+        items[1].text.includes('8 bits') && items[1].text.includes('saves 96.00 KiB → peak 256.0 KiB, fits'), 'items: ' + JSON.stringify(items));
+    for (let k = 0; k < 7; k++) assert(items[k].overrides === JSON.stringify(adv.items[k].overrides), `item ${k}: ${items[k].overrides}`);
     const combo = await page.textContent('#advice-combo');
-    assert(combo.startsWith('Apply change: 1 → peak 256.0 KiB, fits.'), 'combination: ' + combo);
-    // The second item's link: a what-if plan of the model with it, whose peak is the item's.
-    await page.locator('#advice-list li').nth(1).locator('a.advice-plan').click();
+    assert(combo.startsWith('Apply change: 1 → peak 224.0 KiB, fits.'), 'combination: ' + combo);
+    // The fourth item's link (every activation offloaded): a what-if plan of the model with it,
+    // whose peak is the item's and whose host copies are a Host memory card apart from HBM.
+    assert(items[3].overrides === '{"memory_space":{"activation":"host"}}', 'item 3: ' + items[3].overrides);
+    await page.locator('#advice-list li').nth(3).locator('a.advice-plan').click();
     await page.waitForURL((u) => !u.pathname.endsWith('/' + id), { timeout: 30000 });
     await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready && window.__tpuplan.result, null, { timeout: 30000 });
-    const child = await page.evaluate(() => window.__tpuplan.result.summary);
-    assert(child.peak_bytes === adv.items[1].peak_after && child.peak_bytes === 294912 && child.fits === true, 'the what-if plan: ' + JSON.stringify(child));
+    const child = await page.evaluate(() => window.__tpuplan.result);
+    assert(child.summary.peak_bytes === adv.items[3].peak_after && child.summary.peak_bytes === 294912 && child.summary.fits === true, 'the what-if plan: ' + JSON.stringify(child.summary));
+    assert(JSON.stringify(child.memory_spaces) === '[{"space":"host","memory_space":5,"buffers":2,"bytes":65536,"peak_bytes":65536}]', 'host: ' + JSON.stringify(child.memory_spaces));
+    const host = await page.textContent('#space-host-card');
+    assert(host.includes('64.00 KiB') && host.includes('apart from HBM'), 'host card: ' + host);
     await page.context().close();
 });
 

@@ -392,5 +392,33 @@ else
     ok "schemas # SKIP python3 jsonschema is not installed"
 fi
 
+# --- a tensor in host memory (memory_space "host") is planned apart from HBM: p and the
+# activation (131072 + 32768 = 160.0K) in HBM, opt's 128.0K in host memory. At 150K the
+# advice offloads the activation: 64.0K out and back a step, 0.004 ms at v5e's cited 16 GB/s.
+cat >"$tmp/host.json" <<'JSON'
+{"chip":"v5e","tensors":[
+ {"name":"p","shape":[256,128],"dtype":"f32","kind":"param","live":[0,6]},
+ {"name":"opt","shape":[256,128],"dtype":"f32","kind":"optimizer","live":[0,6],"memory_space":"host"},
+ {"name":"layers.0.h","shape":[64,128],"dtype":"f32","kind":"activation","live":[0,6]}]}
+JSON
+"$bin" plan "$tmp/host.json" --capacity 150K --format text >"$tmp/out" 2>&1
+if grep -q '^host       1 buffers, 128.0K, peak 128.0K: apart from HBM, never added to it$' "$tmp/out" &&
+    grep -q '^peak .*160.0K' "$tmp/out" &&
+    grep -q 'cost: copy 64.0K to and from host memory a step (0.004 ms at 16 GB/s: Scaling Book' "$tmp/out"; then
+    ok "memory_space host: planned apart, and the advice's offload in words"
+else nok "memory_space host: planned apart, and the advice's offload in words" "$(head -30 "$tmp/out")"; fi
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    "$bin" plan "$tmp/host.json" --capacity 150K >"$tmp/out" 2>/dev/null
+    if python3 - "$tmp/host.json" "$tmp/out" <<'PY' 2>"$tmp/pyerr"; then ok "schemas: host memory and advice"; else nok "schemas: host memory and advice" "$(tail -1 "$tmp/pyerr")"; fi
+import json, sys, jsonschema
+V = jsonschema.Draft202012Validator
+V(json.load(open("static/schema/model.schema.json"))).validate(json.load(open(sys.argv[1])))
+r = json.load(open(sys.argv[2]))
+assert r["memory_spaces"] == [{"space": "host", "memory_space": 5, "buffers": 1, "bytes": 131072, "peak_bytes": 131072}], r["memory_spaces"]
+assert any(i["kind"] == "offload" for i in r["advice"]["items"])
+V(json.load(open("static/schema/result.schema.json"))).validate(r)
+PY
+fi
+
 echo "1..$n"
 [ "$fails" -eq 0 ]

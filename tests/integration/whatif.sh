@@ -7,7 +7,8 @@
 #      server's peak RSS stays small, and it stops without a sanitizer report.
 #   2. 256 patterns (the default --max-patterns) of "*" split each activation once: 2,000
 #      tensors, not 256,000; 257 are refused. A pattern that selects nothing fails the
-#      what-if with a 422 problem naming it.
+#      what-if with a 422 problem naming it (remat, dtype, memory_space); an unknown memory
+#      space is refused before it is queued.
 #   3. The model a what-if makes is held to --max-tensors and --max-body (422 limit-exceeded
 #      naming overrides.remat).
 #   4. --max-time-limit: ?time_limit above it is 400 naming the parameter; a model's own
@@ -95,6 +96,15 @@ fails "a remat pattern that selects no activation fails the what-if: 422 naming 
     'overrides.remat[1]: "layers.*.x" matches no activation'
 fails "a dtype pattern that selects no tensor: 422 naming it" '{"dtype":{"params.*":"f32"}}' \
     invalid-model 'overrides.dtype.params.*' '"params.*" matches no tensor'
+fails "a memory_space pattern that selects no tensor: 422 naming it" \
+    '{"memory_space":{"params.*":"host"}}' invalid-model 'overrides.memory_space.params.*' \
+    '"params.*" matches no tensor'
+whatif "$parent" --data '{"memory_space":{"layers.1.h":"disk"}}'
+check "an unknown memory space is 422 naming the field, before it is queued" \
+    eval 'problem 422 invalid-model && body_has "\"where\":\"overrides.memory_space.layers.1.h\"" && body_has "(HBM) or .*host"'
+whatif "$parent" -H 'Prefer: wait=60' --data '{"memory_space":{"layers.1.h":"host"}}'
+check "memory_space host offloads the activation: 1,001 tensors in HBM, its host copy apart" \
+    eval 'is 201 && [ "$(jstr status)" = done ] && [ "$(jnum tensors)" = 1001 ]'
 
 # ---- 4. --max-time-limit 10 ----
 submit "$tmp/acts1000.json" "?time_limit=11"

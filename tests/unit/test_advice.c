@@ -33,7 +33,14 @@
  *   - remat layers.0.* (or layers.1.*): the other activation still spans steps 2-3: 327680;
  *   - activations in bf16 (16384 each): 131072 * 2 + 16384 * 2 + 32768 = 327680;
  *   - optimizer state in s8 (s8[256,128] with (32,128) tiles: 32768): 262144 (256K);
- *   - s8 optimizer and every activation rematerialised: p, opt, t: 196608 (192K).
+ *   - s8 optimizer and every activation rematerialised: p, opt, t: 196608 (192K);
+ *   - the optimizer state in host memory (whatif.h's memory_space, moved whole): p and the
+ *     three 32K tensors at steps 2-3: 229376 (224K); 131072 bytes out and back a step:
+ *     host_bytes_per_step 262144, 1.6384e-05 s at v5e's cited 1.6e10 B/s;
+ *   - every saved activation offloaded: each in HBM at its first and last step, as remat
+ *     leaves it: 294912; their 65536 bytes out and back: 131072 a step, 8.192e-06 s;
+ *   - at 200K nothing fits alone; the optimizer offload first (229376), then remat of every
+ *     activation with it: p and one 32K tensor, 163840 (160K).
  */
 static const char model[] =
     "{\"name\":\"advice\",\"chip\":\"v5e\",\"tensors\":["
@@ -82,14 +89,13 @@ static int64_t num(json_object *o, const char *key)
 
 /* The peak of a separate plan of the model with overrides applied (what the plan page's
  * what-if link plans), with the advice's strategies and the same capacity. */
-static int64_t separate_peak(const char *input, size_t len, json_object *overrides,
-                             const char *capacity, const char *strategies, bool *fits)
+static json_object *separate_plan(const char *input, size_t len, json_object *overrides,
+                                  const char *capacity, const char *strategies)
 {
     const char *ov = json_object_to_json_string_ext(overrides, JSON_C_TO_STRING_PLAIN);
     struct whatif_result wr;
     struct err e;
-    json_object *r, *s;
-    int64_t peak;
+    json_object *r;
 
     err_clear(&e);
     if (strstr(input, "\"train\"") != NULL) {
@@ -119,6 +125,15 @@ static int64_t separate_peak(const char *input, size_t len, json_object *overrid
         r = plan(wr.model, wr.model_len, capacity, NULL, strategies);
         free(wr.model);
     }
+    return r;
+}
+
+static int64_t separate_peak(const char *input, size_t len, json_object *overrides,
+                             const char *capacity, const char *strategies, bool *fits)
+{
+    json_object *r = separate_plan(input, len, overrides, capacity, strategies), *s;
+    int64_t peak;
+
     s = get(r, "summary");
     peak = num(s, "peak_bytes");
     *fits = json_object_get_boolean(get(s, "fits"));
@@ -158,9 +173,11 @@ static void test_each_change_is_planned_and_ranked(void **state)
         bool fits;
     } want[] = {
         /* those that fit first, most saved first; then the rest, most saved first, ties in
-         * the order they were made (remat, precision) */
+         * the order they were made (remat, precision, offload) */
+        {"{\"memory_space\":{\"optimizer\":\"host\"}}", 229376, true},
         {"{\"dtype\":{\"optimizer\":\"s8\"}}", 262144, true},
         {"{\"remat\":[\"activation\"]}", 294912, true},
+        {"{\"memory_space\":{\"activation\":\"host\"}}", 294912, true},
         {"{\"remat\":[\"layers.0.*\"]}", 327680, false},
         {"{\"remat\":[\"layers.1.*\"]}", 327680, false},
         {"{\"dtype\":{\"activation\":\"bf16\"}}", 327680, false},
@@ -184,8 +201,20 @@ static void test_each_change_is_planned_and_ranked(void **state)
                      (long long)num(it, "peak_after"), want[k].overrides, (long long)want[k].peak);
     }
     /* remat's cost: the activations made again (both: 65536 bytes) */
-    assert_int_equal(num(get(json_object_array_get_idx(items, 1), "cost"), "recompute_bytes"),
+    assert_int_equal(num(get(json_object_array_get_idx(items, 2), "cost"), "recompute_bytes"),
                      65536);
+    /* the offloads': twice what the changed plan holds in host memory, and its time at v5e's
+     * cited host link */
+    for (size_t k = 0; k < 4; k += 3) {
+        json_object *cost = get(json_object_array_get_idx(items, k), "cost");
+        int64_t bytes = k == 0 ? 262144 : 131072;
+        assert_string_equal(json_object_get_string(get(cost, "kind")), "host");
+        assert_int_equal(num(cost, "host_bytes_per_step"), bytes);
+        assert_true(json_object_get_double(get(cost, "host_seconds_per_step")) == bytes / 1.6e10);
+        assert_true(json_object_get_double(get(cost, "host_link_bytes_per_s")) == 1.6e10);
+        assert_non_null(
+            strstr(json_object_get_string(get(cost, "host_link_source")), "Scaling Book"));
+    }
     /* the best single item fits: it is the combination */
     assert_string_equal(json_object_to_json_string_ext(get(get(adv, "combination"), "items"),
                                                        JSON_C_TO_STRING_PLAIN),
@@ -194,21 +223,21 @@ static void test_each_change_is_planned_and_ranked(void **state)
     json_object_put(r);
 }
 
-/* At 250K no change fits alone: s8 (262144) first, then every activation rematerialised
- * with it (196608). */
+/* At 200K no change fits alone: the optimizer in host memory (229376) first, then every
+ * activation rematerialised with it (163840). */
 static void test_the_smallest_combination_is_found_greedily(void **state)
 {
-    json_object *r = plan(model, sizeof(model) - 1, "250K", NULL, NULL), *adv, *combo;
+    json_object *r = plan(model, sizeof(model) - 1, "200K", NULL, NULL), *adv, *combo;
 
     (void)state;
     adv = get(r, "advice");
     combo = get(adv, "combination");
     assert_string_equal(
         json_object_to_json_string_ext(get(combo, "overrides"), JSON_C_TO_STRING_PLAIN),
-        "{\"remat\":[\"activation\"],\"dtype\":{\"optimizer\":\"s8\"}}");
-    assert_int_equal(num(combo, "peak_after"), 196608);
+        "{\"remat\":[\"activation\"],\"memory_space\":{\"optimizer\":\"host\"}}");
+    assert_int_equal(num(combo, "peak_after"), 163840);
     assert_true(num(adv, "replans") <= num(adv, "max_replans"));
-    check_against_separate_plans(model, sizeof(model) - 1, adv, "250K");
+    check_against_separate_plans(model, sizeof(model) - 1, adv, "200K");
     json_object_put(r);
 }
 
@@ -287,6 +316,19 @@ static void test_a_recipe_is_advised_by_its_fields(void **state)
                        "{\"mesh\":{\"fsdp\":32}}") == 0;
     }
     assert_true(remat && mesh);
+    /* the offload's host traffic: twice the offloaded bytes of a separate plan of it (each
+     * layer's input out after its forward, back for its backward) */
+    for (size_t k = 0; k < json_object_array_length(items); k++) {
+        json_object *it = json_object_array_get_idx(items, k), *sep;
+        if (strcmp(json_object_get_string(get(it, "kind")), "offload") != 0)
+            continue;
+        sep = separate_plan(text, len, get(it, "overrides"), "8G",
+                            json_object_get_string(get(adv, "strategies")));
+        assert_true(num(get(sep, "recipe"), "host_offloaded_bytes") > 0);
+        assert_int_equal(num(get(it, "cost"), "host_bytes_per_step"),
+                         2 * num(get(sep, "recipe"), "host_offloaded_bytes"));
+        json_object_put(sep);
+    }
     check_against_separate_plans(text, len, adv, "8G");
     json_object_put(r);
 }

@@ -176,6 +176,83 @@ static void test_bad_overrides_name_the_field(void **state)
     assert_string_equal(e.where, "tensors");
 }
 
+/* memory_space (whatif.h): the peak of each worked out by hand on the model above (4096
+ * bytes a tensor, 16384 at step 2), the host bytes apart from HBM.
+ *   - h (an activation over [0, 4)) offloaded: h [0, 1), h/from_host [3, 4) in HBM, h/host
+ *     in host memory: steps 2 and 3 hold three tensors, 12288; host 4096, peak 4096;
+ *   - x (an input) whole in host memory: 12288 at step 2; host 4096;
+ *   - "input": host, then "x": device: the later pattern wins, x stays: 16384, no host;
+ *   - remat then memory_space compose: remat leaves h live one step at each end, too short
+ *     to offload, so the activations stay in HBM: remat's own 12288, no host. */
+static void test_memory_space_puts_tensors_in_host_memory(void **state)
+{
+    static const struct {
+        const char *ov;
+        int64_t peak, tensors, host_bytes;
+    } cases[] = {
+        {"{\"memory_space\":{\"h\":\"host\"}}", 12288, 5, 4096},
+        {"{\"memory_space\":{\"x\":\"pinned_host\"}}", 12288, 3, 4096},
+        {"{\"memory_space\":{\"input\":\"host\",\"x\":\"device\"}}", 16384, 4, -1},
+        {"{\"remat\":[\"h\"],\"memory_space\":{\"activation\":\"host\"}}", 12288, 5, -1},
+    };
+    struct whatif_result wr;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_object *r = whatif_plan(cases[i].ov, &wr), *sp = NULL;
+        if (num(r, "summary", "peak_bytes") != cases[i].peak ||
+            num(r, "summary", "tensors") != cases[i].tensors)
+            fail_msg("%s: peak %lld, %lld tensors", cases[i].ov,
+                     (long long)num(r, "summary", "peak_bytes"),
+                     (long long)num(r, "summary", "tensors"));
+        if (cases[i].host_bytes < 0) {
+            assert_false(json_object_object_get_ex(r, "memory_spaces", &sp));
+        } else {
+            assert_true(json_object_object_get_ex(r, "memory_spaces", &sp));
+            assert_int_equal(json_object_array_length(sp), 1);
+            sp = json_object_array_get_idx(sp, 0);
+            assert_string_equal(json_object_get_string(json_object_object_get(sp, "space")),
+                                "host");
+            assert_int_equal(json_object_get_int64(json_object_object_get(sp, "buffers")), 1);
+            assert_int_equal(json_object_get_int64(json_object_object_get(sp, "bytes")),
+                             cases[i].host_bytes);
+            assert_int_equal(json_object_get_int64(json_object_object_get(sp, "peak_bytes")),
+                             cases[i].host_bytes);
+        }
+        free(wr.model);
+        json_object_put(r);
+    }
+}
+
+/* A bad memory space is an error naming the field, in the overrides and in a model. */
+static void test_a_bad_memory_space_is_named(void **state)
+{
+    static const char bad_model[] =
+        "{\"tensors\":[{\"name\":\"a\",\"shape\":[8],\"dtype\":\"f32\"},"
+        "{\"name\":\"b\",\"shape\":[8],\"dtype\":\"f32\",\"memory_space\":\"disk\"}]}";
+    static const char disk[] = "{\"memory_space\":{\"h\":\"disk\"}}",
+                      lone[] = "{\"memory_space\":\"host\"}",
+                      none[] = "{\"memory_space\":{\"w*\":\"host\"}}";
+    struct whatif_result wr;
+    struct plan_summary s;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(whatif_apply(model, sizeof(model) - 1, disk, sizeof(disk) - 1, NULL, &wr, &e),
+                     ERR_INVALID);
+    assert_string_equal(e.where, "overrides.memory_space.h");
+    assert_non_null(strstr(e.msg, "must be \"device\" (HBM) or \"host\""));
+    assert_int_equal(whatif_apply(model, sizeof(model) - 1, lone, sizeof(lone) - 1, NULL, &wr, &e),
+                     ERR_INVALID);
+    assert_string_equal(e.where, "overrides.memory_space");
+    assert_int_equal(whatif_apply(model, sizeof(model) - 1, none, sizeof(none) - 1, NULL, &wr, &e),
+                     ERR_INVALID);
+    assert_string_equal(e.msg, "overrides.memory_space.w*: \"w*\" matches no tensor");
+    assert_int_equal(plan_validate(bad_model, sizeof(bad_model) - 1, NULL, NULL, &s, &e),
+                     ERR_INVALID);
+    assert_string_equal(e.where, "tensors[1].memory_space");
+}
+
 /* The message of a pattern that selects nothing quotes it. */
 static void test_a_pattern_matching_nothing_is_named(void **state)
 {
@@ -213,7 +290,7 @@ static void test_too_many_patterns_are_refused_first(void **state)
     assert_int_equal(whatif_check(ov, n, NULL, NULL, &e), ERR_LIMIT);
     assert_string_equal(e.where, "overrides");
     assert_string_equal(e.msg, "overrides: 16000 patterns; the limit is 256 in all (dtype, "
-                               "sharding and remat together)");
+                               "sharding, remat, xla_shape and memory_space together)");
     assert_int_equal(whatif_apply(model, sizeof(model) - 1, ov, n, NULL, &wr, &e), ERR_LIMIT);
     assert_null(wr.model);
     free(ov);
@@ -223,8 +300,8 @@ static void test_too_many_patterns_are_refused_first(void **state)
     static const char four[] = "{\"dtype\":{\"h\":\"bf16\",\"x\":\"bf16\"},"
                                "\"sharding\":{\"x\":[null,null]},\"remat\":\"h\"}";
     assert_int_equal(whatif_check(four, sizeof(four) - 1, &lim, NULL, &e), ERR_LIMIT);
-    assert_string_equal(e.msg, "overrides: 4 patterns; the limit is 3 in all (dtype, sharding and "
-                               "remat together)");
+    assert_string_equal(e.msg, "overrides: 4 patterns; the limit is 3 in all (dtype, sharding, "
+                               "remat, xla_shape and memory_space together)");
     lim.max_patterns = 4;
     assert_int_equal(whatif_check(four, sizeof(four) - 1, &lim, NULL, &e), ERR_OK);
 }
@@ -344,6 +421,8 @@ int main(void)
         cmocka_unit_test(test_mesh_chip_strategies_and_budget_reach_the_plan),
         cmocka_unit_test(test_bad_overrides_name_the_field),
         cmocka_unit_test(test_a_pattern_matching_nothing_is_named),
+        cmocka_unit_test(test_memory_space_puts_tensors_in_host_memory),
+        cmocka_unit_test(test_a_bad_memory_space_is_named),
         cmocka_unit_test(test_too_many_patterns_are_refused_first),
         cmocka_unit_test(test_the_new_model_is_held_to_the_limits),
         cmocka_unit_test(test_check_notes_the_options),

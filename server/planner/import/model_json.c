@@ -60,9 +60,30 @@ static int terr(struct ctx *c, int code, size_t i, const char *field, const char
 /* ---- tensors --------------------------------------------------------------------- */
 
 static const char *const tensor_keys[] = {
-    "name", "shape",    "dtype", "layout",  "xla_shape",   "kind",
-    "live", "sharding", "tags",  "donated", "description", NULL,
+    "name",     "shape", "dtype",   "layout",       "xla_shape",   "kind", "live",
+    "sharding", "tags",  "donated", "memory_space", "description", NULL,
 };
+
+/* "memory_space": where the tensor lives. "device" (HBM, the default) or "host" (planned
+ * apart from HBM: lifetime.h); JAX's memory kinds pinned_host and unpinned_host are host. */
+static int parse_space(struct ctx *c, size_t i, json_object *v, struct model_tensor *t)
+{
+    static const char *const host[] = {"host", "pinned_host", "unpinned_host", NULL};
+    const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+
+    if (strcmp(s, "device") == 0)
+        return ERR_OK;
+    for (size_t k = 0; host[k] != NULL; k++)
+        if (strcmp(s, host[k]) == 0) {
+            t->host = true;
+            return ERR_OK;
+        }
+    return terr(c, ERR_INVALID, i, "memory_space",
+                "must be \"device\" (HBM) or \"host\" (pinned_host, unpinned_host), got "
+                "%s%.40s%s",
+                s[0] != '\0' ? "\"" : "", s[0] != '\0' ? s : jsonr_type_name(v),
+                s[0] != '\0' ? "\"" : "");
+}
 
 /* Field of tensor i as a JSON array (of what: "dims"), its length in *n. */
 static int tensor_array(struct ctx *c, size_t i, json_object *js, const char *field,
@@ -386,7 +407,7 @@ static int parse_tensor(struct ctx *c, size_t i, json_object *jt)
             return terr(c, ERR_INVALID, i, "",
                         "unknown field \"%.100s\" (known: name, shape, "
                         "dtype, layout, xla_shape, kind, live, sharding, tags, donated, "
-                        "description)",
+                        "memory_space, description)",
                         key);
     }
 
@@ -431,6 +452,9 @@ static int parse_tensor(struct ctx *c, size_t i, json_object *jt)
                         jsonr_type_name(v));
         t->donated = json_object_get_boolean(v);
     }
+    if (json_object_object_get_ex(jt, "memory_space", &v) &&
+        (rc = parse_space(c, i, v, t)) != ERR_OK)
+        return rc;
     if (json_object_object_get_ex(jt, "description", &v) &&
         !json_object_is_type(v, json_type_string))
         return terr(c, ERR_INVALID, i, "description", "must be a string, got %s",

@@ -3,6 +3,7 @@
  */
 #include "planner/lifetime.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -112,4 +113,64 @@ out:
     free(def);
     free(last);
     return rc;
+}
+
+int lifetime_set_apart(struct model *m, struct err *e)
+{
+    struct model_space_use *u = &m->program.spaces[MODEL_SPACE_HOST];
+    uint32_t *to = NULL; /* old index -> new, UINT32_MAX for a tensor set apart */
+    uint64_t *delta = NULL, live = 0;
+    size_t n = 0, host = 0;
+
+    for (size_t i = 0; i < m->n; i++)
+        host += m->tensors[i].host;
+    if (host == 0)
+        return ERR_OK;
+    to = malloc(m->n * sizeof(*to));
+    delta = calloc((size_t)m->nsteps + 1, sizeof(*delta));
+    if (to == NULL || delta == NULL) {
+        free(to);
+        free(delta);
+        return err_set(e, ERR_NOMEM, "", "out of memory setting host tensors apart");
+    }
+    for (size_t i = 0; i < m->n; i++) {
+        const struct model_tensor *t = &m->tensors[i];
+        to[i] = t->host ? UINT32_MAX : (uint32_t)n;
+        if (!t->host) {
+            m->tensors[n++] = *t;
+            continue;
+        }
+        if (__builtin_add_overflow(u->bytes, t->padded_bytes, &u->bytes)) {
+            free(to);
+            free(delta);
+            return err_set(e, ERR_OVERFLOW, "", "the host tensors' bytes pass 2^64-1");
+        }
+        u->buffers++;
+        delta[t->live_start] += t->padded_bytes; /* modulo 2^64: every partial sum is exact */
+        delta[t->live_end] -= t->padded_bytes;
+    }
+    for (int64_t s = 0; s < m->nsteps; s++) {
+        live += delta[s];
+        u->peak_bytes = live > u->peak_bytes ? live : u->peak_bytes;
+    }
+    m->n = n;
+    for (size_t k = 0; k < m->nops; k++) {
+        struct model_op *op = &m->ops[k];
+        uint32_t a = 0, b = 0;
+        for (uint32_t j = 0; j < op->ninputs; j++)
+            if (to[op->inputs[j]] != UINT32_MAX)
+                op->inputs[a++] = to[op->inputs[j]];
+        for (uint32_t j = 0; j < op->noutputs; j++)
+            if (to[op->outputs[j]] != UINT32_MAX)
+                op->outputs[b++] = to[op->outputs[j]];
+        op->ninputs = a;
+        op->noutputs = b;
+    }
+    model_warn(m,
+               "%zu tensors in host memory (memory_space \"host\": %llu bytes, peak %llu bytes) "
+               "are planned apart: never added to HBM (see memory_spaces)",
+               u->buffers, (unsigned long long)u->bytes, (unsigned long long)u->peak_bytes);
+    free(to);
+    free(delta);
+    return ERR_OK;
 }

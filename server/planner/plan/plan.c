@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "planner/arith.h"
 #include "planner/budget.h"
 #include "planner/bfc.h"
@@ -28,6 +30,7 @@
 #include "planner/layout.h"
 #include "planner/lifetime.h"
 #include "planner/model.h"
+#include "planner/base/jsonr.h"
 #include "planner/plan/plan_int.h"
 #include "planner/suggest.h"
 
@@ -310,13 +313,25 @@ static int prepare(const char *input, size_t len, const struct plan_opts *opts,
         (rc = model_resolve(&c->m, c->chip, o->threads, e)) != ERR_OK ||
         (rc = kernel_set_parse(c->m.kernels_json, PLAN_MAX_KERNELS, &c->ks, e)) != ERR_OK ||
         (rc = plan_kernels_check(c, e)) != ERR_OK || (rc = lifetime_derive(&c->m, e)) != ERR_OK ||
-        (rc = build_problem(c, e)) != ERR_OK ||
+        (rc = lifetime_set_apart(&c->m, e)) != ERR_OK || (rc = build_problem(c, e)) != ERR_OK ||
         (rc = plan_xla_attach(c, o, lim->max_tensors, e)) != ERR_OK ||
         (rc = choose_strategies(c, settled.strategies != NULL ? settled.strategies : "best", e)) !=
             ERR_OK)
         return rc;
     budget_search(c);
     return ERR_OK;
+}
+
+uint64_t plan_host_bytes(const struct plan_ctx *c)
+{
+    json_object *v = NULL;
+    int64_t offloaded = 0;
+
+    if (c->m.recipe_json == NULL ||
+        !json_object_object_get_ex(c->m.recipe_json, "host_offloaded_bytes", &v) ||
+        jsonr_int(v, &offloaded) != 0)
+        offloaded = 0;
+    return c->m.program.spaces[MODEL_SPACE_HOST].bytes + (uint64_t)(offloaded > 0 ? offloaded : 0);
 }
 
 static void fill_summary(const struct plan_ctx *c, struct plan_summary *s, uint64_t peak,
@@ -343,6 +358,7 @@ static void fill_summary(const struct plan_ctx *c, struct plan_summary *s, uint6
     s->budget_bytes = c->budget_bytes;
     s->within_budget = v.within_budget;
     s->verdict = v.status;
+    s->host_bytes = plan_host_bytes(c);
 }
 
 int plan_measure(const char *input, size_t len, const struct plan_opts *o,

@@ -38,6 +38,7 @@
 #define REMAT_LAYERS  3 /* per-layer remat candidates, the largest layers first */
 #define CHIP_TRIES    3 /* larger chips planned before giving up on one that fits */
 #define OVERRIDES_MAX 4096
+#define NO_FLOPS      "recompute_flops unknown: a model description's ops carry no FLOPs"
 
 static const char *const cost_names[] = {
     [PLAN_COST_NONE] = "none",           [PLAN_COST_RECOMPUTE] = "recompute",
@@ -97,6 +98,7 @@ static struct plan_advice_item *item_new(struct plan_advice *a, const char *kind
     it = &a->items[a->n++];
     memset(it, 0, sizeof(*it));
     snprintf(it->kind, sizeof(it->kind), "%s", kind);
+    it->flops_fraction = -1;
     return it;
 }
 
@@ -172,6 +174,7 @@ static void cand_remat(struct advisor *ad)
                  nall);
         it->cost = PLAN_COST_RECOMPUTE;
         it->cost_bytes = all;
+        snprintf(it->note, sizeof(it->note), NO_FLOPS);
     }
     if (nlayers < 2)
         return;
@@ -193,6 +196,7 @@ static void cand_remat(struct advisor *ad)
                  (int)layers[r].len, layers[r].name);
         it->cost = PLAN_COST_RECOMPUTE;
         it->cost_bytes = layers[r].bytes;
+        snprintf(it->note, sizeof(it->note), NO_FLOPS);
     }
 }
 
@@ -228,6 +232,66 @@ static void cand_precision(struct advisor *ad)
                  "keep the optimizer state in 8 bits (s8, as 8-bit optimizers do)");
         it->cost = PLAN_COST_PRECISION;
     }
+}
+
+/* Host offload (whatif.h's memory_space): every saved activation (out after its producing
+ * step, back for its last use), the largest of them by name when there are more than a
+ * what-if's pieces, and the optimizer state, whole (as ZeRO-Offload keeps it:
+ * server/planner/SOURCES.md#zero-offload). The traffic a step is found from the changed
+ * plan's host bytes (plan_item). */
+static void cand_offload(struct advisor *ad)
+{
+    const struct model *m = &ad->c->m;
+    struct plan_advice_item *it;
+    size_t nall = 0;
+
+    for (size_t i = 0; i < m->n; i++)
+        nall += remat_target(&m->tensors[i]);
+    if (nall > 0 && (it = item_new(ad->a, "offload")) != NULL) {
+        frag_add(it, PLAN_FRAG_SPACE, "activation", "host");
+        snprintf(it->change, sizeof(it->change),
+                 "offload every saved activation (%zu) to host memory: copied out after the "
+                 "step that makes it, back for its last use",
+                 nall);
+        it->cost = PLAN_COST_HOST;
+    }
+    if (nall > PLAN_ADVICE_MAX_FRAGS && (it = item_new(ad->a, "offload")) != NULL) {
+        uint64_t under = UINT64_MAX; /* the next is the largest below the last taken */
+        while (it->nfrags < PLAN_ADVICE_MAX_FRAGS) {
+            size_t best = m->n;
+            for (size_t i = 0; i < m->n; i++) {
+                const struct model_tensor *t = &m->tensors[i];
+                if (remat_target(t) && plain_name(t->name) && strlen(t->name) < PLAN_ADVICE_NAME &&
+                    t->padded_bytes <= under &&
+                    (best == m->n || t->padded_bytes > m->tensors[best].padded_bytes)) {
+                    bool taken = false;
+                    for (size_t q = 0; q < it->nfrags && !taken; q++)
+                        taken = strcmp(it->frags[q].name, t->name) == 0;
+                    best = taken ? best : i;
+                }
+            }
+            if (best == m->n)
+                break;
+            frag_add(it, PLAN_FRAG_SPACE, m->tensors[best].name, "host");
+            under = m->tensors[best].padded_bytes;
+        }
+        snprintf(it->change, sizeof(it->change),
+                 "offload the %zu largest saved activations to host memory", it->nfrags);
+        it->cost = PLAN_COST_HOST;
+        if (it->nfrags == 0)
+            ad->a->n--;
+    }
+    for (size_t i = 0; i < m->n; i++)
+        if (m->tensors[i].kind == TENSOR_OPTIMIZER && m->tensors[i].padded_bytes > 0) {
+            if ((it = item_new(ad->a, "offload")) == NULL)
+                return;
+            frag_add(it, PLAN_FRAG_SPACE, "optimizer", "host");
+            snprintf(it->change, sizeof(it->change),
+                     "keep the optimizer state in host memory (as ZeRO-Offload does): read and "
+                     "written once a step");
+            it->cost = PLAN_COST_HOST;
+            return;
+        }
 }
 
 /* The first dim of t (global dims) that axis size n divides, or -1. */
@@ -563,7 +627,7 @@ static void write_overrides(struct jsonw *w, const char *key, const struct plan_
         [PLAN_FRAG_REMAT] = "remat",       [PLAN_FRAG_DTYPE] = "dtype",
         [PLAN_FRAG_SHARDING] = "sharding", [PLAN_FRAG_CHIP] = "chip",
         [PLAN_FRAG_MESH] = "mesh",         [PLAN_FRAG_RECIPE] = "recipe",
-        [PLAN_FRAG_SHAPE] = "xla_shape"};
+        [PLAN_FRAG_SHAPE] = "xla_shape",   [PLAN_FRAG_SPACE] = "memory_space"};
     _Static_assert(sizeof(keys) / sizeof(keys[0]) == PLAN_FRAG_KEYS, "a key per piece");
 
     jsonw_obj_begin(w, key);
@@ -597,7 +661,8 @@ static void write_overrides(struct jsonw *w, const char *key, const struct plan_
                 open = true;
                 if (k == PLAN_FRAG_REMAT) {
                     jsonw_str(w, NULL, fr->name);
-                } else if (k == PLAN_FRAG_DTYPE || k == PLAN_FRAG_RECIPE || k == PLAN_FRAG_SHAPE) {
+                } else if (k == PLAN_FRAG_DTYPE || k == PLAN_FRAG_RECIPE || k == PLAN_FRAG_SHAPE ||
+                           k == PLAN_FRAG_SPACE) {
                     jsonw_str(w, fr->name, fr->text);
                 } else if (k == PLAN_FRAG_MESH) {
                     jsonw_i64(w, fr->name, strtoll(fr->text, NULL, 10));
@@ -718,6 +783,45 @@ static int replan(struct advisor *ad, const size_t *set, size_t n, struct plan_s
     return ERR_OK;
 }
 
+/* The host link's bandwidth per chip, for the time an offload's traffic takes: the Scaling
+ * Book's "PCIe is about 1.6e10 B/s per TPU (3.2e10 on v6e)"
+ * (server/planner/SOURCES.md#scaling-book), for the generations of its table; the other chips have
+ * no cited figure. */
+static const struct host_link {
+    const char *chip;
+    double bytes_per_s;
+} host_links[] = {
+    {"v3", 1.6e10}, {"v4", 1.6e10}, {"v5p", 1.6e10}, {"v5e", 1.6e10}, {"v6e", 3.2e10},
+};
+#define HOST_LINK_SOURCE "Scaling Book: PCIe about 1.6e10 B/s per TPU, 3.2e10 on v6e"
+
+static const struct host_link *host_link_of(const struct chip *ch)
+{
+    for (size_t k = 0; ch != NULL && k < sizeof(host_links) / sizeof(host_links[0]); k++)
+        if (strcmp(host_links[k].chip, ch->name) == 0)
+            return &host_links[k];
+    return NULL;
+}
+
+/* An offload's traffic a step, from what its plan moved to host memory: each byte goes out
+ * once and comes back once a step (an activation after its forward and for its backward;
+ * optimizer state read and written by the update), so 2x the bytes added to host memory. */
+static void host_cost(const struct advisor *ad, struct plan_advice_item *it)
+{
+    uint64_t before = plan_host_bytes(ad->c);
+
+    if (it->cost != PLAN_COST_HOST)
+        return;
+    if (it->host_after <= before) {
+        snprintf(it->note, sizeof(it->note), "the changed plan holds no more in host memory");
+        return;
+    }
+    it->cost_bytes = (it->host_after - before) * 2; /* < 2^64: both are sums that fit */
+    if (host_link_of(ad->c->chip) == NULL)
+        snprintf(it->note, sizeof(it->note), "bytes only: no cited host-link bandwidth for %s",
+                 ad->c->chip != NULL ? ad->c->chip->name : "a plan without a chip");
+}
+
 /* Plans item i alone into its figures. */
 static int plan_item(struct advisor *ad, size_t i)
 {
@@ -730,9 +834,11 @@ static int plan_item(struct advisor *ad, size_t i)
     it->planned = rc == ERR_OK;
     if (it->planned) {
         it->peak_after = s.peak_bytes;
+        it->host_after = s.host_bytes;
         it->fits_after = s.fits;
         it->within_budget_after = s.within_budget;
         it->good_after = good(&s);
+        host_cost(ad, it);
     }
     return ERR_OK;
 }
@@ -913,6 +1019,7 @@ int plan_advice_run(const struct plan_ctx *c, uint64_t peak, const char *input, 
     if (!near)
         snprintf(a->reason, sizeof(a->reason), "%s", why);
     a->peak = peak;
+    a->chip = c->chip;
     recipe = strcmp(c->m.source_format, "recipe") == 0;
     ad.recipe = recipe;
     if (!recipe && strcmp(c->m.source_format, "json") != 0) {
@@ -947,6 +1054,7 @@ int plan_advice_run(const struct plan_ctx *c, uint64_t peak, const char *input, 
     } else {
         cand_remat(&ad);
         cand_precision(&ad);
+        cand_offload(&ad);
         cand_sharding(&ad);
         if ((rc = cand_layout(&ad, e)) != ERR_OK)
             return rc;
@@ -962,24 +1070,45 @@ int plan_advice_run(const struct plan_ctx *c, uint64_t peak, const char *input, 
     return ERR_OK;
 }
 
-static void write_cost(struct jsonw *w, const struct plan_advice_item *it)
+/* An item's cost (server/planner/RESULT.md#advice): every field always written, null where
+ * the change has no such cost or it is not known (note says why). */
+static void write_cost(struct jsonw *w, const struct plan_advice *a,
+                       const struct plan_advice_item *it)
 {
+    const struct host_link *hl =
+        it->cost == PLAN_COST_HOST && it->cost_bytes > 0 ? host_link_of(a->chip) : NULL;
+
     jsonw_obj_begin(w, "cost");
     jsonw_str(w, "kind", cost_names[it->cost]);
-    /* a recipe's change is planned, not measured: its bytes moved are not known here */
     if (it->cost == PLAN_COST_RECOMPUTE && it->cost_bytes > 0)
         jsonw_u64(w, "recompute_bytes", it->cost_bytes);
     else
         jsonw_null(w, "recompute_bytes");
-    jsonw_null(w, "recompute_flops"); /* a model description has no FLOPs */
-    if (it->cost == PLAN_COST_HOST)
-        jsonw_null(w, "host_bytes");
+    if (it->flops_known)
+        jsonw_u64(w, "recompute_flops", it->recompute_flops);
     else
-        jsonw_u64(w, "host_bytes", 0);
-    if (it->cost == PLAN_COST_COMMUNICATION)
-        jsonw_u64(w, "communication_bytes", it->cost_bytes);
+        jsonw_null(w, "recompute_flops");
+    if (it->flops_fraction >= 0)
+        jsonw_double(w, "recompute_flops_fraction", it->flops_fraction);
     else
-        jsonw_u64(w, "communication_bytes", 0);
+        jsonw_null(w, "recompute_flops_fraction");
+    if (it->cost == PLAN_COST_HOST && it->cost_bytes > 0)
+        jsonw_u64(w, "host_bytes_per_step", it->cost_bytes);
+    else if (it->cost == PLAN_COST_HOST)
+        jsonw_null(w, "host_bytes_per_step");
+    else
+        jsonw_u64(w, "host_bytes_per_step", 0);
+    if (hl != NULL) {
+        jsonw_double(w, "host_seconds_per_step", (double)it->cost_bytes / hl->bytes_per_s);
+        jsonw_double(w, "host_link_bytes_per_s", hl->bytes_per_s);
+        jsonw_str(w, "host_link_source", HOST_LINK_SOURCE);
+    } else {
+        jsonw_null(w, "host_seconds_per_step");
+        jsonw_null(w, "host_link_bytes_per_s");
+        jsonw_null(w, "host_link_source");
+    }
+    jsonw_u64(w, "comm_bytes_per_step", it->cost == PLAN_COST_COMMUNICATION ? it->cost_bytes : 0);
+    jsonw_str(w, "note", it->note[0] != '\0' ? it->note : NULL);
     jsonw_obj_end(w);
 }
 
@@ -995,7 +1124,7 @@ static void write_item(struct jsonw *w, const struct plan_advice *a, size_t i)
     jsonw_u64(w, "peak_after", it->peak_after);
     jsonw_bool(w, "fits_after", it->fits_after);
     jsonw_bool(w, "within_budget_after", it->within_budget_after);
-    write_cost(w, it);
+    write_cost(w, a, it);
     jsonw_obj_end(w);
 }
 

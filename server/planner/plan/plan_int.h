@@ -149,6 +149,7 @@ enum plan_frag_key {
     PLAN_FRAG_MESH,   /* name: the axis, text: its size */
     PLAN_FRAG_RECIPE, /* name: a recipe field's path, text: its value as recipe_set reads it */
     PLAN_FRAG_SHAPE,  /* name: a tensor, text: the XLA shape it is stored as */
+    PLAN_FRAG_SPACE,  /* name: a pattern, text: the memory space ("host") */
     PLAN_FRAG_KEYS
 };
 enum plan_cost {
@@ -157,7 +158,7 @@ enum plan_cost {
     PLAN_COST_PRECISION,     /* numerics only */
     PLAN_COST_COMMUNICATION, /* cost_bytes: gathered per step per device */
     PLAN_COST_CHIPS,         /* another chip, or more of them */
-    PLAN_COST_HOST,          /* host memory traffic (an offload) */
+    PLAN_COST_HOST,          /* cost_bytes: host memory traffic a step (an offload) */
     PLAN_COST_STEPS,         /* more passes a step (gradient accumulation), fewer examples */
     PLAN_COST_RESHAPE,       /* the program reshapes the tensor (a layout fix) */
 };
@@ -174,10 +175,14 @@ struct plan_advice_item {
     struct plan_advice_frag frags[PLAN_ADVICE_MAX_FRAGS];
     size_t nfrags;
     enum plan_cost cost;
-    uint64_t cost_bytes;
-    bool planned; /* false: the change could not be made (error) or was not planned */
+    uint64_t cost_bytes;      /* 0: not known */
+    uint64_t recompute_flops; /* when flops_known (a model description has no FLOPs) */
+    bool flops_known;
+    double flops_fraction; /* recompute_flops of the step's FLOPs; < 0: not known */
+    char note[200];        /* how the cost was found, or why it is not known; "" none */
+    bool planned;          /* false: the change could not be made (error) or was not planned */
     char error[ERR_MSG_MAX];
-    uint64_t peak_after;
+    uint64_t peak_after, host_after; /* host_after: the changed plan's bytes in host memory */
     bool fits_after, within_budget_after, good_after; /* good: fits and within budget */
 };
 struct plan_advice {
@@ -185,8 +190,9 @@ struct plan_advice {
     char reason[64];
     char unavailable[160]; /* why no change could be planned; "" when they were */
     uint64_t peak;
-    char strategies[256]; /* the re-plans' */
-    size_t n;             /* items made */
+    const struct chip *chip; /* the plan's (the chip table's), NULL without one */
+    char strategies[256];    /* the re-plans' */
+    size_t n;                /* items made */
     struct plan_advice_item items[PLAN_ADVICE_MAX_ITEMS];
     size_t nranked, ranked[PLAN_ADVICE_MAX_ITEMS]; /* the planned ones, best first */
     size_t ncombo, combo[PLAN_ADVICE_MAX_ITEMS];   /* items[] indices, in the order added */
@@ -321,6 +327,10 @@ ERR_MUST_CHECK int plan_advice_run(const struct plan_ctx *c, uint64_t peak, cons
                                    const struct plan_limits *lim, struct plan_advice *a,
                                    struct err *e);
 void plan_advice_write(struct jsonw *w, const struct plan_advice *a);
+
+/* plan.c: c's bytes in host memory, apart from HBM: its tensors there (a JSON model's
+ * memory_space "host", an XLA program's S(5)) and a recipe's offloaded bytes. */
+uint64_t plan_host_bytes(const struct plan_ctx *c);
 
 /* plan.c: input planned as plan_run does up to the chosen packing, into *s alone: what the
  * advice's re-plans need, without the result document. */

@@ -30,26 +30,13 @@ static void write_capacity(struct jsonw *w, const struct plan_ctx *c)
         jsonw_null(w, "capacity_bytes");
 }
 
-/* An XLA program's "program" section (server/planner/RESULT.md#the-program-section);
- * none for other inputs. */
-static void write_program(struct jsonw *w, const struct model_program *p)
+/* The buffers in memory spaces other than HBM, one entry per space that has any, as w's
+ * member key (server/planner/RESULT.md#the-program-section). */
+static void write_spaces(struct jsonw *w, const char *key, const struct model_program *p)
 {
     static const int spaces[MODEL_SPACE_COUNT] = {5, 1, -1}; /* S(n); -1: several */
 
-    if (p->stage == MODEL_STAGE_NONE)
-        return;
-    jsonw_obj_begin(w, "program");
-    jsonw_str(w, "stage", model_stage_name(p->stage));
-    jsonw_arr_begin(w, "stage_evidence");
-    for (size_t k = 0; k < p->nstage_evidence; k++)
-        jsonw_str(w, NULL, p->stage_evidence[k]);
-    jsonw_arr_end(w);
-    jsonw_bool(w, "partitioned", p->partitioned);
-    jsonw_arr_begin(w, "partition_evidence");
-    for (size_t k = 0; k < p->npartition_evidence; k++)
-        jsonw_str(w, NULL, p->partition_evidence[k]);
-    jsonw_arr_end(w);
-    jsonw_arr_begin(w, "memory_spaces");
+    jsonw_arr_begin(w, key);
     for (int k = 0; k < MODEL_SPACE_COUNT; k++) {
         const struct model_space_use *u = &p->spaces[k];
         if (u->buffers == 0)
@@ -66,6 +53,30 @@ static void write_program(struct jsonw *w, const struct model_program *p)
         jsonw_obj_end(w);
     }
     jsonw_arr_end(w);
+}
+
+/* An XLA program's "program" section (server/planner/RESULT.md#the-program-section); for
+ * another input with tensors in host memory (a JSON model's "memory_space": "host"), its
+ * "memory_spaces" alone; nothing else. */
+static void write_program(struct jsonw *w, const struct model_program *p)
+{
+    if (p->stage == MODEL_STAGE_NONE) {
+        if (p->spaces[MODEL_SPACE_HOST].buffers > 0)
+            write_spaces(w, "memory_spaces", p);
+        return;
+    }
+    jsonw_obj_begin(w, "program");
+    jsonw_str(w, "stage", model_stage_name(p->stage));
+    jsonw_arr_begin(w, "stage_evidence");
+    for (size_t k = 0; k < p->nstage_evidence; k++)
+        jsonw_str(w, NULL, p->stage_evidence[k]);
+    jsonw_arr_end(w);
+    jsonw_bool(w, "partitioned", p->partitioned);
+    jsonw_arr_begin(w, "partition_evidence");
+    for (size_t k = 0; k < p->npartition_evidence; k++)
+        jsonw_str(w, NULL, p->partition_evidence[k]);
+    jsonw_arr_end(w);
+    write_spaces(w, "memory_spaces", p);
     jsonw_obj_end(w);
 }
 

@@ -28,14 +28,16 @@
 #define WHATIF_MAX_OVERRIDES (64 * 1024) /* bytes of overrides */
 #define WHATIF_MAX_DEPTH     8
 
+#define WHATIF_HOST_SUFFIX  "/host"      /* an offloaded activation's copy in host memory */
+#define WHATIF_FETCH_SUFFIX "/from_host" /* ... and back in HBM for its last use */
+
 /* One what-if being applied. */
 struct edit {
-    const char *text; /* the model's text (remat reads its lifetimes from it) */
-    size_t len;
     const struct plan_limits *lim;
     json_object *root, *tensors; /* tensors NULL: the input is a recipe (recipe.h) */
     struct whatif_result *out;
-    bool remat_grew; /* remat added tensors: a model too long is its doing */
+    const char *grew; /* the key that added tensors ("remat", "memory_space"): a model too
+                       * long is its doing; NULL when none did */
 };
 
 static int bad(struct err *e, const char *key, const char *sub, const char *what)
@@ -109,9 +111,22 @@ static bool is_shape(json_object *v)
                ERR_OK;
 }
 
+/* A memory_space override's value: where the selected tensors live (whatif.h); the
+ * model's own grammar (INPUT.md: device, host, and JAX's pinned_host / unpinned_host). */
+static const char *const space_names[] = {"device", "host", "pinned_host", "unpinned_host", NULL};
+
+static bool is_space(json_object *v)
+{
+    for (size_t k = 0; json_object_is_type(v, json_type_string) && space_names[k] != NULL; k++)
+        if (strcmp(json_object_get_string(v), space_names[k]) == 0)
+            return true;
+    return false;
+}
+
 static int check_map(json_object *v, const char *key, size_t *patterns, struct err *e)
 {
-    bool is_dtype = strcmp(key, "dtype") == 0, is_shape_key = strcmp(key, "xla_shape") == 0;
+    bool is_dtype = strcmp(key, "dtype") == 0, is_shape_key = strcmp(key, "xla_shape") == 0,
+         is_space_key = strcmp(key, "memory_space") == 0;
 
     if (!json_object_is_type(v, json_type_object))
         return bad(e, key, NULL, "must be an object of pattern: value");
@@ -126,7 +141,11 @@ static int check_map(json_object *v, const char *key, size_t *patterns, struct e
         if (is_shape_key && !is_shape(val))
             return bad(e, key, JSONR_KEY(it),
                        "must be an XLA array shape (u32[98304,128], f32[8,128]{1,0:T(8,128)})");
-        if (!is_dtype && !is_shape_key && !json_object_is_type(val, json_type_array))
+        if (is_space_key && !is_space(val))
+            return bad(e, key, JSONR_KEY(it),
+                       "must be \"device\" (HBM) or \"host\" (pinned_host, unpinned_host)");
+        if (!is_dtype && !is_shape_key && !is_space_key &&
+            !json_object_is_type(val, json_type_array))
             return bad(e, key, JSONR_KEY(it), "must be an array");
     }
     *patterns += (size_t)json_object_object_length(v);
@@ -372,7 +391,7 @@ static json_object *live_new(int64_t a, int64_t b)
 /* Marks in split[] the activations of m the remat patterns v select and that are long
  * enough to split (each at most once), counting them in *nsplit; a pattern that selects no
  * activation is refused. */
-static int remat_select(struct edit *ed, const struct model *m, json_object *v, bool *split,
+static int remat_select(struct edit *ed, const struct model *m, json_object *v, uint8_t *split,
                         size_t *nsplit, struct err *e)
 {
     char where[ERR_WHERE_MAX];
@@ -399,28 +418,80 @@ static int remat_select(struct edit *ed, const struct model *m, json_object *v, 
     return ERR_OK;
 }
 
+/* A copy of tensors[i] (mt: as the model read it) named "<name><suffix>", live over [a, b),
+ * appended to the tensors: in host memory when space is "host", in HBM when "device", where
+ * the original is when NULL. */
+static int add_copy(struct edit *ed, const struct model_tensor *mt, size_t i, const char *suffix,
+                    int64_t a, int64_t b, const char *space, struct err *e)
+{
+    json_object *t = json_object_array_get_idx(ed->tensors, i), *copy = NULL;
+    json_object *l = live_new(a, b);
+    char name[MODEL_MAX_NAME + 16];
+
+    snprintf(name, sizeof(name), "%s%s", mt->name, suffix);
+    if (l == NULL || json_object_deep_copy(t, &copy, NULL) != 0 ||
+        json_object_array_add(ed->tensors, copy) != 0) {
+        json_object_put(l);
+        json_object_put(copy);
+        return err_set(e, ERR_NOMEM, "", "out of memory");
+    }
+    json_object_object_add(copy, "name", json_object_new_string(name));
+    json_object_object_add(copy, "live", l);
+    if (space != NULL && strcmp(space, "host") == 0)
+        json_object_object_add(copy, "memory_space", json_object_new_string(space));
+    else if (space != NULL)
+        json_object_object_del(copy, "memory_space");
+    return ERR_OK;
+}
+
+/* Tensors[i] keeps only its producing step, [s, s + 1). */
+static int keep_first_step(struct edit *ed, const struct model_tensor *mt, size_t i, struct err *e)
+{
+    json_object *l = live_new(mt->live_start, mt->live_start + 1);
+
+    if (l == NULL)
+        return err_set(e, ERR_NOMEM, "", "out of memory");
+    json_object_object_add(json_object_array_get_idx(ed->tensors, i), "live", l);
+    return ERR_OK;
+}
+
 /* Tensor i of m split in two (whatif.h): the original keeps its producing step, a copy
  * "<name>/remat" its last use. */
 static int remat_split(struct edit *ed, const struct model *m, size_t i, struct err *e)
 {
     const struct model_tensor *mt = &m->tensors[i];
-    json_object *t = json_object_array_get_idx(ed->tensors, i), *copy = NULL, *a, *b;
-    char name[MODEL_MAX_NAME + 16];
+    int rc = add_copy(ed, mt, i, MODEL_REMAT_SUFFIX, mt->live_end - 1, mt->live_end, NULL, e);
 
-    snprintf(name, sizeof(name), "%s" MODEL_REMAT_SUFFIX, mt->name);
-    a = live_new(mt->live_end - 1, mt->live_end);
-    b = live_new(mt->live_start, mt->live_start + 1);
-    if (a == NULL || b == NULL || json_object_deep_copy(t, &copy, NULL) != 0 ||
-        json_object_array_add(ed->tensors, copy) != 0) {
-        json_object_put(a);
-        json_object_put(b);
-        json_object_put(copy);
+    return rc != ERR_OK ? rc : keep_first_step(ed, mt, i, e);
+}
+
+/* The model as edited so far, parsed, its lifetimes derived (remat and memory_space read
+ * them), tensor i of it the document's tensors[i]: what an earlier key changed composes.
+ * *marks: a zeroed byte per tensor (malloc'd; the caller frees it and the model). */
+static int current_model(struct edit *ed, const char *key, struct model *m, uint8_t **marks,
+                         struct err *e)
+{
+    const struct plan_limits *l = ed->lim;
+    struct model_limits ml = {l->max_input_bytes, l->max_json_depth, l->max_tensors, l->max_ops, 0};
+    size_t n = 0;
+    const char *text;
+    int rc;
+
+    memset(m, 0, sizeof(*m));
+    *marks = NULL;
+    if ((rc = need_tensors(ed, key, e)) != ERR_OK)
+        return rc;
+    text = json_object_to_json_string_length(
+        ed->root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+    if (text == NULL)
         return err_set(e, ERR_NOMEM, "", "out of memory");
-    }
-    json_object_object_add(copy, "name", json_object_new_string(name));
-    json_object_object_add(copy, "live", a);
-    json_object_object_add(t, "live", b);
-    return ERR_OK;
+    if ((rc = model_parse_json(text, n, &ml, m, e)) != ERR_OK)
+        return rc;
+    if ((rc = lifetime_derive(m, e)) == ERR_OK && json_object_array_length(ed->tensors) != m->n)
+        rc = err_set(e, ERR_INTERNAL, "tensors", "the model's tensors read twice differ");
+    if (rc == ERR_OK && (*marks = calloc(m->n > 0 ? m->n : 1, 1)) == NULL)
+        rc = err_set(e, ERR_NOMEM, "", "out of memory");
+    return rc;
 }
 
 /* Splits each activation the patterns select (whatif.h), once, after counting the tensors
@@ -428,26 +499,14 @@ static int remat_split(struct edit *ed, const struct model *m, size_t i, struct 
 static int apply_remat(struct edit *ed, const char *key, json_object *v, struct err *e)
 {
     const struct plan_limits *l = ed->lim;
-    struct model_limits ml = {l->max_input_bytes, l->max_json_depth, l->max_tensors, l->max_ops, 0};
     struct model m;
-    bool *split = NULL;
+    uint8_t *split = NULL;
     size_t nsplit = 0, n;
     int rc;
 
-    if ((rc = need_tensors(ed, key, e)) != ERR_OK ||
-        (rc = model_parse_json(ed->text, ed->len, &ml, &m, e)) != ERR_OK)
-        return rc;
-    if ((rc = lifetime_derive(&m, e)) != ERR_OK)
+    if ((rc = current_model(ed, key, &m, &split, e)) != ERR_OK)
         goto out;
     n = m.n;
-    if (json_object_array_length(ed->tensors) != n) {
-        rc = err_set(e, ERR_INTERNAL, "tensors", "the model's tensors read twice differ");
-        goto out;
-    }
-    if ((split = calloc(n > 0 ? n : 1, sizeof(*split))) == NULL) {
-        rc = err_set(e, ERR_NOMEM, "", "out of memory");
-        goto out;
-    }
     if ((rc = remat_select(ed, &m, v, split, &nsplit, e)) != ERR_OK)
         goto out;
     if (nsplit > l->max_tensors - n) { /* n <= max_tensors: the parse held it there */
@@ -461,9 +520,101 @@ static int apply_remat(struct edit *ed, const char *key, json_object *v, struct 
         if (split[i])
             rc = remat_split(ed, &m, i, e);
     ed->out->matched += nsplit;
-    ed->remat_grew = nsplit > 0;
+    ed->grew = nsplit > 0 ? "remat" : ed->grew;
 out:
     free(split);
+    model_free(&m);
+    return rc;
+}
+
+enum { SPACE_KEEP, SPACE_DEVICE, SPACE_HOST };
+
+/* Whether mt, in host memory, is offloaded (split in three) rather than moved whole: an
+ * activation saved past the step after its producer's (whatif.h). */
+static bool offloads(const struct model_tensor *mt)
+{
+    return mt->kind == TENSOR_ACTIVATION && mt->live_end - mt->live_start > 2;
+}
+
+/* Activation i of m offloaded (whatif.h): in HBM at its producing step, "<name>/host" in host
+ * memory over its life, "<name>/from_host" back in HBM for its last use. */
+static int offload_split(struct edit *ed, const struct model *m, size_t i, struct err *e)
+{
+    const struct model_tensor *mt = &m->tensors[i];
+    int rc;
+
+    if ((rc = add_copy(ed, mt, i, WHATIF_HOST_SUFFIX, mt->live_start, mt->live_end, "host", e)) !=
+            ERR_OK ||
+        (rc = add_copy(ed, mt, i, WHATIF_FETCH_SUFFIX, mt->live_end - 1, mt->live_end, "device",
+                       e)) != ERR_OK)
+        return rc;
+    json_object_object_del(json_object_array_get_idx(ed->tensors, i), "memory_space");
+    return keep_first_step(ed, mt, i, e);
+}
+
+/* Marks in to[] the space each tensor of m takes: the last pattern of map that selects it
+ * wins; a pattern that selects no tensor is refused. */
+static int space_select(struct edit *ed, const struct model *m, json_object *map, uint8_t *to,
+                        struct err *e)
+{
+    JSONR_FOREACH(map, it, end)
+    {
+        const char *pattern = JSONR_KEY(it);
+        uint8_t sp = strcmp(json_object_get_string(JSONR_VAL(it)), "device") == 0 ? SPACE_DEVICE
+                                                                                  : SPACE_HOST;
+        size_t hits = 0;
+        for (size_t i = 0; i < m->n; i++)
+            if (selects(json_object_array_get_idx(ed->tensors, i), pattern)) {
+                to[i] = sp;
+                hits++;
+            }
+        if (hits == 0) {
+            char where[ERR_WHERE_MAX];
+            snprintf(where, sizeof(where), "overrides.memory_space.%.100s", pattern);
+            return no_match(e, where, pattern, "tensor");
+        }
+        ed->out->matched += hits;
+    }
+    return ERR_OK;
+}
+
+/* memory_space: {pattern: space} (whatif.h). The tensors an offload adds are counted
+ * against the limit before any is made. */
+static int apply_space(struct edit *ed, const char *key, json_object *map, struct err *e)
+{
+    const struct plan_limits *l = ed->lim;
+    struct model m;
+    uint8_t *to = NULL;
+    size_t nsplit = 0, n;
+    int rc;
+
+    if ((rc = current_model(ed, key, &m, &to, e)) != ERR_OK)
+        goto out;
+    n = m.n;
+    if ((rc = space_select(ed, &m, map, to, e)) != ERR_OK)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        nsplit += to[i] == SPACE_HOST && offloads(&m.tensors[i]);
+    if (nsplit > (l->max_tensors - n) / 2) { /* n <= max_tensors: the parse held it there */
+        rc = err_set(e, ERR_LIMIT, "overrides.memory_space",
+                     "overrides.%s: offloading %zu activations makes %zu tensors; the limit is "
+                     "%zu",
+                     key, nsplit, n + 2 * nsplit, l->max_tensors);
+        goto out;
+    }
+    for (size_t i = 0; i < n && rc == ERR_OK; i++) {
+        json_object *t = json_object_array_get_idx(ed->tensors, i);
+        if (to[i] == SPACE_DEVICE)
+            json_object_object_del(t, "memory_space");
+        else if (to[i] == SPACE_HOST && offloads(&m.tensors[i]))
+            rc = offload_split(ed, &m, i, e);
+        else if (to[i] == SPACE_HOST && m.tensors[i].kind != TENSOR_ACTIVATION)
+            json_object_object_add(t, "memory_space", json_object_new_string("host"));
+        /* an activation used only where it is made stays in HBM */
+    }
+    ed->grew = nsplit > 0 ? "memory_space" : ed->grew;
+out:
+    free(to);
     model_free(&m);
     return rc;
 }
@@ -475,11 +626,12 @@ static const struct rule {
     int (*check)(json_object *v, const char *key, size_t *patterns, struct err *e);
     int (*apply)(struct edit *ed, const char *key, json_object *v, struct err *e);
 } rules[] = {
-    {"chip", check_option, apply_option},   {"strategies", check_option, apply_option},
-    {"budget", check_option, apply_option}, {"name", check_option, apply_option},
-    {"dtype", check_map, apply_map},        {"mesh", check_mesh, apply_mesh},
-    {"sharding", check_map, apply_map},     {"remat", check_remat, apply_remat},
-    {"xla_shape", check_map, apply_map},    {"recipe", check_recipe, apply_recipe},
+    {"chip", check_option, apply_option},     {"strategies", check_option, apply_option},
+    {"budget", check_option, apply_option},   {"name", check_option, apply_option},
+    {"dtype", check_map, apply_map},          {"mesh", check_mesh, apply_mesh},
+    {"sharding", check_map, apply_map},       {"remat", check_remat, apply_remat},
+    {"xla_shape", check_map, apply_map},      {"recipe", check_recipe, apply_recipe},
+    {"memory_space", check_map, apply_space},
 };
 
 static const struct rule *rule_find(const char *key)
@@ -512,7 +664,7 @@ static int load_overrides(const char *overrides, size_t olen, const struct plan_
         if (r == NULL)
             return bad(e, JSONR_KEY(it), NULL,
                        "unknown override (known: chip, strategies, budget, name, dtype, mesh, "
-                       "sharding, remat, xla_shape, recipe)");
+                       "sharding, remat, xla_shape, memory_space, recipe)");
         if ((rc = r->check(JSONR_VAL(it), r->key, &patterns, e)) != ERR_OK)
             return rc;
         if (r->check == check_option)
@@ -520,8 +672,8 @@ static int load_overrides(const char *overrides, size_t olen, const struct plan_
     }
     if (patterns > lim->max_patterns)
         return err_set(e, ERR_LIMIT, "overrides",
-                       "overrides: %zu patterns; the limit is %zu in all (dtype, sharding and "
-                       "remat together)",
+                       "overrides: %zu patterns; the limit is %zu in all (dtype, sharding, "
+                       "remat, xla_shape and memory_space together)",
                        patterns, lim->max_patterns);
     return ERR_OK;
 }
@@ -564,7 +716,9 @@ static int print_model(struct edit *ed, struct err *e)
     if (text == NULL)
         return err_set(e, ERR_NOMEM, "", "out of memory writing the model");
     if (n > ed->lim->max_input_bytes) {
-        const char *where = ed->remat_grew ? "overrides.remat" : "overrides";
+        char where[32];
+        snprintf(where, sizeof(where), "overrides%s%s", ed->grew != NULL ? "." : "",
+                 ed->grew != NULL ? ed->grew : "");
         return err_set(e, ERR_LIMIT, where, "%s: the new model is %zu bytes; the limit is %zu",
                        where, n, ed->lim->max_input_bytes);
     }
@@ -601,7 +755,7 @@ int whatif_apply(const char *model, size_t len, const char *overrides, size_t ol
     int rc;
 
     memset(out, 0, sizeof(*out));
-    ed = (struct edit){model, len, limits_or_default(lim, &defaults), NULL, NULL, out, false};
+    ed = (struct edit){limits_or_default(lim, &defaults), NULL, NULL, out, NULL};
     if ((rc = load_overrides(overrides, olen, ed.lim, out, &ov, e)) != ERR_OK)
         goto out;
     if ((rc = jsonr_load(model, len, ed.lim->max_json_depth, "model", &ed.root, e)) != ERR_OK)
