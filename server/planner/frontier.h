@@ -79,6 +79,16 @@ struct frontier_result {
 const char *frontier_field(const char *name);
 
 /*
+ * The query alone, before any recipe is read: the field resolved to its path, the range's
+ * defaults filled in and checked (hi rounded down to a multiple of step), the sweep's shape
+ * checked, into r's path, lo, hi, step and sweep (nothing allocated: r needs no
+ * frontier_free). Errors name maximize, step, min (lo), max (hi) or sweep, as
+ * frontier_search's do; it is the check frontier_search starts with.
+ */
+ERR_MUST_CHECK int frontier_check(const struct frontier_query *q, struct frontier_result *r,
+                                  struct err *e);
+
+/*
  * Runs the search over the recipe (len bytes, a recipe or a bare config.json as
  * recipe_compose reads them) planned with o and l (as plan_run). Errors: the recipe or a
  * field that is no recipe field (named), lo that does not fit the recipe's own checks, no

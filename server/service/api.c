@@ -674,10 +674,7 @@ static void api_plan_wait_check(struct store *st, struct request *r)
     store_plan_free(&p);
 }
 
-/* --max-queue: answers 503 (queue-full) and returns true when that many plans already wait.
- * Checked before validation, so a full queue costs a submission one bounded count. A
- * replayed Idempotency-Key is refused too: its client retries and gets the replay later. */
-static bool queue_full(struct store *st, struct request *r)
+bool api_queue_full(struct store *st, struct request *r)
 {
     unsigned max = r->srv->cfg->max_queue;
     int64_t queued = 0;
@@ -694,8 +691,8 @@ static bool queue_full(struct store *st, struct request *r)
     if (queued < (int64_t)max)
         return false;
     snprintf(d, sizeof(d),
-             "%u plans are waiting to be planned, the most this server queues; "
-             "retry later.",
+             "%u plans and frontier searches are waiting to be run, the most this server "
+             "queues; retry later.",
              max);
     request_reply_problem(r, PROBLEM_QUEUE_FULL, d);
     return true;
@@ -819,10 +816,7 @@ static void plan_submit(struct store *st, struct request *r, const struct submit
     err_clear(&e);
     rc = plan_validate(input, input_len, o, &lim, &sum, &e);
     if (rc != 0) {
-        int status;
-        size_t len = 0;
-        char *pj = problem_from_err(&e, cfg->base_path, "/api/v1/plans", &status, &len);
-        request_reply(r, status, pj != NULL ? response_take(pj, len, PROBLEM_MEDIA_TYPE) : NULL);
+        request_reply_err(r, &e, "/api/v1/plans");
         return;
     }
     opts_json = planopts_json(o);
@@ -859,7 +853,7 @@ void api_plan_create(struct store *st, struct request *r)
         api_plan_wait_check(st, r);
         return;
     }
-    if (submitter_of(st, r, true, &who, &p) == 0 && !queue_full(st, r))
+    if (submitter_of(st, r, true, &who, &p) == 0 && !api_queue_full(st, r))
         plan_submit(st, r, &who, &p.opts, r->body.p, r->body.len);
 }
 
@@ -878,7 +872,7 @@ void api_plan_whatif(struct store *st, struct request *r)
         api_plan_wait_check(st, r);
         return;
     }
-    if (submitter_of(st, r, false, &who, &p) != 0 || queue_full(st, r))
+    if (submitter_of(st, r, false, &who, &p) != 0 || api_queue_full(st, r))
         return;
     r->exec.parent = r->route.plan_id; /* the answers (now, or after a wait) link it */
     if (api_whatif_prepare(st, r, &w) == 0) {

@@ -40,6 +40,12 @@ void api_plan_get(struct store *st, struct request *r);
 /* DELETE /api/v1/plans/{id}: with the manage token, or the API key that created it. */
 void api_plan_delete(struct store *st, struct request *r);
 
+/* --max-queue: answers 503 (queue-full) and returns true when that many plans and frontier
+ * searches already wait. Checked before validation, so a full queue costs a submission one
+ * bounded count. A replayed Idempotency-Key is refused too: its client retries and gets the
+ * replay later. Also for api_frontier.c. */
+bool api_queue_full(struct store *st, struct request *r);
+
 /* exec_abandon: answers a request the executor will not run (shutdown). A parked
  * submission already created its plan, so it gets 202 with the plan's location; anything
  * else gets 503 with Retry-After. */

@@ -23,13 +23,9 @@ void api_whatif_free(struct api_whatif *w)
 static int reply_err(struct request *r, const struct err *e)
 {
     char instance[64];
-    int status;
-    size_t len = 0;
-    char *pj;
 
     snprintf(instance, sizeof(instance), "/api/v1/plans/%s/whatif", r->route.plan_id);
-    pj = problem_from_err(e, r->srv->cfg->base_path, instance, &status, &len);
-    request_reply(r, status, pj != NULL ? response_take(pj, len, PROBLEM_MEDIA_TYPE) : NULL);
+    request_reply_err(r, e, instance);
     return -1;
 }
 

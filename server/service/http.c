@@ -495,6 +495,9 @@ static enum MHD_Result post_begin(struct request *r)
         return wrong_host(r); /* like too_large below: MHD then skips the body */
     if (r->http.limited)
         return client_busy(r);
+    /* a body row that names its parameters (route.h) refuses others before the body */
+    if (refuse_unknown_params(r, &ret))
+        return ret;
     if (!guard_submission_ok(
             r->kind, MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND, AUTH_CLIENT_HEADER),
             MHD_lookup_connection_value(r->http.conn, MHD_HEADER_KIND,

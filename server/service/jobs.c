@@ -20,6 +20,7 @@
 
 #include "planner/clock.h"
 #include "service/backoff.h"
+#include "service/jobs_frontier.h"
 #include "service/jobs_whatif.h"
 #include "service/log.h"
 #include "service/memtrim.h"
@@ -154,6 +155,60 @@ static int job_plan(const struct jobs *j, const struct store_job *job, char **js
     return rc;
 }
 
+/* Runs finish(st, arg) until it is not STORE_UNAVAILABLE, backing off while the database
+ * is down, or until the grace of a stop runs out (then the lease expires and another worker
+ * runs the job again); returns its last answer. */
+static int finish_retry(struct jobs *j, struct store *st, int (*finish)(struct store *, void *),
+                        void *arg)
+{
+    unsigned backoff = 0;
+    int rc;
+
+    while ((rc = finish(st, arg)) == STORE_UNAVAILABLE && !flag(j, &j->hard_stop)) {
+        backoff = backoff_next(backoff);
+        wait_for(j, (int)backoff, WAKE_HARD, 0);
+    }
+    return rc;
+}
+
+/* What job_run stores: the plan's result or its error (store_job_finish's arguments). */
+struct plan_outcome {
+    const struct store_job *job;
+    const char *json;
+    const struct plan_views *views;
+    const char *problem;
+    const struct plan_summary *sum;
+    const struct store_made *made;
+    struct store_plan *done;
+};
+
+static int plan_finish(struct store *st, void *arg)
+{
+    struct plan_outcome *o = arg;
+    return store_job_finish(st, o->job, o->json, o->json ? o->views : NULL, o->problem,
+                            o->json ? o->sum : NULL, o->made, o->done);
+}
+
+/* Frees sl for the next job, counting the outcome. */
+enum outcome { STORED, STORED_ERROR, LOST, ABANDONED };
+static void slot_free(struct slot *sl, enum outcome outcome)
+{
+    struct jobs *j = sl->j;
+
+    pthread_mutex_lock(&j->mu);
+    sl->busy = false;
+    sl->token[0] = '\0';
+    j->busy--;
+    if (outcome == STORED)
+        j->stats.done++;
+    else if (outcome == STORED_ERROR)
+        j->stats.failed++;
+    else if (outcome == LOST)
+        j->stats.lost++;
+    pthread_cond_broadcast(&j->idle);
+    pthread_mutex_unlock(&j->mu);
+}
+
 /* Runs one claimed job, already registered in sl, and stores its outcome. */
 static void job_run(struct slot *sl, struct store *st, const struct store_job *job)
 {
@@ -167,9 +222,8 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     char *json = NULL;
     char *problem = NULL;
     size_t len = 0;
-    unsigned backoff = 0;
     int rc;
-    enum { STORED, STORED_ERROR, LOST, ABANDONED } outcome = ABANDONED;
+    enum outcome outcome = ABANDONED;
 
     err_clear(&e);
     memset(&sum, 0, sizeof sum);
@@ -186,8 +240,8 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
         mp = &made;
     }
     for (;;) {
-        rc = store_job_finish(st, job, json, json ? &views : NULL, problem, json ? &sum : NULL, mp,
-                              &done);
+        struct plan_outcome po = {job, json, &views, problem, &sum, mp, &done};
+        rc = finish_retry(j, st, plan_finish, &po);
         if (rc == STORE_OK) {
             outcome = json ? STORED : STORED_ERROR;
             break;
@@ -209,34 +263,15 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
             problem = job_problem(j, &e);
             continue;
         }
-        if (rc != STORE_UNAVAILABLE) {
+        if (rc != STORE_UNAVAILABLE)
             log_line("jobs", "plan %s: cannot store the outcome (%s); its lease will expire",
                      job->plan_id, store_rc_name(rc));
-            break;
-        }
-        /* Database down: keep the result and retry until it is back or the grace of a
-         * stop runs out (then the lease expires and another worker plans it again). */
-        if (flag(j, &j->hard_stop))
-            break;
-        backoff = backoff_next(backoff);
-        wait_for(j, (int)backoff, WAKE_HARD, 0);
+        break;
     }
     plan_views_free(&views);
     jobs_whatif_free(&w);
     free(problem);
-
-    pthread_mutex_lock(&j->mu);
-    sl->busy = false;
-    sl->token[0] = '\0';
-    j->busy--;
-    if (outcome == STORED)
-        j->stats.done++;
-    else if (outcome == STORED_ERROR)
-        j->stats.failed++;
-    else if (outcome == LOST)
-        j->stats.lost++;
-    pthread_cond_broadcast(&j->idle);
-    pthread_mutex_unlock(&j->mu);
+    slot_free(sl, outcome);
     if ((outcome == STORED || outcome == STORED_ERROR) && j->on_done) {
         /* The finished plan, with the result this worker holds, for waiting requests. */
         if (done.status != NULL) {
@@ -249,6 +284,122 @@ static void job_run(struct slot *sl, struct store *st, const struct store_job *j
     store_plan_free(&done);
 }
 
+/* What frontier_run stores. */
+struct frontier_outcome {
+    const struct store_frontier_job *job;
+    const char *result, *problem;
+};
+
+static int frontier_finish(struct store *st, void *arg)
+{
+    struct frontier_outcome *o = arg;
+    return store_frontier_finish(st, o->job, o->result, o->problem);
+}
+
+/* Runs one claimed frontier search, already registered in sl, and stores its outcome: the
+ * status with the result or the error in one statement. */
+static void frontier_run(struct slot *sl, struct store *st, const struct store_frontier_job *job)
+{
+    struct jobs *j = sl->j;
+    struct frontier_outcome fo = {job, NULL, NULL};
+    enum outcome outcome = ABANDONED;
+    char *result = NULL, *problem = NULL;
+    struct err e;
+    size_t len = 0;
+    double t0 = clock_now();
+    int rc;
+
+    err_clear(&e);
+    rc = jobs_frontier_run(job, &j->limits, &result, &len, &e);
+    metrics_frontier_observe(clock_now() - t0, rc == ERR_OK);
+    if (rc != ERR_OK && (problem = job_problem(j, &e)) == NULL)
+        log_line("jobs", "frontier %s: out of memory writing its error", job->id);
+    fo.result = result;
+    fo.problem = problem;
+    if (result != NULL || problem != NULL) {
+        rc = finish_retry(j, st, frontier_finish, &fo);
+        if (rc == STORE_OK)
+            outcome = result != NULL ? STORED : STORED_ERROR;
+        else if (rc == STORE_NOTFOUND)
+            outcome = LOST;
+        else
+            log_line("jobs", "frontier %s: cannot store the outcome (%s); its lease will expire",
+                     job->id, store_rc_name(rc));
+    }
+    free(result);
+    free(problem);
+    slot_free(sl, outcome);
+}
+
+/* Registers a claimed job's lease in sl under the lock jobs_stop() reads: either the stop
+ * sees the job as running (and may hand it back), or this sees the stop and hands it back
+ * itself instead of starting a job nobody waits for (then false). */
+static bool slot_take(struct slot *sl, struct store *st, const char *id, const char *token)
+{
+    struct jobs *j = sl->j;
+    bool stop;
+
+    pthread_mutex_lock(&j->mu);
+    stop = j->stopping;
+    if (!stop) {
+        snprintf(sl->plan_id, sizeof sl->plan_id, "%s", id);
+        snprintf(sl->token, sizeof sl->token, "%s", token);
+        sl->busy = true;
+        j->busy++;
+    }
+    pthread_mutex_unlock(&j->mu);
+    if (stop) {
+        const char *tok[1] = {token};
+        if (store_job_release(st, tok, 1) != STORE_OK)
+            log_line("jobs", "could not give job %s back; its lease will expire", id);
+    }
+    return !stop;
+}
+
+/* claim_run's answer when the pool is stopping (no STORE_* code is positive). */
+#define CLAIM_STOPPING 1
+
+/* Claims and runs one job: a plan's first, else a frontier search. STORE_OK when one ran,
+ * STORE_NOTFOUND when none waits, CLAIM_STOPPING when the pool is stopping, else the
+ * database's failure. */
+static int claim_run(struct slot *sl, struct store *st, const char *who)
+{
+    struct jobs *j = sl->j;
+    struct store_job job;
+    struct store_frontier_job fj;
+    bool large;
+    int rc = store_job_claim(st, who, j->lease_ms, &job);
+
+    if (rc == STORE_OK) {
+        if (!slot_take(sl, st, job.plan_id, job.lease_token)) {
+            store_job_free(&job);
+            return CLAIM_STOPPING;
+        }
+        job_run(sl, st, &job);
+        /* freed memory is kept for the next small job; a large one's (its model,
+         * packing and result: about 1 KB a tensor) is given back (memtrim.h) */
+        large = job.input_len >= MEMTRIM_LARGE;
+        store_job_free(&job);
+        if (store_shed(st) || large)
+            memtrim_release();
+        return STORE_OK;
+    }
+    store_job_free(&job);
+    if (rc != STORE_NOTFOUND)
+        return rc;
+    if ((rc = store_frontier_claim(st, who, j->lease_ms, &fj)) == STORE_OK) {
+        if (!slot_take(sl, st, fj.id, fj.lease_token)) {
+            store_frontier_job_free(&fj);
+            return CLAIM_STOPPING;
+        }
+        frontier_run(sl, st, &fj);
+        if (store_shed(st))
+            memtrim_release();
+    }
+    store_frontier_job_free(&fj);
+    return rc;
+}
+
 static void *worker_main(void *p)
 {
     struct slot *sl = p;
@@ -259,9 +410,7 @@ static void *worker_main(void *p)
     char err[512];
     snprintf(who, sizeof who, "%s/w%u", j->name, sl->idx);
     for (;;) {
-        struct store_job job;
         unsigned long seen;
-        bool large;
         int rc;
         pthread_mutex_lock(&j->mu);
         seen = j->gen;
@@ -279,39 +428,13 @@ static void *worker_main(void *p)
                 continue;
             }
         }
-        rc = store_job_claim(st, who, j->lease_ms, &job);
+        rc = claim_run(sl, st, who);
         if (rc == STORE_OK) {
-            /* Register the lease under the lock jobs_stop() reads: either the stop sees
-             * this job as running (and may hand it back), or we see the stop and hand it
-             * back ourselves instead of starting a plan nobody waits for. */
-            pthread_mutex_lock(&j->mu);
-            stop = j->stopping;
-            if (!stop) {
-                memcpy(sl->plan_id, job.plan_id, sizeof sl->plan_id);
-                memcpy(sl->token, job.lease_token, sizeof sl->token);
-                sl->busy = true;
-                j->busy++;
-            }
-            pthread_mutex_unlock(&j->mu);
-            if (stop) {
-                const char *tok[1] = {job.lease_token};
-                if (store_job_release(st, tok, 1) != STORE_OK)
-                    log_line("jobs", "could not give plan %s back; its lease will expire",
-                             job.plan_id);
-                store_job_free(&job);
-                break;
-            }
             backoff = 0;
-            job_run(sl, st, &job);
-            /* freed memory is kept for the next small job; a large one's (its model,
-             * packing and result: about 1 KB a tensor) is given back (memtrim.h) */
-            large = job.input_len >= MEMTRIM_LARGE;
-            store_job_free(&job);
-            if (store_shed(st) || large)
-                memtrim_release();
             continue;
         }
-        store_job_free(&job);
+        if (rc == CLAIM_STOPPING)
+            break; /* the job went back to the queue */
         if (rc == STORE_NOTFOUND) {
             backoff = 0;
             wait_for(j, j->poll_ms, WAKE_KICK | WAKE_STOP, seen);

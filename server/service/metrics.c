@@ -37,6 +37,9 @@ static counter req_sum_us[ROUTE_SERIES];
 static counter plan_hist[PLAN_NB + 1];
 static counter plan_sum_us;
 static counter plan_fail;
+static counter frontier_hist[PLAN_NB + 1];
+static counter frontier_sum_us;
+static counter frontier_fail;
 
 static void add(counter *p, uint64_t v)
 {
@@ -91,6 +94,14 @@ void metrics_planner_observe(double seconds, int ok)
     add(&plan_sum_us, to_us(seconds));
     if (!ok)
         add(&plan_fail, 1);
+}
+
+void metrics_frontier_observe(double seconds, int ok)
+{
+    add(&frontier_hist[bucket(plan_bounds, PLAN_NB, seconds)], 1);
+    add(&frontier_sum_us, to_us(seconds));
+    if (!ok)
+        add(&frontier_fail, 1);
 }
 
 void metrics_auth_failure(enum metrics_auth why)
@@ -276,6 +287,15 @@ char *metrics_render(const struct metrics_gauges *g, bool key_detail, size_t *le
               "# TYPE tpuplan_planner_failures_total counter\n"
               "tpuplan_planner_failures_total %llu\n",
               (unsigned long long)get(&plan_fail));
+    tb_printf(&b, "# HELP tpuplan_frontier_duration_seconds frontier search time per job.\n"
+                  "# TYPE tpuplan_frontier_duration_seconds histogram\n");
+    render_hist(&b, "tpuplan_frontier_duration_seconds", "", plan_bounds, PLAN_NB, frontier_hist,
+                get(&frontier_sum_us));
+    tb_printf(&b,
+              "# HELP tpuplan_frontier_failures_total frontier searches that failed.\n"
+              "# TYPE tpuplan_frontier_failures_total counter\n"
+              "tpuplan_frontier_failures_total %llu\n",
+              (unsigned long long)get(&frontier_fail));
     render_keys(&b, key_detail);
     if (g != NULL) {
         if (g->jobs_queued >= 0) {

@@ -4,8 +4,9 @@
  * Process-wide counters in relaxed C11 atomics: any thread may observe without a lock
  * (only the first plan of a new API key name takes one, to add the name). The HTTP layer
  * counts requests by route (route.h series) and status and their duration; the planner workers
- * (jobs.c) report each plan_run() duration with metrics_planner_observe(). metrics_render() writes
- * the text exposition format (version 0.0.4).
+ * (jobs.c) report each plan_run() duration with metrics_planner_observe() and each frontier
+ * search's with metrics_frontier_observe(). metrics_render() writes the text exposition format
+ * (version 0.0.4).
  */
 #ifndef TPUPLAN_METRICS_H
 #define TPUPLAN_METRICS_H
@@ -22,6 +23,10 @@ void metrics_request_observe(const struct route *row, int status, double seconds
 
 /* One plan_run() call by a planner worker, in seconds; ok = 0 when it failed. */
 void metrics_planner_observe(double seconds, int ok);
+
+/* One frontier search (frontier_search(), jobs_frontier.h) by a planner worker, in seconds;
+ * ok = 0 when it failed. */
+void metrics_frontier_observe(double seconds, int ok);
 
 /* Requests refused for their API key (auth.c), by reason. */
 enum metrics_auth {

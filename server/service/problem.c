@@ -33,6 +33,7 @@ const struct problem_type problem_types[PROBLEM_COUNT] = {
     [PROBLEM_INVALID_PARAMETER] = {"invalid-parameter", "A request parameter is invalid", 400,
                                    NULL},
     [PROBLEM_NO_SUCH_PLAN] = {"not-found", "No such plan", 404, NULL},
+    [PROBLEM_NO_SUCH_FRONTIER] = {"not-found", "No such frontier search", 404, NULL},
     [PROBLEM_UNAUTHORIZED] = {"unauthorized", "A manage token is required", 401, NULL},
     [PROBLEM_FORBIDDEN] = {"forbidden", "Wrong manage token", 403, NULL},
     [PROBLEM_KEY_REQUIRED] = {"key-required", "A valid API key is required", 401, NULL},

@@ -172,3 +172,12 @@ void request_reply_problem(struct request *r, enum problem_id id, const char *de
     request_reply(r, problem_types[id].status,
                   response_problem(id, r->srv->cfg->base_path, detail, NULL, NULL));
 }
+
+void request_reply_err(struct request *r, const struct err *e, const char *instance)
+{
+    int status;
+    size_t len = 0;
+    char *pj = problem_from_err(e, r->srv->cfg->base_path, instance, &status, &len);
+
+    request_reply(r, status, pj != NULL ? response_take(pj, len, PROBLEM_MEDIA_TYPE) : NULL);
+}

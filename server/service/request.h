@@ -164,4 +164,8 @@ ERR_MUST_CHECK bool request_reply_not_modified(struct request *r, const char *et
 /* request_reply() with a problem+json body: catalogue entry id, its status and Retry-After. */
 void request_reply_problem(struct request *r, enum problem_id id, const char *detail);
 
+/* request_reply() with the problem of a planner error (problem_from_err: 400 or 422 naming
+ * e->where, ...), instance (may be NULL) the path it is about. */
+void request_reply_err(struct request *r, const struct err *e, const char *instance);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include "service/api.h"
 #include "service/api_diff.h"
+#include "service/api_frontier.h"
 #include "service/log.h"
 #include "service/memtrim.h"
 #include "service/request.h"
@@ -36,6 +37,11 @@ const struct route route_table[] = {
     {"/p/{id}", "share", ROUTE_GET, .fast = serve_share, .file = "plan.html"},
     {"/api/v1/diff", "diff", ROUTE_GET, .exec = api_diff, .query = "a, b"},
     {"/api/v1/plans/{id}/whatif", "whatif", ROUTE_POST, .exec = api_plan_whatif, .body = true},
+    {"/api/v1/plans/{id}/frontiers", "frontiers", ROUTE_GET, .exec = api_frontier_list,
+     .query = ""},
+    {"/api/v1/plans/{id}/frontiers", "frontiers", ROUTE_POST, .exec = api_frontier_create,
+     .body = true, .query = ""},
+    {"/api/v1/frontiers/{id}", "frontier", ROUTE_GET, .exec = api_frontier_get, .query = ""},
     {"/d/{id}/{id}", "diff_page", ROUTE_GET, .fast = serve_page, .file = "diff.html"},
     {"/vendor/{*}", "vendor", ROUTE_GET, .fast = serve_vendor},
     /* fences: never a static file */

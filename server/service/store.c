@@ -141,9 +141,12 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
                                              " count(*) FILTER (WHERE state = 'running'),"
                                              " count(*) FILTER (WHERE state = 'done'),"
                                              " count(*) FILTER (WHERE state = 'failed') FROM jobs"},
-    /* Counts through the partial index jobs_queue and stops at $1: O(limit), not O(jobs). */
-    [STORE_STMT_JOBS_QUEUED] = {"jobs_queued", "SELECT count(*) FROM (SELECT 1 FROM jobs"
-                                               " WHERE state = 'queued' LIMIT $1::int) q"},
+    /* Counts through the partial indexes jobs_queue and frontiers_queue and stops at $1:
+     * O(limit), not O(jobs). */
+    [STORE_STMT_JOBS_QUEUED] = {"jobs_queued",
+                                "SELECT count(*) FROM ((SELECT 1 FROM jobs WHERE state = 'queued')"
+                                " UNION ALL (SELECT 1 FROM frontiers WHERE status = 'queued')"
+                                " LIMIT $1::int) q"},
     /* The sub-select is an InitPlan, evaluated once; SKIP LOCKED lets concurrent claimers
      * (threads or servers) pass over each other's rows instead of queueing on them. */
     [STORE_STMT_JOB_CLAIM] =
@@ -162,10 +165,15 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
                                                " coalesce(expires_at <= now(), false)"
                                                " FROM plans WHERE id = $1"},
     [STORE_STMT_PLAN_TENSORS] = {"plan_tensors", "SELECT tensors FROM plans WHERE id = $1"},
+    /* A lease token is a plan's job's or a frontier search's (frontiers, store_frontiers.c):
+     * renew, release and reap cover both tables. */
     [STORE_STMT_JOB_RENEW] =
         {"job_renew",
-         "UPDATE jobs SET lease_expires_at = now() + $2::int * interval '1 millisecond'"
-         " WHERE lease_token = ANY($1::uuid[]) AND state = 'running'"},
+         "WITH a AS (UPDATE jobs SET lease_expires_at = now() + $2::int * interval '1 millisecond'"
+         " WHERE lease_token = ANY($1::uuid[]) AND state = 'running' RETURNING 1),"
+         " b AS (UPDATE frontiers SET lease_expires_at = now() + $2::int * interval '1 millisecond'"
+         " WHERE lease_token = ANY($1::uuid[]) AND status = 'running' RETURNING 1)"
+         " SELECT (SELECT count(*) FROM a) + (SELECT count(*) FROM b)"},
     [STORE_STMT_JOB_FINISH] =
         {"job_finish",
          "WITH j AS (UPDATE jobs SET state = $3, finished_at = now(), completions = completions"
@@ -193,8 +201,12 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
          " lease_token = NULL, lease_expires_at = NULL, locked_by = NULL"
          " WHERE lease_token = ANY($1::uuid[]) AND state = 'running' RETURNING plan_id),"
          " p AS (UPDATE plans SET status = 'queued', version = version + 1, updated_at = now()"
-         " FROM r WHERE plans.id = r.plan_id RETURNING 1)"
-         " SELECT pg_notify('tpuplan_jobs', plan_id) FROM r"},
+         " FROM r WHERE plans.id = r.plan_id RETURNING 1),"
+         " f AS (UPDATE frontiers SET status = 'queued', attempts = greatest(attempts - 1, 0),"
+         " lease_token = NULL, lease_expires_at = NULL, locked_by = NULL, version = version + 1"
+         " WHERE lease_token = ANY($1::uuid[]) AND status = 'running' RETURNING id)"
+         " SELECT pg_notify('tpuplan_jobs', x) FROM (SELECT plan_id AS x FROM r"
+         " UNION ALL SELECT id FROM f) n"},
     [STORE_STMT_JOB_REAP] =
         {"job_reap",
          "WITH r AS (UPDATE jobs SET state = CASE WHEN attempts >= $1::int THEN 'failed' ELSE"
@@ -205,8 +217,59 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
          " lease_expires_at < now() FOR UPDATE SKIP LOCKED) RETURNING plan_id, state),"
          " p AS (UPDATE plans SET status = r.state, version = version + 1, updated_at = now(),"
          " error = CASE WHEN r.state = 'failed' THEN $2::jsonb END FROM r"
-         " WHERE plans.id = r.plan_id RETURNING 1)"
-         " SELECT count(*) FILTER (WHERE state = 'queued') FROM r"},
+         " WHERE plans.id = r.plan_id RETURNING 1),"
+         " f AS (UPDATE frontiers SET status = CASE WHEN attempts >= $1::int THEN 'failed' ELSE"
+         " 'queued' END, finished_at = CASE WHEN attempts >= $1::int THEN now() END,"
+         " completions = completions + CASE WHEN attempts >= $1::int THEN 1 ELSE 0 END,"
+         " error = CASE WHEN attempts >= $1::int THEN $2::jsonb END, result = NULL,"
+         " version = version + 1,"
+         " lease_token = NULL, lease_expires_at = NULL, locked_by = NULL"
+         " WHERE id IN (SELECT id FROM frontiers WHERE status = 'running' AND"
+         " lease_expires_at < now() FOR UPDATE SKIP LOCKED) RETURNING status)"
+         " SELECT (SELECT count(*) FILTER (WHERE state = 'queued') FROM r)"
+         " + (SELECT count(*) FILTER (WHERE status = 'queued') FROM f)"},
+    /* A search waits for its plan to finish: a what-if's input is the model its worker made
+     * (0010_frontiers.sql). */
+    [STORE_STMT_FRONTIER_INSERT] =
+        {"frontier_insert",
+         "WITH f AS (INSERT INTO frontiers (id, plan_id, query) SELECT $1, id, $3::json FROM plans"
+         " WHERE id = $2 RETURNING id, created_at)"
+         " SELECT " TS_CREATED ", pg_notify('tpuplan_jobs', id) FROM f"},
+    [STORE_STMT_FRONTIER_GET] =
+        {"frontier_get",
+         "SELECT f.id, f.plan_id, f.status, f.query::text, f.result::text, f.error::text,"
+         " " TS_OF("f.created_at") ", " TS_OF("f.started_at") ", " TS_OF(
+             "f.finished_at") ","
+                              " f.version, coalesce(p.expires_at <= now(), false)"
+                              " FROM frontiers f JOIN plans p ON p.id = f.plan_id WHERE f.id = $1"},
+    /* json_build_object writes the stored query's text as it is. */
+    [STORE_STMT_FRONTIER_LIST] =
+        {"frontier_list",
+         "SELECT coalesce(p.expires_at <= now(), false), (SELECT coalesce(json_agg("
+         "json_build_object('id', f.id, 'status', f.status, 'query', f.query,"
+         " 'created', " TS_OF("f.created_at") ", 'finished', " TS_OF(
+             "f.finished_at") ")"
+                              " ORDER BY f.created_at DESC, f.id DESC), '[]')::text FROM (SELECT * "
+                              "FROM frontiers"
+                              " WHERE plan_id = $1 ORDER BY created_at DESC, id DESC LIMIT "
+                              "$2::int) f)"
+                              " FROM plans p WHERE p.id = $1"},
+    /* As job_claim; only searches whose plan is finished are runnable. */
+    [STORE_STMT_FRONTIER_CLAIM] =
+        {"frontier_claim",
+         "UPDATE frontiers SET status = 'running', attempts = attempts + 1, locked_by = $1,"
+         " lease_token = gen_random_uuid(), lease_expires_at = now() + $2::int * interval '1"
+         " millisecond', started_at = now(), version = version + 1 WHERE id = (SELECT f.id FROM"
+         " frontiers f JOIN plans p ON p.id = f.plan_id WHERE f.status = 'queued' AND p.status IN"
+         " ('done', 'failed') ORDER BY f.created_at, f.id FOR UPDATE OF f SKIP LOCKED LIMIT 1)"
+         " RETURNING id, plan_id, lease_token, attempts, query::text"},
+    /* The status with the result or the error, in one statement, while the lease holds. */
+    [STORE_STMT_FRONTIER_FINISH] =
+        {"frontier_finish",
+         "UPDATE frontiers SET status = $3, result = $4::json, error = $5::jsonb,"
+         " finished_at = now(), completions = completions + 1, lease_token = NULL,"
+         " lease_expires_at = NULL, version = version + 1"
+         " WHERE id = $1 AND lease_token = $2::uuid AND status = 'running' RETURNING 1"},
 };
 
 const char *store_rc_name(int rc)

@@ -19,9 +19,9 @@
  *
  * This header is the one public contract of the store modules: store.c (the connection,
  * the prepared statements, reconnects, LISTEN/NOTIFY), store_migrate.c, store_plans.c,
- * store_keys.c and store_jobs.c; their shared internals are in store_int.h. Every call that
- * returns an int returns a STORE_* code (store_wait_notify: a count or one) that must be
- * checked (ERR_MUST_CHECK).
+ * store_keys.c, store_jobs.c and store_frontiers.c; their shared internals are in
+ * store_int.h. Every call that returns an int returns a STORE_* code (store_wait_notify: a
+ * count or one) that must be checked (ERR_MUST_CHECK).
  */
 #ifndef TPUPLAN_STORE_H
 #define TPUPLAN_STORE_H
@@ -283,8 +283,9 @@ struct store_job_counts {
 };
 ERR_MUST_CHECK int store_job_counts(struct store *s, struct store_job_counts *out);
 
-/* The number of queued jobs, counted up to limit (so the cost is bounded by limit): *out
- * is min(queued, limit). For the bounded queue (--max-queue). STORE_OK or an error. */
+/* The number of queued jobs (plans' and frontier searches'), counted up to limit (so the cost is
+ * bounded by limit): *out is min(queued, limit). For the bounded queue (--max-queue). STORE_OK or
+ * an error. */
 ERR_MUST_CHECK int store_jobs_queued(struct store *s, unsigned limit, int64_t *out);
 
 struct store_job {
@@ -336,10 +337,74 @@ ERR_MUST_CHECK int store_job_finish(struct store *s, const struct store_job *j,
 /* Gives running jobs back to the queue (graceful stop), by lease token. */
 ERR_MUST_CHECK int store_job_release(struct store *s, const char *const *tokens, size_t n);
 
-/* Requeues jobs whose lease expired (their server died); those already claimed
- * max_attempts times fail with error_json instead. *requeued (may be NULL) gets the count
- * put back in the queue. */
+/* Requeues jobs whose lease expired (their server died), plans' and frontier searches';
+ * those already claimed max_attempts times fail with error_json instead. *requeued (may be
+ * NULL) gets the count put back in the queue. */
 ERR_MUST_CHECK int store_job_reap(struct store *s, int max_attempts, const char *error_json,
                                   int *requeued);
+
+/*
+ * ---- Frontier searches (store_frontiers.c; migrations/0010_frontiers.sql) ----
+ *
+ * A search of a plan's recipe (planner/frontier.h) queued by the API and run by the worker
+ * pool. Its job is its own row, leased like a plan's job: store_job_renew, store_job_release
+ * and store_job_reap take its lease token too. A search waits for its plan to finish and is
+ * deleted with it.
+ */
+
+/* One search as the API returns it. Strings are malloc'd (NULL: SQL NULL), owned until
+ * store_frontier_free(). */
+struct store_frontier {
+    char id[IDS_ID_LEN + 1];
+    char plan_id[IDS_ID_LEN + 1];
+    char *status;      /* "queued" "running" "done" "failed" */
+    char *query_json;  /* the normalised query, as stored */
+    char *result_json; /* when done: frontier_json's "frontier" object */
+    char *error_json;  /* when failed: the problem document */
+    char *created_at;  /* RFC 3339, UTC, microseconds, like a plan's */
+    char *started_at;
+    char *finished_at;
+    int64_t version; /* bumps on every change; the ETag is derived from id+version */
+};
+void store_frontier_free(struct store_frontier *f);
+
+/* Queues a search of plan plan_id with query_json (valid JSON text, borrowed) under a new
+ * id and NOTIFYs the workers; out receives its id and created_at (status "queued").
+ * STORE_NOTFOUND when the plan is gone (also when a DELETE of it commits first). */
+ERR_MUST_CHECK int store_frontier_create(struct store *s, const char *plan_id,
+                                         const char *query_json, struct store_frontier *out);
+
+/* STORE_NOTFOUND also for ids that cannot exist; STORE_GONE when its plan expired. */
+ERR_MUST_CHECK int store_frontier_get(struct store *s, const char *id, struct store_frontier *out);
+
+/* Plan plan_id's newest `limit` searches (1..1000) as a JSON array (*items_json, malloc'd) of
+ * {id, status, query, created, finished}, newest first. STORE_NOTFOUND or STORE_GONE for the
+ * plan as store_plan_get. */
+ERR_MUST_CHECK int store_frontier_list(struct store *s, const char *plan_id, int limit,
+                                       char **items_json);
+
+/* A claimed search: its query and its plan's input and options. */
+struct store_frontier_job {
+    char id[IDS_ID_LEN + 1];
+    char plan_id[IDS_ID_LEN + 1];
+    char lease_token[STORE_LEASE_LEN + 1];
+    int attempts;     /* including this one */
+    char *query_json; /* malloc'd */
+    char *input;      /* the plan's input, malloc'd, input_len bytes (+ a NUL) */
+    size_t input_len;
+    char *options_json; /* the plan's options (planopts.h), malloc'd */
+};
+void store_frontier_job_free(struct store_frontier_job *j);
+
+/* Claims the oldest queued search whose plan is finished, with a lease of lease_ms, and
+ * loads it. STORE_NOTFOUND when none. */
+ERR_MUST_CHECK int store_frontier_claim(struct store *s, const char *worker, int lease_ms,
+                                        struct store_frontier_job *out);
+
+/* Finishes a claimed search in one statement, only while j->lease_token still holds it:
+ * done with result_json (JSON text) or failed with error_json (a problem document), the
+ * other NULL. STORE_NOTFOUND when the lease was lost or the search deleted. */
+ERR_MUST_CHECK int store_frontier_finish(struct store *s, const struct store_frontier_job *j,
+                                         const char *result_json, const char *error_json);
 
 #endif

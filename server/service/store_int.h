@@ -3,9 +3,9 @@
  *
  * store.c owns struct store (one PGconn), the table of prepared statements and the one way
  * to run them (store_run, store_run_plain: classify failures, reconnect within the backoff,
- * retry once when nothing was sent yet); store_migrate.c, store_plans.c, store_keys.c and
- * store_jobs.c build their calls on those. A struct store is used by one thread at a time
- * (store.h).
+ * retry once when nothing was sent yet); store_migrate.c, store_plans.c, store_keys.c,
+ * store_jobs.c and store_frontiers.c build their calls on those. A struct store is used by one
+ * thread at a time (store.h).
  */
 #ifndef TPUPLAN_STORE_INT_H
 #define TPUPLAN_STORE_INT_H
@@ -44,6 +44,11 @@ enum store_stmt {
     STORE_STMT_PLAN_GONE,
     STORE_STMT_PLAN_EXPIRE,
     STORE_STMT_TOMBSTONE_PURGE,
+    STORE_STMT_FRONTIER_INSERT,
+    STORE_STMT_FRONTIER_GET,
+    STORE_STMT_FRONTIER_LIST,
+    STORE_STMT_FRONTIER_CLAIM,
+    STORE_STMT_FRONTIER_FINISH,
     STORE_STMT_COUNT
 };
 

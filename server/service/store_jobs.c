@@ -144,7 +144,7 @@ int store_job_renew(struct store *s, const char *const *tokens, size_t n, int le
     if (r == NULL)
         return rc;
     if (renewed)
-        *renewed = (size_t)strtoul(PQcmdTuples(r), NULL, 10);
+        *renewed = (size_t)store_col_u64(r, 0, 0);
     PQclear(r);
     return STORE_OK;
 }

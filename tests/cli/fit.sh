@@ -21,6 +21,9 @@ assert ln["next_over_bytes"] == ln["next_peak_bytes"] - f["capacity_bytes"], ln
 assert [p["x"] for p in ln["probes"]] == [1, 2, 4, 8, 16, 32, 33, 34, 36, 40, 48, 64], ln
 PY
 ok $? "batch 32 fits, 33 does not, after 12 plans"
+python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["frontier"], open(sys.argv[2], "w"))' "$tmp/out" "$tmp/frontier.json"
+valid frontier.schema.json "$tmp/frontier.json"
+ok $? "the frontier validates against static/schema/frontier.schema.json"
 peak32=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["frontier"]["lines"][0]["max_fit_peak_bytes"])' "$tmp/out")
 run plan $r --train batch=32 --format json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; assert d["fits"] and d["peak_bytes"] == int(sys.argv[2]), d' "$tmp/out" "$peak32" 2>"$tmp/pyerr"
@@ -31,6 +34,11 @@ ok $? "tpuplan plan at batch 33: does not fit (exit 1)"
 
 run fit $r --maximize batch --step 16 --sweep train.remat=nothing_saveable,nonsense
 ok $rc "a sweep with one refused value still answers (exit 0)"
+run fit $r --maximize batch --step 16 --sweep train.remat=nothing_saveable,nonsense --format json
+python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["frontier"], open(sys.argv[2], "w"))' "$tmp/out" "$tmp/frontier.json"
+valid frontier.schema.json "$tmp/frontier.json"
+ok $? "... and its JSON, the refused line with error alone, validates too"
+run fit $r --maximize batch --step 16 --sweep train.remat=nothing_saveable,nonsense
 grep -qE '^nothing_saveable +32 ' "$tmp/out" && grep -qE 'nonsense +train.remat: unknown policy' "$tmp/out"
 ok $? "the text table has a line per value, the refused one with why"
 

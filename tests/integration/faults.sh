@@ -145,7 +145,7 @@ check "no lease left behind" wait_sql "SELECT count(*) FROM jobs WHERE lease_tok
 # ---- 3. two servers, one database, 200 plans ----
 start_server d 2
 pd=$port
-sql "TRUNCATE plans, jobs, idempotency_keys" >/dev/null
+sql "TRUNCATE plans, jobs, idempotency_keys, frontiers" >/dev/null
 t0=$(date +%s.%N)
 post_many "$MODEL" pair 200 "$pc" "$pd" >"$tmp/codes"
 check "200 submissions accepted across both servers" [ "$(grep -c '^202$' "$tmp/codes")" = 200 ]

@@ -140,8 +140,10 @@ static void test_bad_queries_name_the_field(void **state)
         const char *msg;
     } cases[] = {
         {{.maximize = "batchsize"}, ERR_INVALID, "maximize: \"batchsize\" is not a field"},
-        {{.maximize = "batch", .lo = 3, .step = 2}, ERR_INVALID, "lo: must be a positive multiple"},
-        {{.maximize = "batch", .lo = 8, .hi = 4}, ERR_INVALID, "hi: must be from lo (8)"},
+        {{.maximize = "batch", .lo = 3, .step = 2},
+         ERR_INVALID,
+         "min: must be a positive multiple"},
+        {{.maximize = "batch", .lo = 8, .hi = 4}, ERR_INVALID, "max: must be from min (8)"},
         {{.maximize = "train.nonsense"}, ERR_INVALID, "train.nonsense"},
         {{.maximize = "batch", .max_plans = 3}, ERR_LIMIT, "more than 3 plans"},
     };
@@ -156,6 +158,38 @@ static void test_bad_queries_name_the_field(void **state)
                      cases[i].msg);
         assert_null(r.lines);
     }
+}
+
+/* The query alone, before any recipe: the field resolved, the defaults filled in, hi rounded
+ * down to a multiple of step; errors as the search's, nothing allocated. */
+static void test_check_resolves_the_query_alone(void **state)
+{
+    const char *vals[1] = {"full"};
+    struct frontier_query q = {.maximize = "batch", .hi = 100, .step = 8};
+    struct frontier_result r;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(frontier_check(&q, &r, &e), ERR_OK);
+    assert_string_equal(r.path, "train.batch");
+    assert_true(r.lo == 8 && r.hi == 96 && r.step == 8);
+    assert_string_equal(r.sweep, "");
+    assert_null(r.lines);
+    q = (struct frontier_query){
+        .maximize = "serve.context", .sweep = "train.remat", .sweep_values = vals, .n_sweep = 1};
+    assert_int_equal(frontier_check(&q, &r, &e), ERR_OK);
+    assert_string_equal(r.path, "serve.context");
+    assert_true(r.lo == 1 && r.hi == 1048576 && r.step == 1);
+    assert_string_equal(r.sweep, "train.remat");
+    q = (struct frontier_query){.maximize = "batch", .lo = 6, .step = 4};
+    assert_int_equal(frontier_check(&q, &r, &e), ERR_INVALID);
+    assert_string_equal(e.where, "min");
+    q = (struct frontier_query){.maximize = "size"};
+    assert_int_equal(frontier_check(&q, &r, &e), ERR_INVALID);
+    assert_string_equal(e.where, "maximize");
+    q = (struct frontier_query){.maximize = "batch", .sweep = "train.remat"};
+    assert_int_equal(frontier_check(&q, &r, &e), ERR_INVALID);
+    assert_string_equal(e.where, "sweep");
 }
 
 /* The property, over 50 random recipes (small models, random sequence, remat, mesh and
@@ -194,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_largest_batch_fits_and_the_next_does_not),
         cmocka_unit_test(test_a_sweep_searches_each_value),
         cmocka_unit_test(test_bad_queries_name_the_field),
+        cmocka_unit_test(test_check_resolves_the_query_alone),
         cmocka_unit_test(test_random_recipes_agree_with_separate_plans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,7 +79,7 @@ static int group_teardown(void **state)
 static int setup(void **state)
 {
     char err[256];
-    if (sql_long("TRUNCATE plans, jobs, idempotency_keys") != -1)
+    if (sql_long("TRUNCATE plans, jobs, idempotency_keys, frontiers") != -1)
         return -1;
     *state = store_open(pgtest_info, err, sizeof err);
     return *state ? 0 : -1;

@@ -173,6 +173,21 @@ static void test_bad_ids_fences_files_and_allow_texts_match_as_documented(void *
     route_match("GET", "/api/v1/plans/" ID "/whatif", &m);
     assert_int_equal(m.status, 405);
     assert_string_equal(m.allow, "POST");
+    route_match("DELETE", "/api/v1/plans/" ID "/frontiers", &m);
+    assert_int_equal(m.status, 405);
+    assert_string_equal(m.allow, "GET, HEAD, POST");
+    assert_string_equal(m.row->name, "frontiers");
+    route_match("POST", "/api/v1/frontiers/" ID, &m);
+    assert_int_equal(m.status, 405);
+    assert_string_equal(m.allow, "GET, HEAD");
+    route_match("GET", "/api/v1/frontiers/" ID, &m);
+    assert_true(m.status == 0 && strcmp(m.row->name, "frontier") == 0 && m.row->query != NULL &&
+                m.row->query[0] == '\0');
+    assert_string_equal(m.plan_id, ID);
+    route_match("POST", "/api/v1/plans/" ID "/frontiers", &m);
+    assert_true(m.status == 0 && m.row->body && m.row->query != NULL && m.row->query[0] == '\0');
+    route_match("GET", "/api/v1/frontiers/" ID "/x", &m);
+    assert_int_equal(m.status, 404);
     route_match("DELETE", "/api/v1/chips", &m);
     assert_string_equal(m.allow, "GET, HEAD");
     route_match("POST", "/index.html", &m);

@@ -70,7 +70,7 @@ static int group_teardown(void **state)
 static int setup(void **state)
 {
     char err[256];
-    char *ok = sql1(pgtest_info, "TRUNCATE plans, jobs, idempotency_keys");
+    char *ok = sql1(pgtest_info, "TRUNCATE plans, jobs, idempotency_keys, frontiers");
     if (ok == NULL)
         return -1;
     free(ok);
@@ -698,6 +698,102 @@ static void test_released_job_is_claimable_again(void **state)
     store_job_free(&k);
 }
 
+/* A frontier search waits for its plan, is leased like a plan's job (claimed once, renewed,
+ * reaped, released: the same calls), stores its result verbatim with its status in one
+ * statement, is listed newest first and goes with its plan. */
+static void test_frontier_is_a_leased_job(void **state)
+{
+    static const char query[] = "{\"maximize\":\"train.batch\",\"min\":1}";
+    static const char res[] = "{\"maximize\": \"train.batch\",  \"lines\": []}";
+    struct store *s = *state;
+    struct store_created a;
+    struct store_job j;
+    struct store_frontier f, g, got;
+    struct store_frontier_job fj, zombie;
+    struct store_plan_owner own;
+    char *items = NULL;
+    size_t renewed = 0;
+    int64_t queued = 0;
+    int requeued = -1;
+
+    create(s, "recipe", &a);
+    assert_int_equal(store_frontier_create(s, a.id, query, &f), STORE_OK);
+    assert_string_equal(f.status, "queued");
+    assert_string_equal(f.plan_id, a.id);
+    assert_non_null(f.created_at);
+    assert_int_equal(store_jobs_queued(s, 10, &queued), STORE_OK);
+    assert_int_equal(queued, 2); /* the plan's job and the search */
+    /* its plan is not planned yet: nothing to claim */
+    assert_int_equal(store_frontier_claim(s, "w", 10000, &fj), STORE_NOTFOUND);
+    store_frontier_job_free(&fj);
+    assert_int_equal(store_job_claim(s, "w", 10000, &j), STORE_OK);
+    assert_int_equal(store_job_finish(s, &j, result, NULL, NULL, &sum, NULL, NULL), STORE_OK);
+    store_job_free(&j);
+    assert_int_equal(store_frontier_claim(s, "w", 10000, &fj), STORE_OK);
+    assert_string_equal(fj.id, f.id);
+    assert_string_equal(fj.plan_id, a.id);
+    assert_string_equal(fj.query_json, query);
+    assert_int_equal(fj.input_len, 2);
+    assert_string_equal(fj.options_json, "{\"chip\": \"v5e\"}");
+    assert_int_equal(fj.attempts, 1);
+    assert_int_equal(store_frontier_claim(s, "w", 10000, &zombie), STORE_NOTFOUND);
+    store_frontier_job_free(&zombie);
+    {
+        const char *toks[1] = {fj.lease_token};
+        assert_int_equal(store_job_renew(s, toks, 1, 10000, &renewed), STORE_OK);
+        assert_int_equal(renewed, 1);
+    }
+    assert_int_equal(store_frontier_finish(s, &fj, res, NULL), STORE_OK);
+    assert_int_equal(store_frontier_finish(s, &fj, res, NULL), STORE_NOTFOUND);
+    assert_int_equal(store_frontier_get(s, f.id, &got), STORE_OK);
+    assert_string_equal(got.status, "done");
+    assert_string_equal(got.result_json, res);
+    assert_null(got.error_json);
+    assert_non_null(got.started_at);
+    assert_non_null(got.finished_at);
+    assert_int_equal(got.version, 3);
+    store_frontier_free(&got);
+    store_frontier_job_free(&fj);
+
+    /* a second one: its server dies (the lease expires), the reaper requeues it, the late
+     * finish is refused; claimed again, then given back by a graceful stop */
+    assert_int_equal(store_frontier_create(s, a.id, query, &g), STORE_OK);
+    assert_int_equal(store_frontier_claim(s, "w", 1, &zombie), STORE_OK);
+    usleep(20000);
+    assert_int_equal(store_job_reap(s, 5, "{}", &requeued), STORE_OK);
+    assert_int_equal(requeued, 1);
+    assert_int_equal(store_frontier_claim(s, "w", 10000, &fj), STORE_OK);
+    assert_int_equal(fj.attempts, 2);
+    assert_int_equal(store_frontier_finish(s, &zombie, res, NULL), STORE_NOTFOUND);
+    {
+        const char *toks[1] = {fj.lease_token};
+        assert_int_equal(store_job_release(s, toks, 1), STORE_OK);
+    }
+    assert_int_equal(store_frontier_finish(s, &fj, NULL, "{\"status\": 422}"), STORE_NOTFOUND);
+    store_frontier_job_free(&fj);
+    store_frontier_job_free(&zombie);
+    assert_int_equal(store_frontier_get(s, g.id, &got), STORE_OK);
+    assert_string_equal(got.status, "queued");
+    store_frontier_free(&got);
+
+    assert_int_equal(store_frontier_list(s, a.id, 50, &items), STORE_OK);
+    assert_true(strstr(items, g.id) != NULL && strstr(items, f.id) != NULL &&
+                strstr(items, g.id) < strstr(items, f.id));
+    free(items);
+    assert_int_equal(store_frontier_list(s, "AAAAAAAAAAAAAAAAAAAAAA", 50, &items), STORE_NOTFOUND);
+    assert_int_equal(store_frontier_create(s, "AAAAAAAAAAAAAAAAAAAAAA", query, &got),
+                     STORE_NOTFOUND);
+    assert_int_equal(store_frontier_get(s, "AAAAAAAAAAAAAAAAAAAAAA", &got), STORE_NOTFOUND);
+    assert_int_equal(store_frontier_get(s, "x'; --", &got), STORE_NOTFOUND);
+
+    assert_int_equal(store_plan_owner(s, a.id, &own), STORE_OK);
+    assert_int_equal(store_plan_delete(s, a.id, own.token_hash), STORE_OK);
+    assert_int_equal(store_frontier_get(s, f.id, &got), STORE_NOTFOUND);
+    assert_int_equal(sql_long("SELECT count(*) FROM frontiers"), 0);
+    store_frontier_free(&f);
+    store_frontier_free(&g);
+}
+
 struct seen {
     int jobs, done, deleted;
     char last_deleted[IDS_ID_LEN + 1];
@@ -814,6 +910,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_expired_lease_requeues_the_job, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reap_gives_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_released_job_is_claimable_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_frontier_is_a_leased_job, setup, teardown),
         cmocka_unit_test_setup_teardown(test_listener_hears_new_and_finished_jobs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_store_reconnects_after_postgres_restarts, setup,
                                         teardown),

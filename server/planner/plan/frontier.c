@@ -163,7 +163,7 @@ static int search_line(struct search *s, struct recipe *r, struct frontier_line 
     return ERR_OK;
 }
 
-/* The query's range, resolved and checked into *s. */
+/* The query's range, resolved and checked into *s and s->res's query fields. */
 static int resolve(const struct frontier_query *q, struct search *s, struct err *e)
 {
     if ((s->path = frontier_field(q->maximize)) == NULL)
@@ -178,12 +178,14 @@ static int resolve(const struct frontier_query *q, struct search *s, struct err 
     s->hi = q->hi != 0 ? q->hi : DEFAULT_HI;
     if (s->step < 1 || s->step > MAX_HI)
         return err_set(e, ERR_INVALID, "step", "step: must be 1 to %lld", (long long)MAX_HI);
+    /* named as they are asked for (tpuplan fit --min/--max, the API's query), not as the
+     * result's lo and hi */
     if (s->lo < 1 || s->lo % s->step != 0)
-        return err_set(e, ERR_INVALID, "lo", "lo: must be a positive multiple of the step (%lld)",
+        return err_set(e, ERR_INVALID, "min", "min: must be a positive multiple of the step (%lld)",
                        (long long)s->step);
     if (s->hi < s->lo || s->hi > MAX_HI)
-        return err_set(e, ERR_INVALID, "hi", "hi: must be from lo (%lld) to %lld", (long long)s->lo,
-                       (long long)MAX_HI);
+        return err_set(e, ERR_INVALID, "max", "max: must be from min (%lld) to %lld",
+                       (long long)s->lo, (long long)MAX_HI);
     s->hi = s->hi / s->step * s->step;
     if (q->n_sweep > FRONTIER_MAX_SWEEP || (q->sweep != NULL) != (q->n_sweep > 0))
         return err_set(e, ERR_INVALID, "sweep", "sweep: a field and 1 to %d values",
@@ -192,7 +194,20 @@ static int resolve(const struct frontier_query *q, struct search *s, struct err 
         return err_set(e, ERR_INVALID, "sweep", "sweep: the path is too long");
     s->max_plans =
         q->max_plans != 0 && q->max_plans < FRONTIER_MAX_PLANS ? q->max_plans : FRONTIER_MAX_PLANS;
+    snprintf(s->res->path, sizeof(s->res->path), "%s", s->path);
+    snprintf(s->res->sweep, sizeof(s->res->sweep), "%s", q->sweep != NULL ? q->sweep : "");
+    s->res->lo = s->lo;
+    s->res->hi = s->hi;
+    s->res->step = s->step;
     return ERR_OK;
+}
+
+int frontier_check(const struct frontier_query *q, struct frontier_result *r, struct err *e)
+{
+    struct search s = {.res = r};
+
+    memset(r, 0, sizeof(*r));
+    return resolve(q, &s, e);
 }
 
 /* One line: the recipe text parsed afresh, the swept value set, the search. A sweep value's
@@ -238,11 +253,6 @@ int frontier_search(const char *recipe, size_t len, const struct plan_opts *o,
     memset(out, 0, sizeof(*out));
     if ((rc = resolve(q, &s, e)) != ERR_OK)
         return rc;
-    snprintf(out->path, sizeof(out->path), "%s", s.path);
-    snprintf(out->sweep, sizeof(out->sweep), "%s", q->sweep != NULL ? q->sweep : "");
-    out->lo = s.lo;
-    out->hi = s.hi;
-    out->step = s.step;
     out->n_lines = q->sweep != NULL ? q->n_sweep : 1;
     if ((out->lines = calloc(out->n_lines, sizeof(*out->lines))) == NULL)
         return err_set(e, ERR_NOMEM, "", "out of memory");
