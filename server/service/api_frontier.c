@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/recipe.h"
 #include "service/api.h"
 #include "service/auth.h"
 #include "service/config.h"
@@ -110,28 +111,36 @@ static void reply_doc(struct request *r, int status, const struct store_frontier
     request_reply(r, status, resp);
 }
 
-/* The plan must be a recipe's: a search changes one of its fields and plans it again. 0, or
- * -1 after answering (404, 410, 422). */
-static int plan_is_recipe(struct store *st, struct request *r)
+/* The plan must be a recipe's: a search changes one of its fields and plans it again; and
+ * the recipe must have the query's fields. 0, or -1 after answering (404, 410, 422). */
+static int plan_fits_query(struct store *st, struct request *r, const struct frontierq *fq)
 {
-    char fmt[24];
+    char fmt[24], *input = NULL;
+    size_t len = 0;
     struct err e;
-    int rc = store_plan_format(st, r->route.plan_id, fmt, sizeof(fmt));
+    int rc =
+        store_plan_recipe(st, r->route.plan_id, RECIPE_MAX_INPUT, fmt, sizeof(fmt), &input, &len);
 
     if (rc != STORE_OK) {
         storeerr_reply(r, rc);
         return -1;
     }
-    if (strcmp(fmt, "recipe") == 0)
-        return 0;
-    err_set(&e, ERR_INVALID, "source_format",
-            "a frontier search needs a recipe (a model config and the step to run: "
-            "server/planner/INPUT.md#from-a-model-config-recipes): it changes one of the "
-            "recipe's fields, such as train.batch, and plans the model it makes again; this "
-            "plan's input is %s, which has no such fields",
-            fmt);
-    reply_err(r, &e);
-    return -1;
+    err_clear(&e);
+    if (strcmp(fmt, "recipe") != 0) {
+        err_set(&e, ERR_INVALID, "source_format",
+                "a frontier search needs a recipe (a model config and the step to run: "
+                "server/planner/INPUT.md#from-a-model-config-recipes): it changes one of the "
+                "recipe's fields, such as train.batch, and plans the model it makes again; this "
+                "plan's input is %s, which has no such fields",
+                fmt);
+        rc = -1;
+    } else if (input != NULL && frontierq_check_recipe(fq, input, len, &e) != ERR_OK) {
+        rc = -1;
+    }
+    free(input);
+    if (rc != 0)
+        reply_err(r, &e);
+    return rc;
 }
 
 void api_frontier_create(struct store *st, struct request *r)
@@ -170,7 +179,7 @@ void api_frontier_create(struct store *st, struct request *r)
         reply_err(r, &e);
         goto out;
     }
-    if (api_queue_full(st, r) || plan_is_recipe(st, r) != 0)
+    if (api_queue_full(st, r) || plan_fits_query(st, r, fq) != 0)
         goto out;
     if ((query = frontierq_json(fq)) == NULL) {
         request_reply_problem(r, PROBLEM_INTERNAL, "Out of memory.");

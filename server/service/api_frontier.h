@@ -20,7 +20,8 @@ struct request;
 
 /* POST /api/v1/plans/{id}/frontiers: 202 with Location and the search's document; 415
  * unless the body is JSON, 400 for JSON that does not parse, 422 for a bad query (naming the
- * member) or a plan whose input is no recipe, 404 or 410 for the plan. Idempotency-Key is
+ * member), a field the plan's recipe does not have (frontierq_check_recipe) or a plan whose
+ * input is no recipe, 404 or 410 for the plan. Idempotency-Key is
  * refused (400): a repeated POST queues another search. */
 void api_frontier_create(struct store *st, struct request *r);
 

@@ -3,6 +3,8 @@
  */
 #include "service/frontierq.h"
 
+#include "planner/recipe.h"
+
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,10 +60,6 @@ static int sweep_member(json_object *v, struct frontierq *out, struct err *e)
         return err_set(e, ERR_INVALID, "sweep", "sweep: needs both field and values");
     if ((rc = str_member(field, "sweep.field", out->sweep, FRONTIERQ_FIELD_MAX, e)) != ERR_OK)
         return rc;
-    if (strchr(out->sweep, '.') == NULL)
-        return err_set(e, ERR_INVALID, "sweep.field",
-                       "sweep.field: \"%s\" is not a recipe path (train.remat, mesh.fsdp, chip)",
-                       out->sweep);
     if (!json_object_is_type(values, json_type_array) ||
         (n = json_object_array_length(values)) < 1 || n > FRONTIER_MAX_SWEEP)
         return err_set(e, ERR_INVALID, "sweep.values",
@@ -147,6 +145,30 @@ int frontierq_parse(const char *json, size_t len, struct frontierq *out, struct 
 out:
     json_object_put(d);
     json_tokener_free(tok);
+    return rc;
+}
+
+int frontierq_check_recipe(const struct frontierq *q, const char *recipe, size_t len, struct err *e)
+{
+    struct recipe *r = NULL;
+    struct err why;
+    char *text = NULL, buf[256];
+    size_t text_len = 0;
+    int64_t v;
+    int rc = ERR_OK;
+
+    if (recipe_compose(recipe, len, NULL, 0, &text, &text_len, &why) != ERR_OK ||
+        recipe_parse(text, text_len, &r, &why) != ERR_OK)
+        goto out;
+    if (recipe_get_int(r, q->maximize, &v, &why) != ERR_OK)
+        rc = err_set(e, ERR_INVALID, "maximize", "maximize: %s", why.msg);
+    else if (q->q.n_sweep > 0 && (rc = recipe_get(r, q->sweep, buf, sizeof(buf), &why)) != ERR_OK)
+        /* ERR_LIMIT: there is a value, longer than buf */
+        rc = rc == ERR_LIMIT ? ERR_OK
+                             : err_set(e, ERR_INVALID, "sweep.field", "sweep.field: %s", why.msg);
+out:
+    recipe_free(r);
+    free(text);
     return rc;
 }
 

@@ -11,7 +11,8 @@
  * most FRONTIERQ_VALUE_MAX bytes. Anything else is an error naming the member. The
  * normalised form names the field by its path and fills in the range the search uses
  * (frontier_check), so one document says exactly what was searched; the worker reads it with
- * the same parser. Pure: no I/O, no state.
+ * the same parser; the request also checks the fields against the plan's recipe
+ * (frontierq_check_recipe). Pure: no I/O, no state.
  */
 #ifndef TPUPLAN_FRONTIERQ_H
 #define TPUPLAN_FRONTIERQ_H
@@ -39,6 +40,14 @@ struct frontierq {
  * copied (q points into it). */
 ERR_MUST_CHECK int frontierq_parse(const char *json, size_t len, struct frontierq *out,
                                    struct err *e);
+
+/* Whether the recipe (len bytes, as frontier_search reads it) has the query's fields:
+ * maximize a whole number, the swept field any value. ERR_OK also when the recipe itself
+ * does not read (the search then says why); else ERR_INVALID naming "maximize" or
+ * "sweep.field" with the recipe's reason ("train.loss: no such field in this recipe"). Reads
+ * the recipe, builds no model: cheap enough for a request. */
+ERR_MUST_CHECK int frontierq_check_recipe(const struct frontierq *q, const char *recipe, size_t len,
+                                          struct err *e);
 
 /* The normalised document of a parsed query (malloc'd, NUL-terminated; NULL when out of
  * memory): {"maximize": PATH, "min", "max", "step", "sweep": null | {"field", "values"}}. */

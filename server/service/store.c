@@ -263,6 +263,12 @@ const struct store_stmt_def store_stmts[STORE_STMT_COUNT] = {
          " frontiers f JOIN plans p ON p.id = f.plan_id WHERE f.status = 'queued' AND p.status IN"
          " ('done', 'failed') ORDER BY f.created_at, f.id FOR UPDATE OF f SKIP LOCKED LIMIT 1)"
          " RETURNING id, plan_id, lease_token, attempts, query::text"},
+    /* Read in binary: the input as raw bytes; only a recipe's, and only up to $2 bytes. */
+    [STORE_STMT_PLAN_RECIPE] =
+        {"plan_recipe",
+         "SELECT source_format, CASE WHEN expires_at <= now() THEN 'gone' ELSE '' END,"
+         " CASE WHEN source_format = 'recipe' AND octet_length(input) <= $2::int THEN input END"
+         " FROM plans WHERE id = $1"},
     /* The status with the result or the error, in one statement, while the lease holds. */
     [STORE_STMT_FRONTIER_FINISH] =
         {"frontier_finish",

@@ -184,6 +184,12 @@ ERR_MUST_CHECK int store_plan_copy(const struct store_plan *src, struct store_pl
  * is not read (a what-if copies it in SQL, store_new_plan). */
 ERR_MUST_CHECK int store_plan_format(struct store *s, const char *id, char *fmt, size_t cap);
 
+/* store_plan_format() and, when the plan's input is a recipe of at most max bytes, that input
+ * into *input (malloc'd, *len bytes and a NUL; the caller frees), else *input NULL. For a
+ * check of a recipe's fields before work on it is queued (a recipe is small: RECIPE_MAX_INPUT). */
+ERR_MUST_CHECK int store_plan_recipe(struct store *s, const char *id, size_t max, char *fmt,
+                                     size_t cap, char **input, size_t *len);
+
 /* Plan id's tensor count into *tensors (0 when there is no such plan: the caller's own read
  * then answers it); one indexed read. STORE_OK or a database failure. */
 ERR_MUST_CHECK int store_plan_tensors(struct store *s, const char *id, uint64_t *tensors);

@@ -485,3 +485,41 @@ int store_plan_format(struct store *s, const char *id, char *fmt, size_t cap)
     PQclear(r);
     return rc;
 }
+
+int store_plan_recipe(struct store *s, const char *id, size_t max, char *fmt, size_t cap,
+                      char **input, size_t *len)
+{
+    char lim[24];
+    const char *vals[2] = {id, lim};
+    PGresult *r;
+    int rc;
+
+    *input = NULL;
+    *len = 0;
+    if (!ids_valid_id(id))
+        return STORE_NOTFOUND;
+    store_fmt_u64(lim, sizeof(lim), max < INT32_MAX ? max : INT32_MAX);
+    r = store_run(s, STORE_STMT_PLAN_RECIPE, 2, vals, NULL, NULL, 1, true, &rc);
+    if (r == NULL)
+        return rc;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return gone_or_missing(s, id);
+    }
+    /* expired but not swept yet: gone all the same; binary text is the text, NUL-ended */
+    rc = PQgetlength(r, 0, 1) > 0 ? STORE_GONE : STORE_OK;
+    if (rc == STORE_OK) {
+        snprintf(fmt, cap, "%s", PQgetvalue(r, 0, 0));
+        if (!PQgetisnull(r, 0, 2)) {
+            *len = (size_t)PQgetlength(r, 0, 2);
+            if ((*input = malloc(*len + 1)) == NULL) {
+                rc = STORE_ERROR;
+            } else {
+                memcpy(*input, PQgetvalue(r, 0, 2), *len);
+                (*input)[*len] = '\0';
+            }
+        }
+    }
+    PQclear(r);
+    return rc;
+}

@@ -100,21 +100,38 @@ req GET /metrics
 check "/metrics counts the searches run (tpuplan_frontier_duration_seconds_count 2)" \
     body_has '^tpuplan_frontier_duration_seconds_count 2$'
 
-frontier "$plan" '{"maximize": "train.nonesuch"}'
-failed_id=$(jstr id)
-settle "$failed_id"
-check "a path the recipe does not have fails the search: a 422 problem naming it" \
-    jfield 'b["status"] == "failed" and b["frontier"] is None and b["error"]["status"] == 422 and b["error"]["where"] == "train.nonesuch" and "train.nonesuch" in b["error"]["detail"]'
+# the 70B recipe's 8 pipeline microbatches: batch 1 does not split into them
+req POST /api/v1/plans -H 'Content-Type: application/json' -H 'Prefer: wait=30' \
+    --data-binary @tests/data/recipes/llama-3.1-70b-pipeline.json
+p70=$(jstr id)
+frontier "$p70" '{"maximize": "batch"}'
+settle "$(jstr id)"
+check "a search the recipe refuses on the worker fails: a 422 problem naming the field, no frontier" \
+    jfield 'b["status"] == "failed" and b["frontier"] is None and b["error"]["status"] == 422 and b["error"]["where"] == "train.batch" and "a step makes the search try only multiples" in b["error"]["detail"]'
+frontier "$p70" '{"maximize": "batch", "step": 8, "max": 4096, "sweep": {"field": "train.remat", "values": ["nothing_saveable", "dots_with_no_batch_dims_saveable", "dots_saveable", "everything_saveable"]}}'
+settle "$(jstr id)"
+check "the 70B recipe's four remat policies in multiples of 8 (tests/bench/bench_fit.c's sweep): 37 plans, 1408 128 128 none" \
+    jfield 'b["status"] == "done" and b["frontier"]["plans"] == 37 and [l["max_fit"] for l in b["frontier"]["lines"]] == [1408, 128, 128, None]'
+frontier "$plan" '{"maximize": "batch", "sweep": {"field": "chip", "values": ["v5p", "v6e"]}}'
+chips=$(jstr id)
+check "a sweep of chips (a field without a dot) is queued" is 202
+settle "$chips"
+check "... and done: a line for v5p, one for v6e" \
+    jfield 'b["status"] == "done" and [l["value"] for l in b["frontier"]["lines"]] == ["v5p", "v6e"] and all(l["max_fit"] for l in b["frontier"]["lines"])'
 
 # ---- the list ----
 req GET "/api/v1/plans/$plan/frontiers"
 check "GET .../frontiers lists the plan's three searches, newest first" \
-    jfield '[f["id"] for f in b["frontiers"]] == sys.argv[3:6] and [f["status"] for f in b["frontiers"]] == ["failed", "done", "done"] and b["frontiers"][2]["query"]["maximize"] == "train.batch" and all(f["created"] and f["finished"] for f in b["frontiers"])' \
-    "$failed_id" "$sweep" "$fid"
+    jfield '[f["id"] for f in b["frontiers"]] == sys.argv[3:6] and [f["status"] for f in b["frontiers"]] == ["done", "done", "done"] and b["frontiers"][2]["query"]["maximize"] == "train.batch" and all(f["created"] and f["finished"] for f in b["frontiers"])' \
+    "$chips" "$sweep" "$fid"
 
 # ---- what is refused ----
 bad "an unknown key is 422 naming it" '{"maximize": "batch", "colour": 1}' 422 invalid-model colour 'colour: not a member'
 bad "maximize that is no field is 422 naming maximize" '{"maximize": "nonsense"}' 422 invalid-model maximize '"nonsense" is not a field'
+bad "maximize that this recipe does not have is 422 naming maximize" '{"maximize": "train.nonesuch"}' 422 invalid-model maximize 'maximize: train.nonesuch: no such field in this recipe'
+bad "maximize that is no whole number is 422 naming maximize" '{"maximize": "train.remat"}' 422 invalid-model maximize 'maximize: train.remat: not a whole number'
+bad "a serving field of a training recipe is 422 naming maximize" '{"maximize": "context"}' 422 invalid-model maximize 'serve.context: no such field in this recipe'
+bad "a swept field this recipe does not have is 422 naming sweep.field" '{"maximize": "batch", "sweep": {"field": "train.loss", "values": ["x"]}}' 422 invalid-model sweep.field 'sweep.field: train.loss: no such field in this recipe'
 bad "no maximize is 422 naming it" '{"min": 2}' 422 invalid-model maximize 'maximize: required'
 bad "min as a string is 422 naming min" '{"maximize": "batch", "min": "2"}' 422 invalid-model min 'min: must be a whole number'
 bad "min above max is 422 naming max" '{"maximize": "batch", "min": 64, "max": 8}' 422 invalid-model max 'max: must be from min (64)'
@@ -144,7 +161,7 @@ req POST "/api/v1/plans/$plan/frontiers?chips=v4" -H 'Content-Type: application/
 check "... and (POST)" problem_at 400 invalid-parameter chips chips
 req GET "/api/v1/plans/$plan/frontiers?limit=1"
 check "... and (the list)" problem_at 400 invalid-parameter limit limit
-check "none of them stored a search" [ "$(sql "SELECT count(*) FROM frontiers")" = 3 ]
+check "none of them stored a search" [ "$(sql "SELECT count(*) FROM frontiers")" = 5 ]
 
 # ---- a search whose server stopped renewing its lease runs again ----
 sql "UPDATE frontiers SET status = 'running', lease_token = gen_random_uuid(), lease_expires_at = now() - interval '1 second', finished_at = NULL, result = NULL WHERE id = '$fid'" >/dev/null

@@ -76,7 +76,7 @@ static void test_mistakes_name_the_member(void **state)
         {"{\"maximize\": \"batch\", \"sweep\": {\"field\": \"train.remat\", \"values\": [\"a\"],"
          " \"x\": 1}}",
          "sweep"},
-        {"{\"maximize\": \"batch\", \"sweep\": {\"field\": \"remat\", \"values\": [\"a\"]}}",
+        {"{\"maximize\": \"batch\", \"sweep\": {\"field\": 7, \"values\": [\"a\"]}}",
          "sweep.field"},
         {"{\"maximize\": \"batch\", \"sweep\": {\"field\": \"train.remat\", \"values\": []}}",
          "sweep.values"},
@@ -137,12 +137,64 @@ static void test_sweep_bounds(void **state)
     assert_string_equal(e.where, "sweep.values[0]");
 }
 
+/* The fields against a recipe: maximize a whole number it has, the swept field one it has
+ * (chip has no dot); a recipe that does not read is the search's to answer. */
+static void test_fields_checked_against_the_recipe(void **state)
+{
+    static const char recipe[] =
+        "{\"chip\": \"v5e\", \"model\": {\"preset\": \"llama-3.1-8b\"}, \"train\": "
+        "{\"batch\": 16, \"seq\": 4096}, \"mesh\": {\"fsdp\": 16}}";
+    static const struct {
+        const char *text;
+        const char *where; /* NULL: accepted */
+        const char *msg;
+    } cases[] = {
+        {"{\"maximize\": \"batch\", \"sweep\": {\"field\": \"chip\", \"values\": [\"v5p\"]}}", NULL,
+         NULL},
+        {"{\"maximize\": \"model.num_hidden_layers\", \"sweep\": {\"field\": \"train.remat\","
+         " \"values\": [\"full\"]}}",
+         NULL, NULL},
+        {"{\"maximize\": \"train.nonesuch\"}", "maximize",
+         "maximize: train.nonesuch: no such field in this recipe"},
+        {"{\"maximize\": \"context\"}", "maximize",
+         "maximize: serve.context: no such field in this recipe"},
+        {"{\"maximize\": \"train.remat\"}", "maximize",
+         "maximize: train.remat: not a whole number"},
+        {"{\"maximize\": \"batch\", \"sweep\": {\"field\": \"serve.kv_dtype\", \"values\": "
+         "[\"int8\"]}}",
+         "sweep.field", "sweep.field: serve.kv_dtype: no such field in this recipe"},
+    };
+    struct frontierq q;
+    struct err e;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        assert_int_equal(frontierq_parse(cases[i].text, strlen(cases[i].text), &q, &e), ERR_OK);
+        err_clear(&e);
+        int rc = frontierq_check_recipe(&q, recipe, strlen(recipe), &e);
+        if (cases[i].where == NULL) {
+            if (rc != ERR_OK)
+                fail_msg("%s: %s", cases[i].text, e.msg);
+            continue;
+        }
+        if (rc != ERR_INVALID || strcmp(e.where, cases[i].where) != 0 ||
+            strcmp(e.msg, cases[i].msg) != 0)
+            fail_msg("%s: rc %d at %s: \"%s\"", cases[i].text, rc, e.where, e.msg);
+    }
+    {
+        static const char text[] = "{\"maximize\": \"x.y\"}", bad[] = "{\"model\": 1";
+        assert_int_equal(frontierq_parse(text, strlen(text), &q, &e), ERR_OK);
+        assert_int_equal(frontierq_check_recipe(&q, bad, strlen(bad), &e), ERR_OK);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_queries_normalise),
         cmocka_unit_test(test_mistakes_name_the_member),
         cmocka_unit_test(test_sweep_bounds),
+        cmocka_unit_test(test_fields_checked_against_the_recipe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -794,6 +794,43 @@ static void test_frontier_is_a_leased_job(void **state)
     store_frontier_free(&g);
 }
 
+/* A recipe's input is read for the request's field check, and only a recipe's, only up to
+ * max bytes; an expired plan is gone, as store_plan_format says. */
+static void test_plan_recipe_reads_a_small_recipe(void **state)
+{
+    static const char recipe[] = "{\"model\": {\"preset\": \"gpt2\"}, \"train\": {}}";
+    struct store *s = *state;
+    struct store_new_plan np = {.name = "r",
+                                .chip = "v5e",
+                                .source_format = "recipe",
+                                .input = recipe,
+                                .input_len = sizeof(recipe) - 1,
+                                .summary = &sum};
+    struct store_created a, b;
+    char fmt[24], *input = NULL, *sqlr;
+    size_t len = 0;
+
+    assert_int_equal(store_plan_create(s, &np, &a), STORE_OK);
+    create(s, "json", &b);
+    assert_int_equal(store_plan_recipe(s, a.id, 1024, fmt, sizeof(fmt), &input, &len), STORE_OK);
+    assert_string_equal(fmt, "recipe");
+    assert_int_equal(len, sizeof(recipe) - 1);
+    assert_string_equal(input, recipe);
+    free(input);
+    assert_int_equal(store_plan_recipe(s, a.id, 8, fmt, sizeof(fmt), &input, &len), STORE_OK);
+    assert_null(input);
+    assert_int_equal(store_plan_recipe(s, b.id, 1024, fmt, sizeof(fmt), &input, &len), STORE_OK);
+    assert_string_equal(fmt, "json");
+    assert_null(input);
+    assert_int_equal(
+        store_plan_recipe(s, "AAAAAAAAAAAAAAAAAAAAAA", 1024, fmt, sizeof(fmt), &input, &len),
+        STORE_NOTFOUND);
+    sqlr = sql1(pgtest_info, "UPDATE plans SET expires_at = now() - interval '1 second'");
+    free(sqlr);
+    assert_int_equal(store_plan_recipe(s, a.id, 1024, fmt, sizeof(fmt), &input, &len), STORE_GONE);
+    assert_null(input);
+}
+
 struct seen {
     int jobs, done, deleted;
     char last_deleted[IDS_ID_LEN + 1];
@@ -911,6 +948,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reap_gives_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_released_job_is_claimable_again, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frontier_is_a_leased_job, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plan_recipe_reads_a_small_recipe, setup, teardown),
         cmocka_unit_test_setup_teardown(test_listener_hears_new_and_finished_jobs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_store_reconnects_after_postgres_restarts, setup,
                                         teardown),
