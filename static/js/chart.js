@@ -164,7 +164,7 @@ function boxSize(canvas) {
 }
 
 // About `count` round values covering [lo, hi]: steps of 1, 2 or 5 times a power of ten.
-function niceTicks(lo, hi, count) {
+export function niceTicks(lo, hi, count) {
     if (!(hi > lo)) return [lo];
     const raw = (hi - lo) / Math.max(1, count);
     const mag = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -176,7 +176,7 @@ function niceTicks(lo, hi, count) {
 }
 
 // Byte ticks at round binary values (1, 2, 5 ... 500 times a power of 1024).
-function byteTicks(lo, hi, count) {
+export function byteTicks(lo, hi, count) {
     if (!(hi > lo)) return [lo];
     const raw = (hi - lo) / Math.max(1, count);
     let unit = 1;
@@ -191,7 +191,7 @@ function byteTicks(lo, hi, count) {
 
 // Labels for byte ticks: one unit (that of the largest tick) and just enough decimals that
 // neighbouring ticks differ ("386.75 MiB", "386.80 MiB").
-function fmtByteTicks(ticks) {
+export function fmtByteTicks(ticks) {
     const max = Math.max(...ticks.map(Math.abs), 1);
     let u = 0;
     while (u < BYTE_UNITS.length - 1 && max >= Math.pow(1024, u + 1)) u++;

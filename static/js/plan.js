@@ -4,9 +4,11 @@
 // puts the result (server/planner/RESULT.md) on the page: summary cards and notes
 // (summary.js), layout chart (layoutchart.js) and timeline (timeline.js, with the runtime
 // allocator's curve; its note in runtime.js), strategy and per-kind bars (bars.js), the Pallas
-// kernels' VMEM (kernels.js), a recipe's model, step and bytes per category (recipecard.js), the peak
-// and padding tables (tables.js), and the buttons (actions.js). The whole result (37 MB for 100,000 tensors) is fetched only for
-// "Download JSON": parsing it as one object per tensor is what used to take seconds.
+// kernels' VMEM (kernels.js), a recipe's model, step and bytes per category (recipecard.js)
+// and its search for the most that fits (frontier.js), the peak and padding tables
+// (tables.js), and the buttons (actions.js). The whole result (37 MB for 100,000 tensors) is
+// fetched only for "Download JSON": parsing it as one object per tensor is what used to take
+// seconds.
 
 import { el, $, fmtInt, fmtBytes, apiGet, appUrl, planUrl, pollPlan, statusBadge } from './util.js';
 import { onThemeChange } from './theme.js';
@@ -22,6 +24,7 @@ import { renderKernels } from './kernels.js';
 import { wireActions } from './actions.js';
 import { wireWhatif } from './whatif.js';
 import { renderRecipe } from './recipecard.js';
+import { wireFrontier } from './frontier.js';
 
 const hooks = (window.__tpuplan = { ready: false });
 
@@ -181,6 +184,7 @@ function render(plan, cols) {
     renderKernels(r);
     wireActions(plan, plan.id || planId(), layout);
     wireWhatif(plan, plan.id || planId());
+    wireFrontier(plan, plan.id || planId()).catch((e) => ($('#fr-error').textContent = String(e && e.message ? e.message : e)));
     // The charts are on screen after the next frame; the padding table (sorting up to
     // 1,000,000 rows) waits until then so it never delays the first paint.
     requestAnimationFrame(() =>

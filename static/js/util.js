@@ -41,6 +41,26 @@ export function fmtBytes(n) {
     return (neg ? '-' : '') + s + ' ' + BYTE_UNITS[u];
 }
 
+// Bytes as the planner's own sentences print them (the verdict's checks, `tpuplan fit`):
+// layout_format_bytes, after TSL's HumanReadableNumBytes: integer-divided by 1024 while at
+// least 1 MiB, then divided once more and printed with two decimals (one for K), rounded as
+// printf rounds (half to even on the exact value, done here in integers): 16911433728 ->
+// "15.75G", 1262254080 -> "1.17G". Where the dashboard repeats a planner's answer, the figures
+// then read the same as in the CLI.
+export function fmtBytesShort(n) {
+    if (n === null || n === undefined || !Number.isFinite(n) || n < 0) return '–';
+    if (n < 1024) return Math.floor(n) + 'B';
+    let v = Math.floor(n), u = 0;
+    while (v >= 1048576) {
+        v = Math.floor(v / 1024);
+        u++;
+    }
+    const digits = u === 0 ? 1 : 2, scale = 10 ** digits;
+    const q0 = Math.floor((v * scale) / 1024), r = v * scale - q0 * 1024;
+    const q = r * 2 > 1024 || (r * 2 === 1024 && q0 % 2 === 1) ? q0 + 1 : q0;
+    return `${Math.floor(q / scale)}.${String(q % scale).padStart(digits, '0')}${'KMGTPE'[u]}`;
+}
+
 export function fmtInt(n) {
     if (n === null || n === undefined || !Number.isFinite(n)) return '–';
     return n.toLocaleString('en-US');
@@ -176,9 +196,10 @@ export function sleep(seconds) {
     return new Promise((r) => setTimeout(r, seconds * 1000));
 }
 
-// The one plan-polling loop of the pages: GETs url (a plan's summary view: its status
-// without the tensors) while the plan is queued or running, waiting Retry-After between
-// asks, and resolves to the last { body, res } (status done or failed). first, when given,
+// The one polling loop of the pages: GETs url (a plan's summary view: its status without the
+// tensors; a frontier search, /api/v1/frontiers/{fid}) while the job is queued or running,
+// waiting Retry-After between asks, and resolves to the last { body, res } (status done or
+// failed). first, when given,
 // is an answer already in hand (the upload's 201 or 202), read before any request.
 // onWait(status, seconds) runs before each wait, seconds since the poll began. A failed
 // request rejects with apiGet's error.

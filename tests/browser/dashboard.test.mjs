@@ -1396,6 +1396,151 @@ test("From a model config: a config.json of one's own, chosen as a file, plans w
     await page.context().close();
 });
 
+// `tpuplan fit RECIPE --maximize batch ARGS` for the recipe the frontier test searches (or
+// recipe), and its text table: {line name: [most fits, peak, next, peak, over by]},
+// "(recipe)" without a sweep.
+const FIT_RECIPE = join(here, '../data/recipes/llama-3.1-8b-fsdp16.json');
+function fitCli(args, format = 'text', recipe = FIT_RECIPE) {
+    return execFileSync(join(here, '../../bin/tpuplan'), ['fit', recipe, '--maximize', 'batch', '--format', format, ...args], { encoding: 'utf8' });
+}
+function fitRows(args, recipe) {
+    const rows = {};
+    for (const line of fitCli(args, 'text', recipe).split('\n').slice(4)) {
+        const c = line.trim().split(/\s+/);
+        if (c.length === 6) rows[c[0]] = c.slice(1);
+    }
+    return rows;
+}
+// The panel's sentence for a CLI row, in the CLI's words.
+function fitSentence(name, r) {
+    return `${name}: ${r[0] === 'none' ? 'most fits none' : `most fits ${r[0]}, peak ${r[1]}`}; next ${r[2]}, peak ${r[3]}, over by ${r[4]}.`;
+}
+
+// Runs the panel's form as it stands; resolves to the finished search's id once it is drawn.
+async function runFrontier(page) {
+    const before = await page.evaluate(() => window.__tpuplan.frontier?.id || null);
+    await page.click('#fr-run');
+    await page.waitForFunction((b) => {
+        const f = window.__tpuplan.frontier;
+        return f && f.id !== b && !document.querySelector('#fr-result').classList.contains('hidden');
+    }, before, { timeout: 60000 });
+    return page.evaluate(() => window.__tpuplan.frontier.id);
+}
+
+// The chart as drawn: per line its name, points (x, fits) and ringed largest that fits.
+async function frontierChart(page) {
+    return page.$$eval('#fr-chart svg .fr-series', (gs) => gs.map((g) => ({
+        value: g.dataset.value,
+        points: [...g.querySelectorAll('.fr-pt')].map((p) => [Number(p.dataset.x), p.classList.contains('fits')]),
+        max: g.querySelector('.fr-max') ? Number(g.querySelector('.fr-max').dataset.x) : null,
+    })));
+}
+
+test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a chart line per swept value, a link that reopens it, a refusal beside its field', async () => {
+    const page = await newPage();
+    await page.goto(base + '/');
+    const id = await page.evaluate(async (b) => {
+        const res = await fetch('/api/v1/plans', { method: 'POST', headers: { 'Content-Type': 'application/json', Prefer: 'wait=30' }, body: b });
+        return (await res.json()).id;
+    }, readFileSync(FIT_RECIPE, 'utf8'));
+    await page.goto(`${base}/p/${id}`);
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    assert(await page.isVisible('#frontier-panel'), 'no panel on a recipe plan');
+    const fields = await page.$$eval('#fr-maximize option', (o) => o.map((x) => x.value));
+    assert(JSON.stringify(fields) === '["batch","seq","microbatches"]', 'a training step maximizes: ' + fields);
+
+    // Without a sweep: the CLI's figures in its words. The recipe fits a batch of 32 (the
+    // example of server/planner/RESULT.md#the-frontier), in 12 plans: 1 ... 64 doubling, then
+    // 33 ... 48 halving the gap.
+    const cli = JSON.parse(fitCli([], 'json')).frontier;
+    const row = fitRows([])['(recipe)'];
+    assert(row && row[0] === '32' && cli.lines[0].max_fit === 32 && cli.lines[0].probes.length === 12, 'tpuplan fit: ' + JSON.stringify([row, cli.lines[0].probes.length]));
+    await page.selectOption('#fr-maximize', 'batch');
+    const first = await runFrontier(page);
+    assert(new URL(page.url()).searchParams.get('frontier') === first, 'the address does not carry the search: ' + page.url());
+    const said = await page.$$eval('#fr-answer .fr-sentence', (s) => s.map((x) => x.textContent));
+    assert(said.length === 1 && said[0] === fitSentence('train.batch', row), 'answer: ' + JSON.stringify(said) + ' vs ' + fitSentence('train.batch', row));
+    const cells = await page.$$eval('#fr-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    assert(JSON.stringify(cells) === JSON.stringify([['(recipe)', ...row]]), 'table: ' + JSON.stringify(cells));
+    let chart = await frontierChart(page);
+    const want = cli.lines[0].probes.map((p) => [p.x, p.fits]);
+    assert(chart.length === 1 && JSON.stringify(chart[0].points) === JSON.stringify(want) && chart[0].max === 32, 'chart: ' + JSON.stringify(chart));
+    assert((await page.textContent('#fr-chart .fr-capacity text')) === 'capacity 15.75G', 'capacity line: ' + (await page.textContent('#fr-chart .fr-capacity text')));
+    assert(/log2/.test(await page.textContent('#fr-chart .fr-axes')), 'probes from 1 to 64 are not on a log2 scale');
+    assert(/^Peak against train\.batch/.test(await page.getAttribute('#fr-chart svg', 'aria-label')), 'no accessible name');
+
+    // With a two-value remat sweep: a row, a sentence and a line each.
+    const sweep = ['nothing_saveable', 'dots_saveable'];
+    const rows = fitRows(['--sweep', 'train.remat=' + sweep.join(',')]);
+    const cliSweep = JSON.parse(fitCli(['--sweep', 'train.remat=' + sweep.join(',')], 'json')).frontier;
+    await page.selectOption('#fr-sweep', 'train.remat');
+    for (const v of sweep) await page.check(`#fr-values input[value="${v}"]`);
+    const second = await runFrontier(page);
+    assert(second !== first && new URL(page.url()).searchParams.get('frontier') === second, 'address: ' + page.url());
+    const said2 = await page.$$eval('#fr-answer .fr-sentence', (s) => s.map((x) => x.textContent));
+    assert(JSON.stringify(said2) === JSON.stringify(sweep.map((v) => fitSentence('train.remat ' + v, rows[v]))), 'sweep answer: ' + JSON.stringify(said2));
+    const cells2 = await page.$$eval('#fr-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    assert(JSON.stringify(cells2) === JSON.stringify(sweep.map((v) => [v, ...rows[v]])), 'sweep table: ' + JSON.stringify(cells2) + ' vs ' + JSON.stringify(rows));
+    chart = await frontierChart(page);
+    assert(JSON.stringify(chart.map((c) => c.value)) === JSON.stringify(sweep), 'lines: ' + JSON.stringify(chart.map((c) => c.value)));
+    for (const [k, ln] of cliSweep.lines.entries())
+        assert(JSON.stringify(chart[k].points) === JSON.stringify(ln.probes.map((p) => [p.x, p.fits])) && chart[k].max === ln.max_fit, `line ${sweep[k]}: ${JSON.stringify(chart[k])}`);
+    const legend = await page.$$eval('#fr-legend li', (li) => li.map((x) => x.textContent));
+    assert(legend.includes(sweep[0]) && legend.includes(sweep[1]) && legend.some((t) => /capacity/.test(t)), 'legend: ' + legend);
+    await page.locator('#frontier-panel').screenshot({ path: join(artifacts, 'frontier.png') });
+
+    // The link reopens the same search, form and all.
+    await page.reload();
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready && window.__tpuplan.frontier, null, { timeout: 30000 });
+    assert((await page.evaluate(() => window.__tpuplan.frontier.id)) === second, 'reloaded another search');
+    assert(JSON.stringify(await page.$$eval('#fr-answer .fr-sentence', (s) => s.map((x) => x.textContent))) === JSON.stringify(said2), 'reloaded answer differs');
+    assert((await page.inputValue('#fr-sweep')) === 'train.remat' && (await page.isChecked('#fr-values input[value="dots_saveable"]')), 'the form is not the search\'s');
+    // The plan's searches, newest first; the older one opens from the list.
+    await page.waitForSelector('#fr-history li:nth-child(2)');
+    const listed = await page.$$eval('#fr-history a', (a) => a.map((x) => [x.dataset.id, x.getAttribute('aria-current')]));
+    assert(JSON.stringify(listed) === JSON.stringify([[second, 'true'], [first, null]]), 'earlier searches: ' + JSON.stringify(listed));
+    await page.click(`#fr-history a[data-id="${first}"]`);
+    await page.waitForFunction((f) => window.__tpuplan.frontier.id === f && new URLSearchParams(location.search).get('frontier') === f, first);
+    assert(JSON.stringify(await page.$$eval('#fr-answer .fr-sentence', (s) => s.map((x) => x.textContent))) === JSON.stringify(said), 'the older search');
+    assert((await page.inputValue('#fr-sweep')) === '', 'the older search had no sweep');
+
+    // A swept value the recipe refuses: its row says why (tpuplan fit's words), and it has no line.
+    const bad = JSON.parse(fitCli(['--sweep', 'train.remat=full,bogus'], 'json')).frontier.lines[1].error;
+    const third = await page.evaluate(async (u) => (await (await fetch(u, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ maximize: 'batch', sweep: { field: 'train.remat', values: ['full', 'bogus'] } }) })).json()).id, `/api/v1/plans/${id}/frontiers`);
+    await page.goto(`${base}/p/${id}?frontier=${third}`);
+    await page.waitForFunction((f) => window.__tpuplan && window.__tpuplan.frontier?.id === f, third, { timeout: 30000 });
+    const badRow = await page.$$eval('#fr-table tbody tr[data-value="bogus"] td', (td) => td.map((x) => x.textContent));
+    assert(/unknown policy "bogus"/.test(bad) && JSON.stringify(badRow) === JSON.stringify(['bogus', bad]), 'refused value: ' + JSON.stringify(badRow));
+    assert(JSON.stringify((await frontierChart(page)).map((c) => c.value)) === '["full"]', 'a refused value has a line');
+    assert(await page.isChecked('#fr-values input[value="bogus"]'), 'the form does not show the value asked');
+
+    // A bad range: the API's refusal, beside the field it names.
+    const problem = await page.evaluate(async (u) => (await fetch(u, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ maximize: 'batch', min: 50, max: 10 }) })).json(), `/api/v1/plans/${id}/frontiers`);
+    await page.fill('#fr-min', '50');
+    await page.fill('#fr-max', '10');
+    await page.click('#fr-run');
+    await page.waitForFunction(() => ['min', 'max'].some((f) => document.querySelector('#fr-err-' + f).textContent !== ''));
+    const named = /^(query\.)?(min|lo)\b/.test(problem.field || problem.where || '') ? 'min' : 'max';
+    assert((await page.textContent('#fr-err-' + named)) === problem.detail && (await page.textContent('#fr-error')) === '', `refusal: ${JSON.stringify(problem)} shown as "${await page.textContent('#fr-err-' + named)}"`);
+    assert(await page.locator('#fr-' + named).evaluate((n) => n.classList.contains('invalid')), 'the field is not marked');
+    await page.context().close();
+
+    // A serving step maximizes its own fields; its context starts at one prefill chunk (512),
+    // which a shorter context cannot hold.
+    const serveRecipe = join(here, '../data/recipes/gemma-2-9b-serve-int8.json');
+    const serve = await planPage(readFileSync(serveRecipe, 'utf8'), '', 'application/json');
+    assert(JSON.stringify(await serve.$$eval('#fr-maximize option', (o) => o.map((x) => x.value))) === '["context","sequences"]', 'a serving step');
+    assert((await serve.inputValue('#fr-min')) === '512', 'context from: ' + (await serve.inputValue('#fr-min')));
+    await runFrontier(serve);
+    const ctx = fitRows(['--maximize', 'context', '--min', '512'], serveRecipe)['(recipe)'];
+    const ctxSaid = await serve.textContent('#fr-answer .fr-sentence');
+    assert(ctxSaid === fitSentence('serve.context', ctx), 'context answer: ' + ctxSaid + ' vs ' + fitSentence('serve.context', ctx));
+    await serve.context().close();
+    const json = await planPage(JSON.stringify(model), '', 'application/json');
+    assert(await json.isHidden('#frontier-panel'), 'a JSON model plan shows the panel');
+    await json.context().close();
+});
+
 test('no page errors, console errors or CSP violations on any page', async () => {
     assert(state.problems.length === 0, state.problems.slice(0, 5).join(' | '));
 });
