@@ -5,7 +5,7 @@
 // over its budget or within 10 % of either.
 
 import { el, $, fmtBytes, fmtInt } from './util.js';
-import { planWhatif, whatifError } from './whatif.js';
+import { whatifLink } from './whatif.js';
 
 // An offload's cost, in the CLI's words (server/cli/cli_advice.c host_text).
 function hostText(c) {
@@ -32,20 +32,7 @@ function verdictText(fits, within) {
 
 // A link that plans overrides as a what-if of plan id and opens it.
 function planLink(id, overrides, text) {
-    const a = el('a', { href: '#', class: 'advice-plan', text });
-    a.dataset.overrides = JSON.stringify(overrides);
-    a.addEventListener('click', async (ev) => {
-        ev.preventDefault();
-        $('#advice-error').textContent = '';
-        a.setAttribute('aria-busy', 'true');
-        try {
-            await planWhatif(id, overrides);
-        } catch (e) {
-            $('#advice-error').textContent = whatifError(e);
-            a.removeAttribute('aria-busy');
-        }
-    });
-    return a;
+    return whatifLink(id, overrides, text, 'advice-plan', $('#advice-error'));
 }
 
 export function renderAdvice(r, id) {

@@ -9,6 +9,7 @@
 
 import { el, $, apiGet, apiPost, appUrl, pollPlan, isKeyProblem, fmtBytesShort } from './util.js';
 import { drawFrontier } from './frontierchart.js';
+import { whatifLink } from './whatif.js';
 
 // The fields a search can maximize, by the kind of step: [alias, recipe path, label]
 // (frontier_field's aliases; a stored query names the path).
@@ -125,15 +126,36 @@ function sentence(f, ln, name) {
     return `${name}: ${most}${next}.`;
 }
 
-// The table: `tpuplan fit`'s columns, one row per line; a line the recipe refused says why.
-function table(f, names) {
-    const head = [f.sweep || '', 'most fits', 'peak', 'next', 'peak', 'over by'];
-    $('#fr-table thead').replaceChildren(el('tr', {}, ...head.map((h, i) => el('th', { class: i ? 'num' : null, text: h }))));
+// Sets recipe path (train.batch, mesh.fsdp, chip) to value in patch, a what-if's overrides
+// (a merge patch of the recipe under "recipe"); a whole number is sent as a number.
+function setPath(patch, path, value) {
+    const keys = path.split('.');
+    let o = (patch.recipe ||= {});
+    for (const k of keys.slice(0, -1)) o = o[k] ||= {};
+    o[keys.at(-1)] = /^\d+$/.test(String(value)) ? Number(value) : value;
+    return patch;
+}
+
+// A link that plans the recipe at a line's largest that fits (and its swept value) as a
+// what-if of plan id, whose page then opens.
+function planLink(id, f, ln) {
+    const overrides = setPath(f.sweep ? setPath({}, f.sweep, ln.value) : {}, f.maximize, ln.max_fit);
+    const a = whatifLink(id, overrides, 'plan it', 'fr-plan', $('#fr-error'));
+    a.title = 'Plan the recipe with ' + JSON.stringify(overrides.recipe);
+    return a;
+}
+
+// The table: `tpuplan fit`'s columns, one row per line, and a link that plans the largest
+// that fits; a line the recipe refused says why.
+function table(id, f, names) {
+    const head = [f.sweep || '', 'most fits', 'peak', 'next', 'peak', 'over by', ''];
+    $('#fr-table thead').replaceChildren(el('tr', {}, ...head.map((h, i) => el('th', { class: i && i < 6 ? 'num' : null, text: h }))));
     const rows = f.lines.map((ln, k) => {
-        if (ln.error) return el('tr', { 'data-value': names[k] }, el('td', { text: names[k] }), el('td', { class: 'fr-error', colspan: 5, text: ln.error }));
+        if (ln.error) return el('tr', { 'data-value': names[k] }, el('td', { text: names[k] }), el('td', { class: 'fr-error', colspan: 6, text: ln.error }));
         const cells = [names[k], ln.max_fit ?? 'none', ln.max_fit === null ? '-' : fmtBytesShort(ln.max_fit_peak_bytes),
             ln.next ?? '-', ln.next === null ? '-' : fmtBytesShort(ln.next_peak_bytes), ln.next === null ? '-' : fmtBytesShort(ln.next_over_bytes)];
-        return el('tr', { 'data-value': names[k] }, ...cells.map((c, i) => el('td', { class: i ? 'num' : null, text: c })));
+        return el('tr', { 'data-value': names[k] }, ...cells.map((c, i) => el('td', { class: i ? 'num' : null, text: c })),
+            el('td', {}, ln.max_fit === null ? '' : planLink(id, f, ln)));
     });
     $('#fr-table tbody').replaceChildren(...rows);
 }
@@ -148,7 +170,7 @@ function render(job) {
     $('#fr-answer').replaceChildren(
         ...f.lines.map((ln, k) => el('span', { class: 'fr-sentence', 'data-value': names[k], text: sentence(f, ln, what(k)) })),
         el('span', { class: 'fr-head', text: `maximize ${f.maximize}, multiples of ${f.step} from ${f.lo} to ${f.hi}; ${f.plans} plans; ${limits}` }));
-    table(f, names);
+    table(job.plan, f, names);
     drawFrontier($('#fr-chart'), $('#fr-legend'), f, names);
     $('#fr-result').classList.remove('hidden');
 }

@@ -3,7 +3,7 @@
 // of the recipe) POSTed to /api/v1/plans/{id}/whatif; the new plan's page opens when it is
 // planned, and it links back here (plan.js shows the parent).
 
-import { $, apiPost, appUrl, isKeyProblem } from './util.js';
+import { el, $, apiPost, appUrl, isKeyProblem } from './util.js';
 
 // The overrides the form describes; throws with a message naming the field when bad.
 function overrides() {
@@ -33,6 +33,25 @@ function overrides() {
 export async function planWhatif(id, overrides) {
     const { body: child } = await apiPost(appUrl('/api/v1/plans/' + encodeURIComponent(id) + '/whatif'), JSON.stringify(overrides), { 'Content-Type': 'application/json', Prefer: 'wait=30' });
     location.assign(appUrl('/p/' + encodeURIComponent(child.id)));
+}
+
+// A link (class cls, text text) that plans overrides as a what-if of plan id and opens it; a
+// refusal is shown in element error.
+export function whatifLink(id, overrides, text, cls, error) {
+    const a = el('a', { href: '#', class: cls, text });
+    a.dataset.overrides = JSON.stringify(overrides);
+    a.addEventListener('click', async (ev) => {
+        ev.preventDefault();
+        error.textContent = '';
+        a.setAttribute('aria-busy', 'true');
+        try {
+            await planWhatif(id, overrides);
+        } catch (e) {
+            error.textContent = whatifError(e);
+            a.removeAttribute('aria-busy');
+        }
+    });
+    return a;
 }
 
 // A refused what-if in words.

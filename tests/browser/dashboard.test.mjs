@@ -1436,7 +1436,7 @@ async function frontierChart(page) {
     })));
 }
 
-test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a chart line per swept value, a link that reopens it, a refusal beside its field', async () => {
+test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a chart line per swept value, a link that reopens it, a refusal beside its field, the largest planned as a what-if', async () => {
     const page = await newPage();
     await page.goto(base + '/');
     const id = await page.evaluate(async (b) => {
@@ -1460,7 +1460,7 @@ test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a c
     assert(new URL(page.url()).searchParams.get('frontier') === first, 'the address does not carry the search: ' + page.url());
     const said = await page.$$eval('#fr-answer .fr-sentence', (s) => s.map((x) => x.textContent));
     assert(said.length === 1 && said[0] === fitSentence('train.batch', row), 'answer: ' + JSON.stringify(said) + ' vs ' + fitSentence('train.batch', row));
-    const cells = await page.$$eval('#fr-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const cells = await page.$$eval('#fr-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].slice(0, 6).map((c) => c.textContent)));
     assert(JSON.stringify(cells) === JSON.stringify([['(recipe)', ...row]]), 'table: ' + JSON.stringify(cells));
     let chart = await frontierChart(page);
     const want = cli.lines[0].probes.map((p) => [p.x, p.fits]);
@@ -1479,7 +1479,7 @@ test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a c
     assert(second !== first && new URL(page.url()).searchParams.get('frontier') === second, 'address: ' + page.url());
     const said2 = await page.$$eval('#fr-answer .fr-sentence', (s) => s.map((x) => x.textContent));
     assert(JSON.stringify(said2) === JSON.stringify(sweep.map((v) => fitSentence('train.remat ' + v, rows[v]))), 'sweep answer: ' + JSON.stringify(said2));
-    const cells2 = await page.$$eval('#fr-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const cells2 = await page.$$eval('#fr-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].slice(0, 6).map((c) => c.textContent)));
     assert(JSON.stringify(cells2) === JSON.stringify(sweep.map((v) => [v, ...rows[v]])), 'sweep table: ' + JSON.stringify(cells2) + ' vs ' + JSON.stringify(rows));
     chart = await frontierChart(page);
     assert(JSON.stringify(chart.map((c) => c.value)) === JSON.stringify(sweep), 'lines: ' + JSON.stringify(chart.map((c) => c.value)));
@@ -1505,7 +1505,8 @@ test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a c
     assert((await page.inputValue('#fr-sweep')) === '', 'the older search had no sweep');
 
     // A swept value the recipe refuses: its row says why (tpuplan fit's words), and it has no line.
-    const bad = JSON.parse(fitCli(['--sweep', 'train.remat=full,bogus'], 'json')).frontier.lines[1].error;
+    const withBad = JSON.parse(fitCli(['--sweep', 'train.remat=full,bogus'], 'json')).frontier;
+    const bad = withBad.lines[1].error;
     const third = await page.evaluate(async (u) => (await (await fetch(u, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ maximize: 'batch', sweep: { field: 'train.remat', values: ['full', 'bogus'] } }) })).json()).id, `/api/v1/plans/${id}/frontiers`);
     await page.goto(`${base}/p/${id}?frontier=${third}`);
     await page.waitForFunction((f) => window.__tpuplan && window.__tpuplan.frontier?.id === f, third, { timeout: 30000 });
@@ -1523,6 +1524,13 @@ test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a c
     const named = /^(query\.)?(min|lo)\b/.test(problem.field || problem.where || '') ? 'min' : 'max';
     assert((await page.textContent('#fr-err-' + named)) === problem.detail && (await page.textContent('#fr-error')) === '', `refusal: ${JSON.stringify(problem)} shown as "${await page.textContent('#fr-err-' + named)}"`);
     assert(await page.locator('#fr-' + named).evaluate((n) => n.classList.contains('invalid')), 'the field is not marked');
+    // A line's largest that fits, planned as a what-if: its peak is the search's.
+    assert((await page.getAttribute('#fr-table tr[data-value="full"] a.fr-plan', 'data-overrides')) === '{"recipe":{"train":{"remat":"full","batch":32}}}', 'plan it overrides');
+    await page.click('#fr-table tr[data-value="full"] a.fr-plan');
+    await page.waitForURL((u) => /\/p\/[A-Za-z0-9_-]{22}$/.test(u.pathname) && !u.pathname.endsWith(id), { timeout: 30000 });
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    const planned = await page.evaluate(() => window.__tpuplan.result);
+    assert(planned.recipe.train.batch === 32 && planned.summary.peak_bytes === withBad.lines[0].max_fit_peak_bytes, 'the planned largest: ' + JSON.stringify([planned.recipe.train.batch, planned.summary.peak_bytes]));
     await page.context().close();
 
     // A serving step maximizes its own fields; its context starts at one prefill chunk (512),
