@@ -78,8 +78,10 @@ function limit(g, cls, label, bytes, ys) {
         svg('text', { x: M.left + 4, y: y - 4, 'text-anchor': 'start' }, `${label} ${fmtBytesShort(bytes)}`)));
 }
 
-// One swept value's line: its probes in x order, each a point, and its largest that fits ringed.
-function series(k, ln, name, field, xs, ys) {
+// One swept value's line: its probes in x order, each a point, and its largest that fits
+// ringed and labelled; labels: the [x, y] of the labels drawn so far, so that two lines with the
+// same largest value at about the same peak share one.
+function series(k, ln, name, field, xs, ys, labels) {
     const g = svg('g', { class: `fr-series fr-s${k % SERIES}`, 'data-value': name });
     const pts = [...ln.probes].sort((p, q) => p.x - q.x);
     g.append(svg('polyline', { class: 'fr-path', points: pts.map((p) => `${xs.map(p.x).toFixed(1)},${ys(p.peak_bytes).toFixed(1)}`).join(' ') }));
@@ -91,12 +93,21 @@ function series(k, ln, name, field, xs, ys) {
     }
     if (ln.max_fit !== null && ln.max_fit !== undefined) {
         const x = xs.map(ln.max_fit), y = ys(ln.max_fit_peak_bytes);
-        g.append(svg('g', { class: 'fr-max', 'data-x': ln.max_fit },
+        const ring = svg('g', { class: 'fr-max', 'data-x': ln.max_fit },
             svg('title', {}, `${name}: most fits ${ln.max_fit}, peak ${fmtBytesShort(ln.max_fit_peak_bytes)}`),
-            svg('circle', { cx: x, cy: y, r: 8 }),
-            svg('text', { x: x + 10, y: y + 16, 'text-anchor': 'start' }, String(ln.max_fit))));
+            svg('circle', { cx: x, cy: y, r: 8 }));
+        if (!labels.some(([lx, ly]) => Math.abs(lx - x) < 1 && Math.abs(ly - y) < 16)) {
+            ring.append(svg('text', { x: x + 10, y: y + 16, 'text-anchor': 'start' }, String(ln.max_fit)));
+            labels.push([x, y]);
+        }
+        g.append(ring);
     }
     return g;
+}
+
+// A legend's sample of a line: classes cls (of the chart's line) give its colour and dashes.
+function rule(cls, lineCls) {
+    return svg('svg', { class: cls, width: 28, height: 10, 'aria-hidden': 'true' }, svg('line', { class: lineCls, x1: 0, y1: 5, x2: 28, y2: 5 }));
 }
 
 // Draws frontier f (the search's result) into box, and its legend into legend; names[k] is
@@ -121,19 +132,20 @@ export function drawFrontier(box, legend, f, names) {
     chart.append(grid);
     if (capacity) limit(chart, 'fr-capacity', 'capacity', capacity, ys);
     if (f.budget_bytes) limit(chart, 'fr-budget', 'budget', f.budget_bytes, ys);
+    const labels = [];
     for (const [k, ln] of f.lines.entries()) {
-        const swatch = el('span', { class: `swatch fr-swatch fr-s${k % SERIES}` });
+        const swatch = rule(`fr-s${k % SERIES}`, 'fr-path');
         if (ln.error || !ln.probes?.length) {
             legend.append(el('li', { class: 'muted' }, swatch, `${names[k]}: not planned (the table says why)`));
             continue;
         }
-        chart.append(series(k, ln, names[k], field, xs, ys));
+        chart.append(series(k, ln, names[k], field, xs, ys, labels));
         legend.append(el('li', { 'data-value': names[k] }, swatch, names[k]));
     }
     legend.append(el('li', {}, el('span', { class: 'fr-key', text: '●' }), 'fits'),
         el('li', {}, el('span', { class: 'fr-key', text: '✕' }), 'does not fit'),
         el('li', {}, el('span', { class: 'fr-key', text: '◯' }), 'most that fits'),
-        capacity ? el('li', {}, el('span', { class: 'swatch sw-capacity' }), 'capacity (dashed)') : el('li', { class: 'muted', text: 'each chip has its own capacity: see over by in the table' }));
-    if (f.budget_bytes) legend.append(el('li', {}, el('span', { class: 'swatch sw-budget' }), 'budget (dotted)'));
+        capacity ? el('li', {}, rule('fr-limit fr-capacity'), 'capacity') : el('li', { class: 'muted', text: 'each chip has its own capacity: see over by in the table' }));
+    if (f.budget_bytes) legend.append(el('li', {}, rule('fr-limit fr-budget'), 'budget'));
     box.append(chart);
 }
