@@ -183,8 +183,9 @@ function setAddress(fid) {
     history.replaceState(null, '', u);
 }
 
-// Follows search fid (first: the POST's answer, when there is one) until it ends, and shows it.
-async function follow(fid, first) {
+// Follows search fid of plan id (first: the POST's answer, when there is one) until it ends,
+// and shows it.
+async function follow(id, fid, first) {
     const status = $('#fr-status');
     $('#fr-result').classList.add('hidden');
     status.textContent = 'Searching…';
@@ -197,6 +198,13 @@ async function follow(fid, first) {
         return null;
     }
     status.textContent = '';
+    if (job.plan !== id) {
+        // a link edited by hand: the search is of another plan, whose page shows it
+        const u = new URL(appUrl('/p/' + encodeURIComponent(job.plan)), location.href);
+        u.searchParams.set('frontier', fid);
+        $('#fr-error').replaceChildren('This search is of another plan: ', el('a', { href: u.pathname + u.search, text: job.plan }), '.');
+        return job;
+    }
     if (job.status !== 'done' || !job.frontier) {
         const e = job.error || {};
         showProblem({ detail: 'The search failed: ' + (e.detail || 'no reason given.'), where: e.where, field: e.field });
@@ -278,7 +286,8 @@ export async function wireFrontier(plan, id) {
         clearErrors();
         setAddress(fid);
         if (q) await fillForm(kind, q, cat);
-        const job = await follow(fid, first);
+        const job = await follow(id, fid, first);
+        if (job && job.plan !== id) return;
         if (job && !q && !first) await fillForm(kind, job.query, cat);
         if (shown === fid) await listSearches(id, fid, open);
     };

@@ -1552,6 +1552,10 @@ test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a c
     const ctx = fitRows(['--maximize', 'context', '--min', '512'], serveRecipe)['(recipe)'];
     const ctxSaid = await serve.textContent('#fr-answer .fr-sentence');
     assert(ctxSaid === fitSentence('serve.context', ctx), 'context answer: ' + ctxSaid + ' vs ' + fitSentence('serve.context', ctx));
+    // Another plan's search, by a link edited by hand: not drawn here, linked to its plan.
+    await serve.goto(serve.url().replace(/\?.*$/, '') + '?frontier=' + first);
+    await serve.waitForFunction(() => document.querySelector('#fr-error a'), null, { timeout: 30000 });
+    assert((await serve.getAttribute('#fr-error a', 'href')) === `/p/${id}?frontier=${first}` && (await serve.isHidden('#fr-result')), 'another plan\'s search: ' + (await serve.textContent('#fr-error')));
     await serve.context().close();
     const json = await planPage(JSON.stringify(model), '', 'application/json');
     assert(await json.isHidden('#frontier-panel'), 'a JSON model plan shows the panel');
