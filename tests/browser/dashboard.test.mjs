@@ -1504,11 +1504,12 @@ test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a c
     assert(JSON.stringify(await page.$$eval('#fr-answer .fr-sentence', (s) => s.map((x) => x.textContent))) === JSON.stringify(said), 'the older search');
     assert((await page.inputValue('#fr-sweep')) === '', 'the older search had no sweep');
 
-    // A search that fails (a training step has no serve.context) shows the job's error.
-    const post = (q) => page.evaluate(async ([u, b]) => (await (await fetch(u, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: b })).json()).id, [`/api/v1/plans/${id}/frontiers`, JSON.stringify(q)]);
-    const failed = await post({ maximize: 'context' });
-    await page.goto(`${base}/p/${id}?frontier=${failed}`);
+    // A search the recipe refuses on the worker (its 16 sequences do not split into 32
+    // microbatches) fails: the panel shows the job's error, and no result.
+    await page.selectOption('#fr-maximize', 'microbatches');
+    await page.click('#fr-run');
     await page.waitForFunction(() => document.querySelector('#fr-error').textContent !== '', null, { timeout: 30000 });
+    const failed = new URL(page.url()).searchParams.get('frontier');
     const job = await page.evaluate(async (u) => (await fetch(u)).json(), `/api/v1/frontiers/${failed}`);
     assert(job.status === 'failed' && (await page.textContent('#fr-error')) === `The search failed: ${job.error.detail} (at ${job.error.where})` && (await page.isHidden('#fr-result')),
         'failed search: ' + (await page.textContent('#fr-error')) + ' for ' + JSON.stringify(job.error));
@@ -1516,7 +1517,7 @@ test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a c
     // A swept value the recipe refuses: its row says why (tpuplan fit's words), and it has no line.
     const withBad = JSON.parse(fitCli(['--sweep', 'train.remat=full,bogus'], 'json')).frontier;
     const bad = withBad.lines[1].error;
-    const third = await post({ maximize: 'batch', sweep: { field: 'train.remat', values: ['full', 'bogus'] } });
+    const third = await page.evaluate(async (u) => (await (await fetch(u, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ maximize: 'batch', sweep: { field: 'train.remat', values: ['full', 'bogus'] } }) })).json()).id, `/api/v1/plans/${id}/frontiers`);
     await page.goto(`${base}/p/${id}?frontier=${third}`);
     await page.waitForFunction((f) => window.__tpuplan && window.__tpuplan.frontier?.id === f, third, { timeout: 30000 });
     const badRow = await page.$$eval('#fr-table tbody tr[data-value="bogus"] td', (td) => td.map((x) => x.textContent));
