@@ -94,6 +94,21 @@ int cli_plan_opt(const char *cmd, unsigned surface, const char *flag, const char
     if (opt == NULL)
         return 1;
     err_clear(&e);
+    /* --bind is repeatable: each adds to the list ("NAME=VALUE,NAME=VALUE"), joined here (the
+     * process plans one input; the table bounds the list's length, checked on setting) */
+    static char binds[8192];
+    char joined[sizeof(binds)];
+    if (strcmp(flag, "--bind") == 0 && o->bind != NULL) {
+        int n = snprintf(joined, sizeof(joined), "%s,%s", o->bind, val);
+        if (n >= 0 && (size_t)n < sizeof(joined))
+            memcpy(binds, joined, (size_t)n + 1); /* o->bind may be binds itself */
+        if (n < 0 || (size_t)n >= sizeof(binds)) {
+            fprintf(stderr, "tpuplan %s: --bind: the bindings are longer than %zu bytes\n", cmd,
+                    sizeof(binds) - 1);
+            return -1;
+        }
+        val = binds;
+    }
     if (plan_opt_set_typed(o, opt, surface, flag, val, &e) != ERR_OK) {
         fprintf(stderr, "tpuplan %s: %s\n", cmd, e.msg);
         return -1;

@@ -91,6 +91,7 @@ ERR_MUST_CHECK int hlo_model_build(const struct hlo_module *h, const struct chip
 struct hlo_model_opts {
     bool as_written;
     bool text_order;
+    const char *bind; /* StableHLO's dynamic dims bound (stablehlo_to_hlo_bound); NULL: none */
 };
 
 /* hlo_model_build with options (NULL: the compiler's estimate, scheduled). m->compile holds

@@ -83,6 +83,9 @@ struct plan_opts {
     size_t xla_assignment_len;
     const char *xla_report;
     size_t xla_report_len;
+    /* StableHLO's dynamic dims bound: "NAME=VALUE,.." (stablehlo_to_hlo_bound, stablehlo.h);
+     * NULL: none. Borrowed for the call. */
+    const char *bind;
     enum pack_goal goal; /* the search strategies' (pack.h): PACK_GOAL_MIN by default */
     /* Threads the plan may use, at most 64: 0, as the machine allows (the greedy passes and
      * the stages after packing two side by side, the search strategies one per core:

@@ -102,6 +102,17 @@ bool stablehlo_detect(const char *s, size_t len);
 ERR_MUST_CHECK int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len,
                                     struct err *e);
 
+/*
+ * stablehlo_to_hlo with the entry function's dynamic dims (?) bound: bind is
+ * "NAME=VALUE,NAME=VALUE" (NULL or "": none), NAME an argument (%arg1 or arg1, or its
+ * jax.arg_info or jax.global_constant name), VALUE its shape "8x20x20" or, for a scalar
+ * integer argument (a dimension variable's value), an integer. The shapes are refined forward
+ * as StableHLO's refine-shapes pass does (import/stablehlo_refine.c); a ? that stays unknown
+ * is refused naming its op. Errors in the bindings name the field "bind".
+ */
+ERR_MUST_CHECK int stablehlo_to_hlo_bound(const char *s, size_t len, const char *bind, char **out,
+                                          size_t *out_len, struct err *e);
+
 /* stablehlo_to_hlo + hlo_import; m->source_format is "stablehlo". */
 ERR_MUST_CHECK int stablehlo_import(const char *s, size_t len, const struct chip *chip,
                                     const struct model_limits *l, struct model *m, struct err *e);

@@ -33,3 +33,6 @@ for sub in "$dir"/*/; do
     echo "  refused in $name, by message (corpus-plan's groups):"
     grep -E '^ +[0-9]+  ' "$tmp/$name" | sed 's/^/  /' || echo "    none"
 done
+# the files with dynamic dims (?), every dynamic argument dim and dimension argument bound to 8
+echo "  the dynamic files bound (tests/bench/dynbind.py: --bind, every ? and dimension argument 8):"
+python3 tests/bench/dynbind.py --jobs 1 --show 8 "$dir"/*/ | sed 's/^/  /' || true

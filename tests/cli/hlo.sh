@@ -65,6 +65,32 @@ run plan "$tmp/bad.mlir"
 grep -q 'line 3:28: %b is not defined before its use' "$tmp/err"
 ok $? "StableHLO error names line 3:28"
 
+# --- StableHLO with dynamic dims (?): refused with how to bind them, planned once bound
+# (tests/data/dynamic/tri.mlir: N = %arg0, every shape [N, N + 2]; test_stablehlo_refine.c)
+run plan tests/data/dynamic/tri.mlir
+ok $((rc != 2)) "a dynamic dim without --bind is refused (exit 2)"
+grep -q "line 4:60: dim 0 of 'tensor<?x1xf32>' is dynamic (?): tpuplan plans static shapes; bind it with --bind arg1=Nx1" "$tmp/err"
+ok $? "the refusal names the dim and how to bind it"
+run plan tests/data/dynamic/tri.mlir --bind arg0=5 --bind arg1=5x1 --strategies xla-default --reading written
+ok $rc "bound with a repeated --bind: plans (exit 0)"
+pyjson 'T["27"]["shape"] == "f32[5,7]{1,0:T(8,128)}" and T["27"]["padded_bytes"] == 8 * 128 * 4 and T["26"]["padded_bytes"] == 8 * 128 and T["arg1"]["shape"] == "f32[5,1]{1,0:T(8,128)}"'
+ok $? "N = 5: the results are 5x7, one (8,128) tile each: 4096 B f32, 1024 B pred"
+run plan tests/data/dynamic/tri.mlir --bind arg0=5,arg1=5x1,n=3
+ok $((rc != 2)) "a binding naming no argument exits 2"
+grep -q "bind: 'n' names no argument of @main" "$tmp/err"
+ok $? "the error names the binding"
+run plan tests/data/dynamic/tri.mlir --bind arg0=5,arg1=5x2
+grep -q "line 4:62: dim 1 of 'tensor<?x1xf32>' is 1, not 2 as the binding's dims give" "$tmp/err"
+ok $? "a shape against a static dim is refused at its column"
+run plan tests/data/dynamic/tri.mlir --bind arg1=5x1
+grep -q "the result of stablehlo.dynamic_iota at 12:5, is dynamic (?) and not known: its shape operand %6" "$tmp/err"
+ok $? "an unbound dimension argument: the op, its line:column and the shape operand named"
+run plan tests/data/dynamic/tri.mlir --bind arg0=-3,arg1=5x1
+ok $((rc != 2)) "a negative value exits 2"
+run plan $data/while.hlo --bind a=4
+grep -q "bind: only StableHLO has dynamic dims to bind" "$tmp/err"
+ok $? "--bind on HLO is refused"
+
 # --- stdin, --input hlo, the text report
 run plan - --input hlo --format text <$data/while.hlo
 ok $rc "stdin with --input hlo"

@@ -270,8 +270,9 @@ static void test_surfaces(void **state)
     plan_opt_names(PLAN_OPT_PACK, names, sizeof(names));
     assert_string_equal(names, "--capacity, --time-limit, --goal, --threads");
     plan_opt_names(PLAN_OPT_API, names, sizeof(names));
-    assert_string_equal(names, "format, chip, strategies, capacity, time_limit, alignment, name, "
-                               "budget, runtime, mem_fraction, preallocate, goal, reading, order");
+    assert_string_equal(names,
+                        "format, chip, strategies, capacity, time_limit, alignment, name, "
+                        "budget, runtime, mem_fraction, preallocate, goal, reading, order, bind");
     plan_opt_names(PLAN_OPT_MODEL, names, sizeof(names));
     assert_string_equal(
         names, "strategies, capacity, time_limit, alignment, budget, runtime, mem_fraction, "
@@ -279,7 +280,7 @@ static void test_surfaces(void **state)
     plan_opt_names(PLAN_OPT_STORED, names, sizeof(names));
     assert_string_equal(names, "format, chip, strategies, capacity, time_limit_s, alignment, "
                                "name, budget, runtime, mem_fraction, xla_assignment, xla_report, "
-                               "preallocate, goal, reading, order");
+                               "preallocate, goal, reading, order, bind");
     plan_opt_names(PLAN_OPT_API, names, 16); /* cut at a name: never half of one */
     assert_string_equal(names, "format, chip");
     /* every row has its words: the help text and the errors are made of them */

@@ -182,7 +182,7 @@ static void test_unknown_or_out_of_range_options_are_refused_by_name(void **stat
     assert_string_equal(e.msg,
                         "options: unknown field \"threads\" (known: format, chip, strategies, "
                         "capacity, time_limit_s, alignment, name, budget, runtime, mem_fraction, "
-                        "xla_assignment, xla_report, preallocate, goal, reading, order)");
+                        "xla_assignment, xla_report, preallocate, goal, reading, order, bind)");
     assert_int_equal(planopts_parse("{\"time_limit\": 4}", &back, buf, sizeof buf, &e), -1);
     assert_string_equal(e.where, "options"); /* stored as time_limit_s */
     assert_int_equal(planopts_parse("{\"time_limit_s\": 3601}", &back, buf, sizeof buf, &e), -1);

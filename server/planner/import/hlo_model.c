@@ -1221,7 +1221,7 @@ int hlo_model_build_opts(const struct hlo_module *h, const struct chip *chip,
                          const struct model_limits *l, const struct hlo_model_opts *o,
                          struct model *m, struct err *e)
 {
-    static const struct hlo_model_opts none = {false, false};
+    static const struct hlo_model_opts none = {false, false, NULL};
     struct ctx c = {.h = h, .chip = chip, .e = e};
     struct model_compile mc;
     int rc;

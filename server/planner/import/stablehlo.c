@@ -271,7 +271,7 @@ static int one_argument(struct sh_translator *t, struct sh_buf *text, uint32_t n
 {
     struct cursor *c = &t->c;
     struct sh_buf shape = {0}, sharding = {0};
-    uint32_t off, len, loc_off = 0, loc_len = 0;
+    uint32_t off, len, loc_off = 0, loc_len = 0, bound = UINT32_MAX;
     bool host = false;
     int rc;
 
@@ -287,7 +287,16 @@ static int one_argument(struct sh_translator *t, struct sh_buf *text, uint32_t n
         return cursor_fail(c, "expected ':' after the argument name");
     c->i++;
     cursor_skip_blanks(c);
-    if ((rc = sh_type(t, &shape)) == ERR_OK && (cursor_skip_blanks(c), cursor_peek(c) == '{'))
+    /* the entry's arguments take the bindings; another function's ? is refused */
+    t->arg_off = off;
+    t->arg_len = len;
+    t->arg_entry = strcmp(t->fname, t->entry_name) == 0;
+    if (t->arg_entry && (rc = sh_bind_arg(t, off, len, &bound)) != ERR_OK)
+        return rc;
+    rc = sh_type(t, &shape);
+    t->hint = NULL;
+    t->arg_len = 0;
+    if (rc == ERR_OK && (cursor_skip_blanks(c), cursor_peek(c) == '{'))
         rc = arg_attrs(t, narg, sh_rank_of(shape.p), &sharding, &host);
     if (rc == ERR_OK && host) /* XLA's entry layout puts it in S(5), the host's space */
         rc = sh_host_layout(t, &shape);
@@ -300,6 +309,8 @@ static int one_argument(struct sh_translator *t, struct sh_buf *text, uint32_t n
         rc = param_line(t, text, off, len, shape.p, narg, sharding.p, loc_off, loc_len);
     if (rc == ERR_OK)
         rc = sh_define_value(t, off, len, shape.p, shape.n);
+    if (rc == ERR_OK)
+        rc = sh_bind_arg_done(t, bound, shape.p);
     free(sharding.p);
     free(shape.p);
     return rc;
@@ -346,8 +357,13 @@ static int function_def(struct sh_translator *t)
         (void)cursor_accept(c, ',');
     }
     c->i++; /* ')' */
+    if (strcmp(t->fname, t->entry_name) == 0 && (rc = sh_bind_check(t)) != ERR_OK)
+        goto out;
     cursor_skip_blanks(c);
-    if (cursor_lit(c, "->") && (rc = func_results(t)) != ERR_OK)
+    t->dyn_ok = t->bind != NULL; /* the results' types: only their shardings are kept */
+    rc = cursor_lit(c, "->") ? func_results(t) : ERR_OK;
+    t->dyn_ok = false;
+    if (rc != ERR_OK)
         goto out;
     /* "attributes {...} {": the body opens with the last '{' of the line */
     size_t open = 0;
@@ -467,7 +483,15 @@ static int module(struct sh_translator *t, char *name, size_t cap)
 
 int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, struct err *e)
 {
-    struct sh_translator t = {.c = cursor_make(s, len, e), .statements = statements};
+    return stablehlo_to_hlo_bound(s, len, NULL, out, out_len, e);
+}
+
+int stablehlo_to_hlo_bound(const char *s, size_t len, const char *bind, char **out, size_t *out_len,
+                           struct err *e)
+{
+    struct sh_translator t = {.c = cursor_make(s, len, e),
+                              .statements = statements,
+                              .bind = bind != NULL && bind[0] != '\0' ? bind : NULL};
     char name[256];
     struct sh_buf all = {0};
     int rc;
@@ -481,9 +505,11 @@ int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, str
      * definition takes more than ten bytes of the text. */
     vec_init(&t.values, sizeof(struct sh_value), t.max_out);
     vec_init(&t.meshes, sizeof(struct sdy_mesh), len);
+    vec_init(&t.folds, sizeof(struct sh_fold), t.max_out / 64); /* one per value at most */
     if ((rc = names_init(&t.names, 512, sh_value_name, &t)) != ERR_OK)
         return err_set(e, rc, "", "out of memory translating StableHLO");
-    if ((rc = sh_loc_table(&t)) != ERR_OK || (rc = module(&t, name, sizeof(name))) != ERR_OK)
+    if ((rc = sh_bind_parse(&t)) != ERR_OK || (rc = sh_loc_table(&t)) != ERR_OK ||
+        (rc = module(&t, name, sizeof(name))) != ERR_OK)
         goto out;
     if ((rc = sh_buf_printf(&t, &all, "HloModule %s", name)) != ERR_OK ||
         (t.aliases.n > 0 &&
@@ -506,6 +532,7 @@ out:
     free(t.locs);
     names_free(&t.loc_names);
     vec_free(&t.meshes);
+    vec_free(&t.folds);
     free(all.p);
     free(t.out.p);
     free(t.entry.p);
@@ -531,7 +558,7 @@ int stablehlo_import_opts(const char *s, size_t len, const struct chip *chip,
     int rc;
 
     memset(m, 0, sizeof(*m));
-    if ((rc = stablehlo_to_hlo(s, len, &hlo, &n, e)) != ERR_OK)
+    if ((rc = stablehlo_to_hlo_bound(s, len, o != NULL ? o->bind : NULL, &hlo, &n, e)) != ERR_OK)
         return rc;
     if ((rc = hlo_import_opts(hlo, n, chip, l, o, m, e)) != ERR_OK) {
         err_prefix(e, "", "StableHLO translated to HLO: ");

@@ -40,7 +40,8 @@ struct sh_value {
     uint32_t shape_off, shape_len; /* its XLA shape, in the translator's shapes */
     uint32_t cap_depth, cap_id;    /* the capture mark (see sh_use); cap_id 0: none */
     uint32_t hoff, hlen, hidx;     /* when tuple: its HLO name is hoff..#hidx */
-    bool tuple; /* an element of a tuple-shaped instruction: named r#k (r the first result) */
+    uint32_t fold; /* 1 + its folded elements' index in folds (stablehlo_refine.c); 0: none */
+    bool tuple;    /* an element of a tuple-shaped instruction: named r#k (r the first result) */
 };
 
 /* A statement's results and op: %r = op, %r:N = op (a group) or %a, %b = op (named
@@ -92,6 +93,31 @@ struct sh_loc_def {
     uint32_t at;                 /* its "loc(" */
 };
 
+/* Dynamic dims made static (stablehlo_refine.c): dims, a binding, a folded value. */
+#define SH_MAX_RANK   32
+#define SH_MAX_BINDS  64
+#define SH_FOLD_MAX   16                 /* elements of a folded integer tensor */
+#define SH_REFINE_OPS 16                 /* operands an op's refinement reads */
+#define SH_DIM_MAX    (INT64_C(1) << 40) /* a bound dim's or dimension value's largest */
+
+struct sh_dims {
+    uint32_t rank;
+    int64_t d[SH_MAX_RANK];
+};
+
+/* "NAME=AxB" or "NAME=N" of the bindings (the name in sh_translator.bind). */
+struct sh_bind {
+    uint32_t off, len;
+    bool shape; /* written with an 'x': a shape, never a dimension argument's value */
+    bool used;
+    struct sh_dims dims;
+};
+
+struct sh_fold {
+    uint32_t n;
+    int64_t v[SH_FOLD_MAX];
+};
+
 /* The translation of one module: the cursor over the MLIR text and everything written so
  * far; it owns every buffer and table it points to (stablehlo_to_hlo frees them). */
 struct sh_translator {
@@ -119,6 +145,25 @@ struct sh_translator {
     size_t at_line, at_col; /* where the definitions being made are written (errors) */
     char fname[256];
     char entry_name[256];
+    /* Refinement (stablehlo_refine.c): the bindings "NAME=VALUE,.." (borrowed; NULL: none,
+     * every ? refused), the folded values, the dims the next types' ? take (hint[hint_at],
+     * given by hint_what), the operands of the op being read (opv, nopv of them: past
+     * SH_REFINE_OPS only counted), why its result is not known. */
+    const char *bind;
+    struct sh_bind binds[SH_MAX_BINDS];
+    uint32_t nbinds;
+    struct vec folds; /* struct sh_fold */
+    struct sh_dims hint_buf;
+    const struct sh_dims *hint;
+    uint32_t nhint, hint_at;
+    const char *hint_what;
+    uint32_t opv[SH_REFINE_OPS], nopv;
+    uint32_t last_use;               /* the value sh_use read last */
+    uint32_t arg_off, arg_len;       /* the argument being read; len 0: none */
+    bool arg_entry;                  /* it is the entry function's */
+    const struct sh_stmt *refine_st; /* the op being read; NULL: none */
+    bool dyn_ok;                     /* ? read as '?': a type whose shape is not kept */
+    char why[240];
 };
 
 /* ---- reading and writing ------------------------------------------------------------ */
@@ -303,6 +348,36 @@ uint32_t sh_rank_of(const char *shape);
 /* The next element of a tuple shape text "(S, S, ...)": *p at the element, which is returned
  * (*len its length, nested tuples whole); *p moves past it and its ", ". */
 const char *sh_next_elem(const char **p, size_t *len);
+
+/* ---- stablehlo_refine.c ------------------------------------------------------------- */
+
+/* t->bind parsed into t->binds; errors name the field "bind". */
+int sh_bind_parse(struct sh_translator *t);
+
+/* Before the entry's argument %s[off, off + len) has its type read (the cursor at it): its
+ * binding's shape as the hint; *bound the binding's index (UINT32_MAX: none). */
+int sh_bind_arg(struct sh_translator *t, uint32_t off, uint32_t len, uint32_t *bound);
+
+/* After the argument is defined (the last value): a dimension argument's value folded. */
+int sh_bind_arg_done(struct sh_translator *t, uint32_t bound, const char *shape);
+
+/* After the entry's arguments: every binding named one. */
+int sh_bind_check(struct sh_translator *t);
+
+/* Value v's folded elements set to f. */
+int sh_fold_set(struct sh_translator *t, uint32_t v, const struct sh_fold *f);
+
+/* The dims of an XLA array shape "T[a,b]"; false for a tuple or a token. */
+bool sh_dims_of(const char *shape, struct sh_dims *d);
+
+/* Before an op's result types are read (its operands in t->opv, its text s[from, to)): the
+ * result's dims as the hint when they follow from the operands, else t->why says why. */
+void sh_refine_op(struct sh_translator *t, const struct sh_stmt *st, size_t from, size_t to);
+
+/* After an op's one result is defined (the last value) with shape: its elements folded when
+ * the op computes them from folded operands. */
+int sh_refine_fold(struct sh_translator *t, const struct sh_stmt *st, size_t from, size_t to,
+                   const char *shape);
 
 /* ---- stablehlo_ops.c ------------------------------------------------------------------ */
 

@@ -203,7 +203,10 @@ static int result_types(struct sh_translator *t, const struct op_text *o, const 
         }
     if (!arrow && op->kind == SH_OP_SELECT) { /* pred_type, result_type */
         struct sh_buf pred = {0};
+        bool dyn = t->dyn_ok;
+        t->dyn_ok = t->bind != NULL; /* the predicate's type is not kept (nor its ? hinted) */
         rc = sh_type(t, &pred);
+        t->dyn_ok = dyn;
         sh_buf_free(&pred);
         cursor_skip_blanks(c);
         if (rc == ERR_OK && !cursor_accept(c, ','))
@@ -537,6 +540,7 @@ int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st)
     struct op_text o;
     int rc;
 
+    t->nopv = 0;
     if ((rc = scan_op(t, st, &ops, &o)) != ERR_OK ||
         (sh_op_is(t, st, "reduce") && (rc = reducer(t)) != ERR_OK))
         goto out;
@@ -551,21 +555,33 @@ int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st)
     if (op->kind == SH_OP_CUSTOM_CALL && !tuple && o.nops == 1 &&
         target_is(t, &o, "xla.sdy.FuncResultSharding"))
         op = &PASS_THROUGH;
-    if ((rc = result_types(t, &o, op, tuple, &shape, &ntypes)) != ERR_OK ||
-        (op->kind == SH_OP_CUSTOM_CALL && !tuple && to_host(t, &o) &&
-         (rc = sh_host_layout(t, &shape)) != ERR_OK))
+    sh_refine_op(t, st, st->op_off, o.types.at);
+    rc = result_types(t, &o, op, tuple, &shape, &ntypes);
+    t->hint = NULL;
+    t->refine_st = NULL;
+    if (rc != ERR_OK || (op->kind == SH_OP_CUSTOM_CALL && !tuple && to_host(t, &o) &&
+                         (rc = sh_host_layout(t, &shape)) != ERR_OK))
         goto out;
     if (ntypes != (st->nres > 1 ? st->nres : 1)) {
         rc = cursor_fail_at(c->e, st->line, st->col, "%u results but %u result types", st->nres,
                             ntypes);
         goto out;
     }
-    if ((rc = put_op(t, st, op, &o, ops.p, shape.p, tuple, ntypes)) == ERR_OK)
-        rc = sh_define(t, st, tuple, shape.p, ntypes);
+    if ((rc = put_op(t, st, op, &o, ops.p, shape.p, tuple, ntypes)) == ERR_OK &&
+        (rc = sh_define(t, st, tuple, shape.p, ntypes)) == ERR_OK && !tuple)
+        rc = sh_refine_fold(t, st, st->op_off, o.types.at, shape.p);
 out:
     sh_buf_free(&ops);
     sh_buf_free(&shape);
     return rc;
+}
+
+/* The shape of the value returned k-th (t->last_use) appended to the tuple shape *vals. */
+static int returned_shape(struct sh_translator *t, struct sh_buf *vals, uint32_t k)
+{
+    const struct sh_value *x = sh_value_at(t, t->last_use);
+    int rc = sh_buf_add(t, vals, k == 0 ? "(" : ", ", k == 0 ? 1 : 2);
+    return rc == ERR_OK ? sh_buf_add(t, vals, t->shapes.p + x->shape_off, x->shape_len) : rc;
 }
 
 /*
@@ -575,7 +591,7 @@ out:
 int sh_terminator(struct sh_translator *t, const struct sh_stmt *st)
 {
     struct cursor *c = &t->c;
-    struct sh_buf ops = {0}, shape = {0};
+    struct sh_buf ops = {0}, shape = {0}, vals = {0};
     uint32_t n = 0, nvals = 0;
     bool paren;
     int rc = ERR_OK;
@@ -589,6 +605,8 @@ int sh_terminator(struct sh_translator *t, const struct sh_stmt *st)
         if (cursor_peek(c) != '%')
             break;
         if ((rc = sh_use(t, &ops)) != ERR_OK)
+            goto out;
+        if (t->bind != NULL && (rc = returned_shape(t, &vals, nvals)) != ERR_OK)
             goto out;
         nvals++;
         cursor_skip_blanks(c);
@@ -606,8 +624,18 @@ int sh_terminator(struct sh_translator *t, const struct sh_stmt *st)
     }
     if (cursor_peek(c) == ':') {
         c->i++;
-        if ((rc = sh_type_list(t, &shape, true, &n)) != ERR_OK)
+        t->dyn_ok = t->bind != NULL; /* the values' own shapes replace a ? */
+        rc = sh_type_list(t, &shape, true, &n);
+        t->dyn_ok = false;
+        if (rc != ERR_OK)
             goto out;
+        if (shape.p != NULL && strchr(shape.p, '?') != NULL) {
+            if ((rc = sh_buf_add(t, &vals, ")", 1)) != ERR_OK)
+                goto out;
+            free(shape.p);
+            shape = vals;
+            vals = (struct sh_buf){0};
+        }
     } else if ((rc = sh_buf_add(t, &shape, "()", 2)) != ERR_OK) {
         goto out;
     }
@@ -632,5 +660,6 @@ int sh_terminator(struct sh_translator *t, const struct sh_stmt *st)
 out:
     free(ops.p);
     free(shape.p);
+    free(vals.p);
     return rc;
 }

@@ -133,37 +133,133 @@ static int type_text_len(const struct cursor *c, size_t start)
     return (int)(e - start > 80 ? 80 : e - start);
 }
 
+/* The shape of the type at start with every ? written N ("Nx1"), for the refusal's example
+ * of a binding, into buf. */
+static void bind_example(const struct cursor *c, size_t start, char *buf, size_t cap)
+{
+    size_t n = 0, q = start + 7;
+
+    buf[0] = '\0';
+    while (q < c->len && (digit(c->s[q]) || c->s[q] == '?' || c->s[q] == 'x') && n + 2 < cap) {
+        if (c->s[q] == 'x' && (q + 1 >= c->len || !(digit(c->s[q + 1]) || c->s[q + 1] == '?')))
+            break; /* the 'x' before the element type */
+        buf[n++] = c->s[q] == '?' ? 'N' : c->s[q];
+        q++;
+    }
+    buf[n] = '\0';
+}
+
+/* A ? (at the cursor) that nothing binds, refused naming it and how to bind it. */
+static int unbound(struct sh_translator *t, size_t start, unsigned rank)
+{
+    struct cursor *c = &t->c;
+    int tl = type_text_len(c, start);
+    char ex[80];
+
+    if (t->arg_len > 0 && !t->arg_entry)
+        return cursor_fail(c,
+                           "dim %u of '%.*s' is dynamic (?) in an argument of @%s, which is not "
+                           "the entry function @%s: only the entry's arguments are bound, and a "
+                           "called function's are not refined yet",
+                           rank, tl, c->s + start, t->fname, t->entry_name);
+    if (t->arg_len > 0) {
+        bind_example(c, start, ex, sizeof(ex));
+        return cursor_fail(c,
+                           "dim %u of '%.*s' is dynamic (?): tpuplan plans static shapes; bind "
+                           "it with --bind %.*s=%s (N the real size) or export with concrete "
+                           "shapes",
+                           rank, tl, c->s + start, (int)(t->arg_len > 60 ? 60 : t->arg_len),
+                           c->s + t->arg_off, ex);
+    }
+    if (t->bind == NULL)
+        return cursor_fail(c,
+                           "dim %u of '%.*s' is dynamic (?): tpuplan plans static shapes; bind "
+                           "the entry function's dynamic arguments with --bind NAME=SHAPE or "
+                           "export with concrete shapes",
+                           rank, tl, c->s + start);
+    if (t->refine_st != NULL)
+        return cursor_fail(c,
+                           "dim %u of '%.*s', the result of %.*s at %zu:%zu, is dynamic (?) "
+                           "and not known: %s",
+                           rank, tl, c->s + start, (int)t->refine_st->op_len,
+                           c->s + t->refine_st->op_off, t->refine_st->line, t->refine_st->col,
+                           t->why);
+    return cursor_fail(c,
+                       "dim %u of '%.*s' is dynamic (?) and not known from the bindings "
+                       "(only the entry function's arguments are bound)",
+                       rank, tl, c->s + start);
+}
+
+/* One dim at the cursor (q past its digits; q == c->i for a ?) against the hint h (NULL:
+ * none): a ?'s text into d (d[0] NUL: the static dim's own text stands). */
+static int one_dim(struct sh_translator *t, size_t start, unsigned rank, size_t q,
+                   const struct sh_dims *h, char *d, size_t cap)
+{
+    struct cursor *c = &t->c;
+    int64_t v = 0;
+    size_t at = c->i;
+
+    if (q == c->i) { /* ? */
+        if (t->dyn_ok)
+            return snprintf(d, cap, "?"), ERR_OK;
+        if (h == NULL || rank >= h->rank)
+            return unbound(t, start, rank);
+        snprintf(d, cap, "%lld", (long long)h->d[rank]);
+        return ERR_OK;
+    }
+    if (h != NULL && !text_uint(c->s, q, &at, &v))
+        return cursor_fail(c, "dim %u of '%.*s' is too large", rank, type_text_len(c, start),
+                           c->s + start);
+    if (h != NULL && rank < h->rank && h->d[rank] != v)
+        return cursor_fail(c, "dim %u of '%.*s' is %lld, not %lld as %s give", rank,
+                           type_text_len(c, start), c->s + start, (long long)v,
+                           (long long)h->d[rank], t->hint_what);
+    d[0] = '\0';
+    return ERR_OK;
+}
+
 /* The dims of tensor<..> at the cursor (just past "tensor<", start the type's first byte),
- * each followed by 'x', written "a,b" into b. A dynamic dim (?) or an unranked tensor is
- * refused at its column, naming it. */
+ * each followed by 'x', written "a,b" into b. A dynamic dim (?) takes the hint's
+ * (stablehlo_refine.c), and is refused at its column, naming it, when there is none; an
+ * unranked tensor is refused. */
 static int tensor_dims(struct sh_translator *t, size_t start, struct sh_buf *b)
 {
     struct cursor *c = &t->c;
+    const struct sh_dims *h =
+        t->hint != NULL && t->hint_at < t->nhint && !t->dyn_ok ? &t->hint[t->hint_at] : NULL;
     unsigned rank = 0;
     int rc;
 
+    t->hint_at += h != NULL;
     for (;;) {
         size_t q = c->i;
+        char d[32] = "";
         while (q < c->len && digit(c->s[q]))
             q++;
-        if (q == c->i && q < c->len && (c->s[q] == '?' || c->s[q] == '*')) {
+        if (q == c->i && q < c->len && c->s[q] == '*') {
             c->i = q;
-            if (c->s[q] == '*')
-                return cursor_fail(c, "'%.*s' is unranked: tpuplan plans static shapes",
-                                   type_text_len(c, start), c->s + start);
-            return cursor_fail(c,
-                               "dim %u of '%.*s' is dynamic (?): tpuplan plans static shapes "
-                               "(lower or export with concrete shapes)",
-                               rank, type_text_len(c, start), c->s + start);
+            return cursor_fail(c, "'%.*s' is unranked: tpuplan plans static shapes",
+                               type_text_len(c, start), c->s + start);
         }
-        if (q == c->i || q >= c->len || c->s[q] != 'x')
-            return ERR_OK; /* the element type */
+        bool dyn = q == c->i && q < c->len && c->s[q] == '?';
+        if (!dyn && (q == c->i || q >= c->len || c->s[q] != 'x'))
+            break; /* the element type */
+        if ((rc = one_dim(t, start, rank, q, h, d, sizeof(d))) != ERR_OK)
+            return rc;
+        q += dyn;
+        if (q >= c->len || c->s[q] != 'x')
+            return cursor_fail(c, "expected 'x' after dim %u", rank);
         if ((rank > 0 && (rc = sh_buf_add(t, b, ",", 1)) != ERR_OK) ||
-            (rc = sh_buf_add(t, b, c->s + c->i, q - c->i)) != ERR_OK)
+            (rc = d[0] != '\0' ? sh_buf_str(t, b, d) : sh_buf_add(t, b, c->s + c->i, q - c->i)) !=
+                ERR_OK)
             return rc;
         rank++;
         c->i = q + 1;
     }
+    if (h != NULL && rank != h->rank && !t->dyn_ok)
+        return cursor_fail(c, "'%.*s' has rank %u, not %u as %s give", type_text_len(c, start),
+                           c->s + start, rank, h->rank, t->hint_what);
+    return ERR_OK;
 }
 
 /* tensor<..> at the cursor (just past "tensor<") as "T[a,b]". */

@@ -193,6 +193,10 @@ int sh_use(struct sh_translator *t, struct sh_buf *ops)
                               (int)(c->i - off > 200 ? 200 : c->i - off), c->s + off);
     if (sh_value_at(t, v)->region != t->regions[t->depth - 1].id && (rc = capture(t, v)) != ERR_OK)
         return rc;
+    t->last_use = v;
+    if (t->nopv < SH_REFINE_OPS)
+        t->opv[t->nopv] = v;
+    t->nopv += t->nopv <= SH_REFINE_OPS; /* past the bound: counted once more, then kept */
     if (ops->n > 0 && (rc = sh_buf_add(t, ops, ", ", 2)) != ERR_OK)
         return rc;
     return sh_put_value(t, ops, sh_value_at(t, v));

@@ -139,7 +139,7 @@ static int load(const char *input, size_t len, const struct plan_opts *o,
         .chip = o->chip != NULL ? chip_find(o->chip) : chip_default(),
         .xla = &c->xla.a,
         .chip_given = o->chip != NULL && chip_find(o->chip) != NULL,
-        .hlo = {o->reading == PLAN_READING_WRITTEN, o->order == PLAN_ORDER_TEXT},
+        .hlo = {o->reading == PLAN_READING_WRITTEN, o->order == PLAN_ORDER_TEXT, o->bind},
         .oom = &c->report.oom,
     };
     int rc;
@@ -147,6 +147,10 @@ static int load(const char *input, size_t len, const struct plan_opts *o,
     if ((rc = import_lookup("format", o->format, imp, e)) != ERR_OK)
         return rc;
     rc = import_run(*imp, input, len, &ic, &c->m, imp, e);
+    if (rc == ERR_OK && o->bind != NULL && strcmp((*imp)->name, "stablehlo") != 0)
+        rc = err_set(e, ERR_INVALID, "bind",
+                     "bind: only StableHLO has dynamic dims to bind; this input is %s",
+                     (*imp)->name);
     c->xla.have = c->xla.standalone = ic.xla_kept;
     c->report.have_oom = c->report.standalone = ic.oom_kept;
     return rc;

@@ -177,6 +177,16 @@ static const struct row rows[] = {
      .field = F_ENUM,
      .off = OFF(order),
      .names = orders},
+    {.pub = {"bind", "--bind", "bind", "NAME=VALUE", PLAN_OPT_TEXT, PLANS,
+             "NAME=SHAPE (8x20x20) or NAME=N, comma-separated (--bind again adds one), NAME an "
+             "entry argument: arg1, its jax.arg_info or jax.global_constant name",
+             "none: a StableHLO dynamic dim (?) is refused",
+             "StableHLO's dynamic dims: the entry function's arguments' real shapes, or a "
+             "dimension argument's value"},
+     .field = F_STR,
+     .off = OFF(bind),
+     .min = 1,
+     .max = 4096},
     {.pub = {"threads", "--threads", NULL, "N", PLAN_OPT_COUNT, PLAN_OPT_CLI, "1 to 64",
              "as many as the machine has", "threads the planner may use (the result is the same)"},
      .field = F_UINT,
