@@ -369,6 +369,15 @@ check "?format=mlir plans StableHLO text (201, source stablehlo)" \
 req POST "/api/v1/plans?format=mlir" -H 'Content-Type: text/plain' -H "$dash" \
     --data-binary @tests/data/hlo/while.hlo
 check "?format=mlir on HLO text reads it as StableHLO (422)" is 422
+# ?bind= binds StableHLO's dynamic dims (the options table's row, as the CLI's --bind)
+req POST "/api/v1/plans?bind=arg0=5,arg1=5x1" -H 'Content-Type: text/plain' -H "$dash" \
+    -H 'Prefer: wait=20' --data-binary @tests/data/dynamic/tri.mlir
+check "?bind= plans a module with dynamic dims (201), the binding stored with the plan" \
+    eval 'is 201 && [ "$(jstr source_format)" = stablehlo ] && body_has "f32\\[5,7\\]"'
+req POST "/api/v1/plans" -H 'Content-Type: text/plain' -H "$dash" \
+    --data-binary @tests/data/dynamic/tri.mlir
+check "without ?bind= the dynamic dim is refused (422), saying how to bind it" \
+    eval 'is 422 && body_has "bind it with --bind arg1=Nx1"'
 req POST "/api/v1/plans?format=csv" -H 'Content-Type: text/plain' -H "$dash" -H 'Prefer: wait=20' \
     --data-binary @tests/data/minimalloc-small.csv
 check "?format=csv plans a MiniMalloc CSV sent as text/plain (201)" \
@@ -519,7 +528,7 @@ check "every bad parameter is listed, each with its name and detail" \
         body_has "\"detail\":\"4 parameters are invalid: capacity, time_limit, colour, preallocate.\"" &&
         errors_are "capacity|capacity: \"lots\" is not a byte count (12, 64M, 1.5GiB: K/M/G/T are powers of 1024)" \
             "time_limit|time_limit: must be above 0 and at most 3600 s, got \"0\"" \
-            "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, runtime, mem_fraction, preallocate, goal, reading, order, retain)" \
+            "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, runtime, mem_fraction, preallocate, goal, reading, order, bind, retain)" \
             "preallocate|preallocate: must be true or false, got \"maybe\""'
 req POST '/api/v1/plans?colour=red' -H 'Content-Type: application/json' --data "$model"
 check "an unknown parameter alone is 400 naming it" \
@@ -530,7 +539,7 @@ req POST '/api/v1/plans?capacity' -H 'Content-Type: application/json' --data "$m
 check "a parameter without a value is 400" eval 'problem 400 invalid-parameter && errors_are "capacity|capacity: needs a value"'
 req POST /api/v1/plans -H "$dash" -F "file=@$tmp/model.json" -F colour=red -F time_limit=2h
 check "form fields are parameters too: unknown and out of range, both listed" \
-    eval 'problem 400 invalid-parameter && errors_are "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, runtime, mem_fraction, preallocate, goal, reading, order, retain)" "time_limit|time_limit: must be above 0 and at most 3600 s, got \"2h\""'
+    eval 'problem 400 invalid-parameter && errors_are "colour|colour: unknown parameter (known: format, chip, strategies, capacity, time_limit, alignment, name, budget, runtime, mem_fraction, preallocate, goal, reading, order, bind, retain)" "time_limit|time_limit: must be above 0 and at most 3600 s, got \"2h\""'
 req POST '/api/v1/plans?alignment=96&format=xml&strategies=magic' -H 'Content-Type: application/json' --data "$model"
 check "alignment, format and strategies refused as tpuplan plan refuses them" \
     eval 'problem 400 invalid-parameter && errors_are "alignment|alignment: must be a power of two from 1 to 1G (2^30) bytes, got \"96\"" "format|format: unknown input format \"xml\" (known: auto, safetensors, recipe, json, minimalloc-csv (csv), xla-buffer-assignment, hlo, stablehlo (mlir), xla-oom (oom))" "strategies|strategies: unknown strategy \"magic\" (known: xla-spatial,xla-temporal,xla-area,xla-default,first-fit,tflite,tpuplan-search,exact, best, all)"'

@@ -249,6 +249,71 @@ static void test_pad_dot_and_slices_infer_their_shapes(void **state)
     expect_hlo(text, "arg0=4x3", want, sizeof(want) / sizeof(want[0]));
 }
 
+/* The jax.export form: @main passes the dimension variable b (get_dimension_size, i32) and
+ * the argument to @_wrapped_jax_export_main, defined after it, which refines the body with
+ * b = 3 (x bound 3x4 by its jax.arg_info name): 2b x 4 = 6x4 for the iota, the concatenate
+ * and the add; @main's call then returns (f32[6,4]) (a lenient pass learns it first). */
+static const char EXPORT[] =
+    "module @jit_f attributes {jax.uses_shape_polymorphism = true} {\n"
+    "  func.func public @main(%arg0: tensor<?x4xf32> {jax.arg_info = \"x\"}) -> "
+    "(tensor<?x4xf32> {jax.result_info = \"\"}) {\n"
+    "    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x4xf32>) -> tensor<i32>\n"
+    "    %1 = call @_wrapped_jax_export_main(%0, %arg0) : (tensor<i32>, tensor<?x4xf32>) -> "
+    "tensor<?x4xf32>\n"
+    "    return %1 : tensor<?x4xf32>\n"
+    "  }\n"
+    "  func.func private @_wrapped_jax_export_main(%arg0: tensor<i32> {jax.global_constant = "
+    "\"b\"}, %arg1: tensor<?x4xf32>) -> tensor<?x4xf32> {\n"
+    "    %0 = stablehlo.constant dense<2> : tensor<i32>\n"
+    "    %1 = stablehlo.multiply %arg0, %0 : tensor<i32>\n"
+    "    %2 = stablehlo.reshape %1 : (tensor<i32>) -> tensor<1xi32>\n"
+    "    %3 = stablehlo.constant dense<4> : tensor<1xi32>\n"
+    "    %4 = stablehlo.concatenate %2, %3, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> "
+    "tensor<2xi32>\n"
+    "    %5 = stablehlo.dynamic_iota %4, dim = 0 : (tensor<2xi32>) -> tensor<?x4xf32>\n"
+    "    %6 = stablehlo.concatenate %arg1, %arg1, dim = 0 : (tensor<?x4xf32>, tensor<?x4xf32>) "
+    "-> tensor<?x4xf32>\n"
+    "    %7 = stablehlo.add %5, %6 : tensor<?x4xf32>\n"
+    "    return %7 : tensor<?x4xf32>\n"
+    "  }\n"
+    "}\n";
+
+static void test_jax_export_calls_are_refined_through(void **state)
+{
+    static const char *const want[] = {"arg0 = s32[] parameter(0)",
+                                       "arg1 = f32[3,4] parameter(1)",
+                                       "5 = f32[6,4] custom-call(4)",
+                                       "6 = f32[6,4] concatenate(arg1, arg1)",
+                                       "7 = f32[6,4] add(5, 6)",
+                                       "1 = (f32[6,4]) call(0, arg0)",
+                                       "ENTRY main {\n  arg0 = f32[3,4] parameter(0)"};
+    (void)state;
+    expect_hlo(EXPORT, "x=3x4", want, sizeof(want) / sizeof(want[0]));
+}
+
+/* A function is refined for one call context: called again with other shapes, refused. */
+static void test_a_callee_takes_one_call_context(void **state)
+{
+    static const char text[] =
+        "module @m {\n"
+        "  func.func @main(%arg0: tensor<?xf32>, %arg1: tensor<?xf32>) -> tensor<?xf32> {\n"
+        "    %0 = call @f(%arg0) : (tensor<?xf32>) -> tensor<?xf32>\n"
+        "    %1 = call @f(%arg1) : (tensor<?xf32>) -> tensor<?xf32>\n"
+        "    return %1 : tensor<?xf32>\n"
+        "  }\n"
+        "  func.func private @f(%a: tensor<?xf32>) -> tensor<?xf32> {\n"
+        "    %0 = stablehlo.negate %a : tensor<?xf32>\n"
+        "    return %0 : tensor<?xf32>\n"
+        "  }\n"
+        "}\n";
+    static const char *const want[] = {"a = f32[2] parameter(0)", "0 = f32[2] negate(a)",
+                                       "1 = (f32[2]) call(arg1)"};
+    (void)state;
+    expect_hlo(text, "arg0=2,arg1=2", want, sizeof(want) / sizeof(want[0]));
+    expect_refusal(text, "arg0=2,arg1=3", ERR_INVALID, "line 4:5",
+                   "@f is called with other shapes here than before");
+}
+
 static void test_unbound_dims_are_refused_saying_how_to_bind(void **state)
 {
     (void)state;
@@ -312,6 +377,8 @@ int main(void)
         cmocka_unit_test(test_shape_computations_fold),
         cmocka_unit_test(test_ops_infer_their_result_shapes),
         cmocka_unit_test(test_pad_dot_and_slices_infer_their_shapes),
+        cmocka_unit_test(test_jax_export_calls_are_refined_through),
+        cmocka_unit_test(test_a_callee_takes_one_call_context),
         cmocka_unit_test(test_unbound_dims_are_refused_saying_how_to_bind),
         cmocka_unit_test(test_bad_bindings_are_refused),
         cmocka_unit_test(test_overflowing_folds_are_not_folded),

@@ -293,6 +293,8 @@ static int one_argument(struct sh_translator *t, struct sh_buf *text, uint32_t n
     t->arg_entry = strcmp(t->fname, t->entry_name) == 0;
     if (t->arg_entry && (rc = sh_bind_arg(t, off, len, &bound)) != ERR_OK)
         return rc;
+    if (!t->arg_entry)
+        sh_refine_param(t, narg); /* what its calls pass */
     rc = sh_type(t, &shape);
     t->hint = NULL;
     t->arg_len = 0;
@@ -310,7 +312,7 @@ static int one_argument(struct sh_translator *t, struct sh_buf *text, uint32_t n
     if (rc == ERR_OK)
         rc = sh_define_value(t, off, len, shape.p, shape.n);
     if (rc == ERR_OK)
-        rc = sh_bind_arg_done(t, bound, shape.p);
+        rc = t->arg_entry ? sh_bind_arg_done(t, bound, shape.p) : sh_refine_param_done(t, narg);
     free(sharding.p);
     free(shape.p);
     return rc;
@@ -486,12 +488,13 @@ int stablehlo_to_hlo(const char *s, size_t len, char **out, size_t *out_len, str
     return stablehlo_to_hlo_bound(s, len, NULL, out, out_len, e);
 }
 
-int stablehlo_to_hlo_bound(const char *s, size_t len, const char *bind, char **out, size_t *out_len,
-                           struct err *e)
+/* One pass of the translation (rs: the refinement's state across passes, NULL without
+ * bindings). */
+static int translate(const char *s, size_t len, const char *bind, struct sh_refine_state *rs,
+                     char **out, size_t *out_len, struct err *e)
 {
-    struct sh_translator t = {.c = cursor_make(s, len, e),
-                              .statements = statements,
-                              .bind = bind != NULL && bind[0] != '\0' ? bind : NULL};
+    struct sh_translator t = {
+        .c = cursor_make(s, len, e), .statements = statements, .bind = bind, .rs = rs};
     char name[256];
     struct sh_buf all = {0};
     int rc;
@@ -506,6 +509,7 @@ int stablehlo_to_hlo_bound(const char *s, size_t len, const char *bind, char **o
     vec_init(&t.values, sizeof(struct sh_value), t.max_out);
     vec_init(&t.meshes, sizeof(struct sdy_mesh), len);
     vec_init(&t.folds, sizeof(struct sh_fold), t.max_out / 64); /* one per value at most */
+    vec_init(&t.uses, sizeof(uint32_t), len / 2 + 1);           /* a use is "%x" at least */
     if ((rc = names_init(&t.names, 512, sh_value_name, &t)) != ERR_OK)
         return err_set(e, rc, "", "out of memory translating StableHLO");
     if ((rc = sh_bind_parse(&t)) != ERR_OK || (rc = sh_loc_table(&t)) != ERR_OK ||
@@ -533,6 +537,7 @@ out:
     names_free(&t.loc_names);
     vec_free(&t.meshes);
     vec_free(&t.folds);
+    vec_free(&t.uses);
     free(all.p);
     free(t.out.p);
     free(t.entry.p);
@@ -540,6 +545,42 @@ out:
     free(t.ret_sharding.p);
     vec_free(&t.values);
     names_free(&t.names);
+    return rc;
+}
+
+/* With bindings, a module that calls functions is read in lenient passes first (a ? nothing
+ * gives yet stays ?), each learning more of what its calls pass and its functions return,
+ * until a pass learns nothing new (at most SH_MAX_PASSES); then the strict pass, whose
+ * errors are the translation's. */
+int stablehlo_to_hlo_bound(const char *s, size_t len, const char *bind, char **out, size_t *out_len,
+                           struct err *e)
+{
+    struct sh_refine_state rs = {0};
+    int rc;
+
+    if (bind == NULL || bind[0] == '\0')
+        return translate(s, len, NULL, NULL, out, out_len, e);
+    vec_init(&rs.fns, sizeof(struct sh_fn), len / 16 + 1); /* "func.func @f() {" at least */
+    vec_init(&rs.dims, sizeof(struct sh_dims), SH_MAX_CALL_VALUES);
+    vec_init(&rs.vals, sizeof(struct sh_fnval), SH_MAX_CALL_VALUES);
+    for (; memmem(s, len, "call @", 6) != NULL && rs.pass < SH_MAX_PASSES; rs.pass++) {
+        struct err scratch;
+        char *o = NULL;
+        size_t n;
+        rs.lenient = true;
+        rs.changed = false;
+        err_clear(&scratch);
+        rc = translate(s, len, bind, &rs, &o, &n, &scratch);
+        free(o);
+        if (rc != ERR_OK || !rs.changed)
+            break;
+    }
+    rs.lenient = false;
+    rs.pass = SH_MAX_PASSES + 1; /* a pass of its own */
+    rc = translate(s, len, bind, &rs, out, out_len, e);
+    vec_free(&rs.fns);
+    vec_free(&rs.dims);
+    vec_free(&rs.vals);
     return rc;
 }
 

@@ -118,6 +118,36 @@ struct sh_fold {
     int64_t v[SH_FOLD_MAX];
 };
 
+/* What the passes over a module with --bind learn of its functions (stablehlo_refine.c): the
+ * shapes (and folded scalars) a call passes to each, the shapes each returns. A callee is
+ * often defined after its caller (jax.export's @main calls @_wrapped_jax_export_main), so
+ * the translation runs lenient passes (a ? nothing gives stays ?) until nothing new is
+ * learnt, then the strict one; owned by stablehlo_to_hlo_bound. */
+struct sh_fn {
+    char name[256];                  /* its HLO computation name */
+    uint32_t args_at, nargs, args_n; /* its arguments' entries in dims / vals (nargs: none) */
+    uint32_t rets_at, nrets;         /* its results'; nrets UINT32_MAX: none yet */
+    uint32_t pass;                   /* the pass that last recorded its arguments */
+    char why[200]; /* where its body's first ? stayed unknown in a lenient pass ("": none) */
+};
+
+struct sh_fnval {
+    bool array, folded; /* dims[i] holds its dims; a scalar's folded value */
+    int64_t v;
+};
+
+#define SH_MAX_HINTS       8 /* results of one op given shapes (a variadic reduce, a sort) */
+#define SH_MAX_PASSES      8
+#define SH_MAX_CALL_VALUES 65536 /* call operands and results recorded, all passes together */
+
+struct sh_refine_state {
+    struct vec fns;  /* struct sh_fn */
+    struct vec dims; /* struct sh_dims, beside vals */
+    struct vec vals; /* struct sh_fnval */
+    uint32_t pass;
+    bool lenient, changed;
+};
+
 /* The translation of one module: the cursor over the MLIR text and everything written so
  * far; it owns every buffer and table it points to (stablehlo_to_hlo frees them). */
 struct sh_translator {
@@ -153,12 +183,14 @@ struct sh_translator {
     struct sh_bind binds[SH_MAX_BINDS];
     uint32_t nbinds;
     struct vec folds; /* struct sh_fold */
-    struct sh_dims hint_buf;
+    struct sh_dims hint_buf[SH_MAX_HINTS];
     const struct sh_dims *hint;
     uint32_t nhint, hint_at;
     const char *hint_what;
     uint32_t opv[SH_REFINE_OPS], nopv;
     uint32_t last_use;               /* the value sh_use read last */
+    struct vec uses;                 /* uint32_t: every value the op being read uses (bind only) */
+    struct sh_refine_state *rs;      /* the passes' state; NULL: no bind */
     uint32_t arg_off, arg_len;       /* the argument being read; len 0: none */
     bool arg_entry;                  /* it is the entry function's */
     const struct sh_stmt *refine_st; /* the op being read; NULL: none */
@@ -363,6 +395,22 @@ int sh_bind_arg_done(struct sh_translator *t, uint32_t bound, const char *shape)
 
 /* After the entry's arguments: every binding named one. */
 int sh_bind_check(struct sh_translator *t);
+
+/* A call of callee (its HLO name) whose operands are t->uses: recorded as the callee's
+ * arguments, and its recorded results as the hint for the call's result types. */
+int sh_refine_call(struct sh_translator *t, const struct sh_stmt *st, const char *callee);
+
+/* In a lenient pass, a ? at the cursor that nothing gives: noted as its function's first
+ * unknown (the strict pass's refusal of a call of it says where). */
+void sh_refine_note(struct sh_translator *t);
+
+/* Before argument narg of a function that is not the entry is read: what its calls pass as
+ * the hint; after it is defined (sh_refine_param_done), a scalar's folded value. */
+void sh_refine_param(struct sh_translator *t, uint32_t narg);
+int sh_refine_param_done(struct sh_translator *t, uint32_t narg);
+
+/* The function's return (its values t->uses): recorded as its results. */
+int sh_refine_return(struct sh_translator *t);
 
 /* Value v's folded elements set to f. */
 int sh_fold_set(struct sh_translator *t, uint32_t v, const struct sh_fold *f);

@@ -531,6 +531,15 @@ static int reducer(struct sh_translator *t)
     return sh_skip_group(c);
 }
 
+/* A call's operands recorded for its callee, its results' shapes hinted (stablehlo_refine.c). */
+static int refine_call(struct sh_translator *t, const struct sh_stmt *st, const struct op_text *o)
+{
+    char name[256];
+    if (o->callee.len == 0 || !sh_sym_name(t, &o->callee, name, sizeof(name)))
+        return ERR_OK; /* put_kind says what is wrong */
+    return sh_refine_call(t, st, name);
+}
+
 int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st)
 {
     struct cursor *c = &t->c;
@@ -541,6 +550,7 @@ int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st)
     int rc;
 
     t->nopv = 0;
+    t->uses.n = 0;
     if ((rc = scan_op(t, st, &ops, &o)) != ERR_OK ||
         (sh_op_is(t, st, "reduce") && (rc = reducer(t)) != ERR_OK))
         goto out;
@@ -556,6 +566,8 @@ int sh_generic_op(struct sh_translator *t, const struct sh_stmt *st)
         target_is(t, &o, "xla.sdy.FuncResultSharding"))
         op = &PASS_THROUGH;
     sh_refine_op(t, st, st->op_off, o.types.at);
+    if (op->kind == SH_OP_CALL && t->rs != NULL && (rc = refine_call(t, st, &o)) != ERR_OK)
+        goto out;
     rc = result_types(t, &o, op, tuple, &shape, &ntypes);
     t->hint = NULL;
     t->refine_st = NULL;
@@ -596,6 +608,7 @@ int sh_terminator(struct sh_translator *t, const struct sh_stmt *st)
     bool paren;
     int rc = ERR_OK;
 
+    t->uses.n = 0;
     cursor_skip_blanks(c);
     paren = cursor_peek(c) == '(';
     if (paren)
@@ -646,6 +659,8 @@ int sh_terminator(struct sh_translator *t, const struct sh_stmt *st)
     }
     while (c->i < c->len && c->s[c->i] != '\n') /* "-> ()" of the generic form, loc(..) */
         c->i++;
+    if (t->depth == 1 && (rc = sh_refine_return(t)) != ERR_OK) /* a function's results */
+        goto out;
     struct sh_buf *b = sh_text(t);
     if ((rc = sh_buf_add(t, b, "  ROOT #ret = ", 14)) != ERR_OK ||
         (rc = sh_buf_str(t, b, shape.p)) != ERR_OK ||

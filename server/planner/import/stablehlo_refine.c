@@ -10,8 +10,10 @@
  * dynamic_iota / dynamic_broadcast_in_dim / dynamic_reshape their output-shape operand,
  * concatenate sums its dim). What stays unknown is refused, naming the op: never guessed.
  *
- * Only the entry function's arguments are bound; its other functions (a call's callee) are
- * refined only when they are static already.
+ * Only the entry function's arguments are bound; a called function is refined with what its
+ * call passes (StablehloRefineShapes.cpp refines a callee per call context, its
+ * RefinementKey: the leading scalar integer constants, jax.export's dimension arguments, and
+ * the argument types), across the translator's passes (struct sh_refine_state).
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -341,6 +343,7 @@ enum rule {
     R_PAD,       /* pad: each dim low + high + d + interior x (d - 1) */
     R_RDSLICE,   /* real_dynamic_slice: ceil((limit - start) / stride), folded operands */
     R_DOT,       /* dot_general: batch dims, then lhs's and rhs's free dims */
+    R_SORT,      /* sort: each result its operand's */
 };
 
 static const struct {
@@ -400,6 +403,7 @@ static const struct {
     {"shift_right_logical", R_SAME},
     {"sign", R_SAME},
     {"sine", R_SAME},
+    {"sort", R_SORT},
     {"sqrt", R_SAME},
     {"subtract", R_SAME},
     {"tan", R_SAME},
@@ -664,13 +668,19 @@ void sh_refine_op(struct sh_translator *t, const struct sh_stmt *st, size_t from
     t->hint_at = 0;
     t->refine_st = st;
     snprintf(t->why, sizeof(t->why), "its result shape does not follow from its operands here");
-    if (t->bind == NULL || st->nres != 1 || r == R_NONE)
+    if (t->bind == NULL || r == R_NONE || st->nres > SH_MAX_HINTS ||
+        (st->nres > 1 && r != R_REDUCE && r != R_SORT))
         return;
-    if (infer(t, r, from, to, &t->hint_buf)) {
-        t->hint = &t->hint_buf;
-        t->nhint = 1;
-        t->hint_what = "its operands' shapes";
+    /* a variadic reduce's results all take the first input's reduced dims (the inputs share
+     * one shape: inferReduceOp), a sort's each its operand's */
+    for (uint32_t k = 0; k < st->nres; k++) {
+        if (r == R_SORT ? k >= t->nopv || !value_dims(t, t->opv[k], &t->hint_buf[k])
+                        : !infer(t, r, from, to, &t->hint_buf[k]))
+            return;
     }
+    t->hint = t->hint_buf;
+    t->nhint = st->nres;
+    t->hint_what = "its operands' shapes";
 }
 
 /* ---- folding ------------------------------------------------------------------------- */
@@ -930,4 +940,183 @@ int sh_refine_fold(struct sh_translator *t, const struct sh_stmt *st, size_t fro
         !fold(t, op, from, to, (uint32_t)n, x, &f))
         return ERR_OK;
     return sh_fold_set(t, (uint32_t)(t->values.n - 1), &f);
+}
+
+/* ---- calls across the passes ---------------------------------------------------------- */
+
+/* The function named name, added when absent (NULL: no room, *rc says why). */
+static struct sh_fn *fn_named(struct sh_translator *t, const char *name, int *rc)
+{
+    struct sh_refine_state *rs = t->rs;
+    struct sh_fn f = {.nargs = UINT32_MAX, .nrets = UINT32_MAX};
+
+    *rc = ERR_OK;
+    for (size_t k = 0; k < rs->fns.n; k++) {
+        struct sh_fn *x = vec_at(&rs->fns, k);
+        if (strcmp(x->name, name) == 0)
+            return x;
+    }
+    snprintf(f.name, sizeof(f.name), "%s", name);
+    if ((*rc = sh_push(t, &rs->fns, &f)) != ERR_OK)
+        return NULL;
+    return vec_at(&rs->fns, rs->fns.n - 1);
+}
+
+/* The values t->uses as entries of dims and vals (from *at, n of them: the old ones
+ * rewritten when there are as many, else new ones appended); *same whether they were so.
+ * Only compared when !write. */
+static int record(struct sh_translator *t, uint32_t *at, uint32_t *n, bool *same, bool write)
+{
+    struct sh_refine_state *rs = t->rs;
+    uint32_t m = (uint32_t)t->uses.n, base = *at;
+    int rc;
+
+    *same = *n == m;
+    if (!write && !*same)
+        return ERR_OK;
+    if (*n != m) {
+        base = (uint32_t)rs->dims.n;
+        for (uint32_t k = 0; k < m; k++) {
+            struct sh_dims d = {0};
+            struct sh_fnval v = {0};
+            if ((rc = sh_push(t, &rs->dims, &d)) != ERR_OK ||
+                (rc = sh_push(t, &rs->vals, &v)) != ERR_OK)
+                return rc;
+        }
+    }
+    for (uint32_t k = 0; k < m; k++) {
+        uint32_t u = *(const uint32_t *)vec_at(&t->uses, k);
+        struct sh_dims d = {0};
+        struct sh_fnval v = {.array = value_dims(t, u, &d)};
+        const struct sh_fold *f = fold_of(t, u);
+        if (!v.array)
+            d.rank = UINT32_MAX; /* not known (yet): no hint */
+        struct sh_dims *od = vec_at(&rs->dims, base + k);
+        struct sh_fnval *ov = vec_at(&rs->vals, base + k);
+        if (f != NULL && f->n == 1 && d.rank == 0) {
+            v.folded = true;
+            v.v = f->v[0];
+        }
+        *same = *same && ov->array == v.array && ov->folded == v.folded && ov->v == v.v &&
+                od->rank == d.rank &&
+                (!v.array || memcmp(od->d, d.d, d.rank * sizeof(d.d[0])) == 0);
+        if (write) {
+            *od = d;
+            *ov = v;
+        }
+    }
+    *at = base;
+    *n = m;
+    return ERR_OK;
+}
+
+int sh_refine_call(struct sh_translator *t, const struct sh_stmt *st, const char *callee)
+{
+    struct sh_refine_state *rs = t->rs;
+    struct sh_fn *fn;
+    bool same;
+    int rc;
+
+    if (rs == NULL)
+        return ERR_OK;
+    if ((fn = fn_named(t, callee, &rc)) == NULL)
+        return rc;
+    if (fn->pass == rs->pass + 1 && fn->nargs != UINT32_MAX) { /* called before in this pass */
+        uint32_t at = fn->args_at, n = fn->nargs;
+        if ((rc = record(t, &at, &n, &same, false)) != ERR_OK)
+            return rc;
+        if (!same && !rs->lenient) /* the first call's context stands */
+            return cursor_fail_at(t->c.e, st->line, st->col,
+                                  "@%s is called with other shapes here than before: its body "
+                                  "is refined for one call context only",
+                                  callee);
+    } else {
+        uint32_t at = fn->args_at, n = fn->nargs;
+        if ((rc = record(t, &at, &n, &same, true)) != ERR_OK)
+            return rc;
+        fn = fn_named(t, callee, &rc);
+        fn->args_at = at;
+        fn->nargs = n;
+        fn->pass = rs->pass + 1;
+        rs->changed |= !same;
+    }
+    snprintf(t->why, sizeof(t->why), "@%s's results are not known: %s", callee,
+             fn->why[0] != '\0' ? fn->why : "a ? in its body stays unknown");
+    if (fn->nrets != UINT32_MAX) {
+        t->hint = vec_at(&rs->dims, fn->rets_at);
+        t->nhint = fn->nrets;
+        t->hint_at = 0;
+        t->hint_what = "the callee's results";
+    }
+    return ERR_OK;
+}
+
+void sh_refine_param(struct sh_translator *t, uint32_t narg)
+{
+    struct sh_refine_state *rs = t->rs;
+    int rc;
+    const struct sh_fn *fn = rs != NULL ? fn_named(t, t->fname, &rc) : NULL;
+
+    if (fn == NULL || fn->nargs == UINT32_MAX || narg >= fn->nargs ||
+        !((const struct sh_fnval *)vec_at(&rs->vals, fn->args_at + narg))->array)
+        return;
+    t->hint = vec_at(&rs->dims, fn->args_at + narg);
+    t->nhint = 1;
+    t->hint_at = 0;
+    t->hint_what = "its call's operand";
+}
+
+int sh_refine_param_done(struct sh_translator *t, uint32_t narg)
+{
+    struct sh_refine_state *rs = t->rs;
+    int rc;
+    const struct sh_fn *fn = rs != NULL ? fn_named(t, t->fname, &rc) : NULL;
+    const struct sh_fnval *v;
+
+    t->hint = NULL;
+    if (fn == NULL || fn->nargs == UINT32_MAX || narg >= fn->nargs)
+        return ERR_OK;
+    v = vec_at(&rs->vals, fn->args_at + narg);
+    if (!v->folded)
+        return ERR_OK;
+    struct sh_fold f = {.n = 1, .v = {v->v}};
+    return sh_fold_set(t, (uint32_t)(t->values.n - 1), &f);
+}
+
+int sh_refine_return(struct sh_translator *t)
+{
+    struct sh_refine_state *rs = t->rs;
+    struct sh_fn *fn;
+    bool same;
+    int rc;
+
+    if (rs == NULL || strcmp(t->fname, t->entry_name) == 0)
+        return ERR_OK;
+    if ((fn = fn_named(t, t->fname, &rc)) == NULL)
+        return rc;
+    uint32_t at = fn->rets_at, n = fn->nrets;
+    if ((rc = record(t, &at, &n, &same, true)) != ERR_OK)
+        return rc;
+    fn = fn_named(t, t->fname, &rc);
+    fn->rets_at = at;
+    fn->nrets = n;
+    rs->changed |= !same;
+    return ERR_OK;
+}
+
+void sh_refine_note(struct sh_translator *t)
+{
+    struct cursor *c = &t->c;
+    int rc;
+    struct sh_fn *fn = fn_named(t, t->fname, &rc);
+
+    if (fn == NULL || fn->why[0] != '\0')
+        return; /* no room to note it: the strict pass refuses the call all the same */
+    if (t->refine_st != NULL)
+        snprintf(fn->why, sizeof(fn->why), "at %zu:%zu, %.*s's result: %.120s", c->line,
+                 cursor_col(c), (int)(t->refine_st->op_len > 60 ? 60 : t->refine_st->op_len),
+                 c->s + t->refine_st->op_off, t->why);
+    else
+        snprintf(fn->why, sizeof(fn->why), "at %zu:%zu, a ? of an argument no call gives", c->line,
+                 cursor_col(c));
 }

@@ -200,7 +200,9 @@ static int one_dim(struct sh_translator *t, size_t start, unsigned rank, size_t 
     size_t at = c->i;
 
     if (q == c->i) { /* ? */
-        if (t->dyn_ok)
+        if (!t->dyn_ok && t->rs != NULL && t->rs->lenient && (h == NULL || rank >= h->rank))
+            sh_refine_note(t); /* and it stays ? in this pass */
+        if (t->dyn_ok || (t->rs != NULL && t->rs->lenient && (h == NULL || rank >= h->rank)))
             return snprintf(d, cap, "?"), ERR_OK;
         if (h == NULL || rank >= h->rank)
             return unbound(t, start, rank);
@@ -231,6 +233,8 @@ static int tensor_dims(struct sh_translator *t, size_t start, struct sh_buf *b)
     int rc;
 
     t->hint_at += h != NULL;
+    if (h != NULL && h->rank == UINT32_MAX) /* a callee's result not known yet */
+        h = NULL;
     for (;;) {
         size_t q = c->i;
         char d[32] = "";

@@ -194,6 +194,8 @@ int sh_use(struct sh_translator *t, struct sh_buf *ops)
     if (sh_value_at(t, v)->region != t->regions[t->depth - 1].id && (rc = capture(t, v)) != ERR_OK)
         return rc;
     t->last_use = v;
+    if (t->rs != NULL && (rc = sh_push_u32(t, &t->uses, v)) != ERR_OK)
+        return rc;
     if (t->nopv < SH_REFINE_OPS)
         t->opv[t->nopv] = v;
     t->nopv += t->nopv <= SH_REFINE_OPS; /* past the bound: counted once more, then kept */
