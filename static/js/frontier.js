@@ -222,18 +222,40 @@ async function fillForm(kind, q, cat) {
     if (!q) return;
     const m = MAXIMIZE[kind].find((f) => f[0] === q.maximize || f[1] === q.maximize);
     if (m) $('#fr-maximize').value = m[0];
-    for (const k of ['min', 'max', 'step']) $('#fr-' + k).value = bound(k, q[k]) ?? '';
+    for (const k of ['min', 'max', 'step']) {
+        $('#fr-' + k).value = bound(k, q[k]) ?? '';
+        delete $('#fr-' + k).dataset.auto; // the search's own bounds
+    }
     const field = q.sweep?.field || '';
     if (field && !SWEEP[kind].some((s) => s[0] === field)) return;
     $('#fr-sweep').value = field;
     await showValues(kind, field, cat, (q.sweep?.values || []).map(String));
 }
 
-// A serving step's context holds at least one prefill chunk (a shorter one is refused): a
-// search of the context starts there unless the form says where.
-function contextFloor(rc) {
-    const chunk = rc.serve?.prefill_chunk;
-    if ($('#fr-maximize').value === 'context' && chunk > 1 && $('#fr-min').value === '') $('#fr-min').value = chunk;
+// The bounds a field needs that the API's defaults (from 1, multiples of 1) do not give: a
+// serving context holds at least one prefill chunk; a training batch splits evenly into its
+// microbatches and pipeline microbatches, so it is a multiple of both. Without them the search
+// fails at its first value.
+function fieldBounds(rc, field) {
+    if (field === 'context' && rc.serve?.prefill_chunk > 1) return { min: rc.serve.prefill_chunk };
+    const unit = (rc.train?.microbatches || 1) * (rc.parallelism?.pipeline?.microbatches || 1);
+    if (field === 'batch' && unit > 1) return { min: unit, step: unit };
+    return {};
+}
+
+// Fills the chosen field's bounds into the empty inputs, marked as filled in (data-auto), and
+// clears what was filled in for the field chosen before; what the user typed is kept.
+function applyBounds(rc) {
+    const b = fieldBounds(rc, $('#fr-maximize').value);
+    for (const k of ['min', 'step']) {
+        const input = $('#fr-' + k);
+        if (input.dataset.auto) input.value = '';
+        delete input.dataset.auto;
+        if (b[k] && input.value === '') {
+            input.value = b[k];
+            input.dataset.auto = '1';
+        }
+    }
 }
 
 // A query's bound k (min, max, step), or null when it is missing or the default.
@@ -275,8 +297,9 @@ export async function wireFrontier(plan, id) {
     $('#fr-maximize').replaceChildren(...MAXIMIZE[kind].map(([v, path, label]) => el('option', { value: v, text: `${label} (${path})` })));
     $('#fr-sweep').replaceChildren(el('option', { value: '', text: 'nothing' }), ...SWEEP[kind].map(([v, label]) => el('option', { value: v, text: `${label} (${v})` })));
     $('#fr-sweep').addEventListener('change', () => showValues(kind, $('#fr-sweep').value, cat));
-    $('#fr-maximize').addEventListener('change', () => contextFloor(rc));
-    contextFloor(rc);
+    $('#fr-maximize').addEventListener('change', () => applyBounds(rc));
+    for (const k of ['min', 'step']) $('#fr-' + k).addEventListener('input', (ev) => delete ev.target.dataset.auto);
+    applyBounds(rc);
     // Shows search fid: q, its query when known (the form is set to it first), else the form
     // follows the search's own; first, the POST's answer for a search just made (the form
     // already says what it asked).

@@ -1558,6 +1558,19 @@ test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a c
     await serve.waitForFunction(() => document.querySelector('#fr-error a'), null, { timeout: 30000 });
     assert((await serve.getAttribute('#fr-error a', 'href')) === `/p/${id}?frontier=${first}` && (await serve.isHidden('#fr-result')), 'another plan\'s search: ' + (await serve.textContent('#fr-error')));
     await serve.context().close();
+    // A pipelined batch splits into 8 pipeline microbatches: its search steps by 8 (and only
+    // while the batch is the field searched).
+    const ppRecipe = join(here, '../data/recipes/llama-3.1-70b-pipeline.json');
+    const pp = await planPage(readFileSync(ppRecipe, 'utf8'), '', 'application/json');
+    const bounds = () => Promise.all(['#fr-min', '#fr-step'].map((b) => pp.inputValue(b)));
+    assert(JSON.stringify(await bounds()) === '["8","8"]', 'pipelined batch bounds: ' + (await bounds()));
+    await pp.selectOption('#fr-maximize', 'seq');
+    assert(JSON.stringify(await bounds()) === '["",""]', 'seq keeps the batch bounds: ' + (await bounds()));
+    await pp.selectOption('#fr-maximize', 'batch');
+    await runFrontier(pp);
+    const ppRow = fitRows(['--min', '8', '--step', '8'], ppRecipe)['(recipe)'];
+    assert((await pp.textContent('#fr-answer .fr-sentence')) === fitSentence('train.batch', ppRow), 'pipelined answer: ' + (await pp.textContent('#fr-answer .fr-sentence')));
+    await pp.context().close();
     const json = await planPage(JSON.stringify(model), '', 'application/json');
     assert(await json.isHidden('#frontier-panel'), 'a JSON model plan shows the panel');
     await json.context().close();
