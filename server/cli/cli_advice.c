@@ -58,7 +58,7 @@ static void cost_text(json_object *cost, char *buf, size_t cap)
     else if (strcmp(kind, "steps") == 0)
         snprintf(buf, cap, "more passes a step, fewer examples each");
     else if (strcmp(kind, "communication") == 0)
-        snprintf(buf, cap, "gather %s more a step per device",
+        snprintf(buf, cap, "all-gather and reduce-scatter %s a step per device",
                  layout_format_bytes(u64(cost, "comm_bytes_per_step"), b, sizeof(b)));
     else if (strcmp(kind, "precision") == 0)
         snprintf(buf, cap, "lower precision (numerics)");

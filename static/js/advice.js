@@ -20,7 +20,7 @@ function costText(c) {
     if (c.kind === 'host') return hostText(c);
     if (c.kind === 'reshape') return 'the program stores the tensor reshaped';
     if (c.kind === 'steps') return 'more passes a step, fewer examples each';
-    if (c.kind === 'communication') return `gather ${fmtBytes(c.comm_bytes_per_step)} more a step per device`;
+    if (c.kind === 'communication') return `all-gather and reduce-scatter ${fmtBytes(c.comm_bytes_per_step)} a step per device`;
     if (c.kind === 'precision') return 'lower precision (numerics)';
     if (c.kind === 'chips') return 'another chip, or more of them';
     return 'none';

@@ -241,6 +241,69 @@ static void test_the_smallest_combination_is_found_greedily(void **state)
     json_object_put(r);
 }
 
+/*
+ * Under-sharded state (ZeRO / FSDP over one more axis). Mesh data 2 x model 2, on v5e, every
+ * tensor live over [0, 4):
+ *   w  param      f32[512,128] sharded ["data", null]: [256,128] a device, 131072
+ *   g  grad       the same                                              131072
+ *   o  optimizer  the same                                              131072
+ *   r  param      f32[256,128] replicated                               131072
+ *   a  activation f32[64,128]                                            32768
+ * peak 557056. w, g and o sharded over model too, [["data","model"], null]: [128,128], 65536
+ * each: 557056 - 3 * 65536 = 360448, which fits 400K (409600). ZeRO's traffic for it (n = 2,
+ * (n - 1) / n of the bytes a pass): w twice (all-gathered for the forward and the backward)
+ * 2 * 65536, g once (reduce-scattered) 65536, o none: 196608. r sharded over data (the
+ * replicated item): 557056 - 65536 = 491520, traffic 2 * 65536 = 131072.
+ */
+static const char under[] =
+    "{\"name\":\"under\",\"chip\":\"v5e\",\"mesh\":{\"data\":2,\"model\":2},\"tensors\":["
+    "{\"name\":\"w\",\"shape\":[512,128],\"dtype\":\"f32\",\"kind\":\"param\","
+    "\"sharding\":[\"data\",null],\"live\":[0,4]},"
+    "{\"name\":\"g\",\"shape\":[512,128],\"dtype\":\"f32\",\"kind\":\"grad\","
+    "\"sharding\":[\"data\",null],\"live\":[0,4]},"
+    "{\"name\":\"o\",\"shape\":[512,128],\"dtype\":\"f32\",\"kind\":\"optimizer\","
+    "\"sharding\":[\"data\",null],\"live\":[0,4]},"
+    "{\"name\":\"r\",\"shape\":[256,128],\"dtype\":\"f32\",\"kind\":\"param\",\"live\":[0,4]},"
+    "{\"name\":\"a\",\"shape\":[64,128],\"dtype\":\"f32\",\"kind\":\"activation\","
+    "\"live\":[0,4]}]}";
+
+static json_object *item_of(json_object *adv, const char *overrides)
+{
+    json_object *items = get(adv, "items");
+
+    for (size_t k = 0; k < json_object_array_length(items); k++) {
+        json_object *it = json_object_array_get_idx(items, k);
+        if (strcmp(json_object_to_json_string_ext(get(it, "overrides"), JSON_C_TO_STRING_PLAIN),
+                   overrides) == 0)
+            return it;
+    }
+    fail_msg("no item %s", overrides);
+    return NULL;
+}
+
+static void test_under_sharded_state_is_sharded_over_one_more_axis(void **state)
+{
+    json_object *r = plan(under, sizeof(under) - 1, "400K", NULL, NULL), *adv, *it;
+
+    (void)state;
+    assert_int_equal(num(get(r, "summary"), "peak_bytes"), 557056);
+    adv = get(r, "advice");
+    it = json_object_array_get_idx(get(adv, "items"), 0);
+    assert_string_equal(
+        json_object_to_json_string_ext(get(it, "overrides"), JSON_C_TO_STRING_PLAIN),
+        "{\"sharding\":{\"w\":[[\"data\",\"model\"],null],\"g\":[[\"data\",\"model\"],null],"
+        "\"o\":[[\"data\",\"model\"],null]}}");
+    assert_int_equal(num(it, "peak_after"), 360448);
+    assert_true(json_object_get_boolean(get(it, "fits_after")));
+    assert_string_equal(json_object_get_string(get(get(it, "cost"), "kind")), "communication");
+    assert_int_equal(num(get(it, "cost"), "comm_bytes_per_step"), 196608);
+    it = item_of(adv, "{\"sharding\":{\"r\":[\"data\",null]}}");
+    assert_int_equal(num(it, "peak_after"), 491520);
+    assert_int_equal(num(get(it, "cost"), "comm_bytes_per_step"), 131072);
+    check_against_separate_plans(under, sizeof(under) - 1, adv, "400K");
+    json_object_put(r);
+}
+
 /* Over a budget (fits the chip), near the capacity, or far from both. */
 static void test_advice_is_given_over_budget_or_near_and_only_then(void **state)
 {
@@ -382,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_the_smallest_combination_is_found_greedily),
         cmocka_unit_test(test_advice_is_given_over_budget_or_near_and_only_then),
         cmocka_unit_test(test_the_smallest_chip_that_fits),
+        cmocka_unit_test(test_under_sharded_state_is_sharded_over_one_more_axis),
         cmocka_unit_test(test_a_recipe_is_advised_by_its_fields),
         cmocka_unit_test(test_a_layout_fix_is_ranked_with_the_rest),
         cmocka_unit_test(test_inputs_without_what_ifs_say_why),

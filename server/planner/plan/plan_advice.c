@@ -17,6 +17,7 @@
 #include "planner/plan/plan_int.h"
 
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,41 +295,114 @@ static void cand_offload(struct advisor *ad)
         }
 }
 
-/* The first dim of t (global dims) that axis size n divides, or -1. */
-static int shardable_dim(const struct model_tensor *t, int64_t n)
+/* Whether t's dim d is sharded over mesh axis x. */
+static bool on_axis(const struct model_tensor *t, uint8_t d, size_t x)
 {
-    for (uint8_t d = 0; d < t->shape.rank; d++)
-        if (t->shape.dims[d] >= n && t->shape.dims[d] % n == 0)
-            return d;
-    return -1;
+    return t->shard_mask != NULL && (t->shard_mask[d] >> x) & 1u;
 }
 
-/* Replicated weights, gradients and optimizer state sharded over the largest mesh axis
- * (ZeRO / FSDP): the largest of them, by name. */
-static void cand_sharding(struct advisor *ad)
+/* The first dim of t that can take mesh axis y too: its global extent divided evenly by the
+ * axes it is sharded over and y; -1 when none can, or t is sharded over y already. */
+static int shardable_dim(const struct model *m, const struct model_tensor *t, size_t y)
+{
+    int found = -1;
+
+    for (uint8_t d = 0; d < t->shape.rank; d++) {
+        int64_t dim = t->global_dims != NULL ? t->global_dims[d] : t->shape.dims[d], n = 1;
+        if (on_axis(t, d, y))
+            return -1;
+        for (size_t x = 0; x < m->naxes; x++)
+            n *= on_axis(t, d, x) || x == y ? m->axis_sizes[x] : 1; /* <= devices: no overflow */
+        if (found < 0 && dim >= n && dim % n == 0)
+            found = d;
+    }
+    return found;
+}
+
+/* Appends printf output to buf at *n (cap bytes); *n past cap once it no longer fits. */
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t cap, size_t *n, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+
+    if (*n >= cap)
+        return;
+    va_start(ap, fmt);
+    k = vsnprintf(buf + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    *n += k > 0 ? (size_t)k : 0;
+}
+
+/* t's sharding with mesh axis y added on dim dy, as the what-if's JSON array (one entry per
+ * dim: null, an axis or a list of them, in mesh order) into buf; false when it does not fit. */
+static bool sharding_spec(const struct model *m, const struct model_tensor *t, int dy, size_t y,
+                          char *buf, size_t cap)
+{
+    size_t n = 0;
+
+    put(buf, cap, &n, "[");
+    for (uint8_t d = 0; d < t->shape.rank; d++) {
+        size_t axes = 0, k = 0;
+        for (size_t x = 0; x < m->naxes; x++)
+            axes += on_axis(t, d, x) || (d == dy && x == y);
+        put(buf, cap, &n, "%s%s", d > 0 ? "," : "", axes == 0 ? "null" : axes > 1 ? "[" : "");
+        for (size_t x = 0; x < m->naxes; x++)
+            if (on_axis(t, d, x) || (d == dy && x == y))
+                put(buf, cap, &n, "%s\"%s\"", k++ > 0 ? "," : "", m->axis_names[x]);
+        put(buf, cap, &n, "%s", axes > 1 ? "]" : "");
+    }
+    put(buf, cap, &n, "]");
+    return n < cap;
+}
+
+/* Whether t is sharded over some mesh axis. */
+static bool sharded_somewhere(const struct model_tensor *t)
+{
+    for (uint8_t d = 0; t->sharded && d < t->shape.rank; d++)
+        if (t->shard_mask != NULL && t->shard_mask[d] != 0)
+            return true;
+    return false;
+}
+
+/*
+ * Passes of a tensor's bytes over the interconnect a step once it is sharded (ZeRO's
+ * accounting: Rajbhandari et al. 2020, "ZeRO: Memory Optimizations Toward Training Trillion
+ * Parameter Models", section 7, server/planner/SOURCES.md#zero): a sharded parameter is
+ * all-gathered before its forward and again before its backward (2 passes), a sharded
+ * gradient reduce-scattered once (1 pass), each pass moving (n - 1) / n of the bytes through
+ * every device of an n-device axis (a ring). Sharded optimizer state is updated where it is
+ * and adds none: ZeRO counts P_os and P_g at data parallelism's own volume.
+ *   comm_bytes_per_step = sum over the tensors sharded of passes(kind) * B * (n - 1) / n,
+ * B the tensor's bytes on a device before the change.
+ */
+static uint64_t zero_passes(enum tensor_kind k)
+{
+    return k == TENSOR_PARAM ? 2 : k == TENSOR_GRAD ? 1 : 0;
+}
+
+/* The largest weights, gradients and optimizer states sharded over mesh axis y (ZeRO /
+ * FSDP): those replicated over every axis, or (under) those sharded over some axes but
+ * replicated over y, each on its first dim that takes y (shardable_dim). */
+static void shard_over(struct advisor *ad, size_t y, bool under)
 {
     const struct model *m = &ad->c->m;
     struct plan_advice_item *it;
-    struct plan_advice_frag *f;
-    size_t axis = 0;
-    uint64_t moved = 0;
+    uint64_t n = (uint64_t)m->axis_sizes[y], comm = 0;
 
-    if (m->naxes == 0)
-        return;
-    for (size_t x = 1; x < m->naxes; x++)
-        axis = m->axis_sizes[x] > m->axis_sizes[axis] ? x : axis;
-    if (m->axis_sizes[axis] < 2 || (it = item_new(ad->a, "sharding")) == NULL)
+    if ((it = item_new(ad->a, "sharding")) == NULL)
         return;
     while (it->nfrags < PLAN_ADVICE_MAX_FRAGS) {
         size_t best = m->n;
         for (size_t i = 0; i < m->n; i++) {
             const struct model_tensor *t = &m->tensors[i];
             bool taken = false;
-            if (t->sharded || t->raw || !plain_name(t->name) ||
+            if (sharded_somewhere(t) != under || t->raw || !plain_name(t->name) ||
                 strlen(t->name) >= PLAN_ADVICE_NAME ||
                 (t->kind != TENSOR_PARAM && t->kind != TENSOR_GRAD &&
                  t->kind != TENSOR_OPTIMIZER) ||
-                shardable_dim(t, m->axis_sizes[axis]) < 0)
+                shardable_dim(m, t, y) < 0)
                 continue;
             for (size_t q = 0; q < it->nfrags && !taken; q++)
                 taken = strcmp(it->frags[q].name, t->name) == 0;
@@ -338,23 +412,57 @@ static void cand_sharding(struct advisor *ad)
         if (best == m->n)
             break;
         const struct model_tensor *t = &m->tensors[best];
-        if ((f = frag_add(it, PLAN_FRAG_SHARDING, t->name, m->axis_names[axis])) == NULL)
+        char spec[sizeof(it->frags[0].text)];
+        if (!sharding_spec(m, t, shardable_dim(m, t, y), y, spec, sizeof(spec)) ||
+            frag_add(it, PLAN_FRAG_SHARDING, t->name, spec) == NULL)
             break;
-        f->dim = shardable_dim(t, m->axis_sizes[axis]);
-        f->rank = t->shape.rank;
-        moved += t->padded_bytes;
+        comm += zero_passes(t->kind) * (t->padded_bytes / n * (n - 1)); /* < 3x the bytes */
     }
     if (it->nfrags == 0) {
         ad->a->n--;
         return;
     }
-    snprintf(it->change, sizeof(it->change),
-             "shard the %zu largest replicated weights, gradients and optimizer states over "
-             "mesh axis %s (%lld devices), as ZeRO / FSDP do",
-             it->nfrags, m->axis_names[axis], (long long)m->axis_sizes[axis]);
+    if (under)
+        snprintf(it->change, sizeof(it->change),
+                 "shard the %zu largest weights, gradients and optimizer states sharded over "
+                 "other axes over mesh axis %s (%lld devices) too, as FSDP over more axes does",
+                 it->nfrags, m->axis_names[y], (long long)n);
+    else
+        snprintf(it->change, sizeof(it->change),
+                 "shard the %zu largest replicated weights, gradients and optimizer states over "
+                 "mesh axis %s (%lld devices), as ZeRO / FSDP do",
+                 it->nfrags, m->axis_names[y], (long long)n);
     it->cost = PLAN_COST_COMMUNICATION;
-    /* each step a device gathers back the (n - 1) / n of them it no longer holds */
-    it->cost_bytes = moved / (uint64_t)m->axis_sizes[axis] * (uint64_t)(m->axis_sizes[axis] - 1);
+    it->cost_bytes = comm;
+    snprintf(it->note, sizeof(it->note),
+             "ZeRO's accounting: parameters all-gathered twice, gradients reduce-scattered "
+             "once a step, (n - 1) / n of their bytes a pass");
+}
+
+/* Sharding candidates (ZeRO / FSDP): replicated state over the largest mesh axis, and state
+ * sharded over some axes but replicated over another, over each of the UNDER_AXES largest. */
+#define UNDER_AXES 2
+static void cand_sharding(struct advisor *ad)
+{
+    const struct model *m = &ad->c->m;
+    bool used[MODEL_MAX_AXES] = {false};
+    size_t largest = m->naxes;
+
+    for (size_t made = 0; made <= UNDER_AXES; made++) {
+        size_t y = m->naxes;
+        for (size_t x = 0; x < m->naxes; x++)
+            if (!used[x] && m->axis_sizes[x] >= 2 &&
+                (y == m->naxes || m->axis_sizes[x] > m->axis_sizes[y]))
+                y = x;
+        if (y == m->naxes)
+            break;
+        used[y] = true;
+        largest = largest == m->naxes ? y : largest;
+        if (made < UNDER_AXES)
+            shard_over(ad, y, true);
+    }
+    if (largest < m->naxes)
+        shard_over(ad, largest, false);
 }
 
 /* Whether tensors a and b have one shape (dtype, dims and layout), unsharded. */
@@ -666,11 +774,10 @@ static void write_overrides(struct jsonw *w, const char *key, const struct plan_
                     jsonw_str(w, fr->name, fr->text);
                 } else if (k == PLAN_FRAG_MESH) {
                     jsonw_i64(w, fr->name, strtoll(fr->text, NULL, 10));
-                } else {
-                    jsonw_arr_begin(w, fr->name);
-                    for (int d = 0; d < fr->rank; d++)
-                        jsonw_str(w, NULL, d == fr->dim ? fr->text : NULL);
-                    jsonw_arr_end(w);
+                } else { /* a sharding, its JSON array made by sharding_spec */
+                    json_object *v = json_tokener_parse(fr->text);
+                    jsonr_write(w, fr->name, v);
+                    json_object_put(v);
                 }
             }
         }

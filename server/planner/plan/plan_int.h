@@ -165,8 +165,8 @@ enum plan_cost {
 struct plan_advice_frag {
     enum plan_frag_key key;
     char name[PLAN_ADVICE_NAME]; /* remat: the pattern; dtype: the pattern; sharding: a tensor */
-    char text[128]; /* dtype: the dtype; sharding: the axis; chip: its name; recipe: the value */
-    int dim, rank;  /* sharding: the dim sharded, of rank dims */
+    char text[128]; /* dtype: the dtype; sharding: the tensor's sharding as the what-if's JSON
+                     * array (one entry per dim); chip: its name; recipe: the value */
 };
 struct plan_advice_item {
     char kind[16]; /* "remat", "offload", "precision", "sharding", "microbatch", "logits",
