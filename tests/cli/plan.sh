@@ -333,7 +333,7 @@ if grep -q "^advice (does not fit: each change planned, 1 plans with strategies 
 else nok "text report: the advice section" "$(sed -n '/^advice/,/^$/p' "$tmp/out")"; fi
 # the issue's case: Llama-3.1-8B, FSDP over 16 v5e chips, here against 8G
 expect_exit "advice: a recipe" 1 $data/recipes/llama-3.1-8b-fsdp16.json --capacity 8G --format text
-if grep -q "^  1. twice the chips: mesh axis fsdp 32 instead of 16$" "$tmp/out" &&
+if grep -q "^  1. 2x the chips (32): mesh axis fsdp 32 instead of 16, the smallest power-of-two multiple that fits, searched in 1 plan$" "$tmp/out" &&
     grep -q '^     what-if {"recipe":{"train":{"remat":"layer_input_offloaded"}}}$' "$tmp/out" &&
     grep -Eq '^  apply these 1: 1 -> peak [0-9.]+G, fits$' "$tmp/out"; then ok "text report: a recipe's advice"
 else nok "text report: a recipe's advice" "$(sed -n '/^advice/,/^$/p' "$tmp/out")"; fi

@@ -304,6 +304,41 @@ static void test_under_sharded_state_is_sharded_over_one_more_axis(void **state)
     json_object_put(r);
 }
 
+/*
+ * The smallest mesh that fits, searched: w f32[4096,128] sharded over data (1 device) is
+ * 2 MiB; against 300K (307200) data 8 holds [512,128], 262144, and data 4 [1024,128], 524288,
+ * does not. The search plans x2 (no), x4096 (the most chips: yes), then x64, x8 (yes) and x4
+ * (no): 5 plans. A separate plan of each says the same.
+ */
+static void test_the_smallest_mesh_that_fits_is_searched(void **state)
+{
+    static const char one[] =
+        "{\"chip\":\"v5e\",\"mesh\":{\"data\":1},\"tensors\":[{\"name\":\"w\","
+        "\"shape\":[4096,128],\"dtype\":\"f32\",\"kind\":\"param\",\"sharding\":[\"data\",null]}]}";
+    json_object *r = plan(one, sizeof(one) - 1, "300K", NULL, NULL), *adv, *it, *ov;
+    const char *strategies;
+    bool fits;
+
+    (void)state;
+    adv = get(r, "advice");
+    strategies = json_object_get_string(get(adv, "strategies"));
+    it = item_of(adv, "{\"mesh\":{\"data\":8}}");
+    assert_int_equal(num(it, "peak_after"), 262144);
+    assert_true(json_object_get_boolean(get(it, "fits_after")));
+    assert_non_null(strstr(json_object_get_string(get(it, "change")), "searched in 5 plans"));
+    assert_string_equal(json_object_get_string(get(get(it, "cost"), "note")),
+                        "the next smaller, data 4 (4x): peak 524288 bytes, does not fit");
+    assert_int_equal(
+        separate_peak(one, sizeof(one) - 1, get(it, "overrides"), "300K", strategies, &fits),
+        262144);
+    assert_true(fits);
+    ov = json_tokener_parse("{\"mesh\":{\"data\":4}}");
+    assert_int_equal(separate_peak(one, sizeof(one) - 1, ov, "300K", strategies, &fits), 524288);
+    assert_false(fits);
+    json_object_put(ov);
+    json_object_put(r);
+}
+
 /* Over a budget (fits the chip), near the capacity, or far from both. */
 static void test_advice_is_given_over_budget_or_near_and_only_then(void **state)
 {
@@ -446,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_advice_is_given_over_budget_or_near_and_only_then),
         cmocka_unit_test(test_the_smallest_chip_that_fits),
         cmocka_unit_test(test_under_sharded_state_is_sharded_over_one_more_axis),
+        cmocka_unit_test(test_the_smallest_mesh_that_fits_is_searched),
         cmocka_unit_test(test_a_recipe_is_advised_by_its_fields),
         cmocka_unit_test(test_a_layout_fix_is_ranked_with_the_rest),
         cmocka_unit_test(test_inputs_without_what_ifs_say_why),

@@ -37,7 +37,6 @@
 #define NEAR_NUM      9 /* within 10 %: a peak above 9/10 of the capacity or budget */
 #define NEAR_DEN      10
 #define REMAT_LAYERS  3 /* per-layer remat candidates, the largest layers first */
-#define CHIP_TRIES    3 /* larger chips planned before giving up on one that fits */
 #define OVERRIDES_MAX 4096
 #define NO_FLOPS      "recompute_flops unknown: a model description's ops carry no FLOPs"
 
@@ -48,6 +47,8 @@ static const char *const cost_names[] = {
     [PLAN_COST_STEPS] = "steps",         [PLAN_COST_RESHAPE] = "reshape",
 };
 
+#define MESH_MAX_CHIPS 4096 /* the mesh search never plans past this many chips */
+
 /* What the advisor works with: the input and the options it was planned with. */
 struct advisor {
     const struct plan_ctx *c;
@@ -56,7 +57,11 @@ struct advisor {
     struct plan_opts o; /* the caller's, strategies set to the re-plans' */
     const struct plan_limits *lim;
     struct plan_advice *a;
-    bool recipe; /* the input is a recipe: its changes are a merge patch of it */
+    bool recipe;           /* the input is a recipe: its changes are a merge patch of it */
+    char mesh_axis[64];    /* the axis the mesh search multiplies; "" none */
+    int64_t mesh_size;     /* its size now */
+    int mesh_rank;         /* fsdp 2, data 1, another 0 (pick_axis) */
+    uint64_t mesh_devices; /* the chips of the mesh now */
 };
 
 /* Whether a plan with this peak and verdict is what the advice aims for: it fits and is
@@ -627,29 +632,34 @@ static void cand_serve(struct advisor *ad, json_object *serve)
                     "quantize the weights to int8");
 }
 
-/* The mesh's largest axis doubled: twice the chips, everything sharded over it halved. */
+/* The mesh axis whose chips the search multiplies: fsdp, else data, else the largest (the
+ * axes a step's batch and state are split over); kept in ad for search_mesh. */
+static void pick_axis(struct advisor *ad, const char *name, int64_t size)
+{
+    int rank = strcmp(name, "fsdp") == 0 ? 2 : strcmp(name, "data") == 0 ? 1 : 0;
+
+    if (size < 1 || size > INT32_MAX)
+        return;
+    ad->mesh_devices =
+        ad->mesh_devices > MESH_MAX_CHIPS ? ad->mesh_devices : ad->mesh_devices * (uint64_t)size;
+    if (ad->mesh_axis[0] != '\0' &&
+        (rank < ad->mesh_rank || (rank == ad->mesh_rank && size <= ad->mesh_size)))
+        return;
+    snprintf(ad->mesh_axis, sizeof(ad->mesh_axis), "%s", name);
+    ad->mesh_size = size;
+    ad->mesh_rank = rank;
+}
+
 static void cand_mesh(struct advisor *ad, json_object *mesh)
 {
-    const char *axis = NULL;
-    int64_t size = 0, v;
-    struct plan_advice_item *it;
-    char text[32];
+    int64_t v;
 
+    ad->mesh_devices = 1;
     JSONR_FOREACH(mesh, m, end)
     {
-        if (jsonr_int(JSONR_VAL(m), &v) == 0 && v > size) {
-            size = v;
-            axis = JSONR_KEY(m);
-        }
+        if (jsonr_int(JSONR_VAL(m), &v) == 0 && strlen(JSONR_KEY(m)) < sizeof(ad->mesh_axis))
+            pick_axis(ad, JSONR_KEY(m), v);
     }
-    if (axis == NULL || size > INT32_MAX || (it = item_new(ad->a, "mesh")) == NULL)
-        return;
-    long long twice = (long long)size * 2;
-    snprintf(text, sizeof(text), "%lld", twice);
-    frag_add(it, PLAN_FRAG_MESH, axis, text);
-    snprintf(it->change, sizeof(it->change),
-             "twice the chips: mesh axis %.60s %lld instead of %lld", axis, twice, (long long)size);
-    it->cost = PLAN_COST_CHIPS;
 }
 
 /* A recipe's candidates, from its own text. */
@@ -933,7 +943,7 @@ static void host_cost(const struct advisor *ad, struct plan_advice_item *it)
 static int plan_item(struct advisor *ad, size_t i)
 {
     struct plan_advice_item *it = &ad->a->items[i];
-    struct plan_summary s;
+    struct plan_summary s = {0};
     int rc = replan(ad, &i, 1, &s, it->error, sizeof(it->error));
 
     if (rc == ERR_LIMIT)
@@ -951,7 +961,9 @@ static int plan_item(struct advisor *ad, size_t i)
 }
 
 /* The smallest chip with more usable HBM than c's that fits the model, trying at most
- * CHIP_TRIES of them in order of HBM. Only when the capacity is the chip's. */
+ * every chip of the table with more usable HBM, smallest first (one of each size: the table
+ * has no prices, and a chip with the same HBM as one that did not fit is not tried). Only
+ * when the capacity is the chip's. */
 static int cand_chip(struct advisor *ad)
 {
     const struct plan_ctx *c = ad->c;
@@ -959,7 +971,7 @@ static int cand_chip(struct advisor *ad)
 
     if (!c->capacity_from_chip || c->chip == NULL)
         return ERR_OK;
-    for (size_t tries = 0; tries < CHIP_TRIES; tries++) {
+    for (size_t tries = 0; tries < chip_count(); tries++) {
         const struct chip *next = NULL;
         for (size_t k = 0; k < chip_count(); k++) {
             const struct chip *ch = chip_at(k);
@@ -983,6 +995,88 @@ static int cand_chip(struct advisor *ad)
         ad->a->n--; /* too small too: try the next */
         above = next->usable_hbm_bytes;
     }
+    return ERR_OK;
+}
+
+/* Item i planned with its mesh axis at mesh_size << k; ERR_LIMIT once the re-plans are
+ * spent. */
+static int probe_mesh(struct advisor *ad, size_t i, int k)
+{
+    struct plan_advice_item *it = &ad->a->items[i];
+
+    int64_t size = ad->mesh_size << k; /* <= INT32_MAX: search_mesh bounds k */
+
+    snprintf(it->frags[0].text, sizeof(it->frags[0].text), "%lld", (long long)size);
+    return plan_item(ad, i);
+}
+
+/*
+ * The smallest chip count that fits, searched: the mesh axis ad->mesh_axis at the smallest
+ * power-of-two multiple of its size that fits, by re-plans: x2 first; if that does not fit,
+ * the largest multiple within MESH_MAX_CHIPS chips, then a binary search over the doublings
+ * between. At most 2 + ceil(log2(12)) = 6 plans (4096 chips from one is 12 doublings). The
+ * item keeps the smallest that fits (or the largest tried when none does); its note the
+ * multiple below it, which does not fit.
+ */
+static int search_mesh(struct advisor *ad)
+{
+    struct plan_advice_item *it, lo_it;
+    int kmax = 0, lo = 0, hi, plans = 0, rc;
+    size_t i;
+
+    if (ad->mesh_axis[0] == '\0')
+        return ERR_OK;
+    while (kmax < 12 && ad->mesh_devices << (kmax + 1) <= MESH_MAX_CHIPS &&
+           ad->mesh_size << (kmax + 1) <= INT32_MAX)
+        kmax++;
+    if (kmax == 0 || (it = item_new(ad->a, "mesh")) == NULL)
+        return ERR_OK;
+    i = ad->a->n - 1;
+    frag_add(it, PLAN_FRAG_MESH, ad->mesh_axis, "");
+    it->cost = PLAN_COST_CHIPS;
+    memset(&lo_it, 0, sizeof(lo_it)); /* k = 0: the plan itself, which does not fit */
+    lo_it.peak_after = ad->a->peak;
+    if ((rc = probe_mesh(ad, i, hi = 1)) != ERR_OK)
+        return rc;
+    plans++;
+    if (it->planned && !it->good_after && kmax > 1) {
+        lo = 1;
+        lo_it = *it;
+        if ((rc = probe_mesh(ad, i, hi = kmax)) != ERR_OK)
+            return rc;
+        plans++;
+        while (it->planned && it->good_after && hi - lo > 1) {
+            struct plan_advice_item hi_it = *it;
+            int mid = (lo + hi) / 2;
+            if ((rc = probe_mesh(ad, i, mid)) != ERR_OK)
+                return rc;
+            plans++;
+            if (it->planned && it->good_after) {
+                hi = mid;
+            } else {
+                lo = mid;
+                lo_it = *it;
+                *it = hi_it;
+            }
+        }
+    }
+    if (!it->planned) {
+        ad->a->n--;
+        return ERR_OK;
+    }
+    long long chips = (long long)ad->mesh_devices, now = (long long)ad->mesh_size;
+    snprintf(it->change, sizeof(it->change),
+             "%lldx the chips (%lld): mesh axis %.60s %lld instead of %lld, the smallest "
+             "power-of-two multiple that fits, searched in %d plan%s%s",
+             1LL << hi, chips << hi, ad->mesh_axis, now << hi, now, plans, plans == 1 ? "" : "s",
+             it->good_after ? "" : " (none up to 4096 chips fits)");
+    if (it->good_after)
+        snprintf(it->note, sizeof(it->note),
+                 "the next smaller, %s %lld (%lldx): peak %llu bytes, %s", ad->mesh_axis, now << lo,
+                 1LL << lo, (unsigned long long)lo_it.peak_after,
+                 lo == 0 ? "the plan itself" : "does not fit");
+    else
+        snprintf(it->note, sizeof(it->note), "the largest tried: %d chips at most", MESH_MAX_CHIPS);
     return ERR_OK;
 }
 
@@ -1111,7 +1205,7 @@ int plan_advice_run(const struct plan_ctx *c, uint64_t peak, const char *input, 
                     const struct plan_opts *o, const struct plan_limits *lim, struct plan_advice *a,
                     struct err *e)
 {
-    struct advisor ad = {c, input, len, {0}, lim, a, false};
+    struct advisor ad = {c, input, len, {0}, lim, a, false, "", 0, 0, 0};
     struct plan_opts none = {0};
     const char *why;
     bool near, recipe;
@@ -1163,6 +1257,10 @@ int plan_advice_run(const struct plan_ctx *c, uint64_t peak, const char *input, 
         cand_precision(&ad);
         cand_offload(&ad);
         cand_sharding(&ad);
+        ad.mesh_devices = 1;
+        for (size_t x = 0; x < c->m.naxes; x++)
+            if (strlen(c->m.axis_names[x]) < sizeof(ad.mesh_axis))
+                pick_axis(&ad, c->m.axis_names[x], c->m.axis_sizes[x]);
         if ((rc = cand_layout(&ad, e)) != ERR_OK)
             return rc;
     }
@@ -1170,6 +1268,8 @@ int plan_advice_run(const struct plan_ctx *c, uint64_t peak, const char *input, 
         rc = plan_item(&ad, i);
     if (rc == ERR_OK)
         rc = cand_chip(&ad);
+    if (rc == ERR_OK)
+        rc = search_mesh(&ad);
     rank(a, peak);
     if (rc == ERR_OK && !near) /* a plan that only comes near already fits: nothing to combine */
         rc = combine(&ad);
