@@ -314,6 +314,70 @@ static void test_a_callee_takes_one_call_context(void **state)
                    "@f is called with other shapes here than before");
 }
 
+/* reduce_window over arg0 bound 8x8, windows 2x3, strides 2x1, dim 0 padded 1 + 1: dim 0
+ * (8 + 2 - 2) / 2 + 1 = 5, dim 1 (8 - 3) / 1 + 1 = 6; with base_dilations 2x1 as well, dim 0
+ * is dilated to (8 - 1) x 2 + 1 = 15, padded 17: (17 - 2) / 2 + 1 = 8. */
+static void test_reduce_window_counts_its_windows(void **state)
+{
+    static const char text[] =
+        "module @m {\n"
+        "  func.func @main(%arg0: tensor<?x8xf32>) -> tensor<?x6xf32> {\n"
+        "    %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+        "    %w = \"stablehlo.reduce_window\"(%arg0, %z) ({\n"
+        "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+        "      %s = stablehlo.add %a, %b : tensor<f32>\n"
+        "      stablehlo.return %s : tensor<f32>\n"
+        "    }) {padding = dense<[[1, 1], [0, 0]]> : tensor<2x2xi64>, window_dimensions = "
+        "array<i64: 2, 3>, window_strides = array<i64: 2, 1>} : (tensor<?x8xf32>, tensor<f32>) -> "
+        "tensor<?x6xf32>\n"
+        "    %d = \"stablehlo.reduce_window\"(%arg0, %z) ({\n"
+        "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+        "      %s = stablehlo.add %a, %b : tensor<f32>\n"
+        "      stablehlo.return %s : tensor<f32>\n"
+        "    }) {base_dilations = array<i64: 2, 1>, padding = dense<[[1, 1], [0, 0]]> : "
+        "tensor<2x2xi64>, window_dimensions = array<i64: 2, 3>, window_strides = array<i64: 2, "
+        "1>} : (tensor<?x8xf32>, tensor<f32>) -> tensor<?x6xf32>\n"
+        "    return %w : tensor<?x6xf32>\n"
+        "  }\n"
+        "}\n";
+    static const char *const want[] = {"w = f32[5,6] reduce-window(arg0, z)",
+                                       "d = f32[8,6] reduce-window(arg0, z)"};
+    (void)state;
+    expect_hlo(text, "arg0=8x8", want, sizeof(want) / sizeof(want[0]));
+}
+
+/* gather of rows: operand 6x4, indices 5x1 (index_vector_dim 1), dim 0 collapsed, slices
+ * 1x4: the indices' batch dim 5, then the offset dim 4: 5x4; dynamic_gather with the slice
+ * sizes [1, 2] folded: 5x2. select_and_scatter and
+ * triangular_solve take operand 0's and operand 1's (b's) shapes. */
+static void test_gather_and_operand_shapes(void **state)
+{
+    static const char text[] =
+        "module @m {\n"
+        "  func.func @main(%arg0: tensor<?x4xf32>, %arg1: tensor<?x1xi64>, %arg2: "
+        "tensor<?x?xf32>) -> tensor<?x4xf32> {\n"
+        "    %g = \"stablehlo.gather\"(%arg0, %arg1) {dimension_numbers = "
+        "#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], "
+        "index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>} : (tensor<?x4xf32>, "
+        "tensor<?x1xi64>) -> tensor<?x4xf32>\n"
+        "    %s = stablehlo.constant dense<[1, 2]> : tensor<2xi32>\n"
+        "    %dg = \"stablehlo.dynamic_gather\"(%arg0, %arg1, %s) {dimension_numbers = "
+        "#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], "
+        "index_vector_dim = 1>} : (tensor<?x4xf32>, tensor<?x1xi64>, tensor<2xi32>) -> "
+        "tensor<?x2xf32>\n"
+        "    %t = \"stablehlo.triangular_solve\"(%arg2, %arg0) {left_side = true, lower = true, "
+        "transpose_a = #stablehlo<transpose NO_TRANSPOSE>, unit_diagonal = false} : "
+        "(tensor<?x?xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>\n"
+        "    return %g : tensor<?x4xf32>\n"
+        "  }\n"
+        "}\n";
+    static const char *const want[] = {"g = f32[5,4] gather(arg0, arg1)",
+                                       "dg = f32[5,2] custom-call(arg0, arg1, s)",
+                                       "t = f32[6,4] triangular-solve(arg2, arg0)"};
+    (void)state;
+    expect_hlo(text, "arg0=6x4,arg1=5x1,arg2=6x6", want, sizeof(want) / sizeof(want[0]));
+}
+
 static void test_unbound_dims_are_refused_saying_how_to_bind(void **state)
 {
     (void)state;
@@ -379,6 +443,8 @@ int main(void)
         cmocka_unit_test(test_pad_dot_and_slices_infer_their_shapes),
         cmocka_unit_test(test_jax_export_calls_are_refined_through),
         cmocka_unit_test(test_a_callee_takes_one_call_context),
+        cmocka_unit_test(test_reduce_window_counts_its_windows),
+        cmocka_unit_test(test_gather_and_operand_shapes),
         cmocka_unit_test(test_unbound_dims_are_refused_saying_how_to_bind),
         cmocka_unit_test(test_bad_bindings_are_refused),
         cmocka_unit_test(test_overflowing_folds_are_not_folded),

@@ -334,7 +334,8 @@ static bool attr_list(const struct sh_translator *t, size_t from, size_t to, con
 enum rule {
     R_NONE,
     R_SAME,      /* elementwise: the shape of its operand of the highest rank */
-    R_OPERAND0,  /* the first operand's: scatter, dynamic_update_slice */
+    R_OPERAND0,  /* the first operand's: scatter, dynamic_update_slice, select_and_scatter */
+    R_OPERAND1,  /* the second operand's: triangular_solve (b's) */
     R_SHAPE0,    /* the folded output-shape operand 0: dynamic_iota */
     R_SHAPE1,    /* the folded output-shape operand 1: dynamic_broadcast_in_dim, .. */
     R_CONCAT,    /* concatenate: the operands' dims summed along dim */
@@ -344,6 +345,9 @@ enum rule {
     R_RDSLICE,   /* real_dynamic_slice: ceil((limit - start) / stride), folded operands */
     R_DOT,       /* dot_general: batch dims, then lhs's and rhs's free dims */
     R_SORT,      /* sort: each result its operand's */
+    R_WINDOW,    /* reduce_window: each dim its windows' count */
+    R_GATHER,    /* gather: the indices' batch dims and the slices' offset dims */
+    R_DGATHER,   /* dynamic_gather: as gather, its slice sizes a folded operand */
 };
 
 static const struct {
@@ -367,12 +371,14 @@ static const struct {
     {"divide", R_SAME},
     {"dot_general", R_DOT},
     {"dynamic_broadcast_in_dim", R_SHAPE1},
+    {"dynamic_gather", R_DGATHER},
     {"dynamic_iota", R_SHAPE0},
     {"dynamic_reshape", R_SHAPE1},
     {"dynamic_update_slice", R_OPERAND0},
     {"exponential", R_SAME},
     {"exponential_minus_one", R_SAME},
     {"floor", R_SAME},
+    {"gather", R_GATHER},
     {"imag", R_SAME},
     {"is_finite", R_SAME},
     {"log", R_SAME},
@@ -391,6 +397,7 @@ static const struct {
     {"real_dynamic_slice", R_RDSLICE},
     {"reduce", R_REDUCE},
     {"reduce_precision", R_SAME},
+    {"reduce_window", R_WINDOW},
     {"remainder", R_SAME},
     {"reverse", R_OPERAND0},
     {"round_nearest_afz", R_SAME},
@@ -398,6 +405,7 @@ static const struct {
     {"rsqrt", R_SAME},
     {"scatter", R_OPERAND0},
     {"select", R_SAME},
+    {"select_and_scatter", R_OPERAND0},
     {"shift_left", R_SAME},
     {"shift_right_arithmetic", R_SAME},
     {"shift_right_logical", R_SAME},
@@ -409,6 +417,7 @@ static const struct {
     {"tan", R_SAME},
     {"tanh", R_SAME},
     {"transpose", R_TRANSPOSE},
+    {"triangular_solve", R_OPERAND1},
     {"xor", R_SAME},
 };
 
@@ -563,6 +572,132 @@ static bool infer_rdslice(struct sh_translator *t, struct sh_dims *out)
     return true;
 }
 
+/* A window attribute's list (each of rank values; absent: def each), into f. */
+static bool window_attr(const struct sh_translator *t, size_t from, size_t to, const char *key,
+                        uint32_t rank, int64_t def, struct sh_fold *f)
+{
+    if (!attr_list(t, from, to, key, f)) {
+        f->n = rank;
+        for (uint32_t k = 0; k < rank; k++)
+            f->v[k] = def;
+    }
+    return f->n == rank;
+}
+
+/* reduce_window's padding = dense<[[lo, hi], ..]> (dense<0>: none), lo and hi per dim. */
+static bool window_padding(const struct sh_translator *t, size_t from, size_t to, uint32_t rank,
+                           int64_t *lo, int64_t *hi)
+{
+    size_t q = find_key(t, from, to, "padding = dense<");
+    uint32_t n = 0;
+    int64_t v[2 * SH_MAX_RANK] = {0};
+
+    for (uint32_t k = 0; k < rank; k++)
+        lo[k] = hi[k] = 0;
+    while (q != 0 && q < to && t->c.s[q] != '>') {
+        if ((t->c.s[q] == '-' || digit(t->c.s[q])) && n < 2 * SH_MAX_RANK) {
+            if (!read_int(t->c.s, to, &q, &v[n++]))
+                return false;
+            continue;
+        }
+        q++;
+    }
+    if (n == 1 && v[0] == 0)
+        return true;
+    if (q != 0 && n != 2 * rank)
+        return false;
+    for (uint32_t k = 0; k < rank && q != 0; k++) {
+        lo[k] = v[2 * k];
+        hi[k] = v[2 * k + 1];
+    }
+    return true;
+}
+
+/* reduce_window (TypeInference.cpp inferWindowOutputShape): dim d, base dilation b, window
+ * w, window dilation v, stride s, padding lo + hi: the dilated operand (d - 1) x b + 1 padded,
+ * the dilated window (w - 1) x v + 1, and (padded - window) / s + 1 windows (0 when the
+ * window is larger). */
+static bool infer_window(struct sh_translator *t, size_t from, size_t to, struct sh_dims *out)
+{
+    struct sh_fold w, s, b, v;
+    int64_t lo[SH_MAX_RANK], hi[SH_MAX_RANK];
+
+    if (t->nopv < 1 || !value_dims(t, t->opv[0], out))
+        return false;
+    uint32_t r = out->rank;
+    if (!window_attr(t, from, to, "window_dimensions = ", r, -1, &w) ||
+        !window_attr(t, from, to, "window_strides = ", r, 1, &s) ||
+        !window_attr(t, from, to, "base_dilations = ", r, 1, &b) ||
+        !window_attr(t, from, to, "window_dilations = ", r, 1, &v) ||
+        !window_padding(t, from, to, r, lo, hi))
+        return false;
+    for (uint32_t k = 0; k < r; k++) {
+        int64_t d = out->d[k], base = 0, win, pad;
+        if (w.v[k] < 1 || s.v[k] < 1 || b.v[k] < 1 || v.v[k] < 1 ||
+            (d > 0 && (__builtin_mul_overflow(d - 1, b.v[k], &base) || base++ < 0)) ||
+            __builtin_add_overflow(base, lo[k], &pad) || __builtin_add_overflow(pad, hi[k], &pad) ||
+            __builtin_mul_overflow(w.v[k] - 1, v.v[k], &win))
+            return false;
+        win++;
+        out->d[k] = pad < win ? 0 : (pad - win) / s.v[k] + 1;
+    }
+    return true;
+}
+
+/* A dims list after key, empty when absent. */
+static bool dims_or_none(const struct sh_translator *t, size_t from, size_t to, const char *key,
+                         struct sh_fold *f)
+{
+    f->n = 0;
+    return find_key(t, from, to, key) == 0 || attr_list(t, from, to, key, f);
+}
+
+static bool listed(const struct sh_fold *l, uint32_t k);
+
+/* gather (TypeInference.cpp inferGatherOp): result dim i is, when i is in offset_dims, the
+ * next slice size of an operand dim neither collapsed nor a batching dim, else the next dim
+ * of the start indices other than index_vector_dim. */
+static bool infer_gather(struct sh_translator *t, size_t from, size_t to, bool dynamic,
+                         struct sh_dims *out)
+{
+    struct sh_fold off, col, obatch, sizes, ivd;
+    struct sh_dims in, idx;
+    uint32_t next_slice = 0, next_batch = 0;
+    const struct sh_fold *dyn = dynamic && t->nopv == 3 ? fold_of(t, t->opv[2]) : NULL;
+
+    if (dyn != NULL)
+        sizes = *dyn; /* dynamic_gather's slice sizes operand */
+    if (t->nopv != (dynamic ? 3u : 2u) || !value_dims(t, t->opv[0], &in) ||
+        !value_dims(t, t->opv[1], &idx) || (dynamic && dyn == NULL) ||
+        !dims_or_none(t, from, to, "offset_dims = ", &off) ||
+        !dims_or_none(t, from, to, "collapsed_slice_dims = ", &col) ||
+        !dims_or_none(t, from, to, "operand_batching_dims = ", &obatch) ||
+        !dims_or_none(t, from, to, "index_vector_dim = ", &ivd) ||
+        (!dynamic && !attr_list(t, from, to, "slice_sizes = ", &sizes)) || sizes.n != in.rank)
+        return false;
+    int64_t iv = ivd.n == 1 ? ivd.v[0] : 0;
+    uint32_t nbatch = idx.rank - (iv >= 0 && iv < (int64_t)idx.rank);
+    if (nbatch + off.n > SH_MAX_RANK)
+        return false;
+    out->rank = nbatch + off.n;
+    for (uint32_t i = 0; i < out->rank; i++) {
+        if (listed(&off, i)) {
+            while (next_slice < in.rank &&
+                   (listed(&col, next_slice) || listed(&obatch, next_slice)))
+                next_slice++;
+            if (next_slice == in.rank)
+                return false;
+            out->d[i] = sizes.v[next_slice++];
+        } else {
+            next_batch += (int64_t)next_batch == iv;
+            if (next_batch >= idx.rank)
+                return false;
+            out->d[i] = idx.d[next_batch++];
+        }
+    }
+    return true;
+}
+
 /* Whether k is in the list. */
 static bool listed(const struct sh_fold *l, uint32_t k)
 {
@@ -639,7 +774,8 @@ static bool infer(struct sh_translator *t, enum rule r, size_t from, size_t to, 
                 *out = d;
         return t->nopv > 0;
     case R_OPERAND0:
-        return t->nopv > 0 && value_dims(t, t->opv[0], out);
+    case R_OPERAND1:
+        return t->nopv > (r == R_OPERAND1) && value_dims(t, t->opv[r == R_OPERAND1], out);
     case R_SHAPE0:
     case R_SHAPE1:
         return shape_operand(t, r == R_SHAPE0 ? 0 : 1, out);
@@ -654,6 +790,11 @@ static bool infer(struct sh_translator *t, enum rule r, size_t from, size_t to, 
         return infer_rdslice(t, out);
     case R_DOT:
         return infer_dot(t, from, to, out);
+    case R_WINDOW:
+        return infer_window(t, from, to, out);
+    case R_GATHER:
+    case R_DGATHER:
+        return infer_gather(t, from, to, r == R_DGATHER, out);
     default:
         return false;
     }
@@ -669,7 +810,7 @@ void sh_refine_op(struct sh_translator *t, const struct sh_stmt *st, size_t from
     t->refine_st = st;
     snprintf(t->why, sizeof(t->why), "its result shape does not follow from its operands here");
     if (t->bind == NULL || r == R_NONE || st->nres > SH_MAX_HINTS ||
-        (st->nres > 1 && r != R_REDUCE && r != R_SORT))
+        (st->nres > 1 && r != R_REDUCE && r != R_SORT && r != R_WINDOW))
         return;
     /* a variadic reduce's results all take the first input's reduced dims (the inputs share
      * one shape: inferReduceOp), a sort's each its operand's */
