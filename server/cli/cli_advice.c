@@ -39,11 +39,28 @@ static void host_text(json_object *cost, char *buf, size_t cap)
                  layout_format_bytes(u64(cost, "host_bytes_per_step"), b, sizeof(b)), note);
 }
 
+/* The recompute FLOPs a change adds, in words after its cost (the plan page's advice.js says
+ * the same): "; 985.20 TFLOPs recomputed a step (31.2 % of the step's)"; "" when not known or
+ * none. */
+static void flops_text(json_object *cost, char *buf, size_t cap)
+{
+    json_object *fl = cli_json_get(cost, "recompute_flops"),
+                *fr = cli_json_get(cost, "recompute_flops_fraction");
+
+    buf[0] = '\0';
+    if (!json_object_is_type(fl, json_type_int) || json_object_get_int64(fl) <= 0)
+        return;
+    snprintf(buf, cap, "; %.2f TFLOPs recomputed a step", (double)json_object_get_int64(fl) / 1e12);
+    if (json_object_is_type(fr, json_type_double))
+        snprintf(buf + strlen(buf), cap - strlen(buf), " (%.1f %% of the step's)",
+                 json_object_get_double(fr) * 100);
+}
+
 /* What a change costs in words: "recompute 800.00M of activations in the backward", ... */
 static void cost_text(json_object *cost, char *buf, size_t cap)
 {
     const char *kind = cli_json_str(cost, "kind");
-    char b[32];
+    char b[32], f[96];
 
     if (strcmp(kind, "recompute") == 0 &&
         json_object_is_type(cli_json_get(cost, "recompute_bytes"), json_type_int))
@@ -66,6 +83,8 @@ static void cost_text(json_object *cost, char *buf, size_t cap)
         snprintf(buf, cap, "another chip, or more of them");
     else
         snprintf(buf, cap, "none");
+    flops_text(cost, f, sizeof(f));
+    snprintf(buf + strlen(buf), cap - strlen(buf), "%s", f);
 }
 
 static void print_item(json_object *it, size_t k)

@@ -14,8 +14,20 @@ function hostText(c) {
     return `copy ${fmtBytes(c.host_bytes_per_step)} to and from host memory a step (${c.note || 'copied out and back a step'})`;
 }
 
+// The recompute FLOPs a change adds, after its cost (cli_advice.c flops_text): '' when not
+// known or none.
+function flopsText(c) {
+    if (!Number.isFinite(c.recompute_flops) || c.recompute_flops <= 0) return '';
+    const share = Number.isFinite(c.recompute_flops_fraction) ? ` (${(c.recompute_flops_fraction * 100).toFixed(1)} % of the step's)` : '';
+    return `; ${(c.recompute_flops / 1e12).toFixed(2)} TFLOPs recomputed a step${share}`;
+}
+
 function costText(c) {
     if (!c) return '';
+    return costWords(c) + flopsText(c);
+}
+
+function costWords(c) {
     if (c.kind === 'recompute') return Number.isFinite(c.recompute_bytes) ? `recompute ${fmtBytes(c.recompute_bytes)} of activations in the backward` : 'recompute in the backward';
     if (c.kind === 'host') return hostText(c);
     if (c.kind === 'reshape') return 'the program stores the tensor reshaped';

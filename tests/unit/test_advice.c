@@ -4,6 +4,7 @@
  * that figure and equals a separate plan of the changed model (its what-if overrides
  * applied, planned with the advice's strategies), and the combination fits.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -431,6 +432,86 @@ static void test_a_recipe_is_advised_by_its_fields(void **state)
     json_object_put(r);
 }
 
+/* An item's recompute FLOPs by kind, or -1 when it is null; its note into note. */
+static int64_t flops_of(json_object *items, const char *kind, const char **note)
+{
+    for (size_t k = 0; k < json_object_array_length(items); k++) {
+        json_object *it = json_object_array_get_idx(items, k), *c = get(it, "cost");
+        if (strcmp(json_object_get_string(get(it, "kind")), kind) != 0)
+            continue;
+        *note = json_object_get_string(get(c, "note"));
+        return json_object_is_type(get(c, "recompute_flops"), json_type_int)
+                   ? num(c, "recompute_flops")
+                   : -1;
+    }
+    fail_msg("no %s item", kind);
+    return -1;
+}
+
+/*
+ * Recompute FLOPs by Kaplan et al.'s count (server/planner/SOURCES.md#kaplan-flops), for the
+ * Llama-3.1-8B recipe under dots_saveable (every matmul's output kept) against 8G. N =
+ * 8,030,261,248 - 2 x 128,256 x 4,096 = 6,979,588,096 non-embedding parameters; a token's forward:
+ * layers 2N = 13,959,176,192, attention 2 x 32 x 4,096 x 32 x 128 = 1,073,741,824, logits 2 x 4,096
+ * x 128,256 = 1,050,673,152. 16 x 4,096 = 65,536 tokens a step:
+ *   - nothing_saveable recomputes layers and attention: 15,032,918,016 x 65,536 =
+ *     985,197,315,096,576 FLOPs, of 3 x 16,083,591,168 x 65,536 a step: 0.3116;
+ *   - chunked logits recompute the logits matmul: 1,050,673,152 x 65,536 = 68,856,915,689,472;
+ *   - from dots_with_no_batch_dims_saveable (attention already recomputed) remat adds the
+ *     layers' only: 13,959,176,192 x 65,536 = 914,828,570,918,912.
+ * An MoE recipe (Mixtral) has none, and says why.
+ */
+static void test_recompute_flops_of_a_recipe(void **state)
+{
+    static const struct {
+        const char *policy;
+        int64_t remat;
+    } cases[] = {{"dots_saveable", 985197315096576LL},
+                 {"dots_with_no_batch_dims_saveable", 914828570918912LL}};
+    FILE *f = fopen("tests/data/recipes/llama-3.1-8b-fsdp16.json", "rb");
+    char text[8192], changed[8192], *at;
+    const char *note = NULL;
+    size_t len;
+    json_object *r, *items;
+
+    (void)state;
+    assert_non_null(f);
+    len = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    at = strstr(text, "\"nothing_saveable\"");
+    assert_non_null(at);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(changed, sizeof(changed), "%.*s\"%s\"%s", (int)(at - text), text, cases[i].policy,
+                 at + strlen("\"nothing_saveable\""));
+        r = plan(changed, strlen(changed), "8G", NULL, NULL);
+        items = get(get(r, "advice"), "items");
+        assert_int_equal(flops_of(items, "remat", &note), cases[i].remat);
+        assert_int_equal(flops_of(items, "logits", &note), 68856915689472LL);
+        for (size_t k = 0; k < json_object_array_length(items); k++) {
+            json_object *c = get(json_object_array_get_idx(items, k), "cost");
+            if (json_object_get_int64(get(c, "recompute_flops")) == 985197315096576LL)
+                assert_true(fabs(json_object_get_double(get(c, "recompute_flops_fraction")) -
+                                 15032918016.0 / (3 * 16083591168.0)) < 1e-6);
+        }
+        json_object_put(r);
+    }
+    /* under nothing_saveable the offload recomputes nothing more */
+    r = plan(text, len, "8G", NULL, NULL);
+    assert_int_equal(flops_of(get(get(r, "advice"), "items"), "offload", &note), 0);
+    json_object_put(r);
+
+    f = fopen("tests/data/recipes/mixtral-8x7b-expert.json", "rb");
+    assert_non_null(f);
+    len = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    r = plan(text, len, "8G", NULL, NULL);
+    assert_int_equal(flops_of(get(get(r, "advice"), "items"), "logits", &note), -1);
+    assert_non_null(strstr(note, "MoE"));
+    json_object_put(r);
+}
+
 /* pytorch/xla #1965 (tests/data/models/embedding-padding.json) in 7G: token_ids and gathered
  * (u32 and f32 [12582912,1], each padded to 6,442,450,944 bytes) and the table (134,217,728)
  * all live at step 0. token_ids stored as u32[98304,128] is 50,331,648 bytes: the peak
@@ -483,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_under_sharded_state_is_sharded_over_one_more_axis),
         cmocka_unit_test(test_the_smallest_mesh_that_fits_is_searched),
         cmocka_unit_test(test_a_recipe_is_advised_by_its_fields),
+        cmocka_unit_test(test_recompute_flops_of_a_recipe),
         cmocka_unit_test(test_a_layout_fix_is_ranked_with_the_rest),
         cmocka_unit_test(test_inputs_without_what_ifs_say_why),
     };

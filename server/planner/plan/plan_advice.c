@@ -566,6 +566,113 @@ static bool keeps_input_only(const char *p)
            strcmp(p, "layer_input") == 0 || strcmp(p, "layer_input_offloaded") == 0;
 }
 
+/*
+ * A training step's FLOPs, per token (server/planner/SOURCES.md#kaplan-flops): Kaplan et al. 2020,
+ * "Scaling Laws for Neural Language Models", Table 1: the forward pass is 2 N + 2 n_layer n_ctx
+ * d_attn FLOPs a token (N the non-embedding parameters: each a multiply-add of a matmul; the second
+ * term QK^T and AV over the whole context), the backward twice that. Norms and biases count
+ * with N (under 0.1 % of it); the logits matmul, 2 d_model n_vocab, is added as its own term.
+ * Dense layers only: an MoE layer's active parameters and MLA's latent attention are not
+ * modelled, and neither is a sliding window (the full context is counted).
+ */
+struct step_flops {
+    double layers;     /* 2 N: the layers' matmuls, a token */
+    double attn;       /* 2 n_layer n_ctx d_attn: QK^T and AV, a token */
+    double logits;     /* 2 d_model n_vocab */
+    double tokens;     /* a step's */
+    const char *remat; /* the policy now, canonical (borrowed from the plan's echo) */
+    bool known;
+    const char *why; /* when not known */
+};
+
+/* What each remat policy recomputes in the backward, of a layer's forward (recipe_layer.c's
+ * policies): the layers' matmuls and the attention's, or the attention's (QK^T and AV have
+ * batch dimensions), or none (their outputs are kept). Elementwise work is not counted. */
+static const struct {
+    const char *policy;
+    bool layers, attn;
+} remat_recompute[] = {
+    {"nothing_saveable", true, true},
+    {"layer_input_offloaded", true, true},
+    {"dots_with_no_batch_dims_saveable", false, true},
+    {"offload_dot_with_no_batch_dims", false, true},
+    {"dots_saveable", false, false},
+    {"everything_saveable", false, false},
+};
+
+/* The FLOPs a token that policy recomputes; < 0: a policy the table does not know. */
+static double recomputed(const struct step_flops *f, const char *policy)
+{
+    for (size_t i = 0; i < sizeof(remat_recompute) / sizeof(remat_recompute[0]); i++)
+        if (strcmp(remat_recompute[i].policy, policy) == 0)
+            return (remat_recompute[i].layers ? f->layers : 0) +
+                   (remat_recompute[i].attn ? f->attn : 0);
+    return -1;
+}
+
+/* The FLOPs a token policy recomputes beyond the policy now; < 0: either not in the table. */
+static double more(const struct step_flops *f, const char *policy)
+{
+    double now = recomputed(f, f->remat), then = recomputed(f, policy);
+
+    return now < 0 || then < 0 ? -1 : then - now;
+}
+
+/* The recipe's step as planned: the plan's recipe echo
+ * (server/planner/RESULT.md#the-recipe-section: a preset's sizes, the policy by its canonical
+ * name). */
+static void step_flops_read(const struct advisor *ad, struct step_flops *f)
+{
+    static const char *const keys[] = {"layers",   "hidden_size", "heads",
+                                       "head_dim", "vocab_size",  "parameters"};
+    json_object *echo = ad->c->m.recipe_json, *model = member(echo, "model"),
+                *train = member(echo, "train");
+    int64_t v[6], tokens = int_or(echo, "tokens_per_step", 0), seq = int_or(train, "seq", 0);
+    double embed;
+
+    memset(f, 0, sizeof(*f));
+    f->why = "recompute_flops unknown: the recipe's sizes could not be read";
+    f->remat = str_or(train, "remat", "");
+    for (size_t i = 0; i < 6; i++)
+        if ((v[i] = int_or(model, keys[i], 0)) <= 0)
+            return;
+    if (tokens <= 0 || seq <= 0)
+        return;
+    if (member(model, "experts") != NULL) {
+        f->why = "recompute_flops unknown: an MoE layer's active FLOPs are not modelled";
+        return;
+    }
+    embed = (double)v[4] * (double)v[1] *
+            (json_object_get_boolean(member(model, "tied_embeddings")) ? 1 : 2);
+    if ((double)v[5] <= embed)
+        return;
+    f->layers = 2 * ((double)v[5] - embed);
+    f->attn = 2 * (double)v[0] * (double)seq * (double)v[2] * (double)v[3];
+    f->logits = 2 * (double)v[1] * (double)v[4];
+    f->tokens = (double)tokens;
+    f->known = true;
+}
+
+/* Sets the last item's recompute FLOPs (kind: its kind) to per_token a token of the step,
+ * and their share of the step's FLOPs without remat (3 x the forward). */
+static void set_flops(struct advisor *ad, const char *kind, const struct step_flops *f,
+                      double per_token)
+{
+    struct plan_advice_item *it = ad->a->n > 0 ? &ad->a->items[ad->a->n - 1] : NULL;
+    double total = per_token * f->tokens, step = 3 * (f->layers + f->attn + f->logits) * f->tokens;
+
+    if (it == NULL || strcmp(it->kind, kind) != 0)
+        return;
+    if (!f->known || per_token < 0 || total >= 1.8e19) {
+        snprintf(it->note, sizeof(it->note), "%s",
+                 f->known ? "recompute_flops unknown: a remat policy without a FLOPs row" : f->why);
+        return;
+    }
+    it->recompute_flops = (uint64_t)(total + 0.5);
+    it->flops_known = true;
+    it->flops_fraction = step > 0 ? total / step : -1;
+}
+
 /* A training step's: remat, host offload, microbatches, chunked logits, 8-bit optimizer
  * state (server/planner/INPUT.md#training-step). */
 static void cand_train(struct advisor *ad, json_object *train)
@@ -574,18 +681,23 @@ static void cand_train(struct advisor *ad, json_object *train)
     int64_t batch = int_or(train, "batch", 0), mb = int_or(train, "microbatches", 1);
     json_object *opt = member(train, "optimizer");
     char v[96], words[256];
+    struct step_flops f;
 
+    step_flops_read(ad, &f);
     if (!keeps_input_only(remat)) {
         snprintf(words, sizeof(words),
                  "remat policy nothing_saveable instead of %.60s: keep only each layer's input, "
                  "recompute the rest in the backward",
                  remat);
         recipe_item(ad, "remat", "train.remat", "nothing_saveable", PLAN_COST_RECOMPUTE, words);
+        set_flops(ad, "remat", &f, more(&f, "nothing_saveable"));
     }
-    if (strcmp(remat, "layer_input_offloaded") != 0)
+    if (strcmp(remat, "layer_input_offloaded") != 0) {
         recipe_item(ad, "offload", "train.remat", "layer_input_offloaded", PLAN_COST_HOST,
                     "offload each layer's input to host memory (remat policy "
                     "layer_input_offloaded), copied back for the backward");
+        set_flops(ad, "offload", &f, more(&f, "layer_input_offloaded"));
+    }
     if (batch > 0 && mb > 0 && mb < INT32_MAX && batch % (mb * 2) == 0) {
         long long twice = (long long)mb * 2, per = (long long)batch / twice;
         snprintf(v, sizeof(v), "%lld", twice);
@@ -594,10 +706,12 @@ static void cand_train(struct advisor *ad, json_object *train)
                  twice, (long long)mb, per);
         recipe_item(ad, "microbatch", "train.microbatches", v, PLAN_COST_STEPS, words);
     }
-    if (strcmp(str_or(train, "logits", "whole"), "chunked") != 0)
+    if (strcmp(str_or(train, "logits", "whole"), "chunked") != 0) {
         recipe_item(ad, "logits", "train.logits", "chunked", PLAN_COST_RECOMPUTE,
                     "chunked logits: the cross-entropy a chunk of tokens at a time, made again "
                     "in the backward, instead of the whole [batch, seq, vocab] logits");
+        set_flops(ad, "logits", &f, f.logits);
+    }
     if (!json_object_is_type(opt, json_type_object)) {
         /* a name becomes {name, state_dtype}: the merge patch replaces the string */
         recipe_item(ad, "precision", "train.optimizer.name",
