@@ -3,6 +3,7 @@
  * that fits (planner/frontier.h), optionally for each value of a second field.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,15 +142,49 @@ static int parse_args(int argc, char **argv, struct fit_args *a)
     return -1;
 }
 
+/* Whether the lines were planned against different capacities or budgets (a chip sweep):
+ * then each row says its own. */
+static bool limits_differ(const struct frontier_result *r)
+{
+    const struct frontier_line *first = NULL;
+
+    for (size_t k = 0; k < r->n_lines; k++) {
+        const struct frontier_line *ln = &r->lines[k];
+        if (ln->error[0] != '\0')
+            continue;
+        if (first == NULL)
+            first = ln;
+        else if (ln->capacity_bytes != first->capacity_bytes ||
+                 ln->has_budget != first->has_budget || ln->budget_bytes != first->budget_bytes)
+            return true;
+    }
+    return false;
+}
+
+/* The line's capacity (and budget), at the end of its row: only when the lines differ. */
+static void print_limits(const struct frontier_line *ln)
+{
+    char a[32];
+
+    printf("  capacity %s", layout_format_bytes(ln->capacity_bytes, a, sizeof(a)));
+    if (ln->has_budget)
+        printf(", budget %s", layout_format_bytes(ln->budget_bytes, a, sizeof(a)));
+}
+
 static void print_text(const struct frontier_result *r)
 {
     char a[32], b[32], c[32];
+    bool own = limits_differ(r);
 
     printf("maximize   %s, multiples of %lld from %lld to %lld; %zu plans\n", r->path,
            (long long)r->step, (long long)r->lo, (long long)r->hi, r->plans);
-    printf("capacity   %s", layout_format_bytes(r->capacity_bytes, a, sizeof(a)));
-    if (r->has_budget)
-        printf(", budget %s", layout_format_bytes(r->budget_bytes, a, sizeof(a)));
+    if (own) {
+        printf("capacity   each line its own (its chip's)");
+    } else {
+        printf("capacity   %s", layout_format_bytes(r->capacity_bytes, a, sizeof(a)));
+        if (r->has_budget)
+            printf(", budget %s", layout_format_bytes(r->budget_bytes, a, sizeof(a)));
+    }
     printf("\n\n%-24s %12s %10s %12s %10s %10s\n", r->sweep[0] != '\0' ? r->sweep : "", "most fits",
            "peak", "next", "peak", "over by");
     for (size_t k = 0; k < r->n_lines; k++) {
@@ -165,11 +200,14 @@ static void print_text(const struct frontier_result *r)
         else
             printf("%-24s %12s %10s", name, "none", "-");
         if (ln->next > 0)
-            printf(" %12lld %10s %10s\n", (long long)ln->next,
+            printf(" %12lld %10s %10s", (long long)ln->next,
                    layout_format_bytes(ln->next_peak, b, sizeof(b)),
                    layout_format_bytes(ln->next_over_bytes, c, sizeof(c)));
         else
-            printf(" %12s %10s %10s\n", "-", "-", "-");
+            printf(" %12s %10s %10s", "-", "-", "-");
+        if (own)
+            print_limits(ln);
+        printf("\n");
     }
 }
 

@@ -57,6 +57,9 @@ struct frontier_line {
     uint64_t next_peak;    /* its peak, and by how much it is over (the capacity, or the
                             * budget when that is what it fails) */
     uint64_t next_over_bytes;
+    uint64_t capacity_bytes; /* the line's own chip's usable HBM and budget: a chip sweep */
+    bool has_budget;         /* has one per line, and next_over_bytes is against them */
+    uint64_t budget_bytes;
     struct frontier_probe probes[FRONTIER_MAX_PROBES]; /* in x order */
     size_t n_probes;
     char error[ERR_MSG_MAX]; /* non-empty: this value of the sweep could not be planned (why) */
@@ -65,8 +68,8 @@ struct frontier_line {
 struct frontier_result {
     char path[64]; /* the field searched, as a recipe path */
     int64_t lo, hi, step;
-    char sweep[64]; /* "" without a sweep */
-    uint64_t capacity_bytes;
+    char sweep[64];          /* "" without a sweep */
+    uint64_t capacity_bytes; /* the last line's (each line has its own: a chip sweep) */
     bool has_budget;
     uint64_t budget_bytes;
     struct frontier_line *lines; /* n_lines (1 without a sweep); owned, frontier_free() */

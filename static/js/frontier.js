@@ -8,7 +8,7 @@
 // searches are listed from /api/v1/plans/{id}/frontiers.
 
 import { el, $, apiGet, apiPost, appUrl, pollPlan, isKeyProblem, fmtBytesShort } from './util.js';
-import { drawFrontier } from './frontierchart.js';
+import { capacities, drawFrontier } from './frontierchart.js';
 import { whatifLink } from './whatif.js';
 
 // The fields a search can maximize, by the kind of step: [alias, recipe path, label]
@@ -165,8 +165,9 @@ function render(job) {
     const f = job.frontier;
     const names = f.lines.map((ln) => (f.sweep ? String(ln.value) : '(recipe)'));
     const what = f.sweep ? (k) => `${f.sweep} ${names[k]}` : () => f.maximize;
-    // A chip sweep has a capacity per chip, and the result one (its last plan's): left out.
-    const limits = (f.sweep === 'chip' ? 'each chip its own capacity' : `capacity ${fmtBytesShort(f.capacity_bytes)}`) + (f.budget_bytes ? `, budget ${fmtBytesShort(f.budget_bytes)}` : '');
+    // each line fits against its own chip's capacity: one figure, or one per chip in a chip sweep
+    const caps = capacities(f, names);
+    const limits = (caps.length > 1 ? 'capacity ' + caps.map((c) => `${c.of.join(', ')} ${fmtBytesShort(c.bytes)}`).join(', ') : `capacity ${fmtBytesShort(caps[0].bytes)}`) + (f.budget_bytes ? `, budget ${fmtBytesShort(f.budget_bytes)}` : '');
     $('#fr-answer').replaceChildren(
         ...f.lines.map((ln, k) => el('span', { class: 'fr-sentence', 'data-value': names[k], text: sentence(f, ln, what(k)) })),
         el('span', { class: 'fr-head', text: `maximize ${f.maximize}, multiples of ${f.step} from ${f.lo} to ${f.hi}; ${f.plans} plans; ${limits}` }));

@@ -105,6 +105,19 @@ function series(k, ln, name, field, xs, ys, labels) {
     return g;
 }
 
+// The capacities the lines fit against, each with the names of the lines that share it: one
+// entry, but one per chip in a chip sweep (each line carries its own: RESULT.md#the-frontier).
+export function capacities(f, names) {
+    const by = new Map();
+    for (const [k, ln] of f.lines.entries()) {
+        if (ln.error || ln.capacity_bytes === undefined) continue;
+        if (!by.has(ln.capacity_bytes)) by.set(ln.capacity_bytes, []);
+        by.get(ln.capacity_bytes).push(names[k]);
+    }
+    if (!by.size) by.set(f.capacity_bytes, []);
+    return [...by.entries()].map(([bytes, of]) => ({ bytes, of }));
+}
+
 // A legend's sample of a line: classes cls (of the chart's line) give its colour and dashes.
 function rule(cls, lineCls) {
     return svg('svg', { class: cls, width: 28, height: 10, 'aria-hidden': 'true' }, svg('line', { class: lineCls, x1: 0, y1: 5, x2: 28, y2: 5 }));
@@ -119,18 +132,19 @@ export function drawFrontier(box, legend, f, names) {
     if (!probes.length) return;
     const xsAll = probes.map((p) => p.x);
     const xs = xScale(Math.min(...xsAll), Math.max(...xsAll));
-    // A chip sweep has a capacity per chip; the result holds one (its last plan's): not drawn.
-    const capacity = f.sweep === 'chip' ? 0 : f.capacity_bytes;
-    const top = Math.max(...probes.map((p) => p.peak_bytes), capacity || 0, f.budget_bytes || 0) * 1.08;
+    // one capacity line, or one per chip in a chip sweep, labelled with its chips
+    const caps = capacities(f, names);
+    const own = caps.length > 1;
+    const top = Math.max(...probes.map((p) => p.peak_bytes), ...caps.map((c) => c.bytes), f.budget_bytes || 0) * 1.08;
     const ys = yScale(top);
     const field = f.maximize;
     const what = f.sweep ? `one line per ${f.sweep} (${names.join(', ')})` : 'one line';
-    const chart = svg('svg', { class: 'fr-svg', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Peak against ${field}: ${what}` + (capacity ? `; capacity ${fmtBytesShort(capacity)}` : '') });
+    const chart = svg('svg', { class: 'fr-svg', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Peak against ${field}: ${what}` + '; capacity ' + caps.map((c) => (own ? c.of.join(', ') + ' ' : '') + fmtBytesShort(c.bytes)).join(', ') });
     chart.append(svg('title', {}, `The most that fits: the peak of each plan of the search against ${field}, ${what}`));
     const grid = svg('g', { class: 'fr-axes' });
     axes(grid, xs, ys, top, field);
     chart.append(grid);
-    if (capacity) limit(chart, 'fr-capacity', 'capacity', capacity, ys);
+    for (const c of caps) limit(chart, 'fr-capacity', own ? `capacity ${c.of.join(', ')}` : 'capacity', c.bytes, ys);
     if (f.budget_bytes) limit(chart, 'fr-budget', 'budget', f.budget_bytes, ys);
     const labels = [];
     for (const [k, ln] of f.lines.entries()) {
@@ -145,7 +159,7 @@ export function drawFrontier(box, legend, f, names) {
     legend.append(el('li', {}, el('span', { class: 'fr-key', text: '●' }), 'fits'),
         el('li', {}, el('span', { class: 'fr-key', text: '✕' }), 'does not fit'),
         el('li', {}, el('span', { class: 'fr-key', text: '◯' }), 'most that fits'),
-        capacity ? el('li', {}, rule('fr-limit fr-capacity'), 'capacity') : el('li', { class: 'muted', text: 'each chip has its own capacity: see over by in the table' }));
+        el('li', {}, rule('fr-limit fr-capacity'), own ? 'capacity, one per chip' : 'capacity'));
     if (f.budget_bytes) legend.append(el('li', {}, rule('fr-limit fr-budget'), 'budget'));
     box.append(chart);
 }

@@ -42,6 +42,26 @@ run fit $r --maximize batch --step 16 --sweep train.remat=nothing_saveable,nonse
 grep -qE '^nothing_saveable +32 ' "$tmp/out" && grep -qE 'nonsense +train.remat: unknown policy' "$tmp/out"
 ok $? "the text table has a line per value, the refused one with why"
 
+# A chip sweep: each line fits against its own chip's capacity (v5e 15.75G, v6e 31.25G), and
+# its next_over_bytes is over that one, not the last line's.
+run fit $r --maximize batch --step 16 --sweep chip=v5e,v6e --format json
+python3 - "$tmp/out" <<'PY' 2>"$tmp/pyerr"
+import json, sys
+f = json.load(open(sys.argv[1]))["frontier"]
+v5e, v6e = f["lines"]
+assert (v5e["capacity_bytes"], v6e["capacity_bytes"]) == (16911433728, 33554432000), f["lines"]
+assert (v5e["max_fit"], v6e["max_fit"]) == (32, 96), f["lines"]
+assert all(l["next_over_bytes"] == l["next_peak_bytes"] - l["capacity_bytes"] for l in (v5e, v6e))
+PY
+ok $? "a chip sweep: each line its own capacity, and over by against it"
+python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["frontier"], open(sys.argv[2], "w"))' "$tmp/out" "$tmp/frontier.json"
+valid frontier.schema.json "$tmp/frontier.json"
+ok $? "... and validates"
+run fit $r --maximize batch --step 16 --sweep chip=v5e,v6e
+grep -q '^capacity   each line its own' "$tmp/out" && grep -qE '^v5e +32 .* capacity 15\.75G$' "$tmp/out" &&
+    grep -qE '^v6e +96 .* capacity 31\.25G$' "$tmp/out"
+ok $? "... and the text gives each row its capacity"
+
 run fit $r --maximize batch --min 4096 --step 4096
 [ "$rc" -eq 1 ] && grep -qE '^\(recipe\) +none ' "$tmp/out"
 ok $? "nothing fits from 4096: 'none', exit 1"

@@ -51,6 +51,7 @@ static void assert_line_checks_out(const char *recipe, const struct frontier_res
         struct plan_summary s = plan_at(recipe, r->path, ln->max_fit);
         assert_int_equal(s.verdict, PLAN_FIT_FITS);
         assert_int_equal(s.peak_bytes, ln->max_fit_peak);
+        assert_int_equal(s.capacity_bytes, ln->capacity_bytes);
     }
     if (ln->next > 0) {
         struct plan_summary s = plan_at(recipe, r->path, ln->next);

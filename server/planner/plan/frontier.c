@@ -91,9 +91,9 @@ static int probe(struct search *s, struct recipe *r, struct frontier_line *ln, i
         return rc;
     if (sum.verdict == PLAN_FIT_NO_CAPACITY)
         return err_set(e, ERR_INVALID, "chip", "no capacity to fit against: name a chip");
-    s->res->capacity_bytes = sum.capacity_bytes;
-    s->res->has_budget = sum.has_budget;
-    s->res->budget_bytes = sum.budget_bytes;
+    s->res->capacity_bytes = ln->capacity_bytes = sum.capacity_bytes;
+    s->res->has_budget = ln->has_budget = sum.has_budget;
+    s->res->budget_bytes = ln->budget_bytes = sum.budget_bytes;
     p->x = x;
     p->peak_bytes = sum.peak_bytes;
     p->fits = sum.verdict == PLAN_FIT_FITS;
@@ -101,13 +101,13 @@ static int probe(struct search *s, struct recipe *r, struct frontier_line *ln, i
     return ERR_OK;
 }
 
-/* By how much a probe that does not fit is over: the capacity, else the budget. */
-static uint64_t over_by(const struct frontier_result *res, const struct frontier_probe *p)
+/* By how much a probe that does not fit is over: the line's capacity, else its budget. */
+static uint64_t over_by(const struct frontier_line *ln, const struct frontier_probe *p)
 {
-    if (p->peak_bytes > res->capacity_bytes)
-        return p->peak_bytes - res->capacity_bytes;
-    if (res->has_budget && p->peak_bytes > res->budget_bytes)
-        return p->peak_bytes - res->budget_bytes;
+    if (p->peak_bytes > ln->capacity_bytes)
+        return p->peak_bytes - ln->capacity_bytes;
+    if (ln->has_budget && p->peak_bytes > ln->budget_bytes)
+        return p->peak_bytes - ln->budget_bytes;
     return 0; /* a kernel's VMEM */
 }
 
@@ -123,7 +123,7 @@ static int search_line(struct search *s, struct recipe *r, struct frontier_line 
     if (!p.fits) {
         ln->next = s->lo;
         ln->next_peak = p.peak_bytes;
-        ln->next_over_bytes = over_by(s->res, &p);
+        ln->next_over_bytes = over_by(ln, &p);
         return ERR_OK;
     }
     good = s->lo;
@@ -158,7 +158,7 @@ static int search_line(struct search *s, struct recipe *r, struct frontier_line 
     if (bad.x != 0) {
         ln->next = bad.x;
         ln->next_peak = bad.peak_bytes;
-        ln->next_over_bytes = over_by(s->res, &bad);
+        ln->next_over_bytes = over_by(ln, &bad);
     }
     return ERR_OK;
 }
@@ -281,6 +281,11 @@ static void line_json(struct jsonw *w, const struct frontier_result *r,
         return;
     }
     jsonw_null(w, "error");
+    jsonw_u64(w, "capacity_bytes", ln->capacity_bytes);
+    if (ln->has_budget)
+        jsonw_u64(w, "budget_bytes", ln->budget_bytes);
+    else
+        jsonw_null(w, "budget_bytes");
     if (ln->max_fit > 0) {
         jsonw_i64(w, "max_fit", ln->max_fit);
         jsonw_u64(w, "max_fit_peak_bytes", ln->max_fit_peak);
