@@ -147,13 +147,17 @@ function planLink(id, f, ln) {
 
 // The table: `tpuplan fit`'s columns, one row per line, and a link that plans the largest
 // that fits; a line the recipe refused says why.
+// The lines' capacities differ (a chip sweep): each row says its own, as the CLI's does.
 function table(id, f, names) {
-    const head = [f.sweep || '', 'most fits', 'peak', 'next', 'peak', 'over by', ''];
-    $('#fr-table thead').replaceChildren(el('tr', {}, ...head.map((h, i) => el('th', { class: i && i < 6 ? 'num' : null, text: h }))));
+    const own = capacities(f, names).length > 1;
+    const head = [f.sweep || '', 'most fits', 'peak', 'next', 'peak', 'over by', ...(own ? ['capacity'] : []), ''];
+    const n = head.length - 1;
+    $('#fr-table thead').replaceChildren(el('tr', {}, ...head.map((h, i) => el('th', { class: i && i < n ? 'num' : null, text: h }))));
     const rows = f.lines.map((ln, k) => {
-        if (ln.error) return el('tr', { 'data-value': names[k] }, el('td', { text: names[k] }), el('td', { class: 'fr-error', colspan: 6, text: ln.error }));
+        if (ln.error) return el('tr', { 'data-value': names[k] }, el('td', { text: names[k] }), el('td', { class: 'fr-error', colspan: n, text: ln.error }));
         const cells = [names[k], ln.max_fit ?? 'none', ln.max_fit === null ? '-' : fmtBytesShort(ln.max_fit_peak_bytes),
-            ln.next ?? '-', ln.next === null ? '-' : fmtBytesShort(ln.next_peak_bytes), ln.next === null ? '-' : fmtBytesShort(ln.next_over_bytes)];
+            ln.next ?? '-', ln.next === null ? '-' : fmtBytesShort(ln.next_peak_bytes), ln.next === null ? '-' : fmtBytesShort(ln.next_over_bytes),
+            ...(own ? [fmtBytesShort(ln.capacity_bytes)] : [])];
         return el('tr', { 'data-value': names[k] }, ...cells.map((c, i) => el('td', { class: i ? 'num' : null, text: c })),
             el('td', {}, ln.max_fit === null ? '' : planLink(id, f, ln)));
     });

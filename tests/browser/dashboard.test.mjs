@@ -1489,6 +1489,7 @@ test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a c
     assert(legend.includes(sweep[0]) && legend.includes(sweep[1]) && legend.some((t) => /capacity/.test(t)), 'legend: ' + legend);
     await page.locator('#frontier-panel').screenshot({ path: join(artifacts, 'frontier.png') });
 
+
     // The link reopens the same search, form and all.
     await page.reload();
     await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready && window.__tpuplan.frontier, null, { timeout: 30000 });
@@ -1574,6 +1575,33 @@ test('the most that fits on a recipe plan: tpuplan fit\'s answer, its table, a c
     const json = await planPage(JSON.stringify(model), '', 'application/json');
     assert(await json.isHidden('#frontier-panel'), 'a JSON model plan shows the panel');
     await json.context().close();
+});
+
+test('a chip sweep on the most that fits: each line against its own chip, a capacity line and a capacity column each, as tpuplan fit says', async () => {
+    const chipRows = {};
+    for (const line of fitCli(['--sweep', 'chip=v5e,v6e']).split('\n').slice(4)) {
+        const c = line.trim().split(/\s+/);
+        if (c.length === 8 && c[6] === 'capacity') chipRows[c[0]] = [...c.slice(1, 6), c[7]];
+    }
+    assert(chipRows.v5e?.[5] === '15.75G' && chipRows.v6e?.[5] === '31.25G', 'tpuplan fit --sweep chip: ' + JSON.stringify(chipRows));
+    const page = await newPage();
+    await page.goto(base + '/');
+    const id = await page.evaluate(async (b) => {
+        const res = await fetch('/api/v1/plans', { method: 'POST', headers: { 'Content-Type': 'application/json', Prefer: 'wait=30' }, body: b });
+        return (await res.json()).id;
+    }, readFileSync(FIT_RECIPE, 'utf8'));
+    await page.goto(`${base}/p/${id}`);
+    await page.waitForFunction(() => window.__tpuplan && window.__tpuplan.ready, null, { timeout: 30000 });
+    await page.selectOption('#fr-maximize', 'batch');
+    await page.selectOption('#fr-sweep', 'chip');
+    for (const v of ['v5e', 'v6e']) await page.check(`#fr-values input[value="${v}"]`);
+    await runFrontier(page);
+    const cells = await page.$$eval('#fr-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].slice(0, 7).map((c) => c.textContent)));
+    assert(JSON.stringify(cells) === JSON.stringify(['v5e', 'v6e'].map((v) => [v, ...chipRows[v]])), 'chip table: ' + JSON.stringify(cells) + ' vs ' + JSON.stringify(chipRows));
+    const caps = await page.$$eval('#fr-chart .fr-capacity text', (t) => t.map((x) => x.textContent));
+    assert(JSON.stringify(caps) === '["capacity v5e 15.75G","capacity v6e 31.25G"]', 'capacity lines: ' + JSON.stringify(caps));
+    assert(/capacity v5e 15\.75G, v6e 31\.25G/.test(await page.textContent('#fr-answer .fr-head')), 'head: ' + (await page.textContent('#fr-answer .fr-head')));
+    await page.close();
 });
 
 test('no page errors, console errors or CSP violations on any page', async () => {
