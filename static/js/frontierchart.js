@@ -106,7 +106,7 @@ function series(k, ln, name, field, xs, ys, labels) {
 }
 
 // The capacities the lines fit against, each with the names of the lines that share it: one
-// entry, but one per chip in a chip sweep (each line carries its own: RESULT.md#the-frontier).
+// entry, but one per chip in a chip sweep (each line carries its own: server/planner/RESULT.md#the-frontier).
 export function capacities(f, names) {
     const by = new Map();
     for (const [k, ln] of f.lines.entries()) {
